@@ -1,0 +1,75 @@
+"""The ``genderscope`` command: discovers command modules and maps user errors to
+one-line messages with exit code 2."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+import sys
+
+import typer
+
+from genderscope import __version__
+from genderscope.cli import commands
+from genderscope.errors import GenderscopeError
+
+app = typer.Typer(
+    name="genderscope",
+    help="Measure gender bias in language models, embeddings and classifiers, and reduce it.\n\n"
+         "Models load from the Hugging Face Hub by id, from a local folder, or from a GGUF "
+         "file. Scores are cached in a SQLite store, so reruns and resumed runs are fast.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+run_app = typer.Typer(help="Run one bias measure and save its item table and summary.",
+                      no_args_is_help=True)
+app.add_typer(run_app, name="run")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"genderscope {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")) -> None:
+    """genderscope: bias measures with statistics on every number."""
+
+
+def _register_commands() -> None:
+    for mod in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{commands.__name__}.{mod.name}")
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(app, run_app)
+
+
+_register_commands()
+
+
+def main() -> None:
+    """Entry point: user errors -> one line on stderr, exit code 2."""
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    try:
+        app(standalone_mode=False)
+    except GenderscopeError as exc:
+        typer.secho(f"error: {exc}", err=True, fg="red")
+        sys.exit(2)
+    except KeyboardInterrupt:
+        typer.secho("interrupted: finished batches are cached; rerun the same command to "
+                    "resume", err=True, fg="yellow")
+        sys.exit(130)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        sys.exit(1)
+    except Exception as exc:  # click usage errors
+        import click
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise

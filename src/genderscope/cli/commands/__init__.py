@@ -1,0 +1,1 @@
+"""One module per command; each defines ``register(app, run_app)``."""

@@ -1,0 +1,30 @@
+"""Options and helpers shared by commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from genderscope.store import Store
+
+console = Console(stderr=False)
+err_console = Console(stderr=True)
+
+STORE_OPTION = typer.Option(None, "--store", envvar="GENDERSCOPE_STORE",
+                            help="SQLite store for cached scores and results "
+                                 "[default: ~/.cache/genderscope/store.sqlite].")
+OUT_OPTION = typer.Option(None, "--out", help="Folder for items.csv and summary.json "
+                                              "[default: ./genderscope-results/<method>].")
+DEVICE_OPTION = typer.Option(None, "--device", help="cpu, cuda or mps [default: best available].")
+DTYPE_OPTION = typer.Option("float32", "--dtype", help="float32, float16 or bfloat16.")
+JSON_OPTION = typer.Option(False, "--json", help="Print the summary as JSON instead of a table.")
+
+
+def open_store(path: Path | None) -> Store:
+    return Store(path)
+
+
+def default_out(method: str, out: Path | None) -> Path:
+    return out if out is not None else Path("genderscope-results") / method

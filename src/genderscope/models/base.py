@@ -1,0 +1,117 @@
+"""Questions a measure may ask a model, as plain data types and protocols.
+
+Masked LMs (:class:`MaskedScorer`) answer
+
+- :meth:`fill_logprobs`: log P(candidate | sentence) at a slot, for many
+  :class:`FillQuery` at once (multi-wordpiece candidates scored by a named
+  strategy, other spans hidden by one mask per wordpiece);
+- :meth:`pseudo_log_likelihood`: PLL of sentences (Salazar et al. 2020),
+  optionally over a subset of token positions;
+- :meth:`tokenize`: the word pieces of sentences (to choose PLL positions).
+
+Causal LMs (:class:`CausalScorer`) answer
+
+- :meth:`log_likelihood`: total and per-token log-likelihood of texts, given
+  the adapter's (explicit, recorded) start-of-text token;
+- :meth:`continuation_logprob`: log P(continuation | prefix).
+
+All log-probabilities are natural logarithms (nats). Every adapter has a
+``fingerprint`` (model id + revision, or SHA-256 of the weights file) used
+as the cache key, and ``describe()`` for result metadata.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, runtime_checkable
+
+import numpy as np
+
+SLOT = "{target}"
+"""Marks the slot a candidate fills in a :class:`FillQuery` template."""
+
+HIDE_RE = re.compile(r"\[\[(.+?)\]\]")
+"""``[[words]]`` in a template: words hidden behind masks (one per wordpiece)."""
+
+Strategy = Literal["l2r", "independent", "first-piece"]
+SpanMasking = Literal["piece", "word"]
+
+STRATEGIES: tuple[str, ...] = ("l2r", "independent", "first-piece")
+
+
+@dataclass(frozen=True)
+class FillQuery:
+    """log P(``candidate`` fills ``{target}`` in ``template``).
+
+    ``template`` holds exactly one ``{target}`` slot and any number of
+    ``[[hidden words]]`` spans, which are replaced by masks (one per wordpiece
+    with ``span_masking="piece"``, one per whitespace word with ``"word"``, as
+    Bartl et al.'s original code did). Example, Kurita's prior for "he" with the
+    target masked: ``FillQuery("{target} is a [[housemaid]].", "he")``.
+    """
+
+    template: str
+    candidate: str
+
+    def __post_init__(self) -> None:
+        if self.template.count(SLOT) != 1:
+            raise ValueError(f"FillQuery template must contain {SLOT} exactly once: "
+                             f"{self.template!r}")
+        if not self.candidate.strip():
+            raise ValueError("FillQuery candidate is empty")
+
+
+@dataclass(frozen=True)
+class SeqScore:
+    """Log-likelihood of one text.
+
+    ``total`` = sum of ``token_logprobs`` (nats); ``n_tokens`` scored tokens;
+    ``perplexity`` = exp(-total / n_tokens).
+    """
+
+    total: float
+    n_tokens: int
+    token_logprobs: tuple[float, ...] = field(default=(), repr=False)
+    tokens: tuple[str, ...] = field(default=(), repr=False)
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.n_tokens if self.n_tokens else float("nan")
+
+    @property
+    def perplexity(self) -> float:
+        return float(np.exp(-self.mean)) if self.n_tokens else float("nan")
+
+
+@runtime_checkable
+class Scorer(Protocol):
+    kind: str
+    fingerprint: str
+
+    def describe(self) -> dict[str, object]: ...
+
+
+@runtime_checkable
+class MaskedScorer(Scorer, Protocol):
+    def fill_logprobs(self, queries: Sequence[FillQuery], *, strategy: Strategy = "l2r",
+                      span_masking: SpanMasking = "piece",
+                      progress: bool = False) -> np.ndarray: ...
+
+    def pseudo_log_likelihood(self, texts: Sequence[str], *,
+                              positions: Sequence[Sequence[bool] | None] | None = None,
+                              progress: bool = False) -> list[SeqScore]: ...
+
+    def tokenize(self, texts: Sequence[str]) -> list[list[str]]: ...
+
+
+@runtime_checkable
+class CausalScorer(Scorer, Protocol):
+    def log_likelihood(self, texts: Sequence[str], *,
+                       progress: bool = False) -> list[SeqScore]: ...
+
+    def continuation_logprob(self, pairs: Sequence[tuple[str, str]], *,
+                             progress: bool = False) -> np.ndarray: ...
+
+    def tokenize(self, texts: Sequence[str]) -> list[list[str]]: ...

@@ -1,0 +1,100 @@
+"""The Result every measure returns: an item table, a summary with CIs, and metadata."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import platform
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from genderscope import __version__
+
+
+def _jsonable(value: Any) -> Any:
+    """Convert numpy / pandas scalars and containers into plain JSON types."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [_jsonable(v) for v in value.tolist()]
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        f = float(value)
+        return None if math.isnan(f) else f
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def to_json(value: Any, **kwargs: Any) -> str:
+    """Serialise summaries/metadata (numpy-aware, NaN -> null)."""
+    return json.dumps(_jsonable(value), ensure_ascii=False, **kwargs)
+
+
+def file_sha256(path: str | Path, chunk: int = 1 << 20) -> str:
+    """SHA-256 hex digest of a file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+def environment() -> dict[str, str]:
+    """Versions of the packages a number depends on."""
+    env = {"genderscope": __version__, "python": sys.version.split()[0],
+           "platform": platform.platform()}
+    for name in ("numpy", "scipy", "pandas", "torch", "transformers"):
+        mod = sys.modules.get(name)
+        if mod is not None:
+            env[name] = getattr(mod, "__version__", "?")
+    return env
+
+
+@dataclass
+class Result:
+    """Outcome of one measure on one model.
+
+    Attributes:
+        method: registered measure name, e.g. ``"bec-pro"``.
+        summary: JSON-able headline numbers; every estimate carries its CI
+            (``{"estimate": x, "ci_low": lo, "ci_high": hi, ...}``) or p-value.
+        items: one row per scored item (sentence, pair, word...).
+        metadata: provenance: model fingerprint, data file hashes, parameters,
+            seed, package versions.
+        tables: further named aggregate tables (e.g. per group).
+    """
+
+    method: str
+    summary: dict[str, Any]
+    items: pd.DataFrame
+    metadata: dict[str, Any] = field(default_factory=dict)
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.metadata.setdefault("environment", environment())
+
+    def summary_json(self) -> str:
+        return to_json({"method": self.method, "summary": self.summary,
+                        "metadata": self.metadata}, indent=2)
+
+    def save(self, out_dir: str | Path) -> Path:
+        """Write ``summary.json``, ``items.csv`` and one CSV per extra table."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "summary.json").write_text(self.summary_json() + "\n", encoding="utf-8")
+        self.items.to_csv(out / "items.csv", index=False)
+        for name, table in self.tables.items():
+            table.to_csv(out / f"{name}.csv", index=False)
+        return out

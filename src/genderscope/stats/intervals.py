@@ -1,0 +1,73 @@
+"""Confidence intervals: bootstrap (scipy.stats.bootstrap) and Wilson for proportions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import stats
+
+DEFAULT_RESAMPLES = 10_000
+
+
+@dataclass(frozen=True)
+class CI:
+    """A point estimate with a two-sided confidence interval."""
+
+    estimate: float
+    ci_low: float
+    ci_high: float
+    confidence: float = 0.95
+    n: int = 0
+    method: str = "percentile bootstrap"
+
+    def as_dict(self) -> dict[str, float | int | str]:
+        return asdict(self)
+
+    def spans(self, value: float = 0.0) -> bool:
+        """True when ``value`` lies inside the interval (no evidence of a difference)."""
+        return self.ci_low <= value <= self.ci_high
+
+    def __str__(self) -> str:
+        return f"{self.estimate:.3f} [{self.ci_low:.3f}, {self.ci_high:.3f}]"
+
+
+def bootstrap_ci(
+    data: np.ndarray | list[float],
+    statistic: Callable[..., np.ndarray] = np.mean,
+    *,
+    confidence: float = 0.95,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    method: str = "percentile",
+) -> CI:
+    """Bootstrap CI of ``statistic`` over a 1-D sample (NaNs dropped).
+
+    ``statistic`` must accept ``axis`` (vectorised, like ``np.mean`` or
+    ``np.median``). Percentile method by default (robust for medians); pass
+    ``method="BCa"`` for bias-corrected intervals. Degenerate samples (n < 2 or
+    all values equal) return the estimate as both bounds.
+    """
+    x = np.asarray(data, dtype=float)
+    x = x[~np.isnan(x)]
+    if x.size == 0:
+        nan = float("nan")
+        return CI(nan, nan, nan, confidence, 0, method)
+    est = float(statistic(x, axis=-1))
+    if x.size < 2 or np.all(x == x[0]):
+        return CI(est, est, est, confidence, int(x.size), method)
+    res = stats.bootstrap((x,), statistic, confidence_level=confidence, n_resamples=n_resamples,
+                          method=method, rng=np.random.default_rng(seed), vectorized=True)
+    lo, hi = res.confidence_interval
+    return CI(est, float(lo), float(hi), confidence, int(x.size), f"{method} bootstrap")
+
+
+def proportion_ci(successes: int, n: int, *, confidence: float = 0.95) -> CI:
+    """Proportion ``successes / n`` with a Wilson score interval."""
+    if n == 0:
+        nan = float("nan")
+        return CI(nan, nan, nan, confidence, 0, "wilson")
+    ci = stats.binomtest(int(successes), int(n)).proportion_ci(confidence_level=confidence,
+                                                               method="wilson")
+    return CI(successes / n, float(ci.low), float(ci.high), confidence, int(n), "wilson")

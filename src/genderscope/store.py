@@ -1,0 +1,173 @@
+"""SQLite store: the score cache and the results of runs.
+
+One file (default ``~/.cache/genderscope/store.sqlite``; override with the
+``GENDERSCOPE_STORE`` environment variable or ``--store``). WAL mode, so a
+reader never blocks the writer. Every write is its own transaction: a killed
+run loses at most the batch in flight, and the next run finds every earlier
+batch in the cache.
+
+Schema (version 1):
+
+- ``scores(model, namespace, key, value)``: one cached number per model
+  fingerprint, query family (``namespace``) and query key (a stable string).
+- ``runs(run_id, model, method, params, version, created, summary, metadata)``.
+- ``run_items(run_id, items)``: the item table of a run as Parquet bytes.
+- ``meta(key, value)``: holds ``schema_version``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from genderscope import __version__
+from genderscope.errors import GenderscopeError
+from genderscope.results import Result, to_json
+
+SCHEMA_VERSION = 1
+ENV_VAR = "GENDERSCOPE_STORE"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS scores (
+    model TEXT NOT NULL, namespace TEXT NOT NULL, key TEXT NOT NULL, value REAL NOT NULL,
+    PRIMARY KEY (model, namespace, key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY, model TEXT NOT NULL, method TEXT NOT NULL,
+    params TEXT NOT NULL, version TEXT NOT NULL, created REAL NOT NULL,
+    summary TEXT NOT NULL, metadata TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS run_items (run_id TEXT PRIMARY KEY, items BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS runs_by_model ON runs (model, method);
+"""
+
+
+def default_store_path() -> Path:
+    """``$GENDERSCOPE_STORE`` if set, else ``~/.cache/genderscope/store.sqlite``."""
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / ".cache" / "genderscope" / "store.sqlite"
+
+
+class Store:
+    """Score cache and run results in one SQLite file."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path is not None else default_store_path()
+        if str(self.path) != ":memory:":
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise GenderscopeError(f"cannot create store folder {self.path.parent}: {exc}")
+        try:
+            self._con = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
+            self._con.execute("PRAGMA journal_mode=WAL")
+            self._con.execute("PRAGMA synchronous=NORMAL")
+            self._con.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise GenderscopeError(f"cannot open store {self.path}: {exc}") from None
+        row = self._con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        if row is None:
+            self._con.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        elif int(row[0]) > SCHEMA_VERSION:
+            raise GenderscopeError(
+                f"store {self.path} has schema version {row[0]}, newer than this "
+                f"genderscope supports ({SCHEMA_VERSION}); upgrade genderscope")
+
+    def close(self) -> None:
+        self._con.close()
+
+    # -- score cache -------------------------------------------------------
+    def get_scores(self, model: str, namespace: str, keys: Sequence[str]) -> dict[str, float]:
+        """Cached values for those of ``keys`` that are present."""
+        found: dict[str, float] = {}
+        chunk = 500
+        for i in range(0, len(keys), chunk):
+            part = list(keys[i:i + chunk])
+            marks = ",".join("?" * len(part))
+            rows = self._con.execute(
+                f"SELECT key, value FROM scores WHERE model=? AND namespace=? AND key IN ({marks})",
+                [model, namespace, *part])
+            found.update(rows.fetchall())
+        return found
+
+    def put_scores(self, model: str, namespace: str, values: Mapping[str, float]) -> None:
+        """Insert or replace cached values, in one transaction."""
+        with self._transaction():
+            self._con.executemany(
+                "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)",
+                [(model, namespace, k, float(v)) for k, v in values.items()])
+
+    def count_scores(self, model: str | None = None) -> int:
+        if model is None:
+            return self._con.execute("SELECT COUNT(*) FROM scores").fetchone()[0]
+        return self._con.execute("SELECT COUNT(*) FROM scores WHERE model=?",
+                                 (model,)).fetchone()[0]
+
+    # -- runs --------------------------------------------------------------
+    def record_run(self, result: Result) -> str:
+        """Store a finished run (summary, metadata, item table); returns its id."""
+        run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
+        meta = result.metadata
+        buf = io.BytesIO()
+        result.items.to_parquet(buf, index=False)
+        with self._transaction():
+            self._con.execute(
+                "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, str(meta.get("model", {}).get("fingerprint", "")
+                             if isinstance(meta.get("model"), dict) else meta.get("model", "")),
+                 result.method, to_json(meta.get("params", {})), __version__, time.time(),
+                 to_json(result.summary), to_json(meta)))
+            self._con.execute("INSERT INTO run_items VALUES (?, ?)", (run_id, buf.getvalue()))
+        return run_id
+
+    def list_runs(self, method: str | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT run_id, model, method, params, version, created FROM runs"
+        args: Iterable[Any] = ()
+        if method:
+            sql += " WHERE method=?"
+            args = (method,)
+        rows = self._con.execute(sql + " ORDER BY created", tuple(args)).fetchall()
+        cols = ["run_id", "model", "method", "params", "version", "created"]
+        return [dict(zip(cols, r, strict=True)) for r in rows]
+
+    def load_run(self, run_id: str) -> Result:
+        """Rebuild a stored run as a Result (unique prefixes of the id are accepted)."""
+        rows = self._con.execute(
+            "SELECT run_id, method, summary, metadata FROM runs WHERE run_id LIKE ?",
+            (run_id + "%",)).fetchall()
+        if not rows:
+            raise GenderscopeError(f"no run {run_id!r} in store {self.path}")
+        if len(rows) > 1:
+            raise GenderscopeError(f"run id prefix {run_id!r} is ambiguous in store {self.path}")
+        rid, method, summary, metadata = rows[0]
+        blob = self._con.execute("SELECT items FROM run_items WHERE run_id=?", (rid,)).fetchone()
+        items = pd.read_parquet(io.BytesIO(blob[0])) if blob else pd.DataFrame()
+        meta = json.loads(metadata)
+        meta["run_id"] = rid
+        return Result(method=method, summary=json.loads(summary), items=items, metadata=meta)
+
+    def _transaction(self) -> _Tx:
+        return _Tx(self._con)
+
+
+class _Tx:
+    def __init__(self, con: sqlite3.Connection) -> None:
+        self.con = con
+
+    def __enter__(self) -> None:
+        self.con.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        self.con.execute("ROLLBACK" if exc_type else "COMMIT")
