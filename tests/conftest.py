@@ -44,3 +44,56 @@ def store(tmp_path: Path):
 def _isolated_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Never write to the user's real store from tests."""
     monkeypatch.setenv("GENDERSCOPE_STORE", str(tmp_path / "default-store.sqlite"))
+
+
+# -- offline test models -------------------------------------------------------
+@pytest.fixture(scope="session")
+def tiny_bert_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Folder with a tiny random BERT MLM and the real bert-base-uncased vocabulary."""
+    from genderscope.models.testing import build_bert
+
+    return build_bert(tmp_path_factory.mktemp("tiny-bert"))
+
+
+@pytest.fixture(scope="session")
+def tiny_roberta_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from genderscope.models.testing import build_roberta
+
+    return build_roberta(tmp_path_factory.mktemp("tiny-roberta"))
+
+
+@pytest.fixture(scope="session")
+def tiny_gpt2_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from genderscope.models.testing import build_gpt2
+
+    return build_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
+
+
+@pytest.fixture(scope="session")
+def tiny_bert(tiny_bert_dir: Path):
+    """MaskedLM adapter (no store) on the tiny BERT."""
+    from genderscope.models.masked import MaskedLM
+
+    return MaskedLM.from_pretrained(tiny_bert_dir, device="cpu")
+
+
+@pytest.fixture(scope="session")
+def tiny_roberta(tiny_roberta_dir: Path):
+    from genderscope.models.masked import MaskedLM
+
+    return MaskedLM.from_pretrained(tiny_roberta_dir, device="cpu")
+
+
+@pytest.fixture(scope="session")
+def tiny_gpt2(tiny_gpt2_dir: Path):
+    from genderscope.models.causal import CausalLM
+
+    return CausalLM.from_pretrained(tiny_gpt2_dir, device="cpu")
+
+
+@pytest.fixture(scope="session")
+def smollm2():
+    """The real SmolLM2-135M-Instruct (GGUF, packaged offline). Slow tests only."""
+    from genderscope.models.loading import load_lm
+
+    return load_lm("smollm2", device="cpu")

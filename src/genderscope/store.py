@@ -8,7 +8,8 @@ batch in the cache.
 
 Schema (version 1):
 
-- ``scores(model, namespace, key, value)``: one cached number per model
+- ``scores(model, namespace, key, value)``: one cached number (REAL) or
+  float64 array (BLOB) per model
   fingerprint, query family (``namespace``) and query key (a stable string).
 - ``runs(run_id, model, method, params, version, created, summary, metadata)``.
 - ``run_items(run_id, items)``: the item table of a run as Parquet bytes.
@@ -27,6 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from genderscope import __version__
@@ -69,7 +71,8 @@ class Store:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise GenderscopeError(f"cannot create store folder {self.path.parent}: {exc}")
+                raise GenderscopeError(
+                    f"cannot create store folder {self.path.parent}: {exc}") from None
         try:
             self._con = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
             self._con.execute("PRAGMA journal_mode=WAL")
@@ -79,7 +82,8 @@ class Store:
             raise GenderscopeError(f"cannot open store {self.path}: {exc}") from None
         row = self._con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         if row is None:
-            self._con.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            self._con.execute("INSERT INTO meta VALUES ('schema_version', ?)",
+                              (str(SCHEMA_VERSION),))
         elif int(row[0]) > SCHEMA_VERSION:
             raise GenderscopeError(
                 f"store {self.path} has schema version {row[0]}, newer than this "
@@ -108,6 +112,21 @@ class Store:
             self._con.executemany(
                 "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)",
                 [(model, namespace, k, float(v)) for k, v in values.items()])
+
+    def get_arrays(self, model: str, namespace: str,
+                   keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """Cached float64 arrays (stored as little-endian bytes) for present ``keys``."""
+        raw = self.get_scores(model, namespace, keys)
+        return {k: np.frombuffer(v, dtype="<f8").copy() if isinstance(v, bytes)
+                else np.array([v], dtype=np.float64) for k, v in raw.items()}
+
+    def put_arrays(self, model: str, namespace: str, values: Mapping[str, np.ndarray]) -> None:
+        """Insert or replace cached arrays, in one transaction."""
+        with self._transaction():
+            self._con.executemany(
+                "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)",
+                [(model, namespace, k, np.asarray(v, dtype="<f8").tobytes())
+                 for k, v in values.items()])
 
     def count_scores(self, model: str | None = None) -> int:
         if model is None:

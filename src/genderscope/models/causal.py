@@ -1,0 +1,132 @@
+"""Causal (autoregressive) language model adapter: Hub id, local folder or GGUF file.
+
+log-likelihood of a text W = w_1..w_n given a start token s:
+
+    LL(W) = sum_{t=1..n} log P(w_t | s, w_1..w_{t-1})    (nats)
+
+The start-of-text token matters: without one the first word is never scored,
+and which token is used moves results (SmolLM2: ``<|endoftext|>`` vs
+``<|im_start|>``). ``start_token="auto"`` uses the tokenizer's BOS token, else its
+EOS token (GPT-2's convention of ``<|endoftext|>`` as document separator);
+``start_token="none"`` scores from the second token on; any other string is
+used as that token. The choice is part of the fingerprint and of ``describe()``.
+
+Perplexity = exp(-LL / n_scored_tokens). It favours texts split into more
+tokens, so measures report total LL beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from transformers import AutoModelForCausalLM
+from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+from genderscope.errors import GenderscopeError, ModelLoadError
+from genderscope.models.base import SeqScore
+from genderscope.models.engine import Request
+from genderscope.models.hf import LanguageModelAdapter, ModelSource, pick_device, pick_dtype
+from genderscope.models.masked import check_head
+from genderscope.store import Store
+
+
+class CausalLM(LanguageModelAdapter):
+    """Scores texts and continuations with a pretrained causal LM."""
+
+    kind = "causal"
+
+    @classmethod
+    def from_pretrained(cls, spec: str | Path, *, revision: str | None = None,
+                        device: str | None = None, dtype: str = "float32",
+                        store: Store | None = None, start_token: str = "auto",
+                        batch_size: int = 32, max_tokens: int = 8192) -> CausalLM:
+        """Load a Hub id, local folder or ``.gguf`` file (de-quantised by transformers)."""
+        source = ModelSource(spec, revision)
+        config = source.config()
+        if config.model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+            raise ModelLoadError(f"{spec}: model type {config.model_type!r} is not a causal LM")
+        model, info = source.load(AutoModelForCausalLM, pick_dtype(dtype))
+        check_head(model, info, str(spec))
+        tokenizer = source.tokenizer()
+        start_id, start_str = resolve_start_token(tokenizer, start_token, str(spec))
+        return cls(model, tokenizer, fingerprint=source.fingerprint(config), source=str(spec),
+                   device=pick_device(device), dtype=dtype, store=store,
+                   batch_size=batch_size, max_tokens=max_tokens,
+                   extra={"start_token": start_str, "start_token_id": start_id})
+
+    @property
+    def start_token_id(self) -> int | None:
+        return self._extra["start_token_id"]
+
+    def _ids(self, text: str) -> list[int]:
+        ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
+        return ([self.start_token_id] if self.start_token_id is not None else []) + list(ids)
+
+    def log_likelihood(self, texts: Sequence[str], *, progress: bool = False) -> list[SeqScore]:
+        """Total and per-token log-likelihood of each text (see module doc)."""
+        def compute(idx: list[int]) -> list[np.ndarray]:
+            reqs = []
+            for i in idx:
+                ids = self._ids(texts[i])
+                reqs.append(Request(tuple(ids), tuple((t - 1, ids[t]) for t in range(1, len(ids)))))
+            return self.engine.run(reqs)
+
+        arrays = self._cached("ll", list(texts), compute, progress=progress,
+                              label="log-likelihood")
+        scores = []
+        for text, arr in zip(texts, arrays, strict=True):
+            ids = self._ids(text)
+            toks = tuple(self.tokenizer.convert_ids_to_tokens(ids[1:]))  # the scored ones
+            scores.append(SeqScore(float(arr.sum()), int(arr.size), tuple(arr.tolist()), toks))
+        return scores
+
+    def continuation_logprob(self, pairs: Sequence[tuple[str, str]], *,
+                             progress: bool = False) -> np.ndarray:
+        """log P(continuation | prefix), nats. The pair is tokenized as one string; the
+        continuation's tokens are those starting at or after the prefix's end (a token
+        straddling the boundary counts as continuation)."""
+        keys = [f"{p}\x1f{c}" for p, c in pairs]
+
+        def compute(idx: list[int]) -> list[np.ndarray]:
+            reqs = [self._plan_continuation(*pairs[i]) for i in idx]
+            return [np.array([a.sum()]) for a in self.engine.run(reqs)]
+
+        vals = self._cached("cont", keys, compute, progress=progress, label="continuations")
+        return np.array([float(v[0]) for v in vals])
+
+    def _plan_continuation(self, prefix: str, continuation: str) -> Request:
+        if not continuation:
+            raise GenderscopeError("empty continuation")
+        enc = self.tokenizer(prefix + continuation, add_special_tokens=False,
+                             return_offsets_mapping=True)
+        ids = list(enc["input_ids"])
+        first = next((j for j, (a, b) in enumerate(enc["offset_mapping"])
+                      if b > len(prefix)), len(ids))
+        shift = 0
+        if self.start_token_id is not None:
+            ids = [self.start_token_id] + ids
+            shift = 1
+        start = max(first + shift, 1)
+        if start >= len(ids):
+            raise GenderscopeError(f"continuation {continuation!r} produced no tokens")
+        return Request(tuple(ids), tuple((t - 1, ids[t]) for t in range(start, len(ids))))
+
+
+def resolve_start_token(tokenizer: object, start_token: str, spec: str) -> tuple[int | None, str]:
+    """Token id and name of the start-of-text token (see module doc)."""
+    if start_token == "none":
+        return None, "none"
+    if start_token == "auto":
+        for name in ("bos_token", "eos_token"):
+            tok = getattr(tokenizer, name, None)
+            if tok:
+                return int(tokenizer.convert_tokens_to_ids(tok)), str(tok)  # type: ignore[attr-defined]
+        raise ModelLoadError(f"{spec}: tokenizer has neither BOS nor EOS token; pass "
+                             "--start-token TOKEN or none")
+    tid = tokenizer.convert_tokens_to_ids(start_token)  # type: ignore[attr-defined]
+    unk = getattr(tokenizer, "unk_token_id", None)
+    if tid is None or (unk is not None and tid == unk and start_token != tokenizer.unk_token):  # type: ignore[attr-defined]
+        raise ModelLoadError(f"{spec}: start token {start_token!r} is not in the vocabulary")
+    return int(tid), start_token

