@@ -1,0 +1,126 @@
+"""WEAT / SEAT test files (May et al. 2019, ``sent-bias`` ``tests/*.jsonl``).
+
+Each file is one JSON object with four word (or sentence) sets::
+
+    {"targ1": {"category": "MaleNames", "examples": ["John", ...]},
+     "targ2": {...}, "attr1": {...}, "attr2": {...}}
+
+``targ1``/``targ2`` are the target sets X and Y, ``attr1``/``attr2`` the
+attribute sets A and B of Caliskan et al. (2017).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from genderscope.errors import DataError, where
+from genderscope.results import file_sha256
+
+KEYS = ("targ1", "targ2", "attr1", "attr2")
+SEAT_DIR_ENV = "GENDERSCOPE_SEAT_DIR"
+
+
+@dataclass(frozen=True)
+class WordSet:
+    """A named set of words or sentences."""
+
+    category: str
+    examples: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class AssociationTest:
+    """Targets X, Y and attributes A, B of one WEAT/SEAT test."""
+
+    name: str
+    targ1: WordSet
+    targ2: WordSet
+    attr1: WordSet
+    attr2: WordSet
+    path: str = ""
+    sha256: str = ""
+
+    @property
+    def is_sentence_test(self) -> bool:
+        """True when any example has more than one whitespace-separated token."""
+        return any(len(e.split()) > 1 for s in self.sets() for e in s.examples)
+
+    def sets(self) -> tuple[WordSet, WordSet, WordSet, WordSet]:
+        return (self.targ1, self.targ2, self.attr1, self.attr2)
+
+    def data_meta(self) -> dict[str, str]:
+        return {"test": self.name, "path": self.path, "file_sha256": self.sha256}
+
+
+def load_test(path: str | Path) -> AssociationTest:
+    """Read one test file; :class:`DataError` names the file and the missing key."""
+    p = Path(path)
+    if not p.is_file():
+        raise DataError(f"test file not found: {p}")
+    try:
+        raw = json.loads(p.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{where(p, exc.lineno)}: invalid JSON: {exc.msg}") from None
+    if not isinstance(raw, dict):
+        raise DataError(f"{p}: a test file must hold one JSON object with keys "
+                        f"{', '.join(KEYS)}")
+    sets = []
+    for key in KEYS:
+        if key not in raw:
+            raise DataError(f"{p}: missing key {key!r} (a test needs {', '.join(KEYS)})")
+        entry = raw[key]
+        if not isinstance(entry, dict) or "examples" not in entry:
+            raise DataError(f"{p}: key {key!r} has no 'examples' list")
+        examples = entry["examples"]
+        if not isinstance(examples, list) or not all(isinstance(e, str) for e in examples):
+            raise DataError(f"{p}: {key}.examples must be a list of strings")
+        examples = [e.strip() for e in examples if e.strip()]
+        if not examples:
+            raise DataError(f"{p}: {key}.examples is empty")
+        sets.append(WordSet(str(entry.get("category", key)), tuple(examples)))
+    name = p.name.removesuffix(".jsonl").removesuffix(".json")
+    return AssociationTest(name, *sets, path=str(p), sha256=file_sha256(p))
+
+
+def default_tests_dir() -> Path | None:
+    """``$GENDERSCOPE_SEAT_DIR``, else ``$GENDERSCOPE_DATA/seat/tests``, else None."""
+    env = os.environ.get(SEAT_DIR_ENV)
+    if env:
+        return Path(env)
+    data = os.environ.get("GENDERSCOPE_DATA")
+    if data:
+        return Path(data) / "seat" / "tests"
+    return None
+
+
+def resolve_test(spec: str, tests_dir: str | Path | None = None) -> AssociationTest:
+    """A test by file path, or by name (``weat6``) inside ``tests_dir``."""
+    p = Path(spec)
+    if p.is_file():
+        return load_test(p)
+    folder = Path(tests_dir) if tests_dir is not None else default_tests_dir()
+    if folder is None:
+        raise DataError(f"test {spec!r} is not a file; pass --tests-dir or set "
+                        f"{SEAT_DIR_ENV} to the folder holding <name>.jsonl")
+    for suffix in (".jsonl", ".json", ""):
+        cand = folder / f"{spec}{suffix}"
+        if cand.is_file():
+            return load_test(cand)
+    known = ", ".join(list_tests(folder)[:8]) if folder.is_dir() else "(folder missing)"
+    raise DataError(f"no test named {spec!r} in {folder} (e.g. {known})")
+
+
+def list_tests(folder: str | Path, pattern: str = "*.jsonl") -> list[str]:
+    """Test names in ``folder`` matching ``pattern``, in natural order (weat2 < weat10)."""
+    import re
+
+    names = [p.name.removesuffix(".jsonl").removesuffix(".json")
+             for p in Path(folder).glob(pattern)]
+
+    def natural(name: str) -> list[object]:
+        return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+
+    return sorted(names, key=natural)

@@ -1,0 +1,219 @@
+"""WEAT (Caliskan et al. 2017) on word vectors and SEAT (May et al. 2019) on sentence
+embeddings.
+
+Definitions (Caliskan et al., Science 356(6334), "Materials and Methods"):
+
+- association of a word w with attribute sets A, B (cosine similarities):
+  ``s(w, A, B) = mean_{a in A} cos(w, a) - mean_{b in B} cos(w, b)``;
+- test statistic ``S(X, Y, A, B) = sum_{x in X} s(x, A, B) - sum_{y in Y} s(y, A, B)``;
+- effect size ``d = (mean_{x} s(x, A, B) - mean_{y} s(y, A, B)) / std_{w in X u Y} s(w, A, B)``
+  with the sample standard deviation (ddof = 1);
+- one-sided permutation p-value ``P_i[S(X_i, Y_i, A, B) >= S(X, Y, A, B)]`` over
+  equal-size re-partitions (X_i, Y_i) of X u Y: exact when the number of partitions
+  is at most ``exact_limit``, else ``n_permutations`` seeded random partitions.
+
+SEAT (May et al. 2019, Sec. 2) applies the same statistics to sentence
+embeddings of template sentences. Both are unitless; d is in pooled-standard-
+deviation units. The statistics come from
+:func:`genderscope.stats.difference_of_sums_test`; this module only computes
+the association scores (vectorised: one cosine matrix per test).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from genderscope.datasets.seat import AssociationTest
+from genderscope.errors import DataError
+from genderscope.results import Result
+from genderscope.stats import CI, difference_of_sums_test
+from genderscope.stats.permutation import DEFAULT_EXACT_LIMIT, effect_size
+
+ROLES = ("X", "Y", "A", "B")
+"""targ1, targ2, attr1, attr2 in Caliskan's notation."""
+
+DEFAULT_MAX_OOV = 0.2
+"""Largest share of one set's words that may be out of vocabulary (as WEFE's default)."""
+
+
+class _Encoder(Protocol):
+    fingerprint: str
+
+    def encode(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray: ...
+
+    def describe(self) -> dict[str, object]: ...
+
+
+def association_scores(targets: np.ndarray, attr_a: np.ndarray,
+                       attr_b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """s(w, A, B) for each row of ``targets`` plus the two mean cosines."""
+    t, a, b = (_unit(m) for m in (targets, attr_a, attr_b))
+    mean_a = (t @ a.T).mean(axis=1)
+    mean_b = (t @ b.T).mean(axis=1)
+    return mean_a - mean_b, mean_a, mean_b
+
+
+def _unit(m: np.ndarray) -> np.ndarray:
+    m = np.asarray(m, dtype=np.float64)
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    if np.any(norms == 0):
+        raise DataError("a word or sentence has an all-zero vector; cosine is undefined")
+    return m / norms
+
+
+def effect_size_ci(sx: np.ndarray, sy: np.ndarray, *, n_resamples: int = 10_000,
+                   seed: int = 0, confidence: float = 0.95) -> CI:
+    """Percentile bootstrap CI of d, resampling target words within X and within Y
+    (an addition to the paper, which reports d without an interval)."""
+    d = effect_size(sx, sy)
+    if sx.size < 2 or sy.size < 2:
+        return CI(d, float("nan"), float("nan"), confidence, int(sx.size + sy.size),
+                  "stratified percentile bootstrap")
+
+    def stat(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
+        allv = np.concatenate([x, y], axis=axis)
+        sd = np.std(allv, axis=axis, ddof=1)
+        diff = x.mean(axis=axis) - y.mean(axis=axis)
+        return np.divide(diff, sd, out=np.zeros_like(diff), where=sd > 0)
+
+    res = stats.bootstrap((sx, sy), stat, n_resamples=n_resamples, vectorized=True,
+                          method="percentile", confidence_level=confidence,
+                          rng=np.random.default_rng(seed))
+    lo, hi = res.confidence_interval
+    return CI(d, float(lo), float(hi), confidence, int(sx.size + sy.size),
+              "stratified percentile bootstrap")
+
+
+def _check_sets(test: AssociationTest, kept: dict[str, list[str]],
+                missing: dict[str, list[str]], max_oov: float) -> None:
+    for role, ws in zip(ROLES, test.sets(), strict=True):
+        total = len(ws.examples)
+        lost = len(missing[role])
+        if not kept[role]:
+            raise DataError(f"{test.name}: every word of set {role} ({ws.category}) is out of "
+                            f"vocabulary: {', '.join(missing[role][:10])}")
+        if lost / total > max_oov:
+            raise DataError(f"{test.name}: {lost} of {total} words of set {role} "
+                            f"({ws.category}) are out of vocabulary (> {max_oov:.0%} allowed; "
+                            f"raise --max-oov to accept): {', '.join(missing[role][:10])}")
+    if len(kept["X"]) + len(kept["Y"]) < 3:
+        raise DataError(f"{test.name}: X and Y together need at least 3 scored targets")
+
+
+def _run(test: AssociationTest, emb: dict[str, np.ndarray], kept: dict[str, list[str]],
+         keys: dict[str, list[str]], missing: dict[str, list[str]], *, method: str,
+         model: dict[str, object], n_permutations: int, seed: int, exact_limit: int,
+         n_resamples: int, params: dict[str, Any]) -> Result:
+    targets = np.vstack([emb["X"], emb["Y"]])
+    s, mean_a, mean_b = association_scores(targets, emb["A"], emb["B"])
+    nx = len(kept["X"])
+    sx, sy = s[:nx], s[nx:]
+    perm = difference_of_sums_test(sx, sy, n_permutations=n_permutations, seed=seed,
+                                   exact_limit=exact_limit)
+    ci = effect_size_ci(sx, sy, n_resamples=n_resamples, seed=seed)
+    items = pd.DataFrame({
+        "set": ["X"] * nx + ["Y"] * len(kept["Y"]),
+        "category": [test.targ1.category] * nx + [test.targ2.category] * len(kept["Y"]),
+        "text": kept["X"] + kept["Y"],
+        "key": keys["X"] + keys["Y"],
+        "association": s, "mean_cos_a": mean_a, "mean_cos_b": mean_b,
+    })
+    oov = pd.DataFrame([{"set": r, "text": w} for r in ROLES for w in missing[r]],
+                       columns=["set", "text"])
+    sizes = {r: len(kept[r]) for r in ROLES}
+    summary = {
+        "test": test.name,
+        "categories": {r: ws.category for r, ws in zip(ROLES, test.sets(), strict=True)},
+        "effect_size": ci.as_dict(),
+        "statistic": perm.statistic,
+        "p_value": perm.p_one_sided,
+        "p_two_sided": perm.p_two_sided,
+        "n_permutations": perm.n_permutations,
+        "exact": perm.exact,
+        "sizes": sizes,
+        "n_oov": {r: len(missing[r]) for r in ROLES},
+    }
+    meta = {"model": model, "params": params, "data": test.data_meta(), "seed": seed}
+    return Result(method, summary, items, meta, tables={"oov": oov})
+
+
+def weat(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, seed: int = 0,
+         exact_limit: int = DEFAULT_EXACT_LIMIT, max_oov: float = DEFAULT_MAX_OOV,
+         case_fallback: bool = True, phrases: str = "skip",
+         n_resamples: int = 10_000) -> Result:
+    """WEAT of ``test`` on :class:`~genderscope.models.vectors.WordVectors`.
+
+    Out-of-vocabulary words are dropped and listed in ``tables["oov"]`` and
+    ``summary["n_oov"]``; a word missing in its own case is looked up in
+    lowercase when ``case_fallback`` (GloVe 6B is lowercase). A set that loses
+    every word, or more than ``max_oov`` of its words, is a :class:`DataError`.
+    The permutation test keeps the observed |X| and |Y| (which may then differ).
+    ``phrases="mean"`` embeds a multi-word entry absent from the vocabulary
+    ("European American") as the mean of its words' vectors (the bag-of-words
+    encoder of May et al. 2019); ``"skip"`` (default) counts it as OOV.
+    """
+    if phrases not in ("skip", "mean"):
+        raise DataError(f"phrases must be 'skip' or 'mean', got {phrases!r}")
+    kept: dict[str, list[str]] = {}
+    keys: dict[str, list[str]] = {}
+    missing: dict[str, list[str]] = {}
+    for role, ws in zip(ROLES, test.sets(), strict=True):
+        kept[role], keys[role], missing[role] = [], [], []
+        seen: set[str] = set()
+        for w in ws.examples:
+            k = vectors.key_for(w, case_fallback=case_fallback)
+            if k is None and phrases == "mean" and len(w.split()) > 1:
+                parts = [vectors.key_for(p, case_fallback=case_fallback) for p in w.split()]
+                k = " ".join(parts) if all(p is not None for p in parts) else None
+            if k is None:
+                missing[role].append(w)
+            elif w not in seen:
+                seen.add(w)
+                kept[role].append(w)
+                keys[role].append(k)
+    _check_sets(test, kept, missing, max_oov)
+    emb = {r: np.vstack([_lookup(vectors, k) for k in keys[r]]) for r in ROLES}
+    params = {"n_permutations": n_permutations, "exact_limit": exact_limit,
+              "max_oov": max_oov, "case_fallback": case_fallback, "phrases": phrases,
+              "n_bootstrap": n_resamples, "similarity": "cosine",
+              "effect_size_std": "sample (ddof=1)"}
+    return _run(test, emb, kept, keys, missing, method="weat", model=vectors.describe(),
+                n_permutations=n_permutations, seed=seed, exact_limit=exact_limit,
+                n_resamples=n_resamples, params=params)
+
+
+def _lookup(vectors: Any, key: str) -> np.ndarray:
+    """One vector; a space-joined key of a phrase is the mean of its words' vectors."""
+    if key in vectors:
+        return vectors.vectors([key])[0]
+    return vectors.vectors(key.split(" ")).mean(axis=0)
+
+
+def seat(encoder: _Encoder, test: AssociationTest, *, n_permutations: int = 10_000,
+         seed: int = 0, exact_limit: int = DEFAULT_EXACT_LIMIT, n_resamples: int = 10_000,
+         progress: bool = False) -> Result:
+    """SEAT of ``test`` on a sentence encoder (anything with ``encode(texts)``).
+
+    Every sentence is encoded once (the encoder de-duplicates across sets); an
+    example repeated inside one set counts once, as in WEAT.
+    """
+    kept = {r: list(dict.fromkeys(ws.examples)) for r, ws in zip(ROLES, test.sets(),
+                                                                    strict=True)}
+    unique = list(dict.fromkeys(t for r in ROLES for t in kept[r]))
+    mat = np.asarray(encoder.encode(unique, progress=progress), dtype=np.float64)
+    if mat.shape[0] != len(unique):
+        raise DataError(f"encoder returned {mat.shape[0]} embeddings for {len(unique)} texts")
+    row = {t: i for i, t in enumerate(unique)}
+    emb = {r: mat[[row[t] for t in kept[r]]] for r in ROLES}
+    missing: dict[str, list[str]] = {r: [] for r in ROLES}
+    params = {"n_permutations": n_permutations, "exact_limit": exact_limit,
+              "n_bootstrap": n_resamples, "similarity": "cosine",
+              "effect_size_std": "sample (ddof=1)"}
+    return _run(test, emb, kept, kept, missing, method="seat", model=encoder.describe(),
+                n_permutations=n_permutations, seed=seed, exact_limit=exact_limit,
+                n_resamples=n_resamples, params=params)

