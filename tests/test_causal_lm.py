@@ -1,0 +1,80 @@
+"""CausalLM: batched scoring equals a one-text-at-a-time reference; start token explicit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from genderscope.errors import ModelLoadError
+from genderscope.models.causal import CausalLM
+
+TEXTS = ["he is a nurse.", "she is a kindergarten teacher.", "the housemaid cleaned it.",
+         "my father is good at programming and my mother likes math.", "hello",
+         "he is a nurse."]
+
+
+def _naive_ll(adapter: CausalLM, text: str) -> tuple[float, int]:
+    tok = adapter.tokenizer
+    ids = [adapter.start_token_id] + tok(text, add_special_tokens=False)["input_ids"]
+    with torch.inference_mode():
+        logits = adapter.model(input_ids=torch.tensor([ids])).logits[0].float()
+    logp = torch.log_softmax(logits, -1)
+    return sum(float(logp[t - 1, ids[t]]) for t in range(1, len(ids))), len(ids) - 1
+
+
+def test_batched_equals_naive(tiny_gpt2: CausalLM) -> None:
+    got = tiny_gpt2.log_likelihood(TEXTS)
+    for text, score in zip(TEXTS, got, strict=True):
+        ref, n = _naive_ll(tiny_gpt2, text)
+        assert score.n_tokens == n
+        assert abs(score.total - ref) <= 1e-4
+        assert score.perplexity == pytest.approx(np.exp(-ref / n), rel=1e-4)
+        assert len(score.token_logprobs) == n == len(score.tokens)
+
+
+def test_continuation_is_difference_of_prefix_scores(tiny_gpt2: CausalLM) -> None:
+    pairs = [("he is a", " nurse."), ("she is a", " kindergarten teacher.")]
+    got = tiny_gpt2.continuation_logprob(pairs)
+    for (p, c), g in zip(pairs, got, strict=True):
+        full = tiny_gpt2.log_likelihood([p + c])[0].total
+        prefix = tiny_gpt2.log_likelihood([p])[0].total
+        assert abs(g - (full - prefix)) <= 1e-4
+
+
+def test_start_token_is_explicit_and_recorded(tiny_gpt2_dir) -> None:
+    auto = CausalLM.from_pretrained(tiny_gpt2_dir, device="cpu")
+    none = CausalLM.from_pretrained(tiny_gpt2_dir, device="cpu", start_token="none")
+    eos = CausalLM.from_pretrained(tiny_gpt2_dir, device="cpu", start_token="</s>")
+    assert auto.describe()["start_token"] == "<s>"
+    assert none.describe()["start_token"] == "none"
+    assert len({auto.fingerprint, none.fingerprint, eos.fingerprint}) == 3
+    a, n = auto.log_likelihood(["he is a nurse."])[0], none.log_likelihood(["he is a nurse."])[0]
+    assert n.n_tokens == a.n_tokens - 1  # without a start token the first word is not scored
+    with pytest.raises(ModelLoadError, match="not in the vocabulary"):
+        CausalLM.from_pretrained(tiny_gpt2_dir, device="cpu", start_token="<nonexistent>")
+
+
+def test_cache_rerun_runs_no_forward(tiny_gpt2_dir, store) -> None:
+    a = CausalLM.from_pretrained(tiny_gpt2_dir, device="cpu", store=store)
+    first = a.log_likelihood(TEXTS)
+    assert a.n_forward > 0
+    b = CausalLM.from_pretrained(tiny_gpt2_dir, device="cpu", store=store)
+    second = b.log_likelihood(TEXTS)
+    b.continuation_logprob([("he is", " a nurse.")])
+    assert b.n_forward == 1  # only the new continuation question ran
+    assert [s.total for s in first] == [s.total for s in second]
+
+
+def test_bad_gguf_is_a_clear_error(tmp_path) -> None:
+    bad = tmp_path / "broken.gguf"
+    bad.write_bytes(b"not a gguf file at all")
+    with pytest.raises(ModelLoadError, match="broken.gguf"):
+        CausalLM.from_pretrained(bad)
+
+
+@pytest.mark.slow
+def test_smollm2_prefers_grammatical_text(smollm2: CausalLM) -> None:
+    good, bad = smollm2.log_likelihood(["She is a nurse.", "Nurse a is she."])
+    assert good.total > bad.total + 3
+    assert smollm2.describe()["start_token"] in {"<|im_start|>", "<|endoftext|>"}
