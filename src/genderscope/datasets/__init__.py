@@ -1,0 +1,1 @@
+"""Dataset loaders and generators: typed items, clear errors with file:line."""
