@@ -1,0 +1,201 @@
+"""First-name swapping with frequency matching (Maudslay et al. 2019, sec. 3.2).
+
+Maudslay et al. ("It's All in the Name", EMNLP 2019) pair each male first
+name with a female first name of similar frequency (a bipartite matching on
+frequency) and leave gender-ambiguous names alone. We do the same with the
+1990 US Census first-name frequency lists that the ``names`` package ships
+(``dist.male.first`` / ``dist.female.first``: name, percent of the population
+of that sex, cumulative percent, rank). They are read at run time from the
+installed package; nothing is copied into genderscope.
+
+Rules:
+
+- A name in both lists is *gendered* only if one sex holds at least
+  ``majority`` (default 0.9) of its combined frequency; otherwise it is
+  neutral and never swapped.
+- Names rarer than ``min_freq`` percent (default 0.005) are dropped: the
+  census tail holds words such as "In", "Love", "January".
+- Names that are also common capitalised words ("Will", "May", "Victoria",
+  months, places; :data:`COMMON_WORDS`) are left out, as are names the
+  word-pair list covers.
+- Matching: both sides sorted by frequency (descending; ties broken by a
+  seeded shuffle, so the map is deterministic given the seed), then paired by
+  rank. For equal-sized sets this rank pairing is the minimum-cost 1-D
+  matching. Names of the larger side beyond the smaller side's size map
+  (one-way) to the name of the other sex with the nearest frequency.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from genderscope.errors import DataError, where
+
+COMMON_WORDS: frozenset[str] = frozenset(
+    """
+in my many soon so see an else less will may can van le les la de del january february
+march april may june july august september october november december monday tuesday
+wednesday thursday friday saturday sunday season summer winter autumn hope joy faith
+grace love mark art grant earl guy major young page long lane miles dawn chance chase
+cliff dale glen heath king prince duke baron price carter cook clay hunter mason
+christian angel god golden royal ward wade son buck chip sky star storm sun santa german
+roman irish french english america american france china india paris lincoln washington
+jackson madison austin houston virginia georgia carolina dakota florida victoria london
+sterling
+""".split()  # noqa: SIM905
+)
+"""Names that are also common words or place names: never treated as names."""
+
+
+@dataclass
+class NameMap:
+    """Deterministic first-name swaps (lower-case keys and values)."""
+
+    m2f: dict[str, str] = field(default_factory=dict)
+    f2m: dict[str, str] = field(default_factory=dict)
+    neutral: set[str] = field(default_factory=set)
+    source: str = "<names>"
+    seed: int = 0
+
+    def swap(self, name: str) -> str | None:
+        """The counterpart of ``name`` (any case) in lower case, or None."""
+        w = name.lower()
+        return self.m2f.get(w) or self.f2m.get(w)
+
+    def gender_of(self, name: str) -> str | None:
+        w = name.lower()
+        if w in self.m2f:
+            return "m"
+        if w in self.f2m:
+            return "f"
+        return None
+
+    def is_name(self, word: str) -> bool:
+        w = word.lower()
+        return w in self.m2f or w in self.f2m or w in self.neutral
+
+    def __len__(self) -> int:
+        return len(self.m2f) + len(self.f2m)
+
+
+def _read_census(text: str, source: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for n, line in enumerate(text.splitlines(), start=1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) < 2:
+            raise DataError(f"expected 'NAME FREQUENCY ...' at {where(source, n)}")
+        try:
+            out[parts[0].lower()] = float(parts[1])
+        except ValueError:
+            raise DataError(f"frequency {parts[1]!r} is not a number at "
+                            f"{where(source, n)}") from None
+    return out
+
+
+def census_frequencies() -> tuple[dict[str, float], dict[str, float]]:
+    """(male, female) first-name frequencies (percent) from the ``names`` package."""
+    try:
+        pkg = resources.files("names")
+        male = pkg.joinpath("dist.male.first").read_text(encoding="utf-8")
+        female = pkg.joinpath("dist.female.first").read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError, OSError) as exc:
+        raise DataError("first-name lists not found: install the 'names' package "
+                        f"(pip install names) or pass a name list ({exc})") from None
+    return _read_census(male, "names/dist.male.first"), _read_census(female,
+                                                                       "names/dist.female.first")
+
+
+def read_name_table(path: str | Path) -> tuple[dict[str, float], dict[str, float]]:
+    """A user name list: TSV ``name<TAB>gender(m/f)<TAB>frequency`` (``#`` comments)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"cannot read name list {p}: {exc}") from None
+    male: dict[str, float] = {}
+    female: dict[str, float] = {}
+    for n, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        cols = [c.strip() for c in line.split("\t")]
+        if len(cols) != 3 or cols[1].lower() not in ("m", "f"):
+            raise DataError(f"expected 'name<TAB>m|f<TAB>frequency' at {where(p, n)}")
+        try:
+            freq = float(cols[2])
+        except ValueError:
+            raise DataError(f"frequency {cols[2]!r} is not a number at {where(p, n)}") from None
+        (male if cols[1].lower() == "m" else female)[cols[0].lower()] = freq
+    if not male or not female:
+        raise DataError(f"name list {p} needs both male and female names")
+    return male, female
+
+
+def build_name_map(male: dict[str, float], female: dict[str, float], *, seed: int = 0,
+                   majority: float = 0.9, min_freq: float = 0.005, exclude: Iterable[str] = (),
+                   source: str = "<names>") -> NameMap:
+    """Frequency-matched name pairs (see module docstring)."""
+    excluded = {w.lower() for w in exclude} | COMMON_WORDS
+    m_only: dict[str, float] = {}
+    f_only: dict[str, float] = {}
+    neutral: set[str] = set()
+    for name in set(male) | set(female):
+        if name in excluded:
+            continue
+        fm, ff = male.get(name, 0.0), female.get(name, 0.0)
+        total = fm + ff
+        if total < min_freq:
+            continue
+        if fm / total >= majority:
+            m_only[name] = fm
+        elif ff / total >= majority:
+            f_only[name] = ff
+        else:
+            neutral.add(name)
+    rng = np.random.default_rng(seed)
+
+    def ranked(freqs: dict[str, float]) -> list[str]:
+        names = sorted(freqs)
+        tiebreak = rng.permutation(len(names))
+        order = sorted(range(len(names)), key=lambda i: (-freqs[names[i]], tiebreak[i]))
+        return [names[i] for i in order]
+
+    ms, fs = ranked(m_only), ranked(f_only)
+    out = NameMap(neutral=neutral, source=source, seed=seed)
+    k = min(len(ms), len(fs))
+    for a, b in zip(ms[:k], fs[:k], strict=True):
+        out.m2f[a] = b
+        out.f2m[b] = a
+    _nearest(ms[k:], m_only, fs[:k], f_only, out.m2f)
+    _nearest(fs[k:], f_only, ms[:k], m_only, out.f2m)
+    return out
+
+
+def _nearest(rest: list[str], rest_freq: dict[str, float], pool: list[str],
+             pool_freq: dict[str, float], into: dict[str, str]) -> None:
+    """Map each name in ``rest`` to the ``pool`` name of nearest frequency."""
+    if not rest or not pool:
+        return
+    asc = sorted(pool, key=lambda n: pool_freq[n])
+    keys = [pool_freq[n] for n in asc]
+    for name in rest:
+        f = rest_freq[name]
+        i = bisect.bisect_left(keys, f)
+        cands = [j for j in (i - 1, i) if 0 <= j < len(asc)]
+        j = min(cands, key=lambda j: (abs(keys[j] - f), -j))
+        into[name] = asc[j]
+
+
+def default_name_map(seed: int = 0, exclude: Iterable[str] = ()) -> NameMap:
+    """The census-based name map (``names`` package)."""
+    male, female = census_frequencies()
+    return build_name_map(male, female, seed=seed, exclude=exclude,
+                          source="US Census 1990 first names (names package)")
