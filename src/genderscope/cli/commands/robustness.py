@@ -1,0 +1,239 @@
+"""Classifier robustness commands: ``genderscope attack`` and ``genderscope run counterfactual``.
+
+Classifier SPEC (``--classifier``), see :func:`genderscope.models.classifier.load_classifier`:
+
+- ``model.joblib`` / ``model.pkl``: a pickled scikit-learn estimator/pipeline with
+  ``predict_proba`` (only load pickles you trust);
+- ``package.module:name`` or ``path/to/file.py:name``: a callable
+  ``texts -> probabilities`` or an object with ``predict_proba``;
+  ``...:name()`` calls a zero-argument factory first;
+- ``hf:MODEL``: a Hugging Face text-classification model id or folder.
+
+Data (``--data``): ``.txt`` one text per line, or ``.csv``/``.tsv`` with a header
+(text column ``--text-column``, default ``text``/``tweet``/``sentence``).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from genderscope.cli.common import (
+    JSON_OPTION,
+    OUT_OPTION,
+    STORE_OPTION,
+    console,
+    default_out,
+    err_console,
+    open_store,
+)
+from genderscope.errors import GenderscopeError
+from genderscope.results import Result, to_json
+
+CLASSIFIER_OPTION = typer.Option(..., "--classifier", help="Classifier SPEC: FILE.joblib|.pkl, "
+                                 "module:callable, file.py:callable[()] or hf:MODEL.")
+DATA_OPTION = typer.Option(..., "--data", help="Texts: .txt (one per line) or .csv/.tsv.")
+TEXT_COL_OPTION = typer.Option(None, "--text-column", help="Text column of a CSV/TSV.")
+LABEL_COL_OPTION = typer.Option(None, "--label-column", help="Gold label column (optional).")
+LIMIT_OPTION = typer.Option(None, "--limit", help="Use only N texts (the first N, or a seeded "
+                            "sample with --sample-seed).")
+SAMPLE_SEED_OPTION = typer.Option(None, "--sample-seed", help="Sample --limit texts at random "
+                                  "with this seed.")
+
+
+def _progress() -> Progress:
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), TimeRemainingColumn(),
+                    console=err_console, transient=False)
+
+
+def _fmt(ci: dict) -> str:
+    est = ci.get("estimate")
+    if est is None or est != est:
+        return "n/a"
+    return f"{est:.3f} [{ci['ci_low']:.3f}, {ci['ci_high']:.3f}]"
+
+
+def _finish(result: Result, out: Path | None, store_path: Path | None, as_json: bool,
+            table: Table) -> None:
+    folder = result.save(default_out(result.method, out))
+    store = open_store(store_path)
+    try:
+        run_id = store.record_run(result)
+    finally:
+        store.close()
+    if as_json:
+        console.print_json(to_json({"run_id": run_id, "summary": result.summary}))
+        return
+    console.print(table)
+    console.print(f"saved to {folder} (run {run_id})")
+
+
+def run_counterfactual(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OPTION,
+                       text_column: str | None = TEXT_COL_OPTION,
+                       label_column: str | None = LABEL_COL_OPTION,
+                       limit: int | None = LIMIT_OPTION,
+                       sample_seed: int | None = SAMPLE_SEED_OPTION,
+                       names: bool = typer.Option(False, "--names/--no-names",
+                                                  help="Also swap first names."),
+                       pairs: Path | None = typer.Option(None, "--pairs",
+                                                         help="Word-pair list for the swapper "
+                                                              "[default: packaged EN list]."),
+                       examples: int = typer.Option(10, "--examples",
+                                                    help="Rows in the examples table."),
+                       batch_size: int = typer.Option(64, "--batch-size"),
+                       seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
+                       store: Path | None = STORE_OPTION, out: Path | None = OUT_OPTION,
+                       as_json: bool = JSON_OPTION) -> None:
+    """Counterfactual flip test: swap gendered words, compare the classifier's answers."""
+    from genderscope.datasets.texts import load_texts
+    from genderscope.measures.counterfactual import flip_test
+    from genderscope.models.classifier import load_classifier
+    from genderscope.swap import GenderSwapper
+
+    td = load_texts(data, text_column=text_column, label_column=label_column, limit=limit,
+                    sample_seed=sample_seed)
+    clf = load_classifier(classifier, batch_size=batch_size)
+    swapper = GenderSwapper(pairs, names=names)
+    with _progress() as prog:
+        task = prog.add_task("flip test", total=1)
+        result = flip_test(td.texts, clf, swapper, gold=td.labels, n_examples=examples,
+                           seed=seed)
+        prog.advance(task)
+    result.metadata["data"] = td.describe()
+    result.metadata["params"].update({"classifier": classifier, "names": names,
+                                      "pairs": str(pairs) if pairs else None,
+                                      "limit": limit, "sample_seed": sample_seed})
+    s = result.summary
+    table = Table(title=f"Counterfactual flip test ({s['n_swapped']} of {s['n_texts']} texts "
+                        f"had gendered words)")
+    for col in ("group", "n", "flip rate", "mean |Δp|", "max |Δp|"):
+        table.add_column(col)
+    for g in ("all", "m2f", "f2m", "mixed"):
+        row = s[g]
+        table.add_row(g, str(row["n"]), _fmt(row["flip_rate"]), _fmt(row["mean_abs_delta"]),
+                      "n/a" if row["max_abs_delta"] != row["max_abs_delta"]
+                      else f"{row['max_abs_delta']:.3f}")
+    d = s["m2f_minus_f2m"]
+    table.add_row("m2f - f2m", "", _fmt(d["flip_rate"]), _fmt(d["mean_abs_delta"]), "")
+    _finish(result, out, store, as_json, table)
+
+
+def attack(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OPTION,
+           vectors: str = typer.Option("glove-6b-50d", "--vectors",
+                                       help="Word vectors: packaged name or file."),
+           lm: str = typer.Option("smollm2", "--lm", help="Causal LM for the fluency filter "
+                                  "(HF id, folder, .gguf, smollm2) or 'none'."),
+           lm_threshold: float = typer.Option(0.25, "--lm-threshold",
+                                              help="Keep a substitution when P(altered window)"
+                                                   " >= threshold x P(original window)."),
+           lm_window: int = typer.Option(3, "--lm-window",
+                                         help="Context words on each side of the word."),
+           candidates: int = typer.Option(8, "--candidates",
+                                          help="Analogy candidates per word (top-n cosine)."),
+           min_similarity: float = typer.Option(0.0, "--min-similarity",
+                                                help="Drop candidates below this cosine."),
+           directions: str = typer.Option("man->woman,woman->man", "--directions"),
+           pop_size: int = typer.Option(20, "--pop-size"),
+           generations: int = typer.Option(10, "--generations"),
+           max_queries: int = typer.Option(2000, "--max-queries",
+                                           help="Classifier queries per attack at most."),
+           target: str | None = typer.Option(None, "--target",
+                                             help="Targeted attack: label to reach."),
+           text_column: str | None = TEXT_COL_OPTION,
+           limit: int | None = LIMIT_OPTION, sample_seed: int | None = SAMPLE_SEED_OPTION,
+           examples: int = typer.Option(10, "--examples"),
+           batch_size: int = typer.Option(64, "--batch-size"),
+           seed: int = typer.Option(0, "--seed", help="Seed of the genetic search."),
+           store: Path | None = STORE_OPTION, out: Path | None = OUT_OPTION,
+           as_json: bool = JSON_OPTION) -> None:
+    """Genetic gender-analogy attack (Alzantot et al. 2018) on a classifier."""
+    from genderscope.attack import (
+        DIRECTIONS,
+        AnalogyNeighbours,
+        GenderAttack,
+        GeneticSearch,
+        LMFilter,
+        lm_scorer,
+    )
+    from genderscope.datasets.texts import load_texts
+    from genderscope.measures.attack import summarize_attack
+    from genderscope.models.classifier import load_classifier
+    from genderscope.models.vectors import load_vectors
+
+    dirs = [d.strip() for d in directions.split(",") if d.strip()]
+    bad = [d for d in dirs if d not in DIRECTIONS]
+    if bad or not dirs:
+        raise GenderscopeError(f"--directions: unknown {bad or directions!r}; use "
+                               f"{', '.join(DIRECTIONS)}")
+    td = load_texts(data, text_column=text_column, limit=limit, sample_seed=sample_seed)
+    clf = load_classifier(classifier, batch_size=batch_size)
+    target_idx = None
+    if target is not None:
+        if clf.labels is None or target not in clf.labels:
+            raise GenderscopeError(f"--target {target!r} is not a label of the classifier "
+                                   f"({clf.labels})")
+        target_idx = clf.labels.index(target)
+    wv = load_vectors(vectors)
+    neighbours = AnalogyNeighbours.from_vectors(wv, n=candidates, min_similarity=min_similarity)
+    lm_filter = None
+    lm_meta: object = None
+    if lm.lower() != "none":
+        from genderscope.models.loading import load_lm
+
+        st = open_store(store)
+        model = load_lm(lm, kind="causal", store=st)
+        lm_filter = LMFilter(lm_scorer(model), threshold=lm_threshold, window=lm_window,
+                             name=model.fingerprint)
+        lm_meta = model.describe()
+    search = GeneticSearch(pop_size=pop_size, max_generations=generations,
+                           max_queries=max_queries)
+    atk = GenderAttack(clf, neighbours, lm_filter=lm_filter, search=search, seed=seed,
+                       target=target_idx)
+    t0 = time.perf_counter()
+    with _progress() as prog:
+        task = prog.add_task("attack", total=len(td.texts) * len(dirs))
+        outcomes = atk.attack_many(td.texts, dirs, progress=lambda n: prog.update(task,
+                                                                                  completed=n))
+    meta = {"model": clf.describe(), "vectors": wv.describe(), "lm": lm_meta,
+            "lm_filter": lm_filter.describe() if lm_filter else None,
+            "data": td.describe(), "seed": seed, "wall_seconds": time.perf_counter() - t0,
+            "classifier_queries": clf.queries,
+            "params": {"classifier": classifier, "vectors": vectors, "lm": lm,
+                       "lm_threshold": lm_threshold, "lm_window": lm_window,
+                       "candidates": candidates, "min_similarity": min_similarity,
+                       "directions": dirs, "pop_size": pop_size, "generations": generations,
+                       "max_queries": max_queries, "target": target, "limit": limit,
+                       "sample_seed": sample_seed}}
+    result = summarize_attack(outcomes, n_texts=len(td.texts), labels=clf.labels,
+                              metadata=meta, n_examples=examples)
+    s = result.summary
+    table = Table(title=f"Gender-analogy attack on {s['n_texts']} texts")
+    for col in ("direction", "attacked", "not attackable", "success rate",
+                "words/success", "queries/attack", "s/attack"):
+        table.add_column(col)
+    for d in dirs:
+        r = s[d]
+        table.add_row(d, str(r["n_attacked"]), str(r["n_not_attackable"]),
+                      _fmt(r["success_rate"]), _fmt(r["words_changed_per_success"]),
+                      _fmt(r["queries_per_attack"]), _fmt(r["seconds_per_attack"]))
+    if "asymmetry_success_rate" in s:
+        table.add_row("man->woman - woman->man", "", "", _fmt(s["asymmetry_success_rate"]),
+                      "", "", "")
+    _finish(result, out, store, as_json, table)
+
+
+def register(app: typer.Typer, run_app: typer.Typer) -> None:
+    run_app.command("counterfactual")(run_counterfactual)
+    app.command("attack")(attack)
