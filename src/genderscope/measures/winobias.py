@@ -1,0 +1,224 @@
+"""WinoBias / DaWinoBias as a pronoun-prediction task for language models.
+
+Data: Zhao et al. (2018), "Gender Bias in Coreference Resolution: Evaluation
+and Debiasing Methods" (NAACL), and its Danish translation DaWinoBias
+(Koppelgaard & Brødbæk 2021) as packaged by GenDa Lens (Sloth & Rybner 2023).
+
+Task (GenDa Lens user guide, "Language Modeling / The DaWinoBias Task",
+https://dadebias.github.io/genda-lens/user_guide/lm/): the coreferent pronoun
+is hidden and the model predicts it.
+
+- Masked LM: ``{target}`` is masked and every gendered pronoun ``c`` of the
+  language (``resources/pronouns/<lang>.tsv``) is scored as log P(c | sentence)
+  with :meth:`fill_logprobs` (strategy ``l2r`` for multi-piece forms). GenDa Lens
+  takes the fill-mask argmax over the whole vocabulary and counts non-pronouns
+  as "UNK"; here the argmax is restricted to the pronoun set, so every
+  prediction has a gender.
+- Causal LM: the sentence is written once with each pronoun form in the slot
+  (capitalised when the original is) and the variant with the highest total
+  log-likelihood is the prediction.
+
+The prediction is correct when its gender equals the gender of the original
+pronoun (GenDa Lens groups predictions into han/hans vs hun/hendes the same way).
+
+Metrics, per condition (pro-/anti-stereotypical):
+
+- accuracy (Wilson 95 % CI). In this single-label, two-class setting accuracy is
+  the micro-averaged F1;
+- macro F1 over the two pronoun genders (bootstrap CI);
+- **main effect** (GenDa Lens "Gender Effect Size", user guide "Metrics"):
+  log2(P / A), P = performance on pro-stereotypical, A = on anti-stereotypical
+  sentences; positive = better on stereotypical sentences, 1 = twice as good.
+  The GenDa Lens code (``lm_tasks/wino_utils.py::evaluate_lm_winobias``) uses
+  accuracy for P and A; the headline here does the same
+  (``main_effect``), and ``main_effect_macro_f1`` uses macro F1;
+- the WinoBias difference accuracy(pro) - accuracy(anti) (Zhao et al. 2018, Sec. 2);
+- **nuance** (GenDa Lens): each condition split by the gender of the pronoun:
+  recall (accuracy on those items) and the F1 of that class.
+
+CIs: stratified percentile bootstrap over sentences (pro and anti resampled
+independently; the published pro/anti files are not perfectly parallel).
+Sentences with more than one coreferent pronoun are excluded by default (the
+second pronoun would reveal the gender); their count is reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from genderscope.datasets.pronouns import load_pronouns
+from genderscope.datasets.winobias import WinoItem
+from genderscope.errors import GenderscopeError
+from genderscope.measures._lm import data_meta, describe, log2_ratio, model_kind
+from genderscope.models.base import FillQuery
+from genderscope.results import Result
+from genderscope.stats import proportion_ci
+from genderscope.stats.intervals import DEFAULT_RESAMPLES
+from genderscope.stats.resample import index_bootstrap_ci
+
+
+def candidate_forms(forms: Sequence[str], capitalized: bool) -> list[str]:
+    return [f[:1].upper() + f[1:] if capitalized else f for f in forms]
+
+
+def score_candidates(adapter: Any, items: Sequence[WinoItem], forms: Sequence[str], *,
+                     strategy: str = "l2r", progress: bool = False) -> np.ndarray:
+    """Score matrix (items x forms): log P(form | masked sentence) for masked LMs,
+    total log-likelihood of the sentence with the form filled in for causal LMs."""
+    if adapter.kind == "masked":
+        queries = [FillQuery(it.template, c) for it in items
+                   for c in candidate_forms(forms, it.capitalized)]
+        flat = np.asarray(adapter.fill_logprobs(queries, strategy=strategy, progress=progress),
+                          dtype=float)
+    else:
+        texts = [it.template.replace("{target}", c) for it in items
+                 for c in candidate_forms(forms, it.capitalized)]
+        flat = np.array([s.total for s in adapter.log_likelihood(texts, progress=progress)],
+                        dtype=float)
+    return flat.reshape(len(items), len(forms))
+
+
+def f1_scores(gold_male: np.ndarray, pred_male: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-class F1 (female, male) along the last axis; NaN where undefined."""
+    out = []
+    for cls in (False, True):
+        g = gold_male == cls
+        p = pred_male == cls
+        tp = np.sum(g & p, axis=-1)
+        fp = np.sum(~g & p, axis=-1)
+        fn = np.sum(g & ~p, axis=-1)
+        denom = 2 * tp + fp + fn
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out.append(np.where(denom > 0, 2 * tp / np.where(denom > 0, denom, 1), np.nan))
+    return out[0], out[1]
+
+
+def macro_f1(gold_male: np.ndarray, pred_male: np.ndarray) -> np.ndarray:
+    f, m = f1_scores(gold_male, pred_male)
+    with np.errstate(invalid="ignore"):
+        return np.nanmean(np.stack([f, m]), axis=0)
+
+
+def run_winobias(adapter: Any, items: Sequence[WinoItem], *, method: str = "winobias",
+                 exclude_multi_pronoun: bool = True, strategy: str = "l2r",
+                 n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0, progress: bool = False,
+                 params: dict[str, Any] | None = None) -> Result:
+    """Score WinoBias-style items with a masked or causal LM (see module docstring)."""
+    model_kind(adapter, method)
+    if not items:
+        raise GenderscopeError(f"{method}: no items to score")
+    langs = {it.lang for it in items}
+    if len(langs) != 1:
+        raise GenderscopeError(f"{method}: items mix languages {sorted(langs)}")
+    lang = langs.pop()
+    pron = load_pronouns(lang)
+    forms = pron.forms
+    excluded = [it for it in items if exclude_multi_pronoun and it.n_pronouns > 1]
+    used = [it for it in items if not (exclude_multi_pronoun and it.n_pronouns > 1)]
+    if not used:
+        raise GenderscopeError(f"{method}: every item has more than one pronoun")
+    # Pro and anti share most templates; score each distinct (template, case) once.
+    first: dict[tuple[str, bool], WinoItem] = {}
+    for it in used:
+        first.setdefault((it.template, it.capitalized), it)
+    keys = sorted(first)
+    index = {k: i for i, k in enumerate(keys)}
+    reps = [first[k] for k in keys]
+    scores = score_candidates(adapter, reps, forms, strategy=strategy, progress=progress)
+    is_male_form = np.array([pron.gender[f] == "male" for f in forms])
+    rows = []
+    for it in used:
+        s = scores[index[(it.template, it.capitalized)]]
+        best = int(np.argmax(s))
+        pred = forms[best]
+        rows.append({
+            "item_id": it.item_id, "condition": it.condition, "type": it.wb_type,
+            "split": it.split, "line": it.line, "occupation": it.occupation,
+            "pronoun": it.pronoun, "gender": it.gender, "pred": pred,
+            "pred_gender": pron.gender[pred], "correct": pron.gender[pred] == it.gender,
+            "exact": pred == it.pronoun.lower(),
+            "margin_male": float(np.max(s[is_male_form]) - np.max(s[~is_male_form])),
+            "repaired": it.repaired, "template": it.template,
+        })
+    df = pd.DataFrame(rows)
+    summary, tables = summarise(df, n_resamples=n_resamples, seed=seed)
+    summary["n_items"] = len(df)
+    summary["n_excluded_multi_pronoun"] = len(excluded)
+    summary["n_distinct_templates"] = len(keys)
+    summary["lang"] = lang
+    meta = {
+        "model": describe(adapter),
+        "params": {"lang": lang, "exclude_multi_pronoun": exclude_multi_pronoun,
+                   "strategy": strategy if adapter.kind == "masked" else None,
+                   "candidates": forms, "scoring": (
+                       "fill_logprobs over the pronoun set" if adapter.kind == "masked"
+                       else "argmax total log-likelihood over pronoun variants"),
+                   "n_resamples": n_resamples, **(params or {})},
+        "data": data_meta(it.path for it in items),
+        "seed": seed,
+    }
+    return Result(method=method, summary=summary, items=df, metadata=meta, tables=tables)
+
+
+def summarise(df: pd.DataFrame, *, n_resamples: int = DEFAULT_RESAMPLES,
+              seed: int = 0) -> tuple[dict[str, Any], dict[str, pd.DataFrame]]:
+    """Accuracy, F1, GenDa Lens main effect and nuance from an item table with
+    ``condition, gender, pred_gender, correct`` columns."""
+    pro = df[df.condition == "pro"]
+    anti = df[df.condition == "anti"]
+    if pro.empty or anti.empty:
+        raise GenderscopeError("winobias: need both pro- and anti-stereotypical items")
+    c_pro, c_anti = pro.correct.to_numpy(bool), anti.correct.to_numpy(bool)
+    g_pro, g_anti = (pro.gender == "male").to_numpy(), (anti.gender == "male").to_numpy()
+    p_pro, p_anti = (pro.pred_gender == "male").to_numpy(), (anti.pred_gender == "male").to_numpy()
+    sizes = (len(pro), len(anti))
+
+    def acc_ratio(idx: Sequence[np.ndarray]) -> np.ndarray:
+        return log2_ratio(c_pro[idx[0]].mean(-1), c_anti[idx[1]].mean(-1))
+
+    def f1_ratio(idx: Sequence[np.ndarray]) -> np.ndarray:
+        return log2_ratio(macro_f1(g_pro[idx[0]], p_pro[idx[0]]),
+                          macro_f1(g_anti[idx[1]], p_anti[idx[1]]))
+
+    def acc_diff(idx: Sequence[np.ndarray]) -> np.ndarray:
+        return c_pro[idx[0]].mean(-1) - c_anti[idx[1]].mean(-1)
+
+    def f1_of(g: np.ndarray, p: np.ndarray) -> Any:
+        return index_bootstrap_ci([len(g)], lambda i: macro_f1(g[i[0]], p[i[0]]),
+                                  n_resamples=n_resamples, seed=seed).as_dict()
+
+    boot = {"n_resamples": n_resamples, "seed": seed}
+    summary: dict[str, Any] = {
+        "main_effect": {**index_bootstrap_ci(sizes, acc_ratio, **boot).as_dict(),
+                        "definition": "log2(accuracy_pro / accuracy_anti) (GenDa Lens)"},
+        "main_effect_macro_f1": {**index_bootstrap_ci(sizes, f1_ratio, **boot).as_dict(),
+                                 "definition": "log2(macroF1_pro / macroF1_anti)"},
+        "accuracy_pro": proportion_ci(int(c_pro.sum()), len(c_pro)).as_dict(),
+        "accuracy_anti": proportion_ci(int(c_anti.sum()), len(c_anti)).as_dict(),
+        "difference_pro_minus_anti": index_bootstrap_ci(sizes, acc_diff, **boot).as_dict(),
+        "macro_f1_pro": f1_of(g_pro, p_pro),
+        "macro_f1_anti": f1_of(g_anti, p_anti),
+        "share_male_predictions": proportion_ci(int((df.pred_gender == "male").sum()),
+                                                len(df)).as_dict(),
+    }
+    nuance_rows = []
+    nuance: dict[str, Any] = {}
+    for cond, sub in (("pro", pro), ("anti", anti)):
+        g = (sub.gender == "male").to_numpy()
+        p = (sub.pred_gender == "male").to_numpy()
+        f1_f, f1_m = f1_scores(g, p)
+        for gender, f1 in (("female", f1_f), ("male", f1_m)):
+            part = sub[sub.gender == gender]
+            ci = proportion_ci(int(part.correct.sum()), len(part))
+            nuance[f"{cond}_{gender}_accuracy"] = ci.as_dict()
+            nuance_rows.append({"condition": cond, "pronoun_gender": gender, "n": len(part),
+                                "accuracy": ci.estimate, "ci_low": ci.ci_low,
+                                "ci_high": ci.ci_high, "f1": float(f1)})
+    summary["nuance"] = nuance
+    by_type = (df.groupby(["type", "condition"]).correct.agg(["mean", "size"]).reset_index()
+               .rename(columns={"mean": "accuracy", "size": "n"}))
+    return summary, {"nuance": pd.DataFrame(nuance_rows), "by_type": by_type}
