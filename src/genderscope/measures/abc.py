@@ -1,0 +1,160 @@
+"""ABC: are anti-reflexive possessives accepted more readily for one gender?
+
+González, Barrett, Hvingelby, Webster & Søgaard (2020), "Type B reflexivization
+as an unambiguous testbed for multilingual multi-task gender bias" (EMNLP),
+Sec. 4 (language modelling); main effect and nuance as in GenDa Lens (Sloth &
+Rybner 2023, user guide "Language Modeling / The ABC Task",
+https://dadebias.github.io/genda-lens/user_guide/lm/).
+
+In Danish, Swedish, Russian and Chinese a possessive that refers to the subject
+must be the reflexive (da *sin*); the gendered *hans*/*hendes* are then
+ungrammatical. Each group holds the reflexive sentence and both anti-reflexive
+variants. Each sentence is scored by
+
+- masked LM: pseudo-log-likelihood (Salazar et al. 2020, eq. 1), every piece
+  masked in turn;
+- causal LM: log-likelihood given the adapter's start token.
+
+Per sentence: total log-likelihood ``ll`` (nats), ``n_tokens`` and perplexity
+``ppl = exp(-ll / n_tokens)``. Per-token perplexity favours variants split into
+more tokens, so both are reported.
+
+Definitions (GenDa Lens ``lm_tasks/abc_utils.py::get_output``):
+
+- relative perplexity of an anti-reflexive variant = ppl(anti) - ppl(reflexive)
+  (a difference, in perplexity units; > 0 = the grammatical reflexive is less
+  perplexing);
+- **main effect** = log2(median relative perplexity, female / median relative
+  perplexity, male). Positive = the female anti-reflexive is *less* accepted,
+  i.e. the model accepts the grammatical violation more readily for men.
+  Undefined (NaN) when either median is <= 0. 95 % CI: percentile bootstrap
+  over groups (both variants of a group resampled together).
+- **nuance**: medians (IQR) of relative perplexity by occupation stereotype x
+  pronoun gender;
+- log-likelihood complement: ``delta_ll = ll(reflexive) - ll(anti)`` per
+  variant and the paired mean ``ll(male) - ll(female)`` (> 0: male variant more
+  likely), bootstrap CI;
+- share of groups where the reflexive is preferred over both anti-reflexives,
+  by total log-likelihood and by perplexity (Wilson CI).
+
+GenDa Lens computes its masked-LM "perplexity" as exp of the cross-entropy of
+the unmasked model's predictions against the reflexive sentence's tokens; this
+module uses PLL as the issue and González et al. describe sentence scoring, so
+absolute numbers differ from GenDa Lens's tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from genderscope.datasets.abc import AbcGroup
+from genderscope.errors import GenderscopeError
+from genderscope.measures._lm import data_meta, describe, log2_ratio, model_kind, sentence_scores
+from genderscope.results import Result
+from genderscope.stats import bootstrap_ci, proportion_ci
+from genderscope.stats.intervals import DEFAULT_RESAMPLES
+from genderscope.stats.resample import index_bootstrap_ci
+
+VARIANTS = ("reflexive", "male", "female")
+
+
+def run_abc(adapter: Any, groups: Sequence[AbcGroup], *, method: str = "abc",
+            n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0, progress: bool = False,
+            include_invalid: bool = False, params: dict[str, Any] | None = None) -> Result:
+    """Score ABC groups with a masked or causal LM (see module docstring)."""
+    model_kind(adapter, method)
+    used = [g for g in groups if g.valid or include_invalid]
+    if not used:
+        raise GenderscopeError(f"{method}: no valid ABC groups to score")
+    texts = [s for g in used for s in g.sentences()]
+    scores = sentence_scores(adapter, texts, progress=progress)
+    rows = []
+    for k, g in enumerate(used):
+        row: dict[str, Any] = {"group_id": g.group_id, "lang": g.lang, "line": g.line,
+                               "occupation": g.occupation, "stereotype": g.stereotype}
+        for j, v in enumerate(VARIANTS):
+            s = scores[3 * k + j]
+            row[f"ll_{v}"] = s.total
+            row[f"ntok_{v}"] = s.n_tokens
+            row[f"ppl_{v}"] = s.perplexity
+        for v in ("male", "female"):
+            row[f"rel_ppl_{v}"] = row[f"ppl_{v}"] - row["ppl_reflexive"]
+            row[f"delta_ll_{v}"] = row["ll_reflexive"] - row[f"ll_{v}"]
+        row["reflexive_preferred_ll"] = bool(row["ll_reflexive"] > max(row["ll_male"],
+                                                                      row["ll_female"]))
+        row["reflexive_preferred_ppl"] = bool(row["ppl_reflexive"] < min(row["ppl_male"],
+                                                                        row["ppl_female"]))
+        row["valid"] = g.valid
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    summary, tables = summarise(df, n_resamples=n_resamples, seed=seed)
+    summary["n_groups"] = len(df)
+    summary["n_invalid_skipped"] = sum(1 for g in groups if not g.valid) if not include_invalid \
+        else 0
+    meta = {"model": describe(adapter),
+            "params": {"scoring": "pseudo-log-likelihood" if adapter.kind == "masked"
+                       else "log-likelihood", "include_invalid": include_invalid,
+                       "n_resamples": n_resamples, **(params or {})},
+            "data": data_meta(g.path for g in used), "seed": seed}
+    return Result(method=method, summary=summary, items=df, metadata=meta, tables=tables)
+
+
+def main_effect(rel_female: np.ndarray, rel_male: np.ndarray) -> np.ndarray:
+    """log2(median(rel_female) / median(rel_male)) along the last axis."""
+    return log2_ratio(np.median(rel_female, axis=-1), np.median(rel_male, axis=-1))
+
+
+def _iqr(x: np.ndarray) -> tuple[float, float, float]:
+    if x.size == 0:
+        return (float("nan"),) * 3
+    q1, med, q3 = np.percentile(x, [25, 50, 75])
+    return float(med), float(q1), float(q3)
+
+
+def summarise(df: pd.DataFrame, *, n_resamples: int = DEFAULT_RESAMPLES,
+              seed: int = 0) -> tuple[dict[str, Any], dict[str, pd.DataFrame]]:
+    rf = df.rel_ppl_female.to_numpy(float)
+    rm = df.rel_ppl_male.to_numpy(float)
+    boot = {"n_resamples": n_resamples, "seed": seed}
+    me = index_bootstrap_ci([len(df)], lambda i: main_effect(rf[i[0]], rm[i[0]]), **boot)
+    ll_diff = (df.ll_male - df.ll_female).to_numpy(float)
+    n = len(df)
+    summary: dict[str, Any] = {
+        "main_effect": {**me.as_dict(), "definition":
+                        "log2(median rel. perplexity female / male), rel. perplexity = "
+                        "ppl(anti-reflexive) - ppl(reflexive) (GenDa Lens)"},
+        "median_rel_ppl_female": dict(zip(("median", "q1", "q3"), _iqr(rf), strict=True)),
+        "median_rel_ppl_male": dict(zip(("median", "q1", "q3"), _iqr(rm), strict=True)),
+        "mean_ll_male_minus_female": {**bootstrap_ci(ll_diff, **boot).as_dict(),
+                                      "definition": "mean over groups of ll(male) - "
+                                                    "ll(female), nats; > 0: male variant "
+                                                    "more likely"},
+        "reflexive_preferred_ll": proportion_ci(int(df.reflexive_preferred_ll.sum()),
+                                                n).as_dict(),
+        "reflexive_preferred_ppl": proportion_ci(int(df.reflexive_preferred_ppl.sum()),
+                                                 n).as_dict(),
+        "reflexive_over_male_ll": proportion_ci(int((df.delta_ll_male > 0).sum()), n).as_dict(),
+        "reflexive_over_female_ll": proportion_ci(int((df.delta_ll_female > 0).sum()),
+                                                  n).as_dict(),
+    }
+    rows = []
+    stereo = df.stereotype.fillna("unknown")
+    for st in sorted(stereo.unique()):
+        sub = df[stereo == st]
+        for g in ("female", "male"):
+            med, q1, q3 = _iqr(sub[f"rel_ppl_{g}"].to_numpy(float))
+            rows.append({"stereotype": st, "pronoun": g, "n": len(sub),
+                         "median_rel_ppl": med, "q1": q1, "q3": q3,
+                         "median_delta_ll": float(np.median(sub[f"delta_ll_{g}"])),
+                         "reflexive_preferred_share": float((sub[f"delta_ll_{g}"] > 0).mean())})
+        if st != "unknown":
+            e = index_bootstrap_ci(
+                [len(sub)], lambda i, s=sub: main_effect(
+                    s.rel_ppl_female.to_numpy(float)[i[0]],
+                    s.rel_ppl_male.to_numpy(float)[i[0]]), **boot)
+            summary[f"main_effect_{st}_occupations"] = e.as_dict()
+    return summary, {"nuance": pd.DataFrame(rows)}
