@@ -200,7 +200,7 @@ def load_word_list(path: str | Path, key: str | None = None) -> tuple[str, ...]:
         data = data[key]
         if isinstance(data, Mapping) and "examples" in data:  # SEAT format
             data = data["examples"]
-    return _words(data, f"{p} ({key})" if key else str(p))
+    return _words(data, f"{p}: {key}" if key else str(p))
 
 
 def load_word_sets(path: str | Path) -> dict[str, tuple[str, ...]]:
@@ -213,9 +213,9 @@ def load_word_sets(path: str | Path) -> dict[str, tuple[str, ...]]:
     out: dict[str, tuple[str, ...]] = {}
     for name, value in data.items():
         if isinstance(value, Mapping) and "examples" in value:  # SEAT
-            out[str(value.get("category", name))] = _words(value["examples"], f"{p} ({name})")
+            out[str(value.get("category", name))] = _words(value["examples"], f"{p}: {name}")
         else:
-            out[str(name)] = _words(value, f"{p} ({name})")
+            out[str(name)] = _words(value, f"{p}: {name}")
     return out
 
 
@@ -250,13 +250,13 @@ def load_templates(path: str | Path, default_targets: TargetSets | None = None
         data = _read_structured(p)
         if isinstance(data, Mapping):
             if "targets" in data:
-                default = _targets(data["targets"], f"{p} (targets)")
+                default = _targets(data["targets"], f"{p}: targets")
             if "templates" not in data:
                 raise DataError(f"{p}: no 'templates' list")
             data = data["templates"]
         if not isinstance(data, list):
             raise DataError(f"{p}: expected a list of templates")
-        entries = [(f"{p} (templates[{i}])", e) for i, e in enumerate(data)]
+        entries = [(f"{p}: templates[{i}]", e) for i, e in enumerate(data)]
     if not entries:
         raise DataError(f"{p}: no templates")
     return tuple(_template(e, default, loc) for loc, e in entries)
@@ -301,12 +301,12 @@ def load_tests(path: str | Path) -> dict[str, LpbsTest]:
     fmt = data.get("format", FORMAT)
     if fmt != FORMAT:
         raise DataError(f"{p}: unknown format {fmt!r} (expected {FORMAT!r})")
-    default = _targets(data["targets"], f"{p} (targets)") if "targets" in data else None
+    default = _targets(data["targets"], f"{p}: targets") if "targets" in data else None
     if "tests" in data:
         tests = data["tests"]
         if not isinstance(tests, Mapping) or not tests:
-            raise DataError(f"{p} (tests): expected a non-empty mapping of test names")
-        return {str(n): _test(str(n), s, default, p, f"{p} (tests.{n})") for n, s in tests.items()}
+            raise DataError(f"{p}: tests: expected a non-empty mapping of test names")
+        return {str(n): _test(str(n), s, default, p, f"{p}: tests.{n}") for n, s in tests.items()}
     name = str(data.get("name", p.stem))
     return {name: _test(name, data, default, p, str(p))}
 
