@@ -1,0 +1,98 @@
+"""``genderscope debias cds``: counterfactual data substitution + fine-tuning.
+
+The corpus (``--corpus``: a .txt/.tsv/.csv/.jsonl file, or ``gap`` /
+``gap-flipped-bartl``) is gender-swapped (``--mode cds``: each document with
+probability ``--prob``; ``cda``: original + swapped copy; ``all``: every
+document; ``none``: use as is, e.g. for the already flipped GAP), then the
+model is fine-tuned on it (masked-LM or next-token objective by model kind;
+Bartl et al. 2020 defaults) and saved to ``--out`` with ``manifest.json``.
+Rerunning an interrupted command resumes from its last checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from genderscope.cli.common import DEVICE_OPTION, console, err_console
+from genderscope.errors import GenderscopeError
+
+debias_app = typer.Typer(help="Reduce bias: counterfactual data substitution and fine-tuning.",
+                         no_args_is_help=True)
+
+
+@debias_app.command("cds")
+def cds_command(
+    model: str = typer.Option(..., "--model", help="HF id, local folder, .gguf file, or "
+                              "smollm2 / gemma3-270m."),
+    corpus: str = typer.Option(..., "--corpus", help="FILE (.txt/.tsv/.csv/.jsonl) or "
+                               "gap / gap-flipped-bartl."),
+    out: Path = typer.Option(..., "--out", help="Folder for the fine-tuned model."),
+    mode: str = typer.Option("cds", "--mode", help="cds, cda, all or none."),
+    prob: float = typer.Option(0.5, "--prob", help="CDS swap probability per document."),
+    names: bool = typer.Option(True, "--names/--no-names", help="Swap first names too."),
+    pairs: list[Path] = typer.Option([], "--pairs", help="Extra word-pair TSV "
+                                     "(male<TAB>female[<TAB>direction]); repeatable."),
+    limit: int | None = typer.Option(None, "--limit", help="Use the first N documents."),
+    epochs: int = typer.Option(3, "--epochs", help="Epochs (Bartl et al.: 3)."),
+    lr: float = typer.Option(2e-5, "--lr", help="Learning rate (Bartl et al.: 2e-5)."),
+    batch_size: int = typer.Option(1, "--batch-size", help="Batch size (Bartl et al.: 1)."),
+    seed: int = typer.Option(42, "--seed", help="Seed for CDS draws, names and training "
+                             "(Bartl et al.: 42)."),
+    max_steps: int | None = typer.Option(None, "--max-steps", help="Stop after N steps."),
+    max_length: int = typer.Option(256, "--max-length", help="Truncate documents to N tokens."),
+    save_every: int = typer.Option(200, "--save-every", help="Checkpoint every N steps."),
+    kind: str = typer.Option("auto", "--kind", help="auto, masked or causal."),
+    device: str | None = DEVICE_OPTION,
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --out."),
+) -> None:
+    """Swap gender in a corpus and fine-tune a model on it."""
+    from genderscope.datasets.corpus import load_corpus
+    from genderscope.models.finetune import FinetuneConfig, fine_tune, prepare_out_dir
+    from genderscope.progress import progress_bar
+    from genderscope.swap import GenderSwapper
+    from genderscope.swap.cds import substitute
+
+    if mode not in ("cds", "cda", "all", "none"):
+        raise GenderscopeError(f"--mode must be cds, cda, all or none, got {mode!r}")
+    cfg = FinetuneConfig(epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
+                         max_steps=max_steps, max_length=max_length, save_every=save_every)
+    cfg.validate()
+    # refuse an existing folder before any work (resuming an unfinished run is allowed)
+    if out.exists() and not overwrite:
+        prepare_out_dir(out, overwrite=False)
+    docs = load_corpus(corpus, limit=limit)
+    data: dict[str, object] = {"corpus": docs.describe(), "mode": mode}
+    if mode == "none":
+        texts = docs.texts
+    else:
+        sw = GenderSwapper(extra_pairs=list(pairs), names=names, seed=seed)
+        sub = substitute(docs.texts, mode=mode, prob=prob, seed=seed, swapper=sw)
+        texts = sub.texts
+        data["substitution"] = {**sub.params, "n_swaps": sub.n_swaps,
+                                "n_swapped_documents": sub.n_swapped_docs,
+                                "n_documents_out": len(texts)}
+    err_console.print(f"training on {len(texts)} documents from {corpus} ({mode})")
+    total = -(-len(texts) // batch_size) * epochs
+    total = total if max_steps is None else min(total, max_steps)
+    with progress_bar("fine-tuning", total) as advance:
+        manifest = fine_tune(model, texts, out, config=cfg, kind=kind, device=device,
+                             overwrite=overwrite, data=data,
+                             progress=lambda step, n, loss: advance(1))
+    with open(out / "training_corpus.jsonl", "w", encoding="utf-8") as fh:
+        for t in texts:
+            fh.write(json.dumps({"text": t}, ensure_ascii=False) + "\n")
+    table = Table(title=f"debias cds -> {out}")
+    table.add_column("what")
+    table.add_column("value")
+    for key in ("objective", "steps", "loss_first_10pct", "loss_last_10pct", "seconds"):
+        val = manifest.get(key)
+        table.add_row(key, f"{val:.3f}" if isinstance(val, float) else str(val))
+    console.print(table)
+
+
+def register(app: typer.Typer, run_app: typer.Typer) -> None:
+    app.add_typer(debias_app, name="debias")
