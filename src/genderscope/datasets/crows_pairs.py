@@ -1,0 +1,82 @@
+"""CrowS-Pairs (Nangia et al. 2020, EMNLP) loader.
+
+``crows_pairs_anonymized.csv``: comma-separated, quoted, one pair per record
+with columns ``sent_more`` (the sentence about the historically disadvantaged
+group), ``sent_less``, ``stereo_antistereo`` (``stereo``: ``sent_more`` is the
+stereotypical sentence; ``antistereo``: it violates a stereotype, so
+``sent_less`` is the stereotypical one) and ``bias_type``.
+
+The data contain offensive statements: error messages name the file, line and
+column, never the sentence.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+from genderscope.errors import DataError, where
+
+REQUIRED = ("sent_more", "sent_less", "stereo_antistereo", "bias_type")
+DIRECTIONS = ("stereo", "antistereo")
+FILE = "crows_pairs_anonymized.csv"
+
+
+@dataclass(frozen=True)
+class CrowsPair:
+    pair_id: int
+    sent_more: str
+    sent_less: str
+    direction: str  # "stereo" | "antistereo"
+    bias_type: str
+    path: str
+    line: int
+
+    @property
+    def stereotypical(self) -> str:
+        return self.sent_more if self.direction == "stereo" else self.sent_less
+
+    @property
+    def anti_stereotypical(self) -> str:
+        return self.sent_less if self.direction == "stereo" else self.sent_more
+
+
+def load_crows_pairs(path: str | Path) -> list[CrowsPair]:
+    """All pairs of the CSV (a folder holding ``crows_pairs_anonymized.csv`` also works)."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / FILE
+    if not p.is_file():
+        raise DataError(f"CrowS-Pairs file not found: {p}")
+    pairs: list[CrowsPair] = []
+    try:
+        with p.open(encoding="utf-8", newline="") as fh:
+            reader = csv.DictReader(fh)
+            header = reader.fieldnames or []
+            missing = [c for c in REQUIRED if c not in header]
+            if missing:
+                raise DataError(f"{where(p, 1)}: missing column(s) {', '.join(missing)} "
+                                f"(found: {', '.join(h for h in header if h) or 'none'})")
+            start = reader.line_num + 1
+            for k, row in enumerate(reader):
+                line = start
+                start = reader.line_num + 1
+                if None in row or any(row.get(c) is None for c in REQUIRED):
+                    raise DataError(f"{where(p, line)}: expected {len(header)} fields")
+                for col in ("sent_more", "sent_less", "bias_type"):
+                    if not row[col].strip():
+                        raise DataError(f"{where(p, line, col)}: empty value")
+                direction = row["stereo_antistereo"].strip()
+                if direction not in DIRECTIONS:
+                    raise DataError(f"{where(p, line, 'stereo_antistereo')}: expected 'stereo' "
+                                    f"or 'antistereo', got {direction[:20]!r}")
+                pairs.append(CrowsPair(k, row["sent_more"].strip(), row["sent_less"].strip(),
+                                       direction, row["bias_type"].strip(), str(p), line))
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except csv.Error as exc:
+        raise DataError(f"{p}: malformed CSV ({exc})") from None
+    if not pairs:
+        raise DataError(f"{p}: no pairs")
+    return pairs

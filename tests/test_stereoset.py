@@ -1,0 +1,127 @@
+"""StereoSet intrasentence: loader, bad JSON, SS/LMS/ICAT arithmetic."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fake_lm import FakeCausal, FakeMasked
+
+from genderscope.datasets.stereoset import StereoSetItem, load_stereoset
+from genderscope.errors import DataError
+from genderscope.measures.stereoset import filler_positions, run_stereoset, ss_lms_icat
+
+
+def test_real_flat_file(data_dir: Path) -> None:
+    items = load_stereoset(data_dir / "stereoset")
+    assert len(items) == 2106
+    assert sum(it.bias_type == "gender" for it in items) == 255
+    assert all("BLANK" in it.context for it in items)
+    assert len(load_stereoset(data_dir / "stereoset", bias_types=("gender",))) == 255
+
+
+def _flat(tmp_path: Path, entries: dict) -> Path:
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(entries), encoding="utf-8")
+    return f
+
+
+def _entry(i: int, sent: str, ctx: str = "The nurse is BLANK.") -> dict:
+    return {"context": ctx, "sentence": sent, "bias_type": "gender", "label": 0,
+            "id": f"id{i}", "target": "nurse"}
+
+
+def test_bad_json_and_shapes(tmp_path: Path) -> None:
+    f = tmp_path / "s.json"
+    f.write_text('{"stereotype": [\n  {"context": }\n]}', encoding="utf-8")
+    with pytest.raises(DataError, match=r"s\.json:2: invalid JSON at column"):
+        load_stereoset(f)
+    with pytest.raises(DataError, match="unrecognised StereoSet format"):
+        load_stereoset(_flat(tmp_path, {"stereotype": []}))
+    with pytest.raises(DataError, match="not aligned"):
+        load_stereoset(_flat(tmp_path, {"stereotype": [_entry(0, "a")], "anti-stereotype": [],
+                                        "unrelated": []}))
+    bad = _entry(0, "x")
+    del bad["target"]
+    with pytest.raises(DataError, match="item 0 of 'anti-stereotype' lacks key"):
+        load_stereoset(_flat(tmp_path, {"stereotype": [_entry(0, "a")],
+                                        "anti-stereotype": [bad], "unrelated": [_entry(0, "b")]}))
+    with pytest.raises(DataError, match="differs in id or context"):
+        load_stereoset(_flat(tmp_path, {"stereotype": [_entry(0, "a")],
+                                        "anti-stereotype": [_entry(1, "b")],
+                                        "unrelated": [_entry(0, "c")]}))
+
+
+def test_canonical_format(tmp_path: Path) -> None:
+    doc = {"version": "1.0", "data": {"intrasentence": [{
+        "id": "x", "target": "nurse", "bias_type": "gender", "context": "The nurse is BLANK.",
+        "sentences": [{"sentence": "The nurse is caring.", "gold_label": "stereotype"},
+                      {"sentence": "The nurse is rude.", "gold_label": "anti-stereotype"},
+                      {"sentence": "The nurse is banana.", "gold_label": "unrelated"}]}]}}
+    [it] = load_stereoset(_flat(tmp_path, doc))
+    assert (it.stereotype, it.anti_stereotype, it.unrelated) == (
+        "The nurse is caring.", "The nurse is rude.", "The nurse is banana.")
+
+
+def test_ss_lms_icat_by_hand() -> None:
+    # term 0: 2 items, pro = 1, 0; related = 2, 1 -> SS 50, LMS 75
+    # term 1: 1 item,  pro = 1;    related = 0    -> SS 100, LMS 0
+    pro = np.array([1, 0, 1])
+    rel = np.array([2, 1, 0])
+    term = np.array([0, 0, 1])
+    ss, lms, icat = ss_lms_icat(pro, rel, term, 2)
+    assert ss[0] == pytest.approx(75.0) and lms[0] == pytest.approx(37.5)
+    assert icat[0] == pytest.approx(37.5 * 25 / 50)
+
+
+def _items() -> list[StereoSetItem]:
+    fills = [("caring", "rude", "banana"), ("gentle", "strong", "purple"),
+             ("bossy", "kind", "table")]
+    ctx = ["The nurse is BLANK.", "The nurse is BLANK.", "The manager was BLANK today."]
+    targets = ["nurse", "nurse", "manager"]
+    return [StereoSetItem(f"i{k}", targets[k], "gender" if k < 2 else "profession", ctx[k],
+                          *(ctx[k].replace("BLANK", w) for w in f), path="mem", index=k)
+            for k, f in enumerate(fills)]
+
+
+def test_masked_scores_filler_only() -> None:
+    lm = FakeMasked({"caring": -1.0, "rude": -2.0, "banana": -3.0,
+                     "gentle": -3.0, "strong": -1.0, "purple": -2.0,
+                     "bossy": -1.0, "kind": -2.0, "table": -0.5, "nurse": -40.0})
+    res = run_stereoset(lm, _items(), n_resamples=200)
+    df = res.items
+    assert list(df.score_stereotype) == [-1.0, -3.0, -1.0]  # only the filler is scored
+    assert list(df.stereo_over_anti) == [True, False, True]
+    assert list(df.n_related) == [2, 1, 0]
+    g = res.summary["by_bias_type"]["gender"]
+    assert g["ss"]["estimate"] == pytest.approx(50.0) and g["lms"]["estimate"] == 75.0
+    assert g["icat"]["estimate"] == pytest.approx(75.0)
+    # overall: macro over targets nurse (SS 50, LMS 75) and manager (SS 100, LMS 0)
+    o = res.summary["overall"]
+    assert o["ss"]["estimate"] == pytest.approx(75.0) and o["lms"]["estimate"] == 37.5
+    assert o["icat"]["ci_low"] <= o["icat"]["estimate"] <= o["icat"]["ci_high"]
+    assert res.summary["gender"] == g
+
+
+def test_causal_mean_per_token() -> None:
+    lm = FakeCausal({"caring": -1.0, "rude": -2.0, "banana": -3.0}, default=-1.0)
+    res = run_stereoset(lm, _items()[:1], n_resamples=50)
+    # "The nurse is caring." = 5 tokens of -1 -> mean -1; rude -> -6/5
+    assert res.items.score_stereotype.iloc[0] == pytest.approx(-1.0)
+    assert res.items.score_anti_stereotype.iloc[0] == pytest.approx(-1.2)
+
+
+def test_filler_positions() -> None:
+    sent = ["the", "nurse", "is", "very", "caring", "."]
+    assert filler_positions(sent, ["the", "nurse", "is", "."]) == \
+        [False, False, False, True, True, False]
+
+
+def test_real_tiny_adapters(data_dir: Path, tiny_roberta, tiny_gpt2) -> None:
+    items = load_stereoset(data_dir / "stereoset", bias_types=("gender",))[:5]
+    for lm in (tiny_roberta, tiny_gpt2):
+        res = run_stereoset(lm, items, n_resamples=50)
+        assert np.isfinite(res.items[["score_stereotype", "score_unrelated"]].to_numpy()).all()
+        assert 0 <= res.summary["overall"]["lms"]["estimate"] <= 100
