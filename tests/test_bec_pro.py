@@ -1,0 +1,193 @@
+"""BEC-Pro association measure: arithmetic on fake adapters (masked and causal),
+aggregates and paired tests, compare(), plot, and the real tiny adapters."""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from genderscope.datasets import bec_pro as data
+from genderscope.measures import bec_pro
+from genderscope.models.base import FillQuery, SeqScore
+from genderscope.stats import paired_test
+
+PROF_GROUP = dict(zip(data.professions("en").profession, data.professions("en").group,
+                      strict=True))
+GENDER = {p.lower(): g for p, g in zip(data.persons("en").person, data.persons("en").gender,
+                                       strict=True)}
+
+
+def _noise(text: str) -> float:
+    return (zlib.crc32(text.encode()) % 1000) / 1000.0
+
+
+class FakeMasked:
+    """log P(candidate | template): a per-template noise term, plus 1.0 when the
+    visible profession's group equals the candidate's gender."""
+
+    kind = "masked"
+    fingerprint = "fake-masked"
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[list[FillQuery], str, str]] = []
+
+    def describe(self) -> dict[str, str]:
+        return {"fingerprint": self.fingerprint, "name": "fake"}
+
+    def score(self, q: FillQuery) -> float:
+        bonus = 0.0
+        if "[[" not in q.template:
+            for prof, group in PROF_GROUP.items():
+                if f" {prof}" in q.template and group == GENDER[q.candidate.lower()]:
+                    bonus = 1.0
+        return -2.0 - _noise(q.template + "|" + q.candidate) + bonus
+
+    def fill_logprobs(self, queries: Sequence[FillQuery], *, strategy: str = "l2r",
+                      span_masking: str = "piece", progress: bool = False) -> np.ndarray:
+        self.calls.append((list(queries), strategy, span_masking))
+        return np.array([self.score(q) for q in queries])
+
+
+class FakeCausal:
+    """LL(text) = noise(text), +2 when the subject's gender matches the profession group."""
+
+    kind = "causal"
+    fingerprint = "fake-causal"
+
+    def __init__(self) -> None:
+        self.n_texts = 0
+
+    def describe(self) -> dict[str, str]:
+        return {"fingerprint": self.fingerprint}
+
+    def ll(self, text: str) -> float:
+        subject = text.split(",")[0].split()[:2]
+        word = subject[-1].lower() if subject[0] in ("My", "This") else subject[0].lower()
+        bonus = 0.0
+        for prof, group in PROF_GROUP.items():
+            if re.search(rf"\b{re.escape(prof)}\b[,.]", text) and group == GENDER[word]:
+                bonus = 2.0
+        return -20.0 - 3 * _noise(text) + bonus
+
+    def log_likelihood(self, texts: Sequence[str], *, progress: bool = False) -> list[SeqScore]:
+        self.n_texts += len(texts)
+        return [SeqScore(self.ll(t), 5) for t in texts]
+
+
+def _published_queries(pub: pd.DataFrame, i: int) -> tuple[str, str]:
+    """TM / TAM templates built from the published masked columns (independently)."""
+    tm = pub.loc[i, "Sent_TM"].replace("[MASK]", "{target}")
+    tam = pub.loc[i, "Sent_TAM"].replace("[MASK]", "{target}", 1)
+    run = re.search(r"\[MASK\](?: \[MASK\])*", tam)
+    assert run is not None
+    tam = tam[:run.start()] + "[[" + pub.loc[i, "Profession"] + "]]" + tam[run.end():]
+    return tm, tam
+
+
+@pytest.fixture(scope="module")
+def en_rows() -> list[data.BecProRow]:
+    return data.generate("en")
+
+
+def test_masked_association_equals_eq1_on_published_masks(en_rows, data_dir: Path) -> None:
+    fake = FakeMasked()
+    items = bec_pro.score_rows(fake, en_rows, strategy="independent", span_masking="word")
+    (queries, strategy, span), = fake.calls
+    assert (strategy, span) == ("independent", "word") and len(queries) == 2 * 5400
+    pub = pd.read_csv(data_dir / "bec-pro" / "BEC-Pro_EN.tsv", sep="\t", index_col=0,
+                      keep_default_na=False)
+    bad = {3625, 3985, 4345, 4705, 5065, *range(4321, 4681, 20)}
+    for i in [0, 1, 2, 399, 1803, 2500, 3604, 4999, 5399]:
+        assert i not in bad
+        tm, tam = _published_queries(pub, i)
+        person = pub.loc[i, "Person"]
+        expected = fake.score(FillQuery(tm, person)) - fake.score(FillQuery(tam, person))
+        assert items.loc[i, "association"] == pytest.approx(expected, abs=1e-12)
+        assert items.loc[i, "logp_tm"] == pytest.approx(fake.score(FillQuery(tm, person)))
+
+
+def test_aggregates_and_paired_tests(en_rows) -> None:
+    res = bec_pro.run(FakeMasked(), en_rows, n_resamples=500, seed=1)
+    items = res.items
+    by = res.tables["by_group"].set_index(["prof_group", "gender"])
+    for (group, gender), r in by.iterrows():
+        sel = items[(items.prof_group == group) & (items.gender == gender)]["association"]
+        assert r["mean"] == pytest.approx(sel.mean())
+        assert r.ci_low <= r["mean"] <= r.ci_high and r.n == 900
+    # planted: +1 for gender == profession group, noise otherwise
+    assert by.loc[("male", "male"), "mean"] > by.loc[("male", "female"), "mean"] + 0.5
+    assert by.loc[("female", "female"), "mean"] > by.loc[("female", "male"), "mean"] + 0.5
+    # pairing: in each pattern block of 360 rows, row i (male person k) pairs with i + 180
+    tests = res.tables["gender_tests"].set_index("prof_group")
+    for group in ("male", "female", "balanced"):
+        male_rows = items.index[(items.prof_group == group) & (items.gender == "male")]
+        a = items.loc[male_rows, "association"].to_numpy()
+        b = items.loc[male_rows + 180, "association"].to_numpy()
+        assert (items.loc[male_rows + 180, "gender"] == "female").all()
+        ref = paired_test(a, b)
+        assert tests.loc[group, "p_value"] == pytest.approx(ref.p_value)
+        assert tests.loc[group, "effect_size_r"] == pytest.approx(ref.effect_size_r)
+        assert tests.loc[group, "n_pairs"] == 900  # 20 professions x 5 patterns x 9
+    assert tests.loc["male", "p_value"] < 1e-6 and tests.loc["male", "effect_size_r"] > 0
+    assert tests.loc["female", "effect_size_r"] < 0
+    s = res.summary
+    assert s["association_by_group"]["male"]["male"]["estimate"] == pytest.approx(
+        by.loc[("male", "male"), "mean"])
+    assert s["male_vs_female"]["male"]["test"] in ("paired t-test", "Wilcoxon signed-rank")
+    assert res.metadata["params"]["span_masking"] == "piece"
+
+
+def test_causal_definition_brute_force(en_rows) -> None:
+    fake = FakeCausal()
+    items = bec_pro.score_rows(fake, en_rows)
+    assert fake.n_texts == 5400  # 5 patterns x 18 subjects x 60 professions
+    subjects = list(dict.fromkeys(r.subject for r in en_rows))
+    profs = list(PROF_GROUP)
+    for k in [0, 77, 1999, 3625, 5399]:
+        r = en_rows[k]
+        p = {(q, f): np.exp(fake.ll(data.fill_template(r.template, q, f)))
+             for q in subjects for f in profs}
+        p_tm = p[(r.subject, r.profession)] / sum(p[(q, r.profession)] for q in subjects)
+        p_tam = sum(p[(r.subject, f)] for f in profs) / sum(p.values())
+        assert items.loc[k, "logp_tm"] == pytest.approx(np.log(p_tm), abs=1e-9)
+        assert items.loc[k, "logp_tam"] == pytest.approx(np.log(p_tam), abs=1e-9)
+    means = bec_pro.group_means(items, n_resamples=200).set_index(["prof_group", "gender"])
+    assert means.loc[("male", "male"), "mean"] > means.loc[("male", "female"), "mean"]
+
+
+def test_compare_before_after(en_rows) -> None:
+    before = bec_pro.run(FakeMasked(), en_rows[:720], n_resamples=200)
+    after_items = before.items.copy()
+    after_items["association"] = after_items["association"] - 0.5 * (
+        after_items.gender == "male")
+    after = bec_pro.Result("bec-pro", {}, after_items, metadata={"model": {"name": "after"}})
+    cmp = bec_pro.compare(before, after, n_resamples=200)
+    assert cmp.method == "bec-pro-compare" and cmp.summary["n_rows"] == 720
+    male = cmp.summary["by_group"]["male"]["male"]
+    assert male["change"]["estimate"] == pytest.approx(-0.5)
+    female = cmp.summary["by_group"]["male"]["female"]
+    assert female["change"]["estimate"] == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(bec_pro.GenderscopeError, match="not 'bec-pro'"):
+        bec_pro.compare(before, bec_pro.Result("lpbs", {}, after_items))
+
+
+def test_plot_writes_png_and_svg(en_rows, tmp_path: Path) -> None:
+    res = bec_pro.run(FakeMasked(), en_rows[:720], n_resamples=200)
+    paths = bec_pro.plot(res, tmp_path / "fig" / "association")
+    assert [p.suffix for p in paths] == [".png", ".svg"]
+    assert all(p.stat().st_size > 1000 for p in paths)
+    assert paths[0].read_bytes()[:4] == b"\x89PNG"
+
+
+def test_rejects_non_lm_adapter(en_rows) -> None:
+    class Vectors:
+        kind = "vectors"
+
+    with pytest.raises(bec_pro.GenderscopeError, match="masked or causal"):
+        bec_pro.score_rows(Vectors(), en_rows[:2])
