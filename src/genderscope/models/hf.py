@@ -112,6 +112,7 @@ class ModelSource:
             kwargs["revision"] = self.revision
         level = transformers.logging.get_verbosity()
         transformers.logging.set_verbosity_error()
+        transformers.logging.disable_progress_bar()  # our own bars only
         try:
             model, info = auto_class.from_pretrained(self.location, **kwargs)
         except Exception as exc:  # noqa: BLE001

@@ -1,0 +1,78 @@
+"""``genderscope probe``: Kurita et al.'s bias score for targets in one template."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from genderscope.cli.common import (
+    DEVICE_OPTION,
+    DTYPE_OPTION,
+    JSON_OPTION,
+    STORE_OPTION,
+    console,
+    open_store,
+)
+
+
+def register(app: typer.Typer, run_app: typer.Typer) -> None:
+    @app.command("probe")
+    def probe_cmd(
+        targets: list[str] = typer.Argument(..., help="Target words or phrases (XXX)."),
+        model: str = typer.Option("bert-base-uncased", "--model", "-m",
+                                  help="Hub id, local folder, .gguf file, or a packaged "
+                                       "offline model: smollm2, gemma3-270m."),
+        template: str = typer.Option("GGG is a XXX.", "--template", "-t",
+                                     help="Sentence with a gender slot GGG and a target slot "
+                                          "XXX."),
+        pair: str = typer.Option("he,she", "--pair", "-p",
+                                 help="Male and female word for GGG, comma-separated."),
+        strategy: str = typer.Option("l2r", "--strategy",
+                                     help="Multi-piece scoring for masked LMs: l2r, "
+                                          "independent, first-piece (legacy)."),
+        kind: str = typer.Option("auto", "--kind", help="auto, masked or causal."),
+        start_token: str = typer.Option("auto", "--start-token",
+                                        help="Causal LMs: start-of-text token (auto = BOS, "
+                                             "else EOS; none; or a token string)."),
+        store: Path | None = STORE_OPTION,
+        device: str | None = DEVICE_OPTION,
+        dtype: str = DTYPE_OPTION,
+        as_json: bool = JSON_OPTION,
+    ) -> None:
+        """Gender-fill, prior-corrected and target-fill bias (Kurita et al. 2019).
+
+        Positive numbers lean towards the first (male) word of --pair; units are
+        nats (natural-log probability ratios).
+        """
+        from genderscope.errors import GenderscopeError
+        from genderscope.measures.probe import check_template, probe
+        from genderscope.models.loading import load_lm
+
+        check_template(template)
+        words = [w.strip() for w in pair.split(",")]
+        if len(words) != 2:
+            raise GenderscopeError(f"--pair needs two comma-separated words, got {pair!r}")
+        st = open_store(store)
+        t0 = time.perf_counter()
+        adapter = load_lm(model, kind, store=st, device=device, dtype=dtype,
+                          start_token=start_token)
+        result = probe(adapter, template, (words[0], words[1]), targets, strategy=strategy,
+                       progress=not as_json)
+        result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
+        run_id = st.record_run(result)
+        if as_json:
+            typer.echo(result.summary_json())
+            return
+        table = Table(title=f"{template}  ({words[0]} vs {words[1]}; {adapter.kind} LM "
+                            f"{model})", title_justify="left")
+        for col in ("target", "fill bias", "prior", "corrected", "target-fill"):
+            table.add_column(col, justify="left" if col == "target" else "right")
+        for _, r in result.items.iterrows():
+            table.add_row(str(r["target"]), f"{r['fill_bias']:+.3f}", f"{r['prior_bias']:+.3f}",
+                          f"{r['corrected_bias']:+.3f}", f"{r['target_fill_bias']:+.3f}")
+        console.print(table)
+        console.print(f"nats; > 0 leans '{words[0]}', < 0 leans '{words[1]}'. "
+                      f"run {run_id} saved in {st.path}")

@@ -1,0 +1,162 @@
+"""Kurita et al. (2019) log-probability bias score on one template, done right.
+
+A template holds a gender slot ``GGG`` and a target slot ``XXX`` (e.g.
+"GGG is a XXX."); a gender pair (male word, female word) fills GGG; a target
+word or phrase fills XXX. For a **masked LM** (Kurita et al. 2019, Sec. 3):
+
+- fill bias      F = log p(male | GGG masked, target present) - log p(female | ...)
+- prior bias     P = the same with the target masked too (one mask per wordpiece),
+                     read from the GGG mask, whichever slot comes first
+- corrected bias C = F - P  (= log(p_tgt/p_prior)[male] - log(p_tgt/p_prior)[female],
+                     Kurita's "increased log probability" score)
+- target-fill    T = log p(target | GGG = male) - log p(target | GGG = female),
+                     multi-piece targets scored by all their pieces (``strategy``).
+
+All quantities are differences of natural-log probabilities (nats), computed
+with log-softmax (no overflow). Positive = leans male.
+
+For a **causal LM** there is no mask to read; with LL the total log-likelihood
+of a sentence (see :mod:`genderscope.models.causal`):
+
+- F = LL(T[male, target]) - LL(T[female, target]), i.e. log p(male | sentence)
+  - log p(female | sentence) when p is normalised over the pair;
+- P = the same with the target slot deleted from the template (its frame only);
+- C = F - P;
+- T = log p(target and the rest | prefix with male) - the same with female, by
+  continuation log-probability, when GGG precedes XXX; when XXX comes first a
+  left-to-right model cannot condition the target on the gender word, and
+  T is reported equal to F (the joint difference).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from genderscope.errors import GenderscopeError
+from genderscope.models.base import FillQuery
+from genderscope.results import Result
+from genderscope.stats import bootstrap_ci
+
+GENDER_SLOT = "GGG"
+TARGET_SLOT = "XXX"
+
+
+def check_template(template: str) -> None:
+    """Raise a one-line error unless the template has exactly one GGG and one XXX."""
+    for slot in (GENDER_SLOT, TARGET_SLOT):
+        n = template.count(slot)
+        if n != 1:
+            raise GenderscopeError(f"template {template!r} must contain {slot} exactly once "
+                                   f"(found {n})")
+
+
+def check_words(words: Sequence[str], what: str) -> list[str]:
+    out = [w.strip() for w in words]
+    if not out:
+        raise GenderscopeError(f"no {what} given")
+    for w in out:
+        if not w:
+            raise GenderscopeError(f"empty {what} in {list(words)!r}")
+        if GENDER_SLOT in w or TARGET_SLOT in w or "{" in w or "[[" in w:
+            raise GenderscopeError(f"{what} {w!r} contains a reserved marker")
+    return out
+
+
+def _fill(template: str, gender: str, target: str) -> str:
+    return template.replace(GENDER_SLOT, gender).replace(TARGET_SLOT, target)
+
+
+def _delete_target(template: str, gender: str) -> str:
+    text = template.replace(GENDER_SLOT, gender)
+    text = re.sub(r"\s*" + TARGET_SLOT, "", text, count=1)
+    return text.strip()
+
+
+def masked_scores(adapter: object, template: str, male: str, female: str,
+                  targets: Sequence[str], strategy: str = "l2r",
+                  progress: bool = False) -> pd.DataFrame:
+    """Per-target F, P, C, T for a masked LM (one batched call)."""
+    queries: list[FillQuery] = []
+    for t in targets:
+        with_target = template.replace(GENDER_SLOT, "{target}").replace(TARGET_SLOT, t)
+        prior = template.replace(GENDER_SLOT, "{target}").replace(TARGET_SLOT, f"[[{t}]]")
+        for g in (male, female):
+            queries.append(FillQuery(with_target, g))
+            queries.append(FillQuery(prior, g))
+        for g in (male, female):
+            queries.append(FillQuery(template.replace(GENDER_SLOT, g)
+                                     .replace(TARGET_SLOT, "{target}"), t))
+    lp = adapter.fill_logprobs(queries, strategy=strategy, progress=progress)  # type: ignore[attr-defined]
+    rows = []
+    for i, t in enumerate(targets):
+        m_t, m_p, f_t, f_p, m_tf, f_tf = lp[6 * i:6 * i + 6]
+        fill, prior = m_t - f_t, m_p - f_p
+        rows.append({"target": t, "logp_male": m_t, "logp_female": f_t,
+                     "prior_logp_male": m_p, "prior_logp_female": f_p,
+                     "fill_bias": fill, "prior_bias": prior, "corrected_bias": fill - prior,
+                     "target_logp_male": m_tf, "target_logp_female": f_tf,
+                     "target_fill_bias": m_tf - f_tf})
+    return pd.DataFrame(rows)
+
+
+def causal_scores(adapter: object, template: str, male: str, female: str,
+                  targets: Sequence[str], progress: bool = False) -> pd.DataFrame:
+    """Per-target F, P, C, T for a causal LM from sentence log-likelihoods."""
+    texts: list[str] = []
+    for t in targets:
+        texts += [_fill(template, male, t), _fill(template, female, t)]
+    priors = [_delete_target(template, male), _delete_target(template, female)]
+    scores = adapter.log_likelihood(texts + priors, progress=progress)  # type: ignore[attr-defined]
+    ll = np.array([s.total for s in scores])
+    prior = ll[-2] - ll[-1]
+    gender_first = template.index(GENDER_SLOT) < template.index(TARGET_SLOT)
+    cont = None
+    if gender_first:
+        head, tail = template.split(TARGET_SLOT)
+        pairs = []
+        for t in targets:
+            for g in (male, female):
+                prefix = head.replace(GENDER_SLOT, g).rstrip(" ")
+                sep = head[len(head.rstrip(" ")):]
+                pairs.append((prefix, sep + t + tail))
+        cont = adapter.continuation_logprob(pairs, progress=progress)  # type: ignore[attr-defined]
+    rows = []
+    for i, t in enumerate(targets):
+        fill = ll[2 * i] - ll[2 * i + 1]
+        tfb = (cont[2 * i] - cont[2 * i + 1]) if cont is not None else fill
+        rows.append({"target": t, "ll_male": ll[2 * i], "ll_female": ll[2 * i + 1],
+                     "fill_bias": fill, "prior_bias": prior, "corrected_bias": fill - prior,
+                     "target_fill_bias": tfb})
+    return pd.DataFrame(rows)
+
+
+def probe(adapter: object, template: str, pair: tuple[str, str], targets: Sequence[str], *,
+          strategy: str = "l2r", seed: int = 0, progress: bool = False) -> Result:
+    """Gender-fill, prior, prior-corrected and target-fill bias of ``targets`` in one
+    template (see module docstring); summary = mean of each with a bootstrap 95% CI."""
+    check_template(template)
+    male, female = check_words(pair, "gender word")
+    if male.lower() == female.lower():
+        raise GenderscopeError(f"gender pair needs two different words, got {male!r} twice")
+    targets = check_words(targets, "target")
+    kind = getattr(adapter, "kind", None)
+    if kind == "masked":
+        items = masked_scores(adapter, template, male, female, targets, strategy, progress)
+    elif kind == "causal":
+        items = causal_scores(adapter, template, male, female, targets, progress)
+    else:
+        raise GenderscopeError(f"probe needs a masked or causal LM, got {kind!r}")
+    cols = ("fill_bias", "prior_bias", "corrected_bias", "target_fill_bias")
+    summary = {c: bootstrap_ci(items[c].to_numpy(), seed=seed).as_dict() for c in cols}
+    summary["n_targets"] = len(targets)
+    meta = {"model": adapter.describe(),  # type: ignore[attr-defined]
+            "params": {"template": template, "male": male, "female": female,
+                       "strategy": strategy if kind == "masked" else None},
+            "seed": seed,
+            "citation": "Kurita et al. 2019, Measuring Bias in Contextualized Word "
+                        "Representations, Sec. 3"}
+    return Result("probe", summary, items, meta)
