@@ -1,0 +1,86 @@
+"""Benchmark (issue 2): p(person | Sent_TM) for the 18 BEC-Pro person words on the 905
+distinct Sent_TM sentences of BEC-Pro EN, on a bert-base-shaped masked LM (random
+weights, real bert-base-uncased vocabulary).
+
+Baseline: ``transformers.pipeline("fill-mask", targets=persons)`` one sentence at a time
+(the seed's way). Engine: ``MaskedLM.fill_logprobs`` on all 16,290 questions in one call
+(no store, so nothing is cached). Prints both times, the ratio and max |delta log p|.
+
+    flock /tmp/gs-heavy.lock python benchmarks/bench_engine_vs_pipeline.py [--limit N] [--repeats R]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+DATA = Path(os.environ.get("GENDERSCOPE_TEST_DATA",
+                           Path(__file__).resolve().parents[2] / "shared" / "data"))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--limit", type=int, default=None, help="first N distinct sentences only")
+    ap.add_argument("--repeats", type=int, default=1, help="timed repeats (median reported)")
+    args = ap.parse_args()
+
+    import torch
+    from transformers import pipeline
+
+    from genderscope.models.base import FillQuery
+    from genderscope.models.masked import MaskedLM
+    from genderscope.models.testing import build_bert
+
+    torch.set_num_threads(os.cpu_count() or 1)
+    bec = pd.read_csv(DATA / "bec-pro" / "BEC-Pro_EN.tsv", sep="\t")
+    sentences = list(dict.fromkeys(bec["Sent_TM"]))[: args.limit]
+    persons = [p.lower() for p in dict.fromkeys(bec["Person"])]
+    folder = Path(tempfile.mkdtemp()) / "bert-base-shaped"
+    build_bert(folder, size="base", seed=0)
+    adapter = MaskedLM.from_pretrained(folder, device="cpu")
+    fill = pipeline("fill-mask", model=adapter.model, tokenizer=adapter.tokenizer, device=-1,
+                    top_k=len(persons))
+    print(f"{len(sentences)} distinct Sent_TM sentences x {len(persons)} person words, "
+          f"bert-base shape ({sum(p.numel() for p in adapter.model.parameters()) / 1e6:.1f}M "
+          f"params), torch threads={torch.get_num_threads()}")
+
+    def run_pipeline() -> np.ndarray:
+        out = np.zeros((len(sentences), len(persons)))
+        for i, s in enumerate(sentences):
+            preds = fill(s, targets=persons)
+            got = {p["token_str"]: p["score"] for p in preds}
+            out[i] = [np.log(got[p]) for p in persons]
+        return out
+
+    queries = [FillQuery(s.replace("[MASK]", "{target}"), p) for s in sentences for p in persons]
+
+    def run_engine() -> np.ndarray:
+        return adapter.fill_logprobs(queries).reshape(len(sentences), len(persons))
+
+    times: dict[str, list[float]] = {"pipeline": [], "engine": []}
+    results = {}
+    for _ in range(args.repeats):
+        for name, fn in (("pipeline", run_pipeline), ("engine", run_engine)):
+            t0 = time.perf_counter()
+            results[name] = fn()
+            times[name].append(time.perf_counter() - t0)
+    tp, te = statistics.median(times["pipeline"]), statistics.median(times["engine"])
+    delta = float(np.max(np.abs(results["pipeline"] - results["engine"])))
+    print(f"pipeline fill-mask, one sentence at a time: {tp:8.2f} s (median of {args.repeats})")
+    print(f"genderscope engine, one call:               {te:8.2f} s (median of {args.repeats})")
+    print(f"speed-up: {tp / te:.2f}x   max |delta log p|: {delta:.2e}   "
+          f"forward batches: {adapter.n_forward}")
+
+
+if __name__ == "__main__":
+    main()
