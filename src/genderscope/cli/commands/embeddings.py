@@ -1,0 +1,264 @@
+"""Embedding and corpus commands: ``genderscope run weat``, ``run seat`` and
+``run bias-amplification``.
+
+Tests (``--test``) are WEAT/SEAT JSON files (May et al. 2019 format), given by
+path or by name inside ``--tests-dir`` (``$GENDERSCOPE_SEAT_DIR``); a name may be
+a glob (``'weat*'``, ``'sent-*'``). Several tests run one after the other; each
+gets ``OUT/<test>/`` and a store record, and ``OUT/tests.csv`` holds the table.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from pathlib import Path
+
+import pandas as pd
+import typer
+from rich.table import Table
+
+from genderscope.cli.common import (
+    JSON_OPTION,
+    OUT_OPTION,
+    STORE_OPTION,
+    console,
+    default_out,
+    err_console,
+    open_store,
+)
+from genderscope.datasets.seat import AssociationTest, default_tests_dir, list_tests, resolve_test
+from genderscope.errors import DataError, GenderscopeError
+from genderscope.results import Result, to_json
+
+TEST_OPTION = typer.Option(..., "--test", help="Test name (weat6), glob ('weat*') or JSON "
+                           "file; repeat for several.")
+TESTS_DIR_OPTION = typer.Option(None, "--tests-dir", envvar="GENDERSCOPE_SEAT_DIR",
+                                help="Folder of <name>.jsonl test files.")
+PERM_OPTION = typer.Option(10_000, "--permutations", min=1,
+                           help="Random permutations when the exact test is infeasible.")
+EXACT_OPTION = typer.Option(200_000, "--exact-limit", min=0,
+                            help="Enumerate all partitions when there are at most this many.")
+SEED_OPTION = typer.Option(0, "--seed", help="Seed of permutations and bootstrap.")
+
+
+def _expand(specs: list[str], tests_dir: Path | None) -> list[AssociationTest]:
+    folder = tests_dir or default_tests_dir()
+    out: list[AssociationTest] = []
+    for spec in specs:
+        if any(ch in spec for ch in "*?[") and not Path(spec).is_file():
+            if folder is None or not folder.is_dir():
+                raise DataError(f"--test {spec!r} is a pattern; pass --tests-dir")
+            names = [n for n in list_tests(folder, "*.json*") if fnmatch.fnmatch(n, spec)]
+            if not names:
+                raise DataError(f"no test in {folder} matches {spec!r}")
+            out.extend(resolve_test(n, folder) for n in names)
+        else:
+            out.append(resolve_test(spec, folder))
+    return out
+
+
+def _row(result: Result) -> dict[str, object]:
+    s = result.summary
+    c = s["categories"]
+    return {"test": s["test"], "X": c["X"], "Y": c["Y"], "A": c["A"], "B": c["B"],
+            "n_x": s["sizes"]["X"], "n_y": s["sizes"]["Y"], "n_a": s["sizes"]["A"],
+            "n_b": s["sizes"]["B"], "oov": sum(s["n_oov"].values()),
+            "d": s["effect_size"]["estimate"], "d_ci_low": s["effect_size"]["ci_low"],
+            "d_ci_high": s["effect_size"]["ci_high"], "p": s["p_value"],
+            "exact": s["exact"], "n_permutations": s["n_permutations"], "error": ""}
+
+
+def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | None,
+               store, as_json: bool) -> None:
+    base = default_out(method, out)
+    rows: list[dict[str, object]] = []
+    runs: dict[str, str] = {}
+    failed: list[str] = []
+    for test in tests:
+        try:
+            result = run_one(test)
+        except GenderscopeError as exc:
+            if len(tests) == 1:
+                raise
+            failed.append(test.name)
+            rows.append({"test": test.name, "error": str(exc)})
+            err_console.print(f"[yellow]{test.name}: {exc}[/yellow]")
+            continue
+        result.save(base / test.name if len(tests) > 1 else base)
+        runs[test.name] = store.record_run(result)
+        rows.append(_row(result))
+    table_df = pd.DataFrame(rows)
+    base.mkdir(parents=True, exist_ok=True)
+    table_df.to_csv(base / "tests.csv", index=False)
+    if as_json:
+        console.print_json(to_json({"runs": runs, "tests": rows}))
+    else:
+        table = Table(title=f"{method.upper()} (effect size d: Caliskan et al. 2017; "
+                            f"one-sided permutation p)")
+        for col in ("test", "X vs Y", "A vs B", "n", "OOV", "d [95% CI]", "p"):
+            table.add_column(col, justify="left" if col in ("test", "X vs Y", "A vs B")
+                             else "right")
+        for r in rows:
+            if r.get("error"):
+                table.add_row(str(r["test"]), "", "", "", "", "[red]error[/red]", "")
+                continue
+            table.add_row(str(r["test"]), f"{r['X']} vs {r['Y']}", f"{r['A']} vs {r['B']}",
+                          f"{r['n_x']}/{r['n_y']}/{r['n_a']}/{r['n_b']}", str(r["oov"]),
+                          f"{r['d']:.2f} [{r['d_ci_low']:.2f}, {r['d_ci_high']:.2f}]",
+                          f"{r['p']:.2g}" + ("" if r["exact"] else "*"))
+        console.print(table)
+        console.print("n = |X|/|Y|/|A|/|B|; * = p from random permutations (else exact); "
+                      f"saved to {base}")
+    if failed:
+        raise GenderscopeError(f"{len(failed)} of {len(tests)} tests failed: "
+                               f"{', '.join(failed)} (details in {base / 'tests.csv'})")
+
+
+def register(app: typer.Typer, run_app: typer.Typer) -> None:
+    @run_app.command("weat")
+    def weat_cmd(
+        vectors: str = typer.Option("glove-6b-50d", "--vectors",
+                                    help="Word vectors: glove-6b-50d, or a GloVe/word2vec "
+                                         "text, word2vec .bin or .npy file."),
+        fmt: str = typer.Option("auto", "--format", help="auto, glove, word2vec, "
+                                "word2vec-binary or numpy."),
+        vocab: Path | None = typer.Option(None, "--vocab", help="Vocabulary of a .npy "
+                                          "matrix (one word per line)."),
+        test: list[str] = TEST_OPTION,
+        tests_dir: Path | None = TESTS_DIR_OPTION,
+        permutations: int = PERM_OPTION,
+        exact_limit: int = EXACT_OPTION,
+        seed: int = SEED_OPTION,
+        max_oov: float = typer.Option(0.2, "--max-oov", min=0.0, max=1.0,
+                                      help="Largest share of a set that may be OOV."),
+        phrases: str = typer.Option("skip", "--phrases", help="Multi-word entries: skip "
+                                    "(OOV) or mean (average of word vectors)."),
+        case_fallback: bool = typer.Option(True, "--case-fallback/--no-case-fallback",
+                                           help="Look up OOV words in lower case."),
+        out: Path | None = OUT_OPTION,
+        store_path: Path | None = STORE_OPTION,
+        as_json: bool = JSON_OPTION,
+    ) -> None:
+        """WEAT (Caliskan et al. 2017) on static word vectors."""
+        from genderscope.measures.weat import weat
+        from genderscope.models.vectors import load_vectors
+
+        tests = _expand(test, tests_dir)
+        vecs = load_vectors(vectors, fmt=fmt, vocab=vocab)
+        store = open_store(store_path)
+        try:
+            _run_tests("weat", tests, lambda t: weat(
+                vecs, t, n_permutations=permutations, seed=seed, exact_limit=exact_limit,
+                max_oov=max_oov, case_fallback=case_fallback, phrases=phrases),
+                out, store, as_json)
+        finally:
+            store.close()
+
+    @run_app.command("seat")
+    def seat_cmd(
+        encoder: str = typer.Option("all-minilm-l6-v2", "--encoder",
+                                    help="Sentence encoder: all-minilm-l6-v2, a "
+                                         "sentence-transformers folder or Hub id."),
+        test: list[str] = TEST_OPTION,
+        tests_dir: Path | None = TESTS_DIR_OPTION,
+        permutations: int = PERM_OPTION,
+        exact_limit: int = EXACT_OPTION,
+        seed: int = SEED_OPTION,
+        batch_size: int = typer.Option(64, "--batch-size", min=1),
+        device: str | None = typer.Option(None, "--device", help="cpu, cuda or mps."),
+        out: Path | None = OUT_OPTION,
+        store_path: Path | None = STORE_OPTION,
+        as_json: bool = JSON_OPTION,
+    ) -> None:
+        """SEAT (May et al. 2019): WEAT statistics over sentence embeddings."""
+        from genderscope.measures.weat import seat
+        from genderscope.models.encoder import SentenceEncoder
+
+        tests = _expand(test, tests_dir)
+        store = open_store(store_path)
+        try:
+            enc = SentenceEncoder.load(encoder, device=device, batch_size=batch_size,
+                                       store=store)
+            _run_tests("seat", tests, lambda t: seat(
+                enc, t, n_permutations=permutations, seed=seed, exact_limit=exact_limit,
+                progress=not as_json), out, store, as_json)
+        finally:
+            store.close()
+
+    @run_app.command("bias-amplification")
+    def amplification_cmd(
+        train: Path | None = typer.Option(None, "--train", help="Training captions: .txt "
+                                          "(one per line), .jsonl or .csv."),
+        generated: Path | None = typer.Option(None, "--generated",
+                                              help="Generated captions (same formats)."),
+        objects: Path | None = typer.Option(None, "--objects", help="Objects/activities, "
+                                            "one per line [default: nouns found by spaCy "
+                                            "en_core_web_sm, if installed]."),
+        gender_words: Path | None = typer.Option(None, "--gender-words",
+                                                 help="JSON {group: [words]} "
+                                                      "[default: man/woman lists]."),
+        plurals: bool = typer.Option(True, "--plurals/--no-plurals",
+                                     help="Count regular plurals of objects."),
+        ratios: Path | None = typer.Option(None, "--ratios", help="Per-object ratio table "
+                                           "(training_ratio + predicted ratio columns)."),
+        predicted_column: str | None = typer.Option(None, "--predicted-column",
+                                                    help="Predicted-ratio column of "
+                                                         "--ratios."),
+        plot: Path | None = typer.Option(None, "--plot", help="Figure path (.png/.svg) "
+                                         "[default: OUT/amplification.png]."),
+        seed: int = SEED_OPTION,
+        out: Path | None = OUT_OPTION,
+        store_path: Path | None = STORE_OPTION,
+        as_json: bool = JSON_OPTION,
+    ) -> None:
+        """Mean bias amplification (Zhao et al. 2017) between training data and output."""
+        from genderscope.datasets import captions as cap
+        from genderscope.measures import amplification as amp
+        from genderscope.report.amplification_plot import plot_amplification
+        from genderscope.results import file_sha256
+
+        if ratios is not None:
+            if train is not None or generated is not None:
+                raise GenderscopeError("give either --ratios or --train and --generated")
+            table = cap.load_ratio_table(ratios, predicted_column=predicted_column)
+            result = amp.bias_amplification_from_ratios(table, seed=seed)
+        else:
+            if train is None or generated is None:
+                raise GenderscopeError("give --train and --generated (or --ratios)")
+            gw = cap.load_gender_words(gender_words)
+            tr = cap.load_captions(train)
+            gen = cap.load_captions(generated)
+            objs = cap.load_objects(objects) if objects is not None else \
+                amp.objects_from_tagger(tr, gw)
+            data = {"train": str(train), "generated": str(generated),
+                    "file_sha256": {"train": file_sha256(train),
+                                    "generated": file_sha256(generated)}}
+            if objects is not None:
+                data["objects"] = str(objects)
+                data["file_sha256"]["objects"] = file_sha256(objects)
+            result = amp.bias_amplification(tr, gen, objs, gw, plurals=plurals, seed=seed,
+                                            data=data)
+        folder = result.save(default_out(result.method, out))
+        fig = plot_amplification(result, plot or folder / "amplification.png")
+        store = open_store(store_path)
+        try:
+            run_id = store.record_run(result)
+        finally:
+            store.close()
+        s = result.summary
+        if as_json:
+            console.print_json(to_json({"run_id": run_id, "summary": s}))
+            return
+        m = s["mean_bias_amplification"]
+        table = Table(title="Mean bias amplification (Zhao et al. 2017)")
+        table.add_column("quantity")
+        table.add_column("value", justify="right")
+        table.add_row("mean bias amplification [95% CI]",
+                      f"{m['estimate']:+.4f} [{m['ci_low']:+.4f}, {m['ci_high']:+.4f}]")
+        table.add_row("objects (included)", str(s["n_objects"]))
+        table.add_row("objects amplified", f"{s['share_amplified']['estimate']:.1%}")
+        table.add_row("most amplified", ", ".join(f"{r['object']} ({r['amplification']:+.3f})"
+                                                  for r in s["most_amplified"][:3]))
+        table.add_row("least amplified", ", ".join(f"{r['object']} ({r['amplification']:+.3f})"
+                                                   for r in s["least_amplified"][:3]))
+        console.print(table)
+        console.print(f"saved to {folder}, plot {fig} (run {run_id})")
