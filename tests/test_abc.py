@@ -147,3 +147,27 @@ def test_real_tiny_adapters(data_dir: Path, tiny_bert, tiny_gpt2) -> None:
     pll = tiny_bert.pseudo_log_likelihood([groups[0].male])[0]
     res = run_abc(tiny_bert, groups, n_resamples=50)
     assert res.items.ll_male.iloc[0] == pytest.approx(pll.total)
+
+
+# -- CLI -------------------------------------------------------------------------------------
+def test_cli(data_dir: Path, tiny_gpt2_dir: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from genderscope.cli.app import app
+
+    r = CliRunner().invoke(app, ["run", "abc", "--model", str(tiny_gpt2_dir), "--lang", "sv",
+                                 "--data", str(data_dir), "--limit", "8", "--resamples", "200",
+                                 "--no-progress", "--store", str(tmp_path / "s.sqlite"),
+                                 "--out", str(tmp_path / "o"), "--json"])
+    assert r.exit_code == 0, r.output
+    assert '"n_groups": 8' in r.output
+
+
+def test_cli_unknown_language_exits_2(data_dir: Path) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", "from genderscope.cli.app import main; main()",
+                           "run", "abc", "--model", "unused", "--data", str(data_dir),
+                           "--lang", "fr"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "--lang must be one of da, sv, ru, zh" in proc.stderr

@@ -122,3 +122,50 @@ def test_real_tiny_adapters(data_dir: Path, tiny_bert, tiny_roberta, tiny_gpt2) 
         assert res.items.score_more.iloc[0] == pytest.approx(want)
     res = run_crows_pairs(tiny_gpt2, pairs)
     assert np.isfinite(res.items.score_more).all()
+
+
+# -- CLI -------------------------------------------------------------------------------------
+def test_cli_run_and_resume(data_dir: Path, tiny_gpt2_dir: Path, tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from genderscope.cli.app import app
+    from genderscope.store import Store
+
+    store = tmp_path / "s.sqlite"
+    args = ["run", "crows-pairs", "--model", str(tiny_gpt2_dir), "--data", str(data_dir),
+            "--bias-type", "gender", "--limit", "6", "--store", str(store), "--out",
+            str(tmp_path / "out"), "--no-progress"]
+    r1 = CliRunner().invoke(app, args)
+    assert r1.exit_code == 0, r1.output
+    assert "gender" in r1.output
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["summary"]["n_pairs"] == 6
+    assert summary["metadata"]["data"]["limit"] == 6
+    s = Store(store)
+    n_cached = s.count_scores()
+    assert n_cached > 0 and len(s.list_runs("crows-pairs")) == 1
+    s.close()
+    # A rerun (e.g. after a kill) finds every score in the cache and gives the same numbers.
+    r2 = CliRunner().invoke(app, args)
+    assert r2.exit_code == 0, r2.output
+    s = Store(store)
+    assert s.count_scores() == n_cached and len(s.list_runs("crows-pairs")) == 2
+    s.close()
+    again = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert again["summary"]["percent_stereotypical"] == summary["summary"]["percent_stereotypical"]
+
+
+def test_cli_bad_csv_exits_2(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    f = tmp_path / "c.csv"
+    f.write_text("sent_more,bias_type\nA,gender\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-c", "from genderscope.cli.app import main; main()",
+                           "run", "crows-pairs", "--model", "unused", "--data", str(f)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "c.csv:1: missing column(s) sent_less" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -125,3 +125,17 @@ def test_real_tiny_adapters(data_dir: Path, tiny_roberta, tiny_gpt2) -> None:
         res = run_stereoset(lm, items, n_resamples=50)
         assert np.isfinite(res.items[["score_stereotype", "score_unrelated"]].to_numpy()).all()
         assert 0 <= res.summary["overall"]["lms"]["estimate"] <= 100
+
+
+def test_cli(data_dir: Path, tiny_bert_dir: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from genderscope.cli.app import app
+
+    r = CliRunner().invoke(app, ["run", "stereoset", "--model", str(tiny_bert_dir),
+                                 "--data", str(data_dir), "--bias-type", "gender",
+                                 "--limit", "6", "--resamples", "200", "--no-progress",
+                                 "--store", str(tmp_path / "s.sqlite"),
+                                 "--out", str(tmp_path / "o")])
+    assert r.exit_code == 0, r.output
+    assert "ICAT" in r.output and (tmp_path / "o" / "by_bias_type.csv").is_file()

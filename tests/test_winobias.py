@@ -190,3 +190,36 @@ def test_real_tiny_adapters(data_dir: Path, tiny_bert, tiny_gpt2) -> None:
     ll = [s.total for s in tiny_gpt2.log_likelihood(
         [it.template.replace("{target}", f) for f in forms])]
     assert res_c.items.iloc[0].pred == forms[int(np.argmax(ll))]
+
+
+# -- CLI -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("cmd, model", [("winobias", "tiny_bert_dir"),
+                                        ("dawinobias", "tiny_gpt2_dir")])
+def test_cli(cmd: str, model: str, data_dir: Path, tmp_path: Path,
+             request: pytest.FixtureRequest) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from genderscope.cli.app import app
+
+    folder = request.getfixturevalue(model)
+    r = CliRunner().invoke(app, ["run", cmd, "--model", str(folder), "--data", str(data_dir),
+                                 "--limit", "20", "--resamples", "200", "--no-progress",
+                                 "--store", str(tmp_path / "s.sqlite"),
+                                 "--out", str(tmp_path / "o")])
+    assert r.exit_code == 0, r.output
+    assert "main effect" in r.output and "Nuance" in r.output
+    s = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert s["method"] == cmd and s["metadata"]["data"]["subset_seed"] == 0
+    assert (tmp_path / "o" / "nuance.csv").is_file()
+
+
+def test_cli_bad_split_exits_2(data_dir: Path) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", "from genderscope.cli.app import main; main()",
+                           "run", "winobias", "--model", "unused", "--data", str(data_dir),
+                           "--split", "train"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "unknown split 'train'" in proc.stderr

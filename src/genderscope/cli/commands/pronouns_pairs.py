@@ -1,0 +1,359 @@
+"""Pronoun, grammaticality and sentence-pair commands:
+``genderscope run winobias | dawinobias | abc | crows-pairs | stereoset``.
+
+Each loads the data set (``--data``, else ``$GENDERSCOPE_DATA/<folder>``, else
+``./shared/data/<folder>`` or ``../shared/data/<folder>``), scores it with a
+masked or causal LM, saves ``items.csv`` + ``summary.json`` (+ tables) under
+``--out``, records the run in the store and prints a summary table. Scores are
+cached in the store batch by batch, so a killed run resumes where it stopped
+when the same command is run again.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shlex
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import typer
+from rich.table import Table
+
+from genderscope.cli.common import (
+    DEVICE_OPTION,
+    DTYPE_OPTION,
+    JSON_OPTION,
+    OUT_OPTION,
+    STORE_OPTION,
+    console,
+    default_out,
+    open_store,
+)
+from genderscope.errors import DataError, GenderscopeError
+from genderscope.results import Result, to_json
+
+T = TypeVar("T")
+
+MODEL_OPTION = typer.Option(..., "--model", help="HF id, local folder, .gguf file, or a "
+                            "packaged model name (smollm2, gemma3-270m).")
+KIND_OPTION = typer.Option("auto", "--kind", help="auto, masked or causal.")
+DATA_OPTION = typer.Option(None, "--data", help="Data folder or file [default: "
+                           "$GENDERSCOPE_DATA/<dataset>].")
+LIMIT_OPTION = typer.Option(None, "--limit", min=1, help="Score a seeded random subset of N "
+                            "items (see --subset-seed).")
+SUBSET_SEED_OPTION = typer.Option(0, "--subset-seed", help="Seed of the --limit subset.")
+SEED_OPTION = typer.Option(0, "--seed", help="Seed of the bootstrap.")
+RESAMPLES_OPTION = typer.Option(10_000, "--resamples", min=100, help="Bootstrap resamples.")
+PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
+START_OPTION = typer.Option("auto", "--start-token", help="Causal LM start-of-text token: "
+                            "auto (BOS, else EOS), none, or a token string.")
+
+
+def dataset_dir(data: Path | None, folder: str) -> Path:
+    """``--data`` (or its ``folder`` subfolder), else the benchmark data folder."""
+    if data is not None:
+        if not data.exists():
+            raise DataError(f"--data {data}: no such file or folder")
+        return data / folder if (data / folder).is_dir() else data
+    env = os.environ.get("GENDERSCOPE_DATA")
+    roots = [Path(env)] if env else [Path("shared") / "data", Path("..") / "shared" / "data"]
+    for root in roots:
+        if (root / folder).is_dir():
+            return root / folder
+    raise DataError(f"{folder} data not found: pass --data or set GENDERSCOPE_DATA to the "
+                    f"folder that holds {folder}/")
+
+
+def subset(items: Sequence[T], limit: int | None, seed: int) -> list[T]:
+    """A seeded random subset of ``limit`` items, in their original order."""
+    if limit is None or limit >= len(items):
+        return list(items)
+    keep = sorted(random.Random(seed).sample(range(len(items)), limit))
+    return [items[i] for i in keep]
+
+
+def _fmt(x: Any, nd: int = 3) -> str:
+    try:
+        return f"{float(x):.{nd}f}"
+    except (TypeError, ValueError):
+        return str(x)
+
+
+def _ci(d: dict[str, Any] | None, nd: int = 3) -> str:
+    if not d:
+        return "-"
+    return f"{_fmt(d.get('estimate'), nd)} [{_fmt(d.get('ci_low'), nd)}, " \
+           f"{_fmt(d.get('ci_high'), nd)}]"
+
+
+def _execute(method: str, model: str, kind: str, start_token: str, device: str | None,
+             dtype: str, store_path: Path | None, out: Path | None,
+             run: Callable[[Any], Result], subset_note: dict[str, Any]) -> tuple[Result, str, Path]:
+    from genderscope.models.loading import load_lm
+
+    if kind not in ("auto", "masked", "causal"):
+        raise GenderscopeError(f"--kind must be auto, masked or causal, got {kind!r}")
+    store = open_store(store_path)
+    try:
+        t0 = time.perf_counter()
+        adapter = load_lm(model, kind, store=store, device=device, dtype=dtype,
+                          start_token=start_token)
+        t_load = time.perf_counter() - t0
+        result = run(adapter)
+        result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
+        result.metadata["load_s"] = round(t_load, 2)
+        result.metadata["command"] = "genderscope " + " ".join(shlex.quote(a)
+                                                               for a in sys.argv[1:])
+        result.metadata["data"].update(subset_note)
+        base = default_out(method, out)
+        result.save(base)
+        run_id = store.record_run(result)
+    finally:
+        store.close()
+    return result, run_id, base
+
+
+def _finish(result: Result, run_id: str, base: Path, as_json: bool,
+            table: Callable[[Result], list[Table]]) -> None:
+    if as_json:
+        console.print_json(to_json({"run_id": run_id, "summary": result.summary}))
+        return
+    for t in table(result):
+        console.print(t)
+    console.print(f"run {run_id}; saved to {base}; {result.metadata['runtime_s']} s")
+
+
+def _wino_tables(result: Result) -> list[Table]:
+    s = result.summary
+    t = Table(title=f"{result.method}: pronoun prediction, {s['n_items']} sentences "
+                    f"({s['n_excluded_multi_pronoun']} multi-pronoun excluded)")
+    t.add_column("measure")
+    t.add_column("estimate [95% CI]", justify="right")
+    for key, label in (("main_effect", "main effect log2(acc pro / acc anti)"),
+                       ("main_effect_macro_f1", "log2(macro-F1 pro / anti)"),
+                       ("accuracy_pro", "accuracy pro"), ("accuracy_anti", "accuracy anti"),
+                       ("macro_f1_pro", "macro-F1 pro"), ("macro_f1_anti", "macro-F1 anti"),
+                       ("difference_pro_minus_anti", "accuracy pro - anti"),
+                       ("share_male_predictions", "share of male predictions")):
+        t.add_row(label, _ci(s.get(key)))
+    n = Table(title="Nuance: by pronoun gender")
+    for col in ("condition", "pronoun", "n", "accuracy [95% CI]", "F1"):
+        n.add_column(col)
+    for _, r in result.tables["nuance"].iterrows():
+        n.add_row(r.condition, r.pronoun_gender, str(int(r.n)),
+                  f"{_fmt(r.accuracy)} [{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]", _fmt(r.f1))
+    return [t, n]
+
+
+def _abc_tables(result: Result) -> list[Table]:
+    s = result.summary
+    t = Table(title=f"ABC: {s['n_groups']} groups ({s['n_invalid_skipped']} malformed skipped)")
+    t.add_column("measure")
+    t.add_column("estimate [95% CI]", justify="right")
+    t.add_row("main effect log2(median rel. ppl F / M)", _ci(s["main_effect"]))
+    for st in ("female", "male"):
+        if f"main_effect_{st}_occupations" in s:
+            t.add_row(f"  {st}-stereotyped occupations", _ci(s[f"main_effect_{st}_occupations"]))
+    t.add_row("mean ll(male) - ll(female), nats", _ci(s["mean_ll_male_minus_female"]))
+    t.add_row("reflexive preferred (total ll)", _ci(s["reflexive_preferred_ll"]))
+    t.add_row("reflexive preferred (perplexity)", _ci(s["reflexive_preferred_ppl"]))
+    n = Table(title="Nuance: occupation stereotype x pronoun")
+    for col in ("occupations", "pronoun", "n", "median rel. ppl (IQR)", "median Δll",
+                "reflexive preferred"):
+        n.add_column(col)
+    for _, r in result.tables["nuance"].iterrows():
+        n.add_row(str(r.stereotype), r.pronoun, str(int(r.n)),
+                  f"{_fmt(r.median_rel_ppl)} ({_fmt(r.q1)}, {_fmt(r.q3)})",
+                  _fmt(r.median_delta_ll), _fmt(r.reflexive_preferred_share))
+    return [t, n]
+
+
+def _crows_tables(result: Result) -> list[Table]:
+    s = result.summary
+    t = Table(title=f"CrowS-Pairs: % pairs where the stereotypical sentence is preferred "
+                    f"({s['n_pairs']} pairs, {s['n_ties']} ties)")
+    for col in ("bias type", "n", "% stereotypical [95% CI]"):
+        t.add_column(col, justify="left" if col == "bias type" else "right")
+    t.add_row("[bold]all[/bold]", str(s["n_pairs"]), _ci(s["percent_stereotypical"], 1))
+    for _, r in result.tables["by_bias_type"].iterrows():
+        name = f"[bold]{r.bias_type}[/bold]" if r.bias_type == "gender" else r.bias_type
+        t.add_row(name, str(int(r.n)), f"{_fmt(r.percent_stereotypical, 1)} "
+                  f"[{_fmt(r.ci_low, 1)}, {_fmt(r.ci_high, 1)}]")
+    return [t]
+
+
+def _stereoset_tables(result: Result) -> list[Table]:
+    s = result.summary
+    t = Table(title="StereoSet intrasentence (ideal: LMS 100, SS 50, ICAT 100)")
+    for col in ("domain", "n", "LMS [95% CI]", "SS [95% CI]", "ICAT [95% CI]"):
+        t.add_column(col, justify="left" if col == "domain" else "right")
+    rows = [("all", s["overall"])] + sorted(s["by_bias_type"].items())
+    for name, m in rows:
+        label = f"[bold]{name}[/bold]" if name in ("all", "gender") else name
+        t.add_row(label, str(m["n_items"]), _ci(m["lms"], 1), _ci(m["ss"], 1), _ci(m["icat"], 1))
+    return [t]
+
+
+def register(app: typer.Typer, run_app: typer.Typer) -> None:
+    @run_app.command("winobias")
+    def winobias_cmd(
+        model: str = MODEL_OPTION,
+        split: str = typer.Option("test", "--split", help="dev, test or all."),
+        types: str = typer.Option("1,2", "--types", help="WinoBias types, e.g. 1 or 1,2."),
+        include_multi_pronoun: bool = typer.Option(
+            False, "--include-multi-pronoun", help="Keep sentences with a second coreferent "
+            "pronoun (it reveals the gender)."),
+        data: Path | None = DATA_OPTION, kind: str = KIND_OPTION,
+        start_token: str = START_OPTION, limit: int | None = LIMIT_OPTION,
+        subset_seed: int = SUBSET_SEED_OPTION, seed: int = SEED_OPTION,
+        resamples: int = RESAMPLES_OPTION, device: str | None = DEVICE_OPTION,
+        dtype: str = DTYPE_OPTION, out: Path | None = OUT_OPTION,
+        store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION,
+        progress: bool = PROGRESS_OPTION,
+    ) -> None:
+        """WinoBias (English): pronoun prediction on pro- vs anti-stereotypical sentences."""
+        from genderscope.datasets.winobias import load_winobias
+        from genderscope.measures.winobias import run_winobias
+
+        try:
+            wb_types = tuple(int(t) for t in types.split(","))
+        except ValueError:
+            raise GenderscopeError(f"--types must be like 1 or 1,2, got {types!r}") from None
+        items = subset(load_winobias(dataset_dir(data, "winobias"), split=split,
+                                     types=wb_types), limit, subset_seed)
+        params = {"split": split, "types": list(wb_types)}
+        result, run_id, base = _execute(
+            "winobias", model, kind, start_token, device, dtype, store_path, out,
+            lambda lm: run_winobias(lm, items, method="winobias",
+                                    exclude_multi_pronoun=not include_multi_pronoun,
+                                    n_resamples=resamples, seed=seed, progress=progress,
+                                    params=params),
+            {"limit": limit, "subset_seed": subset_seed if limit else None})
+        _finish(result, run_id, base, as_json, _wino_tables)
+
+    @run_app.command("dawinobias")
+    def dawinobias_cmd(
+        model: str = MODEL_OPTION,
+        split: str = typer.Option("all", "--split", help="dev, test or all (GenDa Lens uses "
+                                  "all 674 sentences per condition)."),
+        data: Path | None = DATA_OPTION, kind: str = KIND_OPTION,
+        start_token: str = START_OPTION, limit: int | None = LIMIT_OPTION,
+        subset_seed: int = SUBSET_SEED_OPTION, seed: int = SEED_OPTION,
+        resamples: int = RESAMPLES_OPTION, device: str | None = DEVICE_OPTION,
+        dtype: str = DTYPE_OPTION, out: Path | None = OUT_OPTION,
+        store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION,
+        progress: bool = PROGRESS_OPTION,
+    ) -> None:
+        """DaWinoBias (Danish, GenDa Lens): pronoun prediction, pro vs anti."""
+        from genderscope.datasets.winobias import load_dawinobias
+        from genderscope.measures.winobias import run_winobias
+
+        items = subset(load_dawinobias(dataset_dir(data, "genda-lens"), split=split), limit,
+                       subset_seed)
+        result, run_id, base = _execute(
+            "dawinobias", model, kind, start_token, device, dtype, store_path, out,
+            lambda lm: run_winobias(lm, items, method="dawinobias", n_resamples=resamples,
+                                    seed=seed, progress=progress, params={"split": split}),
+            {"limit": limit, "subset_seed": subset_seed if limit else None})
+        _finish(result, run_id, base, as_json, _wino_tables)
+
+    @run_app.command("abc")
+    def abc_cmd(
+        model: str = MODEL_OPTION,
+        lang: str = typer.Option("da", "--lang", help="da, sv, ru or zh."),
+        source: str = typer.Option("auto", "--source", help="genda-lens (Danish, split by "
+                                   "occupation stereotype), abc (original ABC files) or auto "
+                                   "(genda-lens for da, abc otherwise)."),
+        include_invalid: bool = typer.Option(False, "--include-invalid", help="Also score "
+                                             "groups whose sentences break the pattern."),
+        data: Path | None = DATA_OPTION, kind: str = KIND_OPTION,
+        start_token: str = START_OPTION, limit: int | None = LIMIT_OPTION,
+        subset_seed: int = SUBSET_SEED_OPTION, seed: int = SEED_OPTION,
+        resamples: int = RESAMPLES_OPTION, device: str | None = DEVICE_OPTION,
+        dtype: str = DTYPE_OPTION, out: Path | None = OUT_OPTION,
+        store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION,
+        progress: bool = PROGRESS_OPTION,
+    ) -> None:
+        """ABC anti-reflexive possessives: relative perplexity, female vs male."""
+        from genderscope.datasets.abc import LANGS, load_abc
+        from genderscope.measures.abc import run_abc
+
+        if lang not in LANGS:
+            raise GenderscopeError(f"--lang must be one of {', '.join(LANGS)}, got {lang!r}")
+        if source == "auto":
+            source = "genda-lens" if lang == "da" else "abc"
+        folder = "genda-lens" if source == "genda-lens" else "abc"
+        groups = subset(load_abc(dataset_dir(data, folder), lang=lang, source=source), limit,
+                        subset_seed)
+        result, run_id, base = _execute(
+            f"abc-{lang}", model, kind, start_token, device, dtype, store_path, out,
+            lambda lm: run_abc(lm, groups, method="abc", n_resamples=resamples, seed=seed,
+                               progress=progress, include_invalid=include_invalid,
+                               params={"lang": lang, "source": source}),
+            {"limit": limit, "subset_seed": subset_seed if limit else None})
+        _finish(result, run_id, base, as_json, _abc_tables)
+
+    @run_app.command("crows-pairs")
+    def crows_cmd(
+        model: str = MODEL_OPTION,
+        bias_type: str | None = typer.Option(None, "--bias-type", help="Only this bias type "
+                                             "(e.g. gender)."),
+        data: Path | None = DATA_OPTION, kind: str = KIND_OPTION,
+        start_token: str = START_OPTION, limit: int | None = LIMIT_OPTION,
+        subset_seed: int = SUBSET_SEED_OPTION, device: str | None = DEVICE_OPTION,
+        dtype: str = DTYPE_OPTION, out: Path | None = OUT_OPTION,
+        store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION,
+        progress: bool = PROGRESS_OPTION,
+    ) -> None:
+        """CrowS-Pairs: % of pairs where the stereotypical sentence is preferred."""
+        from genderscope.datasets.crows_pairs import load_crows_pairs
+        from genderscope.measures.crows_pairs import run_crows_pairs
+
+        pairs = load_crows_pairs(dataset_dir(data, "crows-pairs"))
+        if bias_type:
+            known = sorted({p.bias_type for p in pairs})
+            if bias_type not in known:
+                raise GenderscopeError(f"--bias-type must be one of {', '.join(known)}, "
+                                       f"got {bias_type!r}")
+            pairs = [p for p in pairs if p.bias_type == bias_type]
+        pairs = subset(pairs, limit, subset_seed)
+        result, run_id, base = _execute(
+            "crows-pairs", model, kind, start_token, device, dtype, store_path, out,
+            lambda lm: run_crows_pairs(lm, pairs, progress=progress,
+                                       params={"bias_type": bias_type}),
+            {"limit": limit, "subset_seed": subset_seed if limit else None})
+        _finish(result, run_id, base, as_json, _crows_tables)
+
+    @run_app.command("stereoset")
+    def stereoset_cmd(
+        model: str = MODEL_OPTION,
+        bias_type: str | None = typer.Option(None, "--bias-type", help="Only this domain "
+                                             "(gender, profession, race, religion)."),
+        split: str = typer.Option("dev", "--split", help="Only the dev split is available in "
+                                  "the flattened copy; pass --data for another file."),
+        data: Path | None = DATA_OPTION, kind: str = KIND_OPTION,
+        start_token: str = START_OPTION, limit: int | None = LIMIT_OPTION,
+        subset_seed: int = SUBSET_SEED_OPTION, seed: int = SEED_OPTION,
+        resamples: int = RESAMPLES_OPTION, device: str | None = DEVICE_OPTION,
+        dtype: str = DTYPE_OPTION, out: Path | None = OUT_OPTION,
+        store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION,
+        progress: bool = PROGRESS_OPTION,
+    ) -> None:
+        """StereoSet intrasentence: LMS, SS and ICAT (Nadeem et al. 2021)."""
+        from genderscope.datasets.stereoset import load_stereoset
+        from genderscope.measures.stereoset import run_stereoset
+
+        items = load_stereoset(dataset_dir(data, "stereoset"),
+                               bias_types=(bias_type,) if bias_type else None)
+        items = subset(items, limit, subset_seed)
+        result, run_id, base = _execute(
+            "stereoset", model, kind, start_token, device, dtype, store_path, out,
+            lambda lm: run_stereoset(lm, items, n_resamples=resamples, seed=seed,
+                                     progress=progress,
+                                     params={"bias_type": bias_type, "split": split}),
+            {"limit": limit, "subset_seed": subset_seed if limit else None})
+        _finish(result, run_id, base, as_json, _stereoset_tables)
