@@ -43,14 +43,17 @@ def main() -> None:
 
     torch.set_num_threads(os.cpu_count() or 1)
     bec = pd.read_csv(DATA / "bec-pro" / "BEC-Pro_EN.tsv", sep="\t")
-    sentences = list(dict.fromkeys(bec["Sent_TM"]))[: args.limit]
+    distinct = list(dict.fromkeys(bec["Sent_TM"]))
+    # the published file has rows reading "lodging [MASK]ager" (two masks): skipped here
+    sentences = [s for s in distinct if s.count("[MASK]") == 1][: args.limit]
+    skipped = len(distinct) - len([s for s in distinct if s.count("[MASK]") == 1])
     persons = [p.lower() for p in dict.fromkeys(bec["Person"])]
     folder = Path(tempfile.mkdtemp()) / "bert-base-shaped"
     build_bert(folder, size="base", seed=0)
     adapter = MaskedLM.from_pretrained(folder, device="cpu")
     fill = pipeline("fill-mask", model=adapter.model, tokenizer=adapter.tokenizer, device=-1,
                     top_k=len(persons))
-    print(f"{len(sentences)} distinct Sent_TM sentences x {len(persons)} person words, "
+    print(f"{len(sentences)} distinct Sent_TM sentences ({skipped} with two masks skipped) x {len(persons)} person words, "
           f"bert-base shape ({sum(p.numel() for p in adapter.model.parameters()) / 1e6:.1f}M "
           f"params), torch threads={torch.get_num_threads()}")
 
