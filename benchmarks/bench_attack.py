@@ -1,0 +1,120 @@
+"""Benchmark: classifier queries and wall time per attack, with and without the
+classifier query cache and LM-filter batching.
+
+Same tweets, seed and components in every configuration; only the cache / batching
+switches change. Outcomes (status and adversarial text) are compared across
+configurations. Run it under the shared lock so timings are valid:
+
+    flock /tmp/gs-heavy.lock python benchmarks/bench_attack.py --n 10
+
+Classifier: MiniLM embeddings + logistic regression trained on ``--n-train`` Davidson
+tweets (or ``--classifier SPEC``); GloVe 6B 50d substitutions; SmolLM2 LM filter
+without a score store (nothing cached between configurations except the GloVe
+neighbours, warmed up before timing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from genderscope.attack import (  # noqa: E402
+    DIRECTIONS,
+    AnalogyNeighbours,
+    GenderAttack,
+    GeneticSearch,
+    LMFilter,
+    WordText,
+    lm_scorer,
+)
+from genderscope.models.classifier import Classifier, load_classifier  # noqa: E402
+from genderscope.models.loading import load_lm  # noqa: E402
+from genderscope.models.vectors import load_vectors  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def davidson_classifier(data_dir: Path, n_train: int, seed: int) -> tuple[object, np.ndarray]:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+    from sklearn.pipeline import Pipeline
+
+    from genderscope.models.classifier import SentenceEmbeddingFeatures
+
+    df = pd.read_csv(data_dir / "data_files" / "davidson-data.csv")
+    texts, y = df["tweet"].astype(str).to_numpy(), df["class"].to_numpy()
+    tr, rest = train_test_split(np.arange(len(df)), train_size=n_train, random_state=seed,
+                                stratify=y)
+    feats = SentenceEmbeddingFeatures("minilm")
+    lr = LogisticRegression(max_iter=2000, class_weight="balanced").fit(
+        feats.transform(texts[tr]), y[tr])
+    return Pipeline([("minilm", feats), ("logreg", lr)]), texts[rest]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data-dir", type=Path,
+                    default=Path(os.environ.get("GENDERSCOPE_TEST_DATA",
+                                                REPO.parent / "shared" / "data"))
+                    / "gsoc2019-bias")
+    ap.add_argument("--classifier", default=None, help="SPEC; default: train MiniLM+logreg")
+    ap.add_argument("--n-train", type=int, default=600)
+    ap.add_argument("--n", type=int, default=10, help="tweets to attack (both directions)")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+
+    t = time.perf_counter()
+    model, pool = davidson_classifier(args.data_dir, args.n_train, args.seed)
+    clf_obj = load_classifier(args.classifier) if args.classifier else None
+    rng = np.random.default_rng(args.seed)
+    tweets = list(pool[rng.choice(len(pool), args.n, replace=False)])
+    neighbours = AnalogyNeighbours.from_vectors(load_vectors("glove-6b-50d"), n=5)
+    for tw in tweets:  # warm the neighbour cache: not what is measured
+        for w in WordText.parse(tw).words:
+            for d in DIRECTIONS:
+                neighbours(w, d)
+    lm = load_lm("smollm2", kind="causal", store=None)
+    print(f"setup {time.perf_counter() - t:.0f} s; {len(tweets)} tweets x 2 directions")
+
+    configs = [("cache on, LM batched", True, True), ("cache off, LM batched", False, True),
+               ("cache on, LM one window per call", True, False)]
+    rows = []
+    outcomes = {}
+    for name, cache, batched in configs:
+        base = clf_obj if clf_obj is not None else model
+        clf = Classifier.wrap(base, cache=cache, batch_size=64)
+        lm_filter = LMFilter(lm_scorer(lm), window=2, batched=batched, name="smollm2")
+        atk = GenderAttack(clf, neighbours, lm_filter=lm_filter, seed=args.seed,
+                           search=GeneticSearch(pop_size=10, max_generations=5,
+                                                max_queries=300))
+        t = time.perf_counter()
+        outs = atk.attack_many(tweets)
+        wall = time.perf_counter() - t
+        outcomes[name] = [(o.status, o.adversarial) for o in outs]
+        rows.append({"config": name, "attacks": len(outs),
+                     "queries/attack": np.mean([o.queries for o in outs]),
+                     "requests/attack": np.mean([o.requests for o in outs]),
+                     "s/attack": wall / len(outs), "lm calls": lm_filter.calls,
+                     "lm windows": lm_filter.scored, "wall s": wall})
+    table = pd.DataFrame(rows).set_index("config")
+    print(table.round(3).to_string())
+    on, off, unb = (table.iloc[i] for i in range(3))
+    print(f"query cache: {off['queries/attack'] / on['queries/attack']:.2f}x fewer queries, "
+          f"{off['s/attack'] / on['s/attack']:.2f}x faster per attack")
+    print(f"LM batching: {unb['lm calls'] / max(on['lm calls'], 1):.1f}x fewer LM calls, "
+          f"{unb['s/attack'] / on['s/attack']:.2f}x faster per attack")
+    same = all(v == outcomes[configs[0][0]] for v in outcomes.values())
+    print(f"identical outcomes across configurations: {same}")
+
+
+if __name__ == "__main__":
+    main()
