@@ -219,6 +219,18 @@ def test_attack_fails_woman_to_man_and_respects_budgets(neighbours):
     assert out.queries <= 1 + 3 + 2
 
 
+def test_results_do_not_depend_on_attack_order(neighbours):
+    texts = ["the king and his father said good boy", "he is a tall man and a good brother",
+             "my father and brother ran"]
+    fwd = _attack(neighbours, seed=5)
+    rev = _attack(neighbours, seed=5)
+    a = {(i, d): fwd.attack(t, d, i) for i, t in enumerate(texts)
+         for d in ("man->woman", "woman->man")}
+    b = {(i, d): rev.attack(t, d, i) for i, t in reversed(list(enumerate(texts)))
+         for d in ("woman->man", "man->woman")}
+    assert {k: v.adversarial for k, v in a.items()} == {k: v.adversarial for k, v in b.items()}
+
+
 def test_not_attackable_texts_are_counted_not_failed(neighbours):
     atk = _attack(neighbours)
     out = atk.attack("the of and", "man->woman")  # stop words only
@@ -366,6 +378,7 @@ def test_real_glove_and_smollm2_filter_on_one_text():
     lm = load_lm("smollm2", kind="causal")
     f = LMFilter(lm_scorer(lm), threshold=0.25, window=3)
     wt = WordText.parse("My brother told me that the king was a good man.")
-    kept = f.filter(wt, {1: ["sister", "the"], 5: ["queen", "eat"]})
+    assert wt.words[1] == "brother" and wt.words[6] == "king"
+    kept = f.filter(wt, {1: ["sister", "the"], 6: ["queen", "eat"]})
     assert "sister" in kept[1] and "the" not in kept[1]
-    assert "queen" in kept[5] and "eat" not in kept[5]
+    assert "queen" in kept[6] and "eat" not in kept[6]

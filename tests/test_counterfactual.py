@@ -160,3 +160,26 @@ def test_cli_counterfactual_empty_data_exit_2(tmp_path: Path):
          "counterfactual", "--classifier", "json:loads", "--data", str(data)],
         capture_output=True, text=True, timeout=120, env=_env(), cwd=tmp_path)
     assert proc.returncode == 2 and "empty data" in proc.stderr, proc.stderr
+
+
+def test_load_texts_formats_and_errors(tmp_path: Path):
+    from genderscope.datasets.texts import load_texts
+
+    csv = tmp_path / "t.csv"
+    csv.write_text("id,tweet,class\n1,he runs,0\n2,she sings,1\n3,a cat,0\n")
+    td = load_texts(csv, label_column="class")
+    assert td.texts == ["he runs", "she sings", "a cat"] and td.labels == ["0", "1", "0"]
+    assert len(td.sha256) == 64
+    sub = load_texts(csv, limit=2, sample_seed=1)
+    assert len(sub.texts) == 2 and set(sub.texts) <= set(td.texts)
+    assert load_texts(csv, limit=2, sample_seed=1).texts == sub.texts
+    with pytest.raises(DataError, match="no label column 'gold'"):
+        load_texts(csv, label_column="gold")
+    bad = tmp_path / "b.csv"
+    bad.write_text("text,x\nok,1\n,2\n")
+    with pytest.raises(DataError, match=r"b.csv:3 \(column 'text'\): empty text"):
+        load_texts(bad)
+    with pytest.raises(DataError, match="not found"):
+        load_texts(tmp_path / "missing.txt")
+    with pytest.raises(DataError, match="--limit"):
+        load_texts(csv, limit=0)
