@@ -4,10 +4,11 @@ both language-model adapters share: device, dtype, fingerprint, score cache."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -114,7 +115,8 @@ class ModelSource:
         transformers.logging.set_verbosity_error()
         transformers.logging.disable_progress_bar()  # our own bars only
         try:
-            model, info = auto_class.from_pretrained(self.location, **kwargs)
+            with _quiet_gguf():
+                model, info = auto_class.from_pretrained(self.location, **kwargs)
         except Exception as exc:  # noqa: BLE001
             what = "GGUF file" if self.gguf_file else "model"
             raise ModelLoadError(f"cannot load {what} {self.spec}: {_one_line(exc)}") from None
@@ -140,6 +142,22 @@ class ModelSource:
         for f in files:
             h.update(f.name.encode() + b"\0" + _cached_sha256(f).encode())
         return "sha256:" + h.hexdigest()
+
+
+@contextlib.contextmanager
+def _quiet_gguf() -> Iterator[None]:
+    """Silence transformers' own tqdm bar while it de-quantises GGUF tensors."""
+    try:
+        from transformers import modeling_gguf_pytorch_utils as gguf_utils
+    except ImportError:  # pragma: no cover - transformers without GGUF support
+        yield
+        return
+    original = gguf_utils.tqdm
+    gguf_utils.tqdm = functools.partial(original, disable=True)
+    try:
+        yield
+    finally:
+        gguf_utils.tqdm = original
 
 
 def _cached_sha256(path: Path) -> str:

@@ -82,11 +82,16 @@ def load_lm(spec: str | Path, kind: str = "auto", *, store: Store | None = None,
     path = resolve_spec(spec)
     if kind == "auto":
         kind = detect_kind(path, revision)
+    adapter: MaskedLM | CausalLM
     if kind == "masked":
-        return MaskedLM.from_pretrained(path, revision=revision, device=device, dtype=dtype,
-                                        store=store, batch_size=batch_size or 64)
-    if kind == "causal":
-        return CausalLM.from_pretrained(path, revision=revision, device=device, dtype=dtype,
-                                        store=store, start_token=start_token,
-                                        batch_size=batch_size or 32)
-    raise ModelLoadError(f"unknown model kind {kind!r}; use auto, masked or causal")
+        adapter = MaskedLM.from_pretrained(path, revision=revision, device=device, dtype=dtype,
+                                           store=store, batch_size=batch_size or 64)
+    elif kind == "causal":
+        adapter = CausalLM.from_pretrained(path, revision=revision, device=device, dtype=dtype,
+                                           store=store, start_token=start_token,
+                                           batch_size=batch_size or 32)
+    else:
+        raise ModelLoadError(f"unknown model kind {kind!r}; use auto, masked or causal")
+    if str(spec) in PACKAGED:  # record the short name; the fingerprint holds the file hash
+        adapter.source = f"{spec} ({Path(path).name})"
+    return adapter
