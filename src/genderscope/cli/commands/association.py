@@ -1,0 +1,206 @@
+"""Template and association commands: ``genderscope run bec-pro`` (Bartl et al. 2020)
+and ``genderscope run lpbs`` (Kurita et al. 2019).
+
+Both save ``items.csv`` + ``summary.json`` (+ tables) under ``--out``, record
+the run in the store and print a summary table. Scores are cached in the store
+batch by batch, so an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from genderscope.cli.common import (
+    DEVICE_OPTION,
+    DTYPE_OPTION,
+    JSON_OPTION,
+    OUT_OPTION,
+    STORE_OPTION,
+    console,
+    default_out,
+    open_store,
+)
+from genderscope.errors import GenderscopeError
+from genderscope.results import file_sha256, to_json
+
+MODEL_OPTION = typer.Option(..., "--model", help="HF id, local folder, .gguf file, or a "
+                            "packaged model name (smollm2, gemma3-270m).")
+KIND_OPTION = typer.Option("auto", "--kind", help="auto, masked or causal.")
+STRATEGY_OPTION = typer.Option("l2r", "--strategy", help="Multi-piece candidates (masked LM): "
+                               "l2r, independent or first-piece.")
+SEED_OPTION = typer.Option(0, "--seed", help="Seed of bootstrap and permutations.")
+RESAMPLES_OPTION = typer.Option(10_000, "--resamples", min=100, help="Bootstrap resamples.")
+PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
+
+
+def _fmt(x: Any, nd: int = 3) -> str:
+    try:
+        return f"{float(x):.{nd}f}"
+    except (TypeError, ValueError):
+        return str(x)
+
+
+def _p(x: Any) -> str:
+    try:
+        return f"{float(x):.2g}"
+    except (TypeError, ValueError):
+        return str(x)
+
+
+def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise GenderscopeError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+
+
+def register(app: typer.Typer, run_app: typer.Typer) -> None:
+    @run_app.command("bec-pro")
+    def bec_pro_cmd(
+        model: str = MODEL_OPTION,
+        lang: str = typer.Option("en", "--lang", help="Corpus language: en or de."),
+        data: Path | None = typer.Option(None, "--data", help="A BEC-Pro-format TSV instead of "
+                                         "the generated corpus."),
+        repair: bool = typer.Option(False, "--repair", help="With --data: rebuild masked "
+                                    "columns that do not match the sentence."),
+        span_masking: str = typer.Option("piece", "--span-masking", help="Masked LM, profession "
+                                         "in Sent_TAM: piece (one mask per wordpiece) or word "
+                                         "(one per word, as Bartl et al.'s code)."),
+        strategy: str = STRATEGY_OPTION,
+        kind: str = KIND_OPTION,
+        limit: int | None = typer.Option(None, "--limit", min=1, help="Score only the first N "
+                                         "rows (quick checks)."),
+        seed: int = SEED_OPTION,
+        resamples: int = RESAMPLES_OPTION,
+        plot: bool = typer.Option(True, "--plot/--no-plot", help="Write association.png/.svg."),
+        device: str | None = DEVICE_OPTION,
+        dtype: str = DTYPE_OPTION,
+        out: Path | None = OUT_OPTION,
+        store_path: Path | None = STORE_OPTION,
+        as_json: bool = JSON_OPTION,
+        progress: bool = PROGRESS_OPTION,
+    ) -> None:
+        """BEC-Pro association of person words and professions (Bartl et al. 2020, eq. 1)."""
+        from genderscope.datasets import bec_pro as data_mod
+        from genderscope.measures import bec_pro as measure
+        from genderscope.models.loading import load_lm
+
+        _check_choice("--span-masking", span_masking, ("piece", "word"))
+        _check_choice("--lang", lang, data_mod.LANGS)
+        if data is not None:
+            rows = data_mod.load_tsv(data, repair=repair)
+            data_meta: dict[str, Any] = {"file": str(data), "file_sha256": file_sha256(data),
+                                         "repair": repair}
+        else:
+            rows = data_mod.generate(lang)
+            data_meta = {"generated": f"BEC-Pro {lang.upper()} (genderscope generator)",
+                         "lang": lang}
+        if limit is not None:
+            rows = rows[:limit]
+        data_meta["n_rows"] = len(rows)
+        store = open_store(store_path)
+        try:
+            t0 = time.perf_counter()
+            adapter = load_lm(model, kind, store=store, device=device, dtype=dtype)
+            result = measure.run(adapter, rows, strategy=strategy, span_masking=span_masking,
+                                 n_resamples=resamples, seed=seed, data=data_meta,
+                                 progress=progress)
+            result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
+            result.metadata["command"] = f"genderscope run bec-pro --model {model} --lang {lang}"
+            base = default_out("bec-pro", out)
+            result.save(base)
+            plots = [str(p) for p in measure.plot(result, base / "association")] if plot else []
+            run_id = store.record_run(result)
+        finally:
+            store.close()
+        if as_json:
+            console.print_json(to_json({"run_id": run_id, "summary": result.summary,
+                                        "plots": plots}))
+            return
+        table = Table(title=f"BEC-Pro association (nats), {len(rows)} rows, "
+                            f"{result.metadata['params']['model_kind']} LM")
+        for col in ("professions", "person words", "n", "mean [95% CI]"):
+            table.add_column(col, justify="right" if col in ("n", "mean [95% CI]") else "left")
+        for _, r in result.tables["by_group"].iterrows():
+            table.add_row(r.prof_group, r.gender, str(int(r.n)),
+                          f"{_fmt(r['mean'])} [{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]")
+        console.print(table)
+        tests = Table(title="Male vs female person words per profession group (paired)")
+        for col in ("professions", "pairs", "test", "p", "effect size r"):
+            tests.add_column(col)
+        for _, r in result.tables["gender_tests"].iterrows():
+            tests.add_row(r.prof_group, str(int(r.n_pairs)), str(r.test), _p(r.p_value),
+                          _fmt(r.effect_size_r))
+        console.print(tests)
+        console.print(f"run {run_id}; saved to {base}"
+                      + (f"; plot {plots[0]}" if plots else "")
+                      + f"; {result.metadata['runtime_s']} s")
+
+    @run_app.command("lpbs")
+    def lpbs_cmd(
+        model: str = MODEL_OPTION,
+        test: str = typer.Option("career-family", "--test", help="Built-in test (career-family, "
+                                 "math-arts, science-arts, pleasant-unpleasant) or a test file "
+                                 "(FILE or FILE:NAME)."),
+        templates: Path | None = typer.Option(None, "--templates", help="Templates file (.txt "
+                                              "one per line with GGG and XXX, or YAML/JSON) "
+                                              "replacing the test's templates."),
+        span_masking: str = typer.Option("piece", "--span-masking", help="Masked LM, attribute "
+                                         "hidden for the prior: piece or word."),
+        strategy: str = STRATEGY_OPTION,
+        kind: str = KIND_OPTION,
+        permutations: int = typer.Option(10_000, "--permutations", min=1,
+                                         help="Random permutations when exact is infeasible."),
+        seed: int = SEED_OPTION,
+        resamples: int = RESAMPLES_OPTION,
+        device: str | None = DEVICE_OPTION,
+        dtype: str = DTYPE_OPTION,
+        out: Path | None = OUT_OPTION,
+        store_path: Path | None = STORE_OPTION,
+        as_json: bool = JSON_OPTION,
+        progress: bool = PROGRESS_OPTION,
+    ) -> None:
+        """Kurita et al. (2019) log-probability bias score test with a WEAT-style effect size."""
+        from genderscope.datasets.templates import resolve_test
+        from genderscope.measures import lpbs
+        from genderscope.models.loading import load_lm
+
+        _check_choice("--span-masking", span_masking, ("piece", "word"))
+        spec = resolve_test(test, templates)
+        data_meta: dict[str, Any] = {"test": spec.name, "files": {
+            f: file_sha256(f) for f in spec.files if Path(f).is_file()}}
+        store = open_store(store_path)
+        try:
+            t0 = time.perf_counter()
+            adapter = load_lm(model, kind, store=store, device=device, dtype=dtype)
+            result = lpbs.run(adapter, spec, strategy=strategy, span_masking=span_masking,
+                              n_permutations=permutations, n_resamples=resamples, seed=seed,
+                              data=data_meta, progress=progress)
+            result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
+            base = default_out(f"lpbs/{spec.name}", out)
+            result.save(base)
+            run_id = store.record_run(result)
+        finally:
+            store.close()
+        s = result.summary
+        if as_json:
+            console.print_json(to_json({"run_id": run_id, "summary": s}))
+            return
+        table = Table(title=f"LPBS {spec.name}: {s['x']} vs {s['y']} "
+                            f"({s['n_templates']} templates, {s['n_items']} items)")
+        for col in ("templates", "d", "p one-sided", "p two-sided", f"mean {s['x']}",
+                    f"mean {s['y']}"):
+            table.add_column(col, justify="left" if col == "templates" else "right")
+        perm = s["permutation"]
+        table.add_row("pooled (Kurita et al.)", _fmt(s["effect_size"], 2),
+                      _p(s["p_one_sided"]), _p(s["p_two_sided"]),
+                      _fmt(perm["mean_x"]), _fmt(perm["mean_y"]))
+        for _, r in result.tables["by_template"].iterrows():
+            table.add_row(f"{r.template} ({r.male}/{r.female})", _fmt(r.effect_size, 2),
+                          _p(r.p_one_sided), _p(r.p_two_sided), _fmt(r.mean_x), _fmt(r.mean_y))
+        console.print(table)
+        console.print(f"d > 0: {s['x']} words raise male vs female fill more than {s['y']} "
+                      f"words (prior-corrected). run {run_id}; saved to {base}")
