@@ -139,3 +139,11 @@ def test_cli(data_dir: Path, tiny_bert_dir: Path, tmp_path: Path) -> None:
                                  "--out", str(tmp_path / "o")])
     assert r.exit_code == 0, r.output
     assert "ICAT" in r.output and (tmp_path / "o" / "by_bias_type.csv").is_file()
+
+
+@pytest.mark.slow
+def test_smollm2_prefers_meaningful_fillers(data_dir: Path, smollm2) -> None:
+    """A real LM should rank meaningful fillers above unrelated ones far above chance (50)."""
+    items = load_stereoset(data_dir / "stereoset", bias_types=("gender",))[:40]
+    res = run_stereoset(smollm2, items, n_resamples=500)
+    assert res.summary["overall"]["lms"]["ci_low"] > 55
