@@ -309,8 +309,11 @@ def plot(result: Result, path: str | Path, *, title: str | None = None) -> list[
     ax.set_xticklabels([f"{g} professions" for g in groups])
     ax.set_ylabel("association (nats), mean and 95% CI")
     model = result.metadata.get("model", {})
-    name = model.get("name") or model.get("id") or model.get("fingerprint", "") \
-        if isinstance(model, dict) else str(model)
+    if isinstance(model, dict):
+        name = str(model.get("name") or Path(str(model.get("source") or "")).name
+                   or model.get("fingerprint", ""))
+    else:
+        name = str(model)
     ax.set_title(title or f"BEC-Pro association, {name}"[:80], fontsize=10)
     ax.legend(frameon=False, fontsize=8)
     fig.tight_layout()

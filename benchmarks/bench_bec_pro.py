@@ -1,0 +1,160 @@
+"""Benchmark: BEC-Pro EN end to end, the seed notebook's way vs ``genderscope run bec-pro``.
+
+Model: bert-base-shaped BertForMaskedLM with seeded random weights and the real
+bert-base-uncased vocabulary (``genderscope.models.testing.build_bert(size="base")``,
+see /work/shared/MODELS.md); probabilities are meaningless, compute cost is real.
+
+- seed way: for each of the 5,400 rows of the published BEC-Pro_EN.tsv,
+  ``pipeline("fill-mask", targets=person)`` on Sent_TM and on Sent_TAM (score of
+  the first mask = the person's), association = log p_TM - log p_TAM.
+- genderscope: ``genderscope run bec-pro --model <folder> --lang en`` in process
+  (model load, generation, scoring with a fresh store, bootstrap CIs, paired tests,
+  plot, saving and recording), default options (span_masking="piece").
+
+Each way runs in its own subprocess (peak RSS per way). Max |delta association|
+is taken over the rows where both define the same quantity: a single-wordpiece
+person word (the pipeline scores only the first piece of a target), a published
+row with correct masks (not the 23 mis-masked rows), and a profession with as
+many wordpieces as words (so one mask per piece == the published one per word).
+
+Run (under the shared lock):  flock /tmp/gs-heavy.lock python benchmarks/bench_bec_pro.py
+Options: --data-dir (default ../shared/data), --work (model + outputs folder),
+--rows N (seed way on the first N rows only, for a quick look), --size tiny (smoke test).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def seed_way(model_dir: Path, tsv: Path, out: Path, n_rows: int | None) -> dict:
+    import numpy as np
+    import pandas as pd
+    from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
+
+    t0 = time.perf_counter()
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForMaskedLM.from_pretrained(model_dir)
+    fill = pipeline("fill-mask", model=model, tokenizer=tok, device=-1)
+    df = pd.read_csv(tsv, sep="\t", index_col=0, keep_default_na=False)
+    if n_rows:
+        df = df.iloc[:n_rows]
+
+    def first_mask_score(text: str, person: str) -> float:
+        res = fill(text, targets=[person])
+        first = res[0] if isinstance(res[0], list) else res
+        return float(first[0]["score"])
+
+    assoc = []
+    for _, r in df.iterrows():
+        p_tm = first_mask_score(r.Sent_TM, r.Person)
+        p_tam = first_mask_score(r.Sent_TAM, r.Person)
+        assoc.append(np.log(p_tm) - np.log(p_tam))
+    seconds = time.perf_counter() - t0
+    pd.DataFrame({"row": df.index, "association": assoc}).to_csv(out, index=False)
+    return {"seconds": seconds, "peak_rss_mb": _peak_mb(), "rows": len(df)}
+
+
+def engine_way(model_dir: Path, out_dir: Path) -> dict:
+    from typer.testing import CliRunner
+
+    from genderscope.cli.app import app
+
+    store = out_dir / "bench-store.sqlite"
+    if store.exists():
+        store.unlink()
+    t0 = time.perf_counter()
+    res = CliRunner().invoke(app, ["run", "bec-pro", "--model", str(model_dir), "--lang", "en",
+                                   "--out", str(out_dir / "genderscope"), "--store", str(store),
+                                   "--no-progress", "--json"])
+    seconds = time.perf_counter() - t0
+    if res.exit_code != 0:
+        raise SystemExit(f"genderscope run failed: {res.output}\n{res.exception!r}")
+    return {"seconds": seconds, "peak_rss_mb": _peak_mb()}
+
+
+def _child(mode: str, args: argparse.Namespace) -> dict:
+    cmd = [sys.executable, __file__, "--child", mode, "--work", str(args.work),
+           "--data-dir", str(args.data_dir)]
+    if args.rows:
+        cmd += ["--rows", str(args.rows)]
+    cmd += ["--size", args.size]
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{mode} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data-dir", type=Path, default=REPO.parent / "shared" / "data")
+    ap.add_argument("--work", type=Path, default=Path("/tmp/genderscope-bench-bec-pro"))
+    ap.add_argument("--rows", type=int, default=None)
+    ap.add_argument("--size", choices=["base", "tiny"], default="base",
+                    help="tiny: a 2-layer model, to smoke-test this script")
+    ap.add_argument("--child", choices=["seed", "engine"], default=None)
+    args = ap.parse_args()
+    model_dir = args.work / f"bert-{args.size}-random"
+    tsv = args.data_dir / "bec-pro" / "BEC-Pro_EN.tsv"
+    if args.child == "seed":
+        print(json.dumps(seed_way(model_dir, tsv, args.work / "seed.csv", args.rows)))
+        return
+    if args.child == "engine":
+        print(json.dumps(engine_way(model_dir, args.work)))
+        return
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    args.work.mkdir(parents=True, exist_ok=True)
+    if not (model_dir / "config.json").exists():
+        sys.path.insert(0, str(REPO / "src"))
+        from genderscope.models.testing import build_bert
+
+        build_bert(model_dir, size=args.size, seed=0)
+    engine = _child("engine", args)
+    seed = _child("seed", args)
+
+    import pandas as pd
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    pub = pd.read_csv(tsv, sep="\t", index_col=0, keep_default_na=False)
+    ours = pd.read_csv(args.work / "genderscope" / "items.csv")
+    theirs = pd.read_csv(args.work / "seed.csv").set_index("row")
+    bad = {3625, 3985, 4345, 4705, 5065, *range(4321, 4681, 20)}
+    deltas = []
+    for i in theirs.index:
+        r = pub.loc[i]
+        if i in bad or len(tok.tokenize(r.Person)) != 1:
+            continue
+        if len(tok.tokenize(r.Profession)) != len(r.Profession.split()):
+            continue
+        assert ours.loc[i, "sentence"] == r.Sentence
+        deltas.append(abs(ours.loc[i, "association"] - theirs.loc[i, "association"]))
+    seed_s = seed["seconds"] * (5400 / seed["rows"])
+    print(f"rows: 5400 (seed way timed on {seed['rows']}"
+          + ("" if seed["rows"] == 5400 else ", scaled to 5400") + ")")
+    print(f"seed way (pipeline per row, TM + TAM): {seed_s:8.1f} s   peak RSS "
+          f"{seed['peak_rss_mb']:.0f} MB")
+    print(f"genderscope run bec-pro (end to end):  {engine['seconds']:8.1f} s   peak RSS "
+          f"{engine['peak_rss_mb']:.0f} MB")
+    print(f"speed-up: {seed_s / engine['seconds']:.1f}x")
+    print(f"max |delta association| over {len(deltas)} comparable rows: {max(deltas):.2e}")
+
+
+if __name__ == "__main__":
+    main()
