@@ -87,6 +87,9 @@ def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | N
         runs[test.name] = store.record_run(result)
         rows.append(_row(result))
     table_df = pd.DataFrame(rows)
+    for col in ("n_x", "n_y", "n_a", "n_b", "oov", "n_permutations"):
+        if col in table_df:
+            table_df[col] = table_df[col].astype("Int64")
     base.mkdir(parents=True, exist_ok=True)
     table_df.to_csv(base / "tests.csv", index=False)
     if as_json:
