@@ -226,3 +226,25 @@ def test_cli_bad_input_exits_2(tmp_path: Path) -> None:
          "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ") and "no captions" in proc.stderr
+
+
+def test_tagger_path_with_a_stub_spacy(monkeypatch: pytest.MonkeyPatch) -> None:
+    import types
+
+    class Tok:
+        def __init__(self, text: str) -> None:
+            self.lemma_ = text.rstrip("s") if text.endswith("s") else text
+            self.pos_ = "VERB" if text.endswith("ing") else "NOUN"
+
+    class Nlp:
+        def pipe(self, texts: list[str], batch_size: int = 0):  # noqa: ANN201
+            return ([Tok(w) for w in tokens_of(t)] for t in texts)
+
+    def tokens_of(text: str) -> list[str]:
+        return text.lower().replace(".", "").split()
+
+    fake = types.SimpleNamespace(load=lambda name, disable=(): Nlp())
+    monkeypatch.setitem(sys.modules, "spacy", fake)
+    caps = ["man cooking pizzas", "woman cooking pizza", "woman holding kite"]
+    assert objects_from_tagger(caps, GW) == ["kite", "pizza"]  # gender words excluded
+    assert objects_from_tagger(caps, GW, pos=("VERB",), min_count=2) == ["cooking"]

@@ -199,6 +199,10 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         gender_words: Path | None = typer.Option(None, "--gender-words",
                                                  help="JSON {group: [words]} "
                                                       "[default: man/woman lists]."),
+        pos: str = typer.Option("NOUN", "--pos", help="Without --objects: universal POS "
+                                "tags the tagger keeps, e.g. NOUN or NOUN,VERB."),
+        min_count: int = typer.Option(5, "--min-count", min=1, help="Without --objects: "
+                                      "keep words the tagger finds at least this often."),
         plurals: bool = typer.Option(True, "--plurals/--no-plurals",
                                      help="Count regular plurals of objects."),
         ratios: Path | None = typer.Option(None, "--ratios", help="Per-object ratio table "
@@ -231,7 +235,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             tr = cap.load_captions(train)
             gen = cap.load_captions(generated)
             objs = cap.load_objects(objects) if objects is not None else \
-                amp.objects_from_tagger(tr, gw)
+                amp.objects_from_tagger(tr, gw, pos=tuple(p.strip().upper()
+                                                          for p in pos.split(",")),
+                                        min_count=min_count)
             data = {"train": str(train), "generated": str(generated),
                     "file_sha256": {"train": file_sha256(train),
                                     "generated": file_sha256(generated)}}
