@@ -68,9 +68,8 @@ def main() -> None:
     res = run_crows_pairs(lm, pairs)
     t_engine = time.perf_counter() - t0
 
-    direction = np.array([p.direction for p in pairs])
     more_r, less_r = np.round(base[:, 0], 3), np.round(base[:, 1], 3)
-    base_pref = np.where(direction == "stereo", more_r > less_r, less_r > more_r)
+    base_pref = more_r > less_r  # sent_more is the more stereotypical sentence
     eng_pref = res.items.stereotypical_preferred.to_numpy(bool)
     delta = np.max(np.abs(base - res.items[["score_more", "score_less"]].to_numpy()))
     differ = int(np.sum(base_pref != eng_pref))

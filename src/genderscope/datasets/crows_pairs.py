@@ -1,10 +1,14 @@
 """CrowS-Pairs (Nangia et al. 2020, EMNLP) loader.
 
 ``crows_pairs_anonymized.csv``: comma-separated, quoted, one pair per record
-with columns ``sent_more`` (the sentence about the historically disadvantaged
-group), ``sent_less``, ``stereo_antistereo`` (``stereo``: ``sent_more`` is the
-stereotypical sentence; ``antistereo``: it violates a stereotype, so
-``sent_less`` is the stereotypical one) and ``bias_type``.
+with columns ``sent_more`` (the more stereotypical sentence), ``sent_less`` (the
+less stereotypical one), ``stereo_antistereo`` and ``bias_type``. The direction
+says which sentence is about the historically disadvantaged group: ``stereo``:
+``sent_more`` demonstrates a stereotype about it; ``antistereo``: ``sent_less``
+violates a stereotype about it (and ``sent_more``, about the contrasting
+advantaged group, is still the more stereotypical statement). Data README and
+the reference ``metric.py`` (``read_data`` puts the disadvantaged-group
+sentence first, then counts ``sent_more`` winning in both directions).
 
 The data contain offensive statements: error messages name the file, line and
 column, never the sentence.
@@ -34,12 +38,9 @@ class CrowsPair:
     line: int
 
     @property
-    def stereotypical(self) -> str:
+    def disadvantaged(self) -> str:
+        """The sentence about the historically disadvantaged group."""
         return self.sent_more if self.direction == "stereo" else self.sent_less
-
-    @property
-    def anti_stereotypical(self) -> str:
-        return self.sent_less if self.direction == "stereo" else self.sent_more
 
 
 def load_crows_pairs(path: str | Path) -> list[CrowsPair]:
