@@ -6,14 +6,21 @@ reader never blocks the writer. Every write is its own transaction: a killed
 run loses at most the batch in flight, and the next run finds every earlier
 batch in the cache.
 
-Schema (version 1):
+Schema (version 2; full description in docs/store.md):
 
 - ``scores(model, namespace, key, value)``: one cached number (REAL) or
   float64 array (BLOB) per model
   fingerprint, query family (``namespace``) and query key (a stable string).
-- ``runs(run_id, model, method, params, version, created, summary, metadata)``.
+- ``runs(run_id, model, method, params, version, created, summary, metadata,
+  cache_key)``; ``cache_key`` (v2) identifies a reusable run (model identity,
+  measure, parameters, data hashes), NULL for runs recorded without one.
 - ``run_items(run_id, items)``: the item table of a run as Parquet bytes.
+- ``run_tables(run_id, name, data)`` (v2): the further named tables of a run
+  (``Result.tables``) as Parquet bytes.
 - ``meta(key, value)``: holds ``schema_version``.
+
+Opening a store of an older version upgrades it in place (:func:`migrate`,
+one transaction per step); a newer version is refused.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import os
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +42,7 @@ from genderscope import __version__
 from genderscope.errors import GenderscopeError
 from genderscope.results import Result, to_json
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 ENV_VAR = "GENDERSCOPE_STORE"
 
 _SCHEMA = """
@@ -52,6 +59,42 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE TABLE IF NOT EXISTS run_items (run_id TEXT PRIMARY KEY, items BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS runs_by_model ON runs (model, method);
 """
+
+_V2_TABLES = """CREATE TABLE IF NOT EXISTS run_tables (
+    run_id TEXT NOT NULL, name TEXT NOT NULL, data BLOB NOT NULL,
+    PRIMARY KEY (run_id, name))"""
+
+
+def _v1_to_v2(con: sqlite3.Connection) -> None:
+    """v2: ``runs.cache_key`` (reusable runs) and ``run_tables`` (Result.tables)."""
+    cols = {r[1] for r in con.execute("PRAGMA table_info(runs)")}
+    if "cache_key" not in cols:
+        con.execute("ALTER TABLE runs ADD COLUMN cache_key TEXT")
+    con.execute("CREATE INDEX IF NOT EXISTS runs_by_cache_key ON runs (cache_key)")
+    con.execute(_V2_TABLES)  # not executescript: it would commit mid-step
+
+
+MIGRATIONS = {1: _v1_to_v2}
+"""``MIGRATIONS[v]`` upgrades a store from schema version ``v`` to ``v + 1``."""
+
+
+def migrate(con: sqlite3.Connection, version: int) -> int:
+    """Upgrade an open store from ``version`` to :data:`SCHEMA_VERSION`, one step per
+    transaction (a failed step leaves the store at the previous version); returns the
+    new version."""
+    while version < SCHEMA_VERSION:
+        step = MIGRATIONS[version]
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            step(con)
+            con.execute("UPDATE meta SET value=? WHERE key='schema_version'",
+                        (str(version + 1),))
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        con.execute("COMMIT")
+        version += 1
+    return version
 
 
 def default_store_path() -> Path:
@@ -81,13 +124,20 @@ class Store:
         except sqlite3.DatabaseError as exc:
             raise GenderscopeError(f"cannot open store {self.path}: {exc}") from None
         row = self._con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        if row is None:
-            self._con.execute("INSERT INTO meta VALUES ('schema_version', ?)",
-                              (str(SCHEMA_VERSION),))
-        elif int(row[0]) > SCHEMA_VERSION:
+        if row is None:  # a new store: the v1 tables above, then every migration
+            self._con.execute("INSERT INTO meta VALUES ('schema_version', '1')")
+            version = 1
+        else:
+            version = int(row[0])
+        if version > SCHEMA_VERSION:
             raise GenderscopeError(
                 f"store {self.path} has schema version {row[0]}, newer than this "
                 f"genderscope supports ({SCHEMA_VERSION}); upgrade genderscope")
+        try:
+            self.schema_version = migrate(self._con, version)
+        except sqlite3.DatabaseError as exc:
+            raise GenderscopeError(f"cannot upgrade store {self.path} from schema version "
+                                   f"{version}: {exc}") from None
 
     def close(self) -> None:
         self._con.close()
@@ -136,27 +186,47 @@ class Store:
 
     # -- runs --------------------------------------------------------------
     def record_run(self, result: Result) -> str:
-        """Store a finished run (summary, metadata, item table); returns its id."""
+        """Store a finished run (summary, metadata, item table, further tables); returns
+        its id. ``result.metadata["cache_key"]``, when set, makes it findable by
+        :meth:`find_run`."""
         run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
         meta = result.metadata
-        buf = io.BytesIO()
-        result.items.to_parquet(buf, index=False)
+        tables = {name: _parquet(t) for name, t in result.tables.items()
+                  if isinstance(t, pd.DataFrame)}
         with self._transaction():
             self._con.execute(
-                "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO runs (run_id, model, method, params, version, created, summary, "
+                "metadata, cache_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (run_id, str(meta.get("model", {}).get("fingerprint", "")
                              if isinstance(meta.get("model"), dict) else meta.get("model", "")),
                  result.method, to_json(meta.get("params", {})), __version__, time.time(),
-                 to_json(result.summary), to_json(meta)))
-            self._con.execute("INSERT INTO run_items VALUES (?, ?)", (run_id, buf.getvalue()))
+                 to_json(result.summary), to_json(meta), meta.get("cache_key")))
+            self._con.execute("INSERT INTO run_items VALUES (?, ?)",
+                              (run_id, _parquet(result.items)))
+            self._con.executemany("INSERT INTO run_tables VALUES (?, ?, ?)",
+                                  [(run_id, n, b) for n, b in tables.items()])
         return run_id
 
-    def list_runs(self, method: str | None = None) -> list[dict[str, Any]]:
+    def find_run(self, cache_key: str) -> str | None:
+        """Id of the newest run recorded with this ``cache_key``, or None."""
+        row = self._con.execute("SELECT run_id FROM runs WHERE cache_key=? "
+                                "ORDER BY created DESC LIMIT 1", (cache_key,)).fetchone()
+        return row[0] if row else None
+
+    def list_runs(self, method: str | None = None, model: str | None = None
+                  ) -> list[dict[str, Any]]:
+        """Runs, oldest first; ``model`` matches a substring of the fingerprint."""
         sql = "SELECT run_id, model, method, params, version, created FROM runs"
-        args: Iterable[Any] = ()
+        where: list[str] = []
+        args: list[Any] = []
         if method:
-            sql += " WHERE method=?"
-            args = (method,)
+            where.append("method=?")
+            args.append(method)
+        if model:
+            where.append("instr(model, ?) > 0")
+            args.append(model)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
         rows = self._con.execute(sql + " ORDER BY created", tuple(args)).fetchall()
         cols = ["run_id", "model", "method", "params", "version", "created"]
         return [dict(zip(cols, r, strict=True)) for r in rows]
@@ -173,12 +243,21 @@ class Store:
         rid, method, summary, metadata = rows[0]
         blob = self._con.execute("SELECT items FROM run_items WHERE run_id=?", (rid,)).fetchone()
         items = pd.read_parquet(io.BytesIO(blob[0])) if blob else pd.DataFrame()
+        tables = {name: pd.read_parquet(io.BytesIO(data)) for name, data in self._con.execute(
+            "SELECT name, data FROM run_tables WHERE run_id=? ORDER BY name", (rid,))}
         meta = json.loads(metadata)
         meta["run_id"] = rid
-        return Result(method=method, summary=json.loads(summary), items=items, metadata=meta)
+        return Result(method=method, summary=json.loads(summary), items=items, metadata=meta,
+                      tables=tables)
 
     def _transaction(self) -> _Tx:
         return _Tx(self._con)
+
+
+def _parquet(df: pd.DataFrame) -> bytes:
+    buf = io.BytesIO()
+    df.to_parquet(buf, index=False)
+    return buf.getvalue()
 
 
 class _Tx:

@@ -1,0 +1,173 @@
+"""``genderscope runs list | show | export``: the results store as an interface.
+
+``list`` prints (or ``--json``) the stored runs, filtered by ``--method`` and
+``--model`` (a substring of the model fingerprint); ``show RUN`` prints one
+run's summary and metadata; ``export`` writes runs to CSV, Parquet or JSON:
+one row per run (``--what runs``: id, model, method, created, parameters and
+the flattened summary) or the item tables of the runs with a ``run_id``
+column (``--what items``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import typer
+from rich.table import Table
+
+from genderscope.cli.common import JSON_OPTION, STORE_OPTION, console, open_store
+from genderscope.errors import GenderscopeError
+from genderscope.results import to_json
+
+FORMATS = ("csv", "parquet", "json")
+
+
+def _when(ts: float) -> str:
+    return dt.datetime.fromtimestamp(ts, dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def flatten(d: Any, prefix: str = "") -> dict[str, Any]:
+    """Nested dicts -> {"a.b.c": value}; lists become JSON strings."""
+    out: dict[str, Any] = {}
+    if isinstance(d, dict):
+        for k, v in d.items():
+            out.update(flatten(v, f"{prefix}{k}."))
+    elif isinstance(d, list):
+        out[prefix[:-1]] = to_json(d)
+    else:
+        out[prefix[:-1]] = d
+    return out
+
+
+def runs_frame(store: Any, method: str | None, model: str | None) -> pd.DataFrame:
+    rows = []
+    for r in store.list_runs(method=method, model=model):
+        res = store.load_run(r["run_id"])
+        rows.append({"run_id": r["run_id"], "model": r["model"], "method": r["method"],
+                     "created": _when(r["created"]), "version": r["version"],
+                     "params": r["params"], **{f"summary.{k}": v for k, v in
+                                                flatten(res.summary).items()}})
+    return pd.DataFrame(rows)
+
+
+def _format(out: Path, fmt: str | None) -> str:
+    if fmt is None:
+        suffix = out.suffix.lower().lstrip(".")
+        fmt = {"pq": "parquet", "jsonl": "json"}.get(suffix, suffix)
+    if fmt not in FORMATS:
+        raise GenderscopeError(f"export format must be one of {', '.join(FORMATS)} (from "
+                               f"--format or the file suffix), got {fmt!r}")
+    return fmt
+
+
+def register(app: typer.Typer, run_app: typer.Typer) -> None:
+    runs_app = typer.Typer(help="List, show and export the runs in the results store.",
+                           no_args_is_help=True)
+    app.add_typer(runs_app, name="runs")
+
+    @runs_app.command("list")
+    def list_cmd(method: str | None = typer.Option(None, "--method", help="Only this method."),
+                 model: str | None = typer.Option(None, "--model", help="Only models whose "
+                                                  "fingerprint contains this."),
+                 store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION) -> None:
+        """Stored runs, oldest first."""
+        store = open_store(store_path)
+        try:
+            runs = store.list_runs(method=method, model=model)
+        finally:
+            store.close()
+        if as_json:
+            typer.echo(to_json([{**r, "created": _when(r["created"]),
+                                 "params": json.loads(r["params"])} for r in runs], indent=2))
+            return
+        table = Table(title=f"{len(runs)} runs in {store.path}")
+        for col in ("run id", "created (UTC)", "method", "model", "parameters"):
+            table.add_column(col, overflow="fold")
+        for r in runs:
+            table.add_row(r["run_id"], _when(r["created"]), r["method"], r["model"],
+                          r["params"][:80])
+        console.print(table)
+
+    @runs_app.command("show")
+    def show_cmd(run_id: str = typer.Argument(..., help="Run id or a unique prefix."),
+                 items: int = typer.Option(0, "--items", help="Also print the first N items."),
+                 store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION) -> None:
+        """One run's summary and metadata."""
+        store = open_store(store_path)
+        try:
+            res = store.load_run(run_id)
+        finally:
+            store.close()
+        if as_json:
+            typer.echo(to_json({"run_id": res.metadata.get("run_id"), "method": res.method,
+                                "summary": res.summary, "metadata": res.metadata,
+                                "n_items": len(res.items), "tables": list(res.tables)},
+                               indent=2))
+            return
+        console.print(f"[bold]{res.method}[/bold] run {res.metadata.get('run_id')} "
+                      f"({len(res.items)} items; tables: {', '.join(res.tables) or '-'})")
+        table = Table(title="summary")
+        table.add_column("key")
+        table.add_column("value", overflow="fold")
+        for k, v in flatten(res.summary).items():
+            table.add_row(k, str(v))
+        console.print(table)
+        model = res.metadata.get("model")
+        console.print(f"model: {to_json(model)}")
+        console.print(f"params: {to_json(res.metadata.get('params', {}))}")
+        if items:
+            console.print(res.items.head(items).to_string())
+
+    @runs_app.command("export")
+    def export_cmd(out: Path = typer.Option(..., "--out", "-o", help="File to write "
+                                            "(.csv, .parquet or .json)."),
+                   fmt: str | None = typer.Option(None, "--format", help="csv, parquet or "
+                                                  "json [default: from the suffix]."),
+                   what: str = typer.Option("runs", "--what", help="runs (one row per run) "
+                                            "or items (item tables with run_id)."),
+                   run_id: list[str] = typer.Option([], "--run", help="Only these runs "
+                                                    "(repeatable)."),
+                   method: str | None = typer.Option(None, "--method"),
+                   model: str | None = typer.Option(None, "--model"),
+                   store_path: Path | None = STORE_OPTION) -> None:
+        """Write runs or their item tables to CSV, Parquet or JSON."""
+        kind = _format(out, fmt)
+        if what not in ("runs", "items"):
+            raise GenderscopeError(f"--what must be runs or items, got {what!r}")
+        store = open_store(store_path)
+        try:
+            if what == "runs":
+                df = runs_frame(store, method, model)
+                if run_id:
+                    df = df[df["run_id"].str.startswith(tuple(run_id))] if len(df) else df
+            else:
+                ids = [store.load_run(r).metadata["run_id"] for r in run_id] if run_id else \
+                    [r["run_id"] for r in store.list_runs(method=method, model=model)]
+                parts = []
+                for rid in ids:
+                    res = store.load_run(rid)
+                    parts.append(res.items.assign(run_id=rid, method=res.method))
+                df = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+        finally:
+            store.close()
+        if df.empty:
+            raise GenderscopeError("no runs match; nothing exported")
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            if kind == "csv":
+                df.to_csv(out, index=False)
+            elif kind == "parquet":
+                obj = df.select_dtypes(include="object").columns
+                df[obj] = df[obj].map(lambda v: v if v is None or isinstance(v, str)
+                                      else to_json(v))
+                df.to_parquet(out, index=False)
+            else:
+                out.write_text(df.to_json(orient="records", force_ascii=False, indent=1),
+                               encoding="utf-8")
+        except OSError as exc:
+            raise GenderscopeError(f"cannot write {out}: {exc.strerror or exc}") from None
+        console.print(f"exported {len(df)} rows to {out} ({kind})")

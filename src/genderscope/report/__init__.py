@@ -1,0 +1,1 @@
+"""The bias report: registry of measures, runner, HTML page, model comparison."""

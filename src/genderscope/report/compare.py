@@ -1,0 +1,163 @@
+"""Several models side by side: a leaderboard of headline numbers and tested differences.
+
+Two models measured on the same items are compared item by item (the registry
+entry's :class:`~genderscope.report.registry.Paired` form of its first headline):
+
+- **difference** = statistic(model A's items) − statistic(model B's items), over the
+  items both runs scored;
+- **95 % CI**: paired percentile bootstrap — resample items with replacement and
+  recompute both statistics on the same resample;
+- **p-value**: paired permutation test — for each item, swap the two models' item
+  rows with probability 1/2 and recompute the difference; two-sided
+  p = (1 + #{|d_perm| ≥ |d_obs|}) / (n_perm + 1).
+
+Measures without an item-level form (WEAT/SEAT) are listed in the leaderboard
+but not tested.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from genderscope.report import plots
+from genderscope.report.registry import Paired, fmt
+from genderscope.report.runner import ReportData, Section
+
+
+@dataclass
+class Difference:
+    measure: str
+    label: str
+    model_a: str
+    model_b: str
+    estimate_a: float
+    estimate_b: float
+    difference: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    n_items: int
+    n_resamples: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def paired_difference(a: Paired, b: Paired, *, n_resamples: int = 2000,
+                      n_permutations: int = 2000, seed: int = 0
+                      ) -> tuple[float, float, float, float, float, float, int]:
+    """(stat A, stat B, A − B, CI low, CI high, permutation p, n shared items)."""
+    shared = a.frame.index.intersection(b.frame.index)
+    cols = [c for c in a.frame.columns if c in b.frame.columns]
+    x = a.frame.loc[shared, cols].to_numpy(float)
+    y = b.frame.loc[shared, cols].to_numpy(float)
+    n = len(shared)
+    if n < 2:
+        nan = float("nan")
+        return nan, nan, nan, nan, nan, nan, n
+    stat = a.statistic
+    sa, sb = stat(x), stat(y)
+    obs = sa - sb
+    rng = np.random.default_rng(seed)
+    boot = np.empty(n_resamples)
+    for i in range(n_resamples):
+        idx = rng.integers(0, n, n)
+        boot[i] = stat(x[idx]) - stat(y[idx])
+    boot = boot[np.isfinite(boot)]
+    lo, hi = (np.percentile(boot, [2.5, 97.5]) if boot.size else (np.nan, np.nan))
+    perm = np.empty(n_permutations)
+    for i in range(n_permutations):
+        swap = rng.random(n) < 0.5
+        xp = np.where(swap[:, None], y, x)
+        yp = np.where(swap[:, None], x, y)
+        perm[i] = stat(xp) - stat(yp)
+    perm = perm[np.isfinite(perm)]
+    p = (1 + np.sum(np.abs(perm) >= abs(obs) - 1e-12)) / (perm.size + 1) \
+        if np.isfinite(obs) else float("nan")
+    return float(sa), float(sb), float(obs), float(lo), float(hi), float(p), n
+
+
+def _ok(sections: list[Section]) -> dict[str, dict[str, Section]]:
+    """measure name -> subject label -> ok section."""
+    out: dict[str, dict[str, Section]] = {}
+    for s in sections:
+        if s.status == "ok":
+            out.setdefault(s.measure.name, {})[s.subject.label] = s
+    return out
+
+
+def leaderboard(data: ReportData) -> pd.DataFrame:
+    """One row per (measure, headline), one column per subject: 'estimate [CI]' / p."""
+    labels = [s.label for s in data.subjects]
+    rows: list[dict[str, Any]] = []
+    by = _ok(data.sections)
+    for per in by.values():
+        first = next(iter(per.values()))
+        for k, h in enumerate(first.headlines):
+            row: dict[str, Any] = {"measure": first.measure.title, "number": h.label.strip()}
+            for lab in labels:
+                sec = per.get(lab)
+                if sec is None or k >= len(sec.headlines):
+                    row[lab] = ""
+                    continue
+                hh = sec.headlines[k]
+                row[lab] = cell(hh)
+            rows.append(row)
+    return pd.DataFrame(rows, columns=["measure", "number", *labels])
+
+
+def cell(h: Any) -> str:
+    if h.has_ci:
+        return f"{fmt(h.estimate)} [{fmt(h.ci_low)}, {fmt(h.ci_high)}]"
+    if h.p_value is not None:
+        from genderscope.report.registry import fmt_p
+
+        return f"{fmt(h.estimate)} (p {fmt_p(h.p_value)})"
+    return fmt(h.estimate)
+
+
+def differences(data: ReportData, *, n_resamples: int | None = None, seed: int = 0
+                ) -> list[Difference]:
+    """Every pair of models on every measure with an item-level form."""
+    n = n_resamples or (1000 if data.ctx.quick else 2000)
+    out: list[Difference] = []
+    for name, per in _ok(data.sections).items():
+        secs = list(per.values())
+        if len(secs) < 2:
+            continue
+        for sa, sb in itertools.combinations(secs, 2):
+            try:
+                pa, pb = sa.measure.paired(sa.result), sb.measure.paired(sb.result)
+            except Exception:  # noqa: BLE001 - an item table without the columns: not tested
+                continue
+            if pa is None or pb is None:
+                continue
+            a, b, d, lo, hi, p, k = paired_difference(pa, pb, n_resamples=n,
+                                                      n_permutations=n, seed=seed)
+            out.append(Difference(name, sa.headlines[0].label if sa.headlines else name,
+                                  sa.subject.label, sb.subject.label, a, b, d, lo, hi, p, k, n))
+    return out
+
+
+def comparison_plot(data: ReportData, measure: str) -> Any:
+    """Forest plot of the first headline of ``measure`` for every model that ran it."""
+    per = _ok(data.sections).get(measure, {})
+    rows = []
+    null = 0.0
+    title = measure
+    for lab, sec in per.items():
+        if not sec.headlines:
+            continue
+        h = sec.headlines[0]
+        null = h.null if h.null is not None else null
+        title = f"{sec.measure.title}: {h.label.strip()}"
+        rows.append((lab, h.estimate, h.ci_low, h.ci_high))
+    if len(rows) < 2:
+        return None
+    return plots.forest(rows, null=null, xlabel=title.split(": ", 1)[-1], title=title,
+                        colors=plots.SERIES[:len(rows)])

@@ -1,0 +1,125 @@
+"""Plot helpers for the report: one matplotlib style, colour-blind-safe colours, and
+figures rendered as inline SVG that follow the page's light or dark colours.
+
+Text, axes and grid are drawn in a sentinel colour that :func:`to_svg` replaces
+by ``currentColor``, so one SVG reads well on a white and on a dark page (the
+page sets ``color``). Data colours are the Okabe-Ito palette (Okabe & Ito 2008),
+distinguishable with the common colour-vision deficiencies; the two gender
+colours are blue (male) and vermillion (female) and every plot also labels them
+in words, so colour is never the only cue.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+INK = "#123456"
+"""Sentinel colour of text and axes, replaced by ``currentColor`` in the SVG."""
+GRID = "#654321"
+"""Sentinel colour of grid and reference lines (drawn semi-transparent)."""
+
+OKABE_ITO = {"orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73", "yellow": "#F0E442",
+             "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7", "grey": "#999999"}
+MALE = OKABE_ITO["blue"]
+FEMALE = OKABE_ITO["vermillion"]
+NEUTRAL = OKABE_ITO["green"]
+SERIES = [OKABE_ITO[k] for k in ("blue", "orange", "green", "purple", "sky", "vermillion",
+                                 "yellow", "grey")]
+
+_RC = {
+    "font.family": "DejaVu Sans", "font.size": 9.5, "axes.titlesize": 10.5,
+    "axes.edgecolor": INK, "axes.labelcolor": INK, "text.color": INK,
+    "xtick.color": INK, "ytick.color": INK, "axes.facecolor": "none",
+    "figure.facecolor": "none", "savefig.facecolor": "none", "savefig.transparent": True,
+    "axes.spines.top": False, "axes.spines.right": False, "grid.color": GRID,
+    "grid.alpha": 0.35, "legend.frameon": False, "svg.fonttype": "none",
+    "svg.hashsalt": "genderscope",
+}
+
+
+def figure(width: float = 6.4, height: float = 3.2) -> tuple[Figure, Any]:
+    """A new figure with one axis in the report style."""
+    with plt.rc_context(_RC):
+        fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
+        ax.grid(True, axis="x" if width > height * 1.6 else "y")
+        ax.set_axisbelow(True)
+    return fig, ax
+
+
+def figures(n: int, width: float = 6.4, height: float = 3.2, sharey: bool = False
+            ) -> tuple[Figure, Sequence[Any]]:
+    """A figure with ``n`` axes side by side."""
+    with plt.rc_context(_RC):
+        fig, axes = plt.subplots(1, n, figsize=(width, height), layout="constrained",
+                                 sharey=sharey, squeeze=False)
+    return fig, list(axes[0])
+
+
+def null_line(ax: Any, value: float, *, vertical: bool = True, label: str | None = None) -> None:
+    """Reference line at the value meaning 'no bias'."""
+    kw = {"color": GRID, "linestyle": "--", "linewidth": 1.1, "alpha": 0.9, "zorder": 1}
+    (ax.axvline if vertical else ax.axhline)(value, **kw)
+    if label:
+        if vertical:
+            ax.annotate(label, (value, 1.0), xycoords=("data", "axes fraction"),
+                        xytext=(3, -2), textcoords="offset points", va="top", fontsize=8)
+        else:
+            ax.annotate(label, (1.0, value), xycoords=("axes fraction", "data"),
+                        xytext=(-2, 3), textcoords="offset points", ha="right", fontsize=8)
+
+
+def to_svg(fig: Figure, *, title: str) -> str:
+    """Inline SVG (no XML prolog), sentinel colours -> ``currentColor``, with an
+    accessible ``<title>``; closes the figure."""
+    with plt.rc_context(_RC):
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+    plt.close(fig)
+    svg = buf.getvalue()
+    svg = svg[svg.index("<svg"):]
+    for sentinel in (INK, GRID):
+        svg = re.sub(sentinel, "currentColor", svg, flags=re.IGNORECASE)
+    svg = re.sub(r'<svg ([^>]*?)width="[^"]*" height="[^"]*"',
+                 r'<svg \1role="img" class="plot"', svg, count=1)
+    esc = (title.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+    return svg.replace(">", f"><title>{esc}</title>", 1)
+
+
+def ci_errors(est: Sequence[float], low: Sequence[float], high: Sequence[float]
+              ) -> list[list[float]]:
+    """Asymmetric error-bar lengths for matplotlib (NaN-safe)."""
+    lo = [max(e - v, 0.0) if v == v and e == e else 0.0 for e, v in zip(est, low, strict=True)]
+    hi = [max(v - e, 0.0) if v == v and e == e else 0.0 for e, v in zip(est, high, strict=True)]
+    return [lo, hi]
+
+
+def forest(rows: Sequence[tuple[str, float, float | None, float | None]], *, null: float | None,
+           xlabel: str, title: str, colors: Sequence[str] | None = None,
+           height: float | None = None) -> Figure:
+    """Horizontal estimate +- CI plot, one row per (label, estimate, low, high)."""
+    n = len(rows)
+    fig, ax = figure(6.4, height or max(1.6, 0.42 * n + 1.0))
+    ys = list(range(n))[::-1]
+    for i, (_label, est, lo, hi) in enumerate(rows):
+        c = (colors[i] if colors else SERIES[0])
+        lo_ = est if lo is None or lo != lo else lo
+        hi_ = est if hi is None or hi != hi else hi
+        ax.errorbar([est], [ys[i]], xerr=ci_errors([est], [lo_], [hi_]), fmt="o", color=c,
+                    ecolor=c, elinewidth=2.2, capsize=4, markersize=6, zorder=3)
+    ax.set_yticks(ys, [r[0] for r in rows])
+    if null is not None:
+        null_line(ax, null)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, loc="left")
+    ax.grid(True, axis="x")
+    ax.grid(False, axis="y")
+    return fig

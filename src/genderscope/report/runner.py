@@ -1,0 +1,251 @@
+"""Run every applicable registry measure on every model, reusing stored runs.
+
+A *subject* is one model given to the report (language model, word vectors,
+sentence encoder or classifier). Its ``identity`` is computed without loading
+weights (file hashes are memoised; Hub ids use the revision), so a report whose
+runs are all in the store loads no model and runs no forward pass. A run is
+reused when its ``cache_key`` matches: measure name and entry version, model
+identity, the entry's parameters, data-file hashes and the genderscope version.
+When a measure does run, the adapter's own score cache still avoids repeated
+forward passes.
+
+Failures never stop the report: a measure that raises becomes a section marked
+failed with a one-line reason; one that does not apply is marked so with why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.metadata
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from genderscope import __version__
+from genderscope.errors import GenderscopeError
+from genderscope.report.registry import Context, Headline, Measure, select
+from genderscope.results import Result, file_sha256, to_json
+from genderscope.store import Store
+
+
+class Subject:
+    """A model given to the report, loaded only when a measure needs to run."""
+
+    def __init__(self, label: str, kind: str, identity: str,
+                 loader: Callable[[], Any]) -> None:
+        self.label = label
+        self.kind = kind
+        self.identity = identity
+        self._loader = loader
+        self._adapter: Any = None
+        self.load_seconds: float | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._adapter is not None
+
+    def adapter(self) -> Any:
+        if self._adapter is None:
+            t0 = time.perf_counter()
+            self._adapter = self._loader()
+            self.load_seconds = round(time.perf_counter() - t0, 2)
+        return self._adapter
+
+    def describe(self) -> dict[str, Any]:
+        if self._adapter is not None and hasattr(self._adapter, "describe"):
+            return dict(self._adapter.describe())
+        return {"kind": self.kind, "source": self.label, "identity": self.identity}
+
+
+# -- subjects for the model kinds ---------------------------------------------------------
+def _stat_id(path: Path) -> str:
+    st = path.stat()
+    return f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}"
+
+
+def lm_subject(spec: str, store: Store | None, *, kind: str = "auto", device: str | None = None,
+               dtype: str = "float32", start_token: str = "auto") -> Subject:
+    """A masked or causal LM; the kind and weights fingerprint are read without loading."""
+    from genderscope.models.hf import ModelSource
+    from genderscope.models.loading import detect_kind, load_lm, resolve_spec
+
+    if kind not in ("auto", "masked", "causal"):
+        raise GenderscopeError(f"--kind must be auto, masked or causal, got {kind!r}")
+    path = resolve_spec(spec)
+    source = ModelSource(path)
+    if kind == "auto":
+        kind = detect_kind(path)
+    fingerprint = source.fingerprint(source.config() if source.kind_of_source == "hub" else None)
+    opts = f"{kind}|{dtype}|start={start_token if kind == 'causal' else '-'}"
+    return Subject(spec, kind, f"{fingerprint}|{opts}",
+                   lambda: load_lm(spec, kind, store=store, device=device, dtype=dtype,
+                                   start_token=start_token))
+
+
+def _packaged_id(name: str, package: str) -> str:
+    try:
+        return f"{name}:{package}=={importlib.metadata.version(package)}"
+    except importlib.metadata.PackageNotFoundError:
+        return name
+
+
+def vectors_subject(spec: str) -> Subject:
+    from genderscope.errors import ModelLoadError
+    from genderscope.models.vectors import PACKAGED, load_vectors
+
+    key = spec.lower()
+    if key in PACKAGED and not Path(spec).exists():
+        ident = _packaged_id(key, PACKAGED[key].replace("_", "-"))
+    elif Path(spec).exists():
+        ident = _stat_id(Path(spec))
+    else:
+        raise ModelLoadError(f"word vectors not found: {spec} (give a file or one of "
+                             f"{', '.join(PACKAGED)})")
+    return Subject(spec, "vectors", ident, lambda: load_vectors(spec))
+
+
+def encoder_subject(spec: str, store: Store | None, *, device: str | None = None) -> Subject:
+    from genderscope.models.encoder import PACKAGED, SentenceEncoder
+
+    key = spec.lower()
+    if key in PACKAGED and not Path(spec).exists():
+        ident = _packaged_id(key, PACKAGED[key].replace("_", "-"))
+    elif Path(spec).exists():
+        ident = "|".join(_stat_id(p) for p in sorted(Path(spec).rglob("*")) if p.is_file()) \
+            if Path(spec).is_dir() else _stat_id(Path(spec))
+        ident = hashlib.sha256(ident.encode()).hexdigest()
+    else:
+        ident = f"hub:{spec}"
+    return Subject(spec, "encoder", ident,
+                   lambda: SentenceEncoder.load(spec, device=device, store=store))
+
+
+def classifier_subject(spec: str) -> Subject:
+    from genderscope.models.classifier import load_classifier
+
+    path = Path(spec.split(":", 1)[0]) if ":" in spec and not spec.startswith("hf:") else \
+        Path(spec)
+    ident = f"{spec}|{_stat_id(path)}" if path.is_file() else spec
+    return Subject(spec, "classifier", ident, lambda: load_classifier(spec))
+
+
+# -- running ------------------------------------------------------------------------------
+@dataclass
+class Section:
+    """One measure on one subject."""
+
+    measure: Measure
+    subject: Subject
+    status: str
+    """``ok``, ``failed`` or ``not applicable``."""
+    reason: str = ""
+    result: Result | None = None
+    run_id: str | None = None
+    reused: bool = False
+    seconds: float = 0.0
+    headlines: list[Headline] = field(default_factory=list)
+
+
+@dataclass
+class ReportData:
+    subjects: list[Subject]
+    sections: list[Section]
+    ctx: Context
+    command: str
+    created: float
+    environment: dict[str, str]
+
+    def for_subject(self, subject: Subject) -> list[Section]:
+        return [s for s in self.sections if s.subject is subject]
+
+
+def one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    msg = text[0] if text else ""
+    if isinstance(exc, GenderscopeError):
+        return msg or type(exc).__name__
+    return f"{type(exc).__name__}: {msg}"[:400] if msg else type(exc).__name__
+
+
+def cache_key(measure: Measure, subject: Subject, ctx: Context) -> str:
+    """What identifies a reusable run of ``measure`` on ``subject``."""
+    files = {str(p): file_sha256(p) for p in measure.data_files(ctx) if Path(p).is_file()}
+    blob = to_json({"measure": measure.name, "entry_version": measure.version,
+                    "model": subject.identity, "params": measure.params(ctx),
+                    "data": files, "genderscope": __version__}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def run_one(measure: Measure, subject: Subject, ctx: Context, store: Store | None, *,
+            reuse: bool = True, command: str = "") -> Section:
+    """Run (or reuse) one measure; never raises for a measure failure."""
+    reason = measure.not_applicable(subject.kind, ctx)
+    if reason:
+        return Section(measure, subject, "not applicable", reason)
+    t0 = time.perf_counter()
+    try:
+        key = cache_key(measure, subject, ctx)
+        result: Result | None = None
+        run_id = None
+        reused = False
+        if reuse and store is not None:
+            run_id = store.find_run(key)
+            if run_id is not None:
+                result = store.load_run(run_id)
+                reused = True
+        if result is None:
+            result = measure.run(subject.adapter(), ctx)
+            result.metadata["cache_key"] = key
+            result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
+            result.metadata["command"] = command
+            result.metadata["report_entry"] = {"name": measure.name, "version": measure.version,
+                                               "params": measure.params(ctx)}
+            result.metadata.setdefault("seed", ctx.seed)
+            if store is not None:
+                run_id = store.record_run(result)
+        headlines = measure.headlines(result)
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a failing measure must not stop the report
+        return Section(measure, subject, "failed", one_line(exc),
+                       seconds=round(time.perf_counter() - t0, 2))
+    return Section(measure, subject, "ok", result=result, run_id=run_id, reused=reused,
+                   seconds=round(time.perf_counter() - t0, 2), headlines=headlines)
+
+
+def run_report(subjects: Sequence[Subject], ctx: Context, store: Store | None, *,
+               names: Sequence[str] | None = None, reuse: bool = True, command: str = "",
+               on_section: Callable[[Section], None] | None = None,
+               on_start: Callable[[Measure, Subject], None] | None = None) -> ReportData:
+    """Every selected measure on every subject (in registry order)."""
+    from genderscope.results import environment
+
+    chosen = select(names)
+    applicable = {id(s): [m for m in chosen if not m.not_applicable(s.kind, ctx)]
+                  for s in subjects}
+    if not any(applicable.values()):
+        why = "; ".join(f"{s.label} ({s.kind}): " + ", ".join(
+            f"{m.name} {m.not_applicable(s.kind, ctx)}" for m in chosen) for s in subjects)
+        raise GenderscopeError(f"no measure applies to the given model(s): {why}")
+    sections: list[Section] = []
+    for subject in subjects:
+        for measure in chosen:
+            if on_start is not None and not measure.not_applicable(subject.kind, ctx):
+                on_start(measure, subject)
+            sec = run_one(measure, subject, ctx, store, reuse=reuse, command=command)
+            if sec.status == "not applicable" and subject.kind not in measure.kinds \
+                    and not names:
+                continue  # list other kinds' measures only when asked for by name
+            sections.append(sec)
+            if on_section is not None:
+                on_section(sec)
+    env = environment()
+    for name, dist in (("matplotlib", "matplotlib"), ("sentence-transformers",
+                                                       "sentence-transformers"),
+                       ("scikit-learn", "scikit-learn"), ("pyarrow", "pyarrow")):
+        with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+            env[name] = importlib.metadata.version(dist)
+    return ReportData(list(subjects), sections, ctx, command, time.time(), env)
