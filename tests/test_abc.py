@@ -171,3 +171,26 @@ def test_cli_unknown_language_exits_2(data_dir: Path) -> None:
                            "run", "abc", "--model", "unused", "--data", str(data_dir),
                            "--lang", "fr"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "--lang must be one of da, sv, ru, zh" in proc.stderr
+
+
+def test_common_length_variant_removes_token_count_effect(tmp_path: Path) -> None:
+    """A pronoun split into more, predictable pieces lowers per-token perplexity; the
+    common-length variant divides every variant's ll by the reflexive's token count."""
+    groups = load_abc(_write_genda(tmp_path))
+
+    class Split(FakeCausal):
+        def log_likelihood(self, texts, *, progress=False):
+            from genderscope.models.base import SeqScore
+            out = super().log_likelihood(texts)
+            # "hendes" is two tokens: one more token of log-prob -0.1
+            return [SeqScore(s.total - 0.1, s.n_tokens + 1) if "hendes" in t else s
+                    for s, t in zip(out, texts, strict=True)]
+
+    lm = Split({"sin": -1.0, "hans": -2.0, "hendes": -2.0}, default=-1.0)
+    res = run_abc(lm, groups, n_resamples=100)
+    r = res.items.iloc[0]
+    assert r.ll_female < r.ll_male  # less likely in total ...
+    assert r.ppl_female < r.ppl_male  # ... but lower per-token perplexity
+    assert r.ppl_common_female == pytest.approx(np.exp(6.1 / 5))
+    assert res.summary["main_effect_common_length"]["estimate"] > 0 > \
+        res.summary["main_effect"]["estimate"]

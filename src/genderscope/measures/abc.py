@@ -31,6 +31,10 @@ Definitions (GenDa Lens ``lm_tasks/abc_utils.py::get_output``):
   over groups (both variants of a group resampled together).
 - **nuance**: medians (IQR) of relative perplexity by occupation stereotype x
   pronoun gender;
+- ``main_effect_common_length`` (genderscope variant): the same ratio with
+  every variant's perplexity taken over the *reflexive* sentence's token count,
+  exp(-ll / n_tokens(reflexive)); per-token perplexity otherwise rewards a
+  pronoun split into more (predictable) pieces, e.g. Gemma's two-piece *hendes*;
 - log-likelihood complement: ``delta_ll = ll(reflexive) - ll(anti)`` per
   variant and the paired mean ``ll(male) - ll(female)`` (> 0: male variant more
   likely), bootstrap CI;
@@ -81,8 +85,12 @@ def run_abc(adapter: Any, groups: Sequence[AbcGroup], *, method: str = "abc",
             row[f"ll_{v}"] = s.total
             row[f"ntok_{v}"] = s.n_tokens
             row[f"ppl_{v}"] = s.perplexity
+        n_ref = row["ntok_reflexive"]
+        for v in VARIANTS:  # perplexity with the reflexive's token count as common length
+            row[f"ppl_common_{v}"] = float(np.exp(-row[f"ll_{v}"] / n_ref)) if n_ref else np.nan
         for v in ("male", "female"):
             row[f"rel_ppl_{v}"] = row[f"ppl_{v}"] - row["ppl_reflexive"]
+            row[f"rel_ppl_common_{v}"] = row[f"ppl_common_{v}"] - row["ppl_common_reflexive"]
             row[f"delta_ll_{v}"] = row["ll_reflexive"] - row[f"ll_{v}"]
         row["reflexive_preferred_ll"] = bool(row["ll_reflexive"] > max(row["ll_male"],
                                                                       row["ll_female"]))
@@ -121,12 +129,20 @@ def summarise(df: pd.DataFrame, *, n_resamples: int = DEFAULT_RESAMPLES,
     rm = df.rel_ppl_male.to_numpy(float)
     boot = {"n_resamples": n_resamples, "seed": seed}
     me = index_bootstrap_ci([len(df)], lambda i: main_effect(rf[i[0]], rm[i[0]]), **boot)
+    cf = df.rel_ppl_common_female.to_numpy(float)
+    cm = df.rel_ppl_common_male.to_numpy(float)
+    me_common = index_bootstrap_ci([len(df)], lambda i: main_effect(cf[i[0]], cm[i[0]]), **boot)
     ll_diff = (df.ll_male - df.ll_female).to_numpy(float)
     n = len(df)
     summary: dict[str, Any] = {
         "main_effect": {**me.as_dict(), "definition":
                         "log2(median rel. perplexity female / male), rel. perplexity = "
                         "ppl(anti-reflexive) - ppl(reflexive) (GenDa Lens)"},
+        "main_effect_common_length": {
+            **me_common.as_dict(), "definition":
+            "as main_effect, with every variant's perplexity computed over the reflexive "
+            "sentence's token count, exp(-ll / n_tokens(reflexive)), so that an anti-reflexive "
+            "split into more tokens is not favoured (genderscope variant)"},
         "median_rel_ppl_female": dict(zip(("median", "q1", "q3"), _iqr(rf), strict=True)),
         "median_rel_ppl_male": dict(zip(("median", "q1", "q3"), _iqr(rm), strict=True)),
         "mean_ll_male_minus_female": {**bootstrap_ci(ll_diff, **boot).as_dict(),

@@ -155,6 +155,7 @@ def _abc_tables(result: Result) -> list[Table]:
     t.add_column("measure")
     t.add_column("estimate [95% CI]", justify="right")
     t.add_row("main effect log2(median rel. ppl F / M)", _ci(s["main_effect"]))
+    t.add_row("  same, common token count (length-robust)", _ci(s["main_effect_common_length"]))
     for st in ("female", "male"):
         if f"main_effect_{st}_occupations" in s:
             t.add_row(f"  {st}-stereotyped occupations", _ci(s[f"main_effect_{st}_occupations"]))
