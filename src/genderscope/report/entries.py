@@ -140,7 +140,7 @@ def _crows_plot(r: Result) -> Any:
             rows.append((lab, s[f"percent_stereotypical_{d}_pairs"]))
     return plots.forest([(f"{lab} (n={c.get('n')})", c["estimate"], c["ci_low"], c["ci_high"])
                          for lab, c in rows if c], null=50.0,
-                        xlabel="% pairs where the model prefers the stereotypical sentence",
+                        xlabel="% pairs preferring the stereotypical sentence",
                         title="CrowS-Pairs (gender): 50 % = no preference",
                         colors=[plots.SERIES[0], plots.SERIES[1], plots.SERIES[2]])
 
@@ -206,6 +206,7 @@ def _ss_headlines(r: Result) -> list[Headline]:
                     negative="prefers anti-stereotypical fillers",
                     thresholds=(2.0, 5.0, 10.0)),
             from_ci("language-modelling score LMS (%)", m.get("lms"), null=None, unit="%",
+                    primary=False,
                     note="Meaningful over unrelated fillers; 100 is ideal, 50 is chance.")]
 
 
@@ -294,7 +295,7 @@ def _wino_headlines(r: Result) -> list[Headline]:
                     "occupation stereotype", negative="resolves pronouns better against "
                     "the stereotype", thresholds=(0.1, 0.3, 0.6)),
             from_ci("share of male pronoun predictions", r.summary.get("share_male_predictions"),
-                    null=0.5, positive="predicts male pronouns more often",
+                    null=0.5, primary=False, positive="predicts male pronouns more often",
                     negative="predicts female pronouns more often",
                     thresholds=(0.02, 0.05, 0.15))]
 
@@ -395,7 +396,7 @@ def _abc_headlines(r: Result) -> list[Headline]:
                     "are relatively more surprising (leans female)",
                     thresholds=(0.1, 0.3, 0.6)),
             from_ci("mean ll(male) − ll(female), nats",
-                    r.summary.get("mean_ll_male_minus_female"), null=0.0,
+                    r.summary.get("mean_ll_male_minus_female"), null=0.0, primary=False,
                     positive="male variant more likely", negative="female variant more likely",
                     thresholds=(0.05, 0.2, 0.5))]
 
@@ -503,8 +504,9 @@ def _bec_headlines(r: Result) -> list[Headline]:
     for g in groups:
         t = tests.get(g, {})
         if t.get("p_value") is not None:
-            out.append(Headline(label=f"  {g}-dominated professions: paired "
-                                      f"{t.get('test')} (effect size r)",
+            words = "balanced professions" if g == "balanced" else f"{g}-dominated professions"
+            out.append(Headline(label=f"{words}: male vs female, {t.get('test')} "
+                                      "(effect size r)", primary=False,
                                 estimate=t.get("effect_size_r"), p_value=t.get("p_value"),
                                 null=0.0, n=t.get("n_pairs"), positive="leans male",
                                 negative="leans female", thresholds=(0.1, 0.3, 0.5)))

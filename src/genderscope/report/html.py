@@ -97,6 +97,8 @@ def _unit(h: Headline) -> str:
 def headline_rows(sections: list[Section], *, with_model: bool) -> str:
     rows = []
     for sec in sections:
+        if sec.status == "not applicable":
+            continue
         link = f'<a href="#{_slug(sec.subject.label, sec.measure.name)}">' \
                f'{esc(sec.measure.title)}</a>'
         model = f"<td>{esc(sec.subject.label)}</td>" if with_model else ""
@@ -106,7 +108,7 @@ def headline_rows(sections: list[Section], *, with_model: bool) -> str:
                         f"{cls}\">{esc(sec.status)}</span> <span class=\"muted\">"
                         f"{esc(sec.reason)}</span></td></tr>")
             continue
-        for k, h in enumerate(sec.headlines):
+        for k, h in enumerate([h for h in sec.headlines if h.primary]):
             first = link if k == 0 else ""
             rows.append(
                 f"<tr>{model}<td>{first}</td><td>{esc(h.label.strip())}</td>"
@@ -120,9 +122,13 @@ def headline_table(data: ReportData) -> str:
     many = len(data.subjects) > 1
     head = ("<th>model</th>" if many else "") + "<th>measure</th><th>number</th>" \
         "<th>estimate</th><th>95% CI / p</th><th>reading</th>"
-    body = headline_rows([s for s in data.sections if s.status != "not applicable"
-                          or s.reason], with_model=many)
-    return f'<table id="headline"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    body = headline_rows(data.sections, with_model=many)
+    na = [s for s in data.sections if s.status == "not applicable"]
+    skipped = "" if not na else '<p class="muted">Not applicable: ' + "; ".join(
+        f"{esc(s.measure.title)}{' (' + esc(s.subject.label) + ')' if many else ''}: "
+        f"{esc(s.reason)}" for s in na) + ".</p>"
+    return f'<table id="headline"><thead><tr>{head}</tr></thead><tbody>{body}</tbody>' \
+           f"</table>{skipped}"
 
 
 def frame_table(df: pd.DataFrame | None, *, max_rows: int = 12, cls: str = "") -> str:
@@ -368,6 +374,8 @@ def check_writable(out: str | Path) -> None:
         probe_dir = probe_dir.parent
     import os
 
+    if not probe_dir.is_dir():
+        raise GenderscopeError(f"cannot write report to {path}: {probe_dir} is not a folder")
     if not os.access(probe_dir, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise GenderscopeError(f"cannot write report to {path}: permission denied")
 

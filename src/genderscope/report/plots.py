@@ -12,6 +12,7 @@ in words, so colour is never the only cue.
 from __future__ import annotations
 
 import io
+import itertools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -34,6 +35,8 @@ FEMALE = OKABE_ITO["vermillion"]
 NEUTRAL = OKABE_ITO["green"]
 SERIES = [OKABE_ITO[k] for k in ("blue", "orange", "green", "purple", "sky", "vermillion",
                                  "yellow", "grey")]
+
+_FIGURE_IDS = itertools.count(1)
 
 _RC = {
     "font.family": "DejaVu Sans", "font.size": 9.5, "axes.titlesize": 10.5,
@@ -86,6 +89,9 @@ def to_svg(fig: Figure, *, title: str) -> str:
     plt.close(fig)
     svg = buf.getvalue()
     svg = svg[svg.index("<svg"):]
+    svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.DOTALL)
+    prefix = f"g{next(_FIGURE_IDS)}-"  # ids must be unique across the page's inline SVGs
+    svg = re.sub(r'(\bid="|url\(#|href="#)', lambda m: m.group(1) + prefix, svg)
     for sentinel in (INK, GRID):
         svg = re.sub(sentinel, "currentColor", svg, flags=re.IGNORECASE)
     svg = re.sub(r'<svg ([^>]*?)width="[^"]*" height="[^"]*"',

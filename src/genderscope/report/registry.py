@@ -93,6 +93,8 @@ class Headline:
     """|estimate - null| at which the effect reads small, moderate, large."""
     n: int | None = None
     note: str = ""
+    primary: bool = True
+    """Shown in the page's top table (secondary numbers only in the measure's section)."""
 
     @property
     def has_ci(self) -> bool:
@@ -265,8 +267,8 @@ def fmt(x: Any, nd: int | None = None) -> str:
     v = float(x)
     if nd is not None:
         return f"{v:.{nd}f}"
-    if v == 0:
-        return "0"
+    if v == int(v) and abs(v) < 1e6:
+        return str(int(v))
     mag = abs(v)
     if mag >= 100:
         return f"{v:.1f}"

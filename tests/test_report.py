@@ -1,0 +1,303 @@
+"""The bias report: registry entries, runner (reuse, failures, not applicable), HTML page,
+comparison statistics, and the ``genderscope report`` command."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from fake_lm import FakeCausal, FakeMasked
+from typer.testing import CliRunner
+
+from genderscope.cli.app import app
+from genderscope.errors import GenderscopeError
+from genderscope.report import html as page
+from genderscope.report.compare import differences, leaderboard, paired_difference
+from genderscope.report.registry import Context, Headline, Paired, measures
+from genderscope.report.runner import Subject, cache_key, run_report
+
+MAIN = [sys.executable, "-c", "from genderscope.cli.app import main; main()"]
+
+
+def _hash_lp(word: str, salt: str) -> float:
+    """A fixed pseudo-random log-probability per word, so every measure sees varied scores."""
+    h = int(hashlib.sha256((salt + word.lower()).encode()).hexdigest()[:8], 16)
+    return -1.0 - 6.0 * h / 0xFFFFFFFF
+
+
+class HashCausal(FakeCausal):
+    def __init__(self, salt: str = "a") -> None:
+        super().__init__()
+        self.salt = salt
+        self.fingerprint = f"hash-causal-{salt}"
+
+    def lp(self, word: str) -> float:
+        return _hash_lp(word, self.salt)
+
+
+class HashMasked(FakeMasked):
+    def __init__(self, salt: str = "m") -> None:
+        super().__init__()
+        self.salt = salt
+        self.fingerprint = f"hash-masked-{salt}"
+
+    def lp(self, word: str) -> float:
+        return _hash_lp(word, self.salt)
+
+
+def subject(adapter, label: str | None = None) -> Subject:
+    loads = {"n": 0}
+
+    def load():
+        loads["n"] += 1
+        return adapter
+    s = Subject(label or adapter.fingerprint, adapter.kind, adapter.fingerprint, load)
+    s.loads = loads  # type: ignore[attr-defined]
+    return s
+
+
+@pytest.fixture()
+def ctx(data_dir: Path) -> Context:
+    return Context(lang="en", quick=True, data_dir=data_dir)
+
+
+def test_every_lm_entry_runs_and_paired_form_reproduces_headline(ctx: Context, store) -> None:
+    data = run_report([subject(HashCausal())], ctx, store)
+    ran = {s.measure.name: s for s in data.sections}
+    assert {"crows-pairs", "stereoset", "winobias", "bec-pro", "lpbs", "probe"} <= set(ran)
+    assert ran["dawinobias"].status == ran["abc"].status == "not applicable"
+    assert "'en'" in ran["abc"].reason
+    for name in ("crows-pairs", "stereoset", "winobias", "bec-pro", "lpbs", "probe"):
+        sec = ran[name]
+        assert sec.status == "ok", (name, sec.reason)
+        h = sec.headlines[0]
+        assert math.isfinite(h.estimate), name
+        pr = sec.measure.paired(sec.result)
+        got = pr.statistic(pr.frame.to_numpy(float))
+        assert got == pytest.approx(h.estimate, rel=1e-9, abs=1e-9), name
+
+
+def test_danish_report_runs_danish_measures(data_dir: Path, store) -> None:
+    data = run_report([subject(HashCausal())], Context(lang="da", quick=True,
+                                                       data_dir=data_dir), store)
+    ran = {s.measure.name: s for s in data.sections}
+    assert ran["dawinobias"].status == "ok" and ran["abc"].status == "ok"
+    pr = ran["abc"].measure.paired(ran["abc"].result)
+    assert pr.statistic(pr.frame.to_numpy(float)) == pytest.approx(
+        ran["abc"].headlines[0].estimate)
+    assert ran["crows-pairs"].status == "not applicable"
+
+
+def test_masked_fake_and_page_sections(ctx: Context, store, tmp_path: Path) -> None:
+    data = run_report([subject(HashMasked())], ctx, store, names=["crows-pairs", "probe"])
+    assert [s.status for s in data.sections] == ["ok", "ok"]
+    out = page.write(data, tmp_path / "r.html")
+    text = out.read_text()
+    assert text.count('<section class="measure status-ok"') == 2
+    assert text.count("<svg") == 2 and 'id="headline"' in text
+    assert "Blodgett" in text  # CrowS-Pairs method card caveat
+    ids = __import__("re").findall(r'\bid="([^"]+)"', text)
+    assert len(ids) == len(set(ids))  # unique ids across the inline SVGs
+    for ref in ('src="http', "href=\"http", "url(http", "@import", "<script", "<link", "<img"):
+        assert ref not in text  # self-contained: nothing to fetch
+
+
+def test_failing_measure_still_renders_page(ctx: Context, store, tmp_path: Path,
+                                            monkeypatch) -> None:
+    entry = measures()["lpbs"]
+
+    def boom(lm, c):
+        raise RuntimeError("templates exploded\nsecond line")
+    monkeypatch.setattr(entry, "run", boom)
+    data = run_report([subject(HashCausal())], ctx, store, names=["probe", "lpbs", "crows-pairs"])
+    status = {s.measure.name: s for s in data.sections}
+    assert status["lpbs"].status == "failed"
+    assert status["lpbs"].reason == "RuntimeError: templates exploded"
+    assert status["probe"].status == status["crows-pairs"].status == "ok"
+    text = page.write(data, tmp_path / "r.html").read_text()
+    assert 'class="measure status-failed"' in text and "templates exploded" in text
+    assert text.count('class="measure status-ok"') == 2
+
+
+def test_plot_failure_keeps_numbers(ctx: Context, store, monkeypatch) -> None:
+    entry = measures()["probe"]
+    monkeypatch.setattr(entry, "plot", lambda r: 1 / 0)
+    data = run_report([subject(HashCausal())], ctx, store, names=["probe"])
+    text = page.render(data)
+    assert "Plot failed: ZeroDivisionError" in text and 'status-ok' in text
+
+
+def test_no_measure_applies(ctx: Context, store) -> None:
+    clf = Subject("my-classifier", "classifier", "clf", lambda: None)
+    with pytest.raises(GenderscopeError, match="no measure applies.*needs texts"):
+        run_report([clf], ctx, store)
+
+
+def test_stored_runs_are_reused_without_loading(ctx: Context, store) -> None:
+    s1 = subject(HashCausal())
+    first = run_report([s1], ctx, store, names=["crows-pairs", "probe"])
+    assert s1.loads["n"] == 1 and not any(s.reused for s in first.sections)
+    s2 = subject(HashCausal())
+    second = run_report([s2], ctx, store, names=["crows-pairs", "probe"])
+    assert s2.loads["n"] == 0 and all(s.reused for s in second.sections)
+    for a, b in zip(first.sections, second.sections, strict=True):
+        assert a.headlines[0].estimate == pytest.approx(b.headlines[0].estimate)
+        pd.testing.assert_frame_equal(a.result.items.reset_index(drop=True),
+                                      b.result.items.reset_index(drop=True),
+                                      check_dtype=False)
+    # other parameters (a different seed) are a different run
+    other = Context(lang="en", quick=True, data_dir=ctx.data_dir, seed=1)
+    m = measures()["crows-pairs"]
+    assert cache_key(m, s1, ctx) != cache_key(m, s1, other)
+
+
+def test_headline_readings() -> None:
+    spans = Headline("x", 0.3, -0.1, 0.7, null=0.0, positive="leans male")
+    assert spans.evidence() is False and spans.reading().startswith("No evidence of bias")
+    strong = Headline("x", 0.9, 0.6, 1.2, null=0.0, thresholds=(0.2, 0.5, 0.8))
+    assert strong.evidence() and strong.reading().startswith("Large bias: leans male")
+    below = Headline("x", 40.0, 35.0, 45.0, null=50.0, negative="prefers anti")
+    assert "prefers anti" in below.reading()
+    pval = Headline("d", 0.4, p_value=0.2)
+    assert pval.evidence() is False
+    assert Headline("lms", 80.0, 70.0, 90.0, null=None).evidence() is None
+
+
+def test_paired_difference_statistics() -> None:
+    rng = np.random.default_rng(1)
+    idx = [f"i{k}" for k in range(200)]
+    base = rng.normal(size=200)
+    a = Paired(pd.DataFrame({"v": base + 0.5}, index=idx), lambda x: float(x[:, 0].mean()))
+    b = Paired(pd.DataFrame({"v": base + rng.normal(scale=0.1, size=200)}, index=idx),
+               lambda x: float(x[:, 0].mean()))
+    sa, sb, d, lo, hi, p, n = paired_difference(a, b, n_resamples=500, n_permutations=500)
+    assert n == 200 and d == pytest.approx(sa - sb) and lo < d < hi and lo > 0.3
+    assert p < 0.01
+    same = paired_difference(a, a, n_resamples=200, n_permutations=200)
+    assert same[2] == 0 and same[5] == 1.0
+    # only shared items are compared
+    c = Paired(a.frame.iloc[:50], a.statistic)
+    assert paired_difference(a, c, n_resamples=50, n_permutations=50)[6] == 50
+
+
+def test_two_models_leaderboard_and_differences(ctx: Context, store, tmp_path: Path) -> None:
+    data = run_report([subject(HashCausal("a"), "A"), subject(HashCausal("b"), "B")], ctx,
+                      store, names=["crows-pairs", "probe"])
+    board = leaderboard(data)
+    assert list(board.columns) == ["measure", "number", "A", "B"] and len(board) == 2
+    diffs = differences(data)
+    assert {d.measure for d in diffs} == {"crows-pairs", "probe"}
+    for d in diffs:
+        assert d.difference == pytest.approx(d.estimate_a - d.estimate_b)
+        assert 0 < d.p_value <= 1
+    text = page.render(data)
+    assert "Tested differences" in text and 'id="comparison"' in text
+    assert text.count("<svg") == 2 * 2 + 2  # two sections per model + two comparison plots
+
+
+def test_cli_report_second_run_costs_no_forward_pass(tiny_gpt2_dir: Path, data_dir: Path,
+                                                     tmp_path: Path, monkeypatch) -> None:
+    from genderscope.models import engine
+
+    calls = {"n": 0}
+    real = engine.ForwardEngine._forward
+
+    def counted(self, batch, wanted):
+        calls["n"] += 1
+        return real(self, batch, wanted)
+    monkeypatch.setattr(engine.ForwardEngine, "_forward", counted)
+    args = ["report", "--model", str(tiny_gpt2_dir), "--quick", "--measure", "crows-pairs",
+            "--measure", "probe", "--data", str(data_dir), "--store",
+            str(tmp_path / "s.sqlite"), "--no-progress"]
+    runner = CliRunner()
+    r1 = runner.invoke(app, [*args, "--out", str(tmp_path / "a.html")])
+    assert r1.exit_code == 0, r1.output
+    assert calls["n"] > 0
+    calls["n"] = 0
+    r2 = runner.invoke(app, [*args, "--out", str(tmp_path / "b.html")])
+    assert r2.exit_code == 0 and "(reused)" in r2.output
+    assert calls["n"] == 0
+    r3 = runner.invoke(app, [*args, "--no-reuse", "--out", str(tmp_path / "c.html")])
+    assert r3.exit_code == 0 and "(reused)" not in r3.output
+    assert calls["n"] == 0  # re-run measures read every score from the cache
+    assert "CrowS-Pairs" in (tmp_path / "c.html").read_text()
+
+
+def test_cli_report_masked_tiny_bert(tiny_bert_dir: Path, data_dir: Path, tmp_path: Path
+                                     ) -> None:
+    r = CliRunner().invoke(app, ["report", "--model", str(tiny_bert_dir), "--quick",
+                                 "--measure", "probe", "--measure", "lpbs", "--data",
+                                 str(data_dir), "--out", str(tmp_path / "r.html"),
+                                 "--no-progress"])
+    assert r.exit_code == 0, r.output
+    text = (tmp_path / "r.html").read_text()
+    assert "(masked)" in text and text.count('status-ok"') == 2
+
+
+def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([*MAIN, *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def test_cli_unwritable_output(tmp_path: Path) -> None:
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("x")
+    r = _cli("report", "--model", "smollm2", "--out", str(blocker / "r.html"))
+    assert r.returncode == 2
+    assert r.stderr.strip() == f"error: cannot write report to {blocker / 'r.html'}: " \
+                               f"{blocker} is not a folder"
+    r = _cli("report", "--model", "smollm2", "--out", str(tmp_path))
+    assert r.returncode == 2 and "is a folder; give a file name" in r.stderr
+
+
+def test_cli_bad_inputs(tmp_path: Path) -> None:
+    r = _cli("report", "--out", str(tmp_path / "r.html"))
+    assert r.returncode == 2 and "give at least one --model" in r.stderr
+    r = _cli("report", "--model", "smollm2", "--lang", "fr", "--out", str(tmp_path / "r.html"))
+    assert r.returncode == 2 and "--lang must be one of en, da" in r.stderr
+    r = _cli("report", "--model", str(tmp_path / "nope"), "--out", str(tmp_path / "r.html"))
+    assert r.returncode == 2 and "model path not found" in r.stderr
+    r = _cli("report", "--model", "smollm2", "--measure", "nope", "--out",
+             str(tmp_path / "r.html"))
+    assert r.returncode == 2 and "unknown measure 'nope'" in r.stderr
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_cli_model_no_measure_applies(tmp_path: Path) -> None:
+    clf = tmp_path / "clf.py"
+    clf.write_text("def predict(texts):\n    return [[0.5, 0.5] for _ in texts]\n")
+    r = _cli("report", "--classifier", f"{clf}:predict", "--out", str(tmp_path / "r.html"))
+    assert r.returncode == 2
+    assert "no measure applies" in r.stderr and "--texts" in r.stderr
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_classifier_flip_test_section(tmp_path: Path, store, data_dir: Path) -> None:
+    texts = tmp_path / "t.txt"
+    texts.write_text("he is a great doctor\nshe is a bad driver\nthe weather is nice\n"
+                     "my brother loves football\nher mother was angry\n")
+
+    class Clf:
+        kind = "classifier"
+        labels = ["neg", "pos"]
+        queries = 0
+
+        def predict_proba(self, xs):
+            self.queries += len(xs)
+            return np.array([[0.2, 0.8] if " he " in f" {x} " or "brother" in x
+                             else [0.7, 0.3] for x in xs])
+
+        def describe(self):
+            return {"kind": "classifier", "fingerprint": "toy"}
+    s = Subject("toy", "classifier", "toy", Clf)
+    data = run_report([s], Context(quick=True, texts=texts, data_dir=data_dir), store)
+    sec = {x.measure.name: x for x in data.sections}["counterfactual"]
+    assert sec.status == "ok", sec.reason
+    assert sec.headlines[0].estimate > 0  # swapping he/she or brother/sister flips labels
+    assert "Counterfactual flip test" in page.render(data)
+
