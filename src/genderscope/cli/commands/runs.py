@@ -85,7 +85,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                  "params": json.loads(r["params"])} for r in runs], indent=2))
             return
         table = Table(title=f"{len(runs)} runs in {store.path}")
-        for col in ("run id", "created (UTC)", "method", "model", "parameters"):
+        table.add_column("run id", no_wrap=True, min_width=22)
+        for col in ("created (UTC)", "method", "model", "parameters"):
             table.add_column(col, overflow="fold")
         for r in runs:
             table.add_row(r["run_id"], _when(r["created"]), r["method"], r["model"],
@@ -161,9 +162,10 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             if kind == "csv":
                 df.to_csv(out, index=False)
             elif kind == "parquet":
-                obj = df.select_dtypes(include="object").columns
-                df[obj] = df[obj].map(lambda v: v if v is None or isinstance(v, str)
-                                      else to_json(v))
+                for col in df.columns:  # mixed-type summary columns -> JSON text
+                    if df[col].dtype == object:
+                        df[col] = df[col].map(lambda v: v if v is None or isinstance(v, str)
+                                              else to_json(v))
                 df.to_parquet(out, index=False)
             else:
                 out.write_text(df.to_json(orient="records", force_ascii=False, indent=1),

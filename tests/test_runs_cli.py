@@ -1,0 +1,142 @@
+"""``genderscope runs list|show|export`` and the store's schema migration."""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from genderscope.cli.app import app
+from genderscope.results import Result
+from genderscope.store import SCHEMA_VERSION, Store
+
+MAIN = [sys.executable, "-c", "from genderscope.cli.app import main; main()"]
+
+
+def _result(method: str, fp: str, est: float) -> Result:
+    return Result(method, {"score": {"estimate": est, "ci_low": est - 1, "ci_high": est + 1},
+                           "n": 3},
+                  pd.DataFrame({"item": ["a", "b", "c"], "value": [est, est + 1, est + 2]}),
+                  {"model": {"fingerprint": fp}, "params": {"k": 1}, "seed": 0},
+                  tables={"by_group": pd.DataFrame({"group": ["x"], "mean": [est]})})
+
+
+@pytest.fixture()
+def filled(tmp_path: Path) -> tuple[Path, list[str]]:
+    path = tmp_path / "s.sqlite"
+    s = Store(path)
+    ids = [s.record_run(_result("crows-pairs", "sha256:aaa|x", 55.0)),
+           s.record_run(_result("probe", "sha256:bbb|y", 0.25))]
+    s.close()
+    return path, ids
+
+
+def _invoke(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def test_list_and_filters(filled) -> None:
+    path, ids = filled
+    r = _invoke("runs", "list", "--store", str(path), "--json")
+    assert r.exit_code == 0, r.output
+    runs = json.loads(r.output)
+    assert [x["run_id"] for x in runs] == ids and runs[0]["params"] == {"k": 1}
+    r = _invoke("runs", "list", "--store", str(path), "--json", "--model", "bbb")
+    assert [x["method"] for x in json.loads(r.output)] == ["probe"]
+    r = _invoke("runs", "list", "--store", str(path), "--method", "crows-pairs")
+    assert r.exit_code == 0 and ids[0] in r.output and ids[1] not in r.output
+
+
+def test_show(filled) -> None:
+    path, ids = filled
+    r = _invoke("runs", "show", ids[0][:17], "--store", str(path), "--json")
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.output)
+    assert got["run_id"] == ids[0] and got["summary"]["score"]["estimate"] == 55.0
+    assert got["tables"] == ["by_group"] and got["n_items"] == 3
+    r = _invoke("runs", "show", ids[1], "--store", str(path), "--items", "2")
+    assert r.exit_code == 0 and "score.estimate" in r.output and "0.25" in r.output
+
+
+@pytest.mark.parametrize("suffix", ["csv", "parquet", "json"])
+def test_export_runs(filled, tmp_path: Path, suffix: str) -> None:
+    path, ids = filled
+    out = tmp_path / f"runs.{suffix}"
+    r = _invoke("runs", "export", "--out", str(out), "--store", str(path))
+    assert r.exit_code == 0, r.output
+    df = {"csv": pd.read_csv, "parquet": pd.read_parquet,
+          "json": lambda p: pd.DataFrame(json.loads(Path(p).read_text()))}[suffix](out)
+    assert list(df["run_id"]) == ids
+    assert list(df["summary.score.estimate"]) == [55.0, 0.25]
+
+
+def test_export_items(filled, tmp_path: Path) -> None:
+    path, ids = filled
+    out = tmp_path / "items.parquet"
+    r = _invoke("runs", "export", "--what", "items", "--run", ids[1], "--out", str(out),
+                "--store", str(path))
+    assert r.exit_code == 0, r.output
+    df = pd.read_parquet(out)
+    assert list(df["value"]) == [0.25, 1.25, 2.25] and set(df["run_id"]) == {ids[1]}
+
+
+def test_export_errors_exit_2(filled, tmp_path: Path) -> None:
+    path, _ = filled
+    r = subprocess.run([*MAIN, "runs", "export", "--out", str(tmp_path / "x.xlsx"),
+                        "--store", str(path)], capture_output=True, text=True)
+    assert r.returncode == 2 and "export format must be one of csv, parquet, json" in r.stderr
+    r = subprocess.run([*MAIN, "runs", "export", "--out", str(tmp_path / "x.csv"),
+                        "--method", "weat", "--store", str(path)], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and r.stderr.strip() == "error: no runs match; nothing exported"
+    r = subprocess.run([*MAIN, "runs", "show", "zzz", "--store", str(path)],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "no run 'zzz'" in r.stderr
+
+
+V1_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE scores (model TEXT NOT NULL, namespace TEXT NOT NULL, key TEXT NOT NULL,
+    value REAL NOT NULL, PRIMARY KEY (model, namespace, key)) WITHOUT ROWID;
+CREATE TABLE runs (run_id TEXT PRIMARY KEY, model TEXT NOT NULL, method TEXT NOT NULL,
+    params TEXT NOT NULL, version TEXT NOT NULL, created REAL NOT NULL,
+    summary TEXT NOT NULL, metadata TEXT NOT NULL);
+CREATE TABLE run_items (run_id TEXT PRIMARY KEY, items BLOB NOT NULL);
+INSERT INTO meta VALUES ('schema_version', '1');
+"""
+
+
+def test_v1_store_is_migrated_in_place(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript(V1_SCHEMA)
+    buf = io.BytesIO()
+    pd.DataFrame({"a": [1, 2]}).to_parquet(buf, index=False)
+    con.execute("INSERT INTO runs VALUES ('r1', 'fp', 'probe', '{}', '0.0.1', 1.0, "
+                "'{\"x\": 1}', '{\"seed\": 0}')")
+    con.execute("INSERT INTO run_items VALUES ('r1', ?)", (buf.getvalue(),))
+    con.execute("INSERT INTO scores VALUES ('fp', 'ns', 'k', 2.5)")
+    con.commit()
+    con.close()
+    s = Store(path)
+    assert s.schema_version == SCHEMA_VERSION == 2
+    old = s.load_run("r1")  # old runs load, with no extra tables
+    assert old.summary == {"x": 1} and old.tables == {} and list(old.items["a"]) == [1, 2]
+    assert s.get_scores("fp", "ns", ["k"]) == {"k": 2.5}
+    res = _result("probe", "fp", 1.0)
+    res.metadata["cache_key"] = "abc"
+    rid = s.record_run(res)
+    assert s.find_run("abc") == rid and s.find_run("zzz") is None
+    pd.testing.assert_frame_equal(s.load_run(rid).tables["by_group"], res.tables["by_group"])
+    s.close()
+    con = sqlite3.connect(path)
+    assert con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "2"
+    con.close()
+    Store(path).close()  # reopening a current store is a no-op
