@@ -99,6 +99,8 @@ def leaderboard(data: ReportData) -> pd.DataFrame:
     for per in by.values():
         first = next(iter(per.values()))
         for k, h in enumerate(first.headlines):
+            if not h.primary:
+                continue
             row: dict[str, Any] = {"measure": first.measure.title, "number": h.label.strip()}
             for lab in labels:
                 sec = per.get(lab)
@@ -149,15 +151,16 @@ def comparison_plot(data: ReportData, measure: str) -> Any:
     per = _ok(data.sections).get(measure, {})
     rows = []
     null = 0.0
-    title = measure
+    title = label = measure
     for lab, sec in per.items():
         if not sec.headlines:
             continue
         h = sec.headlines[0]
         null = h.null if h.null is not None else null
-        title = f"{sec.measure.title}: {h.label.strip()}"
+        title = sec.measure.title
+        label = h.label.strip()
         rows.append((lab, h.estimate, h.ci_low, h.ci_high))
     if len(rows) < 2:
         return None
-    return plots.forest(rows, null=null, xlabel=title.split(": ", 1)[-1], title=title,
+    return plots.forest(rows, null=null, xlabel=label, title=title,
                         colors=plots.SERIES[:len(rows)])

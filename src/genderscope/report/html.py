@@ -122,7 +122,11 @@ def headline_table(data: ReportData) -> str:
     many = len(data.subjects) > 1
     head = ("<th>model</th>" if many else "") + "<th>measure</th><th>number</th>" \
         "<th>estimate</th><th>95% CI / p</th><th>reading</th>"
-    body = headline_rows(data.sections, with_model=many)
+    order = {name: k for k, name in enumerate(dict.fromkeys(s.measure.name
+                                                            for s in data.sections))}
+    secs = sorted(data.sections, key=lambda s: order[s.measure.name]) if many else \
+        data.sections
+    body = headline_rows(secs, with_model=many)
     na = [s for s in data.sections if s.status == "not applicable"]
     skipped = "" if not na else '<p class="muted">Not applicable: ' + "; ".join(
         f"{esc(s.measure.title)}{' (' + esc(s.subject.label) + ')' if many else ''}: "

@@ -106,7 +106,10 @@ class Headline:
         if self.null is None or not _finite(self.estimate):
             return None
         if self.has_ci:
-            return not (self.ci_low <= self.null <= self.ci_high)  # type: ignore[operator]
+            lo, hi = float(self.ci_low), float(self.ci_high)  # type: ignore[arg-type]
+            if max(abs(lo - self.null), abs(hi - self.null)) < 1e-9:
+                return False  # a degenerate interval at the null (rounding noise)
+            return not (lo <= self.null <= hi)
         if _finite(self.p_value):
             return self.p_value < 0.05  # type: ignore[operator]
         return None
@@ -267,6 +270,8 @@ def fmt(x: Any, nd: int | None = None) -> str:
     v = float(x)
     if nd is not None:
         return f"{v:.{nd}f}"
+    if abs(v) < 1e-12:
+        return "0"
     if v == int(v) and abs(v) < 1e6:
         return str(int(v))
     mag = abs(v)
