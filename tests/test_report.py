@@ -301,3 +301,55 @@ def test_classifier_flip_test_section(tmp_path: Path, store, data_dir: Path) -> 
     assert sec.headlines[0].estimate > 0  # swapping he/she or brother/sister flips labels
     assert "Counterfactual flip test" in page.render(data)
 
+
+
+@pytest.mark.slow
+def test_smollm2_quick_report_is_meaningful(smollm2, data_dir: Path, store,
+                                            tmp_path: Path) -> None:
+    """On the real SmolLM2, meaningful StereoSet fillers beat unrelated ones (LMS well
+    above chance), and the page renders every section."""
+    s = Subject("smollm2", "causal", smollm2.fingerprint, lambda: smollm2)
+    data = run_report([s], Context(lang="en", quick=True, data_dir=data_dir), store,
+                      names=["stereoset", "probe"])
+    by = {x.measure.name: x for x in data.sections}
+    assert by["stereoset"].status == by["probe"].status == "ok"
+    lms = by["stereoset"].headlines[1]
+    assert lms.label.startswith("language-modelling score") and lms.ci_low > 55
+    text = page.write(data, tmp_path / "r.html").read_text()
+    assert text.count('class="measure status-ok"') == 2 and text.count("<svg") == 2
+
+
+class FakeEncoder:
+    kind = "encoder"
+    fingerprint = "fake-encoder"
+
+    def encode(self, texts, *, progress: bool = False) -> np.ndarray:
+        return np.array([[_hash_lp(t, str(k)) for k in range(8)] for t in texts])
+
+    def describe(self) -> dict[str, object]:
+        return {"kind": "encoder", "fingerprint": self.fingerprint}
+
+
+def test_weat_and_seat_entries(data_dir: Path, store, tmp_path: Path) -> None:
+    from genderscope.datasets.seat import resolve_test
+    from genderscope.models.vectors import WordVectors
+    from genderscope.report.entries import WEAT_TESTS
+
+    vocab = sorted({w.lower() for t in WEAT_TESTS for ws in
+                    resolve_test(t, data_dir / "seat" / "tests").sets() for w in ws.examples})
+    vecs = WordVectors(np.array([[_hash_lp(w, str(k)) for k in range(8)] for w in vocab]),
+                       vocab, name="fake-vectors")
+    ctx = Context(quick=True, data_dir=data_dir)
+    data = run_report([Subject("vecs", "vectors", "v", lambda: vecs),
+                       Subject("enc", "encoder", "e", FakeEncoder)], ctx, store)
+    by = {(s.subject.label, s.measure.name): s for s in data.sections}
+    assert set(by) == {("vecs", "weat"), ("enc", "seat")}
+    for sec, prefix in ((by["vecs", "weat"], "weat"), (by["enc", "seat"], "sent-weat")):
+        assert sec.status == "ok", sec.reason
+        assert [h.label.split(":")[0] for h in sec.headlines] == [f"{prefix}{k}"
+                                                                   for k in (6, 7, 8)]
+        tests = sec.result.tables["tests"]
+        assert list(tests["d_estimate"]) == [h.estimate for h in sec.headlines]
+        assert all(h.p_value is not None and h.has_ci for h in sec.headlines)
+    text = page.render(data)
+    assert text.count("<svg") == 2 and "Caliskan" in text and "May, Wang" in text

@@ -718,9 +718,10 @@ def _assoc_run(model: Any, ctx: Context, *, sentences: bool) -> Result:
         test = resolve_test(name, _seat_dir(ctx))
         if sentences:
             results.append(seat(model, test, n_permutations=ctx.n_permutations, seed=ctx.seed,
-                                progress=ctx.progress))
+                                n_resamples=ctx.n_resamples, progress=ctx.progress))
         else:
-            results.append(weat(model, test, n_permutations=ctx.n_permutations, seed=ctx.seed))
+            results.append(weat(model, test, n_permutations=ctx.n_permutations, seed=ctx.seed,
+                                n_resamples=ctx.n_resamples))
     items = pd.concat([r.items.assign(test=r.summary["test"]) for r in results],
                       ignore_index=True)
     rows = [{"test": r.summary["test"], "X": r.summary["categories"]["X"],
