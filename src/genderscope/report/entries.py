@@ -395,6 +395,11 @@ def _abc_headlines(r: Result) -> list[Headline]:
                     "more surprising (leans male)", negative="anti-reflexive male possessives "
                     "are relatively more surprising (leans female)",
                     thresholds=(0.1, 0.3, 0.6)),
+            *([from_ci("main effect, common-length perplexity (genderscope variant)",
+                       r.summary["main_effect_common_length"], null=0.0, primary=False,
+                       positive="leans male", negative="leans female",
+                       thresholds=(0.1, 0.3, 0.6))]
+              if "main_effect_common_length" in r.summary else []),
             from_ci("mean ll(male) − ll(female), nats",
                     r.summary.get("mean_ll_male_minus_female"), null=0.0, primary=False,
                     positive="male variant more likely", negative="female variant more likely",
@@ -445,8 +450,9 @@ register(Measure(
         citation="González, Barrett, Hvingelby, Webster & Søgaard (2020). Type B "
                  "Reflexivization as an Unambiguous Testbed for Multilingual Multi-Task Gender "
                  "Bias. EMNLP; Danish main effect from GenDa Lens (Sloth & Rybner 2023).",
-        caveats=("Perplexity favours words split into fewer tokens; the total log-likelihood "
-                 "difference is reported beside it.",),
+        caveats=("Per-token perplexity rewards a pronoun split into more, predictable pieces "
+                 "(e.g. Gemma's two-piece 'hendes'); the common-length variant and the total "
+                 "log-likelihood difference are reported beside it.",),
         subset="300 of 4,560 groups (--quick: 30), seeded")))
 
 
