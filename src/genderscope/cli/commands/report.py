@@ -38,7 +38,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         texts: Path | None = typer.Option(None, "--texts", help="Texts for classifier "
                                           "measures (.txt or .csv/.tsv)."),
         measure: list[str] = typer.Option([], "--measure", help="Only these measures "
-                                          "(repeatable) [default: all that apply]."),
+                                          "(repeatable); default: all that apply."),
         quick: bool = typer.Option(False, "--quick", help="Small subsets (~30-40 items per "
                                    "measure): a fast smoke test with wide CIs."),
         reuse: bool = typer.Option(True, "--reuse/--no-reuse", help="Reuse stored runs with "
@@ -46,9 +46,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         kind: str = typer.Option("auto", "--kind", help="LM kind: auto, masked or causal."),
         start_token: str = typer.Option("auto", "--start-token", help="Causal LM start "
                                         "token: auto, none or a token string."),
-        data: Path | None = typer.Option(None, "--data", help="Benchmark data folder "
-                                         "[default: $GENDERSCOPE_DATA, ./shared/data, "
-                                         "../shared/data]."),
+        data: Path | None = typer.Option(None, "--data", help="Benchmark data folder; default: "
+                                         "$GENDERSCOPE_DATA, ./shared/data or "
+                                         "../shared/data."),
         seed: int = typer.Option(0, "--seed", help="Seed of subsets, bootstrap and "
                                  "permutations."),
         device: str | None = DEVICE_OPTION,
@@ -56,7 +56,11 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         store_path: Path | None = STORE_OPTION,
         progress: bool = typer.Option(True, "--progress/--no-progress"),
     ) -> None:
-        """One HTML page with every measure that applies to the given model(s)."""
+        """One HTML page with every measure that applies to the given model(s).
+
+        Stored runs with the same model, parameters and data are reused (no forward
+        pass); default subsets are listed in docs/report.md.
+        """
         from genderscope.report import html as page
         from genderscope.report import runner
         from genderscope.report.registry import LANGS, Context
