@@ -149,8 +149,9 @@ def _crows_highlights(r: Result) -> pd.DataFrame | None:
     df = r.items.copy()
     if "sent_more" not in df:
         return None
-    df["margin"] = df["score_more"] - df["score_less"]
-    return _top(df, "margin", ["direction", "sent_more", "sent_less", "margin"], 3)
+    col = "score more − less"
+    df[col] = df["score_more"] - df["score_less"]
+    return _top(df, col, ["direction", "sent_more", "sent_less", col], 3)
 
 
 register(Measure(
@@ -237,9 +238,9 @@ def _ss_highlights(r: Result) -> pd.DataFrame | None:
     df = r.items.copy()
     if "context" not in df:
         return None
-    df["margin"] = df["score_stereotype"] - df["score_anti_stereotype"]
-    return _top(df, "margin", ["target", "context", "stereotype", "anti_stereotype", "margin"],
-                3)
+    col = "score stereo − anti"
+    df[col] = df["score_stereotype"] - df["score_anti_stereotype"]
+    return _top(df, col, ["target", "context", "stereotype", "anti_stereotype", col], 3)
 
 
 register(Measure(
