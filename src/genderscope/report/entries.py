@@ -783,7 +783,7 @@ _ASSOC_CAVEATS = ("Small word sets: one word can move d a lot; the one-sided per
                   "understate associations; read d as descriptive.")
 
 register(Measure(
-    name="weat", title="WEAT (word vectors)", kinds=("vectors",),
+    name="weat", title="WEAT (word vectors)", kinds=("vectors",), langs=("en",),
     run=lambda m, ctx: _assoc_run(m, ctx, sentences=False), headlines=_assoc_headlines,
     plot=_assoc_plot, highlights=_assoc_highlights,
     params=lambda ctx: {"tests": list(WEAT_TESTS), "seed": ctx.seed,
@@ -799,7 +799,7 @@ register(Measure(
         caveats=_ASSOC_CAVEATS, subset="the three gender tests WEAT 6, 7, 8 (all words)")))
 
 register(Measure(
-    name="seat", title="SEAT (sentence encoder)", kinds=("encoder",),
+    name="seat", title="SEAT (sentence encoder)", kinds=("encoder",), langs=("en",),
     run=lambda m, ctx: _assoc_run(m, ctx, sentences=True), headlines=_assoc_headlines,
     plot=_assoc_plot, highlights=_assoc_highlights,
     params=lambda ctx: {"tests": list(SEAT_TESTS), "seed": ctx.seed,
@@ -867,6 +867,7 @@ def _flip_plot(r: Result) -> Any:
 
 register(Measure(
     name="counterfactual", title="Counterfactual flip test (classifier)", kinds=("classifier",),
+    langs=("en",),
     run=_flip_run, headlines=_flip_headlines, plot=_flip_plot, needs=_needs_texts,
     highlights=lambda r: r.tables.get("examples", pd.DataFrame()).head(6)
     if r.tables.get("examples") is not None else None,
@@ -918,6 +919,7 @@ def _attack_headlines(r: Result) -> list[Headline]:
 
 register(Measure(
     name="attack", title="Gender-analogy attack (classifier)", kinds=("classifier",),
+    langs=("en",),
     run=_attack_run, headlines=_attack_headlines, needs=_needs_texts, default=False,
     highlights=lambda r: r.tables.get("examples"),
     params=lambda ctx: {"texts": str(ctx.texts), "quick": ctx.quick, "seed": ctx.seed},
