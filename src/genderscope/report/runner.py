@@ -203,7 +203,8 @@ def run_one(measure: Measure, subject: Subject, ctx: Context, store: Store | Non
             result.metadata["command"] = command
             result.metadata["report_entry"] = {"name": measure.name, "version": measure.version,
                                                "params": measure.params(ctx)}
-            result.metadata.setdefault("seed", ctx.seed)
+            if result.metadata.get("seed") is None:
+                result.metadata["seed"] = ctx.seed  # the seed of the subset
             if store is not None:
                 run_id = store.record_run(result)
         headlines = measure.headlines(result)
