@@ -203,3 +203,30 @@ def test_cli_bad_classifier_output_exits_2(tmp_path: Path):
         env=_env())
     assert proc.returncode == 2, proc.stderr
     assert "NaN" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_real_hf_text_classification_pipeline(tmp_path: Path):
+    """``hf:FOLDER`` on a tiny random BERT classifier with the real uncased vocabulary."""
+    transformers = pytest.importorskip("transformers")
+    from genderscope.models.testing import bert_vocab_path
+
+    tok = transformers.BertTokenizerFast(vocab=str(bert_vocab_path()), do_lower_case=True)
+    cfg = transformers.BertConfig(vocab_size=len(tok), hidden_size=16, num_hidden_layers=1,
+                                  num_attention_heads=2, intermediate_size=32, num_labels=3,
+                                  id2label={0: "hate", 1: "offensive", 2: "neither"},
+                                  label2id={"hate": 0, "offensive": 1, "neither": 2})
+    transformers.set_seed(0)
+    model = transformers.BertForSequenceClassification(cfg).eval()
+    model.save_pretrained(tmp_path / "clf")
+    tok.save_pretrained(tmp_path / "clf")
+    clf = load_classifier(f"hf:{tmp_path / 'clf'}", batch_size=2)
+    assert clf.labels == ["hate", "offensive", "neither"]
+    texts = ["he is here", "she is there", "he is here"]
+    p = clf.predict_proba(texts)
+    assert p.shape == (3, 3) and clf.queries == 2
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-5)
+    import torch
+
+    with torch.inference_mode():
+        logits = model(**tok(texts[:2], return_tensors="pt", padding=True)).logits
+    np.testing.assert_allclose(p[:2], torch.softmax(logits, -1).numpy(), atol=1e-5)
