@@ -1,0 +1,89 @@
+"""``genderscope compare RUN_A RUN_B``: before/after comparison of two runs.
+
+RUN_A (before) and RUN_B (after) are run ids in the store (unique prefixes
+work) or folders written by ``genderscope run ... --out``. Items are joined on
+the measure's item key; per group: mean before/after, mean change with a
+bootstrap 95 % CI, the paired test (t or Wilcoxon, effect size r), and for
+CrowS-Pairs McNemar's test on "stereotypical preferred". See
+:mod:`genderscope.measures.compare`.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from genderscope.cli.common import JSON_OPTION, STORE_OPTION, console, default_out, open_store
+from genderscope.results import Result, to_json
+
+
+def _load(spec: str, store_path: Path | None) -> Result:
+    from genderscope.measures.compare import load_result_dir
+
+    p = Path(spec)
+    if p.is_dir():
+        return load_result_dir(p)
+    store = open_store(store_path)
+    try:
+        return store.load_run(spec)
+    finally:
+        store.close()
+
+
+def _fmt(v: object) -> str:
+    if isinstance(v, float):
+        return "nan" if math.isnan(v) else (f"{v:.3g}" if abs(v) < 1e-3 and v else f"{v:.3f}")
+    return str(v)
+
+
+def register(app: typer.Typer, run_app: typer.Typer) -> None:
+    @app.command("compare")
+    def compare(
+        run_a: str = typer.Argument(..., help="Run before (store id or result folder)."),
+        run_b: str = typer.Argument(..., help="Run after (store id or result folder)."),
+        key: list[str] = typer.Option([], "--key", help="Item key column(s) [default: per "
+                                      "measure]."),
+        value: str | None = typer.Option(None, "--value", help="Compared item column."),
+        group_by: list[str] = typer.Option([], "--group-by", help="Group column(s)."),
+        n_resamples: int = typer.Option(10_000, "--n-resamples", help="Bootstrap resamples."),
+        seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
+        plot: bool = typer.Option(True, "--plot/--no-plot", help="Write change.png/.svg."),
+        store: Path | None = STORE_OPTION,
+        out: Path | None = typer.Option(None, "--out", help="Folder for the comparison "
+                                        "[default: ./genderscope-results/<method>-compare]."),
+        as_json: bool = JSON_OPTION,
+    ) -> None:
+        """Per-group before/after differences with CIs and paired tests."""
+        from genderscope.measures.compare import compare_runs, plot_change
+
+        before, after = _load(run_a, store), _load(run_b, store)
+        res = compare_runs(before, after, key=key or None, value=value,
+                           groups=group_by or None, n_resamples=n_resamples, seed=seed)
+        folder = default_out(res.method, out)
+        res.save(folder)
+        if plot:
+            plot_change(res, folder / "change")
+        st = open_store(store)
+        try:
+            run_id = st.record_run(res)
+        finally:
+            st.close()
+        if as_json:
+            console.print_json(to_json({"run_id": run_id, "summary": res.summary}))
+            return
+        t = res.tables["change_by_group"]
+        groups = res.summary["groups"] or ["group"]
+        table = Table(title=f"{res.method}: {res.summary['value']} after - before "
+                            f"({res.summary['n_items']} paired items)")
+        cols = [*groups, "n", "mean_before", "mean_after", "change", "change_ci_low",
+                "change_ci_high", "test", "p_value", "effect_size_r"]
+        cols += [c for c in t.columns if c.endswith(("_mcnemar_p",))]
+        for c in cols:
+            table.add_column(c)
+        for _, r in t.iterrows():
+            table.add_row(*[_fmt(r[c]) for c in cols])
+        console.print(table)
+        console.print(f"saved to {folder} (run {run_id})")

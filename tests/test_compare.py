@@ -1,0 +1,158 @@
+"""Before/after comparison of two runs: arithmetic, tests, errors, CLI, real adapters."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from genderscope.errors import GenderscopeError
+from genderscope.measures.compare import compare_runs, load_result_dir, mcnemar_exact
+from genderscope.results import Result
+
+
+def _bec(shift_male: float, shift_female: float, seed: int = 0) -> tuple[Result, Result]:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for g in ("male", "female", "balanced"):
+        for i in range(30):
+            for gender in ("male", "female"):
+                rows.append({"sentence": f"s{g}{i}", "person": f"{gender}{i}",
+                             "prof_group": g, "gender": gender,
+                             "association": rng.normal()})
+    a = pd.DataFrame(rows)
+    b = a.copy()
+    noise = rng.normal(scale=0.01, size=len(b))
+    b["association"] = b["association"] + np.where(b.gender == "male", shift_male,
+                                                   shift_female) + noise
+    return Result("bec-pro", {}, a), Result("bec-pro", {}, b.sample(frac=1, random_state=1))
+
+
+def test_bec_pro_change_per_group():
+    before, after = _bec(-0.5, 0.0)
+    res = compare_runs(before, after, n_resamples=2000)
+    t = res.tables["change_by_group"]
+    assert res.method == "bec-pro-compare" and res.summary["n_items"] == 180
+    assert len(t) == 1 + 6  # all + 3 groups x 2 genders
+    male = t[(t.gender == "male") & (t.prof_group == "female")].iloc[0]
+    female = t[(t.gender == "female") & (t.prof_group == "female")].iloc[0]
+    assert male["change"] == pytest.approx(-0.5, abs=0.01)
+    assert male["change_ci_low"] < -0.5 < male["change_ci_high"]
+    assert male["p_value"] < 1e-6
+    assert abs(female["change"]) < 0.01 and female["p_value"] > 1e-4
+    assert male["n"] == 30
+
+
+def test_crows_pairs_margin_and_mcnemar():
+    pairs = pd.DataFrame({"pair_id": range(20), "bias_type": ["gender"] * 10 + ["race"] * 10,
+                          "score_more": np.linspace(-10, -5, 20), "score_less": -7.0})
+    pairs["stereotypical_preferred"] = pairs.score_more > pairs.score_less
+    after = pairs.copy()
+    after["score_more"] = after["score_more"] - 3.0
+    after["stereotypical_preferred"] = after.score_more > after.score_less
+    res = compare_runs(Result("crows-pairs", {}, pairs), Result("crows-pairs", {}, after),
+                       n_resamples=500)
+    t = res.tables["change_by_group"].set_index("bias_type")
+    assert t.loc["gender", "change"] == pytest.approx(-3.0)
+    n_flip = int((pairs.stereotypical_preferred & ~after.stereotypical_preferred).sum())
+    assert t.loc["(all)", "stereotypical_preferred_true_to_false"] == n_flip > 0
+    assert t.loc["(all)", "stereotypical_preferred_false_to_true"] == 0
+
+
+def test_mcnemar_exact_matches_binomial():
+    b = np.array([True] * 8 + [False] * 2 + [True] * 5)
+    a = np.array([False] * 8 + [True] * 2 + [True] * 5)
+    mc = mcnemar_exact(b, a)
+    assert (mc["n_true_to_false"], mc["n_false_to_true"]) == (8, 2)
+    assert mc["p_value"] == pytest.approx(2 * sum(
+        __import__("math").comb(10, k) for k in range(0, 3)) / 2 ** 10)
+
+
+def test_errors():
+    before, after = _bec(0.1, 0.1)
+    with pytest.raises(GenderscopeError, match="different measures"):
+        compare_runs(before, Result("crows-pairs", {}, after.items))
+    shifted = after.items.assign(sentence=after.items.sentence + "x")
+    with pytest.raises(GenderscopeError, match="share no items"):
+        compare_runs(before, Result("bec-pro", {}, shifted))
+    with pytest.raises(GenderscopeError, match="lack column"):
+        compare_runs(before, Result("bec-pro", {}, after.items.drop(columns="association")))
+    dup = pd.concat([before.items, before.items.iloc[:1]])
+    with pytest.raises(GenderscopeError, match="not unique"):
+        compare_runs(Result("bec-pro", {}, dup), after)
+    with pytest.raises(GenderscopeError, match="--key"):
+        compare_runs(Result("weat", {}, before.items), Result("weat", {}, after.items))
+
+
+def test_explicit_columns_for_any_measure():
+    a = pd.DataFrame({"id": [1, 2, 3, 4], "score": [1.0, 2.0, 3.0, 4.0], "g": list("aabb")})
+    b = a.assign(score=a.score * 2)
+    res = compare_runs(Result("custom", {}, a), Result("custom", {}, b), key=["id"],
+                       value="score", groups=["g"], n_resamples=200)
+    t = res.tables["change_by_group"].set_index("g")
+    assert t.loc["a", "change"] == pytest.approx(1.5) and t.loc["b", "change"] == 3.5
+
+
+def test_cli_compare_store_and_folders(tmp_path):
+    from genderscope.cli.app import app
+    from genderscope.store import Store
+
+    before, after = _bec(-0.3, 0.0)
+    st = Store(tmp_path / "s.sqlite")
+    ida, idb = st.record_run(before), st.record_run(after)
+    st.close()
+    out = tmp_path / "cmp"
+    r = CliRunner().invoke(app, ["compare", ida, idb, "--store", str(tmp_path / "s.sqlite"),
+                                 "--out", str(out), "--n-resamples", "500"])
+    assert r.exit_code == 0, r.output
+    assert (out / "change_by_group.csv").exists() and (out / "change.png").exists()
+    saved = load_result_dir(out)
+    assert saved.method == "bec-pro-compare"
+    before.save(tmp_path / "a")
+    after.save(tmp_path / "b")
+    r = CliRunner().invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path / "b"),
+                                 "--out", str(tmp_path / "cmp2"), "--json", "--no-plot",
+                                 "--n-resamples", "200"])
+    assert r.exit_code == 0, r.output
+    assert '"n_items": 180' in r.output
+
+
+def test_cli_compare_bad_input_exit_2(tmp_path):
+    before, _ = _bec(0.0, 0.0)
+    before.save(tmp_path / "a")
+    Result("crows-pairs", {}, pd.DataFrame({"pair_id": [1]})).save(tmp_path / "b")
+    r = subprocess.run([sys.executable, "-c", "from genderscope.cli.app import main; main()",
+                        "compare", str(tmp_path / "a"), str(tmp_path / "b"), "--out",
+                        str(tmp_path / "o")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "different measures" in r.stderr
+    r = subprocess.run([sys.executable, "-c", "from genderscope.cli.app import main; main()",
+                        "compare", "nosuchrun", str(tmp_path / "b"), "--store",
+                        str(tmp_path / "s.sqlite")], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 2 and "no run" in r.stderr
+
+
+def test_crows_pairs_before_after_fine_tuning(tiny_gpt2_dir, data_dir, tmp_path):
+    """Real adapters: CrowS-Pairs gender on a tiny GPT-2, before vs after CDS fine-tuning."""
+    from genderscope.datasets.crows_pairs import load_crows_pairs
+    from genderscope.measures.crows_pairs import run_crows_pairs
+    from genderscope.models.causal import CausalLM
+    from genderscope.models.finetune import FinetuneConfig, fine_tune
+    from genderscope.swap import GenderSwapper
+
+    pairs = [p for p in load_crows_pairs(data_dir / "crows-pairs" /
+                                         "crows_pairs_anonymized.csv")
+             if p.bias_type == "gender"][:12]
+    sw = GenderSwapper(tagger="heuristic")
+    corpus = [sw(p.sent_more) for p in pairs]
+    fine_tune(str(tiny_gpt2_dir), corpus, tmp_path / "ft",
+              config=FinetuneConfig(lr=3e-3, epochs=1))
+    before = run_crows_pairs(CausalLM.from_pretrained(tiny_gpt2_dir, device="cpu"), pairs)
+    after = run_crows_pairs(CausalLM.from_pretrained(tmp_path / "ft", device="cpu"), pairs)
+    res = compare_runs(before, after, n_resamples=500)
+    row = res.tables["change_by_group"].iloc[0]
+    assert row["n"] == 12 and row["change"] != 0
