@@ -380,5 +380,7 @@ def test_real_glove_and_smollm2_filter_on_one_text():
     wt = WordText.parse("My brother told me that the king was a good man.")
     assert wt.words[1] == "brother" and wt.words[6] == "king"
     kept = f.filter(wt, {1: ["sister", "the"], 6: ["queen", "eat"]})
-    assert "sister" in kept[1] and "the" not in kept[1]
-    assert "queen" in kept[6] and "eat" not in kept[6]
+    assert kept[1] == ["sister"]  # "My the told me" is dropped
+    assert "eat" not in kept[6]
+    queen, eat = lm_scorer(lm)(["that the queen was a good man", "that the eat was a good man"])
+    assert queen > eat
