@@ -111,7 +111,10 @@ def _load(spec: str, kind: str, dtype: torch.dtype) -> tuple[Any, Any, str, Mode
     source = ModelSource(path)
     auto = AutoModelForMaskedLM if kind == "masked" else AutoModelForCausalLM
     model, info = source.load(auto, dtype)
-    missing = [k for k in info.get("missing_keys", []) if "position_ids" not in k]
+    tied = getattr(model, "_tied_weights_keys", None) or {}
+    tied_keys = set(tied.keys() if isinstance(tied, dict) else tied)
+    missing = [k for k in info.get("missing_keys", []) if k not in tied_keys
+               and "position_ids" not in k]
     if missing:
         raise ModelLoadError(f"{spec}: weights missing from the checkpoint "
                              f"({', '.join(missing[:3])}...): not a pretrained {kind} LM")
