@@ -353,3 +353,4 @@ def test_weat_and_seat_entries(data_dir: Path, store, tmp_path: Path) -> None:
         assert all(h.p_value is not None and h.has_ci for h in sec.headlines)
     text = page.render(data)
     assert text.count("<svg") == 2 and "Caliskan" in text and "May, Wang" in text
+    assert 'id="comparison"' not in text  # no measure ran on both: nothing to compare

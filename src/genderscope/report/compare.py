@@ -95,7 +95,8 @@ def leaderboard(data: ReportData) -> pd.DataFrame:
     """One row per (measure, headline), one column per subject: 'estimate [CI]' / p."""
     labels = [s.label for s in data.subjects]
     rows: list[dict[str, Any]] = []
-    by = _ok(data.sections)
+    by = {name: per for name, per in _ok(data.sections).items() if len(per) >= 2}
+    labels = [lab for lab in labels if any(lab in per for per in by.values())]
     for per in by.values():
         first = next(iter(per.values()))
         for k, h in enumerate(first.headlines):

@@ -229,8 +229,7 @@ def _ss_plot(r: Result) -> Any:
     plots.null_line(ax, 50.0, label="SS 50 = no bias")
     ax.set_xlim(0, 100)
     ax.set_xlabel("score (%)")
-    ax.set_title("StereoSet intrasentence, gender (ideal: SS 50, LMS 100, ICAT 100)",
-                 loc="left")
+    plots.set_title(fig, "StereoSet intrasentence, gender (ideal: SS 50, LMS 100, ICAT 100)")
     return fig
 
 
@@ -318,7 +317,7 @@ def _wino_plot(r: Result) -> Any:
     ax.set_ylim(0, 1)
     ax.set_ylabel("accuracy (95% CI)")
     ax.legend(loc="upper right", ncols=2)
-    ax.set_title(f"{r.method}: pronoun accuracy by condition and pronoun gender", loc="left")
+    plots.set_title(fig, f"{r.method}: pronoun accuracy by condition and pronoun gender")
     return fig
 
 
@@ -427,7 +426,7 @@ def _abc_plot(r: Result) -> Any:
     ax.set_yticks([1, 2], ["male possessive", "female possessive"])
     plots.null_line(ax, 0.0)
     ax.set_xlabel("relative perplexity: ppl(anti-reflexive) − ppl(reflexive)")
-    ax.set_title("ABC (Danish): how much worse the anti-reflexive sentence reads", loc="left")
+    plots.set_title(fig, "ABC (Danish): how much worse the anti-reflexive sentence reads")
     return fig
 
 
@@ -549,7 +548,7 @@ def _bec_plot(r: Result) -> Any:
     plots.null_line(ax, 0.0, vertical=False)
     ax.set_ylabel("association (nats, 95% CI)")
     ax.legend(loc="best", ncols=2)
-    ax.set_title("BEC-Pro: person-word association by profession group", loc="left")
+    plots.set_title(fig, "BEC-Pro: person-word association by profession group")
     return fig
 
 
@@ -678,7 +677,7 @@ def _probe_plot(r: Result) -> Any:
     ax.set_yticks(range(len(df)), df["target"])
     plots.null_line(ax, 0.0)
     ax.set_xlabel("prior-corrected bias, nats (> 0: 'he', < 0: 'she')")
-    ax.set_title("'GGG is a XXX.': the 8 most female- and male-leaning professions", loc="left")
+    plots.set_title(fig, "'GGG is a XXX.': the 8 most female- and male-leaning professions")
     return fig
 
 

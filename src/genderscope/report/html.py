@@ -39,6 +39,7 @@ monospace;font-size:.86em;overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%;margin:8px 0 14px;font-size:.92rem}
 th,td{border-bottom:1px solid var(--line);padding:6px 8px;text-align:left;vertical-align:top}
 th{background:var(--panel);font-weight:600}
+td.model{white-space:nowrap}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .badge{display:inline-block;border-radius:999px;padding:1px 10px;font-size:.8rem;
 font-weight:600;white-space:nowrap;border:1px solid currentColor}
@@ -101,7 +102,7 @@ def headline_rows(sections: list[Section], *, with_model: bool) -> str:
             continue
         link = f'<a href="#{_slug(sec.subject.label, sec.measure.name)}">' \
                f'{esc(sec.measure.title)}</a>'
-        model = f"<td>{esc(sec.subject.label)}</td>" if with_model else ""
+        model = f'<td class="model">{esc(sec.subject.label)}</td>' if with_model else ""
         if sec.status != "ok":
             cls = "b-fail" if sec.status == "failed" else "b-na"
             rows.append(f"<tr>{model}<td>{link}</td><td colspan=\"4\"><span class=\"badge "
@@ -270,7 +271,7 @@ def comparison_html(data: ReportData) -> str:
     if len(data.subjects) < 2:
         return ""
     board = compare.leaderboard(data)
-    if board.empty:
+    if board.empty:  # no measure ran on two models (e.g. one LM, one set of vectors)
         return ""
     out = ['<h2 id="comparison">Comparison</h2>',
            '<p class="sub">Headline numbers side by side (estimate [95% CI] or (p)). '
@@ -310,7 +311,8 @@ def render(data: ReportData) -> str:
     n_fail = sum(s.status == "failed" for s in data.sections)
     toc = "".join(f'<a href="#{_slug("subject", s.label)}">{esc(s.label)}</a>'
                   for s in data.subjects)
-    comp_link = '<a href="#comparison">comparison</a>' if len(data.subjects) > 1 else ""
+    comparison = comparison_html(data)
+    comp_link = '<a href="#comparison">comparison</a>' if comparison else ""
     parts = [
         "<!doctype html>", f'<html lang="{esc(data.ctx.lang)}"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -326,8 +328,7 @@ def render(data: ReportData) -> str:
         "not prove the model unbiased. Benchmarks probe narrow, mostly English and binary "
         "notions of gender; read the method cards and caveats.</p>",
         f'<nav class="toc">{toc}{comp_link}<a href="#provenance">provenance</a></nav>',
-        '<h2 id="headlines">Headline numbers</h2>', headline_table(data),
-        comparison_html(data)]
+        '<h2 id="headlines">Headline numbers</h2>', headline_table(data), comparison]
     for s in data.subjects:
         secs = data.for_subject(s)
         parts.append(f'<h2 id="{_slug("subject", s.label)}">{esc(s.label)} '

@@ -80,6 +80,12 @@ def null_line(ax: Any, value: float, *, vertical: bool = True, label: str | None
                         xytext=(-2, 3), textcoords="offset points", ha="right", fontsize=8)
 
 
+def set_title(fig: Figure, text: str) -> None:
+    """A left-aligned figure title that is never clipped by long tick labels."""
+    with plt.rc_context(_RC):
+        fig.suptitle(text, x=0.01, ha="left", fontsize=10.5, color=INK)
+
+
 def to_svg(fig: Figure, *, title: str) -> str:
     """Inline SVG (no XML prolog), sentinel colours -> ``currentColor``, with an
     accessible ``<title>``; closes the figure."""
@@ -125,7 +131,7 @@ def forest(rows: Sequence[tuple[str, float, float | None, float | None]], *, nul
     if null is not None:
         null_line(ax, null)
     ax.set_xlabel(xlabel)
-    ax.set_title(title, loc="left")
+    set_title(fig, title)
     ax.grid(True, axis="x")
     ax.grid(False, axis="y")
     return fig
