@@ -40,9 +40,10 @@ PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a pr
 
 def _fmt(x: Any, nd: int = 3) -> str:
     try:
-        return f"{float(x):.{nd}f}"
+        v = float(x)
     except (TypeError, ValueError):
         return str(x)
+    return f"{v:.{nd}f}" if v == 0 or abs(v) >= 10 ** -nd else f"{v:.1e}"
 
 
 def _p(x: Any) -> str:
