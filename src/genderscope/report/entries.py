@@ -226,7 +226,7 @@ def _ss_plot(r: Result) -> Any:
                                                                 [c["ci_high"]]),
                     fmt="o", color=color, elinewidth=2.2, capsize=4)
     ax.set_yticks(ys, [f"{k} ({lab})" for k, lab, _ in names])
-    plots.null_line(ax, 50.0, label="SS 50 = no bias")
+    plots.null_line(ax, 50.0)
     ax.set_xlim(0, 100)
     ax.set_xlabel("score (%)")
     plots.set_title(fig, "StereoSet intrasentence, gender (ideal: SS 50, LMS 100, ICAT 100)")
@@ -316,7 +316,9 @@ def _wino_plot(r: Result) -> Any:
     ax.set_xticks(range(len(conds)), [f"{c}-stereotypical" for c in conds])
     ax.set_ylim(0, 1)
     ax.set_ylabel("accuracy (95% CI)")
-    ax.legend(loc="upper right", ncols=2)
+    ax.legend(loc="upper right", ncols=2, frameon=False)
+    ax.grid(False, axis="x")
+    ax.grid(True, axis="y")
     plots.set_title(fig, f"{r.method}: pronoun accuracy by condition and pronoun gender")
     return fig
 
@@ -547,7 +549,9 @@ def _bec_plot(r: Result) -> Any:
                                        for g in groups])
     plots.null_line(ax, 0.0, vertical=False)
     ax.set_ylabel("association (nats, 95% CI)")
-    ax.legend(loc="best", ncols=2)
+    ax.legend(loc="best", ncols=2, frameon=False)
+    ax.grid(False, axis="x")
+    ax.grid(True, axis="y")
     plots.set_title(fig, "BEC-Pro: person-word association by profession group")
     return fig
 

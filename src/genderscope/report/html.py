@@ -229,7 +229,8 @@ def section_html(sec: Section) -> str:
         what = "Failed" if sec.status == "failed" else "Not applicable"
         return (f'<section class="measure status-{_slug(sec.status)}" id="{sid}"><header>'
                 f'{title}<span class="badge {cls}">{esc(sec.status)}</span></header>'
-                f'<p class="reason">{what}: {esc(sec.reason)}</p>{card_html(sec)}</section>')
+                f'<p class="{"reason" if sec.status == "failed" else "muted"}">{what}: '
+                f"{esc(sec.reason)}</p>{card_html(sec)}</section>")
     r = sec.result
     assert r is not None
     parts = [f'<section class="measure status-ok" id="{sid}"><header>{title}'
