@@ -226,11 +226,13 @@ def section_html(sec: Section) -> str:
     title = f"<h3>{esc(sec.measure.title)}</h3>"
     if sec.status != "ok":
         cls = "b-fail" if sec.status == "failed" else "b-na"
-        what = "Failed" if sec.status == "failed" else "Not applicable"
-        return (f'<section class="measure status-{_slug(sec.status)}" id="{sid}"><header>'
-                f'{title}<span class="badge {cls}">{esc(sec.status)}</span></header>'
-                f'<p class="{"reason" if sec.status == "failed" else "muted"}">{what}: '
-                f"{esc(sec.reason)}</p>{card_html(sec)}</section>")
+        if sec.status != "failed":  # one line: the reason is also under the headline table
+            return (f'<section class="measure status-{_slug(sec.status)}" id="{sid}"><header>'
+                    f'{title}<span class="badge {cls}">{esc(sec.status)}</span>'
+                    f'<span class="muted">{esc(sec.reason)}</span></header></section>')
+        return (f'<section class="measure status-failed" id="{sid}"><header>'
+                f'{title}<span class="badge {cls}">failed</span></header>'
+                f'<p class="reason">Failed: {esc(sec.reason)}</p>{card_html(sec)}</section>')
     r = sec.result
     assert r is not None
     parts = [f'<section class="measure status-ok" id="{sid}"><header>{title}'

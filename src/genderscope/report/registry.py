@@ -151,8 +151,9 @@ class Headline:
             s = "Direction only (no uncertainty estimate): "
         out = f"{s}{self.direction()}"
         if ev:
+            pv = fmt_p(self.p_value)
             out += f" (95% {what} excludes {fmt(self.null)})" if self.has_ci else \
-                f" (p = {fmt_p(self.p_value)})"
+                f" (p {pv})" if pv.startswith("<") else f" (p = {pv})"
         return out + "."
 
     def as_dict(self) -> dict[str, Any]:
