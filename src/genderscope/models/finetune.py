@@ -118,10 +118,28 @@ def _load(spec: str, kind: str, dtype: torch.dtype) -> tuple[Any, Any, str, Mode
     if missing:
         raise ModelLoadError(f"{spec}: weights missing from the checkpoint "
                              f"({', '.join(missing[:3])}...): not a pretrained {kind} LM")
+    if source.gguf_file:
+        _drop_gguf_quantizer(model, spec)
     tok = source.tokenizer()
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token or tok.unk_token
     return model, tok, kind, source
+
+
+def _drop_gguf_quantizer(model: Any, spec: str) -> None:
+    """Make a GGUF-loaded model an ordinary float model that ``save_pretrained`` accepts.
+
+    Without GGUF matmul kernels transformers de-quantises every weight on
+    loading, but keeps the GGUF quantizer attached, which blocks saving. We
+    check that no packed GGUF layer remains, then detach the quantizer.
+    """
+    packed = [n for n, m in model.named_modules() if type(m).__name__.lower().startswith("gguf")]
+    if packed:
+        raise ModelLoadError(f"{spec}: GGUF layers are still packed ({packed[0]}, ...); "
+                             "cannot fine-tune a packed GGUF model")
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
 
 
 def _batches(n_docs: int, cfg: FinetuneConfig) -> list[list[int]]:
