@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 import pytest
+import torch
 from safetensors.numpy import load_file
 from typer.testing import CliRunner
 
@@ -139,3 +140,29 @@ def test_cli_bad_inputs_exit_2(tiny_bert_dir, tmp_path):
     r = _cli("debias", "cds", "--model", model, "--corpus", str(good), "--out",
              str(tmp_path / "o4"), "--pairs", str(conflict))
     assert r.returncode == 2 and "mapped two ways" in r.stderr
+
+
+def test_gguf_quantizer_is_detached_before_saving(tiny_gpt2_dir, tmp_path):
+    """A GGUF-loaded (de-quantised) model keeps transformers' GGUF quantizer, which
+    blocks save_pretrained; fine-tuning detaches it (real GGUF: the SmolLM2 run)."""
+    from types import SimpleNamespace
+
+    from transformers import AutoModelForCausalLM
+
+    from genderscope.errors import ModelLoadError
+    from genderscope.models.finetune import _drop_gguf_quantizer
+
+    model = AutoModelForCausalLM.from_pretrained(tiny_gpt2_dir)
+    model.hf_quantizer = SimpleNamespace(quantization_config=SimpleNamespace(quant_method="gguf"))
+    with pytest.raises(ValueError, match="not serializable"):
+        model.save_pretrained(tmp_path / "a")
+    _drop_gguf_quantizer(model, "x.gguf")
+    model.save_pretrained(tmp_path / "b")
+    assert (tmp_path / "b" / "model.safetensors").exists()
+
+    class GgufLinear(torch.nn.Linear):
+        pass
+
+    model.transformer.h[0].mlp.c_fc = GgufLinear(2, 2)
+    with pytest.raises(ModelLoadError, match="packed"):
+        _drop_gguf_quantizer(model, "x.gguf")
