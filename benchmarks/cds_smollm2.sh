@@ -10,16 +10,16 @@ mkdir -p "$W"
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} GENDERSCOPE_DATA=${GENDERSCOPE_DATA:-../shared/data}
 S=$W/store.sqlite
 gs() { python -c "from genderscope.cli.app import main; main()" "$@"; }
-t() { /usr/bin/time -f "%e s wall, %M KB maxrss" "$@"; }
+t() { /usr/bin/time -f "%e s wall, %M KB maxrss" "$@"; }  # for commands, not functions
 echo "commit $(git rev-parse --short HEAD)"; date -u
 t python -c "from genderscope.cli.app import main; main()" debias cds --model smollm2 \
   --corpus gap --mode cds --prob 0.5 --seed 42 --limit 400 --epochs 1 --lr 2e-5 \
   --batch-size 1 --max-length 128 --save-every 100 --out "$W/smollm2-cds" --overwrite
-t gs run bec-pro --model smollm2 --lang en --out "$W/becpro-before" --store "$S" --no-progress
-t gs run bec-pro --model "$W/smollm2-cds" --lang en --out "$W/becpro-after" --store "$S" \
+time gs run bec-pro --model smollm2 --lang en --out "$W/becpro-before" --store "$S" --no-progress
+time gs run bec-pro --model "$W/smollm2-cds" --lang en --out "$W/becpro-after" --store "$S" \
   --no-progress
-t gs run crows-pairs --model smollm2 --bias-type gender --out "$W/crows-before" --store "$S"
-t gs run crows-pairs --model "$W/smollm2-cds" --bias-type gender --out "$W/crows-after" \
+time gs run crows-pairs --model smollm2 --bias-type gender --out "$W/crows-before" --store "$S"
+time gs run crows-pairs --model "$W/smollm2-cds" --bias-type gender --out "$W/crows-after" \
   --store "$S"
 gs compare "$W/becpro-before" "$W/becpro-after" --out "$W/cmp-becpro" --store "$S"
 gs compare "$W/crows-before" "$W/crows-after" --out "$W/cmp-crows" --store "$S"
