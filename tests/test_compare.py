@@ -156,3 +156,27 @@ def test_crows_pairs_before_after_fine_tuning(tiny_gpt2_dir, data_dir, tmp_path)
     res = compare_runs(before, after, n_resamples=500)
     row = res.tables["change_by_group"].iloc[0]
     assert row["n"] == 12 and row["change"] != 0
+
+
+def test_cli_compare_before_after_models(tiny_gpt2_dir, data_dir, tmp_path, monkeypatch):
+    """`compare --before M --after M2 --measure crows-pairs` runs the measure on both."""
+    from genderscope.cli.app import app
+    from genderscope.models.finetune import FinetuneConfig, fine_tune
+
+    monkeypatch.setenv("GENDERSCOPE_DATA", str(data_dir))
+    tuned = tmp_path / "ft"
+    fine_tune(str(tiny_gpt2_dir), ["She is a doctor.", "He is a nurse."], tuned,
+              config=FinetuneConfig(lr=3e-3, epochs=1))
+    out = tmp_path / "cmp"
+    r = CliRunner().invoke(app, ["compare", "--before", str(tiny_gpt2_dir), "--after",
+                                 str(tuned), "--measure", "crows-pairs",
+                                 "--run-arg=--bias-type", "--run-arg=gender",
+                                 "--run-arg=--limit", "--run-arg=10", "--out", str(out),
+                                 "--n-resamples", "200", "--no-plot", "--store",
+                                 str(tmp_path / "s.sqlite")])
+    assert r.exit_code == 0, r.output
+    assert (out / "before" / "items.csv").exists() and (out / "after" / "items.csv").exists()
+    res = load_result_dir(out)
+    assert res.method == "crows-pairs-compare" and res.summary["n_items"] == 10
+    bad = CliRunner().invoke(app, ["compare", "--before", str(tiny_gpt2_dir)])
+    assert isinstance(bad.exception, GenderscopeError)

@@ -1,7 +1,9 @@
 """``genderscope compare RUN_A RUN_B``: before/after comparison of two runs.
 
 RUN_A (before) and RUN_B (after) are run ids in the store (unique prefixes
-work) or folders written by ``genderscope run ... --out``. Items are joined on
+work) or folders written by ``genderscope run ... --out``. Alternatively
+``--before MODEL --after MODEL --measure NAME`` runs ``genderscope run NAME``
+on both models first (into ``OUT/before`` and ``OUT/after``). Items are joined on
 the measure's item key; per group: mean before/after, mean change with a
 bootstrap 95 % CI, the paired test (t or Wilcoxon, effect size r), and for
 CrowS-Pairs McNemar's test on "stereotypical preferred". See
@@ -17,6 +19,7 @@ import typer
 from rich.table import Table
 
 from genderscope.cli.common import JSON_OPTION, STORE_OPTION, console, default_out, open_store
+from genderscope.errors import GenderscopeError
 from genderscope.results import Result, to_json
 
 
@@ -33,6 +36,20 @@ def _load(spec: str, store_path: Path | None) -> Result:
         store.close()
 
 
+def _run_measure(app: typer.Typer, measure: str, model: str, folder: Path,
+                 store: Path | None, extra: list[str]) -> str:
+    """Run ``genderscope run MEASURE --model MODEL --out FOLDER``; returns the folder."""
+    args = ["run", measure, "--model", model, "--out", str(folder), *extra]
+    if store is not None:
+        args += ["--store", str(store)]
+    console.print(f"[bold]running {measure} on {model}[/bold]")
+    app(args, standalone_mode=False)
+    if not (folder / "items.csv").exists():
+        raise GenderscopeError(f"compare: `genderscope run {measure}` wrote no items.csv to "
+                               f"{folder}")
+    return str(folder)
+
+
 def _fmt(v: object) -> str:
     if isinstance(v, float):
         return "nan" if math.isnan(v) else (f"{v:.3g}" if abs(v) < 1e-3 and v else f"{v:.3f}")
@@ -42,8 +59,18 @@ def _fmt(v: object) -> str:
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
     @app.command("compare")
     def compare(
-        run_a: str = typer.Argument(..., help="Run before (store id or result folder)."),
-        run_b: str = typer.Argument(..., help="Run after (store id or result folder)."),
+        run_a: str | None = typer.Argument(None, help="Run before (store id or result "
+                                           "folder)."),
+        run_b: str | None = typer.Argument(None, help="Run after (store id or result folder)."),
+        before_model: str | None = typer.Option(None, "--before", help="Instead of runs: "
+                                                "model before (with --after, --measure)."),
+        after_model: str | None = typer.Option(None, "--after", help="Model after (e.g. a "
+                                               "`debias cds` output folder)."),
+        measure: str | None = typer.Option(None, "--measure", help="Measure to run on both "
+                                           "models, e.g. bec-pro or crows-pairs."),
+        run_arg: list[str] = typer.Option([], "--run-arg", help="Extra option passed to "
+                                          "`genderscope run MEASURE` (repeatable), e.g. "
+                                          "--run-arg=--bias-type --run-arg=gender."),
         key: list[str] = typer.Option([], "--key", help="Item key column(s) [default: per "
                                       "measure]."),
         value: str | None = typer.Option(None, "--value", help="Compared item column."),
@@ -59,6 +86,16 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         """Per-group before/after differences with CIs and paired tests."""
         from genderscope.measures.compare import compare_runs, plot_change
 
+        if before_model or after_model or measure:
+            if run_a or run_b or not (before_model and after_model and measure):
+                raise GenderscopeError("compare: give either RUN_A RUN_B, or --before, "
+                                       "--after and --measure")
+            base = default_out(f"{measure}-compare", out)
+            run_a, run_b = (_run_measure(app, measure, m, base / name, store, run_arg)
+                            for name, m in (("before", before_model), ("after", after_model)))
+        elif not (run_a and run_b):
+            raise GenderscopeError("compare: give RUN_A and RUN_B (or --before, --after, "
+                                   "--measure)")
         before, after = _load(run_a, store), _load(run_b, store)
         res = compare_runs(before, after, key=key or None, value=value,
                            groups=group_by or None, n_resamples=n_resamples, seed=seed)
