@@ -112,6 +112,8 @@ def test_arithmetic_masked_and_length_effect(tmp_path: Path) -> None:
 
 def test_main_effect_undefined_when_median_not_positive() -> None:
     assert np.isnan(main_effect(np.array([-1.0, -2.0]), np.array([1.0, 2.0])))
+    # two negative medians: the ratio is positive but meaningless -> NaN
+    assert np.isnan(main_effect(np.array([-80.0, -90.0]), np.array([-0.1, -0.2])))
     assert main_effect(np.array([4.0, 4.0]), np.array([1.0, 1.0])) == pytest.approx(2.0)
 
 

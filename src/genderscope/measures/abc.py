@@ -27,7 +27,8 @@ Definitions (GenDa Lens ``lm_tasks/abc_utils.py::get_output``):
 - **main effect** = log2(median relative perplexity, female / median relative
   perplexity, male). Positive = the female anti-reflexive is *less* accepted,
   i.e. the model accepts the grammatical violation more readily for men.
-  Undefined (NaN) when either median is <= 0. 95 % CI: percentile bootstrap
+  Undefined (NaN) when either median is <= 0 (the ratio only means something
+  when both anti-reflexives are rejected). 95 % CI: percentile bootstrap
   over groups (both variants of a group resampled together).
 - **nuance**: medians (IQR) of relative perplexity by occupation stereotype x
   pronoun gender;
@@ -112,8 +113,11 @@ def run_abc(adapter: Any, groups: Sequence[AbcGroup], *, method: str = "abc",
 
 
 def main_effect(rel_female: np.ndarray, rel_male: np.ndarray) -> np.ndarray:
-    """log2(median(rel_female) / median(rel_male)) along the last axis."""
-    return log2_ratio(np.median(rel_female, axis=-1), np.median(rel_male, axis=-1))
+    """log2(median(rel_female) / median(rel_male)) along the last axis; NaN unless both
+    medians are > 0 (a ratio of two negative medians would look like a large effect)."""
+    mf = np.median(rel_female, axis=-1)
+    mm = np.median(rel_male, axis=-1)
+    return np.where((mf > 0) & (mm > 0), log2_ratio(mf, mm), np.nan)
 
 
 def _iqr(x: np.ndarray) -> tuple[float, float, float]:
