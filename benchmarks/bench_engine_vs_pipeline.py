@@ -53,7 +53,8 @@ def main() -> None:
     adapter = MaskedLM.from_pretrained(folder, device="cpu")
     fill = pipeline("fill-mask", model=adapter.model, tokenizer=adapter.tokenizer, device=-1,
                     top_k=len(persons))
-    print(f"{len(sentences)} distinct Sent_TM sentences ({skipped} with two masks skipped) x {len(persons)} person words, "
+    print(f"{len(sentences)} distinct Sent_TM sentences ({skipped} with two masks skipped) "
+          f"x {len(persons)} person words, "
           f"bert-base shape ({sum(p.numel() for p in adapter.model.parameters()) / 1e6:.1f}M "
           f"params), torch threads={torch.get_num_threads()}")
 
