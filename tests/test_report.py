@@ -89,8 +89,10 @@ def test_danish_report_runs_danish_measures(data_dir: Path, store) -> None:
     ran = {s.measure.name: s for s in data.sections}
     assert ran["dawinobias"].status == "ok" and ran["abc"].status == "ok"
     pr = ran["abc"].measure.paired(ran["abc"].result)
+    # the hash model's medians may be negative, and then the main effect is NaN by
+    # definition: the paired form must agree with the headline either way
     assert pr.statistic(pr.frame.to_numpy(float)) == pytest.approx(
-        ran["abc"].headlines[0].estimate)
+        ran["abc"].headlines[0].estimate, nan_ok=True)
     assert ran["crows-pairs"].status == "not applicable"
 
 
