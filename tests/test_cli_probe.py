@@ -40,6 +40,9 @@ def test_probe_table(tiny_gpt2_dir, tmp_path) -> None:
     (["--pair", "he", "nurse"], "two comma-separated"),
     (["--model", "/nonexistent/model", "nurse"], "not found"),
     (["--strategy", "bogus", "nurse"], "strategy"),
+    (["--template", "He is a XXX.", "nurse"], "GGG"),
+    (["nurse", " "], "empty"),
+    (["🜁"], "unknown to the model"),
 ])
 def test_probe_bad_input_is_one_line_exit_2(tiny_bert_dir, tmp_path, args, message) -> None:
     full = ["probe", *args]
@@ -49,6 +52,15 @@ def test_probe_bad_input_is_one_line_exit_2(tiny_bert_dir, tmp_path, args, messa
     assert out.returncode == 2
     assert message in out.stderr
     assert "Traceback" not in out.stderr
+    assert len([ln for ln in out.stderr.splitlines() if ln.startswith("error:")]) == 1
+
+
+def test_gguf_that_fails_to_parse_is_one_line_exit_2(tmp_path) -> None:
+    bad = tmp_path / "broken.gguf"
+    bad.write_bytes(b"GGUF" + b"\x00" * 64)
+    out = _cli("probe", "--model", str(bad), "nurse", env_store=str(tmp_path / "s.sqlite"))
+    assert out.returncode == 2, out.stderr
+    assert "broken.gguf" in out.stderr and "Traceback" not in out.stderr
     assert len([ln for ln in out.stderr.splitlines() if ln.startswith("error:")]) == 1
 
 

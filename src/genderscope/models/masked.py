@@ -165,6 +165,12 @@ class MaskedLM(LanguageModelAdapter):
         if not target_ids:
             raise GenderscopeError(f"candidate {q.candidate!r} produced no tokens in "
                                    f"{q.template!r}")
+        unk = getattr(self.tokenizer, "unk_token_id", None)
+        if unk is not None and unk in target_ids:
+            raise GenderscopeError(f"candidate {q.candidate!r} is unknown to the model's "
+                                   f"vocabulary (it tokenizes to "
+                                   f"{self.tokenizer.unk_token!r}); scoring it would score "
+                                   "the unknown token")
         limit = getattr(self.tokenizer, "model_max_length", 10**9) or 10**9
         if len(seq) > min(limit, 10**6):
             raise GenderscopeError(
