@@ -71,6 +71,19 @@ def test_resume_gives_same_weights(tiny_bert_dir, tmp_path):
         np.testing.assert_allclose(a[k], b[k], rtol=1e-5, atol=1e-6)
 
 
+def test_resume_refuses_other_settings(tiny_bert_dir, tmp_path):
+    cfg = FinetuneConfig(lr=1e-3, epochs=2, save_every=2)
+    part = tmp_path / "part"
+    fine_tune(str(tiny_bert_dir), TEXTS, part, config=cfg, stop_after=2)
+    with pytest.raises(GenderscopeError, match=r"other settings \(lr \(0.001 then, 0.01 now"):
+        fine_tune(str(tiny_bert_dir), TEXTS, part,
+                  config=FinetuneConfig(lr=1e-2, epochs=2, save_every=2))
+    with pytest.raises(GenderscopeError, match="texts_sha256.*--overwrite"):
+        fine_tune(str(tiny_bert_dir), TEXTS[::-1], part, config=cfg)
+    # the same settings still resume
+    assert fine_tune(str(tiny_bert_dir), TEXTS, part, config=cfg)["resumed_from_step"] == 2
+
+
 def test_existing_output_refused_unless_overwrite(tiny_bert_dir, tmp_path):
     out = tmp_path / "ft"
     out.mkdir()

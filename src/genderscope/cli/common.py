@@ -28,3 +28,11 @@ def open_store(path: Path | None) -> Store:
 
 def default_out(method: str, out: Path | None) -> Path:
     return out if out is not None else Path("genderscope-results") / method
+
+
+def command_line() -> str:
+    """The command as the user typed it (recorded in each result's metadata)."""
+    import shlex
+    import sys
+
+    return "genderscope " + " ".join(shlex.quote(a) for a in sys.argv[1:])

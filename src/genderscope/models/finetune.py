@@ -24,6 +24,7 @@ saved as an ordinary folder.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import shutil
@@ -43,6 +44,7 @@ from genderscope.results import environment, to_json
 
 MANIFEST = "manifest.json"
 CHECKPOINTS = "checkpoints"
+RUN_FILE = "run.json"
 
 
 @dataclass
@@ -158,12 +160,45 @@ def _latest_checkpoint(out: Path) -> Path | None:
     if not folder.is_dir():
         return None
     steps = sorted((int(p.name.split("-")[1]), p) for p in folder.glob("step-*")
-                   if (p / "state.json").exists())
+                   if p.name.split("-")[1].isdigit() and (p / "state.json").exists())
     return steps[-1][1] if steps else None
 
 
+def _run_identity(model_spec: str, texts: Sequence[str], cfg: FinetuneConfig, kind: str,
+                  data: dict[str, Any] | None) -> dict[str, Any]:
+    """What must be equal for a checkpoint to be resumed: model, corpus, parameters."""
+    h = hashlib.sha256()
+    for t in texts:
+        h.update(t.encode("utf-8"))
+        h.update(b"\x00")
+    return json.loads(to_json({"model": str(model_spec), "kind": kind,
+                               "texts_sha256": h.hexdigest(), "n_documents": len(texts),
+                               "params": asdict(cfg), "data": data or {}}))
+
+
+def _check_same_run(out: Path, identity: dict[str, Any]) -> None:
+    """Refuse to resume a checkpoint written by a run with other settings."""
+    path = out / CHECKPOINTS / RUN_FILE
+    if not path.exists():
+        return
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    if saved == identity:
+        return
+    diff = sorted(k for k in set(saved) | set(identity) if saved.get(k) != identity.get(k))
+    if "params" in diff:
+        p0, p1 = saved.get("params", {}), identity["params"]
+        diff = [d for d in diff if d != "params"] + sorted(
+            f"{k} ({p0.get(k)!r} then, {p1.get(k)!r} now)" for k in set(p0) | set(p1)
+            if p0.get(k) != p1.get(k))
+    raise GenderscopeError(f"{out} holds an unfinished run with other settings "
+                           f"({', '.join(diff)}); rerun it as it was, or pass --overwrite "
+                           "to start over")
+
+
 def _save_checkpoint(out: Path, step: int, model: Any, optim: Any, sched: Any,
-                     losses: list[float]) -> None:
+                     losses: list[float], identity: dict[str, Any]) -> None:
+    (out / CHECKPOINTS).mkdir(parents=True, exist_ok=True)
+    (out / CHECKPOINTS / RUN_FILE).write_text(to_json(identity, indent=2), encoding="utf-8")
     folder = out / CHECKPOINTS / f"step-{step}"
     tmp = folder.with_name(folder.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -211,7 +246,9 @@ def fine_tune(model_spec: str, texts: Sequence[str], out: str | Path, *,
                               weight_decay=cfg.weight_decay)
     sched = get_linear_schedule_with_warmup(optim, cfg.warmup_steps, len(batches))
     start, losses = 0, []
+    identity = _run_identity(model_spec, texts, cfg, kind, data)
     if resume:
+        _check_same_run(out, identity)
         ckpt = _latest_checkpoint(out)
         if ckpt is not None:
             from safetensors.torch import load_file
@@ -247,9 +284,9 @@ def fine_tune(model_spec: str, texts: Sequence[str], out: str | Path, *,
         if progress is not None:
             progress(done, len(batches), loss_value)
         if done % cfg.save_every == 0 and done < len(batches):
-            _save_checkpoint(out, done, model, optim, sched, losses)
+            _save_checkpoint(out, done, model, optim, sched, losses, identity)
         if stop_after is not None and done - start >= stop_after and done < len(batches):
-            _save_checkpoint(out, done, model, optim, sched, losses)
+            _save_checkpoint(out, done, model, optim, sched, losses, identity)
             return {"interrupted_at_step": done}
     model.eval()
     model.save_pretrained(out, safe_serialization=True)

@@ -21,6 +21,7 @@ from genderscope.cli.common import (
     JSON_OPTION,
     OUT_OPTION,
     STORE_OPTION,
+    command_line,
     console,
     default_out,
     open_store,
@@ -110,7 +111,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                  n_resamples=resamples, seed=seed, data=data_meta,
                                  progress=progress)
             result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
-            result.metadata["command"] = f"genderscope run bec-pro --model {model} --lang {lang}"
+            result.metadata["command"] = command_line()
             base = default_out("bec-pro", out)
             result.save(base)
             plots = [str(p) for p in measure.plot(result, base / "association")] if plot else []

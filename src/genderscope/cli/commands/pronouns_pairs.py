@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import os
 import random
-import shlex
-import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,6 +27,7 @@ from genderscope.cli.common import (
     JSON_OPTION,
     OUT_OPTION,
     STORE_OPTION,
+    command_line,
     console,
     default_out,
     open_store,
@@ -106,8 +105,7 @@ def _execute(method: str, model: str, kind: str, start_token: str, device: str |
         result = run(adapter)
         result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
         result.metadata["load_s"] = round(t_load, 2)
-        result.metadata["command"] = "genderscope " + " ".join(shlex.quote(a)
-                                                               for a in sys.argv[1:])
+        result.metadata["command"] = command_line()
         result.metadata["data"].update(subset_note)
         base = default_out(method, out)
         result.save(base)
