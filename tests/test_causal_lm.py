@@ -55,6 +55,34 @@ def test_start_token_is_explicit_and_recorded(tiny_gpt2_dir) -> None:
         CausalLM.from_pretrained(tiny_gpt2_dir, device="cpu", start_token="<nonexistent>")
 
 
+class _Tok:
+    """The parts of a tokenizer that resolve_start_token reads."""
+
+    def __init__(self, bos, eos, vocab):
+        self.bos_token, self.eos_token, self.unk_token, self.unk_token_id = bos, eos, None, None
+        self.vocab = vocab
+
+    def convert_tokens_to_ids(self, tok):
+        return self.vocab.get(tok)
+
+
+def test_auto_start_token_skips_chat_turn_markers() -> None:
+    from genderscope.models.causal import resolve_start_token
+
+    chatml = {"<|endoftext|>": 0, "<|im_start|>": 1, "<|im_end|>": 2}
+    assert resolve_start_token(_Tok("<|im_start|>", "<|im_end|>", chatml), "auto", "m") == \
+        (0, "<|endoftext|>")
+    assert resolve_start_token(_Tok("<bos>", "<eos>", {"<bos>": 2, "<eos>": 1}), "auto",
+                               "m") == (2, "<bos>")
+    assert resolve_start_token(_Tok(None, "</s>", {"</s>": 2}), "auto", "m") == (2, "</s>")
+    # an explicit choice is always honoured
+    assert resolve_start_token(_Tok("<|im_start|>", None, chatml), "<|im_start|>", "m") == \
+        (1, "<|im_start|>")
+    with pytest.raises(ModelLoadError, match="no usable BOS or EOS"):
+        resolve_start_token(_Tok("<|im_start|>", "<|im_end|>", {"<|im_start|>": 1,
+                                                                 "<|im_end|>": 2}), "auto", "m")
+
+
 def test_cache_rerun_runs_no_forward(tiny_gpt2_dir, store) -> None:
     a = CausalLM.from_pretrained(tiny_gpt2_dir, device="cpu", store=store)
     first = a.log_likelihood(TEXTS)
@@ -77,4 +105,11 @@ def test_bad_gguf_is_a_clear_error(tmp_path) -> None:
 def test_smollm2_prefers_grammatical_text(smollm2: CausalLM) -> None:
     good, bad = smollm2.log_likelihood(["She is a nurse.", "Nurse a is she."])
     assert good.total > bad.total + 3
-    assert smollm2.describe()["start_token"] in {"<|im_start|>", "<|endoftext|>"}
+    # its GGUF declares <|im_start|> as BOS; auto skips the chat-turn marker
+    assert smollm2.describe()["start_token"] == "<|endoftext|>"
+    assert smollm2.start_token_id == 0
+    # meaning (docs/models.md): after the document separator "she is" makes
+    # " a mother." and " pregnant." likelier than "he is" does
+    c = smollm2.continuation_logprob([("he is", " a mother."), ("she is", " a mother."),
+                                      ("he is", " pregnant."), ("she is", " pregnant.")])
+    assert c[0] < c[1] and c[2] < c[3]

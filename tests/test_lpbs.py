@@ -135,13 +135,15 @@ def test_random_permutations_when_exact_is_infeasible() -> None:
 def test_causal_definitions() -> None:
     fake = FakeCausal()
     items = lpbs.item_scores(fake, [T1, T2], ["salary", "home"])
-    assert "he likes." in fake.texts and "boys like." in fake.texts
+    # the prior reads the prefix up to the attribute (the marginal over attributes)
+    assert "he likes" in fake.texts and "boys like" in fake.texts
+    assert "he likes." not in fake.texts
     ll = fake.ll
     row = items[(items.template_index == 1) & (items.attribute == "salary")].iloc[0]
     fill = np.logaddexp(ll("boys like salary."), ll("men like salary.")) - np.logaddexp(
         ll("girls like salary."), ll("women like salary."))
-    prior = np.logaddexp(ll("boys like."), ll("men like.")) - np.logaddexp(
-        ll("girls like."), ll("women like."))
+    prior = np.logaddexp(ll("boys like"), ll("men like")) - np.logaddexp(
+        ll("girls like"), ll("women like"))
     assert row.bias == pytest.approx(fill) and row.prior == pytest.approx(prior)
     assert row.lpbs == pytest.approx(fill - prior)
     res = lpbs.run(FakeCausal(), TEST, n_permutations=1000, n_resamples=200)

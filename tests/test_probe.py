@@ -39,12 +39,26 @@ def test_prior_depends_on_masked_target_length(tiny_bert) -> None:
 
 def test_causal_definitions(tiny_gpt2) -> None:
     res = probe(tiny_gpt2, "GGG is a XXX.", ("he", "she"), ["nurse", "kindergarten teacher"])
-    ll = tiny_gpt2.log_likelihood(["he is a nurse.", "she is a nurse.", "he is a.", "she is a."])
+    ll = tiny_gpt2.log_likelihood(["he is a nurse.", "she is a nurse.", "he is a", "she is a"])
+    row = res.items.iloc[0]
+    assert row["fill_bias"] == pytest.approx(ll[0].total - ll[1].total, abs=1e-5)
+    # gender first: the prior is the prefix's likelihood (the marginal over all targets)
+    assert row["prior_bias"] == pytest.approx(ll[2].total - ll[3].total, abs=1e-5)
+    cont = tiny_gpt2.continuation_logprob([("he is a", " nurse."), ("she is a", " nurse.")])
+    assert row["target_fill_bias"] == pytest.approx(cont[0] - cont[1], abs=1e-5)
+    # chain rule: F = P + T, so the corrected bias equals the target-fill bias
+    assert np.allclose(res.items["corrected_bias"], res.items["target_fill_bias"], atol=1e-4)
+
+
+def test_causal_target_first(tiny_gpt2) -> None:
+    res = probe(tiny_gpt2, "XXX is what GGG does.", ("he", "she"), ["nursing"])
+    ll = tiny_gpt2.log_likelihood(["nursing is what he does.", "nursing is what she does.",
+                                   "is what he does.", "is what she does."])
     row = res.items.iloc[0]
     assert row["fill_bias"] == pytest.approx(ll[0].total - ll[1].total, abs=1e-9)
+    # target first: no marginal to read, the frame with the target deleted is the prior
     assert row["prior_bias"] == pytest.approx(ll[2].total - ll[3].total, abs=1e-9)
-    cont = tiny_gpt2.continuation_logprob([("he is a", " nurse."), ("she is a", " nurse.")])
-    assert row["target_fill_bias"] == pytest.approx(cont[0] - cont[1], abs=1e-9)
+    assert row["target_fill_bias"] == pytest.approx(row["fill_bias"])
 
 
 @pytest.mark.parametrize("template, match", [("he is a XXX.", "GGG"), ("GGG is a nurse.", "XXX"),

@@ -16,14 +16,16 @@ probabilities, as Kurita et al.'s ``bias_score`` does.
 
 Causal LM: the definitions of the ``probe`` (genderscope.measures.probe), extended
 to sets. With LL(s) the full-sentence log-likelihood of the template filled with
-g and a, and LL(s(g, -)) that of the template with the attribute slot deleted
-(its frame only, e.g. "he is interested in.")::
+g and a, and LL(s(g, -)) that of the prior text of the probe
+(:func:`genderscope.measures.probe.causal_prior_text`: the template up to the
+attribute slot when the gender comes first, "he is interested in", the exact
+marginal over all attributes; else the template with the attribute deleted)::
 
     fill(G)  = log sum_{g in G} exp LL(s(g, a))
     prior(G) = log sum_{g in G} exp LL(s(g, -))
 
 so ``bias`` = log P(M|s_a) - log P(F|s_a) with P normalised over M u F, and
-``prior`` the same for the frame without the attribute.
+``prior`` the same for the prior texts.
 
 **WEAT-style effect size** (Kurita et al., Sec. 5, Table 1): X and Y are the two
 attribute sets (e.g. career vs family). As in the authors' replication notebook
@@ -40,7 +42,6 @@ two-sided p). Per-template effect sizes are reported too (table ``by_template``)
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -55,6 +56,7 @@ from genderscope.datasets.templates import (
     Template,
 )
 from genderscope.errors import GenderscopeError
+from genderscope.measures.probe import causal_prior_text
 from genderscope.models.base import FillQuery
 from genderscope.results import Result
 from genderscope.stats import bootstrap_ci, difference_of_sums_test
@@ -94,11 +96,10 @@ def masked_item_scores(adapter: Any, templates: Sequence[Template],
     return _finish(pd.DataFrame(recs), templates)
 
 
-def delete_attribute(template: Template, gender: str) -> str:
-    """The template's frame: gender slot filled, attribute slot (and the space
-    before it) deleted, as the probe's causal prior does."""
-    text = template.text.replace(GENDER_SLOT, gender)
-    return re.sub(r"\s*" + ATTRIBUTE_SLOT, "", text, count=1).strip()
+def prior_frame(template: Template, gender: str) -> str:
+    """The text scored for the causal prior, as the probe defines it: the template up
+    to the attribute slot when the gender comes first, else the attribute deleted."""
+    return causal_prior_text(template.text, gender)
 
 
 def causal_item_scores(adapter: Any, templates: Sequence[Template],
@@ -107,7 +108,7 @@ def causal_item_scores(adapter: Any, templates: Sequence[Template],
     texts: list[str] = []
     for t in templates:
         genders = (*t.targets.male, *t.targets.female)
-        texts += [delete_attribute(t, g) for g in genders]
+        texts += [prior_frame(t, g) for g in genders]
         for a in attributes:
             texts += [t.fill(g, a) for g in genders]
     scores = adapter.log_likelihood(texts, progress=progress)

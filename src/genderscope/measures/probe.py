@@ -20,12 +20,23 @@ of a sentence (see :mod:`genderscope.models.causal`):
 
 - F = LL(T[male, target]) - LL(T[female, target]), i.e. log p(male | sentence)
   - log p(female | sentence) when p is normalised over the pair;
-- P = the same with the target slot deleted from the template (its frame only);
+- P, when GGG precedes XXX: LL(prefix[male]) - LL(prefix[female]), the prefix
+  being the template up to the target slot ("He is a"). This is the exact
+  marginal over every possible target, log sum_t p(male, t, ...), i.e. the
+  causal counterpart of masking the target;
+- P, when XXX comes first (the marginal would need a sum over all targets):
+  the same with the target slot deleted from the template (its frame only);
 - C = F - P;
 - T = log p(target and the rest | prefix with male) - the same with female, by
   continuation log-probability, when GGG precedes XXX; when XXX comes first a
   left-to-right model cannot condition the target on the gender word, and
   T is reported equal to F (the joint difference).
+
+With GGG first, F = P + T by the chain rule, so C = T: for a causal model
+Kurita's prior correction and the target-fill bias coincide (Bayes' rule,
+log p(g | t) / p(g) = log p(t | g) / p(t)), as they would for any consistent
+joint model. A masked LM's conditionals are not a consistent joint model, so
+its C and T differ.
 """
 
 from __future__ import annotations
@@ -70,10 +81,14 @@ def _fill(template: str, gender: str, target: str) -> str:
     return template.replace(GENDER_SLOT, gender).replace(TARGET_SLOT, target)
 
 
-def _delete_target(template: str, gender: str) -> str:
+def causal_prior_text(template: str, gender: str) -> str:
+    """The text whose log-likelihood is a causal LM's prior for ``gender``: the template
+    up to the target slot when GGG comes first (the marginal over all targets), else the
+    template with the target slot (and the space before it) deleted."""
+    if template.index(GENDER_SLOT) < template.index(TARGET_SLOT):
+        return template.split(TARGET_SLOT)[0].rstrip(" ").replace(GENDER_SLOT, gender)
     text = template.replace(GENDER_SLOT, gender)
-    text = re.sub(r"\s*" + TARGET_SLOT, "", text, count=1)
-    return text.strip()
+    return re.sub(r"\s*" + TARGET_SLOT, "", text, count=1).strip()
 
 
 def masked_scores(adapter: object, template: str, male: str, female: str,
@@ -109,7 +124,7 @@ def causal_scores(adapter: object, template: str, male: str, female: str,
     texts: list[str] = []
     for t in targets:
         texts += [_fill(template, male, t), _fill(template, female, t)]
-    priors = [_delete_target(template, male), _delete_target(template, female)]
+    priors = [causal_prior_text(template, male), causal_prior_text(template, female)]
     scores = adapter.log_likelihood(texts + priors, progress=progress)  # type: ignore[attr-defined]
     ll = np.array([s.total for s in scores])
     prior = ll[-2] - ll[-1]

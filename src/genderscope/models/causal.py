@@ -6,8 +6,10 @@ log-likelihood of a text W = w_1..w_n given a start token s:
 
 The start-of-text token matters: without one the first word is never scored,
 and which token is used moves results (SmolLM2: ``<|endoftext|>`` vs
-``<|im_start|>``). ``start_token="auto"`` uses the tokenizer's BOS token, else its
-EOS token (GPT-2's convention of ``<|endoftext|>`` as document separator);
+``<|im_start|>``). ``start_token="auto"`` uses the tokenizer's BOS token unless it
+is a chat-turn marker (``<|im_start|>``, see ``CHAT_TURN_TOKENS``), else
+``<|endoftext|>`` when the vocabulary has it (the pretraining document separator
+of GPT-2 and SmolLM2), else the EOS token;
 ``start_token="none"`` scores from the second token on; any other string is
 used as that token. The choice is part of the fingerprint and of ``describe()``.
 
@@ -114,16 +116,29 @@ class CausalLM(LanguageModelAdapter):
         return Request(tuple(ids), tuple((t - 1, ids[t]) for t in range(start, len(ids))))
 
 
+CHAT_TURN_TOKENS = frozenset({"<|im_start|>", "<|im_end|>"})
+"""ChatML turn markers: a chat model reads text after ``<|im_start|>`` as a role name
+("system", "user"), so plain text scored after it is out of distribution (SmolLM2:
+log p(" a mother." | "he is") exceeded the same after "she is" by 0.90 nats with
+``<|im_start|>`` and fell 1.93 nats below it with ``<|endoftext|>``)."""
+DOCUMENT_SEPARATOR = "<|endoftext|>"
+
+
 def resolve_start_token(tokenizer: object, start_token: str, spec: str) -> tuple[int | None, str]:
     """Token id and name of the start-of-text token (see module doc)."""
     if start_token == "none":
         return None, "none"
     if start_token == "auto":
-        for name in ("bos_token", "eos_token"):
-            tok = getattr(tokenizer, name, None)
-            if tok:
-                return int(tokenizer.convert_tokens_to_ids(tok)), str(tok)  # type: ignore[attr-defined]
-        raise ModelLoadError(f"{spec}: tokenizer has neither BOS nor EOS token; pass "
+        unk = getattr(tokenizer, "unk_token_id", None)
+        for tok in (getattr(tokenizer, "bos_token", None), DOCUMENT_SEPARATOR,
+                    getattr(tokenizer, "eos_token", None)):
+            if not tok or tok in CHAT_TURN_TOKENS:
+                continue
+            tid = tokenizer.convert_tokens_to_ids(tok)  # type: ignore[attr-defined]
+            # (SmolLM2's unknown token is <|endoftext|> itself: that one is in the vocabulary)
+            if tid is not None and (tid != unk or tok == getattr(tokenizer, "unk_token", None)):
+                return int(tid), str(tok)
+        raise ModelLoadError(f"{spec}: tokenizer has no usable BOS or EOS token; pass "
                              "--start-token TOKEN or none")
     tid = tokenizer.convert_tokens_to_ids(start_token)  # type: ignore[attr-defined]
     unk = getattr(tokenizer, "unk_token_id", None)

@@ -207,6 +207,7 @@ def _save_checkpoint(out: Path, step: int, model: Any, optim: Any, sched: Any,
     torch.save({"optimizer": optim.state_dict(), "scheduler": sched.state_dict(),
                 "torch_rng": torch.get_rng_state()}, tmp / "trainer.pt")
     (tmp / "state.json").write_text(json.dumps({"step": step, "losses": losses}))
+    shutil.rmtree(folder, ignore_errors=True)  # a checkpoint of the same step is replaced
     tmp.rename(folder)
     for old in (out / CHECKPOINTS).glob("step-*"):
         if old != folder:
@@ -283,10 +284,12 @@ def fine_tune(model_spec: str, texts: Sequence[str], out: str | Path, *,
         done = step + 1
         if progress is not None:
             progress(done, len(batches), loss_value)
-        if done % cfg.save_every == 0 and done < len(batches):
+        saved = done % cfg.save_every == 0 and done < len(batches)
+        if saved:
             _save_checkpoint(out, done, model, optim, sched, losses, identity)
         if stop_after is not None and done - start >= stop_after and done < len(batches):
-            _save_checkpoint(out, done, model, optim, sched, losses, identity)
+            if not saved:
+                _save_checkpoint(out, done, model, optim, sched, losses, identity)
             return {"interrupted_at_step": done}
     model.eval()
     model.save_pretrained(out, safe_serialization=True)

@@ -633,7 +633,7 @@ def _lpbs_plot(r: Result) -> Any:
 
 register(Measure(
     name="lpbs", title="Log-probability bias score (career vs family)", kinds=LM,
-    langs=("en",), run=_lpbs_run, headlines=_lpbs_headlines, plot=_lpbs_plot,
+    langs=("en",), run=_lpbs_run, version="2", headlines=_lpbs_headlines, plot=_lpbs_plot,
     paired=lambda r: Paired(_frame(r.items.assign(
         x=(r.items["set"] == r.summary.get("x")).astype(float),
         k=r.items["template_index"].astype(str) + "|" + r.items["attribute"].astype(str)),
@@ -687,7 +687,7 @@ def _probe_plot(r: Result) -> Any:
 
 register(Measure(
     name="probe", title="Template probe 'GGG is a XXX.' (professions)", kinds=LM,
-    langs=("en",), run=_probe_run,
+    langs=("en",), run=_probe_run, version="2",  # 2: causal prior = prefix marginal
     headlines=lambda r: [from_ci("mean prior-corrected bias he vs she (nats)",
                                  r.summary.get("corrected_bias"), null=0.0,
                                  positive="professions lean 'he'",
