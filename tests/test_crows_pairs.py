@@ -174,3 +174,12 @@ def test_cli_bad_csv_exits_2(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "c.csv:1: missing column(s) sent_less" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_malformed_csv_names_the_line(tmp_path) -> None:
+    bad = tmp_path / "c.csv"
+    bad.write_text(",sent_more,sent_less,stereo_antistereo,bias_type\n"
+                   "0,He cries.,She cries.,stereo,gender\n"
+                   "1,He \x00 sings.,She sings.,stereo,gender\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"c\.csv:3.*malformed CSV"):
+        load_crows_pairs(bad)

