@@ -180,6 +180,7 @@ def test_malformed_csv_names_the_line(tmp_path) -> None:
     bad = tmp_path / "c.csv"
     bad.write_text(",sent_more,sent_less,stereo_antistereo,bias_type\n"
                    "0,He cries.,She cries.,stereo,gender\n"
-                   "1,He \x00 sings.,She sings.,stereo,gender\n", encoding="utf-8")
+                   "1,He sings" + "." * 200_000 + ",She sings.,stereo,gender\n",
+                   encoding="utf-8")  # a field over csv's 131,072-character limit
     with pytest.raises(DataError, match=r"c\.csv:3.*malformed CSV"):
         load_crows_pairs(bad)

@@ -51,7 +51,7 @@ def load_crows_pairs(path: str | Path) -> list[CrowsPair]:
     if not p.is_file():
         raise DataError(f"CrowS-Pairs file not found: {p}")
     pairs: list[CrowsPair] = []
-    reader: csv.DictReader | None = None
+    start = 1  # line where the record being read starts
     try:
         with p.open(encoding="utf-8", newline="") as fh:
             reader = csv.DictReader(fh)
@@ -78,8 +78,7 @@ def load_crows_pairs(path: str | Path) -> list[CrowsPair]:
     except UnicodeDecodeError as exc:
         raise DataError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except csv.Error as exc:
-        at = where(p, reader.line_num) if reader is not None and reader.line_num else str(p)
-        raise DataError(f"{at}: malformed CSV ({exc})") from None
+        raise DataError(f"{where(p, start)}: malformed CSV ({exc})") from None
     if not pairs:
         raise DataError(f"{p}: no pairs")
     return pairs
