@@ -99,3 +99,37 @@ def test_dark_mode_styles_exist(report_page: Path) -> None:
     assert 'content="light dark"' in text
     # plots take the page's text colour, so they follow light and dark mode
     assert "currentColor" in text and "#123456" not in text.lower()
+
+
+CONTRAST = """<script>addEventListener('load',()=>{
+const lum=c=>{const v=c.match(/[\\d.]+/g).slice(0,3).map(x=>{x/=255;
+return x<=0.03928?x/12.92:Math.pow((x+0.055)/1.055,2.4)});
+return 0.2126*v[0]+0.7152*v[1]+0.0722*v[2]};
+const b=getComputedStyle(document.body);
+const bg=lum(b.backgroundColor),fg=lum(b.color);
+const svg=document.querySelector('figure.plot-figure svg');
+const r={dark:matchMedia('(prefers-color-scheme: dark)').matches,bg:bg,fg:fg,
+ratio:(Math.max(bg,fg)+0.05)/(Math.min(bg,fg)+0.05),
+plot_text:svg?lum(getComputedStyle(svg).color):null};
+const p=document.createElement('pre');p.id='__contrast';p.textContent=JSON.stringify(r);
+document.body.appendChild(p);});</script>"""
+
+
+@pytest.mark.parametrize("scheme, dark", [("1", False), ("0", True)])
+def test_light_and_dark_mode_are_readable(report_page: Path, tmp_path: Path, scheme: str,
+                                          dark: bool) -> None:
+    """Rendered with the browser's colour scheme forced light or dark: the page follows
+    it, body text meets WCAG AA contrast (>= 4.5), and plots take the text colour."""
+    checked = tmp_path / "contrast.html"
+    checked.write_text(report_page.read_text(encoding="utf-8")
+                       .replace("</body>", CONTRAST + "</body>", 1), encoding="utf-8")
+    r = _chromium(f"--blink-settings=preferredColorScheme={scheme}",
+                  "--virtual-time-budget=10000", "--dump-dom", checked.as_uri())
+    assert r.returncode == 0, r.stderr[-2000:]
+    m = re.search(r'<pre id="__contrast">(.*?)</pre>', r.stdout, re.DOTALL)
+    assert m, r.stdout[-2000:]
+    got = json.loads(m.group(1).replace("&quot;", '"'))
+    assert got["dark"] is dark
+    assert (got["bg"] < got["fg"]) is dark  # dark background under light text, or reverse
+    assert got["ratio"] >= 4.5
+    assert got["plot_text"] == pytest.approx(got["fg"], abs=0.02)
