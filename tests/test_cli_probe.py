@@ -79,3 +79,11 @@ def test_help_reads_well() -> None:
                           "--help"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0
     assert "probe" in out.stdout and "run" in out.stdout
+
+
+@pytest.mark.parametrize("args", [["probe", "--bogus-option", "nurse"],
+                                  ["runs", "export", "extra-argument", "--out", "x.csv"]])
+def test_usage_errors_exit_2_without_traceback(tmp_path, args) -> None:
+    out = _cli(*args, env_store=str(tmp_path / "s.sqlite"))
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr and "Error:" in out.stderr

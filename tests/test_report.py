@@ -255,6 +255,10 @@ def test_cli_unwritable_output(tmp_path: Path) -> None:
                                f"{blocker} is not a folder"
     r = _cli("report", "--model", "smollm2", "--out", str(tmp_path))
     assert r.returncode == 2 and "is a folder; give a file name" in r.stderr
+    # a folder that exists but cannot hold files (as root, os.access would say yes)
+    r = _cli("report", "--model", "smollm2", "--out", "/proc/genderscope-test/r.html")
+    assert r.returncode == 2 and "cannot write report to /proc/genderscope-test" in r.stderr
+    assert "Traceback" not in r.stderr
 
 
 def test_cli_bad_inputs(tmp_path: Path) -> None:

@@ -67,9 +67,19 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except typer.Abort:
         sys.exit(1)
-    except Exception as exc:  # click usage errors
-        import click
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
+    except Exception as exc:  # usage errors (bad option, extra argument ...)
+        if isinstance(exc, _click_exceptions()):
+            exc.show()  # type: ignore[attr-defined]
+            sys.exit(exc.exit_code)  # type: ignore[attr-defined]
         raise
+
+
+def _click_exceptions() -> tuple[type, ...]:
+    """Click's exception class, and the copy of it that newer typer versions vendor."""
+    found: list[type] = []
+    for mod, name in (("click", "ClickException"), ("typer._click.exceptions", "ClickException")):
+        try:
+            found.append(getattr(importlib.import_module(mod), name))
+        except (ImportError, AttributeError):
+            continue
+    return tuple(found)

@@ -376,14 +376,21 @@ def check_writable(out: str | Path) -> None:
     if path.is_dir():
         raise GenderscopeError(f"--out {path} is a folder; give a file name such as "
                                f"{path / 'report.html'}")
-    parent = path.parent
-    probe_dir = parent
-    while not probe_dir.exists() and probe_dir != probe_dir.parent:
-        probe_dir = probe_dir.parent
     import os
+    import tempfile
 
-    if not probe_dir.is_dir():
-        raise GenderscopeError(f"cannot write report to {path}: {probe_dir} is not a folder")
-    if not os.access(probe_dir, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+    existing = path.parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise GenderscopeError(f"cannot write report to {path}: {existing} is not a folder")
+    if path.exists() and not os.access(path, os.W_OK):
         raise GenderscopeError(f"cannot write report to {path}: permission denied")
+    try:  # the one sure test: make the folder and a scratch file in it
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".genderscope-"):
+            pass
+    except OSError as exc:
+        raise GenderscopeError(f"cannot write report to {path}: "
+                               f"{exc.strerror or exc}") from None
 
