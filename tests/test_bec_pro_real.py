@@ -128,11 +128,15 @@ def test_cli_lpbs(tiny_gpt2_dir: Path, tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["run", "lpbs", "--model", str(tiny_gpt2_dir), "--test",
                                    "math-arts", "--templates", str(tpl), "--out",
                                    str(tmp_path / "o"), "--no-progress", "--permutations",
-                                   "200", "--resamples", "200"])
+                                   "10000", "--resamples", "200"])
     assert res.exit_code == 0, res.output
     assert "LPBS math-arts" in res.output and "pooled" in res.output
     saved = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert saved["summary"]["n_templates"] == 2 and saved["summary"]["n_items"] == 32
+    # fewer than 10,000 random permutations is refused (Kurita et al. / Caliskan et al.)
+    few = CliRunner().invoke(app, ["run", "lpbs", "--model", str(tiny_gpt2_dir), "--out",
+                                   str(tmp_path / "o2"), "--permutations", "200"])
+    assert few.exit_code == 2 and "10000" in few.output.replace(",", "")
 
 
 def _main(*args: str) -> subprocess.CompletedProcess:

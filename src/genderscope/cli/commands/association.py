@@ -154,8 +154,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                          "hidden for the prior: piece or word."),
         strategy: str = STRATEGY_OPTION,
         kind: str = KIND_OPTION,
-        permutations: int = typer.Option(10_000, "--permutations", min=1,
-                                         help="Random permutations when exact is infeasible."),
+        permutations: int = typer.Option(10_000, "--permutations", min=10_000,
+                                         help="Random permutations when exact is "
+                                         "infeasible (at least 10,000)."),
         seed: int = SEED_OPTION,
         resamples: int = RESAMPLES_OPTION,
         device: str | None = DEVICE_OPTION,

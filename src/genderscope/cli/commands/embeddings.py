@@ -33,8 +33,9 @@ TEST_OPTION = typer.Option(..., "--test", help="Test name (weat6), glob ('weat*'
                            "file; repeat for several.")
 TESTS_DIR_OPTION = typer.Option(None, "--tests-dir", envvar="GENDERSCOPE_SEAT_DIR",
                                 help="Folder of <name>.jsonl test files.")
-PERM_OPTION = typer.Option(10_000, "--permutations", min=1,
-                           help="Random permutations when the exact test is infeasible.")
+PERM_OPTION = typer.Option(10_000, "--permutations", min=10_000,
+                           help="Random permutations when the exact test is infeasible "
+                           "(at least 10,000).")
 EXACT_OPTION = typer.Option(200_000, "--exact-limit", min=0,
                             help="Enumerate all partitions when there are at most this many.")
 SEED_OPTION = typer.Option(0, "--seed", help="Seed of permutations and bootstrap.")
