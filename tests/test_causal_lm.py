@@ -83,6 +83,19 @@ def test_auto_start_token_skips_chat_turn_markers() -> None:
                                                                  "<|im_end|>": 2}), "auto", "m")
 
 
+def test_hub_ids_and_paths_are_told_apart() -> None:
+    from genderscope.models.hf import ModelSource, pick_device
+
+    for hub_id in ("gpt2", "google-bert/bert-base-uncased", "Qwen/Qwen2.5-0.5B"):
+        assert ModelSource(hub_id).kind_of_source == "hub"
+    for path in ("/nonexistent/model", "./model", "a/b/c", "~/model"):
+        with pytest.raises(ModelLoadError, match="model path not found"):
+            ModelSource(path)
+    if not torch.cuda.is_available():
+        with pytest.raises(ModelLoadError, match="no CUDA device"):
+            pick_device("cuda")
+
+
 def test_cache_rerun_runs_no_forward(tiny_gpt2_dir, store) -> None:
     a = CausalLM.from_pretrained(tiny_gpt2_dir, device="cpu", store=store)
     first = a.log_likelihood(TEXTS)

@@ -87,3 +87,19 @@ def test_usage_errors_exit_2_without_traceback(tmp_path, args) -> None:
     out = _cli(*args, env_store=str(tmp_path / "s.sqlite"))
     assert out.returncode == 2
     assert "Traceback" not in out.stderr and "Error:" in out.stderr
+
+
+def test_file_problems_are_one_line_exit_2(tmp_path) -> None:
+    """A path that is a folder, an output under a file, a binary input: one line, exit 2."""
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("x")
+    binary = tmp_path / "bin.txt"
+    binary.write_bytes(bytes(range(128, 256)) * 4)
+    for args, message in [
+        (["run", "weat", "--vectors", str(tmp_path), "--test", "weat6"], "Is a directory"),
+        (["run", "weat", "--vectors", str(binary), "--test", "weat6"], "not UTF-8"),
+        (["run", "bias-amplification", "--ratios", str(blocker / "r.csv")], "r.csv"),
+    ]:
+        out = _cli(*args, env_store=str(tmp_path / "s.sqlite"))
+        assert out.returncode == 2, (args, out.stderr[-500:])
+        assert message in out.stderr and "Traceback" not in out.stderr

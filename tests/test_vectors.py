@@ -128,6 +128,15 @@ def test_non_numeric_value(tmp_path: Path) -> None:
         load_vectors(p)
 
 
+def test_nan_vector_is_refused_when_used(tmp_path: Path) -> None:
+    p = tmp_path / "vec.txt"
+    p.write_text("he 1 2 3\nshe nan 2 3\nit 1 1 inf\n")
+    v = load_vectors(p)
+    assert v.vectors(["he"]).shape == (1, 3)
+    with pytest.raises(DataError, match=r"vec.txt: the vector of 'she', 'it' holds NaN"):
+        v.vectors(["he", "she", "it"])
+
+
 def test_numpy_vocab_mismatch_and_bad_matrix(tmp_path: Path) -> None:
     np.save(tmp_path / "emb.npy", MAT)
     (tmp_path / "emb.vocab").write_text("he\nshe\n")

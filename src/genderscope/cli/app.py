@@ -22,9 +22,10 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # help texts hold literal brackets ("[default: ...]")
 )
 run_app = typer.Typer(help="Run one bias measure and save its item table and summary.",
-                      no_args_is_help=True)
+                      no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(run_app, name="run")
 
 
@@ -71,7 +72,25 @@ def main() -> None:
         if isinstance(exc, _click_exceptions()):
             exc.show()  # type: ignore[attr-defined]
             sys.exit(exc.exit_code)  # type: ignore[attr-defined]
-        raise
+        message = _file_problem(exc)
+        if message is None:
+            raise
+        typer.secho(f"error: {message}", err=True, fg="red")
+        sys.exit(2)
+
+
+def _file_problem(exc: Exception) -> str | None:
+    """One line for a file the user named that cannot be read or written, else None.
+
+    Commands check their inputs up front; this catches what reaches the top anyway
+    (a path that is a folder, an output under a file, a binary or empty table)."""
+    if isinstance(exc, OSError) and exc.filename:
+        return f"{exc.filename}: {exc.strerror or exc}"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"an input file is not UTF-8 text ({exc.reason} at byte {exc.start})"
+    if type(exc).__module__.startswith("pandas.errors"):
+        return f"cannot parse a table given as input: {str(exc).splitlines()[0]}"
+    return None
 
 
 def _click_exceptions() -> tuple[type, ...]:

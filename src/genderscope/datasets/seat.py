@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from genderscope.datasets.locations import data_roots
 from genderscope.errors import DataError, where
 from genderscope.results import file_sha256
 
@@ -86,13 +87,14 @@ def load_test(path: str | Path) -> AssociationTest:
 
 
 def default_tests_dir() -> Path | None:
-    """``$GENDERSCOPE_SEAT_DIR``, else ``$GENDERSCOPE_DATA/seat/tests``, else None."""
+    """``$GENDERSCOPE_SEAT_DIR``, else ``seat/tests`` in the benchmark data folder
+    (:mod:`genderscope.datasets.locations`), else None."""
     env = os.environ.get(SEAT_DIR_ENV)
     if env:
         return Path(env)
-    data = os.environ.get("GENDERSCOPE_DATA")
-    if data:
-        return Path(data) / "seat" / "tests"
+    for root in data_roots():
+        if (root / "seat" / "tests").is_dir():
+            return root / "seat" / "tests"
     return None
 
 

@@ -8,6 +8,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,13 +27,23 @@ DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 
 
+HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?")
+"""A Hugging Face Hub id: ``name`` or ``owner/name``."""
+
+
 def pick_device(device: str | None) -> torch.device:
     """``device`` if given, else CUDA, then MPS, then CPU."""
     if device:
         try:
-            return torch.device(device)
+            dev = torch.device(device)
         except RuntimeError as exc:
             raise ModelLoadError(f"unknown device {device!r}: {exc}") from None
+        mps = getattr(torch.backends, "mps", None)
+        if (dev.type == "cuda" and not torch.cuda.is_available()) or (
+                dev.type == "mps" and not (mps and mps.is_available())):
+            raise ModelLoadError(f"--device {device}: no {dev.type.upper()} device is "
+                                 "available here; use --device cpu or leave it out")
+        return dev
     if torch.cuda.is_available():
         return torch.device("cuda")
     if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
@@ -70,9 +81,9 @@ class ModelSource:
             self.kind_of_source = "folder"
             self.location = str(path)
             self.path = path
-        elif os.sep in self.spec or self.spec.startswith((".", "~")) or path.suffix:
+        elif self.spec.startswith((".", "~", os.sep)) or not HUB_ID.fullmatch(self.spec):
             raise ModelLoadError(f"model path not found: {self.spec}")
-        else:
+        else:  # "gpt2", "google-bert/bert-base-uncased", "Qwen/Qwen2.5-0.5B"
             self.kind_of_source = "hub"
             self.location = self.spec
             self.path = None

@@ -78,10 +78,17 @@ class WordVectors:
 
     def vectors(self, words: Iterable[str]) -> np.ndarray:
         """float64 rows for in-vocabulary ``words`` (KeyError for an unknown word)."""
+        words = list(words)
         rows = [self.index[w] for w in words]
         if not rows:
             return np.zeros((0, self.dim))
-        return np.asarray(self.matrix[np.asarray(rows)], dtype=np.float64)
+        out = np.asarray(self.matrix[np.asarray(rows)], dtype=np.float64)
+        bad = ~np.isfinite(out).all(axis=1)
+        if bad.any():
+            which = [w for w, b in zip(words, bad, strict=True) if b]
+            raise DataError(f"{self.name}: the vector of {', '.join(map(repr, which[:5]))} "
+                            "holds NaN or infinity")
+        return out
 
     def describe(self) -> dict[str, object]:
         return {"kind": self.kind, "name": self.name, "format": self.source_format,

@@ -22,7 +22,6 @@ in ``genderscope.measures`` live in :mod:`genderscope.report.entries`). An entry
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +30,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from genderscope.errors import DataError, GenderscopeError
+from genderscope.datasets.locations import find_benchmark
+from genderscope.errors import GenderscopeError
 from genderscope.results import Result
 
 KINDS = ("masked", "causal", "vectors", "encoder", "classifier")
@@ -61,17 +61,8 @@ class Context:
     def data(self, folder: str) -> Path:
         """The benchmark folder ``folder``: under ``data_dir``, ``$GENDERSCOPE_DATA``,
         ``./shared/data`` or ``../shared/data``."""
-        if self.data_dir is not None:
-            roots = [Path(self.data_dir)]
-        elif os.environ.get("GENDERSCOPE_DATA"):
-            roots = [Path(os.environ["GENDERSCOPE_DATA"])]
-        else:
-            roots = [Path("shared") / "data", Path("..") / "shared" / "data"]
-        for root in roots:
-            if (root / folder).is_dir():
-                return root / folder
-        raise DataError(f"{folder} data not found under {', '.join(map(str, roots))}: pass "
-                        f"--data or set GENDERSCOPE_DATA to the folder that holds {folder}/")
+        roots = [Path(self.data_dir)] if self.data_dir is not None else None
+        return find_benchmark(folder, roots)
 
 
 @dataclass

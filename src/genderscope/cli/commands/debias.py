@@ -21,7 +21,7 @@ from genderscope.cli.common import DEVICE_OPTION, console, err_console
 from genderscope.errors import GenderscopeError
 
 debias_app = typer.Typer(help="Reduce bias: counterfactual data substitution and fine-tuning.",
-                         no_args_is_help=True)
+                         no_args_is_help=True, rich_markup_mode=None)
 
 
 @debias_app.command("cds")
@@ -43,8 +43,10 @@ def cds_command(
     seed: int = typer.Option(42, "--seed", help="Seed for CDS draws, names and training "
                              "(Bartl et al.: 42)."),
     max_steps: int | None = typer.Option(None, "--max-steps", help="Stop after N steps."),
-    max_length: int = typer.Option(256, "--max-length", help="Truncate documents to N tokens."),
-    save_every: int = typer.Option(200, "--save-every", help="Checkpoint every N steps."),
+    max_length: int = typer.Option(256, "--max-length", min=8,
+                                   help="Truncate documents to N tokens."),
+    save_every: int = typer.Option(200, "--save-every", min=1,
+                                   help="Checkpoint every N steps."),
     kind: str = typer.Option("auto", "--kind", help="auto, masked or causal."),
     device: str | None = DEVICE_OPTION,
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --out."),

@@ -11,7 +11,6 @@ when the same command is run again.
 
 from __future__ import annotations
 
-import os
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -32,6 +31,7 @@ from genderscope.cli.common import (
     default_out,
     open_store,
 )
+from genderscope.datasets.locations import find_benchmark
 from genderscope.errors import DataError, GenderscopeError
 from genderscope.results import Result, to_json
 
@@ -58,13 +58,7 @@ def dataset_dir(data: Path | None, folder: str) -> Path:
         if not data.exists():
             raise DataError(f"--data {data}: no such file or folder")
         return data / folder if (data / folder).is_dir() else data
-    env = os.environ.get("GENDERSCOPE_DATA")
-    roots = [Path(env)] if env else [Path("shared") / "data", Path("..") / "shared" / "data"]
-    for root in roots:
-        if (root / folder).is_dir():
-            return root / folder
-    raise DataError(f"{folder} data not found: pass --data or set GENDERSCOPE_DATA to the "
-                    f"folder that holds {folder}/")
+    return find_benchmark(folder)
 
 
 def subset(items: Sequence[T], limit: int | None, seed: int) -> list[T]:
@@ -345,6 +339,14 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         """StereoSet intrasentence: LMS, SS and ICAT (Nadeem et al. 2021)."""
         from genderscope.datasets.stereoset import load_stereoset
         from genderscope.measures.stereoset import run_stereoset
+
+        if split != "dev":
+            raise GenderscopeError(f"--split {split}: only the dev split of StereoSet is "
+                                   "public (its test labels were never released)")
+        domains = ("gender", "profession", "race", "religion")
+        if bias_type is not None and bias_type not in domains:
+            raise GenderscopeError(f"--bias-type {bias_type}: choose one of "
+                                   f"{', '.join(domains)}")
 
         items = load_stereoset(dataset_dir(data, "stereoset"),
                                bias_types=(bias_type,) if bias_type else None)

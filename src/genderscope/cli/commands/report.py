@@ -65,6 +65,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         from genderscope.report import runner
         from genderscope.report.registry import LANGS, Context
 
+        if dtype not in ("float32", "float16", "bfloat16"):
+            raise GenderscopeError(f"--dtype must be float32, float16 or bfloat16, got {dtype!r}")
         if lang not in LANGS:
             raise GenderscopeError(f"--lang must be one of {', '.join(LANGS)}, got {lang!r}")
         if not (model or vectors or encoder or classifier):

@@ -66,7 +66,7 @@ def _format(out: Path, fmt: str | None) -> str:
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
     runs_app = typer.Typer(help="List, show and export the runs in the results store.",
-                           no_args_is_help=True)
+                           no_args_is_help=True, rich_markup_mode=None)
     app.add_typer(runs_app, name="runs")
 
     @runs_app.command("list")
