@@ -230,3 +230,9 @@ def test_real_hf_text_classification_pipeline(tmp_path: Path):
     with torch.inference_mode():
         logits = model(**tok(texts[:2], return_tensors="pt", padding=True)).logits
     np.testing.assert_allclose(p[:2], torch.softmax(logits, -1).numpy(), atol=1e-5)
+
+
+def test_hf_checkpoint_without_classification_head_is_refused(tiny_bert_dir):
+    """A masked LM loaded as a classifier would get a random head: refused."""
+    with pytest.raises(ModelLoadError, match="no trained classification head"):
+        load_classifier(f"hf:{tiny_bert_dir}")

@@ -295,13 +295,25 @@ def _load_attr(spec: str, batch_size: int) -> Classifier:
 
 
 def _load_hf(model: str, batch_size: int) -> Classifier:
-    from transformers import pipeline
+    """A text-classification pipeline over ``model``, refused when its classification
+    head was not in the checkpoint (transformers would initialise it at random)."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer, pipeline
 
     try:
-        pipe = pipeline("text-classification", model=model, device="cpu")
+        net, info = AutoModelForSequenceClassification.from_pretrained(
+            model, output_loading_info=True, trust_remote_code=False)
+        tok = AutoTokenizer.from_pretrained(model)
+        pipe = pipeline("text-classification", model=net.eval(), tokenizer=tok, device="cpu")
     except Exception as exc:
         raise ModelLoadError(f"cannot load text-classification model {model!r}: "
                              f"{type(exc).__name__}: {exc}") from None
+    new = sorted(str(k) for k in (*info.get("missing_keys", ()),
+                                  *info.get("mismatched_keys", ())))
+    if new:
+        raise ModelLoadError(f"{model}: the checkpoint has no trained classification head "
+                             f"({', '.join(new[:3])}{' ...' if len(new) > 3 else ''} would be "
+                             "randomly initialised); pass a fine-tuned text-classification "
+                             "model")
     return Classifier.from_pipeline(pipe, batch_size=batch_size)
 
 
