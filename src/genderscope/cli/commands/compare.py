@@ -36,6 +36,10 @@ def _load(spec: str, store_path: Path | None) -> Result:
         store.close()
 
 
+LM_MEASURES = ("bec-pro", "lpbs", "winobias", "dawinobias", "abc", "crows-pairs", "stereoset")
+"""Measures that ``--before/--after`` can run on two language models."""
+
+
 def _run_measure(app: typer.Typer, measure: str, model: str, folder: Path,
                  store: Path | None, extra: list[str]) -> str:
     """Run ``genderscope run MEASURE --model MODEL --out FOLDER``; returns the folder."""
@@ -91,6 +95,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             if run_a or run_b or not (before_model and after_model and measure):
                 raise GenderscopeError("compare: give either RUN_A RUN_B, or --before, "
                                        "--after and --measure")
+            if measure not in LM_MEASURES:
+                raise GenderscopeError(f"compare --measure {measure}: choose one of "
+                                       f"{', '.join(LM_MEASURES)} (language-model measures)")
             base = default_out(f"{measure}-compare", out)
             run_a, run_b = (_run_measure(app, measure, m, base / name, store, run_arg)
                             for name, m in (("before", before_model), ("after", after_model)))
