@@ -367,6 +367,19 @@ def test_cli_attack_bad_input_exit_2(tmp_path: Path, content, extra, match):
     assert match in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_cli_attack_masked_lm_filter_refused(tmp_path: Path, tiny_bert_dir):
+    vec, mod, _ = _write_fixtures(tmp_path)
+    data = tmp_path / "d.csv"
+    data.write_text("text\nhe is a doctor\n")
+    proc = subprocess.run(
+        [sys.executable, "-c", "from genderscope.cli.app import main; main()", "attack",
+         "--classifier", f"{mod}:gender_probs", "--data", str(data), "--vectors", str(vec),
+         "--lm", str(tiny_bert_dir), "--out", str(tmp_path / "o")],
+        capture_output=True, text=True, timeout=120, env=_env())
+    assert proc.returncode == 2, proc.stderr
+    assert "needs a causal" in proc.stderr and "Traceback" not in proc.stderr
+
+
 @pytest.mark.slow
 def test_real_glove_and_smollm2_filter_on_one_text():
     from genderscope.attack import lm_scorer

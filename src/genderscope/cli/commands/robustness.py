@@ -181,17 +181,23 @@ def attack(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OPTION,
     clf = load_classifier(classifier, batch_size=batch_size)
     target_idx = None
     if target is not None:
-        if clf.labels is None or target not in clf.labels:
+        if clf.labels is None:
+            raise GenderscopeError(f"--target {target!r}: this classifier does not name its "
+                                   "classes, so a target label cannot be chosen")
+        if target not in clf.labels:
             raise GenderscopeError(f"--target {target!r} is not a label of the classifier "
-                                   f"({clf.labels})")
+                                   f"(labels: {', '.join(map(str, clf.labels))})")
         target_idx = clf.labels.index(target)
     wv = load_vectors(vectors)
     neighbours = AnalogyNeighbours.from_vectors(wv, n=candidates, min_similarity=min_similarity)
     lm_filter = None
     lm_meta: object = None
     if lm.lower() != "none":
-        from genderscope.models.loading import load_lm
+        from genderscope.models.loading import detect_kind, load_lm, resolve_spec
 
+        if detect_kind(resolve_spec(lm)) != "causal":
+            raise GenderscopeError(f"--lm {lm}: the fluency filter needs a causal (left-to-"
+                                   "right) language model, e.g. smollm2 or gpt2")
         st = open_store(store)
         model = load_lm(lm, kind="causal", store=st)
         lm_filter = LMFilter(lm_scorer(model), threshold=lm_threshold, window=lm_window,
