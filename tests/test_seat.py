@@ -80,8 +80,13 @@ def test_malformed_files(tmp_path: Path) -> None:
 def test_resolve_unknown_name(tmp_path: Path) -> None:
     _write(tmp_path, GOOD, "mine.jsonl")
     assert resolve_test("mine", tmp_path).name == "mine"
-    with pytest.raises(DataError, match="no test named 'weat99'"):
+    with pytest.raises(DataError, match=r"no test named 'weat99' in .* \(e.g. mine\)"):
         resolve_test("weat99", tmp_path)
+    with pytest.raises(DataError, match="does not exist"):
+        resolve_test("weat99", tmp_path / "nope")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(DataError, match="holds no <name>.jsonl tests"):
+        resolve_test("weat99", tmp_path / "empty")
 
 
 def test_encoder_deduplicates_and_caches() -> None:

@@ -111,8 +111,12 @@ def resolve_test(spec: str, tests_dir: str | Path | None = None) -> AssociationT
         cand = folder / f"{spec}{suffix}"
         if cand.is_file():
             return load_test(cand)
-    known = ", ".join(list_tests(folder)[:8]) if folder.is_dir() else "(folder missing)"
-    raise DataError(f"no test named {spec!r} in {folder} (e.g. {known})")
+    if not folder.is_dir():
+        raise DataError(f"test folder {folder} does not exist (looking for {spec!r})")
+    known = list_tests(folder)
+    if not known:
+        raise DataError(f"no test named {spec!r}: {folder} holds no <name>.jsonl tests")
+    raise DataError(f"no test named {spec!r} in {folder} (e.g. {', '.join(known[:8])})")
 
 
 def list_tests(folder: str | Path, pattern: str = "*.jsonl") -> list[str]:
