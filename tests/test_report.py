@@ -261,6 +261,17 @@ def test_cli_unwritable_output(tmp_path: Path) -> None:
     assert "Traceback" not in r.stderr
 
 
+def test_cli_failed_measure_writes_page_and_exits_1(tmp_path: Path) -> None:
+    ragged = tmp_path / "rag.txt"
+    ragged.write_text("he 1 2 3\nshe 1 2\n")
+    r = _cli("report", "--vectors", str(ragged), "--out", str(tmp_path / "r.html"),
+             "--no-progress")
+    assert r.returncode == 1, r.stderr[-500:]
+    assert "measure(s) failed" in r.stdout and "Traceback" not in r.stderr
+    page_text = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "status-failed" in page_text and "expected 3" in page_text
+
+
 def test_cli_bad_inputs(tmp_path: Path) -> None:
     r = _cli("report", "--out", str(tmp_path / "r.html"))
     assert r.returncode == 2 and "give at least one --model" in r.stderr

@@ -56,7 +56,9 @@ def main() -> None:
     """Entry point: user errors -> one line on stderr, exit code 2."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)  # click returns typer.Exit's code in this mode
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except GenderscopeError as exc:
         typer.secho(f"error: {exc}", err=True, fg="red")
         sys.exit(2)

@@ -126,3 +126,5 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         console.print(f"report written to {path}"
                       + (f" ([red]{n_failed} measure(s) failed[/red]; see the page)"
                          if n_failed else ""))
+        if n_failed:  # the page is written, but scripts should see that something failed
+            raise typer.Exit(1)
