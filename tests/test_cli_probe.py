@@ -103,3 +103,13 @@ def test_file_problems_are_one_line_exit_2(tmp_path) -> None:
         out = _cli(*args, env_store=str(tmp_path / "s.sqlite"))
         assert out.returncode == 2, (args, out.stderr[-500:])
         assert message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_interrupt_says_how_to_resume_and_exits_130() -> None:
+    code = ("import sys\nfrom genderscope.cli import app as A\n"
+            "@A.app.command('boom')\ndef boom():\n    raise KeyboardInterrupt\n"
+            "sys.argv = ['genderscope', 'boom']\nA.main()\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 130
+    assert "rerun the same command to resume" in out.stderr and "Traceback" not in out.stderr

@@ -57,6 +57,8 @@ def main() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:
         code = app(standalone_mode=False)  # click returns typer.Exit's code in this mode
+        if code == 130:  # typer's vendored click turns Ctrl-C into this return code
+            raise KeyboardInterrupt
         if isinstance(code, int) and code:
             sys.exit(code)
     except GenderscopeError as exc:
