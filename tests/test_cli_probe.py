@@ -79,6 +79,8 @@ def test_help_reads_well() -> None:
                           "--help"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0
     assert "probe" in out.stdout and "run" in out.stdout
+    # command lists show whole first lines, not "(Kurita et al." cut at its full stop
+    assert "(Kurita et al. 2019)" in " ".join(out.stdout.split())
 
 
 @pytest.mark.parametrize("args", [["probe", "--bogus-option", "nurse"],

@@ -49,7 +49,21 @@ def _register_commands() -> None:
             register(app, run_app)
 
 
+def _short_helps(typer_app: typer.Typer) -> None:
+    """List each command by its docstring's whole first line: click would cut it at the
+    first full stop, i.e. after "Kurita et al."."""
+    for info in typer_app.registered_commands:
+        doc = (info.help or getattr(info.callback, "__doc__", None) or "").strip()
+        if info.short_help is None and doc:
+            line = doc.splitlines()[0].strip()
+            info.short_help = line if len(line) <= 100 else line[:99].rsplit(" ", 1)[0] + " …"
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _short_helps(group.typer_instance)
+
+
 _register_commands()
+_short_helps(app)
 
 
 def main() -> None:
