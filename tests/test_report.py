@@ -371,3 +371,14 @@ def test_weat_and_seat_entries(data_dir: Path, store, tmp_path: Path) -> None:
     text = page.render(data)
     assert text.count("<svg") == 2 and "Caliskan" in text and "May, Wang" in text
     assert 'id="comparison"' not in text  # no measure ran on both: nothing to compare
+
+
+def test_cell_shows_estimate_with_the_ci_precision() -> None:
+    from types import SimpleNamespace
+
+    from genderscope.report.compare import cell
+
+    h = SimpleNamespace(has_ci=True, estimate=60.0, ci_low=44.6, ci_high=73.65, p_value=None)
+    assert cell(h) == "60.00 [44.60, 73.65]"
+    h = SimpleNamespace(has_ci=False, estimate=0.43, ci_low=None, ci_high=None, p_value=0.14)
+    assert cell(h) == "0.430 (p 0.14)"

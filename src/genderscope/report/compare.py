@@ -116,7 +116,11 @@ def leaderboard(data: ReportData) -> pd.DataFrame:
 
 def cell(h: Any) -> str:
     if h.has_ci:
-        return f"{fmt(h.estimate)} [{fmt(h.ci_low)}, {fmt(h.ci_high)}]"
+        low, high = fmt(h.ci_low), fmt(h.ci_high)
+        est = fmt(h.estimate)
+        if "." not in est and "e" not in est and "." in low:  # 60 [44.60, ...] -> 60.00
+            est = fmt(h.estimate, len(low.split(".")[1]))
+        return f"{est} [{low}, {high}]"
     if h.p_value is not None:
         from genderscope.report.registry import fmt_p
 
