@@ -93,8 +93,8 @@ def read_groups(path: str | Path, *, lang: str, strict: bool = False
             return
         if len(cur) != 3:
             raise DataError(f"{where(p, start)}: ABC group has {len(cur)} sentences, expected 3 "
-                            "(reflexive, male, female) before the '---' line "
-                            f"{end_line}")
+                            "(reflexive, male, female) before line "
+                            f"{end_line} (groups end at a '---' line or the end of the file)")
         problems = []
         for sent, role in zip(cur, ROLES, strict=True):
             found = _roles_in(sent, prons)

@@ -264,8 +264,8 @@ def _sibling_vocab(path: Path) -> Path:
         cand = path.with_suffix(suffix)
         if cand.is_file():
             return cand
-    raise DataError(f"{path}: a numpy matrix needs a vocabulary file (pass vocab=...; looked "
-                    f"for {path.stem}.vocab/.txt/.json)")
+    raise DataError(f"{path}: a numpy matrix needs a vocabulary file (pass --vocab FILE, "
+                    f"or vocab= in Python; looked for {path.stem}.vocab/.txt/.json)")
 
 
 def _read_vocab(path: str | Path) -> list[str]:
