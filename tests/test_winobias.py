@@ -223,3 +223,16 @@ def test_cli_bad_split_exits_2(data_dir: Path) -> None:
                            "run", "winobias", "--model", "unused", "--data", str(data_dir),
                            "--split", "train"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "unknown split 'train'" in proc.stderr
+
+
+def test_cli_data_file_where_a_folder_is_needed_exits_2(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    f = tmp_path / "one.txt"
+    f.write_text("x\n")
+    proc = subprocess.run([sys.executable, "-c", "from genderscope.cli.app import main; main()",
+                           "run", "winobias", "--model", "unused", "--data", str(f)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "expected the winobias folder" in proc.stderr
+    assert "Traceback" not in proc.stderr

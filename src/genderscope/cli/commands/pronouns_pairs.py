@@ -40,8 +40,8 @@ T = TypeVar("T")
 MODEL_OPTION = typer.Option(..., "--model", help="HF id, local folder, .gguf file, or a "
                             "packaged model name (smollm2, gemma3-270m).")
 KIND_OPTION = typer.Option("auto", "--kind", help="auto, masked or causal.")
-DATA_OPTION = typer.Option(None, "--data", help="Data folder or file [default: "
-                           "$GENDERSCOPE_DATA/<dataset>].")
+DATA_OPTION = typer.Option(None, "--data", help="Data folder (CrowS-Pairs and StereoSet: "
+                           "also the file) [default: $GENDERSCOPE_DATA/<dataset>].")
 LIMIT_OPTION = typer.Option(None, "--limit", min=1, help="Score a seeded random subset of N "
                             "items (see --subset-seed).")
 SUBSET_SEED_OPTION = typer.Option(0, "--subset-seed", help="Seed of the --limit subset.")
@@ -52,11 +52,15 @@ START_OPTION = typer.Option("auto", "--start-token", help="Causal LM start-of-te
                             "auto (BOS, else EOS), none, or a token string.")
 
 
-def dataset_dir(data: Path | None, folder: str) -> Path:
-    """``--data`` (or its ``folder`` subfolder), else the benchmark data folder."""
+def dataset_dir(data: Path | None, folder: str, *, file_ok: bool = False) -> Path:
+    """``--data`` (or its ``folder`` subfolder), else the benchmark data folder.
+    ``file_ok``: the data set can also be given as one file (CrowS-Pairs, StereoSet)."""
     if data is not None:
         if not data.exists():
             raise DataError(f"--data {data}: no such file or folder")
+        if data.is_file() and not file_ok:
+            raise DataError(f"--data {data}: expected the {folder} folder (this data set has "
+                            "several files), got a file")
         return data / folder if (data / folder).is_dir() else data
     return find_benchmark(folder)
 
@@ -306,7 +310,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         from genderscope.datasets.crows_pairs import load_crows_pairs
         from genderscope.measures.crows_pairs import run_crows_pairs
 
-        pairs = load_crows_pairs(dataset_dir(data, "crows-pairs"))
+        pairs = load_crows_pairs(dataset_dir(data, "crows-pairs", file_ok=True))
         if bias_type:
             known = sorted({p.bias_type for p in pairs})
             if bias_type not in known:
@@ -348,7 +352,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             raise GenderscopeError(f"--bias-type {bias_type}: choose one of "
                                    f"{', '.join(domains)}")
 
-        items = load_stereoset(dataset_dir(data, "stereoset"),
+        items = load_stereoset(dataset_dir(data, "stereoset", file_ok=True),
                                bias_types=(bias_type,) if bias_type else None)
         items = subset(items, limit, subset_seed)
         result, run_id, base = _execute(
