@@ -228,6 +228,22 @@ def test_cli_bad_input_exits_2(tmp_path: Path) -> None:
     assert proc.stderr.startswith("error: ") and "no captions" in proc.stderr
 
 
+@pytest.mark.parametrize("extra, message", [
+    (["--gender-words", "GW"], "group 'a' must be a list of words"),
+    (["--plot", "x.bogus"], "use a .png, .svg or .pdf"),
+])
+def test_cli_bad_options_exit_2(tmp_path: Path, extra: list[str], message: str) -> None:
+    (tmp_path / "t.txt").write_text("a man rides a horse\n")
+    (tmp_path / "gw.json").write_text('{"a": 1, "b": ["she"]}')
+    extra = [str(tmp_path / "gw.json") if x == "GW" else x for x in extra]
+    proc = subprocess.run(
+        [sys.executable, "-c", "from genderscope.cli.app import main; main()", "run",
+         "bias-amplification", "--train", str(tmp_path / "t.txt"), "--generated",
+         str(tmp_path / "t.txt"), "--out", str(tmp_path / "o"), *extra],
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_tagger_path_with_a_stub_spacy(monkeypatch: pytest.MonkeyPatch) -> None:
     import types
 

@@ -75,6 +75,11 @@ def load_gender_words(path: str | Path | None = None) -> dict[str, list[str]]:
         raise DataError(f"{where(label, exc.lineno)}: invalid JSON: {exc.msg}") from None
     if not isinstance(raw, dict):
         raise DataError(f"{label}: must be a JSON object of group -> list of words")
+    bad = [str(k) for k, v in raw.items()
+           if not str(k).startswith("_") and not (isinstance(v, list)
+                                                  and all(isinstance(w, str) for w in v))]
+    if bad:
+        raise DataError(f"{label}: group {bad[0]!r} must be a list of words")
     groups = {str(k): [str(w).lower().strip() for w in v]
               for k, v in raw.items() if not str(k).startswith("_")}
     if len(groups) < 2:

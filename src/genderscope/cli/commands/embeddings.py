@@ -224,6 +224,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         from genderscope.report.amplification_plot import plot_amplification
         from genderscope.results import file_sha256
 
+        if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise GenderscopeError(f"--plot {plot}: use a .png, .svg or .pdf file name")
         if ratios is not None:
             if train is not None or generated is not None:
                 raise GenderscopeError("give either --ratios or --train and --generated")
