@@ -160,7 +160,7 @@ def load_ratio_table(path: str | Path, *, predicted_column: str | None = None,
         if bad.any():
             row = int(bad.to_numpy().argmax())
             raise DataError(f"{where(p, row + 2, col)}: ratio must be a number in [0, 1], "
-                            f"got {df[col].iloc[row]!r}")
+                            f"got {str(df[col].iloc[row])!r}")
     return RatioTable(df[name_column].astype(str).tolist(),
                       pd.to_numeric(df[train_column]).astype(float).tolist(),
                       pd.to_numeric(df[predicted_column]).astype(float).tolist(),
