@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from genderscope.datasets.locations import data_roots
+from genderscope.datasets.locations import find_benchmark
 from genderscope.errors import DataError, where
 from genderscope.results import file_sha256
 
@@ -92,10 +92,10 @@ def default_tests_dir() -> Path | None:
     env = os.environ.get(SEAT_DIR_ENV)
     if env:
         return Path(env)
-    for root in data_roots():
-        if (root / "seat" / "tests").is_dir():
-            return root / "seat" / "tests"
-    return None
+    try:
+        return find_benchmark(str(Path("seat") / "tests"))
+    except DataError:
+        return None
 
 
 def resolve_test(spec: str, tests_dir: str | Path | None = None) -> AssociationTest:

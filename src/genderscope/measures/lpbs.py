@@ -96,19 +96,13 @@ def masked_item_scores(adapter: Any, templates: Sequence[Template],
     return _finish(pd.DataFrame(recs), templates)
 
 
-def prior_frame(template: Template, gender: str) -> str:
-    """The text scored for the causal prior, as the probe defines it: the template up
-    to the attribute slot when the gender comes first, else the attribute deleted."""
-    return causal_prior_text(template.text, gender)
-
-
 def causal_item_scores(adapter: Any, templates: Sequence[Template],
                        attributes: Sequence[str], *, progress: bool = False) -> pd.DataFrame:
     """bias / prior / lpbs for a causal LM from full-sentence log-likelihoods."""
     texts: list[str] = []
     for t in templates:
         genders = (*t.targets.male, *t.targets.female)
-        texts += [prior_frame(t, g) for g in genders]
+        texts += [causal_prior_text(t.text, g) for g in genders]
         for a in attributes:
             texts += [t.fill(g, a) for g in genders]
     scores = adapter.log_likelihood(texts, progress=progress)

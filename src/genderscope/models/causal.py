@@ -129,19 +129,26 @@ def resolve_start_token(tokenizer: object, start_token: str, spec: str) -> tuple
     if start_token == "none":
         return None, "none"
     if start_token == "auto":
-        unk = getattr(tokenizer, "unk_token_id", None)
         for tok in (getattr(tokenizer, "bos_token", None), DOCUMENT_SEPARATOR,
                     getattr(tokenizer, "eos_token", None)):
-            if not tok or tok in CHAT_TURN_TOKENS:
-                continue
-            tid = tokenizer.convert_tokens_to_ids(tok)  # type: ignore[attr-defined]
-            # (SmolLM2's unknown token is <|endoftext|> itself: that one is in the vocabulary)
-            if tid is not None and (tid != unk or tok == getattr(tokenizer, "unk_token", None)):
-                return int(tid), str(tok)
+            if tok and tok not in CHAT_TURN_TOKENS:
+                tid = _vocab_id(tokenizer, tok)
+                if tid is not None:
+                    return tid, str(tok)
         raise ModelLoadError(f"{spec}: tokenizer has no usable BOS or EOS token; pass "
                              "--start-token TOKEN or none")
-    tid = tokenizer.convert_tokens_to_ids(start_token)  # type: ignore[attr-defined]
-    unk = getattr(tokenizer, "unk_token_id", None)
-    if tid is None or (unk is not None and tid == unk and start_token != tokenizer.unk_token):  # type: ignore[attr-defined]
+    tid = _vocab_id(tokenizer, start_token)
+    if tid is None:
         raise ModelLoadError(f"{spec}: start token {start_token!r} is not in the vocabulary")
-    return int(tid), start_token
+    return tid, start_token
+
+
+def _vocab_id(tokenizer: object, token: str) -> int | None:
+    """The id of ``token``, or None when the tokenizer maps it to its unknown token
+    (the unknown token itself counts as known: SmolLM2's is ``<|endoftext|>``)."""
+    tid = tokenizer.convert_tokens_to_ids(token)  # type: ignore[attr-defined]
+    unk = getattr(tokenizer, "unk_token_id", None)
+    if tid is None or (unk is not None and tid == unk
+                       and token != getattr(tokenizer, "unk_token", None)):
+        return None
+    return int(tid)

@@ -61,12 +61,12 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         Stored runs with the same model, parameters and data are reused (no forward
         pass); default subsets are listed in docs/report.md.
         """
+        from genderscope.models.hf import pick_dtype
         from genderscope.report import html as page
         from genderscope.report import runner
         from genderscope.report.registry import LANGS, Context
 
-        if dtype not in ("float32", "float16", "bfloat16"):
-            raise GenderscopeError(f"--dtype must be float32, float16 or bfloat16, got {dtype!r}")
+        pick_dtype(dtype)  # an unknown --dtype fails here, not once per measure
         if lang not in LANGS:
             raise GenderscopeError(f"--lang must be one of {', '.join(LANGS)}, got {lang!r}")
         if not (model or vectors or encoder or classifier):
