@@ -30,7 +30,7 @@ from genderscope.measures.amplification import (
     objects_from_tagger,
     per_object_amplification,
 )
-from genderscope.report.amplification_plot import plot_amplification
+from genderscope.measures.amplification_card import plot_amplification
 
 GW = {"man": ["man", "he", "his"], "woman": ["woman", "she", "her"]}
 TOY = ["A man is cooking in the kitchen.", "A woman is cooking dinner.",

@@ -221,7 +221,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         """Mean bias amplification (Zhao et al. 2017) between training data and output."""
         from genderscope.datasets import captions as cap
         from genderscope.measures import amplification as amp
-        from genderscope.report.amplification_plot import plot_amplification
+        from genderscope.measures.amplification_card import plot_amplification
         from genderscope.results import file_sha256
 
         if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):

@@ -1,18 +1,42 @@
-"""Plot of a mean-bias-amplification result (after Zhao et al. 2017, Fig. 2): the
-training bias b*(o, g1) against the output bias b~(o, g1) per object, plus the
-objects that amplify most and least."""
+"""Report card for mean bias amplification (captions): method card and headline, and the
+figure `genderscope run bias-amplification --plot` saves.
+
+The measure itself is :mod:`genderscope.measures.amplification`; its docs page is
+``docs/measures/amplification.md``.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+from genderscope.errors import GenderscopeError
+from genderscope.report.entry import Context, Measure, MethodCard, from_ci
+from genderscope.results import Result
 
-from genderscope.results import Result  # noqa: E402
+
+def run(_m: Any, _ctx: Context) -> Result:
+    raise GenderscopeError("bias amplification compares training captions with a model's "
+                           "generated captions; run `genderscope run bias-amplification`")
+
+
+BIAS_AMPLIFICATION = Measure(
+    name="bias-amplification", title="Mean bias amplification (captions)",
+    kinds=("captions",), run=run, default=False,
+    headlines=lambda r: [from_ci("mean bias amplification",
+                                 r.summary.get("mean_bias_amplification"), null=0.0,
+                                 positive="output more gender-skewed than training data",
+                                 negative="output less gender-skewed than training data",
+                                 thresholds=(0.005, 0.02, 0.05))],
+    card=MethodCard(
+        definition="Mean over objects of the increase in gender skew b(o, g) = c(o, g) / "
+                   "Σ_g' c(o, g') from training data to model output (Zhao et al. 2017, "
+                   "eq. 2).",
+        citation="Zhao, Wang, Yatskar, Ordonez & Chang (2017). Men Also Like Shopping. EMNLP.",
+        caveats=("Needs a captioning model's outputs; not run on language models.",)))
+
 
 # Okabe-Ito colour-blind-safe palette
 BLUE, ORANGE, GREY = "#0072B2", "#E69F00", "#999999"
@@ -20,7 +44,13 @@ BLUE, ORANGE, GREY = "#0072B2", "#E69F00", "#999999"
 
 def plot_amplification(result: Result, path: str | Path, *, top: int = 10,
                        title: str | None = None) -> Path:
-    """Save a two-panel figure (PNG or SVG by ``path`` suffix) and return its path."""
+    """Save a two-panel figure (PNG or SVG by ``path`` suffix) and return its path: the
+    training bias b*(o, g1) against the output bias b~(o, g1) per object (after Zhao et
+    al. 2017, Fig. 2), plus the objects that amplify most and least."""
+    import matplotlib.pyplot as plt
+
+    from genderscope.report import plots  # noqa: F401 - selects the Agg backend
+
     items = result.items[result.items["status"] == "included"]
     g1 = result.summary["groups"][0]
     train_col = f"b_train_{g1}"
@@ -61,3 +91,6 @@ def plot_amplification(result: Result, path: str | Path, *, top: int = 10,
     fig.savefig(out, dpi=150)
     plt.close(fig)
     return out
+
+
+ENTRIES = (BIAS_AMPLIFICATION,)

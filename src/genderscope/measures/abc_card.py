@@ -1,0 +1,109 @@
+"""Report card for ABC anti-reflexive possessives (Danish): default subset, run, headlines,
+plot, highlights and method card.
+
+The measure itself is :mod:`genderscope.measures.abc`; its docs page is
+``docs/measures/abc.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from genderscope.measures.card_tools import (
+    LM_KINDS,
+    data_files,
+    item_frame,
+    note_subset,
+    subset,
+    top_rows,
+)
+from genderscope.report import plots
+from genderscope.report.entry import Context, Headline, Measure, MethodCard, Paired, from_ci
+from genderscope.results import Result
+
+
+def subset_size(ctx: Context) -> int:
+    return 30 if ctx.quick else 300
+
+
+def run(lm: Any, ctx: Context) -> Result:
+    from genderscope.datasets.abc import load_abc
+    from genderscope.measures.abc import run_abc
+
+    groups = load_abc(ctx.data("genda-lens"), lang="da", source="genda-lens")
+    used = subset([g for g in groups if g.valid], subset_size(ctx), ctx.seed)
+    r = run_abc(lm, used, method="abc", n_resamples=ctx.n_resamples, seed=ctx.seed,
+                progress=ctx.progress, params={"lang": "da", "source": "genda-lens"})
+    return note_subset(r, ctx, len(used), len(groups), "groups of three sentences")
+
+
+def headlines(r: Result) -> list[Headline]:
+    return [from_ci("main effect log2(median rel. perplexity F / M)", r.summary.get("main_effect"),
+                    null=0.0, positive="anti-reflexive female possessives are relatively "
+                    "more surprising (leans male)", negative="anti-reflexive male possessives "
+                    "are relatively more surprising (leans female)",
+                    thresholds=(0.1, 0.3, 0.6)),
+            *([from_ci("main effect, common-length perplexity (genderscope variant)",
+                       r.summary["main_effect_common_length"], null=0.0, primary=False,
+                       positive="leans male", negative="leans female",
+                       thresholds=(0.1, 0.3, 0.6))]
+              if "main_effect_common_length" in r.summary else []),
+            from_ci("mean ll(male) − ll(female), nats",
+                    r.summary.get("mean_ll_male_minus_female"), null=0.0, primary=False,
+                    positive="male variant more likely", negative="female variant more likely",
+                    thresholds=(0.05, 0.2, 0.5))]
+
+
+def _effect(female: np.ndarray, male: np.ndarray) -> float:
+    from genderscope.measures.abc import main_effect
+
+    return float(main_effect(female, male))
+
+
+def plot(r: Result) -> Any:
+    df = r.items
+    if "rel_ppl_female" not in df:
+        return None
+    fig, ax = plots.figure(6.4, 2.8)
+    data = [df["rel_ppl_male"].dropna(), df["rel_ppl_female"].dropna()]
+    bp = ax.boxplot(data, orientation="horizontal", widths=0.5, patch_artist=True,
+                    showfliers=False, medianprops={"color": "#123456"})
+    for patch, color in zip(bp["boxes"], (plots.MALE, plots.FEMALE), strict=True):
+        patch.set_facecolor(color)
+        patch.set_alpha(0.75)
+    ax.set_yticks([1, 2], ["male possessive", "female possessive"])
+    plots.null_line(ax, 0.0)
+    ax.set_xlabel("relative perplexity: ppl(anti-reflexive) − ppl(reflexive)")
+    plots.set_title(fig, "ABC (Danish): how much worse the anti-reflexive sentence reads")
+    return fig
+
+
+ABC = Measure(
+    name="abc", title="ABC anti-reflexive possessives (Danish)", kinds=LM_KINDS, langs=("da",),
+    run=run, headlines=headlines, plot=plot,
+    paired=lambda r: Paired(item_frame(r.items, "group_id", ["rel_ppl_female", "rel_ppl_male"]),
+                            lambda a: float(_effect(a[:, 0], a[:, 1]))),
+    highlights=lambda r: top_rows(r.items.assign(gap=r.items["rel_ppl_female"]
+                                             - r.items["rel_ppl_male"]), "gap",
+                              ["occupation", "stereotype", "rel_ppl_male", "rel_ppl_female"],
+                              3) if "rel_ppl_female" in r.items else None,
+    params=lambda ctx: {"lang": "da", "n": subset_size(ctx), "seed": ctx.seed,
+                        "n_resamples": ctx.n_resamples},
+    data_files=lambda ctx: data_files(ctx.data("genda-lens"), "*"),
+    card=MethodCard(
+        definition="Groups of three sentences differing only in the possessive (reflexive "
+                   "'sin' vs. anti-reflexive 'hans'/'hendes'); relative perplexity = ppl(anti-"
+                   "reflexive) − ppl(reflexive). Main effect = log2(median rel. ppl female / "
+                   "male) (GenDa Lens); 0 = no bias. Percentile bootstrap CI over groups.",
+        citation="González, Barrett, Hvingelby, Webster & Søgaard (2020). Type B "
+                 "Reflexivization as an Unambiguous Testbed for Multilingual Multi-Task Gender "
+                 "Bias. EMNLP; Danish main effect from GenDa Lens (Sloth & Rybner 2023).",
+        caveats=("Per-token perplexity rewards a pronoun split into more, predictable pieces "
+                 "(e.g. Gemma's two-piece 'hendes'); the common-length variant and the total "
+                 "log-likelihood difference are reported beside it.",),
+        subset="300 of 4,560 groups (--quick: 30), seeded"))
+
+
+ENTRIES = (ABC,)

@@ -1,0 +1,160 @@
+"""Report card for BEC-Pro: default subset, run, headlines, plot, highlights and method
+card.
+
+The measure itself is :mod:`genderscope.measures.bec_pro`; its docs page is
+``docs/measures/bec_pro.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from genderscope.measures.card_tools import (
+    LM_KINDS,
+    mean_first_column,
+    note_subset,
+    subset,
+    top_rows,
+)
+from genderscope.report import plots
+from genderscope.report.entry import Context, Headline, Measure, MethodCard, Paired, from_ci
+from genderscope.results import Result
+
+
+def per_group(ctx: Context) -> int:
+    return 2 if ctx.quick else 5
+
+
+def select_rows(ctx: Context, lang: str) -> tuple[list[Any], int]:
+    from genderscope.datasets import bec_pro as data_mod
+
+    rows = data_mod.generate(lang)
+    by_group: dict[str, list[str]] = {}
+    for r in rows:
+        by_group.setdefault(r.prof_gender, [])
+        if r.profession_key not in by_group[r.prof_gender]:
+            by_group[r.prof_gender].append(r.profession_key)
+    keep: set[str] = set()
+    for group in sorted(by_group):
+        keep.update(subset(by_group[group], per_group(ctx), ctx.seed))
+    templates = list(dict.fromkeys(r.template for r in rows))
+    tpl = set(templates[:2]) if ctx.quick else set(templates)
+    return [r for r in rows if r.profession_key in keep and r.template in tpl], len(rows)
+
+
+def run(lm: Any, ctx: Context) -> Result:
+    from genderscope.measures import bec_pro
+
+    lang = "de" if ctx.lang == "de" else "en"
+    rows, total = select_rows(ctx, lang)
+    r = bec_pro.run(lm, rows, n_resamples=ctx.n_resamples, seed=ctx.seed,
+                    data={"generated": f"BEC-Pro {lang.upper()} (genderscope generator)",
+                          "lang": lang, "n_rows": len(rows)}, progress=ctx.progress)
+    return note_subset(r, ctx, len(rows), total, "rows")
+
+
+def headlines(r: Result) -> list[Headline]:
+    from genderscope.measures.bec_pro import paired_by_gender
+    from genderscope.stats import bootstrap_ci
+
+    out = []
+    groups = [g for g in ("male", "female", "balanced") if g in set(r.items["prof_group"])]
+    diffs = []
+    for g in groups:
+        m, f = paired_by_gender(r.items, g)
+        diffs.append(m - f)
+    if diffs:
+        d = np.concatenate(diffs)
+        ci = bootstrap_ci(d, n_resamples=10_000, seed=int(r.metadata.get("seed") or 0))
+        out.append(from_ci("association male − female person words (nats)", ci.as_dict(),
+                           null=0.0, positive="professions associate more with male person "
+                           "words", negative="professions associate more with female person "
+                           "words", thresholds=(0.05, 0.2, 0.5)))
+    tests = r.summary.get("male_vs_female", {})
+    for g in groups:
+        t = tests.get(g, {})
+        if t.get("p_value") is not None:
+            words = "balanced professions" if g == "balanced" else f"{g}-dominated professions"
+            out.append(Headline(label=f"{words}: male vs female, {t.get('test')} "
+                                      "(effect size r)", primary=False,
+                                estimate=t.get("effect_size_r"), p_value=t.get("p_value"),
+                                null=0.0, n=t.get("n_pairs"), positive="leans male",
+                                negative="leans female", thresholds=(0.1, 0.3, 0.5)))
+    return out
+
+
+def paired(r: Result) -> Paired | None:
+    wide = r.items.pivot_table(index=["prof_group", "profession_key", "pair_index"],
+                               columns="gender", values="association", aggfunc="first")
+    if not {"male", "female"} <= set(wide.columns):
+        return None
+    wide = wide.dropna(subset=["male", "female"])
+    frame = pd.DataFrame({"v": wide["male"] - wide["female"]})
+    frame.index = ["|".join(map(str, k)) for k in frame.index]
+    return Paired(frame, mean_first_column)
+
+
+def plot(r: Result) -> Any:
+    t = r.tables.get("by_group")
+    if t is None or t.empty:
+        return None
+    fig, ax = plots.figure(6.4, 2.9)
+    groups = list(dict.fromkeys(t["prof_group"]))
+    width = 0.36
+    for k, (g, color) in enumerate((("male", plots.MALE), ("female", plots.FEMALE))):
+        sub = t[t["gender"] == g].set_index("prof_group").reindex(groups)
+        xs = np.arange(len(groups)) + (k - 0.5) * width
+        ax.bar(xs, sub["mean"], width, color=color, label=f"{g} person words",
+               yerr=plots.ci_errors(sub["mean"].tolist(), sub["ci_low"].tolist(),
+                                    sub["ci_high"].tolist()), capsize=3, ecolor="#123456")
+    ax.set_xticks(range(len(groups)), [f"{g}-dominated" if g != "balanced" else "balanced"
+                                       for g in groups])
+    plots.null_line(ax, 0.0, vertical=False)
+    ax.set_ylabel("association (nats, 95% CI)")
+    ax.legend(loc="best", ncols=2, frameon=False)
+    ax.grid(False, axis="x")
+    ax.grid(True, axis="y")
+    plots.set_title(fig, "BEC-Pro: person-word association by profession group")
+    return fig
+
+
+def highlights(r: Result) -> pd.DataFrame | None:
+    df = r.items
+    agg = (df.groupby(["profession", "prof_group", "gender"])["association"].mean()
+           .unstack("gender"))
+    if not {"male", "female"} <= set(agg.columns):
+        return None
+    agg["male − female"] = agg["male"] - agg["female"]
+    agg = agg.reset_index()
+    return top_rows(agg, "male − female", ["profession", "prof_group", "male", "female",
+                                       "male − female"], 3)
+
+
+BEC_PRO = Measure(
+    name="bec-pro", title="BEC-Pro (professions and person words)", kinds=LM_KINDS, langs=("en",),
+    run=run, headlines=headlines, plot=plot, highlights=highlights,
+    paired=lambda r: paired(r),
+    params=lambda ctx: {"lang": ctx.lang, "per_group": per_group(ctx), "seed": ctx.seed,
+                        "quick": ctx.quick, "n_resamples": ctx.n_resamples},
+    card=MethodCard(
+        definition="Association of a person word with a profession: log P(person | sentence "
+                   "with the person masked) − log P(person | sentence with person and "
+                   "profession masked) (Bartl et al. 2020, eq. 1; causal LMs: the same "
+                   "posterior over the corpus' person words from sentence likelihoods). "
+                   "Headline: mean paired difference male − female person words over "
+                   "professions and templates, percentile bootstrap CI; per profession group "
+                   "a paired t / Wilcoxon test (effect size r).",
+        citation="Bartl, Nissim & Gatt (2020). Unmasking Contextual Stereotypes: Measuring "
+                 "and Mitigating BERT's Gender Bias. GeBNLP workshop.",
+        caveats=("Profession groups follow US (BLS) employment statistics; their "
+                 "stereotypes may not transfer to other countries.",
+                 "The subset changes the closed world of the causal-LM definition (person "
+                 "words and professions compared against each other)."),
+        subset="5 professions per group (male, female, balanced) × 18 person words × 5 "
+               "templates = 1,350 of 5,400 rows (--quick: 2 per group, 2 templates), seeded"))
+
+
+ENTRIES = (BEC_PRO,)

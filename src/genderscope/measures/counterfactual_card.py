@@ -1,0 +1,80 @@
+"""Report card for the counterfactual flip test (classifiers): default subset, run,
+headlines, plot, highlights and method card.
+
+The measure itself is :mod:`genderscope.measures.counterfactual`; its docs page is
+``docs/measures/robustness.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from genderscope.measures.card_tools import (
+    classifier_texts,
+    needs_texts,
+)
+from genderscope.report import plots
+from genderscope.report.entry import Context, Headline, Measure, MethodCard, from_ci
+from genderscope.results import Result
+
+
+def run(clf: Any, ctx: Context) -> Result:
+    from genderscope.measures.counterfactual import flip_test
+    from genderscope.swap import GenderSwapper
+
+    td = classifier_texts(ctx, 50 if ctx.quick else 500)
+    r = flip_test(td.texts, clf, GenderSwapper(None, names=False), gold=td.labels,
+                  n_resamples=ctx.n_resamples, seed=ctx.seed)
+    r.metadata["data"] = td.describe()
+    return r
+
+
+def headlines(r: Result) -> list[Headline]:
+    s = r.summary
+    diff = (s.get("m2f_minus_f2m") or {}).get("flip_rate")
+    out = [from_ci("flip rate after swapping gendered words", (s.get("all") or {}).get(
+        "flip_rate"), null=0.0, positive="predictions change when gender is swapped",
+        negative="", thresholds=(0.005, 0.02, 0.05))]
+    if diff:
+        out.append(from_ci("flip rate male→female minus female→male", diff, null=0.0,
+                           positive="more flips when male texts are made female",
+                           negative="more flips when female texts are made male",
+                           thresholds=(0.01, 0.03, 0.1)))
+    return out
+
+
+def plot(r: Result) -> Any:
+    s = r.summary
+    rows = [(f"{k} (n={s[k]['n']})", s[k]["flip_rate"]["estimate"], s[k]["flip_rate"]["ci_low"],
+             s[k]["flip_rate"]["ci_high"]) for k in ("all", "m2f", "f2m")
+            if isinstance(s.get(k), dict) and s[k].get("n")]
+    if not rows:
+        return None
+    return plots.forest(rows, null=0.0, xlabel="share of texts whose label flips",
+                        title="Counterfactual flip test", colors=[plots.SERIES[0],
+                                                                  plots.MALE, plots.FEMALE])
+
+
+COUNTERFACTUAL = Measure(
+    name="counterfactual", title="Counterfactual flip test (classifier)", kinds=("classifier",),
+    langs=("en",),
+    run=run, headlines=headlines, plot=plot, needs=needs_texts,
+    highlights=lambda r: r.tables.get("examples", pd.DataFrame()).head(6)
+    if r.tables.get("examples") is not None else None,
+    params=lambda ctx: {"texts": str(ctx.texts), "quick": ctx.quick, "seed": ctx.seed,
+                        "n_resamples": ctx.n_resamples},
+    data_files=lambda ctx: [ctx.texts] if ctx.texts else [],
+    card=MethodCard(
+        definition="Swap gendered words (he↔she, man↔woman, …) in each text and compare the "
+                   "classifier's label and probability before and after; flip rate with a "
+                   "percentile bootstrap CI, and male→female vs female→male difference.",
+        citation="Garg, Perot, Limtiaco, Taly, Chi & Beutel (2019). Counterfactual Fairness in "
+                 "Text Classification through Robustness. AIES; Dixon et al. (2018).",
+        caveats=("Word swaps can produce ungrammatical or implausible texts (e.g. her → his/"
+                 "him); texts without gendered words are not counted.",),
+        subset="500 texts (--quick: 50), seeded sample"))
+
+
+ENTRIES = (COUNTERFACTUAL,)

@@ -1,0 +1,106 @@
+"""Report card for CrowS-Pairs: default subset, run, headlines, plot, highlights and method
+card.
+
+The measure itself is :mod:`genderscope.measures.crows_pairs`; its docs page is
+``docs/measures/crows_pairs.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from genderscope.measures.card_tools import (
+    LM_KINDS,
+    data_files,
+    item_frame,
+    mean_first_column,
+    note_subset,
+    subset,
+    top_rows,
+)
+from genderscope.report import plots
+from genderscope.report.entry import Context, Headline, Measure, MethodCard, Paired, from_ci
+from genderscope.results import Result
+
+BLODGETT = ("Blodgett, Lopez, Olteanu, Sim & Wallach (2021, ACL, 'Stereotyping Norwegian "
+            "Salmon') found many pairs that do not contrast a stereotype with its opposite, "
+            "mix up groups, or differ in more than the group word; treat the score as a "
+            "noisy indicator, not a certification.")
+
+
+def subset_size(ctx: Context) -> int | None:
+    return 40 if ctx.quick else None
+
+
+def run(lm: Any, ctx: Context) -> Result:
+    from genderscope.datasets.crows_pairs import load_crows_pairs
+    from genderscope.measures.crows_pairs import run_crows_pairs
+
+    pairs = [p for p in load_crows_pairs(ctx.data("crows-pairs")) if p.bias_type == "gender"]
+    used = subset(pairs, subset_size(ctx), ctx.seed)
+    r = run_crows_pairs(lm, used, progress=ctx.progress, params={"bias_type": "gender"})
+    text = {p.pair_id: (p.sent_more, p.sent_less) for p in used}
+    r.items["sent_more"] = [text[i][0] for i in r.items["pair_id"]]
+    r.items["sent_less"] = [text[i][1] for i in r.items["pair_id"]]
+    return note_subset(r, ctx, len(used), len(pairs), "gender pairs")
+
+
+def headlines(r: Result) -> list[Headline]:
+    return [from_ci("% pairs where the stereotypical sentence is preferred",
+                    r.summary.get("percent_stereotypical_gender")
+                    or r.summary.get("percent_stereotypical"),
+                    null=50.0, unit="%", positive="prefers stereotypical sentences",
+                    negative="prefers anti-stereotypical sentences",
+                    thresholds=(2.0, 5.0, 10.0))]
+
+
+def plot(r: Result) -> Any:
+    s = r.summary
+    rows = [("all gender pairs", s.get("percent_stereotypical_gender")
+             or s.get("percent_stereotypical"))]
+    for d, lab in (("stereo", "pairs about a stereotype"),
+                   ("antistereo", "pairs about an anti-stereotype")):
+        if f"percent_stereotypical_{d}_pairs" in s:
+            rows.append((lab, s[f"percent_stereotypical_{d}_pairs"]))
+    return plots.forest([(f"{lab} (n={c.get('n')})", c["estimate"], c["ci_low"], c["ci_high"])
+                         for lab, c in rows if c], null=50.0,
+                        xlabel="% pairs preferring the stereotypical sentence",
+                        title="CrowS-Pairs (gender): 50 % = no preference",
+                        colors=[plots.SERIES[0], plots.SERIES[1], plots.SERIES[2]])
+
+
+def highlights(r: Result) -> pd.DataFrame | None:
+    df = r.items.copy()
+    if "sent_more" not in df:
+        return None
+    col = "score more − less"
+    df[col] = df["score_more"] - df["score_less"]
+    return top_rows(df, col, ["direction", "sent_more", "sent_less", col], 3)
+
+
+CROWS_PAIRS = Measure(
+    name="crows-pairs", title="CrowS-Pairs (gender)", kinds=LM_KINDS, langs=("en",),
+    run=run, headlines=headlines, plot=plot,
+    highlights=highlights,
+    paired=lambda r: Paired(item_frame(r.items.assign(
+        v=100.0 * r.items["stereotypical_preferred"].astype(float)), "pair_id", ["v"]),
+        mean_first_column),
+    params=lambda ctx: {"bias_type": "gender", "n": subset_size(ctx), "seed": ctx.seed},
+    data_files=lambda ctx: data_files(ctx.data("crows-pairs"), "*.csv"),
+    card=MethodCard(
+        definition="Share of sentence pairs (stereotypical vs. less stereotypical, differing "
+                   "in the group words) where the model gives the more stereotypical sentence "
+                   "the higher score. Masked LM: pseudo-log-likelihood of the shared tokens "
+                   "(Nangia et al. 2020, Sec. 3); causal LM: sentence log-likelihood. 50 % = "
+                   "no preference; 95 % Wilson CI.",
+        citation="Nangia, Vania, Bhalerao & Bowman (2020). CrowS-Pairs: A Challenge Dataset "
+                 "for Measuring Social Biases in Masked Language Models. EMNLP.",
+        caveats=(BLODGETT, "Only the 262 gender pairs are used here; ties count as not "
+                 "stereotypical.", "Causal LMs are scored with whole-sentence likelihood, "
+                 "not the paper's masked-LM metric."),
+        subset="all 262 gender pairs (--quick: 40, seeded)"))
+
+
+ENTRIES = (CROWS_PAIRS,)

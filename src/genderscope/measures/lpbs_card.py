@@ -1,0 +1,95 @@
+"""Report card for the log-probability bias score (LPBS): default subset, run, headlines,
+plot, highlights and method card.
+
+The measure itself is :mod:`genderscope.measures.lpbs`; its docs page is
+``docs/measures/lpbs.md``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from genderscope.measures.card_tools import (
+    LM_KINDS,
+    item_frame,
+    top_rows,
+)
+from genderscope.report import plots
+from genderscope.report.entry import Context, Headline, Measure, MethodCard, Paired
+from genderscope.results import Result
+
+
+def _d(a: np.ndarray) -> float:
+    """Caliskan's d: mean over flag 1 − mean over flag 0, over the std of all (ddof 1)."""
+    x, y = a[a[:, 1] == 1, 0], a[a[:, 1] == 0, 0]
+    sd = np.std(a[:, 0], ddof=1) if len(a) > 1 else float("nan")
+    if not x.size or not y.size or not sd:
+        return float("nan")
+    return float((x.mean() - y.mean()) / sd)
+
+
+def run(lm: Any, ctx: Context) -> Result:
+    from genderscope.datasets.templates import resolve_test
+    from genderscope.measures import lpbs
+    from genderscope.results import file_sha256
+
+    spec = resolve_test("career-family")
+    data = {"test": spec.name, "files": {f: file_sha256(f) for f in spec.files
+                                         if Path(f).is_file()}}
+    return lpbs.run(lm, spec, n_permutations=ctx.n_permutations, n_resamples=ctx.n_resamples,
+                    seed=ctx.seed, data=data, progress=ctx.progress)
+
+
+def headlines(r: Result) -> list[Headline]:
+    s = r.summary
+    return [Headline(label=f"effect size d ({s.get('x')} vs {s.get('y')} words)",
+                     estimate=s.get("effect_size"), p_value=s.get("p_two_sided"), null=0.0,
+                     n=s.get("n_items"),
+                     positive=f"{s.get('x')} words raise 'he' vs 'she' more than "
+                              f"{s.get('y')} words",
+                     negative=f"{s.get('y')} words raise 'he' vs 'she' more than "
+                              f"{s.get('x')} words",
+                     thresholds=(0.2, 0.5, 0.8))]
+
+
+def plot(r: Result) -> Any:
+    s = r.summary
+    rows = [(f"{s.get('x')} words", s["mean_lpbs"].get(s.get("x"), {})),
+            (f"{s.get('y')} words", s["mean_lpbs"].get(s.get("y"), {}))] \
+        if isinstance(s.get("mean_lpbs"), dict) else []
+    rows = [(lab, c["estimate"], c.get("ci_low"), c.get("ci_high")) for lab, c in rows
+            if c.get("estimate") is not None]
+    if not rows:
+        return None
+    return plots.forest(rows, null=0.0, xlabel="mean prior-corrected log-probability bias "
+                        "(nats; > 0 leans male)", title=f"LPBS {s.get('test')}: mean bias per "
+                        "attribute set", colors=[plots.SERIES[1], plots.SERIES[2]])
+
+
+LPBS = Measure(
+    name="lpbs", title="Log-probability bias score (career vs family)", kinds=LM_KINDS,
+    langs=("en",), run=run, version="2", headlines=headlines, plot=plot,
+    paired=lambda r: Paired(item_frame(r.items.assign(
+        x=(r.items["set"] == r.summary.get("x")).astype(float),
+        k=r.items["template_index"].astype(str) + "|" + r.items["attribute"].astype(str)),
+        "k", ["lpbs", "x"]), _d),
+    highlights=lambda r: top_rows(r.items, "lpbs", ["set", "template", "attribute", "lpbs"], 3),
+    params=lambda ctx: {"test": "career-family", "seed": ctx.seed,
+                        "n_permutations": ctx.n_permutations, "n_resamples": ctx.n_resamples},
+    card=MethodCard(
+        definition="For templates like 'GGG likes to XXX', the prior-corrected bias of an "
+                   "attribute word is log(p_he / p_he,prior) − log(p_she / p_she,prior) "
+                   "(Kurita et al. 2019, Sec. 3). Career vs family words are compared with a "
+                   "WEAT-style effect size d and a permutation test (two-sided p).",
+        citation="Kurita, Vyas, Pareek, Black & Tsvetkov (2019). Measuring Bias in "
+                 "Contextualized Word Representations. GeBNLP workshop.",
+        caveats=("Few templates and words: the test has little power; p-values, not CIs, "
+                 "carry the uncertainty.", "Causal LMs use the probe's sentence-likelihood "
+                 "definitions, not a fill-in."),
+        subset="the whole built-in career-family test"))
+
+
+ENTRIES = (LPBS,)

@@ -1,0 +1,130 @@
+"""Report card for WEAT (word vectors) and SEAT (sentence encoders): default subset, run,
+headlines, plot, highlights and method card.
+
+The measure itself is :mod:`genderscope.measures.weat`; its docs page is
+``docs/measures/weat.md``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from genderscope.measures.card_tools import (
+    top_rows,
+)
+from genderscope.report import plots
+from genderscope.report.entry import Context, Headline, Measure, MethodCard, from_ci
+from genderscope.results import Result
+
+WEAT_TESTS = ("weat6", "weat7", "weat8")
+SEAT_TESTS = ("sent-weat6", "sent-weat7", "sent-weat8")
+
+
+def tests_dir(ctx: Context) -> Path:
+    return ctx.data("seat") / "tests"
+
+
+def run(model: Any, ctx: Context, *, sentences: bool) -> Result:
+    from genderscope.datasets.seat import resolve_test
+    from genderscope.measures.weat import seat, weat
+
+    names = SEAT_TESTS if sentences else WEAT_TESTS
+    results = []
+    for name in names:
+        test = resolve_test(name, tests_dir(ctx))
+        if sentences:
+            results.append(seat(model, test, n_permutations=ctx.n_permutations, seed=ctx.seed,
+                                n_resamples=ctx.n_resamples, progress=ctx.progress))
+        else:
+            results.append(weat(model, test, n_permutations=ctx.n_permutations, seed=ctx.seed,
+                                n_resamples=ctx.n_resamples))
+    items = pd.concat([r.items.assign(test=r.summary["test"]) for r in results],
+                      ignore_index=True)
+    rows = [{"test": r.summary["test"], "X": r.summary["categories"]["X"],
+             "Y": r.summary["categories"]["Y"], "A": r.summary["categories"]["A"],
+             "B": r.summary["categories"]["B"], **{f"d_{k}": r.summary["effect_size"][k]
+                                                    for k in ("estimate", "ci_low", "ci_high")},
+             "p_value": r.summary["p_value"], "exact": r.summary["exact"]} for r in results]
+    summary = {"tests": {r.summary["test"]: r.summary for r in results}}
+    meta = {"model": results[0].metadata.get("model"), "seed": ctx.seed,
+            "params": {"tests": list(names), "n_permutations": ctx.n_permutations},
+            "data": {r.summary["test"]: r.metadata.get("data") for r in results}}
+    return Result("seat" if sentences else "weat", summary, items, meta,
+                  tables={"tests": pd.DataFrame(rows)})
+
+
+def headlines(r: Result) -> list[Headline]:
+    out = []
+    for name, s in r.summary.get("tests", {}).items():
+        c = s["categories"]
+        out.append(from_ci(f"{name}: {c['X']} vs {c['Y']} × {c['A']} vs {c['B']} (d)",
+                           {**s["effect_size"], "p_value": s.get("p_value")}, null=0.0,
+                           positive=f"{c['X']} closer to {c['A']}, {c['Y']} to {c['B']}",
+                           negative=f"{c['X']} closer to {c['B']}, {c['Y']} to {c['A']}",
+                           thresholds=(0.2, 0.5, 0.8)))
+    return out
+
+
+def plot(r: Result) -> Any:
+    rows = []
+    for name, s in r.summary.get("tests", {}).items():
+        c = s["categories"]
+        e = s["effect_size"]
+        rows.append((f"{name}\n{c['X']}/{c['Y']} × {c['A']}/{c['B']}", e["estimate"],
+                     e["ci_low"], e["ci_high"]))
+    if not rows:
+        return None
+    return plots.forest(rows, null=0.0, xlabel="effect size d (95% bootstrap CI)",
+                        title=f"{r.method.upper()}: gender association tests",
+                        height=0.62 * len(rows) + 1.1)
+
+
+def highlights(r: Result) -> pd.DataFrame | None:
+    df = r.items
+    if "association" not in df:
+        return None
+    return top_rows(df, "association", ["test", "set", "category", "text", "association"], 3)
+
+
+CAVEATS = ("Small word sets: one word can move d a lot; the one-sided permutation p "
+                  "tests the null of no differential association.",
+                  "Ethayarajh, Duvenaud & Hirst (2019, ACL) show WEAT can over- or "
+                  "understate associations; read d as descriptive.")
+
+WEAT = Measure(
+    name="weat", title="WEAT (word vectors)", kinds=("vectors",), langs=("en",),
+    run=lambda m, ctx: run(m, ctx, sentences=False), headlines=headlines,
+    plot=plot, highlights=highlights,
+    params=lambda ctx: {"tests": list(WEAT_TESTS), "seed": ctx.seed,
+                        "n_permutations": ctx.n_permutations},
+    data_files=lambda ctx: [tests_dir(ctx) / f"{t}.jsonl" for t in WEAT_TESTS],
+    card=MethodCard(
+        definition="s(w) = mean cos(w, A) − mean cos(w, B); d = (mean s over X − mean s over "
+                   "Y) / std of s over X ∪ Y (Caliskan et al. 2017, Science, eq. in the "
+                   "Supplement); one-sided permutation p. WEAT 6 (career/family), 7 "
+                   "(math/arts), 8 (science/arts) with male/female attributes.",
+        citation="Caliskan, Bryson & Narayanan (2017). Semantics derived automatically from "
+                 "language corpora contain human-like biases. Science 356(6334).",
+        caveats=CAVEATS, subset="the three gender tests WEAT 6, 7, 8 (all words)"))
+
+SEAT = Measure(
+    name="seat", title="SEAT (sentence encoder)", kinds=("encoder",), langs=("en",),
+    run=lambda m, ctx: run(m, ctx, sentences=True), headlines=headlines,
+    plot=plot, highlights=highlights,
+    params=lambda ctx: {"tests": list(SEAT_TESTS), "seed": ctx.seed,
+                        "n_permutations": ctx.n_permutations},
+    data_files=lambda ctx: [tests_dir(ctx) / f"{t}.jsonl" for t in SEAT_TESTS],
+    card=MethodCard(
+        definition="WEAT's effect size and permutation test over sentence embeddings of "
+                   "semantically bleached templates ('This is a …') (May et al. 2019).",
+        citation="May, Wang, Bordia, Bowman & Rudinger (2019). On Measuring Social Biases in "
+                 "Sentence Encoders. NAACL.",
+        caveats=(*CAVEATS, "May et al. found SEAT results inconsistent across "
+                 "tests and encoders; a null result does not mean no bias."),
+        subset="SEAT 6, 7, 8 (all sentences)"))
+
+
+ENTRIES = (WEAT, SEAT,)

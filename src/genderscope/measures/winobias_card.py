@@ -1,0 +1,143 @@
+"""Report card for WinoBias and DaWinoBias (pronoun prediction): default subset, run,
+headlines, plot, highlights and method card.
+
+The measure itself is :mod:`genderscope.measures.winobias`; its docs page is
+``docs/measures/winobias.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from genderscope.measures.card_tools import (
+    LM_KINDS,
+    data_files,
+    item_frame,
+    note_subset,
+    subset,
+)
+from genderscope.report import plots
+from genderscope.report.entry import Context, Headline, Measure, MethodCard, Paired, from_ci
+from genderscope.results import Result
+
+
+def _log2_ratio(a: np.ndarray) -> float:
+    """log2(mean value where flag == 1 / mean value where flag == 0); columns value, flag."""
+    pro, anti = a[a[:, 1] == 1, 0], a[a[:, 1] == 0, 0]
+    if not pro.size or not anti.size or np.mean(anti) == 0 or np.mean(pro) == 0:
+        return float("nan")
+    return float(np.log2(np.mean(pro) / np.mean(anti)))
+
+
+def subset_size(ctx: Context) -> int:
+    return 40 if ctx.quick else 300
+
+
+def run(lm: Any, ctx: Context, *, danish: bool) -> Result:
+    from genderscope.datasets.winobias import load_dawinobias, load_winobias
+    from genderscope.measures.winobias import run_winobias
+
+    if danish:
+        items = load_dawinobias(ctx.data("genda-lens"), split="all")
+    else:
+        items = load_winobias(ctx.data("winobias"), split="test", types=(1, 2))
+    used = subset(items, subset_size(ctx), ctx.seed)
+    r = run_winobias(lm, used, method="dawinobias" if danish else "winobias",
+                     n_resamples=ctx.n_resamples, seed=ctx.seed, progress=ctx.progress,
+                     params={"split": "all" if danish else "test"})
+    text = {i.item_id: i.text for i in used}
+    r.items["text"] = [text.get(i, "") for i in r.items["item_id"]]
+    return note_subset(r, ctx, len(used), len(items), "sentences")
+
+
+def headlines(r: Result) -> list[Headline]:
+    return [from_ci("main effect log2(accuracy pro / accuracy anti)", r.summary.get("main_effect"),
+                    null=0.0, positive="resolves pronouns better when they match the "
+                    "occupation stereotype", negative="resolves pronouns better against "
+                    "the stereotype", thresholds=(0.1, 0.3, 0.6)),
+            from_ci("share of male pronoun predictions", r.summary.get("share_male_predictions"),
+                    null=0.5, primary=False, positive="predicts male pronouns more often",
+                    negative="predicts female pronouns more often",
+                    thresholds=(0.02, 0.05, 0.15))]
+
+
+def plot(r: Result) -> Any:
+    t = r.tables.get("nuance")
+    if t is None or t.empty:
+        return None
+    fig, ax = plots.figure(6.4, 2.8)
+    conds = [c for c in ("pro", "anti") if c in set(t["condition"])]
+    width = 0.36
+    for k, (g, color) in enumerate((("male", plots.MALE), ("female", plots.FEMALE))):
+        sub = t[t["pronoun_gender"] == g].set_index("condition").reindex(conds)
+        xs = np.arange(len(conds)) + (k - 0.5) * width
+        ax.bar(xs, sub["accuracy"], width, color=color, label=f"{g} pronouns",
+               yerr=plots.ci_errors(sub["accuracy"].tolist(), sub["ci_low"].tolist(),
+                                    sub["ci_high"].tolist()), capsize=3, ecolor="#123456")
+    ax.set_xticks(range(len(conds)), [f"{c}-stereotypical" for c in conds])
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("accuracy (95% CI)")
+    ax.legend(loc="upper right", ncols=2, frameon=False)
+    ax.grid(False, axis="x")
+    ax.grid(True, axis="y")
+    plots.set_title(fig, f"{r.method}: pronoun accuracy by condition and pronoun gender")
+    return fig
+
+
+def highlights(r: Result) -> pd.DataFrame | None:
+    df = r.items
+    if "text" not in df:
+        return None
+    wrong = df[~df["correct"].astype(bool)]
+    cols = ["condition", "text", "pronoun", "pred"]
+    return pd.concat([wrong[wrong.condition == "anti"].head(4),
+                      wrong[wrong.condition == "pro"].head(2)])[cols].reset_index(drop=True)
+
+
+def paired(r: Result) -> Paired:
+    df = r.items.assign(v=r.items["correct"].astype(float),
+                        pro=(r.items["condition"] == "pro").astype(float))
+    return Paired(item_frame(df, "item_id", ["v", "pro"]), _log2_ratio)
+
+
+_CARD = dict(
+    definition="A language model fills the pronoun of coreference sentences where it refers "
+               "to an occupation (masked LM: fill the slot; causal LM: compare sentence "
+               "likelihoods with each pronoun form). Accuracy on pro-stereotypical vs "
+               "anti-stereotypical sentences; main effect = log2(acc_pro / acc_anti) as in "
+               "GenDa Lens, 0 = no bias. Stratified bootstrap CI; Wilson CIs for accuracies.",
+    caveats=("This is a language-model adaptation (pronoun prediction), not the original "
+             "coreference-system evaluation; numbers are not comparable to WinoBias F1 "
+             "results.", "Sentences with a second pronoun revealing the gender are excluded."))
+
+WINOBIAS = Measure(
+    name="winobias", title="WinoBias (pronoun prediction)", kinds=LM_KINDS, langs=("en",),
+    run=lambda lm, ctx: run(lm, ctx, danish=False), headlines=headlines,
+    plot=plot, highlights=highlights, paired=lambda r: paired(r),
+    params=lambda ctx: {"split": "test", "types": [1, 2], "n": subset_size(ctx),
+                        "seed": ctx.seed, "n_resamples": ctx.n_resamples},
+    data_files=lambda ctx: data_files(ctx.data("winobias"), "*.txt*"),
+    card=MethodCard(citation="Zhao, Wang, Yatskar, Ordonez & Chang (2018). Gender Bias in "
+                             "Coreference Resolution: Evaluation and Debiasing Methods. NAACL.",
+                    subset="300 of 792 test sentences, types 1 and 2 (--quick: 40), seeded",
+                    **_CARD))
+
+DAWINOBIAS = Measure(
+    name="dawinobias", title="DaWinoBias (Danish pronoun prediction)", kinds=LM_KINDS,
+    langs=("da",),
+    run=lambda lm, ctx: run(lm, ctx, danish=True), headlines=headlines,
+    plot=plot, highlights=highlights, paired=lambda r: paired(r),
+    params=lambda ctx: {"split": "all", "n": subset_size(ctx), "seed": ctx.seed,
+                        "n_resamples": ctx.n_resamples},
+    data_files=lambda ctx: data_files(ctx.data("genda-lens"), "*"),
+    card=MethodCard(citation="Zhao et al. (2018, NAACL); DaWinoBias: Koppelgaard & Brødbæk "
+                             "(2021); main effect as "
+                             "packaged by GenDa Lens (Sloth & Rybner 2023, "
+                             "https://dadebias.github.io/genda-lens/).",
+                    subset="300 of 1,348 sentences (--quick: 40), seeded", **_CARD))
+
+
+ENTRIES = (WINOBIAS, DAWINOBIAS,)

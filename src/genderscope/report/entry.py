@@ -1,0 +1,260 @@
+"""What a report entry is: the contract between a measure's report card and the page.
+
+A measure's card module (``genderscope/measures/<name>_card.py``) builds one
+:class:`Measure` per report entry from these types; :mod:`genderscope.report.registry`
+collects the entries by name, :mod:`genderscope.report.runner` runs them and
+:mod:`genderscope.report.html` renders them. An entry:
+
+- ``kinds``: adapter kinds it applies to (``masked``, ``causal``, ``vectors``,
+  ``encoder``, ``classifier``; ``captions`` for corpus-level measures that no
+  model adapter feeds);
+- ``langs``: report languages it has data for (``None``: any);
+- ``run(adapter, ctx) -> Result`` with the default subset (``ctx.quick`` asks for
+  a small, fast one) and ``ctx.seed``;
+- ``params(ctx)`` and ``data_files(ctx)``: what identifies a run, so that a stored
+  run with the same model identity, parameters and data hashes is reused;
+- ``headlines(result) -> list[Headline]``: estimate, 95 % CI or p-value, the value
+  that means "no bias" and the words for each direction;
+- ``highlights(result)``: a few item rows worth reading; ``plot(result)``: a
+  matplotlib Figure (use :mod:`genderscope.report.plots`);
+- ``card``: definition, citation, caveats, default subset.
+
+This module imports no entry and no registry, so card modules can import it freely.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from genderscope.datasets.locations import find_benchmark
+from genderscope.results import Result
+
+KINDS = ("masked", "causal", "vectors", "encoder", "classifier")
+LANGS = ("en", "da")
+
+
+@dataclass(frozen=True)
+class Context:
+    """Settings shared by every measure of one report."""
+
+    lang: str = "en"
+    quick: bool = False
+    seed: int = 0
+    data_dir: Path | None = None
+    progress: bool = False
+    texts: Path | None = None
+    """Texts for classifier measures (``.txt``/``.csv``), if any."""
+
+    @property
+    def n_resamples(self) -> int:
+        return 1_000 if self.quick else 10_000
+
+    @property
+    def n_permutations(self) -> int:
+        return 1_000 if self.quick else 10_000
+
+    def data(self, folder: str) -> Path:
+        """The benchmark folder ``folder``: under ``data_dir``, ``$GENDERSCOPE_DATA``,
+        ``./shared/data`` or ``../shared/data``."""
+        roots = [Path(self.data_dir)] if self.data_dir is not None else None
+        return find_benchmark(folder, roots)
+
+
+@dataclass
+class Headline:
+    """One headline number of a measure, with how to read it."""
+
+    label: str
+    estimate: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    p_value: float | None = None
+    null: float | None = 0.0
+    """Value meaning 'no bias' (None: not a bias number, e.g. a language-modelling score)."""
+    unit: str = ""
+    positive: str = "leans male"
+    """What an estimate above ``null`` means, in plain words."""
+    negative: str = "leans female"
+    thresholds: tuple[float, float, float] | None = None
+    """|estimate - null| at which the effect reads small, moderate, large."""
+    n: int | None = None
+    note: str = ""
+    primary: bool = True
+    """Shown in the page's top table (secondary numbers only in the measure's section)."""
+
+    @property
+    def has_ci(self) -> bool:
+        return _finite(self.ci_low) and _finite(self.ci_high)
+
+    def evidence(self) -> bool | None:
+        """True: the 95 % CI excludes the null (or p < .05); False: it does not; None:
+        no null or no uncertainty to judge by."""
+        if self.null is None or not _finite(self.estimate):
+            return None
+        if self.has_ci:
+            lo, hi = float(self.ci_low), float(self.ci_high)  # type: ignore[arg-type]
+            if max(abs(lo - self.null), abs(hi - self.null)) < 1e-9:
+                return False  # a degenerate interval at the null (rounding noise)
+            return not (lo <= self.null <= hi)
+        if _finite(self.p_value):
+            return self.p_value < 0.05  # type: ignore[operator]
+        return None
+
+    def strength(self) -> str:
+        if self.thresholds is None or not _finite(self.estimate) or self.null is None:
+            return ""
+        d = abs(self.estimate - self.null)  # type: ignore[operator]
+        small, moderate, large = self.thresholds
+        if d >= large:
+            return "large"
+        if d >= moderate:
+            return "moderate"
+        if d >= small:
+            return "small"
+        return "negligible"
+
+    def direction(self) -> str:
+        if self.null is None or not _finite(self.estimate):
+            return ""
+        return self.positive if self.estimate > self.null else self.negative  # type: ignore
+
+    def reading(self) -> str:
+        """Plain-language reading: direction and strength, or no evidence of bias."""
+        if not _finite(self.estimate):
+            return "Not estimable on these items."
+        if self.null is None:
+            return self.note or "Context number, not a bias score."
+        ev = self.evidence()
+        what = "CI" if self.has_ci else "p-value"
+        if ev is False:
+            base = (f"No evidence of bias: the 95% CI includes {fmt(self.null)}." if self.has_ci
+                    else "No evidence of bias (p ≥ 0.05).")
+            return base + (f" Point estimate {self.direction()}." if self.direction() else "")
+        strength = self.strength()
+        s = f"{strength.capitalize()} bias: " if strength and strength != "negligible" else (
+            "Bias, though negligible in size: " if strength == "negligible" else "Bias: ")
+        if ev is None:
+            s = "Direction only (no uncertainty estimate): "
+        out = f"{s}{self.direction()}"
+        if ev:
+            pv = fmt_p(self.p_value)
+            out += f" (95% {what} excludes {fmt(self.null)})" if self.has_ci else \
+                f" (p {pv})" if pv.startswith("<") else f" (p = {pv})"
+        return out + "."
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"label": self.label, "estimate": self.estimate, "ci_low": self.ci_low,
+                "ci_high": self.ci_high, "p_value": self.p_value, "null": self.null,
+                "unit": self.unit, "n": self.n, "evidence": self.evidence(),
+                "reading": self.reading()}
+
+
+@dataclass(frozen=True)
+class MethodCard:
+    """What the report prints about a measure."""
+
+    definition: str
+    citation: str
+    caveats: tuple[str, ...] = ()
+    subset: str = ""
+    """Default (and --quick) subset, in words."""
+    url: str = ""
+
+
+@dataclass
+class Paired:
+    """Item-level form of a measure's first headline, for comparing two models on the same
+    items: ``frame`` (index: item key, numeric columns) and ``statistic`` (array of the
+    frame's rows -> the headline estimate), so that resampling rows resamples items."""
+
+    frame: pd.DataFrame
+    statistic: Callable[[np.ndarray], float]
+
+
+@dataclass
+class Measure:
+    """One registry entry (see the module docstring)."""
+
+    name: str
+    title: str
+    kinds: tuple[str, ...]
+    run: Callable[[Any, Context], Result]
+    headlines: Callable[[Result], list[Headline]]
+    card: MethodCard
+    langs: tuple[str, ...] | None = None
+    params: Callable[[Context], dict[str, Any]] = field(default=lambda ctx: {})
+    data_files: Callable[[Context], list[Path]] = field(default=lambda ctx: [])
+    highlights: Callable[[Result], pd.DataFrame | None] = field(default=lambda r: None)
+    plot: Callable[[Result], Any] | None = None
+    paired: Callable[[Result], Paired | None] = field(default=lambda r: None)
+    """Item-level headline for model comparisons (None: not comparable item by item)."""
+    needs: Callable[[Context], str | None] = field(default=lambda ctx: None)
+    """Reason the measure cannot run in this context (missing input), else None."""
+    default: bool = True
+    """Run when no --measure is given (False: only on request, e.g. slow ones)."""
+    version: str = "1"
+    """Bump when the entry's defaults change, so stored runs are not reused."""
+
+    def not_applicable(self, kind: str, ctx: Context) -> str | None:
+        """Why the measure does not apply to a model of ``kind`` in ``ctx``, or None."""
+        if kind not in self.kinds:
+            return f"applies to {' / '.join(_KIND_WORDS.get(k, k) for k in self.kinds)}, " \
+                   f"not to {_KIND_WORDS.get(kind, kind)}"
+        if self.langs is not None and ctx.lang not in self.langs:
+            return f"has no {ctx.lang!r} data (languages: {', '.join(self.langs)})"
+        return self.needs(ctx)
+
+
+_KIND_WORDS = {"masked": "masked LMs", "causal": "causal LMs", "vectors": "word vectors",
+               "encoder": "sentence encoders", "classifier": "classifiers",
+               "captions": "caption corpora"}
+
+
+# -- small formatting helpers shared by the cards and the page -------------------------
+def _finite(x: Any) -> bool:
+    try:
+        return x is not None and math.isfinite(float(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def fmt(x: Any, nd: int | None = None) -> str:
+    """A number for people: 3 significant digits by default; '–' when missing."""
+    if not _finite(x):
+        return "–"
+    v = float(x)
+    if nd is not None:
+        return f"{v:.{nd}f}"
+    if abs(v) < 1e-12:
+        return "0"
+    if v == int(v) and abs(v) < 1e6:
+        return str(int(v))
+    mag = abs(v)
+    if mag >= 100:
+        return f"{v:.1f}"
+    if mag >= 1:
+        return f"{v:.2f}"
+    if mag >= 0.01:
+        return f"{v:.3f}"
+    return f"{v:.2g}"
+
+
+def fmt_p(p: Any) -> str:
+    if not _finite(p):
+        return "–"
+    p = float(p)
+    return "< 0.001" if p < 0.001 else f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
+
+
+def from_ci(label: str, d: dict[str, Any] | None, **kw: Any) -> Headline:
+    """A Headline from a summary ``CI.as_dict()`` entry."""
+    d = d or {}
+    return Headline(label=label, estimate=d.get("estimate"), ci_low=d.get("ci_low"),
+                    ci_high=d.get("ci_high"), p_value=d.get("p_value"), n=d.get("n"), **kw)

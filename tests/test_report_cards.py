@@ -1,0 +1,64 @@
+"""Report cards live beside their measures: each built-in entry comes from a
+``measures/<name>_card.py`` module next to ``measures/<name>.py``, the card modules
+never import the registry (no import circle) nor torch, and no source module grows
+past 400 lines without saying why at its top."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import genderscope
+from genderscope.errors import GenderscopeError
+from genderscope.report import registry
+from genderscope.report.entry import Measure, MethodCard
+
+SRC = Path(genderscope.__file__).parent
+
+
+def test_every_entry_comes_from_a_card_beside_its_measure() -> None:
+    entries = registry.measures()
+    assert list(entries)[:3] == ["crows-pairs", "stereoset", "winobias"]  # page order
+    for name in registry.BUILTIN_CARDS:
+        assert name.endswith("_card")
+        assert (SRC / "measures" / f"{name[:-len('_card')]}.py").is_file(), name
+    for m in entries.values():
+        module = m.headlines.__module__
+        assert module.startswith("genderscope.measures.") and module.endswith("_card"), m.name
+    assert not (SRC / "report" / "entries.py").exists()
+
+
+def test_card_modules_import_neither_the_registry_nor_torch() -> None:
+    code = ("import importlib, sys\n"
+            "from genderscope.report.registry import BUILTIN_CARDS\n"
+            "del sys.modules['genderscope.report.registry']\n"
+            "for n in BUILTIN_CARDS:\n"
+            "    importlib.import_module('genderscope.measures.' + n)\n"
+            "print('registry' if 'genderscope.report.registry' in sys.modules else '-',\n"
+            "      'torch' if 'torch' in sys.modules else '-')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["-", "-"]
+
+
+def test_register_refuses_a_clash_and_replaces_on_request(monkeypatch) -> None:
+    monkeypatch.setattr(registry, "REGISTRY", dict(registry.measures()))
+    mine = Measure(name="probe", title="mine", kinds=("causal",), run=lambda a, c: None,
+                   headlines=lambda r: [], card=MethodCard(definition="d", citation="c"))
+    with pytest.raises(GenderscopeError, match="'probe' is already registered"):
+        registry.register(mine)
+    assert registry.register(mine, replace=True) is registry.measures()["probe"]
+
+
+def test_no_module_over_400_lines_without_a_reason() -> None:
+    long = []
+    for path in sorted(SRC.rglob("*.py")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        head = "\n".join(lines[:30]).lower()
+        if len(lines) > 400 and "over 400 lines because" not in head:
+            long.append(f"{path.relative_to(SRC)} ({len(lines)} lines)")
+    assert long == [], "add 'Over 400 lines because ...' to the module docstring, or split"
