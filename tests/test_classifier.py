@@ -236,3 +236,26 @@ def test_hf_checkpoint_without_classification_head_is_refused(tiny_bert_dir):
     """A masked LM loaded as a classifier would get a random head: refused."""
     with pytest.raises(ModelLoadError, match="no trained classification head"):
         load_classifier(f"hf:{tiny_bert_dir}")
+
+
+def test_one_head_check_for_classifiers_and_language_models():
+    """`hf:` classifiers and both LM adapters share models.hf.check_head: keys tied to
+    other weights are fine, missing or mismatched head weights are refused, worded for
+    the caller."""
+    from genderscope.models import causal, masked
+    from genderscope.models.hf import check_head
+
+    assert masked.check_head is causal.check_head is check_head
+
+    class Model:
+        _tied_weights_keys = {"lm_head.weight": "embed.weight"}
+
+    check_head(Model(), {"missing_keys": ["lm_head.weight"]}, "m")
+    with pytest.raises(ModelLoadError, match=r"^m: the checkpoint lacks trained LM-head "
+                                             r"weights \(cls\.bias would be randomly"):
+        check_head(Model(), {"missing_keys": ["cls.bias"]}, "m")
+    with pytest.raises(ModelLoadError, match=r"has no trained classification head .*"
+                                             r"pass a fine-tuned"):
+        check_head(Model(), {"mismatched_keys": [("classifier.weight", (2, 4), (3, 4))]},
+                   "c", missing="has no trained classification head",
+                   hint="pass a fine-tuned text-classification model")

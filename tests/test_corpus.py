@@ -43,3 +43,18 @@ def test_bad_corpora(tmp_path):
     (tmp_path / "k.jsonl").write_text("{oops\n", encoding="utf-8")
     with pytest.raises(DataError, match="invalid JSON"):
         load_corpus(tmp_path / "k.jsonl")
+
+
+def test_builtin_corpus_found_like_every_benchmark(tmp_path, monkeypatch):
+    """Built-in corpora are located by datasets.locations: the first data folder that
+    holds gap/ wins (an empty ./shared/data does not hide ../shared/data)."""
+    root = tmp_path / "up" / "shared" / "data" / "gap-flipped-bartl"
+    root.mkdir(parents=True)
+    (root / "gap_flipped.tsv").write_text("ID\tText\n1\tShe sat.\n2\tHe ran.\n")
+    work = tmp_path / "up" / "work"
+    (work / "shared" / "data").mkdir(parents=True)  # a data folder without the corpus
+    monkeypatch.chdir(work)
+    monkeypatch.delenv("GENDERSCOPE_DATA", raising=False)
+    assert load_corpus("gap-flipped-bartl").texts == ["She sat.", "He ran."]
+    with pytest.raises(DataError, match=r"^gap data not found under .*set GENDERSCOPE_DATA"):
+        load_corpus("gap")

@@ -9,8 +9,9 @@
 - a ``.tsv`` / ``.csv`` file with a header and a ``text`` column (any case);
 - a ``.jsonl`` file: one object per line with a ``text`` field.
 
-The data folder is ``$GENDERSCOPE_DATA``, else ``./shared/data`` or
-``../shared/data`` seen from the working directory.
+The data folder is found as for every benchmark (:mod:`genderscope.datasets.locations`):
+``$GENDERSCOPE_DATA``, else the first of ``./shared/data`` and ``../shared/data``
+(seen from the working directory) that holds the corpus' folder.
 """
 
 from __future__ import annotations
@@ -18,19 +19,20 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
+from genderscope.datasets.locations import DATA_ENV, data_roots, find_benchmark
 from genderscope.errors import DataError, where
 from genderscope.results import file_sha256
 
 BUILTIN = {
-    "gap": [Path("gap") / f"gap-{s}.tsv" for s in ("development", "test", "validation")],
-    "gap-flipped-bartl": [Path("gap-flipped-bartl") / "gap_flipped.tsv"],
+    "gap": ("gap", [f"gap-{s}.tsv" for s in ("development", "test", "validation")]),
+    "gap-flipped-bartl": ("gap-flipped-bartl", ["gap_flipped.tsv"]),
 }
+"""Built-in corpora: name -> (benchmark folder, its files)."""
 
 
 @dataclass(frozen=True)
@@ -45,18 +47,6 @@ class Corpus:
     def describe(self) -> dict[str, object]:
         return {"source": self.source, "files": self.files, "file_sha256": self.sha256,
                 "n_documents": len(self.texts)}
-
-
-def data_root() -> Path:
-    """The benchmark data folder (see module docstring)."""
-    env = os.environ.get("GENDERSCOPE_DATA") or os.environ.get("GENDERSCOPE_TEST_DATA")
-    if env:
-        return Path(env)
-    for cand in (Path("shared") / "data", Path("..") / "shared" / "data"):
-        if cand.is_dir():
-            return cand
-    raise DataError("benchmark data folder not found: set GENDERSCOPE_DATA to the folder "
-                    "that holds gap/ and gap-flipped-bartl/")
 
 
 def _read_table(path: Path) -> list[str]:
@@ -101,8 +91,14 @@ def load_corpus(spec: str | Path, *, limit: int | None = None) -> Corpus:
     """Load a training corpus (file or built-in name; see module docstring)."""
     name = str(spec)
     if name in BUILTIN:
-        root = data_root()
-        files = [root / f for f in BUILTIN[name]]
+        folder, names = BUILTIN[name]
+        try:
+            root = find_benchmark(folder)
+        except DataError:
+            raise DataError(f"{folder} data not found under "
+                            f"{', '.join(map(str, data_roots()))}: set {DATA_ENV} to the "
+                            f"folder that holds {folder}/") from None
+        files = [root / f for f in names]
     else:
         files = [Path(name)]
     texts: list[str] = []

@@ -29,8 +29,13 @@ from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_N
 from genderscope.errors import GenderscopeError, ModelLoadError
 from genderscope.models.base import SeqScore
 from genderscope.models.engine import Request
-from genderscope.models.hf import LanguageModelAdapter, ModelSource, pick_device, pick_dtype
-from genderscope.models.masked import check_head
+from genderscope.models.hf import (
+    LanguageModelAdapter,
+    ModelSource,
+    check_head,
+    pick_device,
+    pick_dtype,
+)
 from genderscope.store import Store
 
 

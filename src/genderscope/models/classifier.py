@@ -307,13 +307,10 @@ def _load_hf(model: str, batch_size: int) -> Classifier:
     except Exception as exc:
         raise ModelLoadError(f"cannot load text-classification model {model!r}: "
                              f"{type(exc).__name__}: {exc}") from None
-    new = sorted(str(k) for k in (*info.get("missing_keys", ()),
-                                  *info.get("mismatched_keys", ())))
-    if new:
-        raise ModelLoadError(f"{model}: the checkpoint has no trained classification head "
-                             f"({', '.join(new[:3])}{' ...' if len(new) > 3 else ''} would be "
-                             "randomly initialised); pass a fine-tuned text-classification "
-                             "model")
+    from genderscope.models.hf import check_head
+
+    check_head(net, info, model, missing="has no trained classification head",
+               hint="pass a fine-tuned text-classification model")
     return Classifier.from_pipeline(pipe, batch_size=batch_size)
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from transformers import AutoModelForMaskedLM
@@ -43,7 +42,13 @@ from genderscope.models.base import (
     Strategy,
 )
 from genderscope.models.engine import Request
-from genderscope.models.hf import LanguageModelAdapter, ModelSource, pick_device, pick_dtype
+from genderscope.models.hf import (
+    LanguageModelAdapter,
+    ModelSource,
+    check_head,
+    pick_device,
+    pick_dtype,
+)
 from genderscope.store import Store
 
 
@@ -234,20 +239,6 @@ class MaskedLM(LanguageModelAdapter):
             step[j] = mask
             reqs.append(Request(tuple(step), ((j, ids[j]),)))
         return reqs, (len(piece_pos), chosen)
-
-
-def check_head(model: Any, info: dict[str, Any], spec: str) -> None:
-    """Refuse a checkpoint whose LM head weights were missing (newly initialised)."""
-    tied = getattr(model, "_tied_weights_keys", None) or {}
-    tied_keys = set(tied.keys() if isinstance(tied, dict) else tied)
-    missing = sorted(k for k in info.get("missing_keys", ()) if k not in tied_keys)
-    mismatched = sorted(str(k) for k in info.get("mismatched_keys", ()))
-    if missing or mismatched:
-        bad = (missing + mismatched)[:3]
-        raise ModelLoadError(
-            f"{spec}: the checkpoint lacks trained LM-head weights ({', '.join(bad)}"
-            f"{' ...' if len(missing) + len(mismatched) > 3 else ''} would be randomly "
-            "initialised); is it an encoder-only / sentence-transformers checkpoint?")
 
 
 __all__ = ["MaskedLM", "check_head", "HIDE_RE"]
