@@ -12,7 +12,9 @@ sec. 4.2 and their released ``main.py``): 3 epochs, learning rate 2e-5
 The loop is small on purpose (``torch.optim.AdamW`` +
 ``transformers.get_linear_schedule_with_warmup``): documents are visited in a
 seeded order per epoch, and every ``save_every`` steps a checkpoint (weights,
-optimizer, scheduler, RNG states, step) is written to ``OUT/checkpoints``.
+optimizer, scheduler, RNG states, step) is written to ``OUT/checkpoints`` in
+safetensors + JSON (:mod:`genderscope.models.checkpoint`; nothing read back can
+run code).
 If a run is interrupted, running it again with the same output folder resumes
 from the last checkpoint and gives the same final weights as an uninterrupted
 run. When it finishes, ``OUT`` holds a loadable Hugging Face folder
@@ -39,12 +41,17 @@ import numpy as np
 import torch
 
 from genderscope.errors import GenderscopeError, ModelLoadError
+from genderscope.models.checkpoint import (
+    CHECKPOINTS,
+    check_same_run,
+    latest_checkpoint,
+    resume_checkpoint,
+    save_checkpoint,
+)
 from genderscope.models.hf import ModelSource, pick_device
 from genderscope.results import environment, to_json
 
 MANIFEST = "manifest.json"
-CHECKPOINTS = "checkpoints"
-RUN_FILE = "run.json"
 
 
 @dataclass
@@ -155,15 +162,6 @@ def _batches(n_docs: int, cfg: FinetuneConfig) -> list[list[int]]:
     return out
 
 
-def _latest_checkpoint(out: Path) -> Path | None:
-    folder = out / CHECKPOINTS
-    if not folder.is_dir():
-        return None
-    steps = sorted((int(p.name.split("-")[1]), p) for p in folder.glob("step-*")
-                   if p.name.split("-")[1].isdigit() and (p / "state.json").exists())
-    return steps[-1][1] if steps else None
-
-
 def _run_identity(model_spec: str, texts: Sequence[str], cfg: FinetuneConfig, kind: str,
                   data: dict[str, Any] | None) -> dict[str, Any]:
     """What must be equal for a checkpoint to be resumed: model, corpus, parameters."""
@@ -174,44 +172,6 @@ def _run_identity(model_spec: str, texts: Sequence[str], cfg: FinetuneConfig, ki
     return json.loads(to_json({"model": str(model_spec), "kind": kind,
                                "texts_sha256": h.hexdigest(), "n_documents": len(texts),
                                "params": asdict(cfg), "data": data or {}}))
-
-
-def _check_same_run(out: Path, identity: dict[str, Any]) -> None:
-    """Refuse to resume a checkpoint written by a run with other settings."""
-    path = out / CHECKPOINTS / RUN_FILE
-    if not path.exists():
-        return
-    saved = json.loads(path.read_text(encoding="utf-8"))
-    if saved == identity:
-        return
-    diff = sorted(k for k in set(saved) | set(identity) if saved.get(k) != identity.get(k))
-    if "params" in diff:
-        p0, p1 = saved.get("params", {}), identity["params"]
-        diff = [d for d in diff if d != "params"] + sorted(
-            f"{k} ({p0.get(k)!r} then, {p1.get(k)!r} now)" for k in set(p0) | set(p1)
-            if p0.get(k) != p1.get(k))
-    raise GenderscopeError(f"{out} holds an unfinished run with other settings "
-                           f"({', '.join(diff)}); rerun it as it was, or pass --overwrite "
-                           "to start over")
-
-
-def _save_checkpoint(out: Path, step: int, model: Any, optim: Any, sched: Any,
-                     losses: list[float], identity: dict[str, Any]) -> None:
-    (out / CHECKPOINTS).mkdir(parents=True, exist_ok=True)
-    (out / CHECKPOINTS / RUN_FILE).write_text(to_json(identity, indent=2), encoding="utf-8")
-    folder = out / CHECKPOINTS / f"step-{step}"
-    tmp = folder.with_name(folder.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    model.save_pretrained(tmp)
-    torch.save({"optimizer": optim.state_dict(), "scheduler": sched.state_dict(),
-                "torch_rng": torch.get_rng_state()}, tmp / "trainer.pt")
-    (tmp / "state.json").write_text(json.dumps({"step": step, "losses": losses}))
-    shutil.rmtree(folder, ignore_errors=True)  # a checkpoint of the same step is replaced
-    tmp.rename(folder)
-    for old in (out / CHECKPOINTS).glob("step-*"):
-        if old != folder:
-            shutil.rmtree(old, ignore_errors=True)
 
 
 def fine_tune(model_spec: str, texts: Sequence[str], out: str | Path, *,
@@ -249,19 +209,10 @@ def fine_tune(model_spec: str, texts: Sequence[str], out: str | Path, *,
     start, losses = 0, []
     identity = _run_identity(model_spec, texts, cfg, kind, data)
     if resume:
-        _check_same_run(out, identity)
-        ckpt = _latest_checkpoint(out)
+        check_same_run(out, identity)
+        ckpt = latest_checkpoint(out)
         if ckpt is not None:
-            from safetensors.torch import load_file
-
-            state = json.loads((ckpt / "state.json").read_text())
-            weights = load_file(str(ckpt / "model.safetensors"))
-            model.load_state_dict(weights, strict=False)
-            trainer = torch.load(ckpt / "trainer.pt", weights_only=False)
-            optim.load_state_dict(trainer["optimizer"])
-            sched.load_state_dict(trainer["scheduler"])
-            torch.set_rng_state(trainer["torch_rng"])
-            start, losses = int(state["step"]), list(state["losses"])
+            start, losses = resume_checkpoint(ckpt, model, optim, sched, len(batches))
     step = start
     for step in range(start, len(batches)):
         docs = [texts[i] for i in batches[step]]
@@ -286,10 +237,10 @@ def fine_tune(model_spec: str, texts: Sequence[str], out: str | Path, *,
             progress(done, len(batches), loss_value)
         saved = done % cfg.save_every == 0 and done < len(batches)
         if saved:
-            _save_checkpoint(out, done, model, optim, sched, losses, identity)
+            save_checkpoint(out, done, model, optim, sched, losses, identity)
         if stop_after is not None and done - start >= stop_after and done < len(batches):
             if not saved:
-                _save_checkpoint(out, done, model, optim, sched, losses, identity)
+                save_checkpoint(out, done, model, optim, sched, losses, identity)
             return {"interrupted_at_step": done}
     model.eval()
     model.save_pretrained(out, safe_serialization=True)
