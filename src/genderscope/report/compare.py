@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from genderscope.report import plots
-from genderscope.report.registry import Paired, fmt
+from genderscope.report.registry import Paired, fmt, fmt_p
 from genderscope.report.runner import ReportData, Section
 
 
@@ -115,16 +115,17 @@ def leaderboard(data: ReportData) -> pd.DataFrame:
 
 
 def cell(h: Any) -> str:
+    """'estimate [low, high], resampling UNIT', or 'estimate (p ...)' without a CI; the
+    adjusted p joins the raw one for a number in a family of tests."""
+    unit = getattr(h, "ci_unit", None)
     if h.has_ci:
         low, high = fmt(h.ci_low), fmt(h.ci_high)
         est = fmt(h.estimate)
         if "." not in est and "e" not in est and "." in low:  # 60 [44.60, ...] -> 60.00
             est = fmt(h.estimate, len(low.split(".")[1]))
-        return f"{est} [{low}, {high}]"
+        return f"{est} [{low}, {high}]" + (f", resampling {unit}" if unit else "")
     if h.p_value is not None:
-        from genderscope.report.registry import fmt_p
-
-        return f"{fmt(h.estimate)} (p {fmt_p(h.p_value)})"
+        return f"{fmt(h.estimate)} (p {h.p_text() if hasattr(h, 'p_text') else fmt_p(h.p_value)})"
     return fmt(h.estimate)
 
 

@@ -88,16 +88,32 @@ class Headline:
     note: str = ""
     primary: bool = True
     """Shown in the page's top table (secondary numbers only in the measure's section)."""
+    p_adjusted: float | None = None
+    """p-value adjusted for the other tests of its family (``p_adjust_method``), if any."""
+    p_adjust_method: str | None = None
+    """``holm`` (Holm 1979) or ``bh`` (Benjamini & Hochberg 1995)."""
+    family: str | None = None
+    """The family of tests the adjustment ran over (e.g. per profession group)."""
+    ci_unit: str | None = None
+    """What the CI resamples (professions, words, groups, pairs, ...)."""
 
     @property
     def has_ci(self) -> bool:
         return _finite(self.ci_low) and _finite(self.ci_high)
 
+    @property
+    def adjusted(self) -> bool:
+        """Whether a multiplicity-adjusted p-value decides the reading."""
+        return _finite(self.p_adjusted)
+
     def evidence(self) -> bool | None:
-        """True: the 95 % CI excludes the null (or p < .05); False: it does not; None:
-        no null or no uncertainty to judge by."""
+        """True: the adjusted p < .05 when the number belongs to a family of tests, else
+        the 95 % CI excludes the null (or p < .05); False: not; None: no null or no
+        uncertainty to judge by."""
         if self.null is None or not _finite(self.estimate):
             return None
+        if self.adjusted:
+            return self.p_adjusted < 0.05  # type: ignore[operator]
         if self.has_ci:
             lo, hi = float(self.ci_low), float(self.ci_high)  # type: ignore[arg-type]
             if max(abs(lo - self.null), abs(hi - self.null)) < 1e-9:
@@ -125,17 +141,57 @@ class Headline:
             return ""
         return self.positive if self.estimate > self.null else self.negative  # type: ignore
 
+    def ci_unit_words(self) -> str:
+        """'resampling professions', or '' when the CI's unit is not known."""
+        return f"resampling {self.ci_unit}" if self.ci_unit else ""
+
+    def ci_text(self) -> str:
+        """'[low, high]' with the resampling unit; '–' without a CI."""
+        if not self.has_ci:
+            return "–"
+        unit = self.ci_unit_words()
+        return f"[{fmt(self.ci_low)}, {fmt(self.ci_high)}]" + (f", {unit}" if unit else "")
+
+    def adjusted_p_words(self) -> str:
+        """'Holm-adjusted p = 0.012' (for readings)."""
+        method = _ADJUST_WORDS.get(str(self.p_adjust_method), self.p_adjust_method or "")
+        pv = fmt_p(self.p_adjusted)
+        return f"{method + '-' if method else ''}adjusted p {'' if pv.startswith('<') else '= '}" \
+               f"{pv}"
+
+    def p_text(self) -> str:
+        """'0.004 (Holm 0.012)': the raw p and, in a family of tests, the adjusted one."""
+        raw = fmt_p(self.p_value) if self.p_value is not None else "–"
+        if not self.adjusted:
+            return raw
+        method = _ADJUST_WORDS.get(str(self.p_adjust_method), self.p_adjust_method or "adj.")
+        return f"{raw} ({method} {fmt_p(self.p_adjusted)})"
+
+    def _ci_excludes_null(self) -> bool:
+        lo, hi = float(self.ci_low), float(self.ci_high)  # type: ignore[arg-type]
+        return not (lo <= self.null <= hi) and \
+            max(abs(lo - self.null), abs(hi - self.null)) >= 1e-9  # type: ignore[operator]
+
     def reading(self) -> str:
-        """Plain-language reading: direction and strength, or no evidence of bias."""
+        """Plain-language reading: direction and strength, or no evidence of bias. In a
+        family of tests the multiplicity-adjusted p decides, and the reading says so."""
         if not _finite(self.estimate):
             return "Not estimable on these items."
         if self.null is None:
             return self.note or "Context number, not a bias score."
         ev = self.evidence()
-        what = "CI" if self.has_ci else "p-value"
+        unit = self.ci_unit_words()
+        ci = f"95% CI ({unit})" if unit else "95% CI"
         if ev is False:
-            base = (f"No evidence of bias: the 95% CI includes {fmt(self.null)}." if self.has_ci
-                    else "No evidence of bias (p ≥ 0.05).")
+            if self.adjusted:
+                base = ("No evidence of bias after correcting for multiple tests "
+                        f"({self.adjusted_p_words()}).")
+                if self.has_ci and self._ci_excludes_null():
+                    base += f" The unadjusted {ci} excludes {fmt(self.null)}."
+            elif self.has_ci:
+                base = f"No evidence of bias: the {ci} includes {fmt(self.null)}."
+            else:
+                base = "No evidence of bias (p ≥ 0.05)."
             return base + (f" Point estimate {self.direction()}." if self.direction() else "")
         strength = self.strength()
         s = f"{strength.capitalize()} bias: " if strength and strength != "negligible" else (
@@ -145,14 +201,20 @@ class Headline:
         out = f"{s}{self.direction()}"
         if ev:
             pv = fmt_p(self.p_value)
-            out += f" (95% {what} excludes {fmt(self.null)})" if self.has_ci else \
-                f" (p {pv})" if pv.startswith("<") else f" (p = {pv})"
+            if self.adjusted:
+                out += f" ({self.adjusted_p_words()})"
+            elif self.has_ci:
+                out += f" (95% CI excludes {fmt(self.null)}{'; ' + unit if unit else ''})"
+            else:
+                out += f" (p {pv})" if pv.startswith("<") else f" (p = {pv})"
         return out + "."
 
     def as_dict(self) -> dict[str, Any]:
         return {"label": self.label, "estimate": self.estimate, "ci_low": self.ci_low,
                 "ci_high": self.ci_high, "p_value": self.p_value, "null": self.null,
-                "unit": self.unit, "n": self.n, "evidence": self.evidence(),
+                "unit": self.unit, "n": self.n, "p_adjusted": self.p_adjusted,
+                "p_adjust_method": self.p_adjust_method, "family": self.family,
+                "ci_unit": self.ci_unit, "evidence": self.evidence(),
                 "reading": self.reading()}
 
 
@@ -212,6 +274,8 @@ class Measure:
         return self.needs(ctx)
 
 
+_ADJUST_WORDS = {"holm": "Holm", "bh": "Benjamini-Hochberg"}
+
 _KIND_WORDS = {"masked": "masked LMs", "causal": "causal LMs", "vectors": "word vectors",
                "encoder": "sentence encoders", "classifier": "classifiers",
                "captions": "caption corpora"}
@@ -254,7 +318,14 @@ def fmt_p(p: Any) -> str:
 
 
 def from_ci(label: str, d: dict[str, Any] | None, **kw: Any) -> Headline:
-    """A Headline from a summary ``CI.as_dict()`` entry."""
+    """A Headline from a summary ``CI.as_dict()`` entry, with its multiplicity fields
+    (``p_adjusted``, ``p_adjust_method``, ``family``) and ``ci_unit`` when present."""
     d = d or {}
+    fields = {k: d.get(k) for k in ("p_value", "n", *MULTIPLICITY_KEYS)}
+    fields.update(kw)
     return Headline(label=label, estimate=d.get("estimate"), ci_low=d.get("ci_low"),
-                    ci_high=d.get("ci_high"), p_value=d.get("p_value"), n=d.get("n"), **kw)
+                    ci_high=d.get("ci_high"), **fields)
+
+
+MULTIPLICITY_KEYS = ("p_adjusted", "p_adjust_method", "family", "ci_unit")
+"""Keys of a summary test or CI entry that a Headline carries over."""

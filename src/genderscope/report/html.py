@@ -84,11 +84,11 @@ def badge(h: Headline) -> str:
 
 
 def _ci(h: Headline) -> str:
-    return f"[{fmt(h.ci_low)}, {fmt(h.ci_high)}]" if h.has_ci else "–"
+    return h.ci_text()  # with the resampling unit, when the measure states it
 
 
 def _p(h: Headline) -> str:
-    return fmt_p(h.p_value) if h.p_value is not None else "–"
+    return h.p_text()  # raw p, and the adjusted one in a family of tests
 
 
 def _unit(h: Headline) -> str:
@@ -327,8 +327,9 @@ def render(data: ReportData) -> str:
         + (" · quick subsets" if data.ctx.quick else "") + f" · {n_ok} measures ran"
         + (f", {n_fail} failed" if n_fail else "") + "</p>",
         '<p class="note">Each number comes with a 95% confidence interval (or a p-value). '
-        "“No evidence of bias” means the interval includes the value of no bias; it does "
-        "not prove the model unbiased. Benchmarks probe narrow, mostly English and binary "
+        "“No evidence of bias” means the interval includes the value of no bias (for numbers "
+        "tested together as a family: the multiplicity-adjusted p-value is 0.05 or more); "
+        "it does not prove the model unbiased. Benchmarks probe narrow, mostly English and binary "
         "notions of gender; read the method cards and caveats.</p>",
         f'<nav class="toc">{toc}{comp_link}<a href="#provenance">provenance</a></nav>',
         '<h2 id="headlines">Headline numbers</h2>', headline_table(data), comparison]

@@ -1,0 +1,85 @@
+"""Plain-language readings of headline numbers: in a family of tests the
+multiplicity-adjusted p decides (issue 11, item 4), and every CI says what it
+resamples."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_report import HashCausal, subject
+
+from genderscope.report import html as page
+from genderscope.report.entry import Headline, from_ci
+from genderscope.report.registry import Context, measures
+from genderscope.report.runner import run_report
+
+
+def _h(**kw) -> Headline:
+    base = dict(label="x", estimate=0.4, ci_low=0.1, ci_high=0.7, p_value=0.01, null=0.0,
+                thresholds=(0.2, 0.5, 0.8), ci_unit="professions")
+    return Headline(**{**base, **kw})
+
+
+def test_adjusted_p_overrules_a_ci_that_excludes_the_null() -> None:
+    h = _h(p_adjusted=0.12, p_adjust_method="holm", family="per profession group")
+    assert h.evidence() is False
+    assert h.reading() == ("No evidence of bias after correcting for multiple tests "
+                           "(Holm-adjusted p = 0.12). The unadjusted 95% CI (resampling "
+                           "professions) excludes 0. Point estimate leans male.")
+    assert h.p_text() == "0.010 (Holm 0.12)"
+
+
+def test_adjusted_p_below_alpha_is_evidence() -> None:
+    h = _h(ci_low=-0.1, p_adjusted=0.004, p_adjust_method="bh")
+    assert h.evidence() is True
+    assert h.reading() == "Small bias: leans male (Benjamini-Hochberg-adjusted p = 0.004)."
+    # without an adjusted p the CI decides, and the reading names its unit
+    assert _h().reading() == "Small bias: leans male (95% CI excludes 0; resampling " \
+                             "professions)."
+    assert _h(ci_low=-0.1).reading().startswith(
+        "No evidence of bias: the 95% CI (resampling professions) includes 0.")
+    assert _h().ci_text() == "[0.100, 0.700], resampling professions"
+    assert _h(ci_unit=None).ci_text() == "[0.100, 0.700]"
+
+
+def test_from_ci_carries_the_family_fields() -> None:
+    d = {"estimate": 0.3, "ci_low": 0.1, "ci_high": 0.5, "p_value": 0.02, "n": 60,
+         "p_adjusted": 0.06, "p_adjust_method": "holm", "family": "bias types",
+         "ci_unit": "pairs"}
+    h = from_ci("y", d, null=0.0)
+    assert (h.p_adjusted, h.p_adjust_method, h.family, h.ci_unit) == (0.06, "holm",
+                                                                       "bias types", "pairs")
+    assert h.evidence() is False and "Holm-adjusted p = 0.060" in h.reading()
+    assert h.as_dict()["p_adjusted"] == 0.06 and h.as_dict()["ci_unit"] == "pairs"
+
+
+def test_page_shows_units_and_adjusted_p(data_dir: Path, store, monkeypatch) -> None:
+    entry = measures()["probe"]
+    monkeypatch.setattr(entry, "headlines", lambda r: [
+        _h(label="first", p_adjusted=0.2, p_adjust_method="holm"),
+        _h(label="second", estimate=0.9, ci_low=0.6, ci_high=1.2, ci_unit="words")]
+    )
+    data = run_report([subject(HashCausal())], Context(lang="en", quick=True,
+                                                       data_dir=data_dir), store,
+                      names=["probe"])
+    text = page.render(data)
+    assert "[0.100, 0.700], resampling professions" in text
+    assert "[0.600, 1.20], resampling words" in text
+    assert "0.010 (Holm 0.20)" in text
+    assert "No evidence of bias after correcting for multiple tests" in text
+    assert "Large bias: leans male (95% CI excludes 0; resampling words)." in text
+
+
+@pytest.mark.parametrize("p, words", [(0.0004, "Holm-adjusted p < 0.001"),
+                                      (0.03, "Holm-adjusted p = 0.030")])
+def test_adjusted_p_words(p: float, words: str) -> None:
+    assert _h(p_adjusted=p, p_adjust_method="holm").adjusted_p_words() == words
+
+
+def test_comparison_and_terminal_cells_name_the_unit_and_adjusted_p() -> None:
+    from genderscope.report.compare import cell
+
+    assert cell(_h()) == "0.400 [0.100, 0.700], resampling professions"
+    assert cell(_h(ci_low=None, ci_high=None, p_adjusted=0.03, p_adjust_method="holm")) == \
+        "0.400 (p 0.010 (Holm 0.030))"
