@@ -21,9 +21,14 @@ class CI:
     confidence: float = 0.95
     n: int = 0
     method: str = "percentile bootstrap"
+    ci_unit: str | None = None
+    """What the bootstrap resampled (e.g. "professions", "words"); None when not stated."""
+    n_units: int | None = None
+    """How many of those units there were (clusters), when they differ from ``n``."""
 
     def as_dict(self) -> dict[str, float | int | str]:
-        return asdict(self)
+        return {k: v for k, v in asdict(self).items()
+                if v is not None or k not in ("ci_unit", "n_units")}
 
     def spans(self, value: float = 0.0) -> bool:
         """True when ``value`` lies inside the interval (no evidence of a difference)."""
@@ -41,26 +46,29 @@ def bootstrap_ci(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     method: str = "percentile",
+    unit: str | None = None,
 ) -> CI:
     """Bootstrap CI of ``statistic`` over a 1-D sample (NaNs dropped).
 
     ``statistic`` must accept ``axis`` (vectorised, like ``np.mean`` or
     ``np.median``). Percentile method by default (robust for medians); pass
     ``method="BCa"`` for bias-corrected intervals. Degenerate samples (n < 2 or
-    all values equal) return the estimate as both bounds.
+    all values equal) return the estimate as both bounds. ``unit`` names what one
+    value is (the resampled unit, e.g. "texts"); it is stored as ``ci_unit``.
     """
     x = np.asarray(data, dtype=float)
     x = x[~np.isnan(x)]
     if x.size == 0:
         nan = float("nan")
-        return CI(nan, nan, nan, confidence, 0, method)
+        return CI(nan, nan, nan, confidence, 0, method, unit)
     est = float(statistic(x, axis=-1))
     if x.size < 2 or np.all(x == x[0]):
-        return CI(est, est, est, confidence, int(x.size), method)
+        return CI(est, est, est, confidence, int(x.size), method, unit)
     res = stats.bootstrap((x,), statistic, confidence_level=confidence, n_resamples=n_resamples,
                           method=method, rng=np.random.default_rng(seed), vectorized=True)
     lo, hi = res.confidence_interval
-    return CI(est, float(lo), float(hi), confidence, int(x.size), f"{method} bootstrap")
+    return CI(est, float(lo), float(hi), confidence, int(x.size), f"{method} bootstrap",
+              unit)
 
 
 def proportion_ci(successes: int, n: int, *, confidence: float = 0.95) -> CI:

@@ -15,8 +15,12 @@ class PairedTest:
     """Outcome of :func:`paired_test`.
 
     ``effect_size_r``: for the t-test r = sqrt(t^2 / (t^2 + df)) signed like t;
-    for Wilcoxon r = Z / sqrt(n) with Z from the normal approximation (Rosenthal
-    1991). ``mean_difference`` is mean(a - b).
+    for Wilcoxon r = Z / sqrt(n) (Rosenthal 1991) with Z the normal-approximation
+    z statistic of W+ that :func:`scipy.stats.wilcoxon` returns (``zstatistic``,
+    method "approx"), so r is finite and > 0 when the positive differences carry
+    the larger ranks; n counts the non-zero differences that Z is computed from.
+    ``statistic`` is t, or W+ (the sum of the ranks of positive differences).
+    ``mean_difference`` is mean(a - b).
     """
 
     test: str
@@ -51,7 +55,10 @@ def paired_test(a: np.ndarray | list[float], b: np.ndarray | list[float], *,
         df = n - 1
         r = float(np.sign(t) * np.sqrt(t * t / (t * t + df)))
         return PairedTest("paired t-test", t, float(res.pvalue), r, n, float(d.mean()), shapiro_p)
-    res = stats.wilcoxon(x[keep], y[keep], method="approx")
-    z = float(stats.norm.isf(float(res.pvalue) / 2.0)) * float(np.sign(np.median(d)) or 1.0)
-    return PairedTest("Wilcoxon signed-rank", float(res.statistic), float(res.pvalue),
-                      z / np.sqrt(n), n, float(d.mean()), shapiro_p)
+    # alternative="greater": the z statistic of W+ (signed); two-sided p from the same z.
+    res = stats.wilcoxon(d, method="approx", alternative="greater")
+    z = float(res.zstatistic)
+    p_two = float(stats.wilcoxon(d, method="approx").pvalue)
+    n_used = int(np.count_nonzero(d))
+    return PairedTest("Wilcoxon signed-rank", float(res.statistic), p_two,
+                      z / np.sqrt(n_used), n, float(d.mean()), shapiro_p)

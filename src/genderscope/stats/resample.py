@@ -16,13 +16,14 @@ IndexStatistic = Callable[[Sequence[np.ndarray]], np.ndarray]
 
 def index_bootstrap_ci(sizes: Sequence[int], statistic: IndexStatistic, *,
                        confidence: float = 0.95, n_resamples: int = DEFAULT_RESAMPLES,
-                       seed: int = 0, chunk: int = 500) -> CI:
+                       seed: int = 0, chunk: int = 500, unit: str | None = None) -> CI:
     """Point estimate and percentile bootstrap CI of ``statistic``.
 
     Each resample draws ``sizes[i]`` indices with replacement from stratum i
     (a stratified bootstrap). The estimate is ``statistic`` on the identity
     indices. Resamples whose statistic is NaN (e.g. a ratio with a zero
     denominator) are dropped; when more than half are NaN the bounds are NaN.
+    ``unit`` names what one index stands for (stored as ``ci_unit``).
     """
     sizes = [int(n) for n in sizes]
     ident = [np.arange(n)[None, :] for n in sizes]
@@ -30,7 +31,7 @@ def index_bootstrap_ci(sizes: Sequence[int], statistic: IndexStatistic, *,
     n_total = int(sum(sizes))
     if any(n == 0 for n in sizes):
         nan = float("nan")
-        return CI(est, nan, nan, confidence, n_total, "percentile bootstrap")
+        return CI(est, nan, nan, confidence, n_total, "percentile bootstrap", unit)
     rng = np.random.default_rng(seed)
     values: list[np.ndarray] = []
     done = 0
@@ -43,7 +44,92 @@ def index_bootstrap_ci(sizes: Sequence[int], statistic: IndexStatistic, *,
     v = v[~np.isnan(v)]
     if v.size < n_resamples / 2:
         nan = float("nan")
-        return CI(est, nan, nan, confidence, n_total, "percentile bootstrap")
+        return CI(est, nan, nan, confidence, n_total, "percentile bootstrap", unit)
     alpha = (1 - confidence) / 2
     lo, hi = np.quantile(v, [alpha, 1 - alpha])
-    return CI(est, float(lo), float(hi), confidence, n_total, "percentile bootstrap")
+    return CI(est, float(lo), float(hi), confidence, n_total, "percentile bootstrap", unit)
+
+
+TotalsStatistic = Callable[[np.ndarray], np.ndarray]
+"""Takes summed cluster totals shaped (B, m); returns B values."""
+
+
+def cluster_bootstrap_ci(totals: np.ndarray, statistic: TotalsStatistic, *, unit: str,
+                         n_items: int | None = None, confidence: float = 0.95,
+                         n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+                         chunk: int = 2_000) -> CI:
+    """Percentile cluster bootstrap for statistics of additive per-cluster totals.
+
+    ``totals`` is (K clusters x m): per cluster, the sums the statistic needs (e.g.
+    sum of values and count for a mean; tp/fp/fn for an F1). Each resample draws K
+    clusters with replacement (multinomial counts w, shape (B, K)) and evaluates
+    ``statistic(w @ totals)``; the estimate is ``statistic`` of the column sums.
+    Items of one cluster (e.g. sentences of one profession) stay together, so the
+    interval reflects between-cluster variation (Davison & Hinkley 1997, Sec. 3.8).
+    NaN resamples are dropped; when more than half are NaN the bounds are NaN.
+    """
+    tot = np.asarray(totals, dtype=float)
+    if tot.ndim == 1:
+        tot = tot[:, None]
+    k = tot.shape[0]
+    n = int(n_items if n_items is not None else k)
+    nan = float("nan")
+    if k == 0:
+        return CI(nan, nan, nan, confidence, n, "cluster percentile bootstrap", unit, 0)
+    est = float(np.asarray(statistic(tot.sum(axis=0)[None, :]), dtype=float).reshape(-1)[0])
+    if k < 2:
+        return CI(est, nan, nan, confidence, n, "cluster percentile bootstrap", unit, k)
+    rng = np.random.default_rng(seed)
+    probs = np.full(k, 1.0 / k)
+    values: list[np.ndarray] = []
+    done = 0
+    while done < n_resamples:
+        b = min(chunk, n_resamples - done)
+        w = rng.multinomial(k, probs, size=b).astype(float)
+        values.append(np.asarray(statistic(w @ tot), dtype=float).reshape(b))
+        done += b
+    v = np.concatenate(values)
+    v = v[~np.isnan(v)]
+    if v.size < n_resamples / 2:
+        return CI(est, nan, nan, confidence, n, "cluster percentile bootstrap", unit, k)
+    alpha = (1 - confidence) / 2
+    lo, hi = np.quantile(v, [alpha, 1 - alpha])
+    return CI(est, float(lo), float(hi), confidence, n, "cluster percentile bootstrap", unit, k)
+
+
+def cluster_totals(clusters: Sequence[object] | np.ndarray, columns: np.ndarray
+                   ) -> np.ndarray:
+    """Per-cluster sums of ``columns`` (items x m), clusters in order of first appearance."""
+    codes = _codes(clusters)
+    cols = np.asarray(columns, dtype=float)
+    if cols.ndim == 1:
+        cols = cols[:, None]
+    out = np.zeros((int(codes.max()) + 1 if codes.size else 0, cols.shape[1]))
+    np.add.at(out, codes, cols)
+    return out
+
+
+def _codes(clusters: Sequence[object] | np.ndarray) -> np.ndarray:
+    seen: dict[object, int] = {}
+    return np.array([seen.setdefault(c, len(seen)) for c in clusters], dtype=int)
+
+
+def _ratio(t: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return t[:, 0] / t[:, 1]
+
+
+def cluster_mean_ci(values: np.ndarray | Sequence[float], clusters: Sequence[object] |
+                    np.ndarray, *, unit: str, confidence: float = 0.95,
+                    n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> CI:
+    """Mean of ``values`` (NaNs dropped) with a cluster bootstrap CI over ``clusters``."""
+    v = np.asarray(values, dtype=float)
+    c = np.asarray(list(clusters), dtype=object)
+    keep = ~np.isnan(v)
+    v, c = v[keep], c[keep]
+    if v.size == 0:
+        nan = float("nan")
+        return CI(nan, nan, nan, confidence, 0, "cluster percentile bootstrap", unit, 0)
+    tot = cluster_totals(c, np.column_stack([v, np.ones_like(v)]))
+    return cluster_bootstrap_ci(tot, _ratio, unit=unit, n_items=int(v.size),
+                                confidence=confidence, n_resamples=n_resamples, seed=seed)
