@@ -20,7 +20,12 @@ Schema (version 2; full description in docs/store.md):
 - ``meta(key, value)``: holds ``schema_version``.
 
 Opening a store of an older version upgrades it in place (:func:`migrate`,
-one transaction per step); a newer version is refused.
+one transaction per step); a newer version is refused, and so is a file whose
+columns disagree with its version. A store carries ``PRAGMA application_id``
+:data:`APPLICATION_ID`; any other SQLite file is refused before anything is
+written to it. ``Store(path, readonly=True)`` (``runs list/show/export``) never
+creates, migrates or writes. Creation is one ``BEGIN IMMEDIATE`` transaction,
+so processes opening a new store at once do not collide.
 """
 
 from __future__ import annotations
@@ -45,24 +50,36 @@ from genderscope.results import Result, to_json
 SCHEMA_VERSION = 2
 ENV_VAR = "GENDERSCOPE_STORE"
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS scores (
+APPLICATION_ID = 0x47645363
+"""``PRAGMA application_id`` of a genderscope store (the bytes ``GdSc``)."""
+
+_V1_TABLES = (
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS scores (
     model TEXT NOT NULL, namespace TEXT NOT NULL, key TEXT NOT NULL, value REAL NOT NULL,
     PRIMARY KEY (model, namespace, key)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS runs (
+) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY, model TEXT NOT NULL, method TEXT NOT NULL,
     params TEXT NOT NULL, version TEXT NOT NULL, created REAL NOT NULL,
     summary TEXT NOT NULL, metadata TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS run_items (run_id TEXT PRIMARY KEY, items BLOB NOT NULL);
-CREATE INDEX IF NOT EXISTS runs_by_model ON runs (model, method);
-"""
+)""",
+    "CREATE TABLE IF NOT EXISTS run_items (run_id TEXT PRIMARY KEY, items BLOB NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS runs_by_model ON runs (model, method)",
+)
 
 _V2_TABLES = """CREATE TABLE IF NOT EXISTS run_tables (
     run_id TEXT NOT NULL, name TEXT NOT NULL, data BLOB NOT NULL,
     PRIMARY KEY (run_id, name))"""
+
+COLUMNS = {
+    1: {"meta": {"key", "value"}, "scores": {"model", "namespace", "key", "value"},
+        "runs": {"run_id", "model", "method", "params", "version", "created", "summary",
+                 "metadata"},
+        "run_items": {"run_id", "items"}},
+    2: {"runs": {"cache_key"}, "run_tables": {"run_id", "name", "data"}},
+}
+"""``COLUMNS[v]``: the tables and columns that schema version ``v`` adds."""
 
 
 def _v1_to_v2(con: sqlite3.Connection) -> None:
@@ -81,19 +98,94 @@ MIGRATIONS = {1: _v1_to_v2}
 def migrate(con: sqlite3.Connection, version: int) -> int:
     """Upgrade an open store from ``version`` to :data:`SCHEMA_VERSION`, one step per
     transaction (a failed step leaves the store at the previous version); returns the
-    new version."""
+    new version. A step another process has already done is skipped."""
     while version < SCHEMA_VERSION:
-        step = MIGRATIONS[version]
-        con.execute("BEGIN IMMEDIATE")
+        _retry(lambda: con.execute("BEGIN IMMEDIATE"))
         try:
-            step(con)
-            con.execute("UPDATE meta SET value=? WHERE key='schema_version'",
-                        (str(version + 1),))
+            row = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            current = int(row[0])
+            if current == version:
+                MIGRATIONS[version](con)
+                con.execute("UPDATE meta SET value=? WHERE key='schema_version'",
+                            (str(version + 1),))
+                current = version + 1
         except BaseException:
             con.execute("ROLLBACK")
             raise
         con.execute("COMMIT")
-        version += 1
+        version = current
+    return version
+
+
+def _retry(action: Any, seconds: float = 30.0) -> Any:
+    """Run ``action()``, retrying while SQLite says the file is locked or busy (another
+    process is creating or migrating the same store)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return action()
+        except sqlite3.OperationalError as exc:
+            text = str(exc).lower()
+            if ("locked" not in text and "busy" not in text) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
+def _objects(con: sqlite3.Connection) -> dict[str, set[str]]:
+    """Tables of the open file and their columns (indexes, views and triggers as names
+    without columns)."""
+    out: dict[str, set[str]] = {}
+    for kind, name in con.execute("SELECT type, name FROM sqlite_master"):
+        if name.startswith("sqlite_"):
+            continue
+        out[name] = ({r[0] for r in con.execute("SELECT name FROM pragma_table_info(?)",
+                                                (name,))} if kind == "table" else set())
+    return out
+
+
+def _identify(con: sqlite3.Connection, path: Path) -> bool:
+    """True for a genderscope store, False for an empty file; anything else (another
+    application's SQLite file) is refused before anything is written to it."""
+    app_id = con.execute("PRAGMA application_id").fetchone()[0]
+    objects = _objects(con)
+    if app_id == APPLICATION_ID:
+        return True
+    if app_id == 0 and not objects:
+        return False
+    if app_id == 0 and set(COLUMNS[1]) <= set(objects):  # written before application_id
+        return True
+    what = (f"application id {app_id:#x}" if app_id else
+            f"it holds {', '.join(sorted(objects)[:4])}{' ...' if len(objects) > 4 else ''}")
+    raise GenderscopeError(f"{path} is a SQLite file but not a genderscope store ({what}); "
+                           "refusing to touch it: choose another --store")
+
+
+def _schema_version(con: sqlite3.Connection, path: Path) -> int:
+    """``meta.schema_version``, checked against this genderscope and the file's columns."""
+    rows = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchall()
+    raw = rows[0][0] if rows else None
+    try:
+        version = int(raw)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise GenderscopeError(f"store {path}: schema_version {raw!r} in its meta table is "
+                               "not an integer; the store is damaged (use another --store)"
+                               ) from None
+    if version > SCHEMA_VERSION:
+        raise GenderscopeError(
+            f"store {path} has schema version {version}, newer than this genderscope "
+            f"supports ({SCHEMA_VERSION}); upgrade genderscope")
+    if version < 1:
+        raise GenderscopeError(f"store {path}: schema_version {raw!r} is not a version; the "
+                               "store is damaged (use another --store)")
+    objects = _objects(con)
+    for v in range(1, version + 1):
+        for table, cols in COLUMNS[v].items():
+            missing = sorted(cols - objects.get(table, set()))
+            if table not in objects or missing:
+                what = f"table {table}" if table not in objects else \
+                    f"column {table}.{missing[0]}"
+                raise GenderscopeError(f"store {path} says schema version {version} but has no "
+                                       f"{what}; the store is damaged (use another --store)")
     return version
 
 
@@ -105,39 +197,111 @@ def default_store_path() -> Path:
     return Path.home() / ".cache" / "genderscope" / "store.sqlite"
 
 
+def _wal(con: sqlite3.Connection) -> None:
+    """Switch to WAL; SQLite answers with the old mode (no error) while another process
+    holds the file, so that counts as busy."""
+    mode = con.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+    if str(mode).lower() != "wal":
+        raise sqlite3.OperationalError("database is busy (journal mode not switched)")
+
+
 class Store:
     """Score cache and run results in one SQLite file."""
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, *, readonly: bool = False) -> None:
+        """Open (or, unless ``readonly``, create) the store at ``path``.
+
+        A file that is not a genderscope store is refused before anything is written.
+        ``readonly`` never creates, migrates or writes (also on read-only media); it
+        refuses a missing file. Creating a store makes its folder only for the default
+        location (``~/.cache/genderscope``): a path given explicitly must be in an
+        existing folder, so a mistyped ``--store`` is not created silently.
+        """
+        explicit = path is not None or bool(os.environ.get(ENV_VAR))
         self.path = Path(path) if path is not None else default_store_path()
-        if str(self.path) != ":memory:":
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise GenderscopeError(
-                    f"cannot create store folder {self.path.parent}: {exc}") from None
+        self.readonly = readonly
         try:
-            self._con = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
-            self._con.execute("PRAGMA journal_mode=WAL")
-            self._con.execute("PRAGMA synchronous=NORMAL")
-            self._con.executescript(_SCHEMA)
+            if readonly:
+                self._con = self._open_readonly()
+            else:
+                self._con = self._open_writable(make_folder=not explicit)
         except sqlite3.DatabaseError as exc:
             raise GenderscopeError(f"cannot open store {self.path}: {exc}") from None
-        row = self._con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        if row is None:  # a new store: the v1 tables above, then every migration
-            self._con.execute("INSERT INTO meta VALUES ('schema_version', '1')")
-            version = 1
-        else:
-            version = int(row[0])
-        if version > SCHEMA_VERSION:
-            raise GenderscopeError(
-                f"store {self.path} has schema version {row[0]}, newer than this "
-                f"genderscope supports ({SCHEMA_VERSION}); upgrade genderscope")
+
+    def _open_readonly(self) -> sqlite3.Connection:
+        if not self.path.exists():
+            raise GenderscopeError(f"no store at {self.path} (nothing has been recorded there; "
+                                   f"check --store or ${ENV_VAR})")
+        if not self.path.is_file():
+            raise GenderscopeError(f"store path {self.path} is not a file")
+        uri = self.path.resolve().as_uri()
+        con = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=30.0, isolation_level=None)
         try:
-            self.schema_version = migrate(self._con, version)
-        except sqlite3.DatabaseError as exc:
-            raise GenderscopeError(f"cannot upgrade store {self.path} from schema version "
-                                   f"{version}: {exc}") from None
+            is_store = _identify(con, self.path)
+        except sqlite3.OperationalError:  # WAL file on read-only media: read it as is
+            con.close()
+            con = sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True,
+                                  isolation_level=None)
+            is_store = _identify(con, self.path)
+        if not is_store:
+            con.close()
+            raise GenderscopeError(f"{self.path} is an empty file, not a genderscope store")
+        try:
+            self.schema_version = _schema_version(con, self.path)
+        except BaseException:
+            con.close()
+            raise
+        return con
+
+    def _open_writable(self, make_folder: bool) -> sqlite3.Connection:
+        memory = str(self.path) == ":memory:"
+        if not memory:
+            if self.path.exists() and not self.path.is_file():
+                raise GenderscopeError(f"store path {self.path} is not a file")
+            folder = self.path.parent
+            if not folder.is_dir():
+                if not make_folder:
+                    raise GenderscopeError(f"folder {folder} of store {self.path} does not "
+                                           "exist; create it first (or check the path)")
+                try:
+                    folder.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    raise GenderscopeError(
+                        f"cannot create store folder {folder}: {exc}") from None
+        con = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
+        try:
+            _retry(lambda: _identify(con, self.path))  # refuse a foreign file, writing nothing
+            if not memory:
+                _retry(lambda: _wal(con))
+            con.execute("PRAGMA synchronous=NORMAL")
+            _retry(lambda: self._initialise(con))
+            version = _schema_version(con, self.path)
+            try:
+                self.schema_version = migrate(con, version)
+            except sqlite3.DatabaseError as exc:
+                raise GenderscopeError(f"cannot upgrade store {self.path} from schema version "
+                                       f"{version}: {exc}") from None
+        except BaseException:
+            con.close()
+            raise
+        return con
+
+    def _initialise(self, con: sqlite3.Connection) -> None:
+        """In one transaction: create the v1 tables of a new store (and mark any store with
+        the application id). Concurrent creators wait for each other."""
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            is_store = _identify(con, self.path)
+            if not is_store:
+                for statement in _V1_TABLES:
+                    con.execute(statement)
+                con.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', '1')")
+            if con.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+                con.execute(f"PRAGMA application_id={APPLICATION_ID}")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        con.execute("COMMIT")
 
     def close(self) -> None:
         self._con.close()
@@ -233,9 +397,9 @@ class Store:
 
     def load_run(self, run_id: str) -> Result:
         """Rebuild a stored run as a Result (unique prefixes of the id are accepted)."""
-        rows = self._con.execute(
-            "SELECT run_id, method, summary, metadata FROM runs WHERE run_id LIKE ?",
-            (run_id + "%",)).fetchall()
+        rows = self._con.execute(  # a plain prefix: no LIKE, so "%" and "_" match themselves
+            "SELECT run_id, method, summary, metadata FROM runs "
+            "WHERE substr(run_id, 1, length(?)) = ?", (run_id, run_id)).fetchall()
         if not rows:
             raise GenderscopeError(f"no run {run_id!r} in store {self.path}")
         if len(rows) > 1:
@@ -243,8 +407,9 @@ class Store:
         rid, method, summary, metadata = rows[0]
         blob = self._con.execute("SELECT items FROM run_items WHERE run_id=?", (rid,)).fetchone()
         items = pd.read_parquet(io.BytesIO(blob[0])) if blob else pd.DataFrame()
-        tables = {name: pd.read_parquet(io.BytesIO(data)) for name, data in self._con.execute(
-            "SELECT name, data FROM run_tables WHERE run_id=? ORDER BY name", (rid,))}
+        tables = {} if self.schema_version < 2 else {  # a v1 store opened read-only
+            name: pd.read_parquet(io.BytesIO(data)) for name, data in self._con.execute(
+                "SELECT name, data FROM run_tables WHERE run_id=? ORDER BY name", (rid,))}
         meta = json.loads(metadata)
         meta["run_id"] = rid
         return Result(method=method, summary=json.loads(summary), items=items, metadata=meta,

@@ -22,8 +22,10 @@ DTYPE_OPTION = typer.Option("float32", "--dtype", help="float32, float16 or bflo
 JSON_OPTION = typer.Option(False, "--json", help="Print the summary as JSON instead of a table.")
 
 
-def open_store(path: Path | None) -> Store:
-    return Store(path)
+def open_store(path: Path | None, readonly: bool = False) -> Store:
+    """The store at ``--store`` (or the default); ``readonly`` for commands that only read:
+    they never create, migrate or write a store."""
+    return Store(path, readonly=readonly)
 
 
 def default_out(method: str, out: Path | None) -> Path:

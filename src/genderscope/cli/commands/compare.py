@@ -29,7 +29,10 @@ def _load(spec: str, store_path: Path | None) -> Result:
     p = Path(spec)
     if p.is_dir():
         return load_result_dir(p)
-    store = open_store(store_path)
+    try:
+        store = open_store(store_path, readonly=True)
+    except GenderscopeError as exc:
+        raise GenderscopeError(f"no run or result folder {spec!r} ({exc})") from None
     try:
         return store.load_run(spec)
     finally:

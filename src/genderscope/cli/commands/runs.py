@@ -75,7 +75,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                                   "fingerprint contains this."),
                  store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION) -> None:
         """Stored runs, oldest first."""
-        store = open_store(store_path)
+        store = open_store(store_path, readonly=True)
         try:
             runs = store.list_runs(method=method, model=model)
         finally:
@@ -98,7 +98,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                  items: int = typer.Option(0, "--items", help="Also print the first N items."),
                  store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION) -> None:
         """One run's summary and metadata."""
-        store = open_store(store_path)
+        store = open_store(store_path, readonly=True)
         try:
             res = store.load_run(run_id)
         finally:
@@ -139,7 +139,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         kind = _format(out, fmt)
         if what not in ("runs", "items"):
             raise GenderscopeError(f"--what must be runs or items, got {what!r}")
-        store = open_store(store_path)
+        store = open_store(store_path, readonly=True)
         try:
             if what == "runs":
                 df = runs_frame(store, method, model)
