@@ -101,24 +101,62 @@ def test_item_scores_match_kurita_definition() -> None:
     assert row.lpbs == pytest.approx(want)
 
 
-def test_pooled_effect_size_and_permutation() -> None:
+def test_word_level_effect_size_and_permutation() -> None:
     res = lpbs.run(FakeMasked(), TEST, n_permutations=2000, n_resamples=300, seed=3)
     items = res.items
     assert len(items) == 18 and set(items.set) == {"career", "family"}
-    x = items.loc[items.set == "career", "lpbs"].to_numpy()
-    y = items.loc[items.set == "family", "lpbs"].to_numpy()
+    # one value per attribute word: its mean lpbs over the 3 templates
+    wm = items.groupby(["set", "attribute"])["lpbs"].mean()
+    x, y = wm["career"].to_numpy(), wm["family"].to_numpy()
     d = (x.mean() - y.mean()) / np.concatenate([x, y]).std(ddof=1)
     assert res.summary["effect_size"] == pytest.approx(d)
     assert res.summary["effect_size"] > 1.0  # planted male-career association
     perm = res.summary["permutation"]
-    assert perm["exact"] and perm["n_permutations"] == math.comb(18, 9)
-    assert res.summary["p_one_sided"] < 0.01
+    # words, not items, are re-partitioned: C(6, 3) = 20 partitions
+    assert perm["exact"] and perm["n_permutations"] == math.comb(6, 3)
+    assert perm["n_x"] == 3 and res.summary["test_unit"] == "words"
+    assert res.summary["p_one_sided"] == pytest.approx(1 / 20)
     assert 0 < res.summary["p_two_sided"] <= 1
     by_t = res.tables["by_template"]
     assert list(by_t.template) == [T1.text, T2.text, T3.text]
     assert (by_t.effect_size > 0).all()
-    assert res.summary["mean_lpbs"]["career"]["estimate"] == pytest.approx(x.mean())
+    assert (by_t.p_adjusted >= by_t.p_value).all() and set(by_t.p_adjust_method) == {"holm"}
+    assert set(by_t.family) == {"lpbs per template"}
+    mean = res.summary["mean_lpbs"]["career"]
+    assert mean["estimate"] == pytest.approx(x.mean())
+    assert mean["ci_unit"] == "words" and mean["n"] == 3  # bootstrap over the 3 words
     assert res.metadata["params"]["test"]["name"] == "toy"
+    assert len(res.tables["by_word"]) == 6
+
+
+def test_pooled_items_only_on_request() -> None:
+    res = lpbs.run(FakeMasked(), TEST, n_permutations=2000, n_resamples=300, seed=3,
+                   aggregation="pooled-items")
+    items = res.items
+    x = items.loc[items.set == "career", "lpbs"].to_numpy()
+    y = items.loc[items.set == "family", "lpbs"].to_numpy()
+    d = (x.mean() - y.mean()) / np.concatenate([x, y]).std(ddof=1)
+    assert res.summary["effect_size"] == pytest.approx(d)
+    assert res.summary["permutation"]["n_permutations"] == math.comb(18, 9)
+    assert res.summary["mean_lpbs"]["career"]["ci_unit"] == "items"
+    assert "anti-conservative" in res.summary["aggregation"]
+    with pytest.raises(lpbs.GenderscopeError, match="aggregation"):
+        lpbs.run(FakeMasked(), TEST, aggregation="items")
+
+
+def test_attribute_word_in_both_sets_refused(tmp_path) -> None:
+    bad = LpbsTest("bad", (T1,), AttributeSet("career", ("office", "salary")),
+                   AttributeSet("family", ("home", "office")))
+    with pytest.raises(lpbs.GenderscopeError, match="both sets.*office"):
+        lpbs.run(FakeMasked(), bad)
+    from genderscope.datasets.templates import load_tests
+    from genderscope.errors import DataError
+    f = tmp_path / "t.yaml"
+    f.write_text("tests:\n  t:\n    targets: {male: [he], female: [she]}\n"
+                 "    templates: ['GGG likes XXX.']\n"
+                 "    attributes: {a: [office, home], b: [office, wedding]}\n")
+    with pytest.raises(DataError, match="both attribute sets"):
+        load_tests(f)
 
 
 def test_random_permutations_when_exact_is_infeasible() -> None:

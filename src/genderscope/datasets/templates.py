@@ -288,6 +288,9 @@ def _test(name: str, spec: object, default: TargetSets | None, path: Path,
     (nx, vx), (ny, vy) = attrs.items()
     x = _attribute_set(str(nx), vx, path.parent, f"{loc}.attributes.{nx}")
     y = _attribute_set(str(ny), vy, path.parent, f"{loc}.attributes.{ny}")
+    both = set(x.words) & set(y.words)
+    if both:
+        raise DataError(f"{loc}.attributes: words in both attribute sets: {sorted(both)}")
     return LpbsTest(name, templates, x, y, str(spec.get("description", "")),
                     str(spec.get("source", "")), (str(path),))
 

@@ -28,16 +28,31 @@ so ``bias`` = log P(M|s_a) - log P(F|s_a) with P normalised over M u F, and
 ``prior`` the same for the prior texts.
 
 **WEAT-style effect size** (Kurita et al., Sec. 5, Table 1): X and Y are the two
-attribute sets (e.g. career vs family). As in the authors' replication notebook
-(``weat_result_replication.ipynb``), items are *pooled over templates*: every
-(template, word) pair of X is one observation, likewise for Y, and
+attribute sets (e.g. career vs family). The unit that varies is the attribute
+*word*: the same word recurs in every template, so (template, word) items are
+not exchangeable. By default each word's lpbs is first averaged over the
+templates (``lpbs_w = mean_t lpbs(t, w)``, table ``by_word``) and
 
-    d = (mean_X lpbs - mean_Y lpbs) / std_{X u Y} lpbs      (sample std, ddof=1)
+    d = (mean_{w in X} lpbs_w - mean_{w in Y} lpbs_w) / std_{w in X u Y} lpbs_w  (ddof=1)
 
-with a permutation test of the difference (:func:`genderscope.stats.
-difference_of_sums_test`: exact over all re-partitions when there are at most
-200,000, else 10,000 seeded random ones; one-sided p for mean_X > mean_Y and
-two-sided p). Per-template effect sizes are reported too (table ``by_template``).
+with a permutation test that re-partitions the *words*
+(:func:`genderscope.stats.difference_of_sums_test`: exact over all re-partitions
+when there are at most 200,000, else ``n_permutations`` seeded random ones;
+one-sided p for mean_X > mean_Y and two-sided p). The 95 % CIs of the set means
+are percentile bootstraps over the set's words (``ci_unit: "words"``).
+
+``aggregation="pooled-items"`` instead pools every (template, word) item as one
+observation and permutes items, as the authors' replication notebook
+(``weat_result_replication.ipynb``) does. **Warning**: that test is not valid
+when a word's effect is shared across templates; with 8 + 8 words, 3 templates,
+a per-word effect and no difference between the sets it rejects at alpha = 0.05
+far more often than 5 % (tests/test_calibration.py). Use it only to reproduce
+the notebook.
+
+Per-template effect sizes (table ``by_template``; within one template every
+word is one item) form a family: each row carries the raw two-sided ``p_value``
+and the Holm-adjusted ``p_adjusted`` over the templates (``family``:
+"lpbs per template").
 """
 
 from __future__ import annotations
@@ -59,9 +74,13 @@ from genderscope.errors import GenderscopeError
 from genderscope.measures.probe import causal_prior_text
 from genderscope.models.base import FillQuery
 from genderscope.results import Result
-from genderscope.stats import bootstrap_ci, difference_of_sums_test
+from genderscope.stats import adjust_pvalues, bootstrap_ci, difference_of_sums_test
 
 METHOD = "lpbs"
+AGGREGATIONS = ("words", "pooled-items")
+"""``words``: word means over templates, words permuted (default, valid);
+``pooled-items``: items pooled over templates and permuted (replication notebook;
+anti-conservative, see module docstring)."""
 
 
 def _slot_query(template: Template, attribute: str, hide: bool) -> str:
@@ -149,19 +168,54 @@ def item_scores(adapter: Any, templates: Sequence[Template], attributes: Sequenc
     raise GenderscopeError(f"LPBS needs a masked or causal language model, got {kind!r}")
 
 
+def word_means(items: pd.DataFrame, column: str = "lpbs") -> pd.DataFrame:
+    """Per attribute word: ``column`` averaged over templates (set, attribute, value, n)."""
+    g = items.groupby(["set", "attribute"], sort=False)[column]
+    return g.agg(["mean", "size"]).reset_index().rename(
+        columns={"mean": column, "size": "n_templates"})
+
+
 def effect(items: pd.DataFrame, x: str, y: str, *, column: str = "lpbs",
-           n_permutations: int = 10_000, seed: int = 0) -> dict[str, Any]:
-    """WEAT-style effect size and permutation p of ``column`` between sets x and y."""
-    sx = items.loc[items.set == x, column].to_numpy()
-    sy = items.loc[items.set == y, column].to_numpy()
+           n_permutations: int = 10_000, seed: int = 0,
+           aggregation: str = "words") -> dict[str, Any]:
+    """WEAT-style effect size and permutation p of ``column`` between sets x and y.
+
+    ``aggregation="words"`` (default) averages each word over templates and permutes
+    words; ``"pooled-items"`` permutes (template, word) items (see module docstring).
+    """
+    if aggregation not in AGGREGATIONS:
+        raise GenderscopeError(f"LPBS aggregation must be one of {', '.join(AGGREGATIONS)}, "
+                               f"got {aggregation!r}")
+    units = word_means(items, column) if aggregation == "words" else items
+    sx = units.loc[units.set == x, column].to_numpy()
+    sy = units.loc[units.set == y, column].to_numpy()
     res = difference_of_sums_test(sx, sy, n_permutations=n_permutations, seed=seed)
-    return {**res.as_dict(), "mean_x": float(sx.mean()), "mean_y": float(sy.mean())}
+    return {**res.as_dict(), "mean_x": float(sx.mean()), "mean_y": float(sy.mean()),
+            "test_unit": "words" if aggregation == "words" else "items"}
+
+
+def check_sets(test: LpbsTest) -> None:
+    """An attribute word may not be in both sets (it would be compared with itself)."""
+    both = sorted(set(test.x.words) & set(test.y.words))
+    if both:
+        raise GenderscopeError(f"LPBS test {test.name!r}: attribute word(s) in both sets "
+                               f"{test.x.name!r} and {test.y.name!r}: {', '.join(both)}")
 
 
 def run(adapter: Any, test: LpbsTest, *, strategy: str = "l2r", span_masking: str = "piece",
         n_permutations: int = 10_000, n_resamples: int = 10_000, seed: int = 0,
-        data: dict[str, Any] | None = None, progress: bool = False) -> Result:
-    """Run one LPBS test; returns the ``lpbs`` Result (items: template x word)."""
+        aggregation: str = "words", data: dict[str, Any] | None = None,
+        progress: bool = False) -> Result:
+    """Run one LPBS test; returns the ``lpbs`` Result (items: template x word).
+
+    ``aggregation``: "words" (default; see module docstring) or "pooled-items" (the
+    replication notebook's item-level test, kept for reproduction only: it is
+    anti-conservative when words recur across templates).
+    """
+    check_sets(test)
+    if aggregation not in AGGREGATIONS:
+        raise GenderscopeError(f"LPBS aggregation must be one of {', '.join(AGGREGATIONS)}, "
+                               f"got {aggregation!r}")
     words = list(dict.fromkeys((*test.x.words, *test.y.words)))
     scores = item_scores(adapter, test.templates, words, strategy=strategy,
                          span_masking=span_masking, progress=progress)
@@ -172,33 +226,47 @@ def run(adapter: Any, test: LpbsTest, *, strategy: str = "l2r", span_masking: st
         parts.append(sub)
     items = pd.concat(parts, ignore_index=True)
     x, y = test.x.name, test.y.name
-    main = effect(items, x, y, n_permutations=n_permutations, seed=seed)
-    uncorrected = effect(items, x, y, column="bias", n_permutations=n_permutations, seed=seed)
+    kw = {"n_permutations": n_permutations, "seed": seed}
+    main = effect(items, x, y, aggregation=aggregation, **kw)
+    uncorrected = effect(items, x, y, column="bias", aggregation=aggregation, **kw)
     per_template = []
     for ti, t in enumerate(test.templates):
         sub = items[items.template_index == ti]
-        e = effect(sub, x, y, n_permutations=n_permutations, seed=seed)
+        e = effect(sub, x, y, **kw)
         per_template.append({"template": t.text, "male": ",".join(t.targets.male),
-                             "female": ",".join(t.targets.female), **e})
+                             "female": ",".join(t.targets.female), **e,
+                             "p_value": e["p_two_sided"]})
+    by_template = pd.DataFrame(per_template)
+    by_template["p_adjusted"] = adjust_pvalues(by_template["p_value"].to_numpy(float))
+    by_template["p_adjust_method"] = "holm"
+    by_template["family"] = "lpbs per template"
+    by_word = word_means(items)
+    unit = "words" if aggregation == "words" else "items"
     means = {}
     for name in (x, y):
-        vals = items.loc[items.set == name, "lpbs"].to_numpy()
-        means[name] = bootstrap_ci(vals, n_resamples=n_resamples, seed=seed).as_dict()
+        source = by_word if aggregation == "words" else items
+        vals = source.loc[source.set == name, "lpbs"].to_numpy()
+        means[name] = bootstrap_ci(vals, n_resamples=n_resamples, seed=seed,
+                                   unit=unit).as_dict()
     summary = {
         "test": test.name, "x": x, "y": y, "n_templates": len(test.templates),
         "n_items": int(len(items)),
+        "n_words": {x: int((by_word.set == x).sum()), y: int((by_word.set == y).sum())},
         "effect_size": main["effect_size"], "p_one_sided": main["p_one_sided"],
-        "p_two_sided": main["p_two_sided"], "permutation": main,
+        "p_two_sided": main["p_two_sided"], "test_unit": unit, "permutation": main,
         "mean_lpbs": means, "uncorrected_bias_effect": uncorrected,
-        "aggregation": "items pooled over templates (Kurita et al. 2019 replication notebook)",
+        "aggregation": ("attribute-word means over templates; words permuted and "
+                        "bootstrapped" if aggregation == "words" else
+                        "items pooled over templates (Kurita et al. 2019 replication "
+                        "notebook); anti-conservative when words recur across templates"),
     }
     params = {"strategy": strategy, "span_masking": span_masking, "model_kind": adapter.kind,
               "n_permutations": n_permutations, "n_resamples": n_resamples,
-              "test": test.describe()}
+              "aggregation": aggregation, "test": test.describe()}
     if adapter.kind == "causal":
         params.pop("strategy")
         params.pop("span_masking")
     return Result(METHOD, summary, items,
                   metadata={"model": adapter.describe(), "params": params, "data": data or {},
                             "seed": seed},
-                  tables={"by_template": pd.DataFrame(per_template)})
+                  tables={"by_template": by_template, "by_word": by_word})
