@@ -83,3 +83,47 @@ def test_comparison_and_terminal_cells_name_the_unit_and_adjusted_p() -> None:
     assert cell(_h()) == "0.400 [0.100, 0.700], resampling professions"
     assert cell(_h(ci_low=None, ci_high=None, p_adjusted=0.03, p_adjust_method="holm")) == \
         "0.400 (p 0.010 (Holm 0.030))"
+
+
+def test_paired_difference_resamples_clusters() -> None:
+    """Six professions with 50 identical sentence pairs each: resampling pairs as if
+    independent gives a CI that excludes 0; resampling professions does not."""
+    import numpy as np
+    import pandas as pd
+
+    from genderscope.report.compare import paired_difference
+    from genderscope.report.entry import Paired
+
+    values = np.repeat([-1.0, -0.5, 0.0, 0.5, 1.0, 1.5], 50)
+    idx = [f"r{k}" for k in range(values.size)]
+    prof = pd.Series(np.repeat([f"p{k}" for k in range(6)], 50), index=idx)
+
+    def mean(a):
+        return float(a[:, 0].mean())
+    b = Paired(pd.DataFrame({"v": np.zeros(values.size)}, index=idx), mean)
+    iid = Paired(pd.DataFrame({"v": values}, index=idx), mean)
+    clustered = Paired(iid.frame, mean, unit="professions", clusters=prof)
+    _, _, d, lo, hi, _, n = paired_difference(iid, b, n_resamples=1000, n_permutations=10)
+    assert n == 300 and d == pytest.approx(0.25) and lo > 0
+    _, _, d, lo, hi, _, _ = paired_difference(clustered, b, n_resamples=1000,
+                                              n_permutations=10)
+    assert d == pytest.approx(0.25) and lo < 0 < hi
+    # each resample keeps whole professions: the CI matches a bootstrap of the 6 means
+    means = values.reshape(6, 50).mean(axis=1)
+    rng = np.random.default_rng(1)
+    direct = np.percentile([means[rng.integers(0, 6, 6)].mean() for _ in range(4000)],
+                           [2.5, 97.5])
+    assert lo == pytest.approx(direct[0], abs=0.12) and hi == pytest.approx(direct[1],
+                                                                             abs=0.12)
+
+
+def test_two_model_page_names_the_comparison_unit(data_dir: Path, store) -> None:
+    data = run_report([subject(HashCausal("a"), "A"), subject(HashCausal("b"), "B")],
+                      Context(lang="en", quick=True, data_dir=data_dir), store,
+                      names=["crows-pairs", "bec-pro"])
+    from genderscope.report.compare import differences
+
+    units = {d.measure: d.ci_unit for d in differences(data)}
+    assert units == {"crows-pairs": "pairs", "bec-pro": "professions"}
+    text = page.render(data)
+    assert "resampling professions</td>" in text and "resampling pairs</td>" in text

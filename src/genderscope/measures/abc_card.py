@@ -84,7 +84,7 @@ ABC = Measure(
     name="abc", title="ABC anti-reflexive possessives (Danish)", kinds=LM_KINDS, langs=("da",),
     run=run, headlines=headlines, plot=plot,
     paired=lambda r: Paired(item_frame(r.items, "group_id", ["rel_ppl_female", "rel_ppl_male"]),
-                            lambda a: float(_effect(a[:, 0], a[:, 1]))),
+                            lambda a: float(_effect(a[:, 0], a[:, 1])), unit="groups"),
     highlights=lambda r: top_rows(r.items.assign(gap=r.items["rel_ppl_female"]
                                              - r.items["rel_ppl_male"]), "gap",
                               ["occupation", "stereotype", "rel_ppl_male", "rel_ppl_female"],

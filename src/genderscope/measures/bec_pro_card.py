@@ -93,8 +93,11 @@ def paired(r: Result) -> Paired | None:
         return None
     wide = wide.dropna(subset=["male", "female"])
     frame = pd.DataFrame({"v": wide["male"] - wide["female"]})
+    professions = wide.index.get_level_values("profession_key").astype(str)
     frame.index = ["|".join(map(str, k)) for k in frame.index]
-    return Paired(frame, mean_first_column)
+    # sentence pairs share their profession: resample professions (issue 11, item 3)
+    return Paired(frame, mean_first_column, unit="professions",
+                  clusters=pd.Series(professions, index=frame.index))
 
 
 def plot(r: Result) -> Any:

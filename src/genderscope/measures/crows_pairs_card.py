@@ -86,7 +86,7 @@ CROWS_PAIRS = Measure(
     highlights=highlights,
     paired=lambda r: Paired(item_frame(r.items.assign(
         v=100.0 * r.items["stereotypical_preferred"].astype(float)), "pair_id", ["v"]),
-        mean_first_column),
+        mean_first_column, unit="pairs"),
     params=lambda ctx: {"bias_type": "gender", "n": subset_size(ctx), "seed": ctx.seed},
     data_files=lambda ctx: data_files(ctx.data("crows-pairs"), "*.csv"),
     card=MethodCard(

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from genderscope.measures.card_tools import (
     LM_KINDS,
@@ -69,13 +70,19 @@ def plot(r: Result) -> Any:
                         "attribute set", colors=[plots.SERIES[1], plots.SERIES[2]])
 
 
+def _words(r: Result) -> pd.Series:
+    """The attribute word of each (template, word) item: items of one word share it."""
+    keys = r.items["template_index"].astype(str) + "|" + r.items["attribute"].astype(str)
+    return pd.Series(r.items["attribute"].astype(str).to_numpy(), index=keys.to_numpy())
+
+
 LPBS = Measure(
     name="lpbs", title="Log-probability bias score (career vs family)", kinds=LM_KINDS,
     langs=("en",), run=run, version="2", headlines=headlines, plot=plot,
     paired=lambda r: Paired(item_frame(r.items.assign(
         x=(r.items["set"] == r.summary.get("x")).astype(float),
         k=r.items["template_index"].astype(str) + "|" + r.items["attribute"].astype(str)),
-        "k", ["lpbs", "x"]), _d),
+        "k", ["lpbs", "x"]), _d, unit="attribute words", clusters=_words(r)),
     highlights=lambda r: top_rows(r.items, "lpbs", ["set", "template", "attribute", "lpbs"], 3),
     params=lambda ctx: {"test": "career-family", "seed": ctx.seed,
                         "n_permutations": ctx.n_permutations, "n_resamples": ctx.n_resamples},

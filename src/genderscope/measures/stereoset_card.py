@@ -107,7 +107,8 @@ STEREOSET = Measure(
     run=run, headlines=headlines, plot=plot, highlights=highlights,
     paired=lambda r: Paired(item_frame(r.items.assign(
         v=100.0 * r.items["stereo_over_anti"].astype(float),
-        t=r.items["target"].map(_code)), "item_id", ["v", "t"]), _macro_mean),
+        t=r.items["target"].map(_code)), "item_id", ["v", "t"]), _macro_mean,
+        unit="contexts"),
     params=lambda ctx: {"bias_type": "gender", "n": subset_size(ctx), "seed": ctx.seed,
                         "n_resamples": ctx.n_resamples},
     data_files=lambda ctx: data_files(ctx.data("stereoset"), "*.json*"),

@@ -100,7 +100,11 @@ def highlights(r: Result) -> pd.DataFrame | None:
 def paired(r: Result) -> Paired:
     df = r.items.assign(v=r.items["correct"].astype(float),
                         pro=(r.items["condition"] == "pro").astype(float))
-    return Paired(item_frame(df, "item_id", ["v", "pro"]), _log2_ratio)
+    frame = item_frame(df, "item_id", ["v", "pro"])
+    occupations = df.drop_duplicates("item_id").set_index("item_id")["occupation"]
+    # sentences share an occupation (and its template pair): resample occupations
+    return Paired(frame, _log2_ratio, unit="occupations",
+                  clusters=occupations.reindex(frame.index).astype(str))
 
 
 _CARD = dict(

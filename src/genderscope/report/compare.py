@@ -6,7 +6,10 @@ entry's :class:`~genderscope.report.registry.Paired` form of its first headline)
 - **difference** = statistic(model A's items) − statistic(model B's items), over the
   items both runs scored;
 - **95 % CI**: paired percentile bootstrap — resample items with replacement and
-  recompute both statistics on the same resample;
+  recompute both statistics on the same resample; where items share a unit that varies
+  (BEC-Pro sentence pairs share a profession, LPBS items an attribute word, WinoBias
+  sentences an occupation), whole clusters of that unit are resampled (the entry's
+  ``Paired.clusters``), and the table names the unit;
 - **p-value**: paired permutation test — for each item, swap the two models' item
   rows with probability 1/2 and recompute the difference; two-sided
   p = (1 + #{|d_perm| ≥ |d_obs|}) / (n_perm + 1).
@@ -43,6 +46,8 @@ class Difference:
     p_value: float
     n_items: int
     n_resamples: int
+    ci_unit: str = "items"
+    """What the bootstrap resampled (the entry's ``Paired.unit``)."""
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -64,9 +69,14 @@ def paired_difference(a: Paired, b: Paired, *, n_resamples: int = 2000,
     sa, sb = stat(x), stat(y)
     obs = sa - sb
     rng = np.random.default_rng(seed)
+    members = _cluster_rows(a, shared)
     boot = np.empty(n_resamples)
     for i in range(n_resamples):
-        idx = rng.integers(0, n, n)
+        if members is None:
+            idx = rng.integers(0, n, n)
+        else:  # whole clusters, drawn with replacement
+            idx = np.concatenate([members[k] for k in
+                                  rng.integers(0, len(members), len(members))])
         boot[i] = stat(x[idx]) - stat(y[idx])
     boot = boot[np.isfinite(boot)]
     lo, hi = (np.percentile(boot, [2.5, 97.5]) if boot.size else (np.nan, np.nan))
@@ -80,6 +90,15 @@ def paired_difference(a: Paired, b: Paired, *, n_resamples: int = 2000,
     p = (1 + np.sum(np.abs(perm) >= abs(obs) - 1e-12)) / (perm.size + 1) \
         if np.isfinite(obs) else float("nan")
     return float(sa), float(sb), float(obs), float(lo), float(hi), float(p), n
+
+
+def _cluster_rows(a: Paired, shared: pd.Index) -> list[np.ndarray] | None:
+    """Row positions (in ``shared`` order) of each cluster, or None to resample rows."""
+    if a.clusters is None:
+        return None
+    labels = a.clusters[~a.clusters.index.duplicated()].reindex(shared)
+    codes = pd.factorize(labels.astype(str).fillna(""), sort=True)[0]
+    return [np.flatnonzero(codes == k) for k in range(codes.max() + 1)]
 
 
 def _ok(sections: list[Section]) -> dict[str, dict[str, Section]]:
@@ -148,7 +167,8 @@ def differences(data: ReportData, *, n_resamples: int | None = None, seed: int =
             a, b, d, lo, hi, p, k = paired_difference(pa, pb, n_resamples=n,
                                                       n_permutations=n, seed=seed)
             out.append(Difference(name, sa.headlines[0].label if sa.headlines else name,
-                                  sa.subject.label, sb.subject.label, a, b, d, lo, hi, p, k, n))
+                                  sa.subject.label, sb.subject.label, a, b, d, lo, hi, p, k, n,
+                                  ci_unit=pa.unit))
     return out
 
 

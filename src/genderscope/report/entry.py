@@ -234,10 +234,14 @@ class MethodCard:
 class Paired:
     """Item-level form of a measure's first headline, for comparing two models on the same
     items: ``frame`` (index: item key, numeric columns) and ``statistic`` (array of the
-    frame's rows -> the headline estimate), so that resampling rows resamples items."""
+    frame's rows -> the headline estimate). The comparison's bootstrap resamples rows, or
+    whole ``clusters`` (a label per row, same index: e.g. the profession of each BEC-Pro
+    sentence pair) when rows share a unit that varies; ``unit`` names what is resampled."""
 
     frame: pd.DataFrame
     statistic: Callable[[np.ndarray], float]
+    unit: str = "items"
+    clusters: pd.Series | None = None
 
 
 @dataclass
