@@ -1,5 +1,5 @@
 """BEC-Pro association measure: arithmetic on fake adapters (masked and causal),
-aggregates and paired tests, compare(), plot, and the real tiny adapters."""
+aggregates, pairing and paired tests over professions, plot, and the real tiny adapters."""
 
 from __future__ import annotations
 
@@ -120,27 +120,78 @@ def test_aggregates_and_paired_tests(en_rows) -> None:
         sel = items[(items.prof_group == group) & (items.gender == gender)]["association"]
         assert r["mean"] == pytest.approx(sel.mean())
         assert r.ci_low <= r["mean"] <= r.ci_high and r.n == 900
+        assert r.n_professions == 20 and r.ci_unit == "professions"
     # planted: +1 for gender == profession group, noise otherwise
     assert by.loc[("male", "male"), "mean"] > by.loc[("male", "female"), "mean"] + 0.5
     assert by.loc[("female", "female"), "mean"] > by.loc[("female", "male"), "mean"] + 0.5
-    # pairing: in each pattern block of 360 rows, row i (male person k) pairs with i + 180
+    # pairing: in each pattern block of 360 rows, row i (male person k) pairs with i + 180;
+    # the test runs over the 20 professions of the group (their mean male / female rows)
     tests = res.tables["gender_tests"].set_index("prof_group")
     for group in ("male", "female", "balanced"):
         male_rows = items.index[(items.prof_group == group) & (items.gender == "male")]
-        a = items.loc[male_rows, "association"].to_numpy()
-        b = items.loc[male_rows + 180, "association"].to_numpy()
         assert (items.loc[male_rows + 180, "gender"] == "female").all()
-        ref = paired_test(a, b)
+        frame = pd.DataFrame({"prof": items.loc[male_rows, "profession_key"].to_numpy(),
+                              "m": items.loc[male_rows, "association"].to_numpy(),
+                              "f": items.loc[male_rows + 180, "association"].to_numpy()})
+        pm = frame.groupby("prof")[["m", "f"]].mean()
+        ref = paired_test(pm["m"], pm["f"])
         assert tests.loc[group, "p_value"] == pytest.approx(ref.p_value)
         assert tests.loc[group, "effect_size_r"] == pytest.approx(ref.effect_size_r)
         assert tests.loc[group, "n_pairs"] == 900  # 20 professions x 5 patterns x 9
+        assert tests.loc[group, "n_professions"] == 20 and tests.loc[group, "n"] == 20
     assert tests.loc["male", "p_value"] < 1e-6 and tests.loc["male", "effect_size_r"] > 0
     assert tests.loc["female", "effect_size_r"] < 0
+    # the three group tests are one family: Holm-adjusted p
+    from genderscope.stats import adjust_pvalues
+    assert tests["p_adjusted"].to_numpy() == pytest.approx(adjust_pvalues(tests["p_value"]))
     s = res.summary
     assert s["association_by_group"]["male"]["male"]["estimate"] == pytest.approx(
         by.loc[("male", "male"), "mean"])
-    assert s["male_vs_female"]["male"]["test"] in ("paired t-test", "Wilcoxon signed-rank")
+    mvf = s["male_vs_female"]["male"]
+    assert mvf["test"] in ("paired t-test", "Wilcoxon signed-rank")
+    assert mvf["p_adjust_method"] == "holm" and mvf["family"] == bec_pro.FAMILY
+    assert mvf["p_adjusted"] >= mvf["p_value"]
+    assert s["association"]["ci_unit"] == "professions" and s["association"]["n_units"] == 60
+    diff = s["male_minus_female"]
+    assert diff["n"] == 2700 and diff["ci_unit"] == "professions"
     assert res.metadata["params"]["span_masking"] == "piece"
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_reordered_tsv_pairs_by_person_pair(lang: str, tmp_path: Path) -> None:
+    rows = data.generate(lang)
+    keep = [r for r in rows if r.profession_key in
+            {rows[0].profession_key, rows[1].profession_key, rows[-1].profession_key}]
+    shuffled = [keep[i] for i in np.random.default_rng(0).permutation(len(keep))]
+    f = data.write_tsv(shuffled, tmp_path / "shuffled.tsv")
+    loaded = data.load_tsv(f)
+    items = bec_pro.score_rows(FakeMasked(), loaded)
+    w = bec_pro.paired_rows(items)
+    assert len(w) == len(keep) // 2  # every row has its counterpart
+    persons = data.persons(lang)
+    pair_of = {(g, f"{d} {p}".strip()): n for p, g, d, n in
+               zip(persons.person, persons.gender, persons.determiner, persons.pair,
+                   strict=True)}
+    for _, sub in items[items.pair_index >= 0].groupby(
+            ["prof_group", "profession_key", "pair_index"]):
+        assert sorted(sub.gender) == ["female", "male"]
+        numbers = {pair_of[(g, s)] for g, s in zip(sub.gender, sub.subject, strict=True)}
+        assert len(numbers) == 1  # counterparts: he/she, my son/my daughter, ...
+        assert len({bec_pro.pattern_key(t) for t in sub.template}) == 1
+    ordered = bec_pro.score_rows(FakeMasked(), keep)
+    a = bec_pro.gender_tests(items, n_resamples=200).set_index("prof_group")
+    b = bec_pro.gender_tests(ordered, n_resamples=200).set_index("prof_group")
+    assert a["mean_difference"].to_numpy() == pytest.approx(b["mean_difference"].to_numpy())
+
+
+def test_unknown_person_subject_left_unpaired(en_rows) -> None:
+    import dataclasses
+    rows = [dataclasses.replace(r, subject="My cousin") if r.subject == "My son" else r
+            for r in en_rows[:720]]
+    items = bec_pro.score_rows(FakeMasked(), rows)
+    assert (items.loc[items.subject == "My cousin", "pair_index"] == -1).all()
+    res = bec_pro.run(FakeMasked(), rows, n_resamples=100)
+    assert res.summary["n_unpaired"] == int((items.subject == "My cousin").sum()) > 0
 
 
 def test_causal_definition_brute_force(en_rows) -> None:
@@ -161,20 +212,9 @@ def test_causal_definition_brute_force(en_rows) -> None:
     assert means.loc[("male", "male"), "mean"] > means.loc[("male", "female"), "mean"]
 
 
-def test_compare_before_after(en_rows) -> None:
-    before = bec_pro.run(FakeMasked(), en_rows[:720], n_resamples=200)
-    after_items = before.items.copy()
-    after_items["association"] = after_items["association"] - 0.5 * (
-        after_items.gender == "male")
-    after = bec_pro.Result("bec-pro", {}, after_items, metadata={"model": {"name": "after"}})
-    cmp = bec_pro.compare(before, after, n_resamples=200)
-    assert cmp.method == "bec-pro-compare" and cmp.summary["n_rows"] == 720
-    male = cmp.summary["by_group"]["male"]["male"]
-    assert male["change"]["estimate"] == pytest.approx(-0.5)
-    female = cmp.summary["by_group"]["male"]["female"]
-    assert female["change"]["estimate"] == pytest.approx(0.0, abs=1e-12)
-    with pytest.raises(bec_pro.GenderscopeError, match="not 'bec-pro'"):
-        bec_pro.compare(before, bec_pro.Result("lpbs", {}, after_items))
+def test_no_duplicate_compare() -> None:
+    # two runs are compared by measures.compare.compare_runs (tests/test_compare.py)
+    assert not hasattr(bec_pro, "compare")
 
 
 def test_plot_writes_png_and_svg(en_rows, tmp_path: Path) -> None:

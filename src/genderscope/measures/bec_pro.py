@@ -32,19 +32,38 @@ given the profession (TM), or with the profession marginalised over the
 corpus' professions (TAM). Their difference is a pointwise mutual information
 of person and profession in that frame, the quantity eq. 1 estimates.
 
-Aggregates: mean association by person gender x profession group with
-percentile-bootstrap 95% CIs; per profession group, male vs female person rows
-compared with :func:`genderscope.stats.paired_test` (Shapiro-Wilk chooses the
-paired t-test or the Wilcoxon signed-rank test, effect size r), as Bartl et al.
-do (Sec. 4). Rows are paired as the corpus pairs them: same profession
-(``Profession_EN`` for German), same pattern, counterpart person words (the
-j-th male row of a profession with its j-th female row). :func:`compare`
-compares two runs (before/after fine-tuning, two models) row by row.
+Aggregates. The unit that varies is the *profession*: each profession's rows
+share it across 18 person words and 5 patterns, so rows are not independent
+draws and every CI here is a cluster bootstrap over professions (``ci_unit:
+"professions"``).
+
+- mean association by person gender x profession group (cluster bootstrap CI);
+- ``male_minus_female``: the mean paired difference male - female person row,
+  over all groups, cluster bootstrap CI over professions;
+- per profession group, male vs female person words: each profession's mean
+  association over its male rows and over its female (counterpart) rows are
+  compared with :func:`genderscope.stats.paired_test` over the professions of
+  the group (Shapiro-Wilk chooses the paired t-test or the Wilcoxon signed-rank
+  test; effect size r, Rosenthal 1991). This is genderscope's comparison of
+  person genders *within* a profession group; Bartl et al.'s code instead pairs
+  the female-profession rows with the male-profession rows by their order in
+  the corpus. The group tests form one family: raw ``p_value`` and Holm-adjusted
+  ``p_adjusted`` (``family``: "bec-pro male vs female per profession group").
+
+Rows are paired by the person pair number of the shipped persons list
+(``resources/bec_pro_persons_<lang>.tsv``, column ``pair``: he/she, my son/my
+daughter, ...), the same profession (``Profession_EN`` for German) and the same
+pattern, never by row order, so a reordered TSV pairs the same way. Rows whose
+person subject is not in the list are left unpaired (``pair_index`` -1) and
+counted in ``n_unpaired``. Two runs are compared with
+:func:`genderscope.measures.compare.compare_runs`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -52,16 +71,18 @@ import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 
-from genderscope.datasets.bec_pro import BecProRow, fill_template
+from genderscope.datasets.bec_pro import BecProRow, fill_template, persons
 from genderscope.errors import GenderscopeError
 from genderscope.models.base import FillQuery
 from genderscope.results import Result
-from genderscope.stats import bootstrap_ci, paired_test
+from genderscope.stats import annotate_family, cluster_mean_ci, paired_test
 
 METHOD = "bec-pro"
 GENDERS = ("male", "female")
 GROUP_ORDER = ("male", "female", "balanced")
 ITEM_KEY = ("sentence", "person")
+CI_UNIT = "professions"
+FAMILY = "bec-pro male vs female per profession group"
 
 
 # -- per-row scores -----------------------------------------------------------------------------
@@ -112,14 +133,36 @@ def causal_logprobs(adapter: Any, rows: Sequence[BecProRow], *, progress: bool =
     return tm, tam
 
 
+@cache
+def person_pairs() -> dict[tuple[str, str], int]:
+    """(gender, person subject) -> counterpart pair number, from the shipped persons lists."""
+    out: dict[tuple[str, str], int] = {}
+    for lang in ("en", "de"):
+        for _, p in persons(lang).iterrows():
+            out[(p.gender, f"{p.determiner} {p.person}".strip())] = int(p.pair)
+    return out
+
+
+_ARTICLE = re.compile(r"\b(?:der|die)(\s+<profession>)")
+
+
+def pattern_key(template: str) -> str:
+    """The sentence pattern of a row's template (German der/die before the profession
+    read as one article slot, so a male and a female row share their pattern)."""
+    return _ARTICLE.sub(r"<article>\1", template)
+
+
 def pair_index(rows: Sequence[BecProRow]) -> np.ndarray:
-    """j for the j-th row of its (profession, gender) in corpus order (pairing key)."""
-    seen: dict[tuple[str, str], int] = {}
-    out = np.empty(len(rows), dtype=int)
+    """Pairing key per row: one integer per (pattern, person pair number); -1 for a
+    person subject that is not in the shipped persons lists. With the profession it
+    matches a male row to its female counterpart regardless of row order."""
+    pairs = person_pairs()
+    codes: dict[tuple[str, int], int] = {}
+    out = np.full(len(rows), -1, dtype=int)
     for k, r in enumerate(rows):
-        key = (r.profession_key, r.gender)
-        out[k] = seen.get(key, 0)
-        seen[key] = out[k] + 1
+        number = pairs.get((r.gender, r.subject))
+        if number is not None:
+            out[k] = codes.setdefault((pattern_key(r.template), number), len(codes))
     return out
 
 
@@ -154,55 +197,101 @@ def _groups(items: pd.DataFrame) -> list[str]:
 
 def group_means(items: pd.DataFrame, *, n_resamples: int = 10_000, seed: int = 0
                 ) -> pd.DataFrame:
-    """Mean association per person gender x profession group, with bootstrap 95% CIs."""
+    """Mean association per person gender x profession group, with 95% CIs from a
+    cluster bootstrap over professions."""
     recs = []
     for group in _groups(items):
         for gender in GENDERS:
-            vals = items.loc[(items.prof_group == group) & (items.gender == gender), "association"]
-            ci = bootstrap_ci(vals.to_numpy(), n_resamples=n_resamples, seed=seed)
-            recs.append({"prof_group": group, "gender": gender, "n": ci.n, "mean": ci.estimate,
-                         "ci_low": ci.ci_low, "ci_high": ci.ci_high})
+            sub = items[(items.prof_group == group) & (items.gender == gender)]
+            ci = cluster_mean_ci(sub["association"].to_numpy(float), sub["profession_key"],
+                                 unit=CI_UNIT, n_resamples=n_resamples, seed=seed)
+            recs.append({"prof_group": group, "gender": gender, "n": ci.n,
+                         "n_professions": ci.n_units, "mean": ci.estimate,
+                         "ci_low": ci.ci_low, "ci_high": ci.ci_high, "ci_unit": CI_UNIT})
     return pd.DataFrame(recs)
+
+
+def paired_rows(items: pd.DataFrame) -> pd.DataFrame:
+    """One row per (profession, pairing key) with both genders: columns prof_group,
+    profession_key, pair_index, male, female (associations)."""
+    paired = items[items["pair_index"] >= 0]
+    wide = paired.pivot_table(index=["prof_group", "profession_key", "pair_index"],
+                              columns="gender", values="association", aggfunc="first")
+    for g in GENDERS:
+        if g not in wide.columns:
+            wide[g] = np.nan
+    return wide.dropna(subset=list(GENDERS)).reset_index()
 
 
 def paired_by_gender(items: pd.DataFrame, group: str) -> tuple[np.ndarray, np.ndarray]:
     """Male and female associations of one profession group, aligned pair by pair."""
-    sub = items[items.prof_group == group]
-    key = ["profession_key", "pair_index"]
-    m = sub[sub.gender == "male"].set_index(key)["association"]
-    f = sub[sub.gender == "female"].set_index(key)["association"]
-    both = m.index.intersection(f.index)
-    return m.loc[both].to_numpy(), f.loc[both].to_numpy()
+    w = paired_rows(items)
+    w = w[w.prof_group == group]
+    return w["male"].to_numpy(float), w["female"].to_numpy(float)
 
 
-def gender_tests(items: pd.DataFrame) -> pd.DataFrame:
-    """Per profession group: male vs female person words, paired test and effect size r."""
+def profession_means(items: pd.DataFrame, group: str) -> pd.DataFrame:
+    """Per profession of ``group``: mean male and mean female association over its pairs."""
+    w = paired_rows(items)
+    w = w[w.prof_group == group]
+    return w.groupby("profession_key", sort=False)[["male", "female"]].mean()
+
+
+def gender_tests(items: pd.DataFrame, *, n_resamples: int = 10_000, seed: int = 0
+                 ) -> pd.DataFrame:
+    """Per profession group: male vs female person words over professions (paired test,
+    effect size r), mean pair difference with a profession-cluster CI; Holm over groups."""
     recs = []
+    w = paired_rows(items)
     for group in _groups(items):
-        m, f = paired_by_gender(items, group)
-        t = paired_test(m, f)
-        recs.append({"prof_group": group, "n_pairs": t.n, "mean_male": float(np.mean(m))
-                     if m.size else float("nan"), "mean_female": float(np.mean(f))
-                     if f.size else float("nan"), **t.as_dict()})
+        pm = profession_means(items, group)
+        t = paired_test(pm["male"].to_numpy(), pm["female"].to_numpy())
+        sub = w[w.prof_group == group]
+        ci = cluster_mean_ci((sub["male"] - sub["female"]).to_numpy(float),
+                             sub["profession_key"], unit=CI_UNIT, n_resamples=n_resamples,
+                             seed=seed)
+        recs.append({"prof_group": group, "n_pairs": int(len(sub)),
+                     "n_professions": int(len(pm)), "test_unit": CI_UNIT,
+                     "mean_male": float(sub["male"].mean()) if len(sub) else float("nan"),
+                     "mean_female": float(sub["female"].mean()) if len(sub) else float("nan"),
+                     **t.as_dict(), "difference_ci_low": ci.ci_low,
+                     "difference_ci_high": ci.ci_high, "ci_unit": CI_UNIT})
+    annotate_family(recs, FAMILY)
     return pd.DataFrame(recs)
+
+
+TEST_KEYS = ("test", "statistic", "p_value", "p_adjusted", "p_adjust_method", "family",
+             "effect_size_r", "n", "n_pairs", "n_professions", "test_unit", "mean_male",
+             "mean_female", "mean_difference", "difference_ci_low", "difference_ci_high",
+             "ci_unit", "shapiro_p")
 
 
 def summarize(items: pd.DataFrame, *, n_resamples: int = 10_000, seed: int = 0
               ) -> tuple[dict[str, Any], dict[str, pd.DataFrame]]:
     """Summary dict and tables (``by_group``, ``gender_tests``) of an item table."""
     means = group_means(items, n_resamples=n_resamples, seed=seed)
-    tests = gender_tests(items)
-    overall = bootstrap_ci(items["association"].to_numpy(), n_resamples=n_resamples, seed=seed)
+    tests = gender_tests(items, n_resamples=n_resamples, seed=seed)
+    boot = {"unit": CI_UNIT, "n_resamples": n_resamples, "seed": seed}
+    overall = cluster_mean_ci(items["association"].to_numpy(float), items["profession_key"],
+                              **boot)
+    w = paired_rows(items)
+    diff = cluster_mean_ci((w["male"] - w["female"]).to_numpy(float), w["profession_key"],
+                           **boot)
     summary: dict[str, Any] = {
         "n_rows": int(len(items)),
+        "n_professions": int(items["profession_key"].nunique()),
+        "n_unpaired": int((items["pair_index"] < 0).sum()),
         "association": overall.as_dict(),
+        "male_minus_female": {**diff.as_dict(), "definition": (
+            "mean over paired rows of association(male person) - association(female "
+            "counterpart), same profession and pattern; nats")},
         "association_by_group": {
             g: {r.gender: {"estimate": r["mean"], "ci_low": r.ci_low, "ci_high": r.ci_high,
-                           "n": int(r.n)} for _, r in means[means.prof_group == g].iterrows()}
+                           "n": int(r.n), "ci_unit": CI_UNIT}
+                for _, r in means[means.prof_group == g].iterrows()}
             for g in means.prof_group.unique()},
-        "male_vs_female": {r.prof_group: {k: r[k] for k in (
-            "test", "statistic", "p_value", "effect_size_r", "n_pairs", "mean_male",
-            "mean_female", "mean_difference", "shapiro_p")} for _, r in tests.iterrows()},
+        "male_vs_female": {r.prof_group: {k: r[k] for k in TEST_KEYS if k in r}
+                           for _, r in tests.iterrows()},
     }
     return summary, {"by_group": means, "gender_tests": tests}
 
@@ -227,57 +316,6 @@ def run(adapter: Any, rows: Sequence[BecProRow], *, strategy: str = "l2r",
     return Result(METHOD, summary, items,
                   metadata={"model": adapter.describe(), "params": params, "data": data or {},
                             "seed": seed}, tables=tables)
-
-
-# -- before / after ------------------------------------------------------
-def compare(before: Result, after: Result, *, n_resamples: int = 10_000, seed: int = 0
-            ) -> Result:
-    """Row-by-row comparison of two BEC-Pro runs (e.g. before and after fine-tuning).
-
-    Rows are matched on (sentence, person). Per person gender x profession group:
-    mean association before and after, the mean change (after - before) with a
-    bootstrap CI, and a paired test of after vs before (Shapiro-Wilk chooses
-    paired t or Wilcoxon; effect size r), as Bartl et al. compare BERT before
-    and after fine-tuning (Sec. 5).
-    """
-    for name, res in (("before", before), ("after", after)):
-        if res.method != METHOD:
-            raise GenderscopeError(f"compare: the {name} run is {res.method!r}, not {METHOD!r}")
-    cols = [*ITEM_KEY, "gender", "prof_group", "association"]
-    merged = before.items[cols].merge(after.items[[*ITEM_KEY, "association"]], on=list(ITEM_KEY),
-                                      suffixes=("_before", "_after"), validate="one_to_one")
-    if merged.empty:
-        raise GenderscopeError("compare: the two runs share no BEC-Pro rows")
-    merged["change"] = merged["association_after"] - merged["association_before"]
-    recs = []
-    summary: dict[str, Any] = {"n_rows": int(len(merged)), "by_group": {}}
-    for group in _groups(merged):
-        for gender in GENDERS:
-            sub = merged[(merged.prof_group == group) & (merged.gender == gender)]
-            if sub.empty:
-                continue
-            ci = bootstrap_ci(sub["change"].to_numpy(), n_resamples=n_resamples, seed=seed)
-            t = paired_test(sub["association_after"].to_numpy(),
-                            sub["association_before"].to_numpy())
-            rec = {"prof_group": group, "gender": gender, "n": int(len(sub)),
-                   "mean_before": float(sub["association_before"].mean()),
-                   "mean_after": float(sub["association_after"].mean()),
-                   "change": ci.estimate, "change_ci_low": ci.ci_low,
-                   "change_ci_high": ci.ci_high, "test": t.test, "p_value": t.p_value,
-                   "effect_size_r": t.effect_size_r}
-            recs.append(rec)
-            summary["by_group"].setdefault(group, {})[gender] = {
-                "mean_before": rec["mean_before"], "mean_after": rec["mean_after"],
-                "change": ci.as_dict(), "test": t.as_dict()}
-    overall = bootstrap_ci(merged["change"].to_numpy(), n_resamples=n_resamples, seed=seed)
-    summary["change"] = overall.as_dict()
-    meta = {"before": {"model": before.metadata.get("model"),
-                       "run_id": before.metadata.get("run_id")},
-            "after": {"model": after.metadata.get("model"),
-                      "run_id": after.metadata.get("run_id")},
-            "params": {"n_resamples": n_resamples}, "seed": seed}
-    return Result(f"{METHOD}-compare", summary, merged, metadata=meta,
-                  tables={"change_by_group": pd.DataFrame(recs)})
 
 
 # -- plot ------------------------------------------------------
