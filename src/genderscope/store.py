@@ -353,22 +353,47 @@ class Store:
         """Store a finished run (summary, metadata, item table, further tables); returns
         its id. ``result.metadata["cache_key"]``, when set, makes it findable by
         :meth:`find_run`."""
+        with self._transaction():
+            return self._insert_run(result)
+
+    def record_job(self, results: Sequence[Result],
+                   arrays: Sequence[tuple[str, str, Mapping[str, np.ndarray]]] = ()
+                   ) -> list[str | None]:
+        """Record the runs and new cached arrays ``(model, namespace, {key: array})`` of one
+        finished job in ONE transaction: all of it is stored, or (on any error) none.
+
+        A run whose ``cache_key`` is already stored is not stored again (its id is
+        returned instead), so a job delivered twice is recorded once."""
+        ids: list[str | None] = []
+        with self._transaction():
+            for model, namespace, values in arrays:
+                self._con.executemany(
+                    "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)",
+                    [(model, namespace, k, np.asarray(v, dtype="<f8").tobytes())
+                     for k, v in values.items()])
+            for result in results:
+                key = result.metadata.get("cache_key")
+                found = self.find_run(key) if key else None
+                ids.append(found if found is not None else self._insert_run(result))
+        return ids
+
+    def _insert_run(self, result: Result) -> str:
+        """The inserts of :meth:`record_run`, inside the caller's transaction."""
         run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
         meta = result.metadata
         tables = {name: _parquet(t) for name, t in result.tables.items()
                   if isinstance(t, pd.DataFrame)}
-        with self._transaction():
-            self._con.execute(
-                "INSERT INTO runs (run_id, model, method, params, version, created, summary, "
-                "metadata, cache_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (run_id, str(meta.get("model", {}).get("fingerprint", "")
-                             if isinstance(meta.get("model"), dict) else meta.get("model", "")),
-                 result.method, to_json(meta.get("params", {})), __version__, time.time(),
-                 to_json(result.summary), to_json(meta), meta.get("cache_key")))
-            self._con.execute("INSERT INTO run_items VALUES (?, ?)",
-                              (run_id, _parquet(result.items)))
-            self._con.executemany("INSERT INTO run_tables VALUES (?, ?, ?)",
-                                  [(run_id, n, b) for n, b in tables.items()])
+        self._con.execute(
+            "INSERT INTO runs (run_id, model, method, params, version, created, summary, "
+            "metadata, cache_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (run_id, str(meta.get("model", {}).get("fingerprint", "")
+                         if isinstance(meta.get("model"), dict) else meta.get("model", "")),
+             result.method, to_json(meta.get("params", {})), __version__, time.time(),
+             to_json(result.summary), to_json(meta), meta.get("cache_key")))
+        self._con.execute("INSERT INTO run_items VALUES (?, ?)",
+                          (run_id, _parquet(result.items)))
+        self._con.executemany("INSERT INTO run_tables VALUES (?, ?, ?)",
+                              [(run_id, n, b) for n, b in tables.items()])
         return run_id
 
     def find_run(self, cache_key: str) -> str | None:

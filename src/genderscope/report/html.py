@@ -305,8 +305,9 @@ def _subject_line(s: Subject) -> str:
     return f"<li><b>{esc(s.label)}</b> ({esc(s.kind)}) <code>{esc(fp)}</code></li>"
 
 
-def render(data: ReportData) -> str:
-    """The whole page as a string."""
+def render(data: ReportData, extra: str = "") -> str:
+    """The whole page as a string; ``extra``: HTML placed after the comparison (e.g. a
+    sweep's trajectory plots)."""
     from genderscope import __version__
 
     when = dt.datetime.fromtimestamp(data.created, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -333,7 +334,7 @@ def render(data: ReportData) -> str:
         "it does not prove the model unbiased. Benchmarks probe narrow, mostly English and binary "
         "notions of gender; read the method cards and caveats.</p>",
         f'<nav class="toc">{toc}{comp_link}<a href="#provenance">provenance</a></nav>',
-        '<h2 id="headlines">Headline numbers</h2>', headline_table(data), comparison]
+        '<h2 id="headlines">Headline numbers</h2>', headline_table(data), comparison, extra]
     for s in data.subjects:
         secs = data.for_subject(s)
         parts.append(f'<h2 id="{_slug("subject", s.label)}">{esc(s.label)} '
@@ -354,10 +355,10 @@ def render(data: ReportData) -> str:
     return "\n".join(parts)
 
 
-def write(data: ReportData, out: str | Path) -> Path:
+def write(data: ReportData, out: str | Path, extra: str = "") -> Path:
     """Render and write the page; a clear error when ``out`` cannot be written."""
     path = Path(out)
-    page = render(data)
+    page = render(data, extra)
     if path.is_dir():
         raise GenderscopeError(f"--out {path} is a folder; give a file name such as "
                                f"{path / 'report.html'}")

@@ -67,22 +67,24 @@ def _stat_id(path: Path) -> str:
 
 
 def lm_subject(spec: str, store: Store | None, *, kind: str = "auto", device: str | None = None,
-               dtype: str = "float32", start_token: str = "auto") -> Subject:
-    """A masked or causal LM; the kind and weights fingerprint are read without loading."""
+               dtype: str = "float32", start_token: str = "auto",
+               revision: str | None = None) -> Subject:
+    """A masked or causal LM; the kind and weights fingerprint are read without loading.
+    ``revision``: a Hub branch, tag or commit (ignored for local folders and GGUF files)."""
     from genderscope.models.hf import ModelSource
     from genderscope.models.loading import detect_kind, load_lm, resolve_spec
 
     if kind not in ("auto", "masked", "causal"):
         raise GenderscopeError(f"--kind must be auto, masked or causal, got {kind!r}")
     path = resolve_spec(spec)
-    source = ModelSource(path)
+    source = ModelSource(path, revision)
     if kind == "auto":
-        kind = detect_kind(path)
+        kind = detect_kind(path, revision)
     fingerprint = source.fingerprint(source.config() if source.kind_of_source == "hub" else None)
     opts = f"{kind}|{dtype}|start={start_token if kind == 'causal' else '-'}"
     return Subject(spec, kind, f"{fingerprint}|{opts}",
                    lambda: load_lm(spec, kind, store=store, device=device, dtype=dtype,
-                                   start_token=start_token))
+                                   start_token=start_token, revision=revision))
 
 
 def _packaged_id(name: str, package: str) -> str:

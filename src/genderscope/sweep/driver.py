@@ -1,0 +1,280 @@
+"""The sweep driver: plans jobs, runs them as Ray tasks, records what they return.
+
+- **Plan** (no model loads): each model's identity and kind are read as the report
+  reads them; a (model, measure) whose run is already in the store under the same
+  ``cache_key`` (model identity and revision, measure, options, data hashes,
+  genderscope version) is skipped, so a rerun of a finished sweep runs no job.
+- **Run**: one Ray task per model with its pending measures grouped, so a model
+  loads once; it asks Ray for ``cpus_per_job`` CPUs and, unless the model's kind
+  is CPU-only (word vectors), ``gpus_per_job`` GPUs. Ray re-runs a task whose
+  worker process died (``max_retries``); a task delivers its Results only when it
+  finishes, so a dead worker leaves nothing half-recorded.
+- **Record**: each finished task's Results and new cache entries go into the store
+  in one transaction (:meth:`~genderscope.store.Store.record_job`).
+
+Ray is imported only here (``pip install "genderscope[ray]"``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from genderscope.errors import GenderscopeError
+from genderscope.report.entry import Context, Measure
+from genderscope.report.runner import Subject, cache_key, one_line
+from genderscope.store import Store
+from genderscope.sweep.jobs import (
+    JobOutcome,
+    JobPayload,
+    make_subject,
+    measure_context,
+    run_model_job,
+)
+from genderscope.sweep.spec import ModelSpec, SweepSpec
+
+
+@dataclass
+class JobStatus:
+    """The state of one (model, measure) job."""
+
+    model: str
+    measure: str
+    status: str
+    """``pending``, ``done``, ``skipped`` (already recorded), ``failed`` or
+    ``not applicable``."""
+    reason: str = ""
+    key: str = ""
+    run_id: str | None = None
+    attempts: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class Planned:
+    """One model's task: its subject and the measures it still has to run."""
+
+    model: ModelSpec
+    subject: Subject | None
+    pending: list[tuple[Measure, Context, str]] = field(default_factory=list)
+
+
+@dataclass
+class SweepRun:
+    """Outcome of a sweep: every job's status, the subjects and the wall time."""
+
+    statuses: dict[tuple[str, str], JobStatus]
+    subjects: dict[str, Subject | None]
+    contexts: dict[str, Context]
+    seconds: float = 0.0
+    ran: int = 0
+    """Number of Ray tasks started by this sweep (0 when everything was recorded)."""
+
+    def count(self, status: str) -> int:
+        return sum(s.status == status for s in self.statuses.values())
+
+
+def plan(spec: SweepSpec, store: Store) -> tuple[list[Planned], SweepRun]:
+    """Which (model, measure) jobs must run; everything else gets its status now."""
+    from genderscope.report.registry import select
+
+    chosen = select([m.name for m in spec.measures])
+    contexts = {ms.name: measure_context(spec, ms) for ms in spec.measures}
+    run = SweepRun({}, {}, contexts)
+    planned: list[Planned] = []
+    for model in spec.models:
+        try:
+            subject: Subject | None = make_subject(model, None, device=spec.device,
+                                                   dtype=spec.dtype, start_token=spec.start_token)
+        except Exception as exc:  # noqa: BLE001 - a bad model id fails its jobs only
+            subject, reason = None, one_line(exc)
+        run.subjects[model.name] = subject
+        job = Planned(model, subject)
+        for measure in chosen:
+            st = JobStatus(model.name, measure.name, "pending")
+            run.statuses[(model.name, measure.name)] = st
+            ctx = contexts[measure.name]
+            if subject is None:
+                st.status, st.reason = "failed", reason
+                continue
+            why = measure.not_applicable(subject.kind, ctx)
+            if why:
+                st.status, st.reason = "not applicable", why
+                continue
+            try:
+                st.key = cache_key(measure, subject, ctx)
+            except Exception as exc:  # noqa: BLE001 - e.g. a data file that cannot be read
+                st.status, st.reason = "failed", one_line(exc)
+                continue
+            st.run_id = store.find_run(st.key)
+            if st.run_id is not None:
+                st.status = "skipped"
+                continue
+            job.pending.append((measure, ctx, st.key))
+        if job.pending:
+            planned.append(job)
+    return planned, run
+
+
+def record(store: Store, run: SweepRun, job: Planned, outcome: JobOutcome) -> None:
+    """Record one finished task's Results and cache entries in one transaction."""
+    keys = {m.name: key for m, _, key in job.pending}
+    results = []
+    names = []
+    for mo in outcome.measures:
+        st = run.statuses[(job.model.name, mo.name)]
+        st.seconds = mo.seconds
+        if mo.status == "ok" and mo.result is not None:
+            mo.result.metadata["cache_key"] = keys[mo.name]  # the driver's key: resumable
+            results.append(mo.result)
+            names.append(mo.name)
+        else:
+            st.status, st.reason = mo.status, mo.reason
+    ids = store.record_job(results, outcome.cache_entries)
+    for name, run_id in zip(names, ids, strict=True):
+        st = run.statuses[(job.model.name, name)]
+        st.status, st.run_id = "done", run_id
+    for measure, _, _ in job.pending:  # a measure the task did not report back
+        st = run.statuses[(job.model.name, measure.name)]
+        if st.status == "pending":
+            st.status, st.reason = "failed", "the job returned no result for this measure"
+
+
+def _payload(spec: SweepSpec, job: Planned, store: Store, command: str, gpus: float
+             ) -> JobPayload:
+    device = spec.device if spec.device is not None or gpus > 0 else "cpu"
+    return JobPayload(job.model, [(m.name, ctx) for m, ctx, _ in job.pending], device,
+                      spec.dtype, spec.start_token, str(store.path), command)
+
+
+# -- Ray ----------------------------------------------------------------------------------
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise GenderscopeError("genderscope sweep needs Ray: pip install "
+                               "'genderscope[ray]'") from None
+    return ray
+
+
+def start_ray(address: str | None, num_cpus: int | None = None) -> bool:
+    """Connect to ``address`` or start a local Ray instance; True when this call started
+    it (and the caller should shut it down)."""
+    ray = _ray()
+    if ray.is_initialized():
+        return False
+    kwargs: dict[str, Any] = {"include_dashboard": False, "logging_level": "ERROR",
+                              "log_to_driver": False}
+    try:
+        if address:
+            ray.init(address=address, **kwargs)
+        else:
+            ray.init(num_cpus=num_cpus, **kwargs)
+    except (ConnectionError, ValueError, RuntimeError) as exc:
+        where = f"the Ray cluster at {address}" if address else "a local Ray instance"
+        raise GenderscopeError(f"cannot start {where}: {one_line(exc)}") from None
+    return True
+
+
+class _Tracker:
+    """Counts the attempts of each task (a small Ray actor): attempt 2+ = a retry."""
+
+    def __init__(self) -> None:
+        self.attempts: dict[str, int] = {}
+
+    def start(self, name: str) -> int:
+        self.attempts[name] = self.attempts.get(name, 0) + 1
+        return self.attempts[name]
+
+    def counts(self) -> dict[str, int]:
+        return dict(self.attempts)
+
+
+def _ray_job(payload: JobPayload, tracker: Any) -> JobOutcome:
+    import ray
+
+    attempt = ray.get(tracker.start.remote(payload.model.name))
+    return run_model_job(payload, attempt)
+
+
+def run_sweep(spec: SweepSpec, store: Store, *, command: str = "",
+              on_status: Callable[[JobStatus, str], None] | None = None,
+              on_total: Callable[[int], None] | None = None,
+              num_cpus: int | None = None) -> SweepRun:
+    """Run every pending job of ``spec`` on Ray and record the results in ``store``.
+
+    ``on_status(status, event)`` is called for each job when it is skipped, done,
+    failed, not applicable or retried (``event`` says which); ``on_total(n)`` once
+    with the number of jobs that will run."""
+    t0 = time.perf_counter()
+    planned, run = plan(spec, store)
+    notify = on_status or (lambda st, ev: None)
+    for st in run.statuses.values():
+        if st.status != "pending":
+            notify(st, st.status)
+    if on_total is not None:
+        on_total(sum(len(p.pending) for p in planned))
+    if not planned:
+        run.seconds = round(time.perf_counter() - t0, 2)
+        return run
+    ray = _ray()
+    started = start_ray(spec.address, num_cpus)
+    try:
+        tracker = ray.remote(num_cpus=0)(_Tracker).remote()
+        refs: dict[Any, Planned] = {}
+        remote_job = ray.remote(_ray_job)
+        for job in planned:
+            cpus, gpus = spec.resources(job.model)
+            task = remote_job.options(num_cpus=cpus, num_gpus=gpus,
+                                                max_retries=spec.max_retries,
+                                                name=f"genderscope-sweep:{job.model.name}")
+            refs[task.remote(_payload(spec, job, store, command, gpus), tracker)] = job
+        run.ran = len(refs)
+        announced: dict[str, int] = {}
+        pending = list(refs)
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1, timeout=1.0)
+            for name, n in ray.get(tracker.counts.remote()).items():
+                if n > announced.get(name, 1):
+                    announced[name] = n
+                    for st in run.statuses.values():
+                        if st.model == name and st.status == "pending":
+                            st.attempts = n
+                            notify(st, "retried")
+            for ref in done:
+                job = refs[ref]
+                try:
+                    outcome: JobOutcome = ray.get(ref)
+                except Exception as exc:  # noqa: BLE001 - retries exhausted, task error
+                    reason = f"the job's worker failed after {spec.max_retries} " \
+                             f"retr{'y' if spec.max_retries == 1 else 'ies'}: {one_line(exc)}"
+                    for measure, _, _ in job.pending:
+                        st = run.statuses[(job.model.name, measure.name)]
+                        st.status, st.reason = "failed", reason[:400]
+                        notify(st, "failed")
+                    continue
+                record(store, run, job, outcome)
+                for measure, _, _ in job.pending:
+                    st = run.statuses[(job.model.name, measure.name)]
+                    st.attempts = max(st.attempts, announced.get(job.model.name, 1))
+                    notify(st, st.status)
+    finally:
+        if started:
+            ray.shutdown()
+    run.seconds = round(time.perf_counter() - t0, 2)
+    return run
+
+
+def run_sequential(spec: SweepSpec, store: Store, *, command: str = "") -> SweepRun:
+    """The same jobs one after another in this process, no Ray (for comparisons and the
+    benchmark); records exactly as :func:`run_sweep` does."""
+    t0 = time.perf_counter()
+    planned, run = plan(spec, store)
+    for job in planned:
+        outcome = run_model_job(_payload(spec, job, store, command, spec.resources(job.model)[1]))
+        record(store, run, job, outcome)
+    run.ran = len(planned)
+    run.seconds = round(time.perf_counter() - t0, 2)
+    return run

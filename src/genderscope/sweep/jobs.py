@@ -1,0 +1,180 @@
+"""One sweep job: a model and its measures, run where a Ray worker runs it.
+
+No Ray here: :func:`run_model_job` is a plain function (the driver wraps it in a
+Ray task), so it can be tested and run in sequence without Ray. The model loads
+once per job; each measure runs through
+:func:`genderscope.report.runner.run_one`, the same code path as
+``genderscope report``, so a sweep gives the numbers a report gives.
+
+Workers never write to the driver's SQLite store: the adapter's score cache is a
+:class:`JobCache` that reads the driver's store read-only when its file is
+reachable (same machine or a shared path) and keeps new entries in memory; the
+job returns them with its Results and the driver records both.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sqlite3
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from genderscope.report.entry import Context
+from genderscope.results import Result
+from genderscope.sweep.spec import MeasureSpec, ModelSpec, SweepSpec
+
+CRASH_ENV = "GENDERSCOPE_SWEEP_TEST_CRASH"
+"""Fault-injection hook for tests: ``<model name>`` makes the FIRST attempt of that
+model's job kill its own worker process (SIGKILL) after its first measure ran."""
+
+
+class JobCache:
+    """The score cache an adapter sees inside a job (duck-types the store's array API).
+
+    Reads: new entries of this job first, then the driver's store file opened
+    read-only (when ``path`` exists here). Writes: kept in memory, returned by
+    :meth:`new_entries`.
+    """
+
+    def __init__(self, path: str | Path | None) -> None:
+        self._fresh: dict[tuple[str, str], dict[str, np.ndarray]] = {}
+        self._con: sqlite3.Connection | None = None
+        if path is not None and Path(path).is_file():
+            try:
+                self._con = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True,
+                                            timeout=30.0)
+            except sqlite3.Error:
+                self._con = None
+
+    def get_arrays(self, model: str, namespace: str,
+                   keys: Sequence[str]) -> dict[str, np.ndarray]:
+        fresh = self._fresh.get((model, namespace), {})
+        found = {k: fresh[k] for k in keys if k in fresh}
+        todo = [k for k in keys if k not in found]
+        if self._con is not None and todo:
+            for i in range(0, len(todo), 500):
+                part = todo[i:i + 500]
+                try:
+                    rows = self._con.execute(
+                        "SELECT key, value FROM scores WHERE model=? AND namespace=? AND key IN "
+                        f"({','.join('?' * len(part))})", [model, namespace, *part]).fetchall()
+                except sqlite3.Error:  # store moved or locked away: compute instead
+                    rows = []
+                for k, v in rows:
+                    found[k] = np.frombuffer(v, dtype="<f8").copy() if isinstance(v, bytes) \
+                        else np.array([v], dtype=np.float64)
+        return found
+
+    def put_arrays(self, model: str, namespace: str, values: Mapping[str, np.ndarray]) -> None:
+        self._fresh.setdefault((model, namespace), {}).update(
+            {k: np.asarray(v, dtype="<f8") for k, v in values.items()})
+
+    def new_entries(self) -> list[tuple[str, str, dict[str, np.ndarray]]]:
+        return [(m, ns, vals) for (m, ns), vals in self._fresh.items()]
+
+    def close(self) -> None:
+        if self._con is not None:
+            self._con.close()
+
+
+def measure_context(spec: SweepSpec, measure: MeasureSpec) -> Context:
+    """The report Context of one measure: the sweep's settings, overridden per measure."""
+    return Context(lang=measure.lang or spec.lang,
+                   quick=spec.quick if measure.quick is None else measure.quick,
+                   seed=spec.seed if measure.seed is None else measure.seed,
+                   data_dir=spec.data, progress=False)
+
+
+def make_subject(model: ModelSpec, cache: object, *, device: str | None, dtype: str,
+                 start_token: str):
+    """The report Subject of ``model`` (identity read without loading weights)."""
+    from genderscope.report import runner
+
+    if model.kind == "vectors":
+        subject = runner.vectors_subject(model.spec)
+    elif model.kind == "encoder":
+        subject = runner.encoder_subject(model.spec, cache, device=device)  # type: ignore
+    else:
+        subject = runner.lm_subject(model.spec, cache, kind=model.kind,  # type: ignore
+                                    device=device, dtype=dtype, start_token=start_token,
+                                    revision=model.revision)
+    subject.label = model.name
+    return subject
+
+
+@dataclass
+class MeasureOutcome:
+    """What one measure of a job gave: ``ok`` (with its Result), ``failed`` (with a
+    one-line reason) or ``not applicable``."""
+
+    name: str
+    status: str
+    reason: str = ""
+    result: Result | None = None
+    seconds: float = 0.0
+
+
+@dataclass
+class JobOutcome:
+    """What a job returns to the driver."""
+
+    model: str
+    measures: list[MeasureOutcome]
+    cache_entries: list[tuple[str, str, dict[str, np.ndarray]]] = field(default_factory=list)
+    host: str = ""
+    pid: int = 0
+    load_seconds: float | None = None
+    seconds: float = 0.0
+    error: str = ""
+    """Set when the model itself could not be set up (every measure failed for it)."""
+
+
+@dataclass
+class JobPayload:
+    """What the driver sends: the model, the measures still to run, the settings."""
+
+    model: ModelSpec
+    measures: list[tuple[str, Context]]
+    device: str | None
+    dtype: str
+    start_token: str
+    store_path: str | None
+    command: str = ""
+
+
+def run_model_job(job: JobPayload, attempt: int = 1) -> JobOutcome:
+    """Load ``job.model`` once and run each of its measures (never raises for a measure
+    or model failure: those become failed outcomes with a one-line reason)."""
+    from genderscope.report.registry import measures
+    from genderscope.report.runner import one_line, run_one
+
+    t0 = time.perf_counter()
+    cache = JobCache(job.store_path)
+    out = JobOutcome(job.model.name, [], host=socket.gethostname(), pid=os.getpid())
+    try:
+        try:
+            subject = make_subject(job.model, cache, device=job.device, dtype=job.dtype,
+                                   start_token=job.start_token)
+        except Exception as exc:  # noqa: BLE001 - a bad model fails its job, not the sweep
+            out.error = one_line(exc)
+            out.measures = [MeasureOutcome(name, "failed", out.error) for name, _ in job.measures]
+            return out
+        registry = measures()
+        for k, (name, ctx) in enumerate(job.measures):
+            sec = run_one(registry[name], subject, ctx, None, reuse=False, command=job.command)
+            out.measures.append(MeasureOutcome(name, sec.status, sec.reason, sec.result,
+                                               sec.seconds))
+            if k == 0 and attempt == 1 and os.environ.get(CRASH_ENV) == job.model.name:
+                os.kill(os.getpid(), signal.SIGKILL)  # test hook: the worker dies mid-job
+        out.cache_entries = cache.new_entries()
+        out.load_seconds = subject.load_seconds
+        return out
+    finally:
+        cache.close()
+        out.seconds = round(time.perf_counter() - t0, 2)

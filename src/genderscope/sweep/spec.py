@@ -1,0 +1,259 @@
+"""What a sweep is: models (with revisions), measures (with options) and resources per job.
+
+A sweep comes from ``genderscope sweep`` flags, a YAML sweep file, or both (flags
+add models and measures to the file's and override its settings). The file::
+
+    models:
+      - smollm2                          # packaged name, Hub id, folder or .gguf
+      - model: EleutherAI/pythia-70m     # one job per revision; revisions of one
+        revisions: [step1000, step143000]  # model are plotted as a trajectory
+      - model: ckpt/step-500             # local checkpoints of one training run:
+        series: my-run                   # the same series -> one trajectory
+      - {model: glove-6b-50d, kind: vectors}
+    measures:
+      - crows-pairs
+      - {name: bec-pro, quick: false, seed: 1}
+    settings: {lang: en, quick: true, seed: 0, data: /shared/data}
+    resources: {cpus_per_job: 1, gpus_per_job: 1}
+
+Validation happens here, before Ray starts or anything is written: a mistake is
+one :class:`~genderscope.errors.GenderscopeError` line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from genderscope.errors import GenderscopeError
+
+MODEL_KINDS = ("auto", "masked", "causal", "vectors", "encoder")
+"""``auto``/``masked``/``causal``: language models; ``vectors``: word vectors (WEAT);
+``encoder``: sentence encoders (SEAT)."""
+CPU_ONLY_KINDS = ("vectors",)
+"""Kinds whose measures never use a GPU: their jobs ask Ray for no GPU."""
+_MEASURE_KEYS = {"name", "lang", "quick", "seed"}
+_MODEL_KEYS = {"model", "kind", "revision", "revisions", "series", "label", "cpus", "gpus"}
+_SETTING_KEYS = {"lang", "quick", "seed", "data", "device", "dtype", "start_token",
+                 "max_retries", "store", "out", "address"}
+_RESOURCE_KEYS = {"cpus_per_job", "gpus_per_job"}
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One model of a sweep (one revision of it)."""
+
+    spec: str
+    kind: str = "auto"
+    revision: str | None = None
+    series: str | None = None
+    """Trajectory group: every model of one series is one point of its trajectory
+    (default: the model id, when it is swept at several revisions)."""
+    label: str = ""
+    cpus: float | None = None
+    gpus: float | None = None
+
+    @property
+    def name(self) -> str:
+        """How the model is shown: the label, else ``spec@revision``."""
+        if self.label:
+            return self.label
+        return f"{self.spec}@{self.revision}" if self.revision else self.spec
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """One measure of a sweep, with options that override the sweep's settings."""
+
+    name: str
+    lang: str | None = None
+    quick: bool | None = None
+    seed: int | None = None
+
+
+@dataclass
+class SweepSpec:
+    """Everything a sweep runs, and where."""
+
+    models: list[ModelSpec] = field(default_factory=list)
+    measures: list[MeasureSpec] = field(default_factory=list)
+    lang: str = "en"
+    quick: bool = False
+    seed: int = 0
+    data: Path | None = None
+    device: str | None = None
+    dtype: str = "float32"
+    start_token: str = "auto"
+    cpus_per_job: float = 1.0
+    gpus_per_job: float = 0.0
+    max_retries: int = 3
+    """Ray re-runs a job whose worker process died up to this many times."""
+    address: str | None = None
+    """``None``: a local Ray instance on this machine; ``auto`` or ``ray://host:port``:
+    an existing cluster."""
+    store: Path | None = None
+    out: Path = Path("sweep-report.html")
+
+    def resources(self, model: ModelSpec) -> tuple[float, float]:
+        """(CPUs, GPUs) one job of ``model`` asks Ray for; CPU-only kinds ask no GPU."""
+        cpus = model.cpus if model.cpus is not None else self.cpus_per_job
+        gpus = model.gpus if model.gpus is not None else self.gpus_per_job
+        return cpus, (0.0 if model.kind in CPU_ONLY_KINDS else gpus)
+
+    def check(self) -> SweepSpec:
+        """Refuse an empty or inconsistent sweep (one line); returns self."""
+        from genderscope.report.registry import LANGS, select
+
+        if not self.models:
+            raise GenderscopeError("a sweep needs at least one model (--model or a file's "
+                                   "models:)")
+        if not self.measures:
+            raise GenderscopeError("a sweep needs at least one measure (--measure or a file's "
+                                   "measures:)")
+        select([m.name for m in self.measures])  # unknown names fail here
+        for m in self.measures:
+            if m.lang is not None and m.lang not in LANGS:
+                raise GenderscopeError(f"measure {m.name}: lang must be one of "
+                                       f"{', '.join(LANGS)}, got {m.lang!r}")
+        if self.lang not in LANGS:
+            raise GenderscopeError(f"--lang must be one of {', '.join(LANGS)}, got {self.lang!r}")
+        for m in self.models:
+            if m.kind not in MODEL_KINDS:
+                raise GenderscopeError(f"model {m.spec}: kind must be one of "
+                                       f"{', '.join(MODEL_KINDS)}, got {m.kind!r}")
+        names = [m.name for m in self.models]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise GenderscopeError(f"model listed twice in the sweep: {', '.join(dup)}")
+        dup = sorted({m.name for m in self.measures
+                      if [x.name for x in self.measures].count(m.name) > 1})
+        if dup:
+            raise GenderscopeError(f"measure listed twice in the sweep: {', '.join(dup)}")
+        if self.cpus_per_job <= 0 or self.gpus_per_job < 0:
+            raise GenderscopeError("--cpus-per-job must be > 0 and --gpus-per-job >= 0")
+        if self.max_retries < 0:
+            raise GenderscopeError("--max-retries must be >= 0")
+        if self.data is not None and not self.data.is_dir():
+            raise GenderscopeError(f"--data {self.data}: no such folder")
+        return self
+
+    def series_of(self, model: ModelSpec) -> str | None:
+        """The trajectory ``model`` belongs to, if any."""
+        if model.series:
+            return model.series
+        same = [m for m in self.models if m.spec == model.spec and not m.series]
+        return model.spec if len(same) > 1 else None
+
+
+# -- reading a sweep file -------------------------------------------------------------
+def _bad(where: str, what: str) -> GenderscopeError:
+    return GenderscopeError(f"sweep file {where}: {what}")
+
+
+def _keys(where: str, entry: dict[str, Any], allowed: set[str], what: str) -> None:
+    extra = sorted(set(entry) - allowed)
+    if extra:
+        raise _bad(where, f"unknown {what} key(s) {', '.join(extra)}; allowed: "
+                          f"{', '.join(sorted(allowed))}")
+
+
+def _number(where: str, key: str, value: Any, kind: type) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else int):
+        raise _bad(where, f"{key} must be a {'number' if kind is float else 'whole number'}, "
+                          f"got {value!r}")
+    return kind(value)
+
+
+def _bool(where: str, key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _bad(where, f"{key} must be true or false, got {value!r}")
+    return value
+
+
+def parse_models(where: str, entries: Any) -> list[ModelSpec]:
+    """Model entries (strings or mappings) -> one ModelSpec per revision."""
+    if not isinstance(entries, list):
+        raise _bad(where, "models: must be a list")
+    out: list[ModelSpec] = []
+    for k, entry in enumerate(entries):
+        at = f"{where} models[{k}]"
+        if isinstance(entry, str):
+            out.append(ModelSpec(entry))
+            continue
+        if not isinstance(entry, dict) or not isinstance(entry.get("model"), str):
+            raise _bad(at, "give a model id/path, or a mapping with model:")
+        _keys(at, entry, _MODEL_KEYS, "model")
+        if "revision" in entry and "revisions" in entry:
+            raise _bad(at, "give revision: or revisions:, not both")
+        revs = entry.get("revisions", [entry.get("revision")])
+        if not isinstance(revs, list) or not revs or \
+                not all(r is None or isinstance(r, str) for r in revs):
+            raise _bad(at, "revisions: must be a non-empty list of branch/tag/commit names")
+        base = ModelSpec(
+            entry["model"], kind=str(entry.get("kind", "auto")),
+            series=str(entry["series"]) if entry.get("series") is not None else None,
+            label=str(entry.get("label", "")),
+            cpus=_number(at, "cpus", entry["cpus"], float) if "cpus" in entry else None,
+            gpus=_number(at, "gpus", entry["gpus"], float) if "gpus" in entry else None)
+        if base.label and len(revs) > 1:
+            raise _bad(at, "label: names one model; drop it when listing several revisions")
+        out.extend(replace(base, revision=r) for r in revs)
+    return out
+
+
+def parse_measures(where: str, entries: Any) -> list[MeasureSpec]:
+    if not isinstance(entries, list):
+        raise _bad(where, "measures: must be a list")
+    out: list[MeasureSpec] = []
+    for k, entry in enumerate(entries):
+        at = f"{where} measures[{k}]"
+        if isinstance(entry, str):
+            out.append(MeasureSpec(entry))
+            continue
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            raise _bad(at, "give a measure name, or a mapping with name:")
+        _keys(at, entry, _MEASURE_KEYS, "measure")
+        out.append(MeasureSpec(
+            entry["name"], lang=str(entry["lang"]) if "lang" in entry else None,
+            quick=_bool(at, "quick", entry["quick"]) if "quick" in entry else None,
+            seed=_number(at, "seed", entry["seed"], int) if "seed" in entry else None))
+    return out
+
+
+def load_file(path: Path) -> SweepSpec:
+    """A SweepSpec from a YAML sweep file (see the module docstring)."""
+    import yaml
+
+    where = str(path)
+    if not path.is_file():
+        raise GenderscopeError(f"sweep file {path}: no such file")
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise _bad(where, f"not valid YAML: {first}") from None
+    if not isinstance(raw, dict):
+        raise _bad(where, "must be a mapping with models: and measures:")
+    _keys(where, raw, {"models", "measures", "settings", "resources"}, "top-level")
+    spec = SweepSpec(models=parse_models(where, raw.get("models", [])),
+                     measures=parse_measures(where, raw.get("measures", [])))
+    settings = raw.get("settings") or {}
+    resources = raw.get("resources") or {}
+    if not isinstance(settings, dict) or not isinstance(resources, dict):
+        raise _bad(where, "settings: and resources: must be mappings")
+    _keys(where, settings, _SETTING_KEYS, "settings")
+    _keys(where, resources, _RESOURCE_KEYS, "resources")
+    for key, value in settings.items():
+        if key == "quick":
+            spec.quick = _bool(where, key, value)
+        elif key in ("seed", "max_retries"):
+            setattr(spec, key, _number(where, key, value, int))
+        elif key in ("data", "store", "out"):
+            p = Path(str(value)).expanduser()
+            setattr(spec, key, p if p.is_absolute() else path.parent / p)
+        else:
+            setattr(spec, key, None if value is None else str(value))
+    for key, value in resources.items():
+        setattr(spec, key, _number(where, key, value, float))
+    return spec
