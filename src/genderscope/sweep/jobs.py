@@ -14,6 +14,7 @@ job returns them with its Results and the driver records both.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -25,8 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
+from genderscope.errors import GenderscopeError
 from genderscope.report.entry import Context
 from genderscope.results import Result
+from genderscope.store import Store
 from genderscope.sweep.spec import MeasureSpec, ModelSpec, SweepSpec
 
 CRASH_ENV = "GENDERSCOPE_SWEEP_TEST_CRASH"
@@ -44,31 +47,19 @@ class JobCache:
 
     def __init__(self, path: str | Path | None) -> None:
         self._fresh: dict[tuple[str, str], dict[str, np.ndarray]] = {}
-        self._con: sqlite3.Connection | None = None
+        self._store: Store | None = None
         if path is not None and Path(path).is_file():
-            try:
-                self._con = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True,
-                                            timeout=30.0)
-            except sqlite3.Error:
-                self._con = None
+            with contextlib.suppress(GenderscopeError, sqlite3.Error):
+                self._store = Store(path, readonly=True)
 
     def get_arrays(self, model: str, namespace: str,
                    keys: Sequence[str]) -> dict[str, np.ndarray]:
         fresh = self._fresh.get((model, namespace), {})
         found = {k: fresh[k] for k in keys if k in fresh}
         todo = [k for k in keys if k not in found]
-        if self._con is not None and todo:
-            for i in range(0, len(todo), 500):
-                part = todo[i:i + 500]
-                try:
-                    rows = self._con.execute(
-                        "SELECT key, value FROM scores WHERE model=? AND namespace=? AND key IN "
-                        f"({','.join('?' * len(part))})", [model, namespace, *part]).fetchall()
-                except sqlite3.Error:  # store moved or locked away: compute instead
-                    rows = []
-                for k, v in rows:
-                    found[k] = np.frombuffer(v, dtype="<f8").copy() if isinstance(v, bytes) \
-                        else np.array([v], dtype=np.float64)
+        if self._store is not None and todo:
+            with contextlib.suppress(sqlite3.Error):  # store gone or locked: compute instead
+                found.update(self._store.get_arrays(model, namespace, todo))
         return found
 
     def put_arrays(self, model: str, namespace: str, values: Mapping[str, np.ndarray]) -> None:
@@ -79,8 +70,8 @@ class JobCache:
         return [(m, ns, vals) for (m, ns), vals in self._fresh.items()]
 
     def close(self) -> None:
-        if self._con is not None:
-            self._con.close()
+        if self._store is not None:
+            self._store.close()
 
 
 def measure_context(spec: SweepSpec, measure: MeasureSpec) -> Context:
