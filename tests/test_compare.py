@@ -47,6 +47,43 @@ def test_bec_pro_change_per_group():
     assert male["n"] == 30
 
 
+def test_group_rows_carry_holm_and_bh_adjusted_p():
+    before, after = _bec(-0.5, 0.0)
+    t = compare_runs(before, after, n_resamples=500).tables["change_by_group"]
+    groups = t[t.gender != "(all)"]
+    from genderscope.stats import adjust_pvalues
+    assert groups["p_adjusted"].to_numpy() == pytest.approx(adjust_pvalues(groups["p_value"]))
+    assert set(groups.p_adjust_method) == {"holm"}
+    assert set(groups.family) == {"compare per prof_group x gender"}
+    assert np.isnan(t.iloc[0].get("p_adjusted", np.nan))  # (all) is a single test
+    bh = compare_runs(before, after, n_resamples=500, p_adjust="bh").tables["change_by_group"]
+    g = bh[bh.gender != "(all)"]
+    assert g["p_adjusted"].to_numpy() == pytest.approx(adjust_pvalues(g["p_value"], "bh"))
+    with pytest.raises(GenderscopeError, match="p_adjust"):
+        compare_runs(before, after, p_adjust="bonferroni")
+
+
+def test_bec_pro_change_resamples_professions():
+    before, after = _bec(-0.5, 0.0)
+    # 30 sentence pairs per group come from 3 professions sharing a large effect
+    rng = np.random.default_rng(5)
+    for r in (before, after):
+        r.items["profession_key"] = r.items["sentence"].str[-1].map(lambda c: f"p{int(c) % 3}")
+    shift = dict(zip(["p0", "p1", "p2"], rng.normal(0, 2.0, 3), strict=True))
+    after.items["association"] += after.items["profession_key"].map(shift)
+    res = compare_runs(before, after, n_resamples=1000)
+    t = res.tables["change_by_group"]
+    row = t[(t.prof_group == "male") & (t.gender == "female")].iloc[0]
+    assert row["ci_unit"] == "professions" and row["n_units"] == 3
+    plain = compare_runs(Result("bec-pro", {}, before.items.drop(columns="profession_key")),
+                         Result("bec-pro", {}, after.items.drop(columns="profession_key")),
+                         n_resamples=1000).tables["change_by_group"]
+    prow = plain[(plain.prof_group == "male") & (plain.gender == "female")].iloc[0]
+    assert prow["ci_unit"] == "items"
+    assert (row.change_ci_high - row.change_ci_low) > 2 * (prow.change_ci_high
+                                                           - prow.change_ci_low)
+
+
 def test_crows_pairs_margin_and_mcnemar():
     pairs = pd.DataFrame({"pair_id": range(20), "bias_type": ["gender"] * 10 + ["race"] * 10,
                           "score_more": np.linspace(-10, -5, 20), "score_less": -7.0})

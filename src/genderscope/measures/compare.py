@@ -9,6 +9,17 @@ paired t-test or the Wilcoxon signed-rank test, with effect size r
 "stereotypical sentence preferred") McNemar's exact test on the discordant
 pairs is added (a two-sided binomial test of b vs c; McNemar 1947).
 
+Unit of resampling: when the method names a cluster column (BEC-Pro:
+``profession_key``, so ``ci_unit`` "professions") and both runs have it, the CI is
+a cluster bootstrap over those clusters and the paired test runs over cluster
+means (before vs after per profession); otherwise items are the unit
+(``ci_unit`` "items").
+
+Multiplicity: the per-group rows of one table are a family ("compare per
+<groups>"): each row carries the raw ``p_value`` and ``p_adjusted`` (Holm by
+default, ``p_adjust="bh"`` for Benjamini-Hochberg), and McNemar p-values get
+``<value>_mcnemar_p_adjusted`` the same way. The "(all)" row is a single test.
+
 Which columns are used is set per method in :data:`SPECS` and can be given
 explicitly (``key``, ``value``, ``groups``) for any other measure.
 """
@@ -26,7 +37,7 @@ from scipy import stats
 
 from genderscope.errors import GenderscopeError
 from genderscope.results import Result
-from genderscope.stats import bootstrap_ci, paired_test
+from genderscope.stats import adjust_pvalues, bootstrap_ci, cluster_mean_ci, paired_test
 
 
 @dataclass(frozen=True)
@@ -37,11 +48,15 @@ class CompareSpec:
     value: str
     groups: tuple[str, ...] = ()
     extra_values: tuple[str, ...] = ()
+    cluster: str | None = None
+    """Column naming the resampling unit items share (None: items are independent)."""
+    cluster_unit: str = "items"
 
 
 SPECS: dict[str, CompareSpec] = {
     # log(p_target / p_prior) per sentence, by profession group x person gender
-    "bec-pro": CompareSpec(("sentence", "person"), "association", ("prof_group", "gender")),
+    "bec-pro": CompareSpec(("sentence", "person"), "association", ("prof_group", "gender"),
+                           cluster="profession_key", cluster_unit="professions"),
     # log-likelihood margin of the more- over the less-stereotypical sentence,
     # and whether the stereotypical sentence is preferred (binary)
     "crows-pairs": CompareSpec(("pair_id",), "margin", ("bias_type",),
@@ -66,7 +81,8 @@ def _spec(method: str, key: Sequence[str] | None, value: str | None,
     base = base or CompareSpec(tuple(key or ()), value or "")
     return CompareSpec(tuple(key) if key else base.key, value or base.value,
                        tuple(groups) if groups is not None else base.groups,
-                       base.extra_values if not value else ())
+                       base.extra_values if not value else (), base.cluster,
+                       base.cluster_unit)
 
 
 def mcnemar_exact(before: np.ndarray, after: np.ndarray) -> dict[str, float]:
@@ -78,20 +94,29 @@ def mcnemar_exact(before: np.ndarray, after: np.ndarray) -> dict[str, float]:
 
 
 def _row(label: dict[str, Any], sub: pd.DataFrame, spec: CompareSpec, n_resamples: int,
-         seed: int) -> dict[str, Any]:
+         seed: int, clustered: bool) -> dict[str, Any]:
     a = sub[f"{spec.value}_before"].to_numpy(dtype=float)
     b = sub[f"{spec.value}_after"].to_numpy(dtype=float)
     diff = b - a
-    ci = bootstrap_ci(diff, n_resamples=n_resamples, seed=seed)
+    if clustered:
+        ci = cluster_mean_ci(diff, sub[spec.cluster], unit=spec.cluster_unit,
+                             n_resamples=n_resamples, seed=seed)
+        means = sub.groupby(spec.cluster, sort=False)[[f"{spec.value}_before",
+                                                       f"{spec.value}_after"]].mean()
+        ta, tb = means.iloc[:, 0].to_numpy(), means.iloc[:, 1].to_numpy()
+    else:
+        ci = bootstrap_ci(diff, n_resamples=n_resamples, seed=seed, unit="items")
+        ta, tb = a, b
     rec: dict[str, Any] = {**label, "n": int(len(sub)), "mean_before": float(a.mean()),
                            "mean_after": float(b.mean()), "change": ci.estimate,
-                           "change_ci_low": ci.ci_low, "change_ci_high": ci.ci_high}
-    if len(sub) >= 3 and np.any(diff != 0):
-        t = paired_test(b, a)
+                           "change_ci_low": ci.ci_low, "change_ci_high": ci.ci_high,
+                           "ci_unit": ci.ci_unit, "n_units": int(ta.size)}
+    if ta.size >= 3 and np.any(tb != ta):
+        t = paired_test(tb, ta)
         rec.update(test=t.test, p_value=t.p_value, effect_size_r=t.effect_size_r)
     else:
-        rec.update(test="none (fewer than 3 items or no change)", p_value=float("nan"),
-                   effect_size_r=float("nan"))
+        rec.update(test=f"none (fewer than 3 {ci.ci_unit} or no change)",
+                   p_value=float("nan"), effect_size_r=float("nan"))
     for extra in spec.extra_values:
         xb = sub[f"{extra}_before"].to_numpy(dtype=bool)
         xa = sub[f"{extra}_after"].to_numpy(dtype=bool)
@@ -103,17 +128,32 @@ def _row(label: dict[str, Any], sub: pd.DataFrame, spec: CompareSpec, n_resample
     return rec
 
 
+def _adjust(recs: list[dict[str, Any]], family: str, spec: CompareSpec, method: str) -> None:
+    """Holm (or BH) over the per-group rows: p_value and each McNemar p."""
+    for col, out in [("p_value", "p_adjusted"),
+                     *[(f"{e}_mcnemar_p", f"{e}_mcnemar_p_adjusted") for e in spec.extra_values]]:
+        adj = adjust_pvalues([r.get(col, np.nan) for r in recs], method)
+        for r, v in zip(recs, adj, strict=True):
+            r[out] = float(v)
+    for r in recs:
+        r.update(p_adjust_method=method, family=family)
+
+
 def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = None,
                  value: str | None = None, groups: Sequence[str] | None = None,
-                 n_resamples: int = 10_000, seed: int = 0) -> Result:
+                 n_resamples: int = 10_000, seed: int = 0, p_adjust: str = "holm") -> Result:
     """Per-group paired comparison of two runs of one measure (see module docstring)."""
     if before.method != after.method:
         raise GenderscopeError(f"compare: runs are of different measures ({before.method!r} "
                                f"vs {after.method!r})")
+    if p_adjust not in ("holm", "bh"):
+        raise GenderscopeError(f"compare: p_adjust must be 'holm' or 'bh', got {p_adjust!r}")
     method = before.method
     spec = _spec(method, key, value, groups)
     a, b = _derive(before.items, method), _derive(after.items, method)
-    cols = [*spec.key, *spec.groups, spec.value, *spec.extra_values]
+    clustered = bool(spec.cluster) and all(spec.cluster in r.columns for r in (a, b))
+    cols = [*spec.key, *spec.groups, spec.value, *spec.extra_values,
+            *([spec.cluster] if clustered else [])]
     for name, items in (("before", a), ("after", b)):
         missing = [c for c in dict.fromkeys(cols) if c not in items.columns]
         if missing:
@@ -129,12 +169,13 @@ def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = N
         raise GenderscopeError("compare: the two runs share no items")
     merged["change"] = merged[f"{spec.value}_after"] - merged[f"{spec.value}_before"]
     recs = [_row({g: "(all)" for g in spec.groups} or {"group": "(all)"}, merged, spec,
-                 n_resamples, seed)]
+                 n_resamples, seed, clustered)]
     if spec.groups:
         for labels, sub in merged.groupby(list(spec.groups), sort=True):
             labels = labels if isinstance(labels, tuple) else (labels,)
             recs.append(_row(dict(zip(spec.groups, labels, strict=True)), sub, spec,
-                             n_resamples, seed))
+                             n_resamples, seed, clustered))
+        _adjust(recs[1:], f"compare per {' x '.join(spec.groups)}", spec, p_adjust)
     table = pd.DataFrame(recs)
     summary: dict[str, Any] = {
         "n_items": int(len(merged)), "n_before": int(len(a)), "n_after": int(len(b)),
@@ -146,6 +187,7 @@ def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = N
             "after": {"run_id": after.metadata.get("run_id"),
                       "model": after.metadata.get("model")},
             "params": {"method": method, "n_resamples": n_resamples, "key": list(spec.key),
+                       "p_adjust": p_adjust,
                        "value": spec.value, "groups": list(spec.groups)},
             "seed": seed, "model": {"fingerprint": "compare"}}
     return Result(f"{method}-compare", summary, merged, metadata=meta,

@@ -85,6 +85,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         n_resamples: int = typer.Option(10_000, "--n-resamples", min=100,
                                          help="Bootstrap resamples."),
         seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
+        p_adjust: str = typer.Option("holm", "--p-adjust", help="Multiplicity adjustment over "
+                                     "the per-group tests: holm (family-wise) or bh "
+                                     "(Benjamini-Hochberg, false discovery rate)."),
         plot: bool = typer.Option(True, "--plot/--no-plot", help="Write change.png/.svg."),
         store: Path | None = STORE_OPTION,
         out: Path | None = typer.Option(None, "--out", help="Folder for the comparison "
@@ -94,6 +97,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         """Per-group before/after differences with CIs and paired tests."""
         from genderscope.measures.compare import compare_runs, plot_change
 
+        if p_adjust not in ("holm", "bh"):
+            raise GenderscopeError(f"--p-adjust must be holm or bh, got {p_adjust!r}")
         if before_model or after_model or measure:
             if run_a or run_b or not (before_model and after_model and measure):
                 raise GenderscopeError("compare: give either RUN_A RUN_B, or --before, "
@@ -109,7 +114,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                    "--measure)")
         before, after = _load(run_a, store), _load(run_b, store)
         res = compare_runs(before, after, key=key or None, value=value,
-                           groups=group_by or None, n_resamples=n_resamples, seed=seed)
+                           groups=group_by or None, n_resamples=n_resamples, seed=seed,
+                           p_adjust=p_adjust)
         folder = default_out(res.method, out)
         res.save(folder)
         if plot:
@@ -127,8 +133,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         table = Table(title=f"{res.method}: {res.summary['value']} after - before "
                             f"({res.summary['n_items']} paired items)")
         cols = [*groups, "n", "mean_before", "mean_after", "change", "change_ci_low",
-                "change_ci_high", "test", "p_value", "effect_size_r"]
-        cols += [c for c in t.columns if c.endswith(("_mcnemar_p",))]
+                "change_ci_high", "test", "p_value", "p_adjusted", "effect_size_r"]
+        cols += [c for c in t.columns if c.endswith(("_mcnemar_p", "_mcnemar_p_adjusted"))]
+        cols = [c for c in cols if c in t.columns]
         for c in cols:
             table.add_column(c)
         for _, r in t.iterrows():
