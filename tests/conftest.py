@@ -63,6 +63,14 @@ def tiny_roberta_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def tiny_xlmr_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Tiny random XLM-R MLM with a SentencePiece (Unigram) tokenizer."""
+    from genderscope.models.testing import build_xlmr
+
+    return build_xlmr(tmp_path_factory.mktemp("tiny-xlmr"))
+
+
+@pytest.fixture(scope="session")
 def tiny_gpt2_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from genderscope.models.testing import build_gpt2
 
@@ -82,6 +90,13 @@ def tiny_roberta(tiny_roberta_dir: Path):
     from genderscope.models.masked import MaskedLM
 
     return MaskedLM.from_pretrained(tiny_roberta_dir, device="cpu")
+
+
+@pytest.fixture(scope="session")
+def tiny_xlmr(tiny_xlmr_dir: Path):
+    from genderscope.models.masked import MaskedLM
+
+    return MaskedLM.from_pretrained(tiny_xlmr_dir, device="cpu")
 
 
 @pytest.fixture(scope="session")

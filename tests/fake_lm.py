@@ -65,6 +65,15 @@ class FakeMasked(_Base):
         return out
 
 
+    def span_logprobs(self, texts: Sequence[str], spans, *, rule: str = "l2r",
+                      progress: bool = False) -> list[np.ndarray]:
+        """One log-probability per word overlapping a span (any rule)."""
+        self.calls.append(("span:" + rule, len(texts)))
+        return [np.array([self.lp(m.group()) for m in _TOK.finditer(t)
+                          if any(m.start() < b and m.end() > a for a, b in sp)])
+                for t, sp in zip(texts, spans, strict=True)]
+
+
 class FakeCausal(_Base):
     kind = "causal"
     fingerprint = "fake-causal"

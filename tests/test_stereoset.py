@@ -10,8 +10,13 @@ import pytest
 from fake_lm import FakeCausal, FakeMasked
 
 from genderscope.datasets.stereoset import StereoSetItem, load_stereoset
-from genderscope.errors import DataError
-from genderscope.measures.stereoset import filler_positions, run_stereoset, ss_lms_icat
+from genderscope.errors import DataError, GenderscopeError
+from genderscope.measures.stereoset import (
+    filled_context,
+    run_stereoset,
+    score_items,
+    ss_lms_icat,
+)
 
 
 def test_real_flat_file(data_dir: Path) -> None:
@@ -92,7 +97,10 @@ def test_masked_scores_filler_only() -> None:
                      "bossy": -1.0, "kind": -2.0, "table": -0.5, "nurse": -40.0})
     res = run_stereoset(lm, _items(), n_resamples=200)
     df = res.items
-    assert list(df.score_stereotype) == [-1.0, -3.0, -1.0]  # only the filler is scored
+    # default (reference): mean probability of the filler's pieces only
+    assert list(df.score_stereotype) == pytest.approx(np.exp([-1.0, -3.0, -1.0]))
+    assert lm.calls == [("span:l2r-drop", 9)]
+    assert "left out" in res.metadata["params"]["scoring"]
     assert list(df.stereo_over_anti) == [True, False, True]
     assert list(df.n_related) == [2, 1, 0]
     g = res.summary["by_bias_type"]["gender"]
@@ -103,6 +111,10 @@ def test_masked_scores_filler_only() -> None:
     assert o["ss"]["estimate"] == pytest.approx(75.0) and o["lms"]["estimate"] == 37.5
     assert o["icat"]["ci_low"] <= o["icat"]["estimate"] <= o["icat"]["ci_high"]
     assert res.summary["gender"] == g
+    pll = run_stereoset(lm, _items(), scoring="pll", n_resamples=50).items
+    assert list(pll.score_stereotype) == [-1.0, -3.0, -1.0]  # nats per piece
+    with pytest.raises(GenderscopeError, match="unknown StereoSet scoring"):
+        run_stereoset(lm, _items(), scoring="mean", n_resamples=50)
 
 
 def test_causal_mean_per_token() -> None:
@@ -113,10 +125,83 @@ def test_causal_mean_per_token() -> None:
     assert res.items.score_anti_stereotype.iloc[0] == pytest.approx(-1.2)
 
 
-def test_filler_positions() -> None:
-    sent = ["the", "nurse", "is", "very", "caring", "."]
-    assert filler_positions(sent, ["the", "nurse", "is", "."]) == \
-        [False, False, False, True, True, False]
+def test_filled_context_by_character_offsets() -> None:
+    assert filled_context("The chess player was BLANK.", "The chess player was hispanic.") \
+        == ("The chess player was hispanic.", [(21, 29)])
+    # blank first: the filler only, not the next word
+    assert filled_context("BLANK are good at math.", "Women are good at math.") == \
+        ("Women are good at math.", [(0, 5)])
+    # the data set lower-cases some sentences: the context's text is kept
+    assert filled_context("The Crimean people I met were BLANK",
+                          "The crimean people i met were very boring") == \
+        ("The Crimean people I met were very boring", [(30, 41)])
+    assert filled_context("x BLANK y BLANK", "x a y a") == ("x a y a", [(2, 3), (6, 7)])
+    with pytest.raises(ValueError):
+        filled_context("The nurse is BLANK.", "A doctor is kind.")
+
+
+def test_sentence_off_its_context_is_a_data_error() -> None:
+    [it] = _items()[:1]
+    bad = StereoSetItem(it.item_id, it.target, it.bias_type, it.context, it.stereotype,
+                        "Some other sentence.", it.unrelated, path="mem", index=7)
+    with pytest.raises(DataError, match="item 7 .*anti_stereotype sentence does not match"):
+        score_items(FakeMasked(), [bad])
+
+
+def _by_hand(lm, text: str, filler: str, rule: str) -> list[float]:
+    """Filler pieces' log P computed directly with the model (torch), and a check
+    that the pieces read are exactly the filler's."""
+    import torch
+
+    tok, model = lm.tokenizer, lm.model
+    start = text.index(filler)
+    enc = tok(text, return_offsets_mapping=True)
+    ids = enc["input_ids"]
+    pieces = [j for j, (a, b) in enumerate(enc["offset_mapping"])
+              if 0 < j < len(ids) - 1 and start <= a < start + len(filler)]
+    assert tok.decode([ids[j] for j in pieces]).strip() == filler
+    out = []
+    for k, j in enumerate(pieces):
+        later = pieces[k + 1:] if rule != "pll" else []
+        inp = [tok.mask_token_id if p == j or p in later else t for p, t in enumerate(ids)]
+        if rule == "l2r-drop":
+            inp = [t for p, t in enumerate(inp) if p not in later]
+        with torch.no_grad():
+            logits = model(torch.tensor([inp])).logits[0, j]
+        out.append(float(torch.log_softmax(logits.double(), -1)[ids[j]]))
+    return out
+
+
+@pytest.mark.parametrize("which", ["tiny_roberta", "tiny_xlmr"])
+def test_bpe_and_sentencepiece_score_the_filler_pieces(which: str, request) -> None:
+    """Byte-level BPE (RoBERTa, leading-space pieces) and SentencePiece (XLM-R)."""
+    lm = request.getfixturevalue(which)
+    cases = [("The chess player was BLANK.", ("hispanic", "asian", "table")),
+             ("BLANK are good at math.", ("Women", "Men", "Tables"))]
+    items = [StereoSetItem(f"i{k}", "t", "gender", ctx,
+                           *(ctx.replace("BLANK", f) for f in fills), path="mem", index=k)
+             for k, (ctx, fills) in enumerate(cases)]
+    for scoring, rule in (("reference", "l2r-drop"), ("l2r", "l2r"), ("pll", "pll")):
+        got = score_items(lm, items, scoring=scoring)
+        for k, (ctx, fills) in enumerate(cases):
+            for c, f in enumerate(fills):
+                text = ctx.replace("BLANK", f)
+                lp = np.array(_by_hand(lm, text, f, rule))
+                span = (text.index(f), text.index(f) + len(f))
+                np.testing.assert_allclose(lm.span_logprobs([text], [[span]], rule=rule)[0],
+                                           lp, rtol=0, atol=3e-6)
+                want = lp.mean() if scoring == "pll" else np.exp(lp).mean()
+                assert got[k, c] == pytest.approx(want, rel=1e-5), (scoring, f)
+
+
+def test_reference_scoring_differs_from_pll_on_multi_piece_fillers(tiny_roberta) -> None:
+    text = "The chess player was hispanic."
+    ref, l2r, pll = (tiny_roberta.span_logprobs([text], [[(21, 29)]], rule=r)[0]
+                     for r in ("l2r-drop", "l2r", "pll"))
+    assert len(ref) == len(l2r) == len(pll) > 1
+    assert ref[-1] == pytest.approx(l2r[-1])  # the last piece sees the same input
+    # a random model is nearly uniform: the inputs differ, so do the values (> 1e-6 nats)
+    assert np.abs(ref[:-1] - l2r[:-1]).max() > 1e-6 and np.abs(l2r - pll).max() > 1e-6
 
 
 def test_real_tiny_adapters(data_dir: Path, tiny_roberta, tiny_gpt2) -> None:
@@ -139,6 +224,12 @@ def test_cli(data_dir: Path, tiny_bert_dir: Path, tmp_path: Path) -> None:
                                  "--out", str(tmp_path / "o")])
     assert r.exit_code == 0, r.output
     assert "ICAT" in r.output and (tmp_path / "o" / "by_bias_type.csv").is_file()
+    bad = CliRunner().invoke(app, ["run", "stereoset", "--model", str(tiny_bert_dir),
+                                   "--data", str(data_dir), "--scoring", "mean",
+                                   "--out", str(tmp_path / "bad")])
+    assert isinstance(bad.exception, GenderscopeError)  # main() prints it, exit 2
+    assert "--scoring mean: choose one of" in str(bad.exception)
+    assert not (tmp_path / "bad").exists()
 
 
 @pytest.mark.slow

@@ -2,15 +2,28 @@
 
 Each item is a context with a blank ("The chess player was BLANK.") and three
 fillers: stereotypical, anti-stereotypical and unrelated. A model *prefers* the
-sentence with the higher score. Scoring (defined here; the paper's Sec. 6
-likewise uses per-token averages so that fillers of different length compare):
+sentence with the higher score.
 
-- masked LM: mean pseudo-log-likelihood of the filler's pieces. The pieces of
-  the filled sentence that are not shared with the context (difflib against the
-  context with ``BLANK`` removed) are masked one at a time, the rest of the
-  sentence visible, and their log-probabilities averaged;
-- causal LM: mean log-likelihood per token of the whole filled sentence (with
-  the adapter's start token).
+The filler is located by character offsets: the context's text before and
+after ``BLANK`` frames the filler in each sentence (compared case-insensitively,
+as the data set's sentences sometimes lower-case the context). A masked LM reads
+the context with ``BLANK`` replaced by the filler, as the reference code does,
+and is scored over the pieces that overlap the filler's characters only.
+Masked-LM scoring (``scoring``, see ``SCORINGS``):
+
+- ``reference`` (default): mean *probability* of the filler's pieces, predicted
+  left to right, piece k with pieces 1..k-1 filled in and the later pieces left
+  out of the input; exactly the inputs and score of the reference code
+  (``IntrasentenceLoader`` + ``np.mean`` of the softmax probabilities);
+- ``l2r``: as ``reference`` but with the later pieces masked (one mask per piece);
+- ``pll``: mean pseudo-log-likelihood (nats per piece) of the filler's pieces,
+  each masked alone with every other piece visible (Salazar et al. 2020).
+
+For a one-piece filler the three read the same input and rank alike; they
+differ for multi-piece fillers (inputs, and mean probability vs mean
+log-probability). The reference code encodes the filler on its own; here its
+pieces are those of the filled text. Causal LM: mean log-likelihood per token of
+the whole filled sentence (with the adapter's start token).
 
 Metrics, exactly as the reference evaluation (``evaluation.py``, ScoreEvaluator):
 for each target term t, over its items,
@@ -27,7 +40,7 @@ items (target-term macro averages recomputed in every resample).
 
 from __future__ import annotations
 
-import difflib
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,7 +48,7 @@ import numpy as np
 import pandas as pd
 
 from genderscope.datasets.stereoset import BLANK, StereoSetItem
-from genderscope.errors import GenderscopeError
+from genderscope.errors import DataError, GenderscopeError
 from genderscope.measures._lm import data_meta, describe, model_kind, sentence_scores
 from genderscope.results import Result
 from genderscope.stats.intervals import DEFAULT_RESAMPLES
@@ -44,30 +57,67 @@ from genderscope.stats.resample import index_bootstrap_ci
 KINDS = ("stereotype", "anti_stereotype", "unrelated")
 
 
-def filler_positions(sentence: Sequence[str], context: Sequence[str]) -> list[bool]:
-    """Pieces of ``sentence`` not matched in ``context`` (the filled-in words)."""
-    mask = [True] * len(sentence)
-    sm = difflib.SequenceMatcher(None, list(sentence), list(context), autojunk=False)
-    for op, i1, i2, _j1, _j2 in sm.get_opcodes():
-        if op == "equal":
-            for k in range(i1, i2):
-                mask[k] = False
-    return mask if any(mask) else [True] * len(sentence)
+SCORINGS = ("reference", "l2r", "pll")
+_RULE = {"reference": "l2r-drop", "l2r": "l2r", "pll": "pll"}
+SCORING_TEXT = {
+    "reference": "reference: mean probability of filler pieces, left to right, later "
+                 "pieces left out",
+    "l2r": "l2r: mean probability of filler pieces, left to right, later pieces masked",
+    "pll": "pll: mean pseudo-log-likelihood of filler pieces",
+}
 
 
-def score_items(adapter: Any, items: Sequence[StereoSetItem], *,
+def filled_context(context: str, sentence: str) -> tuple[str, list[tuple[int, int]]]:
+    """The context with each ``BLANK`` replaced by the sentence's filler, and the
+    fillers' character spans in it.
+
+    The filler is the part of ``sentence`` between the context's text before and
+    after ``BLANK`` (matched case-insensitively). Raises ValueError when the
+    sentence does not have that frame.
+    """
+    parts = context.split(BLANK)
+    pattern = "(.+?)".join(re.escape(p) for p in parts)
+    m = re.fullmatch(pattern, sentence, flags=re.IGNORECASE | re.DOTALL)
+    if m is None or len(parts) < 2:
+        raise ValueError("sentence does not fill the context's BLANK")
+    text, spans = parts[0], []
+    for k, filler in enumerate(m.groups()):
+        spans.append((len(text), len(text) + len(filler)))
+        text += filler + parts[k + 1]
+    return text, spans
+
+
+def _masked_inputs(items: Sequence[StereoSetItem]) -> tuple[list[str], list[list[tuple[int, int]]]]:
+    texts, spans = [], []
+    for it in items:
+        for kind, sentence in zip(KINDS, it.sentences(), strict=True):
+            try:
+                text, sp = filled_context(it.context, sentence)
+            except ValueError:
+                raise DataError(f"{it.path}: item {it.index} ({it.item_id}): the {kind} "
+                                "sentence does not match its context around BLANK") from None
+            texts.append(text)
+            spans.append(sp)
+    return texts, spans
+
+
+def score_items(adapter: Any, items: Sequence[StereoSetItem], *, scoring: str = "reference",
                 progress: bool = False) -> np.ndarray:
-    """Scores (items x 3: stereotype, anti-stereotype, unrelated), nats per token."""
-    flat = [s for it in items for s in it.sentences()]
+    """Scores (items x 3: stereotype, anti-stereotype, unrelated): mean probability
+    per filler piece (``reference``, ``l2r``), mean log-probability per filler
+    piece in nats (``pll``), or mean log-likelihood per token in nats (causal)."""
+    if scoring not in SCORINGS:
+        raise GenderscopeError(f"unknown StereoSet scoring {scoring!r}; choose one of "
+                               f"{', '.join(SCORINGS)}")
     if adapter.kind == "masked":
-        ctx = [" ".join(it.context.replace(BLANK, " ").split()) for it in items]
-        toks = adapter.tokenize(flat + ctx)
-        sent_toks, ctx_toks = toks[:len(flat)], toks[len(flat):]
-        positions = [filler_positions(sent_toks[j], ctx_toks[j // 3]) for j in range(len(flat))]
-        scores = sentence_scores(adapter, flat, positions=positions, progress=progress)
+        texts, spans = _masked_inputs(items)
+        lps = adapter.span_logprobs(texts, spans, rule=_RULE[scoring], progress=progress)
+        agg = np.mean if scoring == "pll" else (lambda a: np.mean(np.exp(a)))
+        values = [float(agg(np.asarray(a, dtype=float))) for a in lps]
     else:
-        scores = sentence_scores(adapter, flat, progress=progress)
-    return np.array([s.mean for s in scores], dtype=float).reshape(len(items), 3)
+        flat = [s for it in items for s in it.sentences()]
+        values = [s.mean for s in sentence_scores(adapter, flat, progress=progress)]
+    return np.array(values, dtype=float).reshape(len(items), 3)
 
 
 def ss_lms_icat(pro: np.ndarray, related: np.ndarray, term: np.ndarray, n_terms: int
@@ -111,13 +161,14 @@ def _metrics(df: pd.DataFrame, *, n_resamples: int, seed: int) -> dict[str, Any]
 
 
 def run_stereoset(adapter: Any, items: Sequence[StereoSetItem], *, method: str = "stereoset",
-                  n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0, progress: bool = False,
+                  scoring: str = "reference", n_resamples: int = DEFAULT_RESAMPLES,
+                  seed: int = 0, progress: bool = False,
                   params: dict[str, Any] | None = None) -> Result:
     """SS, LMS and ICAT overall and per bias type (see module docstring)."""
     model_kind(adapter, method)
     if not items:
         raise GenderscopeError(f"{method}: no items to score")
-    sc = score_items(adapter, items, progress=progress)
+    sc = score_items(adapter, items, scoring=scoring, progress=progress)
     df = pd.DataFrame({
         "item_id": [it.item_id for it in items], "index": [it.index for it in items],
         "bias_type": [it.bias_type for it in items], "target": [it.target for it in items],
@@ -139,7 +190,7 @@ def run_stereoset(adapter: Any, items: Sequence[StereoSetItem], *, method: str =
     if "gender" in by_type:
         summary["gender"] = by_type["gender"]
     meta = {"model": describe(adapter),
-            "params": {"scoring": "mean PLL over filler pieces" if adapter.kind == "masked"
+            "params": {"scoring": SCORING_TEXT[scoring] if adapter.kind == "masked"
                        else "mean log-likelihood per token", "n_resamples": n_resamples,
                        **(params or {})},
             "data": data_meta(it.path for it in items), "seed": seed}

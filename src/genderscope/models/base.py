@@ -7,6 +7,9 @@ Masked LMs (:class:`MaskedScorer`) answer
   strategy, other spans hidden by one mask per wordpiece);
 - :meth:`pseudo_log_likelihood`: PLL of sentences (Salazar et al. 2020),
   optionally over a subset of token positions;
+- :meth:`span_logprobs`: log P of the pieces covering character spans of a
+  text, under a named rule (left to right with later pieces masked or left
+  out, or each piece masked alone);
 - :meth:`tokenize`: the word pieces of sentences (to choose PLL positions).
 
 Causal LMs (:class:`CausalScorer`) answer
@@ -39,6 +42,9 @@ Strategy = Literal["l2r", "independent", "first-piece"]
 SpanMasking = Literal["piece", "word"]
 
 STRATEGIES: tuple[str, ...] = ("l2r", "independent", "first-piece")
+
+SpanRule = Literal["l2r", "l2r-drop", "pll"]
+SPAN_RULES: tuple[str, ...] = ("l2r", "l2r-drop", "pll")
 
 
 @dataclass(frozen=True)
@@ -102,6 +108,10 @@ class MaskedScorer(Scorer, Protocol):
     def pseudo_log_likelihood(self, texts: Sequence[str], *,
                               positions: Sequence[Sequence[bool] | None] | None = None,
                               progress: bool = False) -> list[SeqScore]: ...
+
+    def span_logprobs(self, texts: Sequence[str],
+                      spans: Sequence[Sequence[tuple[int, int]]], *, rule: SpanRule = "l2r",
+                      progress: bool = False) -> list[np.ndarray]: ...
 
     def tokenize(self, texts: Sequence[str]) -> list[list[str]]: ...
 

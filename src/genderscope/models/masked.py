@@ -16,6 +16,16 @@ Pseudo-log-likelihood (Salazar et al. 2020, eq. 1): PLL(W) = sum_t log P(w_t | W
 each token masked in turn; optionally only over a chosen subset of pieces
 (CrowS-Pairs scores only the unmodified tokens, Nangia et al. 2020, Sec. 3).
 
+Span pieces (:meth:`MaskedLM.span_logprobs`): log P of each piece that overlaps
+given character spans of a text, under a named rule (``SPAN_RULES``):
+
+- ``l2r``: pieces predicted left to right; piece k sees the span pieces before it
+  filled in and those after it masked;
+- ``l2r-drop``: as ``l2r``, but the span pieces after k are left out of the input
+  (one mask), as StereoSet's reference code builds its inputs
+  (``context.replace("BLANK", decode(pieces[:k]) + mask)``);
+- ``pll``: each span piece masked alone, every other piece visible.
+
 The candidate and hidden spans are located by character offsets of the full
 sentence, so SentencePiece/BPE tokenizers (RoBERTa's leading-space ``Ġ``) get
 the pieces the word really has in context.
@@ -35,10 +45,12 @@ from genderscope.errors import GenderscopeError, ModelLoadError
 from genderscope.models.base import (
     HIDE_RE,
     SLOT,
+    SPAN_RULES,
     STRATEGIES,
     FillQuery,
     SeqScore,
     SpanMasking,
+    SpanRule,
     Strategy,
 )
 from genderscope.models.engine import Request
@@ -72,6 +84,12 @@ def _render(template: str, candidate: str) -> tuple[str, tuple[int, int], list[t
     parts.append(template[pos:])
     return "".join(parts), target_span, hidden
 
+
+
+def _overlaps(a: int, b: int, s0: int, s1: int) -> bool:
+    """Piece at characters [a, b) lies in span [s0, s1); a zero-width piece (a bare
+    word-start ``Ġ`` of a byte-level BPE) belongs to the word starting at a."""
+    return s0 <= a < s1 if a == b else (a < s1 and b > s0)
 
 
 class MaskedLM(LanguageModelAdapter):
@@ -188,6 +206,54 @@ class MaskedLM(LanguageModelAdapter):
             for j in range(k):
                 step[target_pos[j]] = target_ids[j]
             reqs.append(Request(tuple(step), ((target_pos[k], target_ids[k]),)))
+        return reqs
+
+    # -- pieces of character spans ---------------------------------------------------
+    def span_logprobs(self, texts: Sequence[str],
+                      spans: Sequence[Sequence[tuple[int, int]]], *, rule: SpanRule = "l2r",
+                      progress: bool = False) -> list[np.ndarray]:
+        """log P (nats) of each piece of ``texts[i]`` overlapping a character span in
+        ``spans[i]`` (half-open ``(start, end)``), in text order, under ``rule``
+        (module doc). Pieces are those of the whole text, found by their offsets."""
+        if rule not in SPAN_RULES:
+            raise GenderscopeError(f"unknown span rule {rule!r}; choose one of "
+                                   f"{', '.join(SPAN_RULES)}")
+        if len(spans) != len(texts):
+            raise GenderscopeError(f"spans has {len(spans)} entries for {len(texts)} texts")
+        keys = [t + "\x1f" + ";".join(f"{a},{b}" for a, b in sp)
+                for t, sp in zip(texts, spans, strict=True)]
+
+        def compute(idx: list[int]) -> list[np.ndarray]:
+            plans = [self._plan_spans(texts[i], spans[i], rule) for i in idx]
+            answers = self.engine.run([r for plan in plans for r in plan])
+            out, k = [], 0
+            for plan in plans:
+                out.append(np.array([float(a[0]) for a in answers[k:k + len(plan)]]))
+                k += len(plan)
+            return out
+
+        return self._cached(f"span:{rule}", keys, compute, progress=progress,
+                            label="scoring spans")
+
+    def _plan_spans(self, text: str, spans: Sequence[tuple[int, int]],
+                    rule: str) -> list[Request]:
+        enc = self.tokenizer(text, return_offsets_mapping=True, return_special_tokens_mask=True)
+        ids: list[int] = enc["input_ids"]
+        chosen = [j for j, ((a, b), sp) in enumerate(zip(enc["offset_mapping"],
+                                                         enc["special_tokens_mask"], strict=True))
+                  if not sp and any(_overlaps(a, b, s0, s1) for s0, s1 in spans)]
+        if not chosen:
+            raise GenderscopeError(f"spans {list(spans)} cover no token of {text[:60]!r}")
+        mask = int(self.tokenizer.mask_token_id)
+        reqs = []
+        for k, j in enumerate(chosen):
+            later = set(chosen[k + 1:]) if rule != "pll" else set()
+            if rule == "l2r-drop":  # later pieces come after j: j keeps its position
+                step = [t for p, t in enumerate(ids) if p not in later]
+            else:
+                step = [mask if p in later else t for p, t in enumerate(ids)]
+            step[j] = mask
+            reqs.append(Request(tuple(step), ((j, ids[j]),)))
         return reqs
 
     # -- pseudo-log-likelihood ------------------------------------------------------

@@ -7,6 +7,8 @@ ordinary Hugging Face folders (used by tests and benchmarks; see docs/models.md)
   a 2-layer, 32-wide model for fast unit tests.
 - RoBERTa and GPT-2 with a byte-level BPE tokenizer trained here on a few
   hundred sentences (leading-space ``Ġ`` pieces, like the real ones).
+- XLM-RoBERTa with a SentencePiece (Unigram, ``▁`` word-start pieces) tokenizer
+  trained here the same way.
 
 Probabilities of these models are meaningless: use them for exactness and
 speed, never for what a bias score means.
@@ -29,6 +31,9 @@ from transformers import (
     RobertaConfig,
     RobertaForMaskedLM,
     RobertaTokenizerFast,
+    XLMRobertaConfig,
+    XLMRobertaForMaskedLM,
+    XLMRobertaTokenizerFast,
 )
 
 BERT_VOCAB_SIZE = 30522
@@ -91,6 +96,30 @@ def build_roberta(folder: str | Path, seed: int = 0) -> Path:
                         pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
                         eos_token_id=tok.eos_token_id, **_TINY)
     RobertaForMaskedLM(cfg).eval().save_pretrained(folder)
+    tok.save_pretrained(folder)
+    return folder
+
+
+def build_xlmr(folder: str | Path, seed: int = 0) -> Path:
+    """Save a tiny random XLMRobertaForMaskedLM with a SentencePiece Unigram tokenizer."""
+    import string
+
+    from tokenizers import SentencePieceUnigramTokenizer
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    sp = SentencePieceUnigramTokenizer()
+    sp.train_from_iterator(_CORPUS * 20, vocab_size=300, unk_token="<unk>",
+                           special_tokens=["<s>", "<pad>", "</s>", "<unk>", "<mask>"],
+                           initial_alphabet=list(string.ascii_letters + string.punctuation))
+    tok = XLMRobertaTokenizerFast(tokenizer_object=sp._tokenizer, bos_token="<s>",
+                                  eos_token="</s>", sep_token="</s>", cls_token="<s>",
+                                  pad_token="<pad>", unk_token="<unk>", mask_token="<mask>")
+    torch.manual_seed(seed)
+    cfg = XLMRobertaConfig(vocab_size=len(tok), max_position_embeddings=130,
+                           pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
+                           eos_token_id=tok.eos_token_id, **_TINY)
+    XLMRobertaForMaskedLM(cfg).eval().save_pretrained(folder)
     tok.save_pretrained(folder)
     return folder
 

@@ -332,6 +332,12 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                              "(gender, profession, race, religion)."),
         split: str = typer.Option("dev", "--split", help="Only the dev split is available in "
                                   "the flattened copy; pass --data for another file."),
+        scoring: str = typer.Option(
+            "reference", "--scoring",
+            help="Masked LMs: 'reference' (the paper's code: mean probability of the "
+                 "filler's pieces, left to right, later pieces left out), 'l2r' (same, "
+                 "later pieces masked) or 'pll' (mean pseudo-log-likelihood of the "
+                 "filler's pieces). Causal LMs ignore it."),
         data: Path | None = DATA_OPTION, kind: str = KIND_OPTION,
         start_token: str = START_OPTION, limit: int | None = LIMIT_OPTION,
         subset_seed: int = SUBSET_SEED_OPTION, seed: int = SEED_OPTION,
@@ -347,6 +353,10 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         if split != "dev":
             raise GenderscopeError(f"--split {split}: only the dev split of StereoSet is "
                                    "public (its test labels were never released)")
+        from genderscope.measures.stereoset import SCORINGS
+
+        if scoring not in SCORINGS:
+            raise GenderscopeError(f"--scoring {scoring}: choose one of {', '.join(SCORINGS)}")
         domains = ("gender", "profession", "race", "religion")
         if bias_type is not None and bias_type not in domains:
             raise GenderscopeError(f"--bias-type {bias_type}: choose one of "
@@ -357,8 +367,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         items = subset(items, limit, subset_seed)
         result, run_id, base = _execute(
             "stereoset", model, kind, start_token, device, dtype, store_path, out,
-            lambda lm: run_stereoset(lm, items, n_resamples=resamples, seed=seed,
-                                     progress=progress,
+            lambda lm: run_stereoset(lm, items, scoring=scoring, n_resamples=resamples,
+                                     seed=seed, progress=progress,
                                      params={"bias_type": bias_type, "split": split}),
             {"limit": limit, "subset_seed": subset_seed if limit else None})
         _finish(result, run_id, base, as_json, _stereoset_tables)
