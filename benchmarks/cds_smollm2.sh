@@ -3,7 +3,8 @@
 # before/after. Run from the repository root, under the heavy-job lock:
 #   flock /tmp/gs-heavy.lock bash benchmarks/cds_smollm2.sh /tmp/gs-cds
 # Budget: the first 400 GAP documents (development-1..400), CDS p=0.5 seed 42, 1 epoch
-# (Bartl et al. use 3 epochs on all of GAP), lr 2e-5, batch 1, max 128 tokens.
+# whole passages (--unit passage), lr 2e-5, batch 1, max 128 tokens. Bartl et al. use
+# 3 epochs on the sentences of the fully flipped GAP (--corpus gap-flipped-bartl --mode none).
 set -euo pipefail
 W=${1:-/tmp/gs-cds}
 mkdir -p "$W"
@@ -14,7 +15,7 @@ t() { /usr/bin/time -f "%e s wall, %M KB maxrss" "$@"; }  # for commands, not fu
 echo "commit $(git rev-parse --short HEAD)"; date -u
 t python -c "from genderscope.cli.app import main; main()" debias cds --model smollm2 \
   --corpus gap --mode cds --prob 0.5 --seed 42 --limit 400 --epochs 1 --lr 2e-5 \
-  --batch-size 1 --max-length 128 --save-every 100 --out "$W/smollm2-cds" --overwrite
+  --unit passage --batch-size 1 --max-length 128 --save-every 100 --out "$W/smollm2-cds" --overwrite
 time gs run bec-pro --model smollm2 --lang en --out "$W/becpro-before" --store "$S" --no-progress
 time gs run bec-pro --model "$W/smollm2-cds" --lang en --out "$W/becpro-after" --store "$S" \
   --no-progress

