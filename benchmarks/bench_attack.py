@@ -101,6 +101,7 @@ def main() -> None:
         wall = time.perf_counter() - t
         outcomes[name] = [(o.status, o.adversarial) for o in outs]
         rows.append({"config": name, "attacks": len(outs),
+                     "evaluated/attack": np.mean([o.evaluated for o in outs]),
                      "queries/attack": np.mean([o.queries for o in outs]),
                      "requests/attack": np.mean([o.requests for o in outs]),
                      "s/attack": wall / len(outs), "lm calls": lm_filter.calls,
@@ -108,7 +109,8 @@ def main() -> None:
     table = pd.DataFrame(rows).set_index("config")
     print(table.round(3).to_string())
     on, off, unb = (table.iloc[i] for i in range(3))
-    print(f"query cache: {off['queries/attack'] / on['queries/attack']:.2f}x fewer queries, "
+    print(f"query cache: {off['evaluated/attack'] / on['evaluated/attack']:.2f}x fewer "
+          "model evaluations, "
           f"{off['s/attack'] / on['s/attack']:.2f}x faster per attack")
     print(f"LM batching: {unb['lm calls'] / max(on['lm calls'], 1):.1f}x fewer LM calls, "
           f"{unb['s/attack'] / on['s/attack']:.2f}x faster per attack")

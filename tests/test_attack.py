@@ -215,8 +215,46 @@ def test_attack_fails_woman_to_man_and_respects_budgets(neighbours):
                                                      max_queries=3))
     out = small.attack(text, "woman->man", index=1)
     assert out.status == FAILURE and out.stopped == "queries"
-    # budget is checked before each perturbation; one perturbation asks <= n candidates
-    assert out.queries <= 1 + 3 + 2
+    assert out.queries <= 3  # never past the budget
+
+
+def test_query_budget_counts_distinct_texts_and_is_never_exceeded(neighbours):
+    """``queries`` = distinct texts the attack asked for (the original included), and
+    no classifier call takes it past max_queries."""
+    text = "The king and his father, he said: good boy!"
+    for budget in (1, 2, 3, 5, 8, 13, 40):
+        asked: list[str] = []
+
+        def recording(texts: list[str], asked: list[str] = asked) -> np.ndarray:
+            asked.extend(texts)
+            return gender_probs(texts)
+
+        atk = GenderAttack(Classifier(recording, cache=False), neighbours, seed=2,
+                           search=GeneticSearch(pop_size=8, max_generations=8,
+                                                max_queries=budget))
+        out = atk.attack(text, "woman->man")
+        assert out.queries == len(set(asked)) <= budget, budget
+        assert out.evaluated == len(asked) >= out.queries
+
+
+def test_perturb_keeps_the_text_unless_the_gain_is_positive():
+    """Every substitution makes the original label *more* likely: the paper keeps the
+    current text, so the search ends where it started, at fitness 0."""
+    original = ("the", "queen", "spoke")
+    goal = Goal(np.array([0.3, 0.7]))  # label 1
+
+    def evaluate(batch):
+        return np.array([[0.3, 0.7] if w == original else [0.1, 0.9] for w in batch])
+
+    out = GeneticSearch(pop_size=5, max_generations=3, max_queries=None).run(
+        original, {1: ["woman", "girl"]}, evaluate, goal, np.random.default_rng(0))
+    assert out.words == original and out.fitness == 0.0 and out.stopped == "generations"
+    assert out.queries == 3  # the original and its two variants
+
+
+def test_defaults_are_the_papers():
+    g = GeneticSearch()
+    assert (g.pop_size, g.max_generations) == (60, 20)
 
 
 def test_results_do_not_depend_on_attack_order(neighbours):
@@ -229,6 +267,9 @@ def test_results_do_not_depend_on_attack_order(neighbours):
     b = {(i, d): rev.attack(t, d, i) for i, t in reversed(list(enumerate(texts)))
          for d in ("woman->man", "man->woman")}
     assert {k: v.adversarial for k, v in a.items()} == {k: v.adversarial for k, v in b.items()}
+    # per-attack query counts too (the shared classifier cache answers different attacks)
+    assert {k: v.queries for k, v in a.items()} == {k: v.queries for k, v in b.items()}
+    assert {k: v.evaluated for k, v in a.items()} != {k: v.evaluated for k, v in b.items()}
 
 
 def test_not_attackable_texts_are_counted_not_failed(neighbours):
@@ -252,7 +293,8 @@ def test_query_cache_saves_queries(neighbours):
     a = with_cache.attack_many(texts, ["woman->man"])
     b = no_cache.attack_many(texts, ["woman->man"])
     assert [o.status for o in a] == [o.status for o in b]
-    assert sum(o.queries for o in a) < sum(o.queries for o in b)
+    assert sum(o.evaluated for o in a) < sum(o.evaluated for o in b)
+    assert [o.queries for o in a] == [o.queries for o in b]  # the cache does not change it
     assert sum(o.requests for o in a) == sum(o.requests for o in b)
 
 

@@ -49,8 +49,11 @@ class AttackOutcome:
     n_substitutable: int = 0  # words with >= 1 candidate before the LM filter
     n_positions: int = 0  # words with >= 1 candidate after the LM filter
     n_candidates: int = 0  # candidates after the LM filter, all positions
-    queries: int = 0  # texts the classifier model actually evaluated
-    requests: int = 0  # texts asked of the classifier adapter (cache hits included)
+    queries: int = 0  # distinct texts this attack needed classified (original and cache
+    #                   hits included): independent of the order texts are attacked in
+    requests: int = 0  # texts asked of the classifier adapter (repeats included)
+    evaluated: int = 0  # texts the classifier model ran on (the rest came from its cache;
+    #                     depends on what earlier attacks cached)
     seconds: float = 0.0
     generations: int = 0
     stopped: str = ""
@@ -115,21 +118,20 @@ class GenderAttack:
                     n_candidates=sum(len(c) for c in cands.values()))
         if self.target is not None and y == self.target:
             return AttackOutcome(status="already target", adversarial=text, adv_label=y,
-                                 p_adv=float(p0[y]), words_changed=0, queries=clf.queries - q0,
-                                 requests=clf.requests - r0,
+                                 p_adv=float(p0[y]), words_changed=0, queries=1,
+                                 evaluated=clf.queries - q0, requests=clf.requests - r0,
                                  seconds=time.perf_counter() - t0, **base)
         if not cands:
             return AttackOutcome(status=NOT_ATTACKABLE, adversarial=None, adv_label=y,
-                                 p_adv=float(p0[y]), words_changed=0, queries=clf.queries - q0,
-                                 requests=clf.requests - r0,
+                                 p_adv=float(p0[y]), words_changed=0, queries=1,
+                                 evaluated=clf.queries - q0, requests=clf.requests - r0,
                                  seconds=time.perf_counter() - t0, **base)
 
         def evaluate(batch: list[Words]) -> np.ndarray:
             return clf.predict_proba([wt.render(w) for w in batch])
 
         rng = np.random.default_rng([self.seed, index, list(DIRECTIONS).index(direction)])
-        out = self.search.run(wt.words, cands, evaluate, goal, rng,
-                              queries_used=lambda: clf.queries)
+        out = self.search.run(wt.words, cands, evaluate, goal, rng)
         changes = [(a, b) for a, b in zip(wt.words, out.words, strict=True) if a != b]
         return AttackOutcome(
             status=SUCCESS if out.success else FAILURE,
@@ -137,7 +139,7 @@ class GenderAttack:
             adv_label=int(np.argmax(out.probs)), p_adv=float(out.probs[y]),
             words_changed=len(changes) if out.success else 0,
             changes=changes if out.success else [],
-            queries=clf.queries - q0, requests=clf.requests - r0,
+            queries=out.queries, evaluated=clf.queries - q0, requests=clf.requests - r0,
             seconds=time.perf_counter() - t0, generations=out.generations,
             stopped=out.stopped, **base)
 

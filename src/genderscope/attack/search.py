@@ -4,18 +4,25 @@ An individual is the text's word tuple with some words substituted.
 
 - Perturb(x): pick a substitutable word at random, with probability proportional
   to its number of candidates, preferring words not yet changed; try every
-  candidate at that position and keep the variant with the best fitness
-  (one classifier query per candidate, de-duplicated by the classifier cache).
-- Initial population: ``pop_size`` perturbations of the original text
-  (random single-word alterations).
+  candidate at that position and move to the variant with the best fitness
+  only if it beats x's own fitness (a positive gain); otherwise x is kept, as
+  in the paper's ``select_best_replacement``.
+- Initial population: ``pop_size`` perturbations of the original text.
 - Each generation: stop when a member reaches the goal (label change); else keep
   the best member (elitism), draw ``pop_size - 1`` parent pairs with
   probability softmax(fitness / temperature), cross them over at one random
   cut point between the first and last word (GSoC 2019 variant of the
-  paper's uniform crossover), and mutate each child by one more alteration.
-- Stops after ``max_generations`` or once the classifier has answered
-  ``max_queries`` new texts for this attack. Randomness comes only from the
-  ``numpy.random.Generator`` passed in, so a seed fixes the result.
+  paper's uniform crossover), and perturb each child (the child is scored in
+  the same classifier call as its variants, for the gain rule).
+- Defaults: population 60 and 20 generations, as the paper (sec. 4.1: S = 60,
+  G = 20) and TextAttack's ``alzantot`` recipe. ``max_queries`` (2,000 by
+  default, ``None`` for none) is genderscope's cap, not the paper's.
+- Queries: the distinct texts (word tuples) this search asked the classifier
+  for, the original included, whether or not a classifier cache answered them;
+  so the count does not depend on what other attacks ran before. The search
+  stops before a call that would take the count past ``max_queries``.
+  Randomness comes only from the ``numpy.random.Generator`` passed in, so a
+  seed fixes the result.
 """
 
 from __future__ import annotations
@@ -41,10 +48,26 @@ class SearchOutcome:
     fitness: float
     generations: int
     stopped: str  # "goal", "generations", "queries"
+    queries: int = 0  # distinct texts asked of the classifier, the original included
 
 
 class _Budget(Exception):
     pass
+
+
+class _Asker:
+    """``evaluate`` that counts distinct texts and refuses a call past the budget."""
+
+    def __init__(self, evaluate: Evaluate, original: Words, limit: int | None) -> None:
+        self.evaluate, self.limit = evaluate, limit
+        self.seen: set[Words] = {original}
+
+    def __call__(self, batch: list[Words]) -> np.ndarray:
+        new = set(batch) - self.seen
+        if self.limit is not None and len(self.seen) + len(new) > self.limit:
+            raise _Budget
+        self.seen |= new
+        return self.evaluate(batch)
 
 
 class _Found(Exception):
@@ -54,11 +77,12 @@ class _Found(Exception):
 
 @dataclass
 class GeneticSearch:
-    """Alzantot et al.'s genetic attack; parameters as in the paper's sec. 4.1 (S=20,
-    G=20 there; fewer generations by default here because a CPU classifier is slow)."""
+    """Alzantot et al.'s genetic attack; population and generations as in the paper's
+    sec. 4.1 (S = 60, G = 20) and TextAttack's recipe; ``max_queries`` caps the
+    distinct texts one attack may ask the classifier (the original included)."""
 
-    pop_size: int = 20
-    max_generations: int = 10
+    pop_size: int = 60
+    max_generations: int = 20
     max_queries: int | None = 2000
     temperature: float = 0.3
 
@@ -72,26 +96,29 @@ class GeneticSearch:
             raise GenderscopeError(f"max_queries must be >= 1, got {self.max_queries}")
 
     def run(self, original: Words, candidates: dict[int, list[str]], evaluate: Evaluate,
-            goal: Goal, rng: np.random.Generator,
-            queries_used: Callable[[], int] = lambda: 0) -> SearchOutcome:
-        """Search; ``candidates`` maps word index -> replacement words (non-empty)."""
+            goal: Goal, rng: np.random.Generator) -> SearchOutcome:
+        """Search; ``candidates`` maps word index -> replacement words (non-empty);
+        ``goal.p0`` holds the original text's probabilities (counted as one query)."""
         positions = sorted(i for i, c in candidates.items() if c)
         if not positions:
             raise GenderscopeError("genetic search needs at least one substitutable word")
         weights = np.array([len(candidates[i]) for i in positions], dtype=float)
-        start_q = queries_used()
+        ask = _Asker(evaluate, original, self.max_queries)
 
-        def check_budget() -> None:
-            if self.max_queries is not None and queries_used() - start_q >= self.max_queries:
-                raise _Budget
-
-        def perturb(x: Words) -> tuple[Words, np.ndarray]:
+        def perturb(x: Words, px: np.ndarray | None) -> tuple[Words, np.ndarray]:
+            """Best single substitution of x if it gains fitness, else x (``px``: x's
+            probabilities, or None to score x with its variants)."""
             free = np.array([x[i] == original[i] for i in positions])
             w = weights * free if free.any() else weights
             pos = positions[int(rng.choice(len(positions), p=w / w.sum()))]
             variants = [x[:pos] + (c,) + x[pos + 1:] for c in candidates[pos] if c != x[pos]]
-            variants = variants or [x]  # every candidate already in place
-            probs = evaluate(variants)
+            probs = ask(variants if px is not None else [x, *variants])
+            if px is None:
+                px, probs = probs[0], probs[1:]
+                if goal.reached(px)[0]:  # the child itself changes the label
+                    raise _Found(x, px)
+            if not variants:  # every candidate already in place
+                return x, px
             fit = goal.fitness(probs)
             reached = goal.reached(probs)
             if reached.any():  # stop on label change
@@ -99,7 +126,9 @@ class GeneticSearch:
                 win = int(idx[np.argmax(fit[idx])])
                 raise _Found(variants[win], probs[win])
             best = int(np.argmax(fit))
-            return variants[best], probs[best]
+            if fit[best] > goal.fitness(px)[0]:
+                return variants[best], probs[best]
+            return x, px
 
         def crossover(a: Words, b: Words) -> Words:
             if len(a) < 2:
@@ -113,8 +142,7 @@ class GeneticSearch:
         generation = 0
         try:
             for _ in range(self.pop_size):
-                check_budget()
-                x, p = perturb(original)
+                x, p = perturb(original, goal.p0)
                 pop.append(x)
                 probs_list.append(p)
             while True:
@@ -127,10 +155,10 @@ class GeneticSearch:
                     idx = np.flatnonzero(reached)
                     win = int(idx[np.argmax(fit[idx])])
                     return SearchOutcome(True, pop[win], probs[win], float(fit[win]),
-                                         generation, "goal")
+                                         generation, "goal", len(ask.seen))
                 if generation >= self.max_generations:
                     return SearchOutcome(False, best_words, best_probs, float(fit[elite]),
-                                         generation, "generations")
+                                         generation, "generations", len(ask.seen))
                 generation += 1
                 z = (fit - fit.max()) / self.temperature
                 select = np.exp(z) / np.exp(z).sum()
@@ -139,14 +167,16 @@ class GeneticSearch:
                 p2 = rng.choice(len(pop), size=n_child, p=select)
                 new_pop, new_probs = [pop[elite]], [probs[elite]]
                 for a, b in zip(p1, p2, strict=True):
-                    check_budget()
-                    x, p = perturb(crossover(pop[a], pop[b]))
+                    child = crossover(pop[a], pop[b])
+                    known = probs[a] if child == pop[a] else probs[b] if child == pop[b] else None
+                    x, p = perturb(child, known)
                     new_pop.append(x)
                     new_probs.append(p)
                 pop, probs_list = new_pop, new_probs
         except _Found as found:
             return SearchOutcome(True, found.words, found.probs,
-                                 float(goal.fitness(found.probs)[0]), generation, "goal")
+                                 float(goal.fitness(found.probs)[0]), generation, "goal",
+                                 len(ask.seen))
         except _Budget:
             if pop:
                 probs = np.stack(probs_list)
@@ -156,8 +186,9 @@ class GeneticSearch:
                     idx = np.flatnonzero(reached)
                     win = int(idx[np.argmax(fit[idx])])
                     return SearchOutcome(True, pop[win], probs[win], float(fit[win]),
-                                         generation, "goal")
+                                         generation, "goal", len(ask.seen))
                 elite = int(np.argmax(fit))
                 best_words, best_probs = pop[elite], probs[elite]
             return SearchOutcome(False, best_words, best_probs,
-                                 float(goal.fitness(best_probs)[0]), generation, "queries")
+                                 float(goal.fitness(best_probs)[0]), generation, "queries",
+                                 len(ask.seen))

@@ -7,8 +7,9 @@ that direction (at least one substitution survived the LM filter):
 - success rate = successes / attackable texts (Wilson CI). "Not attackable"
   texts are counted (``n_not_attackable``) and never counted as failures.
 - words changed per success (mean, percentile bootstrap CI);
-- classifier queries per attack (texts the model actually evaluated, after
-  the adapter's cache) and seconds per attack (mean, bootstrap CI);
+- classifier queries per attack (distinct texts the attack needed classified,
+  the original and cache hits included, so independent of attack order) and
+  seconds per attack (mean, bootstrap CI);
 - asymmetry = success rate(man->woman) - success rate(woman->man), with a paired
   bootstrap CI over texts (resampling texts, each rate over the resample's
   attackable texts). The GSoC 2019 attack (Lantavos & Sushil) reports more
@@ -44,7 +45,8 @@ def outcomes_table(outcomes: Sequence[AttackOutcome], labels: Sequence[str] | No
         "words_changed": o.words_changed, "n_words": o.n_words,
         "n_substitutable": o.n_substitutable, "n_positions": o.n_positions,
         "n_candidates": o.n_candidates, "queries": o.queries, "requests": o.requests,
-        "seconds": o.seconds, "generations": o.generations, "stopped": o.stopped,
+        "evaluated": o.evaluated, "seconds": o.seconds, "generations": o.generations,
+        "stopped": o.stopped,
         "changes": "; ".join(f"{a}->{b}" for a, b in o.changes),
         "text": o.original, "adversarial": o.adversarial,
     } for o in outcomes])
