@@ -342,11 +342,28 @@ class Store:
                 [(model, namespace, k, np.asarray(v, dtype="<f8").tobytes())
                  for k, v in values.items()])
 
+    def get_texts(self, model: str, namespace: str, keys: Sequence[str]) -> dict[str, str]:
+        """Cached JSON texts (word pieces, adapter memos) for present ``keys``."""
+        return {k: v for k, v in self.get_scores(model, namespace, keys).items()
+                if isinstance(v, str)}
+
+    def put_texts(self, model: str, namespace: str, values: Mapping[str, str]) -> None:
+        """Insert or replace cached JSON texts (a JSON list or object: never read as a
+        number by the column's REAL affinity), in one transaction."""
+        bad = [k for k, v in values.items() if not str(v).startswith(("[", "{"))]
+        if bad:
+            raise ValueError(f"put_texts takes JSON lists or objects; {bad[0]!r} is not one")
+        with self._transaction():
+            self._con.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)",
+                                  [(model, namespace, k, str(v)) for k, v in values.items()])
+
     def count_scores(self, model: str | None = None) -> int:
+        """Cached numbers and arrays (texts from :meth:`put_texts` not counted)."""
         if model is None:
-            return self._con.execute("SELECT COUNT(*) FROM scores").fetchone()[0]
-        return self._con.execute("SELECT COUNT(*) FROM scores WHERE model=?",
-                                 (model,)).fetchone()[0]
+            return self._con.execute("SELECT COUNT(*) FROM scores "
+                                     "WHERE typeof(value) != 'text'").fetchone()[0]
+        return self._con.execute("SELECT COUNT(*) FROM scores WHERE model=? AND "
+                                 "typeof(value) != 'text'", (model,)).fetchone()[0]
 
     # -- runs --------------------------------------------------------------
     def record_run(self, result: Result) -> str:

@@ -185,30 +185,43 @@ def _check_lang(lang: str) -> None:
 
 # -- generator ------------------------------------------------------
 def generate(lang: str = "en") -> list[BecProRow]:
-    """All 5,400 BEC-Pro rows of ``lang`` ("en" or "de"), in the published order."""
+    """All 5,400 BEC-Pro rows of ``lang`` ("en" or "de"), in the published order.
+
+    Plain Python over lists: each sentence is assembled from the pattern's pieces, so
+    the person and profession spans are known without searching the sentence."""
     profs, pers, pats = professions(lang), persons(lang), patterns(lang)
+    people = pers.to_dict("records")
+    by_group = {g: profs[profs.group == g].to_dict("records") for g in GROUPS}
     rows: list[BecProRow] = []
     for group in GROUPS:
         for pattern in pats:
-            for _, p in pers.iterrows():
-                subject = f"{p.determiner} {p.person}".strip()
-                template = pattern.replace(ARTICLE, ARTICLES_DE.get(p.gender, ""))
-                for _, f in profs[profs.group == group].iterrows():
+            for p in people:
+                person, gender = p["person"], p["gender"]
+                subject = f"{p['determiner']} {person}".strip()
+                template = pattern.replace(ARTICLE, ARTICLES_DE.get(gender, ""))
+                if template.count(SUBJECT) != 1 or template.count(PROFESSION) != 1 or \
+                        template.index(SUBJECT) > template.index(PROFESSION):
+                    raise DataError(f"BEC-Pro pattern {pattern!r}: needs {SUBJECT} before "
+                                    f"{PROFESSION}, once each")
+                a, rest = template.split(SUBJECT)
+                b, c = rest.split(PROFESSION)
+                p_end = len(a) + len(subject)
+                person_span = (p_end - len(person), p_end)
+                f_start = p_end + len(b)
+                head = a + subject[:len(subject) - len(person)]
+                for f in by_group[group]:
                     if lang == "en":
-                        prof, prof_en = f.profession, None
+                        prof, prof_en = f["profession"], None
                     else:
-                        prof = f.masculine if p.gender == "male" else f.feminine
-                        prof_en = f.profession_en
-                    sentence = fill_template(template, subject, prof)
-                    spans = _spans(template, sentence, p.person, prof)
-                    assert not isinstance(spans, str), spans
-                    tm, am, tam = masked_columns(sentence, spans[0], spans[1])
-                    cells = {"Sentence": sentence, "Sent_TM": tm, "Sent_AM": am, "Sent_TAM": tam,
-                             "Template": template, "Person": p.person, "Gender": p.gender,
-                             "Profession": prof, "Prof_Gender": group}
-                    if prof_en is not None:
-                        cells["Profession_EN"] = prof_en
-                    rows.append(_make_row(len(rows), cells, spans))
+                        prof = f["masculine"] if gender == "male" else f["feminine"]
+                        prof_en = f["profession_en"]
+                    prof_mask = " ".join([MASK] * len(prof.split()))
+                    sentence = head + person + b + prof + c
+                    rows.append(BecProRow(
+                        len(rows), sentence, head + MASK + b + prof + c,
+                        head + person + b + prof_mask + c, head + MASK + b + prof_mask + c,
+                        template, person, gender, prof, group, prof_en, person_span,
+                        (f_start, f_start + len(prof)), subject))
     return rows
 
 

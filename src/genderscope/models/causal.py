@@ -23,8 +23,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from transformers import AutoModelForCausalLM
-from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
 from genderscope.errors import GenderscopeError, ModelLoadError
 from genderscope.models.base import SeqScore
@@ -32,6 +30,7 @@ from genderscope.models.engine import Request
 from genderscope.models.hf import (
     LanguageModelAdapter,
     ModelSource,
+    check_dtype,
     check_head,
     pick_device,
     pick_dtype,
@@ -48,18 +47,40 @@ class CausalLM(LanguageModelAdapter):
     def from_pretrained(cls, spec: str | Path, *, revision: str | None = None,
                         device: str | None = None, dtype: str = "float32",
                         store: Store | None = None, start_token: str = "auto",
-                        batch_size: int = 32, max_tokens: int = 8192) -> CausalLM:
-        """Load a Hub id, local folder or ``.gguf`` file (de-quantised by transformers)."""
+                        batch_size: int | None = None, max_tokens: int | None = None) -> CausalLM:
+        """Load a Hub id, local folder or ``.gguf`` file (de-quantised by transformers).
+
+        With a ``store`` that has seen this model before, the weights load only when a
+        question misses the score cache (see :class:`LanguageModelAdapter`)."""
         source = ModelSource(spec, revision)
+        check_dtype(dtype)
+
+        def load() -> CausalLM:
+            return cls._load(source, device=device, dtype=dtype, store=store,
+                             start_token=start_token, batch_size=batch_size,
+                             max_tokens=max_tokens)
+
+        return cls._open(source, {"dtype": dtype, "start_token": start_token},  # type: ignore[return-value]
+                         store, load, device=device)
+
+    @classmethod
+    def _load(cls, source: ModelSource, *, device: str | None, dtype: str,
+              store: Store | None, start_token: str, batch_size: int | None,
+              max_tokens: int | None) -> CausalLM:
+        from transformers import AutoModelForCausalLM
+        from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+        spec = source.spec
         config = source.config()
         if config.model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
             raise ModelLoadError(f"{spec}: model type {config.model_type!r} is not a causal LM")
+        dev = pick_device(device)
         model, info = source.load(AutoModelForCausalLM, pick_dtype(dtype))
         check_head(model, info, str(spec))
         tokenizer = source.tokenizer()
         start_id, start_str = resolve_start_token(tokenizer, start_token, str(spec))
         return cls(model, tokenizer, fingerprint=source.fingerprint(config), source=str(spec),
-                   device=pick_device(device), dtype=dtype, store=store,
+                   device=dev, dtype=dtype, store=store,
                    batch_size=batch_size, max_tokens=max_tokens,
                    extra={"start_token": start_str, "start_token_id": start_id})
 
@@ -82,11 +103,14 @@ class CausalLM(LanguageModelAdapter):
 
         arrays = self._cached("ll", list(texts), compute, progress=progress,
                               label="log-likelihood")
+        pieces = self.tokenize(texts)  # cached: a fully cached call loads no tokenizer
         scores = []
-        for text, arr in zip(texts, arrays, strict=True):
-            ids = self._ids(text)
-            toks = tuple(self.tokenizer.convert_ids_to_tokens(ids[1:]))  # the scored ones
-            scores.append(SeqScore(float(arr.sum()), int(arr.size), tuple(arr.tolist()), toks))
+        for arr, toks in zip(arrays, pieces, strict=True):
+            # the scored tokens: every piece after the start token (the first piece too
+            # when there is one)
+            scored = tuple(toks if self.start_token_id is not None else toks[1:])
+            scores.append(SeqScore(float(arr.sum()), int(arr.size), tuple(arr.tolist()),
+                                   scored))
         return scores
 
     def continuation_logprob(self, pairs: Sequence[tuple[str, str]], *,

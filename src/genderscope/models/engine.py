@@ -6,17 +6,37 @@ words scored against the same masked sentence): the engine runs each distinct
 input once, sorts inputs by length so that batches hold similar lengths (little
 padding), pads on the right with an attention mask (padding is never attended
 to), and computes ``log_softmax`` only at the positions that are read.
+
+Batches are bounded by a *token budget* (padded tokens per batch) and a
+sequence cap, both sized to the device (:func:`device_budget`: larger on a GPU).
+Inputs are built once on the host and moved to the device in one copy; the
+positions read are gathered on the device, and their log-probabilities come back
+in one copy per batch. When the model splits cleanly into a body and an output
+head (BERT's ``cls``, GPT-2's and Llama's ``lm_head``), the head runs only at the
+positions read, not at every position of every sequence; the split is checked
+once against the full model's output and dropped if they disagree (e.g. Gemma's
+logit soft-capping lives outside the head).
+
+torch is imported on first use, so building :class:`Request` objects is free.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-import torch
 
 Read = tuple[int, int]
+
+CPU_BUDGET = (64, 8192)
+"""(sequences, padded tokens) per batch on a CPU."""
+GPU_BUDGET = (512, 65536)
+"""(sequences, padded tokens) per batch on a GPU with >= 40 GB; a quarter below 20 GB."""
+HEAD_ROWS = 4096
+"""Positions per output-head chunk: bounds the (rows x vocabulary) logits in memory."""
 
 
 @dataclass(frozen=True)
@@ -27,22 +47,54 @@ class Request:
     reads: tuple[Read, ...]
 
 
+def device_budget(device: Any) -> tuple[int, int]:
+    """(max sequences, max padded tokens) per batch for ``device`` (a torch.device)."""
+    kind = getattr(device, "type", str(device))
+    if kind == "cuda":
+        import torch
+
+        total = torch.cuda.get_device_properties(device).total_memory / 2**30
+        seqs, toks = GPU_BUDGET
+        scale = 1 if total >= 40 else 2 if total >= 20 else 4
+        return seqs // scale, toks // scale
+    if kind == "mps":
+        return 256, 16384
+    return CPU_BUDGET
+
+
+def split_head(model: Any) -> tuple[Any, Any] | None:
+    """(body, head) of a ``*ForMaskedLM`` / ``*ForCausalLM`` model whose only module
+    besides its base model is the output head, else None."""
+    prefix = getattr(model, "base_model_prefix", "")
+    body = getattr(model, prefix, None) if prefix else None
+    if body is None or body is model:
+        return None
+    others = [m for _, m in model.named_children() if m is not body]
+    return (body, others[0]) if len(others) == 1 else None
+
+
 class ForwardEngine:
     """Runs a Hugging Face model over distinct inputs in length-sorted batches.
 
     ``max_batch`` caps sequences per batch, ``max_tokens`` caps padded tokens
-    per batch. ``n_forward`` counts forward calls (batches), for tests.
+    per batch (None: :func:`device_budget`). ``n_forward`` counts forward calls
+    (batches), for tests.
     """
 
-    def __init__(self, model: torch.nn.Module, pad_id: int, device: torch.device,
-                 max_batch: int = 64, max_tokens: int = 8192) -> None:
+    def __init__(self, model: Any, pad_id: int, device: Any,
+                 max_batch: int | None = None, max_tokens: int | None = None) -> None:
         self.model = model
         self.pad_id = pad_id
         self.device = device
-        self.max_batch = max_batch
-        self.max_tokens = max_tokens
+        seqs, toks = device_budget(device)
+        self.max_batch = max_batch or seqs
+        self.max_tokens = max_tokens or toks
         self.n_forward = 0
         self.n_sequences = 0
+        self._split = split_head(model)
+        self._split_checked = False
+        params = inspect.signature(model.forward).parameters
+        self._extra_kwargs = {"use_cache": False} if "use_cache" in params else {}
 
     def run(self, requests: Sequence[Request],
             on_batch: Callable[[int], None] | None = None) -> list[np.ndarray]:
@@ -70,32 +122,94 @@ class ForwardEngine:
             batches.append(cur)
         return batches
 
-    @torch.inference_mode()
     def _forward(self, batch: list[tuple[int, ...]],
                  wanted: dict[tuple[int, ...], set[Read]]
                  ) -> dict[tuple[int, ...], dict[Read, float]]:
+        import torch
+
         width = max(len(ids) for ids in batch)
-        ids = torch.full((len(batch), width), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(batch), width), dtype=torch.long)
+        ids = np.full((len(batch), width), self.pad_id, dtype=np.int64)
+        mask = np.zeros((len(batch), width), dtype=np.int64)
+        # distinct positions read (rows of the head) and the reads at each of them
+        pos_rows: list[int] = []
+        pos_cols: list[int] = []
+        read_pos: list[int] = []
+        read_tok: list[int] = []
+        read_keys: list[tuple[int, Read]] = []
         for i, seq in enumerate(batch):
-            ids[i, :len(seq)] = torch.tensor(seq, dtype=torch.long)
+            ids[i, :len(seq)] = seq
             mask[i, :len(seq)] = 1
-        logits = self.model(input_ids=ids.to(self.device),
-                            attention_mask=mask.to(self.device)).logits
+            reads = sorted(wanted[seq])
+            last = None
+            for p, t in reads:
+                if p != last:
+                    pos_rows.append(i)
+                    pos_cols.append(p)
+                    last = p
+                read_pos.append(len(pos_rows) - 1)
+                read_tok.append(t)
+                read_keys.append((i, (p, t)))
+        with torch.inference_mode():
+            ids_t = torch.from_numpy(ids).to(self.device, non_blocking=True)
+            mask_t = torch.from_numpy(mask).to(self.device, non_blocking=True)
+            where = torch.from_numpy(np.array([pos_rows, pos_cols], dtype=np.int64)).to(
+                self.device, non_blocking=True)
+            rp = torch.from_numpy(np.asarray(read_pos, dtype=np.int64)).to(self.device)
+            rt = torch.from_numpy(np.asarray(read_tok, dtype=np.int64)).to(self.device)
+            if self._split is not None and not self._split_checked:
+                self._check_split(ids_t[:1, :len(batch[0])], mask_t[:1, :len(batch[0])])
+            values = self._logprobs(ids_t, mask_t, where, rp, rt).cpu().numpy()
         self.n_forward += 1
         self.n_sequences += len(batch)
-        rows, cols, per_seq = [], [], []
-        for i, seq in enumerate(batch):
-            positions = sorted({p for p, _ in wanted[seq]})
-            per_seq.append(positions)
-            rows.extend([i] * len(positions))
-            cols.extend(positions)
-        picked = logits[torch.tensor(rows), torch.tensor(cols)].float()
-        logp = torch.log_softmax(picked, dim=-1).cpu()
-        out: dict[tuple[int, ...], dict[Read, float]] = {}
-        k = 0
-        for seq, positions in zip(batch, per_seq, strict=True):
-            row_of = {p: k + j for j, p in enumerate(positions)}
-            k += len(positions)
-            out[seq] = {(p, t): float(logp[row_of[p], t]) for p, t in wanted[seq]}
+        out: dict[tuple[int, ...], dict[Read, float]] = {seq: {} for seq in batch}
+        for (i, rd), v in zip(read_keys, values.tolist(), strict=True):
+            out[batch[i]][rd] = v
         return out
+
+    def _hidden_or_logits(self, ids: Any, mask: Any, split: bool) -> Any:
+        if split:
+            body, _ = self._split  # type: ignore[misc]
+            return body(input_ids=ids, attention_mask=mask, **self._extra_kwargs)[0]
+        return self.model(input_ids=ids, attention_mask=mask, **self._extra_kwargs).logits
+
+    def _logprobs(self, ids: Any, mask: Any, where: Any, read_pos: Any, read_tok: Any,
+                  *, split: bool | None = None) -> Any:
+        """log P(read_tok) at the gathered positions, float32 on the device."""
+        import torch
+
+        split = self._split is not None if split is None else split
+        out = self._hidden_or_logits(ids, mask, split)
+        picked = out[where[0], where[1]]  # (positions, hidden or vocabulary)
+        values = torch.empty(read_pos.shape[0], dtype=torch.float32, device=picked.device)
+        bounds = torch.searchsorted(read_pos, torch.arange(
+            0, picked.shape[0] + HEAD_ROWS, HEAD_ROWS, device=read_pos.device)).tolist()
+        for k, start in enumerate(range(0, picked.shape[0], HEAD_ROWS)):
+            a, b = bounds[k], bounds[k + 1]
+            if a == b:
+                continue
+            rows = picked[start:start + HEAD_ROWS]
+            if split:
+                rows = self._split[1](rows.unsqueeze(0)).squeeze(0)  # type: ignore[index]
+            lp = torch.log_softmax(rows.float(), dim=-1)
+            values[a:b] = lp[read_pos[a:b] - start, read_tok[a:b]]
+        return values
+
+    def _check_split(self, ids: Any, mask: Any) -> None:
+        """Compare the split head with the full model on one sequence; drop it on mismatch."""
+        import torch
+
+        self._split_checked = True
+        n = int(mask.sum())
+        where = torch.stack([torch.zeros(n, dtype=torch.long, device=ids.device),
+                             torch.arange(n, device=ids.device)])
+        pos = torch.arange(n, device=ids.device)
+        tok = ids[0, :n]
+        a = self._logprobs(ids, mask, where, pos, tok, split=True)
+        b = self._logprobs(ids, mask, where, pos, tok, split=False)
+        tol = 1e-3 if a.dtype == torch.float32 and self._param_dtype() == torch.float32 \
+            else 5e-2
+        if not bool(torch.allclose(a, b, atol=tol, rtol=0)):
+            self._split = None
+
+    def _param_dtype(self) -> Any:
+        return next(self.model.parameters()).dtype

@@ -1,5 +1,11 @@
 """Loading Hugging Face models (Hub id, local folder, GGUF file) and the parts
-both language-model adapters share: device, dtype, fingerprint, score cache."""
+both language-model adapters share: device, dtype, fingerprint, score cache.
+
+torch and transformers are imported only when a model is really loaded: an
+adapter opened on a store that already holds its description (a *memo*, written
+by the first load) is *deferred*, and loads its weights on the first question
+the score cache cannot answer. A fully cached rerun imports neither.
+"""
 
 from __future__ import annotations
 
@@ -11,20 +17,28 @@ import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
-import transformers
-from transformers import AutoConfig, AutoTokenizer, PreTrainedTokenizerBase
 
 from genderscope.errors import ModelLoadError
-from genderscope.models.engine import ForwardEngine
 from genderscope.results import file_sha256
 from genderscope.store import Store
 
-DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+if TYPE_CHECKING:
+    import torch
+    from transformers import PreTrainedTokenizerBase
+
+    from genderscope.models.engine import ForwardEngine
+
+DTYPE_NAMES = ("float32", "float16", "bfloat16")
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+TOKENIZER_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json",
+                   "special_tokens_map.json", "added_tokens.json", "vocab.txt", "vocab.json",
+                   "merges.txt", "spiece.model", "sentencepiece.bpe.model", "tokenizer.model")
+"""Files besides the weights that decide how a local folder tokenizes and what it is."""
+MEMO_MODEL = "~adapter-memo"
+"""``scores.model`` of the adapter memos (one per weights identity and options)."""
 
 
 HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?")
@@ -33,6 +47,8 @@ HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?")
 
 def pick_device(device: str | None) -> torch.device:
     """``device`` if given, else CUDA, then MPS, then CPU."""
+    import torch
+
     if device:
         try:
             dev = torch.device(device)
@@ -51,10 +67,17 @@ def pick_device(device: str | None) -> torch.device:
     return torch.device("cpu")
 
 
+def check_dtype(dtype: str) -> str:
+    """``dtype`` if it is one of :data:`DTYPE_NAMES` (no torch import), else a clear error."""
+    if dtype not in DTYPE_NAMES:
+        raise ModelLoadError(f"unknown dtype {dtype!r}; choose one of {', '.join(DTYPE_NAMES)}")
+    return dtype
+
+
 def pick_dtype(dtype: str) -> torch.dtype:
-    if dtype not in DTYPES:
-        raise ModelLoadError(f"unknown dtype {dtype!r}; choose one of {', '.join(DTYPES)}")
-    return DTYPES[dtype]
+    import torch
+
+    return getattr(torch, check_dtype(dtype))
 
 
 class ModelSource:
@@ -89,6 +112,8 @@ class ModelSource:
             self.path = None
 
     def config(self) -> Any:
+        from transformers import AutoConfig
+
         try:
             if self.gguf_file:
                 return AutoConfig.from_pretrained(self.location, gguf_file=self.gguf_file)
@@ -99,6 +124,8 @@ class ModelSource:
                                  f"{_one_line(exc)}") from None
 
     def tokenizer(self) -> PreTrainedTokenizerBase:
+        from transformers import AutoTokenizer
+
         try:
             if self.gguf_file:
                 cached = _gguf_tokenizer_cache(self.path)  # type: ignore[arg-type]
@@ -116,6 +143,8 @@ class ModelSource:
 
     def load(self, auto_class: Any, dtype: torch.dtype) -> tuple[Any, dict[str, Any]]:
         """Instantiate ``auto_class`` with pretrained weights; returns (model, loading info)."""
+        import transformers
+
         kwargs: dict[str, Any] = {"dtype": dtype, "output_loading_info": True,
                                   "trust_remote_code": False}
         if self.gguf_file:
@@ -135,9 +164,12 @@ class ModelSource:
             transformers.logging.set_verbosity(level)
         return model, info
 
-    def fingerprint(self, config: Any) -> str:
+    def fingerprint(self, config: Any = None) -> str:
+        """The weights' identity (see the class doc); Hub ids without ``config`` take the
+        revision from the local Hugging Face cache, so no transformers import is needed."""
         if self.kind_of_source == "hub":
-            rev = getattr(config, "_commit_hash", None) or self.revision or "unknown-revision"
+            rev = (getattr(config, "_commit_hash", None) if config is not None
+                   else self.cached_commit()) or self.revision or "unknown-revision"
             return f"hf:{self.spec}@{rev}"
         assert self.path is not None
         files = [self.path] if self.path.is_file() else sorted(
@@ -153,6 +185,38 @@ class ModelSource:
         for f in files:
             h.update(f.name.encode() + b"\0" + _cached_sha256(f).encode())
         return "sha256:" + h.hexdigest()
+
+
+    def cached_commit(self) -> str | None:
+        """The commit of a Hub model's ``config.json`` in the local cache, or None."""
+        if self.kind_of_source != "hub":
+            return None
+        if self.revision and re.fullmatch(r"[0-9a-f]{40}", self.revision):
+            return self.revision
+        try:
+            from huggingface_hub import try_to_load_from_cache
+
+            found = try_to_load_from_cache(self.spec, "config.json", revision=self.revision)
+        except Exception:  # noqa: BLE001 - a cache we cannot read: the caller loads normally
+            return None
+        m = re.search(r"snapshots[/\\]([0-9a-f]{40})[/\\]", found) if isinstance(found, str) \
+            else None
+        return m.group(1) if m else None
+
+    def identity(self) -> str | None:
+        """What decides every answer of this model, computed without torch: the weights'
+        fingerprint, plus for local folders the config and tokenizer files. None when it
+        cannot be told without loading (a Hub model missing from the local cache)."""
+        if self.kind_of_source == "hub":
+            commit = self.cached_commit()
+            return f"hf:{self.spec}@{commit}" if commit else None
+        base = self.fingerprint()
+        if self.kind_of_source == "gguf":
+            return base
+        assert self.path is not None
+        extra = [f"{n}={_cached_sha256(self.path / n)}" for n in TOKENIZER_FILES
+                 if (self.path / n).is_file()]
+        return base + "|" + hashlib.sha256("|".join(extra).encode()).hexdigest()
 
 
 @contextlib.contextmanager
@@ -220,19 +284,28 @@ def check_head(model: Any, info: dict[str, Any], spec: str, *,
 
 
 class LanguageModelAdapter:
-    """Shared plumbing of :class:`MaskedLM` and :class:`CausalLM`."""
+    """Shared plumbing of :class:`MaskedLM` and :class:`CausalLM`.
+
+    ``model``, ``tokenizer`` and ``engine`` are loaded on first use when the adapter
+    was opened deferred (:meth:`_open`); everything the score cache answers is
+    answered without them.
+    """
 
     kind = "lm"
 
     def __init__(self, model: Any, tokenizer: PreTrainedTokenizerBase, *, fingerprint: str,
                  source: str, device: torch.device, dtype: str, store: Store | None,
-                 batch_size: int, max_tokens: int, extra: dict[str, Any] | None = None) -> None:
+                 batch_size: int | None = None, max_tokens: int | None = None,
+                 extra: dict[str, Any] | None = None) -> None:
+        from genderscope.models.engine import ForwardEngine
+
         if not getattr(tokenizer, "is_fast", False):
             raise ModelLoadError(f"{source}: a fast (Rust) tokenizer is required for "
                                  "character offsets; none could be loaded")
-        self.model = model.to(device).eval()
-        self.tokenizer = tokenizer
-        self.device = device
+        self._model = model.to(device).eval()
+        self._tokenizer = tokenizer
+        self._loader: Callable[[], LanguageModelAdapter] | None = None
+        self.device: torch.device | None = device
         self.dtype = dtype
         self.source = source
         self.store = store
@@ -242,23 +315,112 @@ class LanguageModelAdapter:
         pad = tokenizer.pad_token_id
         if pad is None:
             pad = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
-        self.engine = ForwardEngine(self.model, int(pad), device, max_batch=batch_size,
-                                    max_tokens=max_tokens)
+        self._engine: ForwardEngine | None = ForwardEngine(
+            self._model, int(pad), device, max_batch=batch_size, max_tokens=max_tokens)
+        self._described = {"class": type(self._model).__name__, "vocab_size": len(tokenizer)}
+
+    # -- deferred loading ------------------------------------------------------------
+    @classmethod
+    def _open(cls, source: ModelSource, options: dict[str, Any], store: Store | None,
+              load: Callable[[], LanguageModelAdapter], *,
+              device: str | None) -> LanguageModelAdapter:
+        """``load()`` now, or a deferred adapter when ``store`` holds this model's memo.
+
+        The memo (written after the first real load) holds the full fingerprint and
+        the description, keyed by the model's torch-free :meth:`ModelSource.identity`,
+        the adapter class and ``options`` (dtype, requested start token ...)."""
+        key = _memo_key(cls, source, options) if store is not None else None
+        if key is not None and store is not None:
+            memo = store.get_texts(MEMO_MODEL, "adapter", [key]).get(key)
+            if memo is not None:
+                return cls._deferred(json.loads(memo), load, source=source.spec,
+                                     dtype=str(options.get("dtype", "float32")), store=store,
+                                     device=device)
+        adapter = load()
+        if key is not None and store is not None:
+            store.put_texts(MEMO_MODEL, "adapter", {key: json.dumps(
+                {"fingerprint": adapter.fingerprint, "extra": adapter._extra,
+                 "described": adapter._described})})
+        return adapter
+
+    @classmethod
+    def _deferred(cls, memo: dict[str, Any], load: Callable[[], LanguageModelAdapter], *,
+                  source: str, dtype: str, store: Store, device: str | None
+                  ) -> LanguageModelAdapter:
+        self = cls.__new__(cls)
+        self._model = self._tokenizer = self._engine = None
+        self._loader = load
+        self.device = None
+        self._device_request = device
+        self.dtype = dtype
+        self.source = source
+        self.store = store
+        self._extra = dict(memo["extra"])
+        self.fingerprint = str(memo["fingerprint"])
+        self._described = dict(memo["described"])
+        return self
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the weights are in memory (False on a fully cached rerun)."""
+        return self._model is not None
+
+    def _ensure_loaded(self) -> None:
+        if self._model is not None:
+            return
+        assert self._loader is not None
+        full = self._loader()
+        if full.fingerprint != self.fingerprint:
+            raise ModelLoadError(
+                f"{self.source}: the model no longer matches the store's record of it "
+                f"({full.fingerprint} vs {self.fingerprint}); rerun the command")
+        self._model, self._tokenizer, self._engine = full._model, full._tokenizer, full._engine
+        self.device = full.device
+        self._loader = None
+
+    @property
+    def model(self) -> Any:
+        self._ensure_loaded()
+        return self._model
+
+    @property
+    def tokenizer(self) -> PreTrainedTokenizerBase:
+        self._ensure_loaded()
+        return self._tokenizer
+
+    @property
+    def engine(self) -> ForwardEngine:
+        self._ensure_loaded()
+        assert self._engine is not None
+        return self._engine
 
     @property
     def n_forward(self) -> int:
         """Forward calls (batches) run so far; 0 more on a fully cached rerun."""
-        return self.engine.n_forward
+        return self._engine.n_forward if self._engine is not None else 0
 
     def describe(self) -> dict[str, Any]:
+        device = str(self.device) if self.device is not None else \
+            f"{self._device_request or 'auto'} (not loaded: every answer was cached)"
         return {"kind": self.kind, "source": self.source, "fingerprint": self.fingerprint,
-                "class": type(self.model).__name__, "dtype": self.dtype,
-                "device": str(self.device), "vocab_size": len(self.tokenizer), **self._extra}
+                "class": self._described["class"], "dtype": self.dtype, "device": device,
+                "vocab_size": self._described["vocab_size"], **self._extra}
 
     def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        """Word pieces of each text, without special tokens."""
-        enc = self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
-        return [self.tokenizer.convert_ids_to_tokens(ids) for ids in enc]
+        """Word pieces of each text, without special tokens (cached in the store)."""
+        texts = list(texts)
+        found: dict[str, str] = {}
+        if self.store is not None:
+            found = self.store.get_texts(self.fingerprint, "pieces", list(dict.fromkeys(texts)))
+        missing = list(dict.fromkeys(t for t in texts if t not in found))
+        if missing:
+            enc = self.tokenizer(missing, add_special_tokens=False)["input_ids"]
+            fresh = {t: json.dumps(self.tokenizer.convert_ids_to_tokens(ids))
+                     for t, ids in zip(missing, enc, strict=True)}
+            if self.store is not None:
+                self.store.put_texts(self.fingerprint, "pieces", fresh)
+            found.update(fresh)
+        return [json.loads(found[t]) for t in texts]
 
     # -- caching ---------------------------------------------------------------
     def _cached(self, namespace: str, keys: Sequence[str],
@@ -292,3 +454,15 @@ class LanguageModelAdapter:
                     found.update(fresh)
                     advance(len(idx))
         return [o if o is not None else found[keys[i]] for i, o in enumerate(out)]
+
+
+def _memo_key(cls: type, source: ModelSource, options: dict[str, Any]) -> str | None:
+    """Key of an adapter memo, or None when the identity needs a load to be told."""
+    ident = source.identity()
+    if ident is None:
+        return None
+    from genderscope import __version__
+
+    blob = json.dumps({"identity": ident, "class": cls.__name__, "options": options,
+                       "genderscope": __version__}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()

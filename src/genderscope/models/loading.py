@@ -4,8 +4,10 @@ the config, and names for the offline models that registry packages ship."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 from genderscope.errors import ModelLoadError
 from genderscope.models.causal import CausalLM
@@ -47,12 +49,17 @@ def resolve_spec(spec: str | Path) -> str:
 
 
 def detect_kind(spec: str | Path, revision: str | None = None) -> str:
-    """``"masked"`` or ``"causal"``, from the architectures / model type in the config."""
+    """``"masked"`` or ``"causal"``, from the architectures / model type in the config.
+
+    A local or cached ``config.json`` naming its architecture is read as JSON (no
+    torch import); otherwise transformers' config and model-type tables decide."""
     source = ModelSource(resolve_spec(spec), revision)
     if source.gguf_file:
         return "causal"
-    config = source.config()
-    archs = " ".join(getattr(config, "architectures", None) or [])
+    archs = " ".join(_raw_config(source).get("architectures") or [])
+    if not archs:
+        config = source.config()
+        archs = " ".join(getattr(config, "architectures", None) or [])
     if "MaskedLM" in archs:
         return "masked"
     if "CausalLM" in archs or "LMHeadModel" in archs:
@@ -61,6 +68,7 @@ def detect_kind(spec: str | Path, revision: str | None = None) -> str:
         MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
         MODEL_FOR_MASKED_LM_MAPPING_NAMES,
     )
+    config = source.config()
     if config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and \
             config.model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
         return "causal"
@@ -68,6 +76,29 @@ def detect_kind(spec: str | Path, revision: str | None = None) -> str:
         return "masked"
     raise ModelLoadError(f"{spec}: cannot tell whether model type {config.model_type!r} is a "
                          "masked or causal LM; pass --kind")
+
+
+def _raw_config(source: ModelSource) -> dict[str, Any]:
+    """``config.json`` of a local folder or of a Hub model in the local cache, as a dict
+    ({} when there is none to read without transformers)."""
+    path: Path | None = None
+    if source.kind_of_source == "folder" and source.path is not None:
+        path = source.path / "config.json"
+    elif source.kind_of_source == "hub":
+        try:
+            from huggingface_hub import try_to_load_from_cache
+
+            found = try_to_load_from_cache(source.spec, "config.json", revision=source.revision)
+        except Exception:  # noqa: BLE001 - fall back to transformers
+            found = None
+        path = Path(found) if isinstance(found, str) else None
+    if path is None or not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def load_lm(spec: str | Path, kind: str = "auto", *, store: Store | None = None,
@@ -85,11 +116,11 @@ def load_lm(spec: str | Path, kind: str = "auto", *, store: Store | None = None,
     adapter: MaskedLM | CausalLM
     if kind == "masked":
         adapter = MaskedLM.from_pretrained(path, revision=revision, device=device, dtype=dtype,
-                                           store=store, batch_size=batch_size or 64)
+                                           store=store, batch_size=batch_size)
     elif kind == "causal":
         adapter = CausalLM.from_pretrained(path, revision=revision, device=device, dtype=dtype,
                                            store=store, start_token=start_token,
-                                           batch_size=batch_size or 32)
+                                           batch_size=batch_size)
     else:
         raise ModelLoadError(f"unknown model kind {kind!r}; use auto, masked or causal")
     if str(spec) in PACKAGED:  # record the short name; the fingerprint holds the file hash

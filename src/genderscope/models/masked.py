@@ -38,8 +38,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from transformers import AutoModelForMaskedLM
-from transformers.models.auto.modeling_auto import MODEL_FOR_MASKED_LM_MAPPING_NAMES
 
 from genderscope.errors import GenderscopeError, ModelLoadError
 from genderscope.models.base import (
@@ -57,6 +55,7 @@ from genderscope.models.engine import Request
 from genderscope.models.hf import (
     LanguageModelAdapter,
     ModelSource,
+    check_dtype,
     check_head,
     pick_device,
     pick_dtype,
@@ -104,23 +103,43 @@ class MaskedLM(LanguageModelAdapter):
     @classmethod
     def from_pretrained(cls, spec: str | Path, *, revision: str | None = None,
                         device: str | None = None, dtype: str = "float32",
-                        store: Store | None = None, batch_size: int = 64,
-                        max_tokens: int = 8192) -> MaskedLM:
-        """Load a Hub id or local folder; refuse checkpoints without a trained LM head."""
+                        store: Store | None = None, batch_size: int | None = None,
+                        max_tokens: int | None = None) -> MaskedLM:
+        """Load a Hub id or local folder; refuse checkpoints without a trained LM head.
+
+        With a ``store`` that has seen this model before, the weights load only when a
+        question misses the score cache (see :class:`LanguageModelAdapter`)."""
         source = ModelSource(spec, revision)
         if source.gguf_file:
             raise ModelLoadError(f"{spec}: GGUF files hold causal LMs; use a causal model kind")
+        check_dtype(dtype)
+
+        def load() -> MaskedLM:
+            return cls._load(source, device=device, dtype=dtype, store=store,
+                             batch_size=batch_size, max_tokens=max_tokens)
+
+        return cls._open(source, {"dtype": dtype}, store, load,  # type: ignore[return-value]
+                         device=device)
+
+    @classmethod
+    def _load(cls, source: ModelSource, *, device: str | None, dtype: str,
+              store: Store | None, batch_size: int | None, max_tokens: int | None) -> MaskedLM:
+        from transformers import AutoModelForMaskedLM
+        from transformers.models.auto.modeling_auto import MODEL_FOR_MASKED_LM_MAPPING_NAMES
+
+        spec = source.spec
         config = source.config()
         if config.model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
             raise ModelLoadError(f"{spec}: model type {config.model_type!r} has no masked-LM "
                                  "head in transformers; is it a causal LM?")
+        dev = pick_device(device)
         model, info = source.load(AutoModelForMaskedLM, pick_dtype(dtype))
         check_head(model, info, str(spec))
         tokenizer = source.tokenizer()
         if tokenizer.mask_token_id is None:
             raise ModelLoadError(f"{spec}: tokenizer has no mask token")
         return cls(model, tokenizer, fingerprint=source.fingerprint(config), source=str(spec),
-                   device=pick_device(device), dtype=dtype, store=store,
+                   device=dev, dtype=dtype, store=store,
                    batch_size=batch_size, max_tokens=max_tokens)
 
     # -- fills -------------------------------------------------------------------
