@@ -183,3 +183,22 @@ def test_cli_mistake_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
     assert r.returncode == 2 and "unknown measure 'nope'" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
     assert not store.exists() and not (tmp_path / "r.html").exists()
+
+
+def test_job_cache_reads_the_driver_store_and_never_writes_it(tmp_path: Path) -> None:
+    import numpy as np
+
+    from genderscope.sweep.jobs import JobCache
+
+    store = Store(tmp_path / "s.sqlite")
+    store.put_arrays("fp", "ns", {"a": np.array([1.5, 2.0])})
+    before = _scores(store)
+    cache = JobCache(store.path)
+    cache.put_arrays("fp", "ns", {"b": np.array([3.0])})
+    got = cache.get_arrays("fp", "ns", ["a", "b", "c"])
+    assert got.keys() == {"a", "b"} and got["a"].tolist() == [1.5, 2.0]
+    assert [(m, ns, sorted(v)) for m, ns, v in cache.new_entries()] == [("fp", "ns", ["b"])]
+    cache.close()
+    assert _scores(store) == before  # the worker's entries go back to the driver instead
+    store.close()
+    assert JobCache(tmp_path / "elsewhere.sqlite").get_arrays("fp", "ns", ["a"]) == {}
