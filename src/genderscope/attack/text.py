@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from genderscope.casing import match_case
+
 _WORD_RE = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 _CHUNK_RE = re.compile(r"\S+")
 
@@ -77,10 +79,4 @@ class WordText:
         return "".join(parts).strip()
 
 
-def match_case(template: str, word: str) -> str:
-    """Give ``word`` the capitalisation pattern of ``template``."""
-    if template.isupper() and len(template) > 1:
-        return word.upper()
-    if template[:1].isupper():
-        return word[:1].upper() + word[1:]
-    return word
+__all__ = ["WordText", "match_case"]

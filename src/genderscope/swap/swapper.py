@@ -19,6 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from genderscope.casing import match_case
 from genderscope.swap.names import NameMap, default_name_map
 from genderscope.swap.pairs import PairList, load_pairs
 from genderscope.swap.pos import Tagger, make_tagger
@@ -44,15 +45,6 @@ class GenderedWord:
     start: int
     end: int
     kind: str
-
-
-def match_case(template: str, word: str) -> str:
-    """``word`` in the case pattern of ``template`` (lower / Title / UPPER)."""
-    if len(template) > 1 and template.isupper():
-        return word.upper()
-    if template[:1].isupper():
-        return word[:1].upper() + word[1:]
-    return word
 
 
 class GenderSwapper:
