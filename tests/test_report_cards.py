@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import genderscope
@@ -62,3 +63,44 @@ def test_no_module_over_400_lines_without_a_reason() -> None:
         if len(lines) > 400 and "over 400 lines because" not in head:
             long.append(f"{path.relative_to(SRC)} ({len(lines)} lines)")
     assert long == [], "add 'Over 400 lines because ...' to the module docstring, or split"
+
+
+def test_lpbs_paired_form_is_the_word_level_headline(data_dir: Path, store) -> None:
+    """With a model whose he/she preference depends on the attribute word, the LPBS
+    card's item-level form (for model comparisons) reproduces the headline d, which is
+    computed over attribute-word means, not over (template, word) items."""
+    import hashlib
+    import re
+
+    from fake_lm import FakeMasked, words
+    from test_report import subject
+
+    from genderscope.measures.lpbs_card import _d
+    from genderscope.report.entry import Context
+    from genderscope.report.runner import run_report
+
+    def h(*parts: str) -> float:
+        return int(hashlib.sha256("|".join(parts).encode()).hexdigest()[:8], 16) / 2**32 - .5
+
+    class Interacting(FakeMasked):
+        fingerprint = "interacting-masked"
+
+        def fill_logprobs(self, queries, **kw):
+            out = []
+            for q in queries:
+                visible = words(re.sub(r"\[\[.*?\]\]", " ", q.template))
+                out.append(-3.0 + sum(h(q.candidate, w) for w in visible))
+            return np.array(out)
+
+    data = run_report([subject(Interacting())], Context(quick=True, data_dir=data_dir),
+                      store, names=["lpbs"])
+    sec = data.sections[0]
+    assert sec.status == "ok", sec.reason
+    pr = sec.measure.paired(sec.result)
+    assert pr.unit == "attribute words" and len(pr.frame) == sum(
+        sec.result.summary["n_words"].values())
+    d = sec.headlines[0].estimate
+    assert np.isfinite(d) and pr.statistic(pr.frame.to_numpy(float)) == pytest.approx(d)
+    items = sec.result.items
+    item_level = _d(np.c_[items["lpbs"], items["set"] == sec.result.summary["x"]])
+    assert item_level != pytest.approx(d)  # the old, item-pooled form differs

@@ -26,6 +26,9 @@ columns disagree with its version. A store carries ``PRAGMA application_id``
 written to it. ``Store(path, readonly=True)`` (``runs list/show/export``) never
 creates, migrates or writes. Creation is one ``BEGIN IMMEDIATE`` transaction,
 so processes opening a new store at once do not collide.
+
+Over 400 lines because schema, migrations, the refusal checks and the cache/run
+accessors share one connection and one set of invariants; split them only together.
 """
 
 from __future__ import annotations

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from genderscope.measures.card_tools import (
     LM_KINDS,
@@ -48,7 +47,7 @@ def headlines(r: Result) -> list[Headline]:
     s = r.summary
     return [Headline(label=f"effect size d ({s.get('x')} vs {s.get('y')} words)",
                      estimate=s.get("effect_size"), p_value=s.get("p_two_sided"), null=0.0,
-                     n=s.get("n_items"),
+                     n=sum((s.get("n_words") or {}).values()) or s.get("n_items"),
                      positive=f"{s.get('x')} words raise 'he' vs 'she' more than "
                               f"{s.get('y')} words",
                      negative=f"{s.get('y')} words raise 'he' vs 'she' more than "
@@ -65,32 +64,38 @@ def plot(r: Result) -> Any:
             if c.get("estimate") is not None]
     if not rows:
         return None
-    return plots.forest(rows, null=0.0, xlabel="mean prior-corrected log-probability bias "
-                        "(nats; > 0 leans male)", title=f"LPBS {s.get('test')}: mean bias per "
-                        "attribute set", colors=[plots.SERIES[1], plots.SERIES[2]])
+    return plots.forest(rows, null=0.0,
+                        xlabel="mean prior-corrected log-probability bias (nats; > 0 leans "
+                        "male)" + plots.ci_note(s["mean_lpbs"].values()),
+                        title=f"LPBS {s.get('test')}: mean bias per attribute set",
+                        colors=[plots.SERIES[1], plots.SERIES[2]])
 
 
-def _words(r: Result) -> pd.Series:
-    """The attribute word of each (template, word) item: items of one word share it."""
-    keys = r.items["template_index"].astype(str) + "|" + r.items["attribute"].astype(str)
-    return pd.Series(r.items["attribute"].astype(str).to_numpy(), index=keys.to_numpy())
+def paired(r: Result) -> Paired:
+    """The headline's d over attribute-word means (each word averaged over templates, as
+    :func:`genderscope.measures.lpbs.effect` does): one row per word."""
+    from genderscope.measures.lpbs import word_means
+
+    words = word_means(r.items)
+    frame = words.assign(x=(words["set"] == r.summary.get("x")).astype(float))
+    return Paired(item_frame(frame, "attribute", ["lpbs", "x"]), _d,
+                  unit="attribute words")
 
 
 LPBS = Measure(
     name="lpbs", title="Log-probability bias score (career vs family)", kinds=LM_KINDS,
-    langs=("en",), run=run, version="2", headlines=headlines, plot=plot,
-    paired=lambda r: Paired(item_frame(r.items.assign(
-        x=(r.items["set"] == r.summary.get("x")).astype(float),
-        k=r.items["template_index"].astype(str) + "|" + r.items["attribute"].astype(str)),
-        "k", ["lpbs", "x"]), _d, unit="attribute words", clusters=_words(r)),
+    langs=("en",), run=run, headlines=headlines, plot=plot, paired=paired,
+    version="3",  # 2: causal prior = prefix marginal; 3: test over attribute-word means
     highlights=lambda r: top_rows(r.items, "lpbs", ["set", "template", "attribute", "lpbs"], 3),
     params=lambda ctx: {"test": "career-family", "seed": ctx.seed,
                         "n_permutations": ctx.n_permutations, "n_resamples": ctx.n_resamples},
     card=MethodCard(
         definition="For templates like 'GGG likes to XXX', the prior-corrected bias of an "
                    "attribute word is log(p_he / p_he,prior) − log(p_she / p_she,prior) "
-                   "(Kurita et al. 2019, Sec. 3). Career vs family words are compared with a "
-                   "WEAT-style effect size d and a permutation test (two-sided p).",
+                   "(Kurita et al. 2019, Sec. 3), averaged over templates. Career vs family "
+                   "words are compared with a WEAT-style effect size d over those word means "
+                   "and a permutation test re-partitioning the words (two-sided p); set-mean "
+                   "CIs resample words.",
         citation="Kurita, Vyas, Pareek, Black & Tsvetkov (2019). Measuring Bias in "
                  "Contextualized Word Representations. GeBNLP workshop.",
         caveats=("Few templates and words: the test has little power; p-values, not CIs, "

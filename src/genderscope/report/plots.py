@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import matplotlib
@@ -135,3 +135,10 @@ def forest(rows: Sequence[tuple[str, float, float | None, float | None]], *, nul
     ax.grid(True, axis="x")
     ax.grid(False, axis="y")
     return fig
+
+
+def ci_note(cis: Iterable[Any]) -> str:
+    """'; 95% CI resampling professions' for axis labels, from the CI dicts (or unit
+    strings) a plot draws; '' when none states its resampling unit."""
+    units = sorted({(c.get("ci_unit") if isinstance(c, dict) else c) or "" for c in cis} - {""})
+    return f"; 95% CI resampling {', '.join(units)}" if units else ""
