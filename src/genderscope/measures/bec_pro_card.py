@@ -20,7 +20,15 @@ from genderscope.measures.card_tools import (
     top_rows,
 )
 from genderscope.report import plots
-from genderscope.report.entry import Context, Headline, Measure, MethodCard, Paired, from_ci
+from genderscope.report.entry import (
+    MULTIPLICITY_KEYS,
+    Context,
+    Headline,
+    Measure,
+    MethodCard,
+    Paired,
+    from_ci,
+)
 from genderscope.results import Result
 
 
@@ -57,47 +65,42 @@ def run(lm: Any, ctx: Context) -> Result:
 
 
 def headlines(r: Result) -> list[Headline]:
-    from genderscope.measures.bec_pro import paired_by_gender
-    from genderscope.stats import bootstrap_ci
-
-    out = []
-    groups = [g for g in ("male", "female", "balanced") if g in set(r.items["prof_group"])]
-    diffs = []
-    for g in groups:
-        m, f = paired_by_gender(r.items, g)
-        diffs.append(m - f)
-    if diffs:
-        d = np.concatenate(diffs)
-        ci = bootstrap_ci(d, n_resamples=10_000, seed=int(r.metadata.get("seed") or 0))
-        out.append(from_ci("association male − female person words (nats)", ci.as_dict(),
-                           null=0.0, positive="professions associate more with male person "
-                           "words", negative="professions associate more with female person "
-                           "words", thresholds=(0.05, 0.2, 0.5)))
+    """Mean paired difference male − female (profession-cluster CI), then per profession
+    group the male vs female test over professions (Holm-adjusted across groups)."""
+    out = [from_ci("association male − female person words (nats)",
+                   r.summary.get("male_minus_female"), null=0.0,
+                   positive="professions associate more with male person words",
+                   negative="professions associate more with female person words",
+                   thresholds=(0.05, 0.2, 0.5))]
     tests = r.summary.get("male_vs_female", {})
-    for g in groups:
-        t = tests.get(g, {})
-        if t.get("p_value") is not None:
-            words = "balanced professions" if g == "balanced" else f"{g}-dominated professions"
-            out.append(Headline(label=f"{words}: male vs female, {t.get('test')} "
-                                      "(effect size r)", primary=False,
-                                estimate=t.get("effect_size_r"), p_value=t.get("p_value"),
-                                null=0.0, n=t.get("n_pairs"), positive="leans male",
-                                negative="leans female", thresholds=(0.1, 0.3, 0.5)))
+    for g in [g for g in ("male", "female", "balanced") if g in tests]:
+        t = tests[g]
+        if t.get("p_value") is None:
+            continue
+        words = "balanced professions" if g == "balanced" else f"{g}-dominated professions"
+        out.append(Headline(label=f"{words}: male vs female, {t.get('test')} "
+                                  "(effect size r)", primary=False,
+                            estimate=t.get("effect_size_r"), p_value=t.get("p_value"),
+                            null=0.0, n=t.get("n_professions", t.get("n_pairs")),
+                            positive="leans male", negative="leans female",
+                            thresholds=(0.1, 0.3, 0.5),
+                            **{k: t.get(k) for k in MULTIPLICITY_KEYS if k != "ci_unit"}))
     return out
 
 
 def paired(r: Result) -> Paired | None:
-    wide = r.items.pivot_table(index=["prof_group", "profession_key", "pair_index"],
-                               columns="gender", values="association", aggfunc="first")
-    if not {"male", "female"} <= set(wide.columns):
+    """The headline's mean paired difference, one row per (profession, person pair,
+    pattern); the comparison bootstrap resamples professions (issue 11, item 3)."""
+    from genderscope.measures.bec_pro import paired_rows
+
+    w = paired_rows(r.items)
+    if w.empty:
         return None
-    wide = wide.dropna(subset=["male", "female"])
-    frame = pd.DataFrame({"v": wide["male"] - wide["female"]})
-    professions = wide.index.get_level_values("profession_key").astype(str)
-    frame.index = ["|".join(map(str, k)) for k in frame.index]
-    # sentence pairs share their profession: resample professions (issue 11, item 3)
+    keys = ["|".join(map(str, k)) for k in
+            zip(w["prof_group"], w["profession_key"], w["pair_index"], strict=True)]
+    frame = pd.DataFrame({"v": (w["male"] - w["female"]).to_numpy(float)}, index=keys)
     return Paired(frame, mean_first_column, unit="professions",
-                  clusters=pd.Series(professions, index=frame.index))
+                  clusters=pd.Series(w["profession_key"].astype(str).to_numpy(), index=keys))
 
 
 def plot(r: Result) -> Any:
@@ -116,7 +119,7 @@ def plot(r: Result) -> Any:
     ax.set_xticks(range(len(groups)), [f"{g}-dominated" if g != "balanced" else "balanced"
                                        for g in groups])
     plots.null_line(ax, 0.0, vertical=False)
-    ax.set_ylabel("association (nats, 95% CI)")
+    ax.set_ylabel(f"association (nats, {plots.ci_label(t.get('ci_unit', []))})")
     ax.legend(loc="best", ncols=2, frameon=False)
     ax.grid(False, axis="x")
     ax.grid(True, axis="y")
@@ -140,6 +143,7 @@ BEC_PRO = Measure(
     name="bec-pro", title="BEC-Pro (professions and person words)", kinds=LM_KINDS, langs=("en",),
     run=run, headlines=headlines, plot=plot, highlights=highlights,
     paired=lambda r: paired(r),
+    version="2",  # 2: rows paired by person pair; CIs and tests over professions
     params=lambda ctx: {"lang": ctx.lang, "per_group": per_group(ctx), "seed": ctx.seed,
                         "quick": ctx.quick, "n_resamples": ctx.n_resamples},
     card=MethodCard(
@@ -148,8 +152,9 @@ BEC_PRO = Measure(
                    "profession masked) (Bartl et al. 2020, eq. 1; causal LMs: the same "
                    "posterior over the corpus' person words from sentence likelihoods). "
                    "Headline: mean paired difference male − female person words over "
-                   "professions and templates, percentile bootstrap CI; per profession group "
-                   "a paired t / Wilcoxon test (effect size r).",
+                   "professions and templates, CI from a cluster bootstrap over professions; "
+                   "per profession group a paired t / Wilcoxon test over the group's "
+                   "professions (effect size r), Holm-adjusted across the groups.",
         citation="Bartl, Nissim & Gatt (2020). Unmasking Contextual Stereotypes: Measuring "
                  "and Mitigating BERT's Gender Bias. GeBNLP workshop.",
         caveats=("Profession groups follow US (BLS) employment statistics; their "

@@ -66,7 +66,7 @@ def plot(r: Result) -> Any:
         return None
     return plots.forest(rows, null=0.0,
                         xlabel="mean prior-corrected log-probability bias (nats; > 0 leans "
-                        "male)" + plots.ci_note(s["mean_lpbs"].values()),
+                        f"male; {plots.ci_label(s['mean_lpbs'].values())})",
                         title=f"LPBS {s.get('test')}: mean bias per attribute set",
                         colors=[plots.SERIES[1], plots.SERIES[2]])
 

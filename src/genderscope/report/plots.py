@@ -137,8 +137,9 @@ def forest(rows: Sequence[tuple[str, float, float | None, float | None]], *, nul
     return fig
 
 
-def ci_note(cis: Iterable[Any]) -> str:
-    """'; 95% CI resampling professions' for axis labels, from the CI dicts (or unit
-    strings) a plot draws; '' when none states its resampling unit."""
-    units = sorted({(c.get("ci_unit") if isinstance(c, dict) else c) or "" for c in cis} - {""})
-    return f"; 95% CI resampling {', '.join(units)}" if units else ""
+def ci_label(cis: Iterable[Any]) -> str:
+    """'95% CI resampling professions' for axis labels, from the CI dicts (or unit
+    strings) a plot draws; '95% CI' when none states its resampling unit."""
+    units = sorted({str((c.get("ci_unit") if isinstance(c, dict) else c) or "")
+                    for c in cis} - {"", "nan", "None"})
+    return f"95% CI resampling {', '.join(units)}" if units else "95% CI"
