@@ -5,6 +5,9 @@ torch and transformers are imported only when a model is really loaded: an
 adapter opened on a store that already holds its description (a *memo*, written
 by the first load) is *deferred*, and loads its weights on the first question
 the score cache cannot answer. A fully cached rerun imports neither.
+
+Over 400 lines because the model source (Hub id, folder, GGUF; fingerprint) and the
+adapter base with its deferred loading share one memo and cache contract.
 """
 
 from __future__ import annotations
