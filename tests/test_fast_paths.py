@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -197,3 +198,28 @@ def test_token_budget_sized_to_the_device() -> None:
     batches = engine._batches([tuple(range(n)) for n in (3, 5, 8, 8, 10, 10, 10)])
     assert all(len(b) * max(map(len, b)) <= 40 for b in batches)
     assert engine.max_batch == CPU_BUDGET[0]
+
+
+# -- report ----------------------------------------------------------------------
+def test_report_loads_each_model_once_and_times_each_measure(tiny_gpt2_dir: Path,
+                                                             data_dir: Path, tmp_path: Path,
+                                                             monkeypatch) -> None:
+    from typer.testing import CliRunner
+
+    from genderscope.cli.app import app
+
+    calls = _count_loads(monkeypatch, CausalLM)
+    args = ["report", "--model", str(tiny_gpt2_dir), "--quick", "--measure", "crows-pairs",
+            "--measure", "probe", "--measure", "winobias", "--data", str(data_dir),
+            "--store", str(tmp_path / "s.sqlite"), "--no-progress"]
+    runner = CliRunner()
+    first = runner.invoke(app, [*args, "--out", str(tmp_path / "a.html")],
+                          terminal_width=250)
+    assert first.exit_code == 0, first.output
+    assert calls["n"] == 1  # three measures, one loaded model
+    lines = [ln for ln in first.output.splitlines() if "crows-pairs" in ln or "probe" in ln]
+    assert len(lines) >= 2 and all(re.search(r"\d+\.\d s\s*│?\s*$", ln) for ln in lines[-2:])
+    again = runner.invoke(app, [*args, "--no-reuse", "--out", str(tmp_path / "b.html")],
+                          terminal_width=250)
+    assert again.exit_code == 0, again.output
+    assert calls["n"] == 1  # measures re-run from the score cache: no load at all

@@ -61,12 +61,12 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         Stored runs with the same model, parameters and data are reused (no forward
         pass); default subsets are listed in docs/report.md.
         """
-        from genderscope.models.hf import pick_dtype
+        from genderscope.models.hf import check_dtype
         from genderscope.report import html as page
         from genderscope.report import runner
         from genderscope.report.registry import LANGS, Context
 
-        pick_dtype(dtype)  # an unknown --dtype fails here, not once per measure
+        check_dtype(dtype)  # an unknown --dtype fails here, not once per measure
         if lang not in LANGS:
             raise GenderscopeError(f"--lang must be one of {', '.join(LANGS)}, got {lang!r}")
         if not (model or vectors or encoder or classifier):
@@ -110,17 +110,19 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         finally:
             store.close()
         table = Table(title=f"Headline numbers ({time.perf_counter() - t0:.0f} s)")
-        for col in ("model", "measure", "number", "estimate [95% CI]", "reading"):
-            table.add_column(col, overflow="fold")
+        for col in ("model", "measure", "number", "estimate [95% CI]", "reading", "time"):
+            table.add_column(col, overflow="fold", justify="right" if col == "time" else "left")
         from genderscope.report.compare import cell
 
         for sec in data_.sections:
+            took = f"{sec.seconds:.1f} s" + (" reused" if sec.reused else "")
             if sec.status != "ok":
-                table.add_row(sec.subject.label, sec.measure.name, "", sec.status, sec.reason)
+                table.add_row(sec.subject.label, sec.measure.name, "", sec.status, sec.reason,
+                              took)
                 continue
             for h in sec.headlines[:1]:
                 table.add_row(sec.subject.label, sec.measure.name, h.label.strip(), cell(h),
-                              h.reading())
+                              h.reading(), took)
         console.print(table)
         n_failed = sum(s.status == "failed" for s in data_.sections)
         console.print(f"report written to {path}"
