@@ -197,7 +197,9 @@ def test_job_cache_reads_the_driver_store_and_never_writes_it(tmp_path: Path) ->
     cache.put_arrays("fp", "ns", {"b": np.array([3.0])})
     got = cache.get_arrays("fp", "ns", ["a", "b", "c"])
     assert got.keys() == {"a", "b"} and got["a"].tolist() == [1.5, 2.0]
-    assert [(m, ns, sorted(v)) for m, ns, v in cache.new_entries()] == [("fp", "ns", ["b"])]
+    cache.put_texts("fp", "pieces", {"t": '["x"]'})
+    assert cache.get_texts("fp", "pieces", ["t"]) == {"t": '["x"]'}
+    assert [e[:3] for e in cache.new_entries()] == [("fp", "ns", "b"), ("fp", "pieces", "t")]
     cache.close()
     assert _scores(store) == before  # the worker's entries go back to the driver instead
     store.close()

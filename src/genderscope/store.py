@@ -377,20 +377,17 @@ class Store:
             return self._insert_run(result)
 
     def record_job(self, results: Sequence[Result],
-                   arrays: Sequence[tuple[str, str, Mapping[str, np.ndarray]]] = ()
-                   ) -> list[str | None]:
-        """Record the runs and new cached arrays ``(model, namespace, {key: array})`` of one
-        finished job in ONE transaction: all of it is stored, or (on any error) none.
+                   entries: Sequence[tuple[str, str, str, Any]] = ()) -> list[str | None]:
+        """Record the runs and new score-cache rows ``(model, namespace, key, value)`` of
+        one finished job (e.g. a sweep's worker) in ONE transaction: all of it is stored,
+        or (on any error) none. Values are stored as given (REAL, BLOB or TEXT).
 
         A run whose ``cache_key`` is already stored is not stored again (its id is
         returned instead), so a job delivered twice is recorded once."""
         ids: list[str | None] = []
         with self._transaction():
-            for model, namespace, values in arrays:
-                self._con.executemany(
-                    "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)",
-                    [(model, namespace, k, np.asarray(v, dtype="<f8").tobytes())
-                     for k, v in values.items()])
+            self._con.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)",
+                                  [tuple(e) for e in entries])
             for result in results:
                 key = result.metadata.get("cache_key")
                 found = self.find_run(key) if key else None

@@ -20,11 +20,10 @@ import signal
 import socket
 import sqlite3
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import numpy as np
+from typing import Any
 
 from genderscope.errors import GenderscopeError
 from genderscope.report.entry import Context
@@ -37,41 +36,40 @@ CRASH_ENV = "GENDERSCOPE_SWEEP_TEST_CRASH"
 model's job kill its own worker process (SIGKILL) after its first measure ran."""
 
 
-class JobCache:
-    """The score cache an adapter sees inside a job (duck-types the store's array API).
+class JobCache(Store):
+    """The store an adapter sees inside a job: an in-memory store for this job's new
+    cache entries, whose reads fall back to the driver's store file opened read-only
+    (when ``path`` is reachable from this worker: same machine or a shared path).
 
-    Reads: new entries of this job first, then the driver's store file opened
-    read-only (when ``path`` exists here). Writes: kept in memory, returned by
-    :meth:`new_entries`.
+    Every cache read of the store API (numbers, arrays, texts) goes through
+    :meth:`get_scores`, so all of them see both; :meth:`new_entries` gives the raw
+    ``scores`` rows this job added, for the driver to record.
     """
 
     def __init__(self, path: str | Path | None) -> None:
-        self._fresh: dict[tuple[str, str], dict[str, np.ndarray]] = {}
-        self._store: Store | None = None
+        super().__init__(":memory:")
+        self._driver: Store | None = None
         if path is not None and Path(path).is_file():
             with contextlib.suppress(GenderscopeError, sqlite3.Error):
-                self._store = Store(path, readonly=True)
+                self._driver = Store(path, readonly=True)
 
-    def get_arrays(self, model: str, namespace: str,
-                   keys: Sequence[str]) -> dict[str, np.ndarray]:
-        fresh = self._fresh.get((model, namespace), {})
-        found = {k: fresh[k] for k in keys if k in fresh}
-        todo = [k for k in keys if k not in found]
-        if self._store is not None and todo:
+    def get_scores(self, model: str, namespace: str, keys: Sequence[str]) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        if self._driver is not None:
             with contextlib.suppress(sqlite3.Error):  # store gone or locked: compute instead
-                found.update(self._store.get_arrays(model, namespace, todo))
+                found = self._driver.get_scores(model, namespace, keys)
+        found.update(super().get_scores(model, namespace, keys))
         return found
 
-    def put_arrays(self, model: str, namespace: str, values: Mapping[str, np.ndarray]) -> None:
-        self._fresh.setdefault((model, namespace), {}).update(
-            {k: np.asarray(v, dtype="<f8") for k, v in values.items()})
-
-    def new_entries(self) -> list[tuple[str, str, dict[str, np.ndarray]]]:
-        return [(m, ns, vals) for (m, ns), vals in self._fresh.items()]
+    def new_entries(self) -> list[tuple[str, str, str, Any]]:
+        """The ``(model, namespace, key, value)`` cache rows this job added."""
+        return self._con.execute("SELECT model, namespace, key, value FROM scores "
+                                 "ORDER BY model, namespace, key").fetchall()
 
     def close(self) -> None:
-        if self._store is not None:
-            self._store.close()
+        if self._driver is not None:
+            self._driver.close()
+        super().close()
 
 
 def measure_context(spec: SweepSpec, measure: MeasureSpec) -> Context:
@@ -117,7 +115,8 @@ class JobOutcome:
 
     model: str
     measures: list[MeasureOutcome]
-    cache_entries: list[tuple[str, str, dict[str, np.ndarray]]] = field(default_factory=list)
+    cache_entries: list[tuple[str, str, str, Any]] = field(default_factory=list)
+    """New score-cache rows ``(model, namespace, key, value)``."""
     host: str = ""
     pid: int = 0
     load_seconds: float | None = None
