@@ -55,7 +55,8 @@ def cds_command(
                              "(Bartl et al.: 42)."),
     max_steps: int | None = typer.Option(None, "--max-steps", help="Stop after N steps."),
     max_length: int = typer.Option(256, "--max-length", min=8,
-                                   help="Truncate documents to N tokens."),
+                                   help="Truncate each training unit (sentence or "
+                                        "passage) to N tokens."),
     save_every: int = typer.Option(200, "--save-every", min=1,
                                    help="Checkpoint every N steps."),
     kind: str = typer.Option("auto", "--kind", help="auto, masked or causal."),
