@@ -123,7 +123,62 @@ def test_two_model_page_names_the_comparison_unit(data_dir: Path, store) -> None
                       names=["crows-pairs", "bec-pro"])
     from genderscope.report.compare import differences
 
-    units = {d.measure: d.ci_unit for d in differences(data)}
-    assert units == {"crows-pairs": "pairs", "bec-pro": "professions"}
+    diffs = differences(data)
+    assert {d.measure: d.ci_unit for d in diffs} == {"crows-pairs": "pairs",
+                                                      "bec-pro": "professions"}
+    from genderscope.stats import adjust_pvalues
+
+    # the tested differences of one page are one family: Holm over them
+    assert [d.p_adjusted for d in diffs] == pytest.approx(
+        list(adjust_pvalues([d.p_value for d in diffs])))
     text = page.render(data)
     assert "resampling professions</td>" in text and "resampling pairs</td>" in text
+    assert "<th>p (Holm)</th>" in text
+
+
+def test_weat_tests_run_together_are_one_holm_family(data_dir: Path, store) -> None:
+    import numpy as np
+    from test_report import _hash_lp
+
+    from genderscope.datasets.seat import resolve_test
+    from genderscope.measures.weat_card import WEAT_TESTS
+    from genderscope.models.vectors import WordVectors
+    from genderscope.report.runner import Subject
+    from genderscope.stats import adjust_pvalues
+
+    vocab = sorted({w.lower() for t in WEAT_TESTS for ws in
+                    resolve_test(t, data_dir / "seat" / "tests").sets() for w in ws.examples})
+    vecs = WordVectors(np.array([[_hash_lp(w, str(k)) for k in range(8)] for w in vocab]),
+                       vocab, name="fake-vectors")
+    data = run_report([Subject("vecs", "vectors", "v", lambda: vecs)],
+                      Context(quick=True, data_dir=data_dir), store, names=["weat"])
+    hs = data.sections[0].headlines
+    raw = [h.p_value for h in hs]
+    assert [h.p_adjusted for h in hs] == pytest.approx(list(adjust_pvalues(raw)))
+    assert {h.p_adjust_method for h in hs} == {"holm"} and len({h.family for h in hs}) == 1
+    assert all(h.evidence() is (h.p_adjusted < 0.05) for h in hs)
+    assert list(data.sections[0].result.tables["tests"]["p_adjusted"]) == pytest.approx(
+        [h.p_adjusted for h in hs])
+
+
+def test_non_bootstrap_intervals_are_not_called_resampling() -> None:
+    from genderscope.report import plots
+
+    wilson = from_ci("share", {"estimate": 0.6, "ci_low": 0.4, "ci_high": 0.8,
+                               "method": "wilson", "ci_unit": "pairs"}, null=0.5)
+    assert wilson.ci_text() == "[0.400, 0.800], over pairs"
+    assert plots.ci_label([{"ci_unit": "pairs", "method": "wilson"}]) == "95% CI over pairs"
+    assert plots.ci_label([{"ci_unit": "professions", "method": "cluster percentile "
+                            "bootstrap"}, None, {}]) == "95% CI resampling professions"
+    assert plots.ci_label([{}], "bootstrap CI") == "95% bootstrap CI"
+
+
+def test_adjusted_p_when_the_raw_result_was_null_already() -> None:
+    h = _h(ci_low=-0.2, p_value=0.3, p_adjusted=0.9, p_adjust_method="holm")
+    assert h.reading() == ("No evidence of bias: the 95% CI (resampling professions) "
+                           "includes 0 (Holm-adjusted p = 0.90). Point estimate leans male.")
+    p_only = _h(ci_low=None, ci_high=None, p_value=0.01, p_adjusted=0.06,
+                p_adjust_method="holm")
+    assert p_only.reading() == ("No evidence of bias after correcting for multiple tests "
+                                "(Holm-adjusted p = 0.060). Unadjusted p = 0.010. Point "
+                                "estimate leans male.")

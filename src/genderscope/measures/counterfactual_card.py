@@ -52,7 +52,10 @@ def plot(r: Result) -> Any:
             if isinstance(s.get(k), dict) and s[k].get("n")]
     if not rows:
         return None
-    return plots.forest(rows, null=0.0, xlabel="share of texts whose label flips",
+    units = [s[k]["flip_rate"] for k in ("all", "m2f", "f2m")
+             if isinstance(s.get(k), dict) and s[k].get("n")]
+    return plots.forest(rows, null=0.0,
+                        xlabel=f"share of texts whose label flips ({plots.ci_label(units)})",
                         title="Counterfactual flip test", colors=[plots.SERIES[0],
                                                                   plots.MALE, plots.FEMALE])
 

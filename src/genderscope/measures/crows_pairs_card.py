@@ -66,7 +66,8 @@ def plot(r: Result) -> Any:
             rows.append((lab, s[f"percent_stereotypical_{d}_pairs"]))
     return plots.forest([(f"{lab} (n={c.get('n')})", c["estimate"], c["ci_low"], c["ci_high"])
                          for lab, c in rows if c], null=50.0,
-                        xlabel="% pairs preferring the stereotypical sentence",
+                        xlabel="% pairs preferring the stereotypical sentence "
+                        f"({plots.ci_label(c for _, c in rows if c)})",
                         title="CrowS-Pairs (gender): 50 % = no preference",
                         colors=[plots.SERIES[0], plots.SERIES[1], plots.SERIES[2]])
 

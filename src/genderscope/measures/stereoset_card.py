@@ -88,7 +88,7 @@ def plot(r: Result) -> Any:
     ax.set_yticks(ys, [f"{k} ({lab})" for k, lab, _ in names])
     plots.null_line(ax, 50.0)
     ax.set_xlim(0, 100)
-    ax.set_xlabel("score (%)")
+    ax.set_xlabel(f"score (%; {plots.ci_label(m.get(k) for k in ('ss', 'lms', 'icat'))})")
     plots.set_title(fig, "StereoSet intrasentence, gender (ideal: SS 50, LMS 100, ICAT 100)")
     return fig
 

@@ -16,7 +16,14 @@ from genderscope.measures.card_tools import (
     top_rows,
 )
 from genderscope.report import plots
-from genderscope.report.entry import Context, Headline, Measure, MethodCard, from_ci
+from genderscope.report.entry import (
+    MULTIPLICITY_KEYS,
+    Context,
+    Headline,
+    Measure,
+    MethodCard,
+    from_ci,
+)
 from genderscope.results import Result
 
 WEAT_TESTS = ("weat6", "weat7", "weat8")
@@ -30,6 +37,7 @@ def tests_dir(ctx: Context) -> Path:
 def run(model: Any, ctx: Context, *, sentences: bool) -> Result:
     from genderscope.datasets.seat import resolve_test
     from genderscope.measures.weat import seat, weat
+    from genderscope.stats import annotate_family
 
     names = SEAT_TESTS if sentences else WEAT_TESTS
     results = []
@@ -41,13 +49,17 @@ def run(model: Any, ctx: Context, *, sentences: bool) -> Result:
         else:
             results.append(weat(model, test, n_permutations=ctx.n_permutations, seed=ctx.seed,
                                 n_resamples=ctx.n_resamples))
+    # the tests run together form one family: Holm over their permutation p-values
+    annotate_family([r.summary for r in results],
+                    f"{'SEAT' if sentences else 'WEAT'} gender tests {', '.join(names)}")
     items = pd.concat([r.items.assign(test=r.summary["test"]) for r in results],
                       ignore_index=True)
     rows = [{"test": r.summary["test"], "X": r.summary["categories"]["X"],
              "Y": r.summary["categories"]["Y"], "A": r.summary["categories"]["A"],
              "B": r.summary["categories"]["B"], **{f"d_{k}": r.summary["effect_size"][k]
                                                     for k in ("estimate", "ci_low", "ci_high")},
-             "p_value": r.summary["p_value"], "exact": r.summary["exact"]} for r in results]
+             "p_value": r.summary["p_value"], "p_adjusted": r.summary["p_adjusted"],
+             "exact": r.summary["exact"]} for r in results]
     summary = {"tests": {r.summary["test"]: r.summary for r in results}}
     meta = {"model": results[0].metadata.get("model"), "seed": ctx.seed,
             "params": {"tests": list(names), "n_permutations": ctx.n_permutations},
@@ -61,7 +73,8 @@ def headlines(r: Result) -> list[Headline]:
     for name, s in r.summary.get("tests", {}).items():
         c = s["categories"]
         out.append(from_ci(f"{name}: {c['X']} vs {c['Y']} × {c['A']} vs {c['B']} (d)",
-                           {**s["effect_size"], "p_value": s.get("p_value")}, null=0.0,
+                           {**s["effect_size"], "p_value": s.get("p_value"),
+                            **{k: s[k] for k in MULTIPLICITY_KEYS[:3] if k in s}}, null=0.0,
                            positive=f"{c['X']} closer to {c['A']}, {c['Y']} to {c['B']}",
                            negative=f"{c['X']} closer to {c['B']}, {c['Y']} to {c['A']}",
                            thresholds=(0.2, 0.5, 0.8)))
@@ -70,6 +83,7 @@ def headlines(r: Result) -> list[Headline]:
 
 def plot(r: Result) -> Any:
     rows = []
+    effects = [s["effect_size"] for s in r.summary.get("tests", {}).values()]
     for name, s in r.summary.get("tests", {}).items():
         c = s["categories"]
         e = s["effect_size"]
@@ -77,7 +91,8 @@ def plot(r: Result) -> Any:
                      e["ci_low"], e["ci_high"]))
     if not rows:
         return None
-    return plots.forest(rows, null=0.0, xlabel="effect size d (95% bootstrap CI)",
+    return plots.forest(rows, null=0.0,
+                        xlabel=f"effect size d ({plots.ci_label(effects, 'bootstrap CI')})",
                         title=f"{r.method.upper()}: gender association tests",
                         height=0.62 * len(rows) + 1.1)
 
@@ -90,12 +105,13 @@ def highlights(r: Result) -> pd.DataFrame | None:
 
 
 CAVEATS = ("Small word sets: one word can move d a lot; the one-sided permutation p "
-                  "tests the null of no differential association.",
-                  "Ethayarajh, Duvenaud & Hirst (2019, ACL) show WEAT can over- or "
-                  "understate associations; read d as descriptive.")
+           "tests the null of no differential association.",
+           "Ethayarajh, Duvenaud & Hirst (2019, ACL) show WEAT can over- or "
+           "understate associations; read d as descriptive.")
 
 WEAT = Measure(
     name="weat", title="WEAT (word vectors)", kinds=("vectors",), langs=("en",),
+    version="2",  # 2: Holm over the tests run together
     run=lambda m, ctx: run(m, ctx, sentences=False), headlines=headlines,
     plot=plot, highlights=highlights,
     params=lambda ctx: {"tests": list(WEAT_TESTS), "seed": ctx.seed,
@@ -104,14 +120,16 @@ WEAT = Measure(
     card=MethodCard(
         definition="s(w) = mean cos(w, A) − mean cos(w, B); d = (mean s over X − mean s over "
                    "Y) / std of s over X ∪ Y (Caliskan et al. 2017, Science, eq. in the "
-                   "Supplement); one-sided permutation p. WEAT 6 (career/family), 7 "
-                   "(math/arts), 8 (science/arts) with male/female attributes.",
+                   "Supplement); one-sided permutation p, Holm-adjusted over the three tests run "
+                   "together. WEAT 6 (career/family), 7 (math/arts), 8 (science/arts) with "
+                   "male/female attributes.",
         citation="Caliskan, Bryson & Narayanan (2017). Semantics derived automatically from "
                  "language corpora contain human-like biases. Science 356(6334).",
         caveats=CAVEATS, subset="the three gender tests WEAT 6, 7, 8 (all words)"))
 
 SEAT = Measure(
     name="seat", title="SEAT (sentence encoder)", kinds=("encoder",), langs=("en",),
+    version="2",  # 2: Holm over the tests run together
     run=lambda m, ctx: run(m, ctx, sentences=True), headlines=headlines,
     plot=plot, highlights=highlights,
     params=lambda ctx: {"tests": list(SEAT_TESTS), "seed": ctx.seed,
@@ -119,7 +137,8 @@ SEAT = Measure(
     data_files=lambda ctx: [tests_dir(ctx) / f"{t}.jsonl" for t in SEAT_TESTS],
     card=MethodCard(
         definition="WEAT's effect size and permutation test over sentence embeddings of "
-                   "semantically bleached templates ('This is a …') (May et al. 2019).",
+                   "semantically bleached templates ('This is a …') (May et al. 2019); p "
+                   "Holm-adjusted over the three tests run together.",
         citation="May, Wang, Bordia, Bowman & Rudinger (2019). On Measuring Social Biases in "
                  "Sentence Encoders. NAACL.",
         caveats=(*CAVEATS, "May et al. found SEAT results inconsistent across "

@@ -79,7 +79,7 @@ def plot(r: Result) -> Any:
                                     sub["ci_high"].tolist()), capsize=3, ecolor="#123456")
     ax.set_xticks(range(len(conds)), [f"{c}-stereotypical" for c in conds])
     ax.set_ylim(0, 1)
-    ax.set_ylabel("accuracy (95% CI)")
+    ax.set_ylabel(f"accuracy ({plots.ci_label(t.get('ci_unit', []))})")
     ax.legend(loc="upper right", ncols=2, frameon=False)
     ax.grid(False, axis="x")
     ax.grid(True, axis="y")

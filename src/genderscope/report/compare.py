@@ -7,12 +7,13 @@ entry's :class:`~genderscope.report.registry.Paired` form of its first headline)
   items both runs scored;
 - **95 % CI**: paired percentile bootstrap — resample items with replacement and
   recompute both statistics on the same resample; where items share a unit that varies
-  (BEC-Pro sentence pairs share a profession, LPBS items an attribute word, WinoBias
-  sentences an occupation), whole clusters of that unit are resampled (the entry's
+  (BEC-Pro sentence pairs share a profession, WinoBias sentences an occupation), whole
+  clusters of that unit are resampled (the entry's
   ``Paired.clusters``), and the table names the unit;
 - **p-value**: paired permutation test — for each item, swap the two models' item
   rows with probability 1/2 and recompute the difference; two-sided
-  p = (1 + #{|d_perm| ≥ |d_obs|}) / (n_perm + 1).
+  p = (1 + #{|d_perm| ≥ |d_obs|}) / (n_perm + 1); all differences tested on one page
+  form a family, Holm-adjusted (``p_adjusted``).
 
 Measures without an item-level form (WEAT/SEAT) are listed in the leaderboard
 but not tested.
@@ -28,8 +29,10 @@ import numpy as np
 import pandas as pd
 
 from genderscope.report import plots
+from genderscope.report.entry import unit_words
 from genderscope.report.registry import Paired, fmt, fmt_p
 from genderscope.report.runner import ReportData, Section
+from genderscope.stats import adjust_pvalues
 
 
 @dataclass
@@ -48,6 +51,8 @@ class Difference:
     n_resamples: int
     ci_unit: str = "items"
     """What the bootstrap resampled (the entry's ``Paired.unit``)."""
+    p_adjusted: float = float("nan")
+    """Holm-adjusted over every tested difference of the page (one family)."""
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -142,7 +147,8 @@ def cell(h: Any) -> str:
         est = fmt(h.estimate)
         if "." not in est and "e" not in est and "." in low:  # 60 [44.60, ...] -> 60.00
             est = fmt(h.estimate, len(low.split(".")[1]))
-        return f"{est} [{low}, {high}]" + (f", resampling {unit}" if unit else "")
+        words = unit_words(unit, getattr(h, "ci_method", None))
+        return f"{est} [{low}, {high}]" + (f", {words}" if words else "")
     if h.p_value is not None:
         return f"{fmt(h.estimate)} (p {h.p_text() if hasattr(h, 'p_text') else fmt_p(h.p_value)})"
     return fmt(h.estimate)
@@ -169,6 +175,8 @@ def differences(data: ReportData, *, n_resamples: int | None = None, seed: int =
             out.append(Difference(name, sa.headlines[0].label if sa.headlines else name,
                                   sa.subject.label, sb.subject.label, a, b, d, lo, hi, p, k, n,
                                   ci_unit=pa.unit))
+    for diff, adj in zip(out, adjust_pvalues([d.p_value for d in out]), strict=True):
+        diff.p_adjusted = float(adj)
     return out
 
 
@@ -176,6 +184,7 @@ def comparison_plot(data: ReportData, measure: str) -> Any:
     """Forest plot of the first headline of ``measure`` for every model that ran it."""
     per = _ok(data.sections).get(measure, {})
     rows = []
+    units: list[str | None] = []
     null = 0.0
     title = label = measure
     for lab, sec in per.items():
@@ -185,8 +194,9 @@ def comparison_plot(data: ReportData, measure: str) -> Any:
         null = h.null if h.null is not None else null
         title = sec.measure.title
         label = h.label.strip()
+        units.append(h.ci_unit)
         rows.append((lab, h.estimate, h.ci_low, h.ci_high))
     if len(rows) < 2:
         return None
-    return plots.forest(rows, null=null, xlabel=label, title=title,
-                        colors=plots.SERIES[:len(rows)])
+    return plots.forest(rows, null=null, xlabel=f"{label} ({plots.ci_label(units)})",
+                        title=title, colors=plots.SERIES[:len(rows)])

@@ -96,6 +96,8 @@ class Headline:
     """The family of tests the adjustment ran over (e.g. per profession group)."""
     ci_unit: str | None = None
     """What the CI resamples (professions, words, groups, pairs, ...)."""
+    ci_method: str | None = None
+    """How the CI was made (e.g. ``percentile bootstrap``, ``wilson``), if stated."""
 
     @property
     def has_ci(self) -> bool:
@@ -142,8 +144,9 @@ class Headline:
         return self.positive if self.estimate > self.null else self.negative  # type: ignore
 
     def ci_unit_words(self) -> str:
-        """'resampling professions', or '' when the CI's unit is not known."""
-        return f"resampling {self.ci_unit}" if self.ci_unit else ""
+        """'resampling professions' (bootstrap), 'over pairs' (e.g. a Wilson interval), or
+        '' when the CI's unit is not known."""
+        return unit_words(self.ci_unit, self.ci_method)
 
     def ci_text(self) -> str:
         """'[low, high]' with the resampling unit; '–' without a CI."""
@@ -183,15 +186,19 @@ class Headline:
         unit = self.ci_unit_words()
         ci = f"95% CI ({unit})" if unit else "95% CI"
         if ev is False:
-            if self.adjusted:
+            raw = (self._ci_excludes_null() if self.has_ci else
+                   _finite(self.p_value) and self.p_value < 0.05)  # type: ignore[operator]
+            if self.adjusted and raw:
                 base = ("No evidence of bias after correcting for multiple tests "
                         f"({self.adjusted_p_words()}).")
-                if self.has_ci and self._ci_excludes_null():
-                    base += f" The unadjusted {ci} excludes {fmt(self.null)}."
+                base += (f" The unadjusted {ci} excludes {fmt(self.null)}." if self.has_ci
+                         else f" Unadjusted p = {fmt_p(self.p_value)}.")
             elif self.has_ci:
-                base = f"No evidence of bias: the {ci} includes {fmt(self.null)}."
+                base = f"No evidence of bias: the {ci} includes {fmt(self.null)}" + (
+                    f" ({self.adjusted_p_words()})." if self.adjusted else ".")
             else:
-                base = "No evidence of bias (p ≥ 0.05)."
+                base = "No evidence of bias (" + (self.adjusted_p_words() if self.adjusted
+                                                  else "p ≥ 0.05") + ")."
             return base + (f" Point estimate {self.direction()}." if self.direction() else "")
         strength = self.strength()
         s = f"{strength.capitalize()} bias: " if strength and strength != "negligible" else (
@@ -214,7 +221,8 @@ class Headline:
                 "ci_high": self.ci_high, "p_value": self.p_value, "null": self.null,
                 "unit": self.unit, "n": self.n, "p_adjusted": self.p_adjusted,
                 "p_adjust_method": self.p_adjust_method, "family": self.family,
-                "ci_unit": self.ci_unit, "evidence": self.evidence(),
+                "ci_unit": self.ci_unit, "ci_method": self.ci_method,
+                "evidence": self.evidence(),
                 "reading": self.reading()}
 
 
@@ -326,10 +334,21 @@ def from_ci(label: str, d: dict[str, Any] | None, **kw: Any) -> Headline:
     (``p_adjusted``, ``p_adjust_method``, ``family``) and ``ci_unit`` when present."""
     d = d or {}
     fields = {k: d.get(k) for k in ("p_value", "n", *MULTIPLICITY_KEYS)}
+    fields["ci_method"] = d.get("method")
     fields.update(kw)
     return Headline(label=label, estimate=d.get("estimate"), ci_low=d.get("ci_low"),
                     ci_high=d.get("ci_high"), **fields)
 
 
 MULTIPLICITY_KEYS = ("p_adjusted", "p_adjust_method", "family", "ci_unit")
+
+
+def unit_words(unit: Any, method: Any = None) -> str:
+    """'resampling UNIT' for a bootstrap CI (or one whose method is not stated), 'over
+    UNIT' for others (Wilson); '' without a unit."""
+    if not unit or str(unit) in ("nan", "None"):
+        return ""
+    if method is None or str(method) in ("nan", "None") or "bootstrap" in str(method):
+        return f"resampling {unit}"
+    return f"over {unit}"
 """Keys of a summary test or CI entry that a Headline carries over."""

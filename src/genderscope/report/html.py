@@ -279,7 +279,8 @@ def comparison_html(data: ReportData) -> str:
     out = ['<h2 id="comparison">Comparison</h2>',
            '<p class="sub">Headline numbers side by side (estimate [95% CI] or (p)). '
            "Differences below are tested item by item on the items both models scored: paired "
-           "bootstrap 95% CI and a paired permutation test (two-sided).</p>",
+           "bootstrap 95% CI and a paired permutation test (two-sided), Holm-adjusted over "
+           "all differences tested on this page.</p>",
            frame_table(board, max_rows=200, cls="leaderboard")]
     diffs = compare.differences(data, seed=data.ctx.seed)
     if diffs:
@@ -287,8 +288,8 @@ def comparison_html(data: ReportData) -> str:
                             "B": d.model_b, "A value": d.estimate_a, "B value": d.estimate_b,
                             "A − B": d.difference, "95% CI": f"[{fmt(d.ci_low)}, "
                             f"{fmt(d.ci_high)}], resampling {d.ci_unit}",
-                            "p": fmt_p(d.p_value), "items": d.n_items}
-                           for d in diffs])
+                            "p": fmt_p(d.p_value), "p (Holm)": fmt_p(d.p_adjusted),
+                            "items": d.n_items} for d in diffs])
         out.append("<h3>Tested differences</h3>" + frame_table(df, max_rows=200,
                                                                   cls="differences"))
     names = list(dict.fromkeys(s.measure.name for s in data.sections if s.status == "ok"))

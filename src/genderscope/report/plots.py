@@ -137,9 +137,12 @@ def forest(rows: Sequence[tuple[str, float, float | None, float | None]], *, nul
     return fig
 
 
-def ci_label(cis: Iterable[Any]) -> str:
+def ci_label(cis: Iterable[Any], name: str = "CI") -> str:
     """'95% CI resampling professions' for axis labels, from the CI dicts (or unit
-    strings) a plot draws; '95% CI' when none states its resampling unit."""
-    units = sorted({str((c.get("ci_unit") if isinstance(c, dict) else c) or "")
-                    for c in cis} - {"", "nan", "None"})
-    return f"95% CI resampling {', '.join(units)}" if units else "95% CI"
+    strings) a plot draws ('over pairs' for a non-bootstrap CI such as Wilson's); '95% CI'
+    when none states its unit."""
+    from genderscope.report.entry import unit_words
+
+    words = sorted({unit_words(c.get("ci_unit"), c.get("method")) if isinstance(c, dict)
+                    else unit_words(c) for c in cis} - {""})
+    return f"95% {name} {'; '.join(words)}" if words else f"95% {name}"
