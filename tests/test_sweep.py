@@ -204,3 +204,25 @@ def test_job_cache_reads_the_driver_store_and_never_writes_it(tmp_path: Path) ->
     assert _scores(store) == before  # the worker's entries go back to the driver instead
     store.close()
     assert JobCache(tmp_path / "elsewhere.sqlite").get_arrays("fp", "ns", ["a"]) == {}
+
+
+def test_without_ray_the_sweep_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
+    with pytest.raises(GenderscopeError, match=r"pip install 'genderscope\[ray\]'"):
+        driver._ray()
+
+
+def test_record_job_is_one_transaction_and_never_duplicates(tmp_path: Path) -> None:
+    from genderscope.results import Result
+
+    store = Store(tmp_path / "s.sqlite")
+    ok = Result("m", {"x": 1.0}, pd.DataFrame({"a": [1]}), metadata={"cache_key": "k1"})
+    bad = Result("m", {"x": 2.0}, pd.DataFrame({"a": [object()]}),  # Parquet cannot hold it
+                 metadata={"cache_key": "k2"})
+    with pytest.raises(Exception):  # noqa: B017 - whatever pyarrow raises
+        store.record_job([ok, bad], [("fp", "ns", "q", 0.5)])
+    assert _runs(store) == [] and store.count_scores() == 0  # nothing of the job stored
+    first = store.record_job([ok], [("fp", "ns", "q", 0.5)])
+    again = store.record_job([ok], [("fp", "ns", "q", 0.5)])
+    assert first == again and _runs(store) == [("m", "k1")] and store.count_scores() == 1
+    store.close()
