@@ -70,6 +70,7 @@ def main() -> None:
     ap.add_argument("--n-train", type=int, default=600)
     ap.add_argument("--n", type=int, default=10, help="tweets to attack (both directions)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--device", default="cpu", help="cpu, cuda or mps (the SmolLM2 filter)")
     args = ap.parse_args()
 
     t = time.perf_counter()
@@ -82,7 +83,7 @@ def main() -> None:
         for w in WordText.parse(tw).words:
             for d in DIRECTIONS:
                 neighbours(w, d)
-    lm = load_lm("smollm2", kind="causal", store=None)
+    lm = load_lm("smollm2", kind="causal", store=None, device=args.device)
     print(f"setup {time.perf_counter() - t:.0f} s; {len(tweets)} tweets x 2 directions")
 
     configs = [("cache on, LM batched", True, True), ("cache off, LM batched", False, True),

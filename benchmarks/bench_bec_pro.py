@@ -20,7 +20,8 @@ many wordpieces as words (so one mask per piece == the published one per word).
 
 Run (under the shared lock):  flock /tmp/gs-heavy.lock python benchmarks/bench_bec_pro.py
 Options: --data-dir (default ../shared/data), --work (model + outputs folder),
---rows N (seed way on the first N rows only, for a quick look), --size tiny (smoke test).
+--rows N (seed way on the first N rows only, scaled to 5,400), --size tiny (smoke test),
+--device cpu|cuda (both ways).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def seed_way(model_dir: Path, tsv: Path, out: Path, n_rows: int | None) -> dict:
+def seed_way(model_dir: Path, tsv: Path, out: Path, n_rows: int | None, device: str) -> dict:
     import numpy as np
     import pandas as pd
     from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
@@ -49,7 +50,7 @@ def seed_way(model_dir: Path, tsv: Path, out: Path, n_rows: int | None) -> dict:
     t0 = time.perf_counter()
     tok = AutoTokenizer.from_pretrained(model_dir)
     model = AutoModelForMaskedLM.from_pretrained(model_dir)
-    fill = pipeline("fill-mask", model=model, tokenizer=tok, device=-1)
+    fill = pipeline("fill-mask", model=model, tokenizer=tok, device=device)
     df = pd.read_csv(tsv, sep="\t", index_col=0, keep_default_na=False)
     if n_rows:
         df = df.iloc[:n_rows]
@@ -69,7 +70,7 @@ def seed_way(model_dir: Path, tsv: Path, out: Path, n_rows: int | None) -> dict:
     return {"seconds": seconds, "peak_rss_mb": _peak_mb(), "rows": len(df)}
 
 
-def engine_way(model_dir: Path, out_dir: Path) -> dict:
+def engine_way(model_dir: Path, out_dir: Path, device: str) -> dict:
     from typer.testing import CliRunner
 
     # The libraries are imported before the clock starts, as in the seed way.
@@ -84,7 +85,7 @@ def engine_way(model_dir: Path, out_dir: Path) -> dict:
     t0 = time.perf_counter()
     res = CliRunner().invoke(app, ["run", "bec-pro", "--model", str(model_dir), "--lang", "en",
                                    "--out", str(out_dir / "genderscope"), "--store", str(store),
-                                   "--no-progress", "--json"])
+                                   "--no-progress", "--json", "--device", device])
     seconds = time.perf_counter() - t0
     if res.exit_code != 0:
         raise SystemExit(f"genderscope run failed: {res.output}\n{res.exception!r}")
@@ -96,7 +97,7 @@ def _child(mode: str, args: argparse.Namespace) -> dict:
            "--data-dir", str(args.data_dir)]
     if args.rows:
         cmd += ["--rows", str(args.rows)]
-    cmd += ["--size", args.size]
+    cmd += ["--size", args.size, "--device", args.device]
     env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     if done.returncode != 0:
@@ -113,17 +114,18 @@ def main() -> None:
                     help="tiny: a 2-layer model, to smoke-test this script")
     ap.add_argument("--reuse-seed", action="store_true",
                     help="reuse seed.json/seed.csv of an earlier run (the seed way takes ~14 min)")
+    ap.add_argument("--device", default="cpu", help="cpu, cuda or mps (both ways)")
     ap.add_argument("--child", choices=["seed", "engine"], default=None)
     args = ap.parse_args()
     model_dir = args.work / f"bert-{args.size}-random"
     tsv = args.data_dir / "bec-pro" / "BEC-Pro_EN.tsv"
     if args.child == "seed":
-        res = seed_way(model_dir, tsv, args.work / "seed.csv", args.rows)
+        res = seed_way(model_dir, tsv, args.work / "seed.csv", args.rows, args.device)
         (args.work / "seed.json").write_text(json.dumps(res))
         print(json.dumps(res))
         return
     if args.child == "engine":
-        print(json.dumps(engine_way(model_dir, args.work)))
+        print(json.dumps(engine_way(model_dir, args.work, args.device)))
         return
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -10,6 +10,7 @@ Prints both times, the ratio, the largest |delta log-likelihood| and the number 
 pairs whose decision (stereotypical sentence preferred or not) differs (must be 0).
 
     flock /tmp/gs-heavy.lock python benchmarks/bench_crows_pairs.py [--limit N] [--model M]
+        [--device cpu|cuda]
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--limit", type=int, default=None, help="first N pairs only")
     ap.add_argument("--model", default="smollm2")
+    ap.add_argument("--device", default="cpu", help="cpu, cuda or mps")
     args = ap.parse_args()
 
     import torch
@@ -44,10 +46,10 @@ def main() -> None:
     torch.set_num_threads(os.cpu_count() or 1)
     pairs = load_crows_pairs(DATA / "crows-pairs")[: args.limit]
     t0 = time.perf_counter()
-    lm = load_lm(args.model, device="cpu")  # no store: nothing cached
+    lm = load_lm(args.model, device=args.device)  # no store: nothing cached
     print(f"model {args.model} loaded in {time.perf_counter() - t0:.1f} s; "
           f"fingerprint {lm.fingerprint[:16]}; start token {lm.describe().get('start_token')!r}; "
-          f"{len(pairs)} pairs; torch threads={torch.get_num_threads()}")
+          f"{len(pairs)} pairs; device {lm.device}; torch threads={torch.get_num_threads()}")
 
     model, tok, start = lm.model, lm.tokenizer, lm.start_token_id
 

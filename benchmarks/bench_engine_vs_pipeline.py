@@ -10,6 +10,7 @@ Baseline: ``transformers.pipeline("fill-mask", targets=persons)`` one sentence a
 (no store, so nothing is cached). Prints both times, the ratio and max |delta log p|.
 
     flock /tmp/gs-heavy.lock python benchmarks/bench_engine_vs_pipeline.py [--limit N] [--repeats R]
+        [--device cpu|cuda]
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--limit", type=int, default=None, help="first N distinct sentences only")
     ap.add_argument("--repeats", type=int, default=1, help="timed repeats (median reported)")
+    ap.add_argument("--device", default="cpu", help="cpu, cuda or mps (both ways)")
     args = ap.parse_args()
 
     import torch
@@ -53,14 +55,15 @@ def main() -> None:
     persons = [p.lower() for p in dict.fromkeys(bec["Person"])]
     folder = Path(tempfile.mkdtemp()) / "bert-base-shaped"
     build_bert(folder, size="base", seed=0)
-    adapter = MaskedLM.from_pretrained(folder, device="cpu")
-    fill = pipeline("fill-mask", model=adapter.model, tokenizer=adapter.tokenizer, device=-1,
+    adapter = MaskedLM.from_pretrained(folder, device=args.device)
+    fill = pipeline("fill-mask", model=adapter.model, tokenizer=adapter.tokenizer,
+                    device=adapter.device,
                     top_k=len(persons))
     print(f"{len(sentences)} distinct Sent_TM sentences ({skipped} broken two-mask rows left "
           "out: their correct form is among them) "
           f"x {len(persons)} person words, "
           f"bert-base shape ({sum(p.numel() for p in adapter.model.parameters()) / 1e6:.1f}M "
-          f"params), torch threads={torch.get_num_threads()}")
+          f"params), device {adapter.device}, torch threads={torch.get_num_threads()}")
 
     def run_pipeline() -> np.ndarray:
         out = np.zeros((len(sentences), len(persons)))

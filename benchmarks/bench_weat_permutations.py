@@ -54,6 +54,9 @@ def main() -> None:
     ap.add_argument("--permutations", type=int, default=100_000)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--test", default="weat6")
+    ap.add_argument("--device", default="cpu", choices=["cpu"],
+                    help="the permutation test is numpy on the CPU; accepted for a uniform "
+                         "interface")
     args = ap.parse_args()
 
     from genderscope.datasets.seat import resolve_test

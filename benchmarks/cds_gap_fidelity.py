@@ -5,7 +5,6 @@ Usage: PYTHONPATH=src python benchmarks/cds_gap_fidelity.py ../shared/data
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
@@ -35,4 +34,11 @@ def main(data_dir: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "../shared/data")
+    import argparse
+
+    ap = argparse.ArgumentParser(description=(__doc__ or "").strip().splitlines()[0]
+                                 if __doc__ else None)
+    ap.add_argument("data_dir", nargs="?", default="../shared/data")
+    ap.add_argument("--device", default="cpu", choices=["cpu"],
+                    help="CDS substitution runs no model; accepted for a uniform interface")
+    main(ap.parse_args().data_dir)

@@ -44,10 +44,11 @@ def main() -> None:
     ap.add_argument("--size", default="base", choices=("base", "tiny"))
     ap.add_argument("--data", type=Path,
                     default=Path(__file__).resolve().parents[2] / "shared" / "data" / "stereoset")
+    ap.add_argument("--device", default="cpu", help="cpu, cuda or mps")
     args = ap.parse_args()
     items = load_stereoset(args.data, bias_types=("gender",))
     with tempfile.TemporaryDirectory() as d:
-        lm = MaskedLM.from_pretrained(build_bert(Path(d), size=args.size), device="cpu")
+        lm = MaskedLM.from_pretrained(build_bert(Path(d), size=args.size), device=args.device)
     tok = lm.tokenizer
     n_multi = 0
     for it in items:

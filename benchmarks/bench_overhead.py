@@ -1,0 +1,244 @@
+"""Benchmark (issue 15): where a `genderscope run` spends its time besides the forward
+pass, on a fresh store (first run) and on a warm one (cached rerun).
+
+Cases (``--case``, repeatable; default all):
+
+- ``bec-pro-tiny``: ``run bec-pro`` (EN, 5,400 rows) with a 2-layer random BERT and the
+  real bert-base-uncased vocabulary (forward passes cost ~nothing);
+- ``bec-pro-base``: the same with the bert-base shape (109.5M parameters);
+- ``crows-smollm2``: ``run crows-pairs`` (1,508 pairs) on SmolLM2-135M (GGUF, packaged).
+
+Each run is one whole process (``python -c "...main()"`` in a subprocess, timed from
+outside), instrumented from inside with timers around: imports, model load
+(``load_lm``), data generation/loading, scoring, statistics, saving (item files,
+plot, store record); "other" is the rest (interpreter start, tables printed).
+First run = empty store; rerun = the same command on the warm store. Medians over
+``--repeats``. Printed targets: rerun >= 10x faster than the first run (tiny BERT),
+>= 20x (bert-base shape, SmolLM2); BEC-Pro EN generation <= 0.1 s; statistics of one
+measure <= 0.5 s.
+
+``--dtype-check`` (on by default with ``--device cuda``): max |delta score| of
+bfloat16 (and float16 on CUDA) against float32 for BEC-Pro (association, bert-base
+shape) and CrowS-Pairs (sentence log-likelihood, SmolLM2; decisions that flip).
+
+    python benchmarks/bench_overhead.py [--device cpu|cuda] [--repeats 3] [--case ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = Path(os.environ.get("GENDERSCOPE_TEST_DATA", REPO.parent / "shared" / "data"))
+CASES = ("bec-pro-tiny", "bec-pro-base", "crows-smollm2")
+TARGET = {"bec-pro-tiny": 10.0, "bec-pro-base": 20.0, "crows-smollm2": 20.0}
+PHASES = ("import", "load", "data", "scoring", "statistics", "saving", "other")
+
+
+# -- child: one instrumented CLI run ------------------------------------------------------
+def child(argv: list[str]) -> None:
+    t_start = time.perf_counter()
+    spent = dict.fromkeys(PHASES, 0.0)
+
+    from genderscope.cli.app import main
+    from genderscope.datasets import bec_pro as bec_data
+    from genderscope.datasets import crows_pairs as crows_data
+    from genderscope.measures import bec_pro, crows_pairs
+    from genderscope.models import loading
+    from genderscope.results import Result
+    from genderscope.store import Store
+
+    spent["import"] = time.perf_counter() - t_start
+
+    def timed(owner: object, name: str, phase: str) -> None:
+        real = getattr(owner, name)
+
+        def wrapper(*a, **k):
+            t = time.perf_counter()
+            try:
+                return real(*a, **k)
+            finally:
+                spent[phase] += time.perf_counter() - t
+        setattr(owner, name, wrapper)
+
+    for owner, name, phase in (
+            (loading, "load_lm", "load"), (bec_data, "generate", "data"),
+            (crows_data, "load_crows_pairs", "data"), (bec_pro, "score_rows", "scoring"),
+            (crows_pairs, "score_pairs", "scoring"), (bec_pro, "summarize", "statistics"),
+            (crows_pairs, "summarise", "statistics"), (crows_pairs, "per_bias_type", "statistics"),
+            (Result, "save", "saving"), (bec_pro, "plot", "saving"),
+            (Store, "record_run", "saving")):
+        timed(owner, name, phase)
+    sys.argv = ["genderscope", *argv]
+    code = 0
+    try:
+        main()
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    total = time.perf_counter() - t_start
+    spent["other"] = total - sum(v for k, v in spent.items() if k != "other")
+    print("BENCH " + json.dumps({
+        "code": code, "phases": spent, "inside_s": total,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "torch_imported": "torch" in sys.modules}))
+
+
+# -- parent -------------------------------------------------------------------------------
+def _run(argv: list[str], env: dict[str, str], cwd: Path) -> dict:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "--", *argv]
+    t = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd, check=False)
+    wall = time.perf_counter() - t
+    line = [x for x in done.stdout.splitlines() if x.startswith("BENCH ")]
+    if done.returncode != 0 or not line:
+        raise SystemExit(f"failed: {' '.join(argv)}\n{done.stderr[-3000:]}")
+    res = json.loads(line[-1][len("BENCH "):])
+    if res["code"] != 0:
+        raise SystemExit(f"genderscope exited {res['code']}: {done.stderr[-3000:]}")
+    res["process_s"] = wall
+    return res
+
+
+def _model(case: str, work: Path) -> str:
+    if case == "crows-smollm2":
+        return "smollm2"
+    size = "tiny" if case.endswith("tiny") else "base"
+    folder = work / f"bert-{size}-random"
+    if not (folder / "config.json").is_file():
+        from genderscope.models.testing import build_bert
+
+        build_bert(folder, size=size, seed=0)
+    return str(folder)
+
+
+def _argv(case: str, model: str, store: Path, out: Path, device: str) -> list[str]:
+    if case.startswith("bec-pro"):
+        return ["run", "bec-pro", "--model", model, "--lang", "en", "--store", str(store),
+                "--out", str(out), "--no-progress", "--json", "--device", device]
+    return ["run", "crows-pairs", "--model", model, "--data", str(DATA), "--store",
+            str(store), "--out", str(out), "--no-progress", "--json", "--device", device]
+
+
+def _median(runs: list[dict], key: str) -> float:
+    return statistics.median(r[key] for r in runs)
+
+
+def _phase(runs: list[dict], p: str) -> float:
+    return statistics.median(r["phases"][p] for r in runs)
+
+
+def bench_case(case: str, args: argparse.Namespace, env: dict[str, str]) -> dict:
+    model = _model(case, args.work)
+    first, again = [], []
+    for k in range(args.repeats):
+        store = args.work / f"{case}-{k}.sqlite"
+        for p in (store, Path(f"{store}-wal"), Path(f"{store}-shm")):
+            p.unlink(missing_ok=True)
+        argv = _argv(case, model, store, args.work / f"{case}-out", args.device)
+        first.append(_run(argv, env, args.work))
+        again.append(_run(argv, env, args.work))  # the same command again
+    return {"case": case, "first": first, "again": again}
+
+
+def report(res: dict) -> list[str]:
+    lines = []
+    for label in ("first", "again"):
+        runs = res[label]
+        cells = "".join(f"{_phase(runs, p):9.2f}" for p in PHASES)
+        lines.append(f"{res['case']:14s} {'first run' if label == 'first' else 'rerun':9s} "
+                     f"{_median(runs, 'process_s'):9.2f}{cells}"
+                     f"{_median(runs, 'peak_rss_mb'):9.0f}  "
+                     f"{'yes' if all(r['torch_imported'] for r in runs) else 'no'}")
+    ratio = _median(res["first"], "process_s") / _median(res["again"], "process_s")
+    target = TARGET[res["case"]]
+    lines.append(f"  -> warm-store rerun {ratio:.1f}x faster than the first run (target >= "
+                 f"{target:.0f}x): {'PASS' if ratio >= target else 'FAIL'}")
+    stats_s = _phase(res["first"], "statistics")
+    lines.append(f"  -> statistics {stats_s:.2f} s (target <= 0.5 s): "
+                 f"{'PASS' if stats_s <= 0.5 else 'FAIL'}")
+    if res["case"].startswith("bec-pro"):
+        gen = _phase(res["first"], "data")
+        lines.append(f"  -> BEC-Pro EN generation {gen:.3f} s (target <= 0.1 s): "
+                     f"{'PASS' if gen <= 0.1 else 'FAIL'}")
+    return lines
+
+
+def dtype_check(args: argparse.Namespace) -> list[str]:
+    """max |delta| of half-precision scores against float32, in process."""
+    import numpy as np
+
+    from genderscope.datasets.bec_pro import generate
+    from genderscope.datasets.crows_pairs import load_crows_pairs
+    from genderscope.measures.bec_pro import score_rows
+    from genderscope.measures.crows_pairs import score_pairs
+    from genderscope.models.loading import load_lm
+
+    dtypes = ["bfloat16"] + (["float16"] if args.device.startswith("cuda") else [])
+    lines = []
+    rows = generate("en")
+    bert = _model("bec-pro-base", args.work)
+    ref = score_rows(load_lm(bert, device=args.device), rows)["association"].to_numpy()
+    for dt in dtypes:
+        got = score_rows(load_lm(bert, device=args.device, dtype=dt), rows)["association"]
+        d = np.abs(got.to_numpy() - ref)
+        lines.append(f"BEC-Pro EN association, bert-base shape, {dt} vs float32: max |delta| "
+                     f"{d.max():.3g} nats, median {np.median(d):.3g} (5,400 rows)")
+    pairs = load_crows_pairs(DATA / "crows-pairs")[:args.crows_limit or None]
+    texts = [(p.sent_more, p.sent_less) for p in pairs]
+    lm = load_lm("smollm2", device=args.device)
+    more, less, _ = score_pairs(lm, texts)
+    for dt in dtypes:
+        m2, l2, _ = score_pairs(load_lm("smollm2", device=args.device, dtype=dt), texts)
+        d = np.abs(np.concatenate([m2 - more, l2 - less]))
+        flips = int(np.sum((np.round(more, 3) > np.round(less, 3)) !=
+                           (np.round(m2, 3) > np.round(l2, 3))))
+        lines.append(f"CrowS-Pairs sentence log-likelihood, SmolLM2, {dt} vs float32: max "
+                     f"|delta| {d.max():.3g} nats, median {np.median(d):.3g}; decisions "
+                     f"flipped {flips} of {len(pairs)} pairs")
+    return lines
+
+
+def main() -> None:
+    if "--child" in sys.argv:
+        child(sys.argv[sys.argv.index("--") + 1:])
+        return
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--device", default="cpu", help="cpu, cuda or mps (passed to every run)")
+    ap.add_argument("--repeats", type=int, default=3, help="runs per case (median reported)")
+    ap.add_argument("--case", action="append", choices=CASES, default=None)
+    ap.add_argument("--work", type=Path, default=Path("/tmp/genderscope-bench-overhead"))
+    ap.add_argument("--dtype-check", action=argparse.BooleanOptionalAction, default=None,
+                    help="half precision vs float32 (default: on with --device cuda)")
+    ap.add_argument("--crows-limit", type=int, default=None,
+                    help="--dtype-check: first N CrowS-Pairs pairs only")
+    args = ap.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    args.work.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src"), TOKENIZERS_PARALLELISM="false")
+    load0 = os.getloadavg()
+    started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+    results = [bench_case(c, args, env) for c in (args.case or CASES)]
+    head = f"{'case':14s} {'run':9s} {'process':>9s}" + "".join(f"{p:>9s}" for p in PHASES) \
+        + f"{'peak MB':>9s}  torch"
+    print(f"device {args.device}; {args.repeats} repeats (medians, seconds); started {started}; "
+          f"load average at start {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}")
+    print(head)
+    for res in results:
+        print("\n".join(report(res)))
+    if args.dtype_check or (args.dtype_check is None and args.device.startswith("cuda")):
+        print("\n".join(dtype_check(args)))
+    load1 = os.getloadavg()
+    print(f"load average at end {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
