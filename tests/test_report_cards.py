@@ -104,3 +104,24 @@ def test_lpbs_paired_form_is_the_word_level_headline(data_dir: Path, store) -> N
     items = sec.result.items
     item_level = _d(np.c_[items["lpbs"], items["set"] == sec.result.summary["x"]])
     assert item_level != pytest.approx(d)  # the old, item-pooled form differs
+
+
+def test_abc_card_shows_the_always_defined_log_ratio() -> None:
+    """When the ABC main effect is NaN (a median <= 0), the page still has a number:
+    the median log perplexity ratio, with its CI unit."""
+    import pandas as pd
+
+    from genderscope.measures.abc_card import headlines
+    from genderscope.results import Result
+
+    nan = float("nan")
+    summary = {"main_effect": {"estimate": nan, "ci_low": nan, "ci_high": nan},
+               "log_ppl_ratio": {"estimate": 0.3, "ci_low": 0.1, "ci_high": 0.5,
+                                 "ci_unit": "groups", "method": "percentile bootstrap"},
+               "mean_ll_male_minus_female": {"estimate": 0.1, "ci_low": -0.1,
+                                             "ci_high": 0.3}}
+    hs = headlines(Result("abc", summary, pd.DataFrame(), {}))
+    assert hs[0].reading() == "Not estimable on these items."
+    ratio = hs[1]
+    assert ratio.primary and ratio.label.startswith("median log(ppl female / ppl male")
+    assert ratio.evidence() is True and "resampling groups" in ratio.reading()

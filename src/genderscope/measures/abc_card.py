@@ -45,6 +45,13 @@ def headlines(r: Result) -> list[Headline]:
                     "more surprising (leans male)", negative="anti-reflexive male possessives "
                     "are relatively more surprising (leans female)",
                     thresholds=(0.1, 0.3, 0.6)),
+            # always defined, unlike the main effect (NaN when a median is <= 0)
+            *([from_ci("median log(ppl female / ppl male anti-reflexive) (genderscope)",
+                       r.summary["log_ppl_ratio"], null=0.0,
+                       positive="the female anti-reflexive is more perplexing (leans male)",
+                       negative="the male anti-reflexive is more perplexing (leans female)",
+                       thresholds=(0.07, 0.2, 0.4))]
+              if "log_ppl_ratio" in r.summary else []),
             *([from_ci("main effect, common-length perplexity (genderscope variant)",
                        r.summary["main_effect_common_length"], null=0.0, primary=False,
                        positive="leans male", negative="leans female",
