@@ -27,6 +27,7 @@ ray = pytest.importorskip("ray")
 
 MEASURES = ["crows-pairs", "probe"]
 CRASH_LABEL = "crash-me"
+DOOMED_LABEL = "doomed"
 MAIN = [sys.executable, "-c", "from genderscope.cli.app import main; main()"]
 
 
@@ -34,7 +35,7 @@ MAIN = [sys.executable, "-c", "from genderscope.cli.app import main; main()"]
 def local_ray():
     """One local Ray (2 CPUs) for the module; workers inherit the fault-injection hook,
     which only fires for a model labelled ``crash-me``."""
-    os.environ[CRASH_ENV] = CRASH_LABEL
+    os.environ[CRASH_ENV] = f"{CRASH_LABEL},{DOOMED_LABEL}*"
     ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
     yield
     ray.shutdown()
@@ -122,6 +123,21 @@ def test_killed_worker_is_retried_nothing_lost_or_duplicated(
     rerun = driver.run_sweep(spec, store)  # a finished sweep: no job runs
     assert rerun.ran == 0 and rerun.count("skipped") == 4
     assert _runs(store) == runs and store.count_scores() == n_scores
+    store.close()
+
+
+def test_worker_dying_on_every_attempt_fails_its_job_only(
+        tmp_path: Path, data_dir: Path, tiny_bert_dir: Path, tiny_gpt2_dir: Path) -> None:
+    spec = _spec(data_dir, ModelSpec(str(tiny_bert_dir), label=DOOMED_LABEL),
+                 ModelSpec(str(tiny_gpt2_dir)), names=["probe"])
+    spec.max_retries = 1
+    store = Store(tmp_path / "s.sqlite")
+    run = driver.run_sweep(spec, store)
+    doomed = run.statuses[(DOOMED_LABEL, "probe")]
+    assert doomed.status == "failed" and doomed.attempts == 2
+    assert doomed.reason.startswith("its worker process died on all 2 attempts")
+    assert run.statuses[(str(tiny_gpt2_dir), "probe")].status == "done"
+    assert [m for m, _ in _runs(store)] == ["probe"]
     store.close()
 
 

@@ -192,6 +192,28 @@ class _Tracker:
         return dict(self.attempts)
 
 
+def _task_failure(ray: Any, exc: Exception, retries: int) -> str:
+    """One line for a task that returned no outcome."""
+    died = (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
+            ray.exceptions.LocalRayletDiedError)
+    if isinstance(exc, died):
+        return f"its worker process died on all {retries + 1} attempts " \
+               f"({type(exc).__name__}); see the Ray logs"
+    if isinstance(exc, ray.exceptions.RayError):
+        return f"the job failed: {one_line(getattr(exc, 'cause', None) or exc)}"[:400]
+    return f"cannot record the job's results: {one_line(exc)}"[:400]
+
+
+def _fail(run: SweepRun, job: Planned, reason: str,
+          notify: Callable[[JobStatus, str], None]) -> None:
+    """Every job of ``job`` not yet settled fails with ``reason``."""
+    for measure, _, _ in job.pending:
+        st = run.statuses[(job.model.name, measure.name)]
+        if st.status == "pending":
+            st.status, st.reason = "failed", reason
+        notify(st, st.status)
+
+
 def _ray_job(payload: JobPayload, tracker: Any) -> JobOutcome:
     import ray
 
@@ -247,15 +269,10 @@ def run_sweep(spec: SweepSpec, store: Store, *, command: str = "",
                 job = refs[ref]
                 try:
                     outcome: JobOutcome = ray.get(ref)
-                except Exception as exc:  # noqa: BLE001 - retries exhausted, task error
-                    reason = f"the job's worker failed after {spec.max_retries} " \
-                             f"retr{'y' if spec.max_retries == 1 else 'ies'}: {one_line(exc)}"
-                    for measure, _, _ in job.pending:
-                        st = run.statuses[(job.model.name, measure.name)]
-                        st.status, st.reason = "failed", reason[:400]
-                        notify(st, "failed")
+                    record(store, run, job, outcome)
+                except Exception as exc:  # noqa: BLE001 - retries exhausted, task or store error
+                    _fail(run, job, _task_failure(ray, exc, spec.max_retries), notify)
                     continue
-                record(store, run, job, outcome)
                 for measure, _, _ in job.pending:
                     st = run.statuses[(job.model.name, measure.name)]
                     st.attempts = max(st.attempts, announced.get(job.model.name, 1))

@@ -32,8 +32,14 @@ from genderscope.store import Store
 from genderscope.sweep.spec import MeasureSpec, ModelSpec, SweepSpec
 
 CRASH_ENV = "GENDERSCOPE_SWEEP_TEST_CRASH"
-"""Fault-injection hook for tests: ``<model name>`` makes the FIRST attempt of that
-model's job kill its own worker process (SIGKILL) after its first measure ran."""
+"""Fault-injection hook for tests, a comma-separated list of model names: ``NAME``
+makes the first attempt of that model's job kill its own worker process (SIGKILL)
+after its first measure ran; ``NAME*`` does so on every attempt."""
+
+
+def _crash_now(model: str, attempt: int) -> bool:
+    names = [n.strip() for n in os.environ.get(CRASH_ENV, "").split(",")]
+    return (model in names and attempt == 1) or f"{model}*" in names
 
 
 class JobCache(Store):
@@ -157,10 +163,14 @@ def run_model_job(job: JobPayload, attempt: int = 1) -> JobOutcome:
             return out
         registry = measures()
         for k, (name, ctx) in enumerate(job.measures):
+            if name not in registry:  # registered in the driver only
+                out.measures.append(MeasureOutcome(name, "failed", f"measure {name!r} is not "
+                                                   "registered in the worker process"))
+                continue
             sec = run_one(registry[name], subject, ctx, None, reuse=False, command=job.command)
             out.measures.append(MeasureOutcome(name, sec.status, sec.reason, sec.result,
                                                sec.seconds))
-            if k == 0 and attempt == 1 and os.environ.get(CRASH_ENV) == job.model.name:
+            if k == 0 and _crash_now(job.model.name, attempt):
                 os.kill(os.getpid(), signal.SIGKILL)  # test hook: the worker dies mid-job
         out.cache_entries = cache.new_entries()
         out.load_seconds = subject.load_seconds
