@@ -249,9 +249,8 @@ def run_sweep(spec: SweepSpec, store: Store, *, command: str = "",
         remote_job = ray.remote(_ray_job)
         for job in planned:
             cpus, gpus = spec.resources(job.model)
-            task = remote_job.options(num_cpus=cpus, num_gpus=gpus,
-                                                max_retries=spec.max_retries,
-                                                name=f"genderscope-sweep:{job.model.name}")
+            task = remote_job.options(num_cpus=cpus, num_gpus=gpus, max_retries=spec.max_retries,
+                                      name=f"genderscope-sweep:{job.model.name}")
             refs[task.remote(_payload(spec, job, store, command, gpus), tracker)] = job
         run.ran = len(refs)
         announced: dict[str, int] = {}
@@ -266,7 +265,7 @@ def run_sweep(spec: SweepSpec, store: Store, *, command: str = "",
                             st.attempts = n
                             notify(st, "retried")
             for ref in done:
-                job = refs[ref]
+                job = refs.pop(ref)  # drops the reference: Ray may free the object
                 try:
                     outcome: JobOutcome = ray.get(ref)
                     record(store, run, job, outcome)
