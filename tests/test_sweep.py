@@ -242,3 +242,15 @@ def test_record_job_is_one_transaction_and_never_duplicates(tmp_path: Path) -> N
     again = store.record_job([ok], [("fp", "ns", "q", 0.5)])
     assert first == again and _runs(store) == [("m", "k1")] and store.count_scores() == 1
     store.close()
+
+
+def test_jobs_without_a_gpu_run_on_the_cpu(tmp_path: Path) -> None:
+    spec = SweepSpec(models=[ModelSpec("m"), ModelSpec("v", kind="vectors")],
+                     measures=[MeasureSpec("probe")], gpus_per_job=1)
+    store = Store(tmp_path / "s.sqlite")
+    lm = driver._payload(spec, driver.Planned(spec.models[0], None), store, "",
+                         spec.resources(spec.models[0])[1])
+    vec = driver._payload(spec, driver.Planned(spec.models[1], None), store, "",
+                          spec.resources(spec.models[1])[1])
+    assert lm.device is None and vec.device == "cpu"  # None: the GPU Ray gave the task
+    store.close()
