@@ -120,12 +120,16 @@ def test_paired_difference_resamples_clusters() -> None:
 def test_two_model_page_names_the_comparison_unit(data_dir: Path, store) -> None:
     data = run_report([subject(HashCausal("a"), "A"), subject(HashCausal("b"), "B")],
                       Context(lang="en", quick=True, data_dir=data_dir), store,
-                      names=["crows-pairs", "bec-pro"])
+                      names=["crows-pairs", "bec-pro", "winobias"])
     from genderscope.report.compare import differences
 
     diffs = differences(data)
     assert {d.measure: d.ci_unit for d in diffs} == {"crows-pairs": "pairs",
-                                                      "bec-pro": "professions"}
+                                                      "bec-pro": "professions",
+                                                      "winobias": "occupations"}
+    wino = {s.measure.name: s for s in data.sections}["winobias"]
+    clusters = wino.measure.paired(wino.result).clusters
+    assert clusters is not None and 1 < clusters.nunique() < len(clusters)
     from genderscope.stats import adjust_pvalues
 
     # the tested differences of one page are one family: Holm over them

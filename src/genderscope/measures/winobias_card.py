@@ -104,7 +104,7 @@ def paired(r: Result) -> Paired:
     occupations = df.drop_duplicates("item_id").set_index("item_id")["occupation"]
     # sentences share an occupation (and its template pair): resample occupations
     return Paired(frame, _log2_ratio, unit="occupations",
-                  clusters=occupations.reindex(frame.index).astype(str))
+                  clusters=occupations.reindex(frame.index).astype(str).str.lower())
 
 
 _CARD = dict(
