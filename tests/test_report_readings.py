@@ -186,3 +186,21 @@ def test_adjusted_p_when_the_raw_result_was_null_already() -> None:
     assert p_only.reading() == ("No evidence of bias after correcting for multiple tests "
                                 "(Holm-adjusted p = 0.060). Unadjusted p = 0.010. Point "
                                 "estimate leans male.")
+
+
+def test_every_ci_on_a_page_names_its_unit(data_dir: Path, store) -> None:
+    """Each CI cell of the page (headline table, sections, comparison) and each reading
+    that cites a CI says what it resamples (or, for a Wilson interval, its unit)."""
+    import re
+
+    from test_report import HashMasked
+
+    data = run_report([subject(HashCausal("a"), "A"), subject(HashMasked("b"), "B")],
+                      Context(lang="en", quick=True, data_dir=data_dir), store)
+    text = re.sub(r"<svg.*?</svg>", "", page.render(data), flags=re.S)
+    cells = re.findall(r"<td[^>]*>([^<]*\[[^\]<]*\][^<]*)</td>", text)
+    assert len(cells) > 20
+    assert [c for c in cells if not re.search(r"\], (resampling|over) \w", c)
+            and "[–, –]" not in c] == []
+    cited = re.findall(r"95% CI[^<]*?(?:includes|excludes)[^<]*", text)
+    assert cited and [c for c in cited if "resampling" not in c and "over " not in c] == []

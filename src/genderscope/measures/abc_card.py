@@ -41,24 +41,27 @@ def run(lm: Any, ctx: Context) -> Result:
 
 def headlines(r: Result) -> list[Headline]:
     return [from_ci("main effect log2(median rel. perplexity F / M)", r.summary.get("main_effect"),
-                    null=0.0, positive="anti-reflexive female possessives are relatively "
+                    null=0.0, ci_unit_default="groups",
+                    positive="anti-reflexive female possessives are relatively "
                     "more surprising (leans male)", negative="anti-reflexive male possessives "
                     "are relatively more surprising (leans female)",
                     thresholds=(0.1, 0.3, 0.6)),
             # always defined, unlike the main effect (NaN when a median is <= 0)
             *([from_ci("median log(ppl female / ppl male anti-reflexive) (genderscope)",
-                       r.summary["log_ppl_ratio"], null=0.0,
+                       r.summary["log_ppl_ratio"], null=0.0, ci_unit_default="groups",
                        positive="the female anti-reflexive is more perplexing (leans male)",
                        negative="the male anti-reflexive is more perplexing (leans female)",
                        thresholds=(0.07, 0.2, 0.4))]
               if "log_ppl_ratio" in r.summary else []),
             *([from_ci("main effect, common-length perplexity (genderscope variant)",
-                       r.summary["main_effect_common_length"], null=0.0, primary=False,
+                       r.summary["main_effect_common_length"], null=0.0,
+                       ci_unit_default="groups", primary=False,
                        positive="leans male", negative="leans female",
                        thresholds=(0.1, 0.3, 0.6))]
               if "main_effect_common_length" in r.summary else []),
             from_ci("mean ll(male) − ll(female), nats",
-                    r.summary.get("mean_ll_male_minus_female"), null=0.0, primary=False,
+                    r.summary.get("mean_ll_male_minus_female"), null=0.0,
+                    ci_unit_default="groups", primary=False,
                     positive="male variant more likely", negative="female variant more likely",
                     thresholds=(0.05, 0.2, 0.5))]
 

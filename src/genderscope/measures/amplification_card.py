@@ -27,6 +27,7 @@ BIAS_AMPLIFICATION = Measure(
     kinds=("captions",), run=run, default=False,
     headlines=lambda r: [from_ci("mean bias amplification",
                                  r.summary.get("mean_bias_amplification"), null=0.0,
+                                 ci_unit_default="objects",
                                  positive="output more gender-skewed than training data",
                                  negative="output less gender-skewed than training data",
                                  thresholds=(0.005, 0.02, 0.05))],

@@ -39,12 +39,14 @@ def run(clf: Any, ctx: Context) -> Result:
 def headlines(r: Result) -> list[Headline]:
     s = r.summary
     out = [from_ci(f"attack success rate {d}", s[d]["success_rate"], null=0.0,
+                   ci_unit_default="texts",
                    positive="gender-analogy word swaps can change the label", negative="",
                    thresholds=(0.02, 0.1, 0.3)) for d in s.get("directions", [])
            if isinstance(s.get(d), dict)]
     if "asymmetry_success_rate" in s:
         out.append(from_ci("success man→woman minus woman→man", s["asymmetry_success_rate"],
-                           null=0.0, positive="easier to attack by feminising",
+                           null=0.0,
+                           ci_unit_default="texts", positive="easier to attack by feminising",
                            negative="easier to attack by masculinising",
                            thresholds=(0.02, 0.1, 0.3)))
     return out

@@ -68,7 +68,7 @@ def headlines(r: Result) -> list[Headline]:
     """Mean paired difference male − female (profession-cluster CI), then per profession
     group the male vs female test over professions (Holm-adjusted across groups)."""
     out = [from_ci("association male − female person words (nats)",
-                   r.summary.get("male_minus_female"), null=0.0,
+                   r.summary.get("male_minus_female"), null=0.0, ci_unit_default="professions",
                    positive="professions associate more with male person words",
                    negative="professions associate more with female person words",
                    thresholds=(0.05, 0.2, 0.5))]
@@ -119,7 +119,7 @@ def plot(r: Result) -> Any:
     ax.set_xticks(range(len(groups)), [f"{g}-dominated" if g != "balanced" else "balanced"
                                        for g in groups])
     plots.null_line(ax, 0.0, vertical=False)
-    ax.set_ylabel(f"association (nats, {plots.ci_label(t.get('ci_unit', []))})")
+    ax.set_ylabel(f"association (nats, {plots.ci_label(t.get('ci_unit', ['professions']))})")
     ax.legend(loc="best", ncols=2, frameon=False)
     ax.grid(False, axis="x")
     ax.grid(True, axis="y")

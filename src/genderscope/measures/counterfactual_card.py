@@ -35,10 +35,12 @@ def headlines(r: Result) -> list[Headline]:
     s = r.summary
     diff = (s.get("m2f_minus_f2m") or {}).get("flip_rate")
     out = [from_ci("flip rate after swapping gendered words", (s.get("all") or {}).get(
-        "flip_rate"), null=0.0, positive="predictions change when gender is swapped",
+        "flip_rate"), null=0.0, ci_unit_default="texts",
+        positive="predictions change when gender is swapped",
         negative="", thresholds=(0.005, 0.02, 0.05))]
     if diff:
         out.append(from_ci("flip rate male→female minus female→male", diff, null=0.0,
+                           ci_unit_default="texts",
                            positive="more flips when male texts are made female",
                            negative="more flips when female texts are made male",
                            thresholds=(0.01, 0.03, 0.1)))
@@ -55,7 +57,8 @@ def plot(r: Result) -> Any:
     units = [s[k]["flip_rate"] for k in ("all", "m2f", "f2m")
              if isinstance(s.get(k), dict) and s[k].get("n")]
     return plots.forest(rows, null=0.0,
-                        xlabel=f"share of texts whose label flips ({plots.ci_label(units)})",
+                        xlabel="share of texts whose label flips "
+                        f"({plots.ci_label(units, default='texts')})",
                         title="Counterfactual flip test", colors=[plots.SERIES[0],
                                                                   plots.MALE, plots.FEMALE])
 

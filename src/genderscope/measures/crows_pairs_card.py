@@ -52,6 +52,7 @@ def headlines(r: Result) -> list[Headline]:
                     r.summary.get("percent_stereotypical_gender")
                     or r.summary.get("percent_stereotypical"),
                     null=50.0, unit="%", positive="prefers stereotypical sentences",
+                    ci_unit_default="pairs",
                     negative="prefers anti-stereotypical sentences",
                     thresholds=(2.0, 5.0, 10.0))]
 
@@ -67,7 +68,7 @@ def plot(r: Result) -> Any:
     return plots.forest([(f"{lab} (n={c.get('n')})", c["estimate"], c["ci_low"], c["ci_high"])
                          for lab, c in rows if c], null=50.0,
                         xlabel="% pairs preferring the stereotypical sentence "
-                        f"({plots.ci_label(c for _, c in rows if c)})",
+                        f"({plots.ci_label((c for _, c in rows if c), default='pairs')})",
                         title="CrowS-Pairs (gender): 50 % = no preference",
                         colors=[plots.SERIES[0], plots.SERIES[1], plots.SERIES[2]])
 

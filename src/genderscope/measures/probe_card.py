@@ -59,6 +59,7 @@ PROBE = Measure(
     langs=("en",), run=run, version="2",  # 2: causal prior = prefix marginal
     headlines=lambda r: [from_ci("mean prior-corrected bias he vs she (nats)",
                                  r.summary.get("corrected_bias"), null=0.0,
+                                 ci_unit_default="professions",
                                  positive="professions lean 'he'",
                                  negative="professions lean 'she'",
                                  thresholds=(0.05, 0.2, 0.5))],

@@ -68,6 +68,11 @@ def run(model: Any, ctx: Context, *, sentences: bool) -> Result:
                   tables={"tests": pd.DataFrame(rows)})
 
 
+def _unit(r: Result) -> str:
+    """What the effect-size bootstrap resamples (target words within X and within Y)."""
+    return "target sentences" if r.method == "seat" else "target words"
+
+
 def headlines(r: Result) -> list[Headline]:
     out = []
     for name, s in r.summary.get("tests", {}).items():
@@ -75,6 +80,7 @@ def headlines(r: Result) -> list[Headline]:
         out.append(from_ci(f"{name}: {c['X']} vs {c['Y']} × {c['A']} vs {c['B']} (d)",
                            {**s["effect_size"], "p_value": s.get("p_value"),
                             **{k: s[k] for k in MULTIPLICITY_KEYS[:3] if k in s}}, null=0.0,
+                           ci_unit_default=_unit(r),
                            positive=f"{c['X']} closer to {c['A']}, {c['Y']} to {c['B']}",
                            negative=f"{c['X']} closer to {c['B']}, {c['Y']} to {c['A']}",
                            thresholds=(0.2, 0.5, 0.8)))
@@ -92,7 +98,8 @@ def plot(r: Result) -> Any:
     if not rows:
         return None
     return plots.forest(rows, null=0.0,
-                        xlabel=f"effect size d ({plots.ci_label(effects, 'bootstrap CI')})",
+                        xlabel="effect size d "
+                        f"({plots.ci_label(effects, 'bootstrap CI', _unit(r))})",
                         title=f"{r.method.upper()}: gender association tests",
                         height=0.62 * len(rows) + 1.1)
 

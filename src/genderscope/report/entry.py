@@ -329,11 +329,15 @@ def fmt_p(p: Any) -> str:
     return "< 0.001" if p < 0.001 else f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
 
 
-def from_ci(label: str, d: dict[str, Any] | None, **kw: Any) -> Headline:
+def from_ci(label: str, d: dict[str, Any] | None, *, ci_unit_default: str | None = None,
+            **kw: Any) -> Headline:
     """A Headline from a summary ``CI.as_dict()`` entry, with its multiplicity fields
-    (``p_adjusted``, ``p_adjust_method``, ``family``) and ``ci_unit`` when present."""
+    (``p_adjusted``, ``p_adjust_method``, ``family``) and ``ci_unit`` when present;
+    ``ci_unit_default`` is what the card knows the measure resamples when the summary
+    does not say."""
     d = d or {}
     fields = {k: d.get(k) for k in ("p_value", "n", *MULTIPLICITY_KEYS)}
+    fields["ci_unit"] = fields["ci_unit"] or ci_unit_default
     fields["ci_method"] = d.get("method")
     fields.update(kw)
     return Headline(label=label, estimate=d.get("estimate"), ci_low=d.get("ci_low"),
