@@ -73,6 +73,7 @@ from scipy.special import logsumexp
 
 from genderscope.datasets.bec_pro import BecProRow, fill_template, persons
 from genderscope.errors import GenderscopeError
+from genderscope.measures._memo import aggregates
 from genderscope.models.base import FillQuery
 from genderscope.results import Result
 from genderscope.stats import annotate_family, cluster_mean_ci, paired_test
@@ -302,7 +303,9 @@ def run(adapter: Any, rows: Sequence[BecProRow], *, strategy: str = "l2r",
     """Score every row and aggregate; returns the ``bec-pro`` Result."""
     items = score_rows(adapter, rows, strategy=strategy, span_masking=span_masking,
                        progress=progress)
-    summary, tables = summarize(items, n_resamples=n_resamples, seed=seed)
+    summary, tables = aggregates(adapter, METHOD, items, {"n_resamples": n_resamples,
+                                                           "seed": seed},
+                                 lambda: summarize(items, n_resamples=n_resamples, seed=seed))
     kind = adapter.kind
     params: dict[str, Any] = {"n_resamples": n_resamples, "model_kind": kind}
     if kind == "masked":

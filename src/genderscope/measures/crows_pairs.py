@@ -40,6 +40,7 @@ import pandas as pd
 from genderscope.datasets.crows_pairs import CrowsPair
 from genderscope.errors import GenderscopeError
 from genderscope.measures._lm import data_meta, describe, model_kind, sentence_scores
+from genderscope.measures._memo import aggregates
 from genderscope.results import Result
 from genderscope.stats import proportion_ci
 
@@ -97,15 +98,14 @@ def run_crows_pairs(adapter: Any, pairs: Sequence[CrowsPair], *, method: str = "
         "disadvantaged_preferred": np.where(direction == "stereo", more_r > less_r,
                                             less_r > more_r),
     })
-    summary = summarise(df)
+    summary, tables = aggregates(adapter, method, df, {},
+                                 lambda: (summarise(df), {"by_bias_type": per_bias_type(df)}))
     meta = {"model": describe(adapter),
             "params": {"scoring": "PLL over shared (unmodified) pieces" if adapter.kind ==
                        "masked" else "sentence log-likelihood", "tie_rounding": 3,
                        **(params or {})},
             "data": data_meta(p.path for p in pairs), "seed": None}
-    by_type = per_bias_type(df)
-    return Result(method=method, summary=summary, items=df, metadata=meta,
-                  tables={"by_bias_type": by_type})
+    return Result(method=method, summary=summary, items=df, metadata=meta, tables=tables)
 
 
 def per_bias_type(df: pd.DataFrame) -> pd.DataFrame:

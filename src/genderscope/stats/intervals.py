@@ -6,7 +6,6 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import stats
 
 DEFAULT_RESAMPLES = 10_000
 
@@ -56,6 +55,8 @@ def bootstrap_ci(
     all values equal) return the estimate as both bounds. ``unit`` names what one
     value is (the resampled unit, e.g. "texts"); it is stored as ``ci_unit``.
     """
+    from scipy import stats  # imported on use: a cached rerun needs none
+
     x = np.asarray(data, dtype=float)
     x = x[~np.isnan(x)]
     if x.size == 0:
@@ -73,6 +74,8 @@ def bootstrap_ci(
 
 def proportion_ci(successes: int, n: int, *, confidence: float = 0.95) -> CI:
     """Proportion ``successes / n`` with a Wilson score interval."""
+    from scipy import stats  # imported on use: a cached rerun needs none
+
     if n == 0:
         nan = float("nan")
         return CI(nan, nan, nan, confidence, 0, "wilson")

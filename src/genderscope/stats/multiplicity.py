@@ -16,13 +16,14 @@ from collections.abc import MutableMapping, Sequence
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 METHODS = ("holm", "bh")
 
 
 def adjust_pvalues(p: Sequence[float] | np.ndarray, method: str = "holm") -> np.ndarray:
     """Adjusted p-values of one family (same order as ``p``); see module docstring."""
+    from scipy import stats  # imported on use: a cached rerun needs none
+
     if method not in METHODS:
         raise ValueError(f"unknown p-value adjustment {method!r}; use one of {', '.join(METHODS)}")
     p = np.asarray(p, dtype=float).reshape(-1)

@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import stats
 
 
 @dataclass(frozen=True)
@@ -38,6 +37,8 @@ class PairedTest:
 def paired_test(a: np.ndarray | list[float], b: np.ndarray | list[float], *,
                 alpha: float = 0.05) -> PairedTest:
     """Compare paired samples ``a`` and ``b`` (same length, pairs with a NaN dropped)."""
+    from scipy import stats  # imported on use: a cached rerun needs none
+
     x = np.asarray(a, dtype=float)
     y = np.asarray(b, dtype=float)
     if x.shape != y.shape:
