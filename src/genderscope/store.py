@@ -238,14 +238,18 @@ class Store:
         if not self.path.is_file():
             raise GenderscopeError(f"store path {self.path} is not a file")
         uri = self.path.resolve().as_uri()
-        con = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=30.0, isolation_level=None)
-        try:
-            is_store = _identify(con, self.path)
-        except sqlite3.OperationalError:  # WAL file on read-only media: read it as is
-            con.close()
-            con = sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True,
-                                  isolation_level=None)
-            is_store = _identify(con, self.path)
+        # query_only on a read-write handle: SQLite tidies the -wal/-shm files away on close
+        # (a mode=ro handle would leave them); then mode=ro, then immutable (read-only media)
+        for query in ("?mode=rw", "?mode=ro", "?mode=ro&immutable=1"):
+            con = sqlite3.connect(uri + query, uri=True, timeout=30.0, isolation_level=None)
+            try:
+                con.execute("PRAGMA query_only=1")
+                is_store = _identify(con, self.path)
+                break
+            except sqlite3.OperationalError:
+                con.close()
+                if "immutable" in query:
+                    raise
         if not is_store:
             con.close()
             raise GenderscopeError(f"{self.path} is an empty file, not a genderscope store")

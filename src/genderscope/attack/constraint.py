@@ -42,6 +42,15 @@ def lm_scorer(lm: Any) -> TextScorer:
     return score
 
 
+def check_lm_filter_options(threshold: float, window: int) -> None:
+    """The LM filter's threshold must be a probability ratio in (0, 1] and its window at
+    least one word (NaN or a negative value would switch the filter off silently)."""
+    if not 0 < threshold <= 1:  # also False for NaN
+        raise GenderscopeError(f"--lm-threshold must be in (0, 1], got {threshold}")
+    if window < 1:
+        raise GenderscopeError(f"--lm-window must be >= 1 word, got {window}")
+
+
 class LMFilter:
     """Keep the candidates whose altered window is within ``threshold`` of the original.
 
@@ -55,10 +64,7 @@ class LMFilter:
 
     def __init__(self, scorer: TextScorer, *, threshold: float = 0.25, window: int = 3,
                  batched: bool = True, name: str = "lm") -> None:
-        if not 0 < threshold <= 1:
-            raise GenderscopeError(f"LM threshold must be in (0, 1], got {threshold}")
-        if window < 1:
-            raise GenderscopeError(f"LM window must be >= 1 word, got {window}")
+        check_lm_filter_options(threshold, window)
         self.scorer = scorer
         self.threshold = float(threshold)
         self.log_threshold = math.log(threshold)

@@ -67,6 +67,12 @@ def is_inflection(a: str, b: str) -> bool:
     return a == b or stem(a) == stem(b)
 
 
+def check_min_similarity(value: float) -> None:
+    """A cosine threshold must lie in [-1, 1] (NaN would switch the filter off)."""
+    if not -1 <= value <= 1:  # also False for NaN
+        raise GenderscopeError(f"--min-similarity is a cosine, in [-1, 1]; got {value}")
+
+
 class AnalogyNeighbours:
     """Gender-analogy candidates from a (vocab x dim) matrix, cached per word.
 
@@ -74,17 +80,25 @@ class AnalogyNeighbours:
         matrix: word vectors, one row per word in ``words``.
         words: the vocabulary (lookups are lowercase).
         n: candidates per word and direction (top-n by cosine).
-        min_similarity: drop candidates whose cosine is below this.
+        min_similarity: drop candidates whose cosine is below this (in [-1, 1]).
+        name: the vectors' name, for error messages.
     """
 
     def __init__(self, matrix: np.ndarray, words: Sequence[str], *, n: int = 8,
-                 min_similarity: float = 0.0) -> None:
+                 min_similarity: float = 0.0, name: str | None = None) -> None:
         matrix = np.asarray(matrix, dtype=np.float32)
         if matrix.ndim != 2 or matrix.shape[0] != len(words):
             raise GenderscopeError(f"vector matrix shape {matrix.shape} does not match "
                                    f"{len(words)} words")
         if n < 1:
             raise GenderscopeError(f"number of candidates must be >= 1, got {n}")
+        check_min_similarity(min_similarity)
+        bad = ~np.isfinite(matrix).all(axis=1)
+        if bad.any():
+            which = [w for w, b in zip(words, bad, strict=True) if b][:3]
+            raise GenderscopeError(f"{name or 'the word vectors'}: the vectors of "
+                                   f"{int(bad.sum())} word(s) hold NaN or infinity "
+                                   f"({', '.join(map(repr, which))})")
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
         self._unit = matrix / norms
@@ -110,6 +124,7 @@ class AnalogyNeighbours:
         if matrix is None or words is None:
             raise GenderscopeError(f"cannot read a matrix and word list from "
                                    f"{type(vectors).__name__}")
+        kwargs.setdefault("name", getattr(vectors, "name", None))
         return cls(matrix, list(words), **kwargs)
 
     def __contains__(self, word: str) -> bool:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from genderscope.errors import DataError, where
+from genderscope.files import existing_file, read_text
 
 DEFAULT_GENDER_WORDS = "amplification_gender_words.json"
 
@@ -20,14 +21,12 @@ def load_captions(path: str | Path, *, column: str | None = None) -> list[str]:
     """Captions, one per item: ``.txt`` (one per non-blank line), ``.jsonl`` (key
     ``caption`` or ``text``, or ``column``), ``.csv``/``.tsv`` (column ``caption`` or
     ``text``, or ``column``). An empty corpus is a :class:`DataError`."""
-    p = Path(path)
-    if not p.is_file():
-        raise DataError(f"caption file not found: {p}")
+    p = existing_file(path, "caption file")
     suffix = p.suffix.lower()
     captions: list[str]
     if suffix == ".jsonl":
         captions = []
-        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
+        for i, line in enumerate(read_text(p, "caption file").splitlines(), start=1):
             if not line.strip():
                 continue
             try:
@@ -39,15 +38,16 @@ def load_captions(path: str | Path, *, column: str | None = None) -> list[str]:
                 raise DataError(f"{where(p, i)}: needs a 'caption' or 'text' key")
             captions.append(str(obj[key]))
     elif suffix in (".csv", ".tsv"):
+        read_text(p, "caption file")  # names the file if it is not UTF-8
         df = pd.read_csv(p, sep="\t" if suffix == ".tsv" else ",", dtype=str,
-                         keep_default_na=False)
+                         keep_default_na=False, encoding="utf-8-sig")
         key = column or next((k for k in ("caption", "text") if k in df.columns), None)
         if key is None or key not in df.columns:
             raise DataError(f"{p}: needs a 'caption' or 'text' column "
                             f"(found {', '.join(map(str, df.columns))})")
         captions = df[key].tolist()
     else:
-        captions = p.read_text(encoding="utf-8").splitlines()
+        captions = read_text(p, "caption file").splitlines()
     captions = [c.strip() for c in captions if c.strip()]
     if not captions:
         raise DataError(f"{p}: the corpus holds no captions")
@@ -66,9 +66,7 @@ def load_gender_words(path: str | Path | None = None) -> dict[str, list[str]]:
         label = f"genderscope/resources/{DEFAULT_GENDER_WORDS}"
     else:
         p = Path(path)
-        if not p.is_file():
-            raise DataError(f"gender word file not found: {p}")
-        text, label = p.read_text(encoding="utf-8"), str(p)
+        text, label = read_text(p, "gender word file"), str(p)
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -98,11 +96,9 @@ def load_gender_words(path: str | Path | None = None) -> dict[str, list[str]]:
 def load_objects(path: str | Path) -> list[str]:
     """Object/activity labels, one per line (``#`` comments allowed). ``teddy_bear``
     and ``teddy bear`` both name the two-word object."""
-    p = Path(path)
-    if not p.is_file():
-        raise DataError(f"object file not found: {p}")
+    p = existing_file(path, "object file")
     objs = []
-    for line in p.read_text(encoding="utf-8").splitlines():
+    for line in read_text(p, "object file").splitlines():
         line = line.split("#", 1)[0].strip()
         if line:
             objs.append(line)

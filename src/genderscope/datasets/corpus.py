@@ -52,10 +52,12 @@ class Corpus:
     source: str
     files: list[str]
     sha256: str
+    limit: int | None = None
+    """``--limit``: only the first N documents were kept (None: all)."""
 
     def describe(self) -> dict[str, object]:
         return {"source": self.source, "files": self.files, "file_sha256": self.sha256,
-                "n_documents": len(self.texts)}
+                "n_documents": len(self.texts), "limit": self.limit}
 
 
 def _read_table(path: Path) -> list[str]:
@@ -98,6 +100,9 @@ def _read_file(path: Path) -> list[str]:
 
 def load_corpus(spec: str | Path, *, limit: int | None = None) -> Corpus:
     """Load a training corpus (file or built-in name; see module docstring)."""
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                              or limit < 1):
+        raise DataError(f"--limit must be a whole number >= 1, got {limit!r}")
     name = str(spec)
     if name in BUILTIN:
         folder, names = BUILTIN[name]
@@ -129,7 +134,7 @@ def load_corpus(spec: str | Path, *, limit: int | None = None) -> Corpus:
     if limit is not None:
         texts = texts[:limit]
     sha = shas[0] if len(shas) == 1 else digest.hexdigest()
-    return Corpus(texts, name, [str(f) for f in files], sha)
+    return Corpus(texts, name, [str(f) for f in files], sha, limit)
 
 
 def split_sentences(texts: list[str], *, language: str = "english") -> list[str]:

@@ -46,6 +46,7 @@ from typing import Any
 import yaml
 
 from genderscope.errors import DataError, where
+from genderscope.files import read_text
 
 GENDER_SLOT = "GGG"
 ATTRIBUTE_SLOT = "XXX"
@@ -156,9 +157,7 @@ def _targets(value: object, loc: str) -> TargetSets:
 
 def _read_structured(path: Path) -> Any:
     """YAML/JSON file contents (JSON is parsed by the YAML parser too)."""
-    if not path.is_file():
-        raise DataError(f"{path}: file not found")
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path, "template file")
     try:
         if path.suffix.lower() in (".json", ".jsonl"):
             return json.loads(text)
@@ -171,10 +170,8 @@ def _read_structured(path: Path) -> Any:
 
 
 def _read_lines(path: Path) -> list[tuple[int, str]]:
-    if not path.is_file():
-        raise DataError(f"{path}: file not found")
     out = []
-    for i, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for i, raw in enumerate(read_text(path, "template file").splitlines(), start=1):
         line = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("#") else ""
         if line:
             out.append((i, line))

@@ -159,6 +159,12 @@ def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = N
         if missing:
             raise GenderscopeError(f"compare: the {name} run's items lack column(s) "
                                    f"{', '.join(missing)}")
+        for col in dict.fromkeys([spec.value, *spec.extra_values]):
+            if not (pd.api.types.is_numeric_dtype(items[col])
+                    or pd.api.types.is_bool_dtype(items[col])):
+                raise GenderscopeError(f"compare: value column {col!r} of the {name} run is "
+                                       f"not numeric (dtype {items[col].dtype}); choose a "
+                                       "numeric item column with --value")
         if items.duplicated(list(spec.key)).any():
             raise GenderscopeError(f"compare: key {'+'.join(spec.key)} is not unique in the "
                                    f"{name} run; pass --key")

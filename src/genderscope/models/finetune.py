@@ -43,6 +43,7 @@ import torch
 from genderscope.errors import GenderscopeError, ModelLoadError
 from genderscope.models.checkpoint import (
     CHECKPOINTS,
+    RUN_FILE,
     check_same_run,
     latest_checkpoint,
     resume_checkpoint,
@@ -99,6 +100,8 @@ def prepare_out_dir(out: Path, overwrite: bool) -> bool:
         if overwrite:
             shutil.rmtree(out)
         elif unfinished:
+            if not (out / CHECKPOINTS / RUN_FILE).is_file():
+                check_same_run(out, {})  # refuses: nothing says which run wrote them
             return True
         else:
             raise GenderscopeError(f"output folder {out} already exists; pass --overwrite to "

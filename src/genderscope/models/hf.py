@@ -107,6 +107,9 @@ class ModelSource:
             self.kind_of_source = "folder"
             self.location = str(path)
             self.path = path
+        elif path.is_file():
+            raise ModelLoadError(f"model {self.spec} is a file, not a model: give a folder "
+                                 "holding config.json, a .gguf file or a Hub id")
         elif self.spec.startswith((".", "~", os.sep)) or not HUB_ID.fullmatch(self.spec):
             raise ModelLoadError(f"model path not found: {self.spec}")
         else:  # "gpt2", "google-bert/bert-base-uncased", "Qwen/Qwen2.5-0.5B"

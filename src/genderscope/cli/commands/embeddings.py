@@ -222,10 +222,13 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         from genderscope.datasets import captions as cap
         from genderscope.measures import amplification as amp
         from genderscope.measures.amplification_card import plot_amplification
+        from genderscope.outputs import check_output_file, check_output_folder, save_with_figures
         from genderscope.results import file_sha256
 
-        if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
-            raise GenderscopeError(f"--plot {plot}: use a .png, .svg or .pdf file name")
+        if plot is not None:
+            check_output_file(plot, "--plot", suffixes=(".png", ".svg", ".pdf"))
+        check_output_folder(default_out("bias-amplification", out))
+        open_store(store_path).close()  # a bad store is refused before the work
         if ratios is not None:
             if train is not None or generated is not None:
                 raise GenderscopeError("give either --ratios or --train and --generated")
@@ -249,8 +252,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                 data["file_sha256"]["objects"] = file_sha256(objects)
             result = amp.bias_amplification(tr, gen, objs, gw, plurals=plurals, seed=seed,
                                             data=data)
-        folder = result.save(default_out(result.method, out))
-        fig = plot_amplification(result, plot or folder / "amplification.png")
+        folder = default_out(result.method, out)
+        fig = plot or folder / "amplification.png"
+        save_with_figures(result, folder, {fig: lambda p: plot_amplification(result, p)})
         store = open_store(store_path)
         try:
             run_id = store.record_run(result)

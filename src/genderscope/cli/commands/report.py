@@ -55,6 +55,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         dtype: str = DTYPE_OPTION,
         store_path: Path | None = STORE_OPTION,
         progress: bool = typer.Option(True, "--progress/--no-progress"),
+        overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --out "
+                                       "file."),
     ) -> None:
         """One HTML page with every measure that applies to the given model(s).
 
@@ -76,7 +78,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             raise GenderscopeError(f"--data {data}: no such folder")
         if texts is not None and not texts.is_file():
             raise GenderscopeError(f"--texts {texts}: no such file")
-        page.check_writable(out)
+        page.check_writable(out, overwrite=overwrite)
         command = "genderscope " + " ".join(shlex.quote(a) for a in sys.argv[1:])
         ctx = Context(lang=lang, quick=quick, seed=seed, data_dir=data, progress=progress,
                       texts=texts)

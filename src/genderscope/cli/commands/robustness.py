@@ -172,11 +172,16 @@ def attack(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OPTION,
         LMFilter,
         lm_scorer,
     )
+    from genderscope.attack.constraint import check_lm_filter_options
+    from genderscope.attack.transformation import check_min_similarity
     from genderscope.datasets.texts import load_texts
     from genderscope.measures.attack import summarize_attack
     from genderscope.models.classifier import load_classifier
     from genderscope.models.vectors import load_vectors
 
+    check_lm_filter_options(lm_threshold, lm_window)
+    check_min_similarity(min_similarity)
+    open_store(store).close()  # a bad store is refused before the work
     dirs = [d.strip() for d in directions.split(",") if d.strip()]
     bad = [d for d in dirs if d not in DIRECTIONS]
     if bad or not dirs:

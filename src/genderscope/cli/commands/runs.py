@@ -134,9 +134,15 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                                     "(repeatable)."),
                    method: str | None = typer.Option(None, "--method"),
                    model: str | None = typer.Option(None, "--model"),
-                   store_path: Path | None = STORE_OPTION) -> None:
+                   store_path: Path | None = STORE_OPTION,
+                   overwrite: bool = typer.Option(False, "--overwrite",
+                                                  help="Replace an existing --out file.")
+                   ) -> None:
         """Write runs or their item tables to CSV, Parquet or JSON."""
+        from genderscope.outputs import check_output_file
+
         kind = _format(out, fmt)
+        check_output_file(out, "--out", overwrite=overwrite)
         if what not in ("runs", "items"):
             raise GenderscopeError(f"--what must be runs or items, got {what!r}")
         store = open_store(store_path, readonly=True)

@@ -1,0 +1,233 @@
+"""Bad inputs a demanding user tries (issue 16), shared by ``tests/test_bad_inputs.py`` and
+``tests/reliability_table.py`` (which writes docs/reliability.md).
+
+Every case runs the real ``genderscope`` entry point in a prepared workspace and must end
+with exit code 2, one ``error: ...`` line on stderr naming the problem, no traceback, and the
+workspace (files, their bytes, folders) exactly as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import pickle
+import sqlite3
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+WORDS = ["he", "she", "man", "woman", "king", "queen", "doctor", "nurse", "the", "is"]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One command line (paths relative to the workspace; ``{model}`` = a tiny BERT
+    folder), the issue item it checks, and a fragment the error line must hold."""
+
+    item: str
+    what: str
+    args: tuple[str, ...]
+    expect: str
+
+
+CLF = "clf.py:predict"
+ATTACK = ("attack", "--classifier", CLF, "--data", "texts.csv", "--vectors", "vec.txt",
+          "--lm", "none", "--out", "out")
+AMP = ("run", "bias-amplification", "--train", "captions.txt", "--generated", "captions.txt",
+       "--objects", "objects.txt", "--out", "out")
+CDS = ("debias", "cds", "--model", "{model}", "--corpus", "corpus.txt", "--out", "ft")
+
+CASES = [
+    Case("1", "resume: checkpoints/ without run.json (planted pickle)",
+         ("debias", "cds", "--model", "{model}", "--corpus", "corpus.txt", "--out", "planted"),
+         "no run.json"),
+    Case("2", "runs list on another application's SQLite file",
+         ("runs", "list", "--store", "other_app.sqlite"), "not a genderscope store"),
+    Case("2", "runs show on another application's SQLite file",
+         ("runs", "show", "x", "--store", "other_app.sqlite"), "not a genderscope store"),
+    Case("2", "a measure writing to another application's SQLite file",
+         (*AMP, "--store", "other_app.sqlite"), "not a genderscope store"),
+    Case("2", "runs list, mistyped store path", ("runs", "list", "--store", "typo/s.sqlite"),
+         "no store at"),
+    Case("2", "runs export, mistyped store path",
+         ("runs", "export", "--out", "e.csv", "--store", "typo/s.sqlite"), "no store at"),
+    Case("2", "a measure writing to a store in a missing folder",
+         (*AMP, "--store", "typo/s.sqlite"), "does not exist"),
+    Case("2", "store path is a folder", ("runs", "list", "--store", "afolder"),
+         "is not a file"),
+    Case("2", "store file that is not SQLite", ("runs", "list", "--store", "captions.txt"),
+         "cannot open store"),
+    Case("4", "compare --value on a text column",
+         ("compare", "res_a", "res_b", "--key", "id", "--value", "word", "--out", "out"),
+         "not numeric"),
+    Case("4", "store whose schema_version is not an integer",
+         ("runs", "list", "--store", "bad_version.sqlite"), "not an integer"),
+    Case("4", "store whose columns disagree with its version (before work starts)",
+         ("compare", "res_a", "res_b", "--key", "id", "--value", "value", "--out", "out",
+          "--store", "bad_columns.sqlite"), "no column runs.cache_key"),
+    Case("5", "debias cds --limit -1", (*CDS, "--limit", "-1"), "--limit"),
+    Case("5", "debias cds --limit 0", (*CDS, "--limit", "0"), "--limit"),
+    Case("5", "attack: NaN in the word vectors", ("attack", "--classifier", CLF, "--data",
+         "texts.csv", "--vectors", "vec_nan.txt", "--lm", "none", "--out", "out"),
+         "NaN or infinity"),
+    Case("5", "attack --min-similarity nan", (*ATTACK, "--min-similarity", "nan"),
+         "--min-similarity"),
+    Case("5", "attack --min-similarity 2", (*ATTACK, "--min-similarity", "2"),
+         "--min-similarity"),
+    Case("5", "attack --lm-threshold -1", (*ATTACK, "--lm-threshold", "-1"), "--lm-threshold"),
+    Case("5", "attack --lm-threshold nan", (*ATTACK, "--lm-threshold", "nan"),
+         "--lm-threshold"),
+    Case("5", "attack --lm-window -2", (*ATTACK, "--lm-window", "-2"), "--lm-window"),
+    Case("5", "runs show % (LIKE wildcard)", ("runs", "show", "%"), "no run '%'"),
+    Case("5", "runs show _ (LIKE wildcard)", ("runs", "show", "_"), "no run '_'"),
+    Case("6", "weat --vectors: Latin-1 file", ("run", "weat", "--vectors", "latin1.txt",
+                                                "--test", "wt.json", "--out", "out"),
+         "latin1.txt"),
+    Case("6", "bias-amplification --generated: Latin-1 file",
+         ("run", "bias-amplification", "--train", "captions.txt", "--generated", "latin1.txt",
+          "--objects", "objects.txt", "--out", "out"), "latin1.txt"),
+    Case("6", "lpbs --templates: Latin-1 file",
+         ("run", "lpbs", "--model", "{model}", "--templates", "latin1.txt", "--out", "out"),
+         "latin1.txt"),
+    Case("6", "--model names a file that is not a model",
+         ("run", "lpbs", "--model", "captions.txt", "--out", "out"), "is a file"),
+    Case("6", "bias-amplification --train: a folder",
+         ("run", "bias-amplification", "--train", "afolder", "--generated", "captions.txt",
+          "--objects", "objects.txt", "--out", "out"), "is a folder"),
+    Case("6", "weat --vectors: a folder", ("run", "weat", "--vectors", "afolder", "--test",
+                                            "wt.json", "--out", "out"), "is a folder"),
+    Case("7", "--plot into a path under a file", (*AMP, "--plot", "captions.txt/fig.png"),
+         "--plot"),
+    Case("7", "--plot names a folder", (*AMP, "--plot", "afolder.png"), "--plot"),
+    Case("7", "report --out an existing file", ("report", "--vectors", "vec.txt", "--out",
+                                                 "existing.html"), "--overwrite"),
+    Case("7", "runs export --out an existing file",
+         ("runs", "export", "--out", "existing.csv"), "--overwrite"),
+]
+
+
+# -- workspace ---------------------------------------------------------------------------------
+def _vectors(path: Path, rows: np.ndarray, words: list[str]) -> None:
+    path.write_text("".join(f"{w} " + " ".join(f"{x:.3f}" for x in r) + "\n"
+                            for w, r in zip(words, rows, strict=True)), encoding="utf-8")
+
+
+def make_workspace(root: Path) -> Path:
+    """Files the cases read: good ones (so only the named input is bad) and bad ones."""
+    from genderscope.results import Result
+    from genderscope.store import Store
+
+    root.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(0)
+    mat = rng.normal(size=(len(WORDS), 5))
+    _vectors(root / "vec.txt", mat, WORDS)
+    mat[2, 1] = np.nan
+    _vectors(root / "vec_nan.txt", mat, WORDS)
+    (root / "latin1.txt").write_bytes("caf\xe9 0.1 0.2\nhe GGG XXX na\xefve\n".encode("latin-1"))
+    (root / "captions.txt").write_text("a man is cooking\na woman is cooking\n")
+    (root / "objects.txt").write_text("cooking\n")
+    sets = {"targ1": ["he", "man"], "targ2": ["she", "woman"], "attr1": ["doctor", "king"],
+            "attr2": ["nurse", "queen"]}
+    (root / "wt.json").write_text(json.dumps({k: {"category": k, "examples": v}
+                                              for k, v in sets.items()}))
+    (root / "corpus.txt").write_text("He is a doctor.\nShe is a nurse.\n")
+    (root / "texts.csv").write_text("text\nhe is a doctor\nshe is a nurse\n")
+    (root / "clf.py").write_text("import numpy as np\n\n\ndef predict(texts):\n"
+                                 "    return np.full((len(texts), 2), 0.5)\n")
+    (root / "afolder").mkdir()
+    (root / "afolder.png").mkdir()
+    (root / "existing.html").write_text("<p>my page</p>\n")
+    (root / "existing.csv").write_text("mine\n1\n")
+    items = pd.DataFrame({"id": [1, 2, 3], "value": [0.1, 0.5, 0.9],
+                          "word": ["a", "b", "c"]})
+    for name in ("res_a", "res_b"):
+        Result("toy", {}, items).save(root / name)
+    con = sqlite3.connect(root / "other_app.sqlite")
+    con.execute("CREATE TABLE notes (body TEXT)")
+    con.execute("INSERT INTO notes VALUES ('mine')")
+    con.commit()
+    con.close()
+    store = Store(root / "store.sqlite")
+    store.record_run(Result("toy", {"x": 1.0}, items, {"model": {"fingerprint": "f"}}))
+    store.close()
+    for name, sql in (("bad_version.sqlite",
+                       "UPDATE meta SET value='two' WHERE key='schema_version'"),
+                      ("bad_columns.sqlite", "ALTER TABLE runs DROP COLUMN cache_key")):
+        Store(root / name).close()
+        con = sqlite3.connect(root / name)
+        con.execute("DROP INDEX IF EXISTS runs_by_cache_key")
+        con.execute(sql)
+        con.commit()
+        con.close()
+    planted = root / "planted" / "checkpoints" / "step-1"
+    planted.mkdir(parents=True)
+    (planted / "state.json").write_text('{"step": 1, "losses": [1.0]}')
+    (planted / "trainer.pt").write_bytes(pickle.dumps(_Marker(str(root / "MARKER"))))
+    return root
+
+
+class _Marker:
+    """Unpickling it writes MARKER in the workspace: proof that code ran."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.path}",))
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    """Every file (SHA-256 of its bytes) and folder under ``root``."""
+    out: dict[str, str] = {}
+    for p in sorted(root.rglob("*")):
+        rel = str(p.relative_to(root))
+        out[rel] = "dir" if p.is_dir() else hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+@dataclass
+class Outcome:
+    code: int | str
+    stderr: str
+    changed: list[str]
+
+
+def run_case(case: Case, root: Path, model: Path) -> Outcome:
+    """Run ``case`` in-process through ``genderscope``'s ``main()`` with ``root`` as the
+    working folder and its store as the default store."""
+    from genderscope.cli.app import main
+
+    args = [a.replace("{model}", str(model)) for a in case.args]
+    before = snapshot(root)
+    err, out = io.StringIO(), io.StringIO()
+    old = (sys.argv, os.getcwd(), os.environ.get("GENDERSCOPE_STORE"))
+    sys.argv = ["genderscope", *args]
+    os.chdir(root)
+    os.environ["GENDERSCOPE_STORE"] = str(root / "store.sqlite")
+    code: int | str
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+            try:
+                main()
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+    except Exception as exc:  # noqa: BLE001 - a traceback is what the cases look for
+        code = f"traceback ({type(exc).__name__})"
+        err.write(f"{type(exc).__name__}: {exc}\n")
+    finally:
+        sys.argv = old[0]
+        os.chdir(old[1])
+        if old[2] is None:
+            os.environ.pop("GENDERSCOPE_STORE", None)
+        else:
+            os.environ["GENDERSCOPE_STORE"] = old[2]
+    after = snapshot(root)
+    changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+    return Outcome(code, err.getvalue().strip(), changed)
