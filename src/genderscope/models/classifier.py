@@ -224,15 +224,16 @@ class Classifier:
 def load_classifier(spec: str, *, batch_size: int = 64) -> Classifier:
     """Load a classifier from a SPEC string.
 
-    SPEC forms:
+    SPEC forms (all but ``hf:`` run code by design; give only what you trust):
 
     - ``FILE.joblib`` / ``FILE.pkl`` / ``FILE.pickle``: a pickled scikit-learn
       estimator or pipeline with ``predict_proba`` (or a pickled callable).
-      Pickles run code when loaded: only load files you trust.
+      Pickles run code when loaded.
     - ``module.path:name`` or ``path/to/file.py:name``: a classifier object (a
       callable texts -> probabilities, an object with ``predict_proba``, or an HF
       pipeline); ``module:name()`` calls ``name`` without arguments first (a
-      factory).
+      factory). Importing the module or file executes its top-level code, and the
+      object's code runs on every prediction.
     - ``hf:MODEL`` : a Hugging Face text-classification model id or folder,
       loaded as a ``pipeline("text-classification")``.
     """

@@ -34,7 +34,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                           "(all-minilm-l6-v2, folder or Hub id); repeatable."),
         classifier: list[str] = typer.Option([], "--classifier", help="Classifier SPEC for "
                                              "the flip test (see `genderscope run "
-                                             "counterfactual --help`); needs --texts."),
+                                             "counterfactual --help`); needs --texts. "
+                                             ".pkl/.joblib, module:name and file.py:name "
+                                             "SPECs run code: trust them first."),
         texts: Path | None = typer.Option(None, "--texts", help="Texts for classifier "
                                           "measures (.txt or .csv/.tsv)."),
         measure: list[str] = typer.Option([], "--measure", help="Only these measures "

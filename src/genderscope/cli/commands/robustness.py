@@ -42,7 +42,10 @@ from genderscope.errors import GenderscopeError
 from genderscope.results import Result, to_json
 
 CLASSIFIER_OPTION = typer.Option(..., "--classifier", help="Classifier SPEC: FILE.joblib|.pkl, "
-                                 "module:callable, file.py:callable[()] or hf:MODEL.")
+                                 "module:callable, file.py:callable[()] or hf:MODEL. The "
+                                 "first three RUN CODE: a pickle runs code when loaded, and "
+                                 "module:name / file.py:name import and execute that Python; "
+                                 "give only files and modules you trust.")
 DATA_OPTION = typer.Option(..., "--data", help="Texts: .txt (one per line) or .csv/.tsv.")
 TEXT_COL_OPTION = typer.Option(None, "--text-column", help="Text column of a CSV/TSV.")
 LABEL_COL_OPTION = typer.Option(None, "--label-column", help="Gold label column (optional).")
