@@ -24,3 +24,18 @@ def test_scipy_lower_bound_allows_bootstrap_rng() -> None:
     assert uses_rng, "no bootstrap(rng=) call left: revisit the scipy bound"
     spec = _requirement("scipy").specifier
     assert not spec.contains("1.14.1") and spec.contains("1.15.0")
+
+
+def test_torch_is_a_range_not_a_pin() -> None:
+    """Installs beside the user's own torch build (CUDA, ROCm, CPU); the full check in
+    fresh virtual environments is scripts/check_install_beside_torch.sh (docs/install.md)."""
+    spec = _requirement("torch").specifier
+    assert all(s.operator == ">=" for s in spec), str(spec)
+    assert spec.contains("2.4.0") and spec.contains("2.12.0") and spec.contains("3.0.0")
+
+
+def test_no_library_dependency_is_pinned_exactly() -> None:
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    pinned = [d for d in deps if any(s.operator == "==" for s in Requirement(d).specifier)
+              and Requirement(d).name != "names"]  # names 0.3.0: last release, data package
+    assert not pinned, f"exact pins replace what users have installed: {pinned}"

@@ -1,10 +1,47 @@
-"""genderscope: measure gender bias in language technology, and help reduce it."""
+"""genderscope: measure gender bias in language technology, and help reduce it.
+
+The public API (see docs/api.md)::
+
+    import genderscope as gs
+    r = gs.run("crows-pairs", model="smollm2", bias_type="gender")
+    r.summary, r.items, r.plot(), r.to_json()
+
+Everything not listed in ``__all__`` is internal. Names load on first use, so
+``import genderscope`` imports neither torch nor transformers.
+"""
+
+from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
 
 try:
     __version__ = version("genderscope")
 except PackageNotFoundError:  # running from a source tree without install
     __version__ = "0.0.0+unknown"
 
-__all__ = ["__version__"]
+__all__ = ["Result", "compare", "load_model", "report", "run"]
+
+_LAZY = {"run": "genderscope.api", "load_model": "genderscope.api",
+         "compare": "genderscope.api",
+         "Result": "genderscope.results"}
+
+if TYPE_CHECKING:
+    from genderscope.api import compare, load_model, report, run  # noqa: F401
+    from genderscope.results import Result
+
+
+def __getattr__(name: str) -> Any:
+    if name == "report":  # the package genderscope.report, callable as api.report
+        import importlib
+
+        return importlib.import_module("genderscope.report")
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'genderscope' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*__all__, "__version__"])

@@ -89,6 +89,31 @@ class Result:
         return to_json({"method": self.method, "summary": self.summary,
                         "metadata": self.metadata}, indent=2)
 
+    def to_json(self, *, items: bool = False, indent: int | None = 2) -> str:
+        """Method, summary and metadata as JSON (NaN -> null); ``items=True`` adds the
+        item table as a list of records."""
+        body: dict[str, Any] = {"method": self.method, "summary": self.summary,
+                                "metadata": self.metadata}
+        if items:
+            body["items"] = json.loads(self.items.to_json(orient="records", force_ascii=False))
+        return to_json(body, indent=indent)
+
+    def plot(self, path: str | Path | None = None) -> Any:
+        """The measure's report figure (a matplotlib Figure), also written to ``path``
+        when given (.png, .svg or .pdf)."""
+        from genderscope.errors import GenderscopeError
+        from genderscope.report.registry import measures
+
+        entry = measures().get(self.method)
+        if entry is None or entry.plot is None:
+            raise GenderscopeError(f"no figure for {self.method!r} results")
+        fig = entry.plot(self)
+        if fig is None:
+            raise GenderscopeError(f"this {self.method} result has nothing to plot")
+        if path is not None:
+            fig.savefig(path, bbox_inches="tight")
+        return fig
+
     def save(self, out_dir: str | Path) -> Path:
         """Write ``summary.json``, ``items.csv`` and one CSV per extra table."""
         out = Path(out_dir)

@@ -24,8 +24,8 @@ from genderscope.report.entry import Context, Headline, Measure, MethodCard, Pai
 from genderscope.results import Result
 
 
-def subset_size(ctx: Context) -> int:
-    return 30 if ctx.quick else 300
+def subset_size(ctx: Context) -> int | None:
+    return ctx.size(300, quick=30)
 
 
 def run(lm: Any, ctx: Context) -> Result:

@@ -22,7 +22,7 @@ def run(clf: Any, ctx: Context) -> Result:
     from genderscope.measures.attack import summarize_attack
     from genderscope.models.vectors import load_vectors
 
-    td = classifier_texts(ctx, 5 if ctx.quick else 20)
+    td = classifier_texts(ctx, ctx.size(20, quick=5))
     wv = load_vectors("glove-6b-50d")
     atk = GenderAttack(clf, AnalogyNeighbours.from_vectors(wv, n=8),
                        search=GeneticSearch(pop_size=20, max_generations=10, max_queries=2000),

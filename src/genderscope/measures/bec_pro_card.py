@@ -32,8 +32,8 @@ from genderscope.report.entry import (
 from genderscope.results import Result
 
 
-def per_group(ctx: Context) -> int:
-    return 2 if ctx.quick else 5
+def per_group(ctx: Context) -> int | None:
+    return ctx.size(5, quick=2)
 
 
 def select_rows(ctx: Context, lang: str) -> tuple[list[Any], int]:

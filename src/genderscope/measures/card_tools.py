@@ -73,8 +73,8 @@ def needs_texts(ctx: Context) -> str | None:
     return None if ctx.texts is not None else "needs texts to classify (--texts FILE)"
 
 
-def classifier_texts(ctx: Context, n: int) -> TextData:
-    """A seeded sample of ``n`` texts (with labels, if any) from ``ctx.texts``."""
+def classifier_texts(ctx: Context, n: int | None) -> TextData:
+    """A seeded sample of ``n`` texts (all when None; with labels, if any) from ``ctx.texts``."""
     from genderscope.datasets.texts import load_texts
 
     if ctx.texts is None:

@@ -24,7 +24,7 @@ def run(clf: Any, ctx: Context) -> Result:
     from genderscope.measures.counterfactual import flip_test
     from genderscope.swap import GenderSwapper
 
-    td = classifier_texts(ctx, 50 if ctx.quick else 500)
+    td = classifier_texts(ctx, ctx.size(500, quick=50))
     r = flip_test(td.texts, clf, GenderSwapper(None, names=False), gold=td.labels,
                   n_resamples=ctx.n_resamples, seed=ctx.seed)
     r.metadata["data"] = td.describe()

@@ -31,7 +31,7 @@ BLODGETT = ("Blodgett, Lopez, Olteanu, Sim & Wallach (2021, ACL, 'Stereotyping N
 
 
 def subset_size(ctx: Context) -> int | None:
-    return 40 if ctx.quick else None
+    return ctx.size(None, quick=40)
 
 
 def run(lm: Any, ctx: Context) -> Result:

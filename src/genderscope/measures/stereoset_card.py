@@ -37,8 +37,8 @@ def _code(text: str) -> float:
     return float(int(hashlib.sha256(str(text).encode()).hexdigest()[:12], 16))
 
 
-def subset_size(ctx: Context) -> int:
-    return 30 if ctx.quick else 150
+def subset_size(ctx: Context) -> int | None:
+    return ctx.size(150, quick=30)
 
 
 def run(lm: Any, ctx: Context) -> Result:

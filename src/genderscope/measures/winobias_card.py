@@ -32,8 +32,8 @@ def _log2_ratio(a: np.ndarray) -> float:
     return float(np.log2(np.mean(pro) / np.mean(anti)))
 
 
-def subset_size(ctx: Context) -> int:
-    return 40 if ctx.quick else 300
+def subset_size(ctx: Context) -> int | None:
+    return ctx.size(300, quick=40)
 
 
 def run(lm: Any, ctx: Context, *, danish: bool) -> Result:

@@ -46,11 +46,20 @@ class Context:
 
     lang: str = "en"
     quick: bool = False
+    full: bool = False
+    """Every benchmark in full (the default on a GPU; ``--full``)."""
     seed: int = 0
     data_dir: Path | None = None
     progress: bool = False
     texts: Path | None = None
     """Texts for classifier measures (``.txt``/``.csv``), if any."""
+
+    def size(self, default: int | None, quick: int) -> int | None:
+        """A card's subset size: ``None`` (every item) in full, ``quick`` with --quick,
+        else ``default`` (the seeded CPU-sized subset)."""
+        if self.full:
+            return None
+        return quick if self.quick else default
 
     @property
     def n_resamples(self) -> int:

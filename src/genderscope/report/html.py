@@ -17,8 +17,8 @@ import pandas as pd
 
 from genderscope.errors import GenderscopeError
 from genderscope.report import plots
-from genderscope.report.registry import Headline, fmt, fmt_p
-from genderscope.report.runner import ReportData, Section, Subject
+from genderscope.report.registry import Context, Headline, fmt, fmt_p
+from genderscope.report.runner import ReportData, Section, Subject, items_note
 
 CSS = """
 :root{--bg:#ffffff;--fg:#1c1e21;--muted:#5b6168;--line:#d9dde3;--panel:#f5f7fa;
@@ -105,24 +105,26 @@ def headline_rows(sections: list[Section], *, with_model: bool) -> str:
         model = f'<td class="model">{esc(sec.subject.label)}</td>' if with_model else ""
         if sec.status != "ok":
             cls = "b-fail" if sec.status == "failed" else "b-na"
-            rows.append(f"<tr>{model}<td>{link}</td><td colspan=\"4\"><span class=\"badge "
+            rows.append(f"<tr>{model}<td>{link}</td><td colspan=\"5\"><span class=\"badge "
                         f"{cls}\">{esc(sec.status)}</span> <span class=\"muted\">"
                         f"{esc(sec.reason)}</span></td></tr>")
             continue
+        n_items = items_note(sec)
         for k, h in enumerate([h for h in sec.headlines if h.primary]):
             first = link if k == 0 else ""
             rows.append(
                 f"<tr>{model}<td>{first}</td><td>{esc(h.label.strip())}</td>"
                 f'<td class="num">{esc(fmt(h.estimate))}{esc(_unit(h))}</td>'
                 f'<td class="num">{esc(_ci(h))} <span class="muted">/ p {esc(_p(h))}</span>'
-                f"</td><td>{badge(h)} {esc(h.reading())}</td></tr>")
+                f'</td><td class="items">{esc(n_items)}</td>'
+                f"<td>{badge(h)} {esc(h.reading())}</td></tr>")
     return "".join(rows)
 
 
 def headline_table(data: ReportData) -> str:
     many = len(data.subjects) > 1
     head = ("<th>model</th>" if many else "") + "<th>measure</th><th>number</th>" \
-        "<th>estimate</th><th>95% CI / p</th><th>reading</th>"
+        "<th>estimate</th><th>95% CI / p</th><th>items</th><th>reading</th>"
     order = {name: k for k, name in enumerate(dict.fromkeys(s.measure.name
                                                             for s in data.sections))}
     secs = sorted(data.sections, key=lambda s: order[s.measure.name]) if many else \
@@ -133,7 +135,18 @@ def headline_table(data: ReportData) -> str:
         f"{esc(s.measure.title)}{' (' + esc(s.subject.label) + ')' if many else ''}: "
         f"{esc(s.reason)}" for s in na) + ".</p>"
     return f'<table id="headline"><thead><tr>{head}</tr></thead><tbody>{body}</tbody>' \
-           f"</table>{skipped}"
+           f'</table><p class="muted scope">{esc(scope_note(data.ctx))}</p>{skipped}'
+
+
+def scope_note(ctx: Context) -> str:
+    """How much of each benchmark ran, and how to get the rest."""
+    if ctx.full:
+        return "Every benchmark ran in full (--full, the default on a GPU)."
+    if ctx.quick:
+        return ("--quick: small seeded subsets, a smoke test with wide CIs (the items column "
+                "says how many each number comes from); --full runs every benchmark in full.")
+    return ("Seeded subsets sized for a CPU (the items column says how many each number "
+            "comes from); --full runs every benchmark in full, the default on a GPU.")
 
 
 def frame_table(df: pd.DataFrame | None, *, max_rows: int = 12, cls: str = "") -> str:
@@ -327,7 +340,8 @@ def render(data: ReportData, extra: str = "") -> str:
         "<main>",
         f"<h1>Gender bias report</h1><p class=\"sub\">{esc(models)} · {esc(when)} · "
         f"genderscope {esc(__version__)} · language {esc(data.ctx.lang)}"
-        + (" · quick subsets" if data.ctx.quick else "") + f" · {n_ok} measures ran"
+        + (" · quick subsets" if data.ctx.quick else " · full benchmarks" if data.ctx.full
+           else " · CPU subsets") + f" · {n_ok} measures ran"
         + (f", {n_fail} failed" if n_fail else "") + "</p>",
         '<p class="note">Each number comes with a 95% confidence interval (or a p-value). '
         "“No evidence of bias” means the interval includes the value of no bias (for numbers "

@@ -9,6 +9,11 @@ identity, the entry's parameters, data-file hashes and the genderscope version.
 When a measure does run, the adapter's own score cache still avoids repeated
 forward passes.
 
+How much of each benchmark runs (:func:`choose_scope`): on a GPU, or with ``--full``,
+every benchmark in full; on a CPU the seeded subsets each card declares
+(:meth:`~genderscope.report.entry.Context.size`), and ``--quick`` smaller ones. Each
+section says how many items its numbers come from (:func:`items_note`).
+
 Failures never stop the report: a measure that raises becomes a section marked
 failed with a one-line reason; one that does not apply is marked so with why.
 """
@@ -172,12 +177,59 @@ def one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {msg}"[:400] if msg else type(exc).__name__
 
 
+SCOPES = ("quick", "subset", "full")
+
+
+def choose_scope(device: str | None, *, full: bool | None = None, quick: bool = False,
+                 cuda_available: Callable[[], bool] | None = None) -> str:
+    """How much of each benchmark a report runs: ``quick``, ``subset`` or ``full``.
+
+    ``--quick`` wins; ``full`` True/False is the user's choice; otherwise full on a GPU
+    (``device`` ``cuda``/``mps``, or no device given and ``cuda_available()``), seeded
+    subsets on a CPU. ``cuda_available`` defaults to ``torch.cuda.is_available``
+    (injectable for tests)."""
+    if quick and full:
+        raise GenderscopeError("--quick and --full exclude each other")
+    if quick:
+        return "quick"
+    if full is not None:
+        return "full" if full else "subset"
+    if device is not None:
+        on_gpu = device.split(":")[0].strip().lower() in ("cuda", "mps")
+    else:
+        if cuda_available is None:
+            import torch
+
+            cuda_available = torch.cuda.is_available
+        on_gpu = bool(cuda_available())
+    return "full" if on_gpu else "subset"
+
+
+def items_note(sec: Section) -> str:
+    """How many items the section's numbers come from, e.g. ``300 of 792 sentences
+    (seeded subset)`` or ``all 262 gender pairs``; ``''`` when the run does not say."""
+    if sec.result is None:
+        return ""
+    data = sec.result.metadata.get("data")
+    sub = data.get("subset") if isinstance(data, dict) else None
+    if isinstance(sub, dict) and sub.get("n") is not None:
+        n, of, unit = int(sub["n"]), sub.get("of"), sub.get("unit", "items")
+        if of is None or n >= int(of):
+            return f"all {n:,} {unit}"
+        return f"{n:,} of {int(of):,} {unit} (seeded subset)"
+    ns = [h.n for h in sec.headlines if h.n]
+    return f"n = {int(ns[0]):,}" if ns else ""
+
+
 def cache_key(measure: Measure, subject: Subject, ctx: Context) -> str:
     """What identifies a reusable run of ``measure`` on ``subject``."""
     files = {str(p): file_sha256(p) for p in measure.data_files(ctx) if Path(p).is_file()}
-    blob = to_json({"measure": measure.name, "entry_version": measure.version,
-                    "model": subject.identity, "params": measure.params(ctx),
-                    "data": files, "genderscope": __version__}, sort_keys=True)
+    key: dict[str, Any] = {"measure": measure.name, "entry_version": measure.version,
+                           "model": subject.identity, "params": measure.params(ctx),
+                           "data": files, "genderscope": __version__}
+    if ctx.full:  # only then, so that keys of earlier (subset) runs stay valid
+        key["scope"] = "full"
+    blob = to_json(key, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 

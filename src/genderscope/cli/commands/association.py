@@ -8,7 +8,6 @@ batch by batch, so an interrupted run resumes where it stopped.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +22,9 @@ from genderscope.cli.common import (
     STORE_OPTION,
     command_line,
     console,
-    default_out,
-    open_store,
 )
 from genderscope.errors import GenderscopeError
-from genderscope.results import file_sha256, to_json
+from genderscope.results import to_json
 
 MODEL_OPTION = typer.Option(..., "--model", help="HF id, local folder, .gguf file, or a "
                             "packaged model name (smollm2, gemma3-270m).")
@@ -86,43 +83,22 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         progress: bool = PROGRESS_OPTION,
     ) -> None:
         """BEC-Pro association of person words and professions (Bartl et al. 2020, eq. 1)."""
-        from genderscope.datasets import bec_pro as data_mod
+        from genderscope.api import run
         from genderscope.measures import bec_pro as measure
-        from genderscope.models.loading import load_lm
 
-        _check_choice("--span-masking", span_masking, ("piece", "word"))
-        _check_choice("--lang", lang, data_mod.LANGS)
-        if data is not None:
-            rows = data_mod.load_tsv(data, repair=repair)
-            data_meta: dict[str, Any] = {"file": str(data), "file_sha256": file_sha256(data),
-                                         "repair": repair}
-        else:
-            rows = data_mod.generate(lang)
-            data_meta = {"generated": f"BEC-Pro {lang.upper()} (genderscope generator)",
-                         "lang": lang}
-        if limit is not None:
-            rows = rows[:limit]
-        data_meta["n_rows"] = len(rows)
-        store = open_store(store_path)
-        try:
-            t0 = time.perf_counter()
-            adapter = load_lm(model, kind, store=store, device=device, dtype=dtype)
-            result = measure.run(adapter, rows, strategy=strategy, span_masking=span_masking,
-                                 n_resamples=resamples, seed=seed, data=data_meta,
-                                 progress=progress)
-            result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
-            result.metadata["command"] = command_line()
-            base = default_out("bec-pro", out)
-            result.save(base)
-            plots = [str(p) for p in measure.plot(result, base / "association")] if plot else []
-            run_id = store.record_run(result)
-        finally:
-            store.close()
+        result = run("bec-pro", model, store=store_path, out=out, save=True,
+                     progress=progress, kind=kind, device=device, dtype=dtype,
+                     command=command_line(), lang=lang, data=data, repair=repair,
+                     span_masking=span_masking, strategy=strategy, limit=limit, seed=seed,
+                     resamples=resamples)
+        run_id, base = result.metadata["run_id"], Path(result.metadata["out"])
+        plots = [str(p) for p in measure.plot(result, base / "association")] if plot else []
         if as_json:
             console.print_json(to_json({"run_id": run_id, "summary": result.summary,
                                         "plots": plots}))
             return
-        table = Table(title=f"BEC-Pro association (nats), {len(rows)} rows, "
+        n_rows = result.metadata["data"]["n_rows"]
+        table = Table(title=f"BEC-Pro association (nats), {n_rows} rows, "
                             f"{result.metadata['params']['model_kind']} LM")
         for col in ("professions", "person words", "n", "mean [95% CI]"):
             table.add_column(col, justify="right" if col in ("n", "mean [95% CI]") else "left")
@@ -167,32 +143,19 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         progress: bool = PROGRESS_OPTION,
     ) -> None:
         """Kurita et al. (2019) log-probability bias score test with a WEAT-style effect size."""
-        from genderscope.datasets.templates import resolve_test
-        from genderscope.measures import lpbs
-        from genderscope.models.loading import load_lm
+        from genderscope.api import run
 
-        _check_choice("--span-masking", span_masking, ("piece", "word"))
-        spec = resolve_test(test, templates)
-        data_meta: dict[str, Any] = {"test": spec.name, "files": {
-            f: file_sha256(f) for f in spec.files if Path(f).is_file()}}
-        store = open_store(store_path)
-        try:
-            t0 = time.perf_counter()
-            adapter = load_lm(model, kind, store=store, device=device, dtype=dtype)
-            result = lpbs.run(adapter, spec, strategy=strategy, span_masking=span_masking,
-                              n_permutations=permutations, n_resamples=resamples, seed=seed,
-                              data=data_meta, progress=progress)
-            result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
-            base = default_out(f"lpbs/{spec.name}", out)
-            result.save(base)
-            run_id = store.record_run(result)
-        finally:
-            store.close()
+        result = run("lpbs", model, store=store_path, out=out, save=True, progress=progress,
+                     kind=kind, device=device, dtype=dtype, command=command_line(), test=test,
+                     templates=templates, span_masking=span_masking, strategy=strategy,
+                     permutations=permutations, seed=seed, resamples=resamples)
+        run_id, base = result.metadata["run_id"], Path(result.metadata["out"])
+        spec_name = result.metadata["data"]["test"]
         s = result.summary
         if as_json:
             console.print_json(to_json({"run_id": run_id, "summary": s}))
             return
-        table = Table(title=f"LPBS {spec.name}: {s['x']} vs {s['y']} "
+        table = Table(title=f"LPBS {spec_name}: {s['x']} vs {s['y']} "
                             f"({s['n_templates']} templates, {s['n_items']} items)")
         for col in ("templates", "d", "p one-sided", "p two-sided", f"mean {s['x']}",
                     f"mean {s['y']}"):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import typer
@@ -47,22 +46,22 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         Positive numbers lean towards the first (male) word of --pair; units are
         nats (natural-log probability ratios).
         """
-        from genderscope.errors import GenderscopeError
-        from genderscope.measures.probe import check_template, probe
-        from genderscope.models.loading import load_lm
+        from genderscope.api import load_model, run
+        from genderscope.cli.common import command_line
+        from genderscope.plans import probe as probe_plan
 
-        check_template(template)
-        words = [w.strip() for w in pair.split(",")]
-        if len(words) != 2:
-            raise GenderscopeError(f"--pair needs two comma-separated words, got {pair!r}")
+        probe_plan(targets=targets, template=template, pair=pair)  # bad input: no model load
         st = open_store(store)
-        t0 = time.perf_counter()
-        adapter = load_lm(model, kind, store=st, device=device, dtype=dtype,
-                          start_token=start_token)
-        result = probe(adapter, template, (words[0], words[1]), targets, strategy=strategy,
-                       progress=not as_json)
-        result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
-        run_id = st.record_run(result)
+        try:
+            adapter = load_model(model, kind=kind, device=device, dtype=dtype,
+                                 start_token=start_token, store=st)
+            result = run("probe", adapter, store=st, progress=not as_json,
+                         command=command_line(), targets=targets, template=template,
+                         pair=pair, strategy=strategy)
+        finally:
+            st.close()
+        run_id = result.metadata["run_id"]
+        words = [w.strip() for w in pair.split(",")]
         if as_json:
             typer.echo(result.summary_json())
             return

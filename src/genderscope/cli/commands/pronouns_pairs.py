@@ -11,11 +11,9 @@ when the same command is run again.
 
 from __future__ import annotations
 
-import random
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -28,14 +26,8 @@ from genderscope.cli.common import (
     STORE_OPTION,
     command_line,
     console,
-    default_out,
-    open_store,
 )
-from genderscope.datasets.locations import find_benchmark
-from genderscope.errors import DataError, GenderscopeError
 from genderscope.results import Result, to_json
-
-T = TypeVar("T")
 
 MODEL_OPTION = typer.Option(..., "--model", help="HF id, local folder, .gguf file, or a "
                             "packaged model name (smollm2, gemma3-270m).")
@@ -52,27 +44,6 @@ START_OPTION = typer.Option("auto", "--start-token", help="Causal LM start-of-te
                             "auto (BOS, else EOS), none, or a token string.")
 
 
-def dataset_dir(data: Path | None, folder: str, *, file_ok: bool = False) -> Path:
-    """``--data`` (or its ``folder`` subfolder), else the benchmark data folder.
-    ``file_ok``: the data set can also be given as one file (CrowS-Pairs, StereoSet)."""
-    if data is not None:
-        if not data.exists():
-            raise DataError(f"--data {data}: no such file or folder")
-        if data.is_file() and not file_ok:
-            raise DataError(f"--data {data}: expected the {folder} folder (this data set has "
-                            "several files), got a file")
-        return data / folder if (data / folder).is_dir() else data
-    return find_benchmark(folder)
-
-
-def subset(items: Sequence[T], limit: int | None, seed: int) -> list[T]:
-    """A seeded random subset of ``limit`` items, in their original order."""
-    if limit is None or limit >= len(items):
-        return list(items)
-    keep = sorted(random.Random(seed).sample(range(len(items)), limit))
-    return [items[i] for i in keep]
-
-
 def _fmt(x: Any, nd: int = 3) -> str:
     try:
         return f"{float(x):.{nd}f}"
@@ -87,30 +58,16 @@ def _ci(d: dict[str, Any] | None, nd: int = 3) -> str:
            f"{_fmt(d.get('ci_high'), nd)}]"
 
 
-def _execute(method: str, model: str, kind: str, start_token: str, device: str | None,
-             dtype: str, store_path: Path | None, out: Path | None,
-             run: Callable[[Any], Result], subset_note: dict[str, Any]) -> tuple[Result, str, Path]:
-    from genderscope.models.loading import load_lm
+def _execute(measure: str, model: str, kind: str, start_token: str, device: str | None,
+             dtype: str, store_path: Path | None, out: Path | None, progress: bool,
+             **options: Any) -> tuple[Result, str, Path]:
+    """``genderscope.run`` with the command line recorded; (result, run id, folder)."""
+    from genderscope.api import run
 
-    if kind not in ("auto", "masked", "causal"):
-        raise GenderscopeError(f"--kind must be auto, masked or causal, got {kind!r}")
-    store = open_store(store_path)
-    try:
-        t0 = time.perf_counter()
-        adapter = load_lm(model, kind, store=store, device=device, dtype=dtype,
-                          start_token=start_token)
-        t_load = time.perf_counter() - t0
-        result = run(adapter)
-        result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
-        result.metadata["load_s"] = round(t_load, 2)
-        result.metadata["command"] = command_line()
-        result.metadata["data"].update(subset_note)
-        base = default_out(method, out)
-        result.save(base)
-        run_id = store.record_run(result)
-    finally:
-        store.close()
-    return result, run_id, base
+    result = run(measure, model, store=store_path, out=out, save=True, progress=progress,
+                 kind=kind, device=device, dtype=dtype, start_token=start_token,
+                 command=command_line(), **options)
+    return result, result.metadata["run_id"], Path(result.metadata["out"])
 
 
 def _finish(result: Result, run_id: str, base: Path, as_json: bool,
@@ -213,23 +170,10 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         progress: bool = PROGRESS_OPTION,
     ) -> None:
         """WinoBias (English): pronoun prediction on pro- vs anti-stereotypical sentences."""
-        from genderscope.datasets.winobias import load_winobias
-        from genderscope.measures.winobias import run_winobias
-
-        try:
-            wb_types = tuple(int(t) for t in types.split(","))
-        except ValueError:
-            raise GenderscopeError(f"--types must be like 1 or 1,2, got {types!r}") from None
-        items = subset(load_winobias(dataset_dir(data, "winobias"), split=split,
-                                     types=wb_types), limit, subset_seed)
-        params = {"split": split, "types": list(wb_types)}
         result, run_id, base = _execute(
-            "winobias", model, kind, start_token, device, dtype, store_path, out,
-            lambda lm: run_winobias(lm, items, method="winobias",
-                                    exclude_multi_pronoun=not include_multi_pronoun,
-                                    n_resamples=resamples, seed=seed, progress=progress,
-                                    params=params),
-            {"limit": limit, "subset_seed": subset_seed if limit else None})
+            "winobias", model, kind, start_token, device, dtype, store_path, out, progress,
+            split=split, types=types, include_multi_pronoun=include_multi_pronoun, data=data,
+            limit=limit, subset_seed=subset_seed, seed=seed, resamples=resamples)
         _finish(result, run_id, base, as_json, _wino_tables)
 
     @run_app.command("dawinobias")
@@ -246,16 +190,10 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         progress: bool = PROGRESS_OPTION,
     ) -> None:
         """DaWinoBias (Danish, GenDa Lens): pronoun prediction, pro vs anti."""
-        from genderscope.datasets.winobias import load_dawinobias
-        from genderscope.measures.winobias import run_winobias
-
-        items = subset(load_dawinobias(dataset_dir(data, "genda-lens"), split=split), limit,
-                       subset_seed)
         result, run_id, base = _execute(
-            "dawinobias", model, kind, start_token, device, dtype, store_path, out,
-            lambda lm: run_winobias(lm, items, method="dawinobias", n_resamples=resamples,
-                                    seed=seed, progress=progress, params={"split": split}),
-            {"limit": limit, "subset_seed": subset_seed if limit else None})
+            "dawinobias", model, kind, start_token, device, dtype, store_path, out, progress,
+            split=split, data=data, limit=limit, subset_seed=subset_seed, seed=seed,
+            resamples=resamples)
         _finish(result, run_id, base, as_json, _wino_tables)
 
     @run_app.command("abc")
@@ -276,22 +214,10 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         progress: bool = PROGRESS_OPTION,
     ) -> None:
         """ABC anti-reflexive possessives: relative perplexity, female vs male."""
-        from genderscope.datasets.abc import LANGS, load_abc
-        from genderscope.measures.abc import run_abc
-
-        if lang not in LANGS:
-            raise GenderscopeError(f"--lang must be one of {', '.join(LANGS)}, got {lang!r}")
-        if source == "auto":
-            source = "genda-lens" if lang == "da" else "abc"
-        folder = "genda-lens" if source == "genda-lens" else "abc"
-        groups = subset(load_abc(dataset_dir(data, folder), lang=lang, source=source), limit,
-                        subset_seed)
         result, run_id, base = _execute(
-            f"abc-{lang}", model, kind, start_token, device, dtype, store_path, out,
-            lambda lm: run_abc(lm, groups, method="abc", n_resamples=resamples, seed=seed,
-                               progress=progress, include_invalid=include_invalid,
-                               params={"lang": lang, "source": source}),
-            {"limit": limit, "subset_seed": subset_seed if limit else None})
+            "abc", model, kind, start_token, device, dtype, store_path, out, progress,
+            lang=lang, source=source, include_invalid=include_invalid, data=data,
+            limit=limit, subset_seed=subset_seed, seed=seed, resamples=resamples)
         _finish(result, run_id, base, as_json, _abc_tables)
 
     @run_app.command("crows-pairs")
@@ -307,22 +233,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         progress: bool = PROGRESS_OPTION,
     ) -> None:
         """CrowS-Pairs: % of pairs where the stereotypical sentence is preferred."""
-        from genderscope.datasets.crows_pairs import load_crows_pairs
-        from genderscope.measures.crows_pairs import run_crows_pairs
-
-        pairs = load_crows_pairs(dataset_dir(data, "crows-pairs", file_ok=True))
-        if bias_type:
-            known = sorted({p.bias_type for p in pairs})
-            if bias_type not in known:
-                raise GenderscopeError(f"--bias-type must be one of {', '.join(known)}, "
-                                       f"got {bias_type!r}")
-            pairs = [p for p in pairs if p.bias_type == bias_type]
-        pairs = subset(pairs, limit, subset_seed)
         result, run_id, base = _execute(
-            "crows-pairs", model, kind, start_token, device, dtype, store_path, out,
-            lambda lm: run_crows_pairs(lm, pairs, progress=progress,
-                                       params={"bias_type": bias_type}),
-            {"limit": limit, "subset_seed": subset_seed if limit else None})
+            "crows-pairs", model, kind, start_token, device, dtype, store_path, out, progress,
+            bias_type=bias_type, data=data, limit=limit, subset_seed=subset_seed)
         _finish(result, run_id, base, as_json, _crows_tables)
 
     @run_app.command("stereoset")
@@ -347,28 +260,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         progress: bool = PROGRESS_OPTION,
     ) -> None:
         """StereoSet intrasentence: LMS, SS and ICAT (Nadeem et al. 2021)."""
-        from genderscope.datasets.stereoset import load_stereoset
-        from genderscope.measures.stereoset import run_stereoset
-
-        if split != "dev":
-            raise GenderscopeError(f"--split {split}: only the dev split of StereoSet is "
-                                   "public (its test labels were never released)")
-        from genderscope.measures.stereoset import SCORINGS
-
-        if scoring not in SCORINGS:
-            raise GenderscopeError(f"--scoring {scoring}: choose one of {', '.join(SCORINGS)}")
-        domains = ("gender", "profession", "race", "religion")
-        if bias_type is not None and bias_type not in domains:
-            raise GenderscopeError(f"--bias-type {bias_type}: choose one of "
-                                   f"{', '.join(domains)}")
-
-        items = load_stereoset(dataset_dir(data, "stereoset", file_ok=True),
-                               bias_types=(bias_type,) if bias_type else None)
-        items = subset(items, limit, subset_seed)
         result, run_id, base = _execute(
-            "stereoset", model, kind, start_token, device, dtype, store_path, out,
-            lambda lm: run_stereoset(lm, items, scoring=scoring, n_resamples=resamples,
-                                     seed=seed, progress=progress,
-                                     params={"bias_type": bias_type, "split": split}),
-            {"limit": limit, "subset_seed": subset_seed if limit else None})
+            "stereoset", model, kind, start_token, device, dtype, store_path, out, progress,
+            bias_type=bias_type, split=split, scoring=scoring, data=data, limit=limit,
+            subset_seed=subset_seed, seed=seed, resamples=resamples)
         _finish(result, run_id, base, as_json, _stereoset_tables)

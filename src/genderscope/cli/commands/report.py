@@ -15,8 +15,14 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from genderscope.cli.common import DEVICE_OPTION, DTYPE_OPTION, STORE_OPTION, console, open_store
-from genderscope.errors import GenderscopeError
+from genderscope.cli.common import DEVICE_OPTION, DTYPE_OPTION, STORE_OPTION, console
+
+_SCOPE_WORDS = {
+    "full": "Every benchmark ran in full (--full, or a GPU).",
+    "subset": "Seeded subsets sized for a CPU (the items column says how many each number "
+              "comes from); --full runs every benchmark in full.",
+    "quick": "--quick: small seeded subsets, a smoke test with wide CIs; --full runs every "
+             "benchmark in full."}
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
@@ -43,6 +49,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                           "(repeatable); default: all that apply."),
         quick: bool = typer.Option(False, "--quick", help="Small subsets (~30-40 items per "
                                    "measure): a fast smoke test with wide CIs."),
+        full: bool | None = typer.Option(None, "--full/--subsets", help="Every benchmark in "
+                                         "full, or the seeded CPU-sized subsets [default: "
+                                         "full on a GPU, subsets on a CPU]."),
         reuse: bool = typer.Option(True, "--reuse/--no-reuse", help="Reuse stored runs with "
                                    "the same model, parameters and data."),
         kind: str = typer.Option("auto", "--kind", help="LM kind: auto, masked or causal."),
@@ -65,69 +74,55 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         Stored runs with the same model, parameters and data are reused (no forward
         pass); default subsets are listed in docs/report.md.
         """
-        from genderscope.models.hf import check_dtype
-        from genderscope.report import html as page
-        from genderscope.report import runner
-        from genderscope.report.registry import LANGS, Context
+        from genderscope.api import report
+        from genderscope.report.runner import choose_scope
 
-        check_dtype(dtype)  # an unknown --dtype fails here, not once per measure
-        if lang not in LANGS:
-            raise GenderscopeError(f"--lang must be one of {', '.join(LANGS)}, got {lang!r}")
-        if not (model or vectors or encoder or classifier):
-            raise GenderscopeError("give at least one --model (or --vectors, --encoder, "
-                                   "--classifier)")
-        if data is not None and not data.is_dir():
-            raise GenderscopeError(f"--data {data}: no such folder")
-        if texts is not None and not texts.is_file():
-            raise GenderscopeError(f"--texts {texts}: no such file")
-        page.check_writable(out, overwrite=overwrite)
         command = "genderscope " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-        ctx = Context(lang=lang, quick=quick, seed=seed, data_dir=data, progress=progress,
-                      texts=texts)
-        store = open_store(store_path)
         t0 = time.perf_counter()
-        try:
-            subjects = [runner.lm_subject(m, store, kind=kind, device=device, dtype=dtype,
-                                          start_token=start_token) for m in model]
-            subjects += [runner.vectors_subject(v) for v in vectors]
-            subjects += [runner.encoder_subject(e, store, device=device) for e in encoder]
-            subjects += [runner.classifier_subject(c) for c in classifier]
+        scope = choose_scope(device, full=full, quick=quick)
+        if progress:
+            console.print(f"[dim]{_SCOPE_WORDS[scope]}[/dim]")
 
-            def started(m, s) -> None:
-                if progress:
-                    console.print(f"[dim]{s.label}: {m.name} …[/dim]")
+        def started(m, s) -> None:
+            if progress:
+                console.print(f"[dim]{s.label}: {m.name} …[/dim]")
 
-            def done(sec) -> None:
-                if sec.status == "ok":
-                    mark = "[green]ok[/green]" + (" (reused)" if sec.reused else "")
-                elif sec.status == "failed":
-                    mark = f"[red]failed[/red]: {sec.reason}"
-                else:
-                    mark = f"[yellow]not applicable[/yellow]: {sec.reason}"
-                console.print(f"{sec.subject.label}: {sec.measure.name} {mark} "
-                              f"[dim]{sec.seconds:.1f} s[/dim]")
+        def done(sec) -> None:
+            if sec.status == "ok":
+                mark = "[green]ok[/green]" + (" (reused)" if sec.reused else "")
+            elif sec.status == "failed":
+                mark = f"[red]failed[/red]: {sec.reason}"
+            else:
+                mark = f"[yellow]not applicable[/yellow]: {sec.reason}"
+            console.print(f"{sec.subject.label}: {sec.measure.name} {mark} "
+                          f"[dim]{sec.seconds:.1f} s[/dim]")
 
-            data_ = runner.run_report(subjects, ctx, store, names=measure or None,
-                                      reuse=reuse, command=command, on_section=done,
-                                      on_start=started)
-            path = page.write(data_, out)
-        finally:
-            store.close()
+        data_ = report(model, out, vectors=vectors, encoders=encoder, classifiers=classifier,
+                       texts=texts, measures=measure, lang=lang, quick=scope == "quick",
+                       full=scope == "full", reuse=reuse, kind=kind, start_token=start_token,
+                       data=data, seed=seed, device=device, dtype=dtype, store=store_path,
+                       overwrite=overwrite,
+                       progress=progress, command=command, on_start=started,
+                       on_section=done)
+        path = out
         table = Table(title=f"Headline numbers ({time.perf_counter() - t0:.0f} s)")
-        for col in ("model", "measure", "number", "estimate [95% CI]", "reading", "time"):
+        for col in ("model", "measure", "number", "estimate [95% CI]", "items", "reading",
+                    "time"):
             table.add_column(col, overflow="fold", justify="right" if col == "time" else "left")
         from genderscope.report.compare import cell
+        from genderscope.report.runner import items_note
 
         for sec in data_.sections:
             took = f"{sec.seconds:.1f} s" + (" reused" if sec.reused else "")
             if sec.status != "ok":
-                table.add_row(sec.subject.label, sec.measure.name, "", sec.status, sec.reason,
-                              took)
+                table.add_row(sec.subject.label, sec.measure.name, "", sec.status, "",
+                              sec.reason, took)
                 continue
             for h in sec.headlines[:1]:
                 table.add_row(sec.subject.label, sec.measure.name, h.label.strip(), cell(h),
-                              h.reading(), took)
+                              items_note(sec), h.reading(), took)
         console.print(table)
+        console.print(_SCOPE_WORDS[scope])
         n_failed = sum(s.status == "failed" for s in data_.sections)
         console.print(f"report written to {path}"
                       + (f" ([red]{n_failed} measure(s) failed[/red]; see the page)"

@@ -1,0 +1,250 @@
+"""The Python API: the functions behind every ``genderscope`` command.
+
+>>> import genderscope as gs
+>>> r = gs.run("crows-pairs", model="smollm2", bias_type="gender")   # doctest: +SKIP
+>>> r.summary["percent_stereotypical"], r.items.head()                # doctest: +SKIP
+
+- :func:`run` one measure on one model -> :class:`~genderscope.results.Result`
+  (``.summary``, ``.items``, ``.plot()``, ``.to_json()``); recorded in the store.
+- :func:`load_model` a model once, to pass to several :func:`run` calls.
+- :func:`report` every measure that applies, on one or more models -> an HTML page.
+- :func:`compare` two results of one measure, item by item (before/after).
+
+The CLI parses options and prints tables; everything else happens here, so a
+notebook and a shell get the same numbers. Imports are lazy: ``import
+genderscope`` loads neither torch nor transformers.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from genderscope.errors import GenderscopeError
+
+if TYPE_CHECKING:
+    from genderscope.report.runner import ReportData
+    from genderscope.results import Result
+    from genderscope.store import Store
+
+LM_KINDS = ("auto", "masked", "causal")
+MODEL_KINDS = (*LM_KINDS, "vectors", "encoder", "classifier")
+
+
+def _open_store(store: Store | str | Path | None) -> tuple[Store, bool]:
+    """(store, whether we opened it and must close it)."""
+    from genderscope.store import Store
+
+    if isinstance(store, Store):
+        return store, False
+    return Store(store), True
+
+
+def load_model(model: str | Path, *, kind: str = "auto", device: str | None = None,
+               dtype: str = "float32", start_token: str = "auto",
+               store: Store | str | Path | None = None) -> Any:
+    """A model adapter, loaded once (pass it as ``model=`` to :func:`run`).
+
+    ``model``: Hugging Face Hub id, local folder, ``.gguf`` file or a packaged offline
+    name (``smollm2``, ``gemma3-270m``; ``glove-6b-50d`` with ``kind="vectors"``;
+    ``all-minilm-l6-v2`` with ``kind="encoder"``; a classifier SPEC with
+    ``kind="classifier"``). ``kind``: ``auto`` / ``masked`` / ``causal`` for language
+    models. ``store``: the score cache (default: ``$GENDERSCOPE_STORE`` or
+    ``~/.cache/genderscope/store.sqlite``); an LM adapter keeps it open.
+    """
+    if kind not in MODEL_KINDS:
+        raise GenderscopeError(f"kind must be one of {', '.join(MODEL_KINDS)}, got {kind!r}")
+    if kind == "vectors":
+        from genderscope.models.vectors import load_vectors
+
+        return load_vectors(str(model))
+    if kind == "classifier":
+        from genderscope.models.classifier import load_classifier
+
+        return load_classifier(str(model))
+    st, _ = _open_store(store)
+    if kind == "encoder":
+        from genderscope.models.encoder import SentenceEncoder
+
+        return SentenceEncoder.load(str(model), device=device, store=st)
+    from genderscope.models.loading import load_lm
+
+    return load_lm(model, kind, store=st, device=device, dtype=dtype, start_token=start_token)
+
+
+def measures() -> list[str]:
+    """Names :func:`run` accepts."""
+    from genderscope.plans import PLANS
+
+    return list(PLANS)
+
+
+def _plan(measure: str, options: dict[str, Any]) -> tuple[Any, set[str]]:
+    """The measure's plan, and the option names it takes."""
+    from genderscope.plans import PLANS
+
+    if measure not in PLANS:
+        raise GenderscopeError(f"unknown measure {measure!r}; choose one of "
+                               f"{', '.join(PLANS)}")
+    fn = PLANS[measure]
+    accepted = [p for p in inspect.signature(fn).parameters if p != "progress"]
+    unknown = [k for k in options if k not in (*accepted, "progress")]
+    if unknown:
+        raise GenderscopeError(f"{measure}: unknown option(s) {', '.join(unknown)}; it takes "
+                               f"{', '.join(accepted)}")
+    return fn(**options), set(accepted)
+
+
+def _call_text(measure: str, model: Any, options: dict[str, Any]) -> str:
+    args = [repr(measure)] + ([f"model={model!r}"] if isinstance(model, (str, Path)) else [])
+    args += [f"{k}={v!r}" for k, v in options.items()]
+    return f"genderscope.run({', '.join(args)})"
+
+
+def run(measure: str, model: Any = None, *, store: Store | str | Path | None = None,
+        out: str | Path | None = None, save: bool = False, progress: bool = False,
+        kind: str = "auto",
+        device: str | None = None, dtype: str = "float32", start_token: str = "auto",
+        command: str | None = None, **options: Any) -> Result:
+    """Run one measure on one model; record it in the store and return the Result.
+
+    ``measure``: one of :func:`measures` (``crows-pairs``, ``winobias``, ``bec-pro``, ...).
+    ``model``: a model spec (see :func:`load_model`) or an adapter :func:`load_model`
+    returned. ``options``: the measure's options, named as the CLI's in snake case
+    (``bias_type="gender"``, ``limit=100``, ``subset_seed=0``, ``seed=0``,
+    ``resamples=10_000``, ``data=...``); an unknown option is an error. ``out``: also
+    write ``summary.json`` + ``items.csv`` (+ tables) there (``save=True``: to
+    ``./genderscope-results/<method>``, as the CLI does); ``metadata["out"]`` says where.
+    The seed (where the measure has randomness), the subset and the call are recorded in
+    ``result.metadata``; ``metadata["run_id"]`` is the run's id in the store.
+    """
+    plan, accepted = _plan(measure, {**options, "progress": progress})
+    if model is None:
+        raise GenderscopeError(f"{measure}: give a model (model=...)")
+    if kind not in LM_KINDS:
+        raise GenderscopeError(f"kind must be auto, masked or causal, got {kind!r}")
+    st, owned = _open_store(store)
+    try:
+        t0 = time.perf_counter()
+        if isinstance(model, (str, Path)):
+            from genderscope.models.loading import load_lm
+
+            adapter = load_lm(model, kind, store=st, device=device, dtype=dtype,
+                              start_token=start_token)
+        else:
+            adapter = model
+        t_load = time.perf_counter() - t0
+        result = plan.run(adapter)
+        result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
+        result.metadata["load_s"] = round(t_load, 2)
+        result.metadata["command"] = command or _call_text(measure, model, options)
+        if "seed" in accepted:  # the seed of the measure's randomness (bootstrap, ...)
+            result.metadata["seed"] = options.get("seed", 0)
+        if plan.data_note:
+            data = result.metadata.setdefault("data", {})
+            if isinstance(data, dict):
+                data.update(plan.data_note)
+        if out is None and save:
+            out = Path("genderscope-results") / plan.method
+        if out is not None:
+            result.metadata["out"] = str(result.save(out))
+        result.metadata["run_id"] = st.record_run(result)
+    finally:
+        if owned:
+            st.close()
+    return result
+
+
+def compare(before: Result | str | Path, after: Result | str | Path, *,
+            store: Store | str | Path | None = None, key: Sequence[str] | None = None,
+            value: str | None = None, group_by: Sequence[str] | None = None,
+            resamples: int = 10_000, seed: int = 0, record: bool = True) -> Result:
+    """Before/after differences of one measure, item by item (paired tests, bootstrap CIs).
+
+    ``before`` / ``after``: Results, run ids in the store (unique prefixes work) or
+    folders written with ``out=``. See :func:`genderscope.measures.compare.compare_runs`.
+    """
+    from genderscope.measures.compare import compare_runs, load_result_dir
+    from genderscope.results import Result as ResultType
+
+    st, owned = _open_store(store)
+    try:
+        def load(x: Result | str | Path) -> Result:
+            if isinstance(x, ResultType):
+                return x
+            if Path(x).is_dir():
+                return load_result_dir(Path(x))
+            return st.load_run(str(x))
+
+        res = compare_runs(load(before), load(after), key=key, value=value,
+                           groups=list(group_by) if group_by else None,
+                           n_resamples=resamples, seed=seed)
+        if record:
+            res.metadata["run_id"] = st.record_run(res)
+    finally:
+        if owned:
+            st.close()
+    return res
+
+
+def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
+           vectors: Sequence[str] = (), encoders: Sequence[str] = (),
+           classifiers: Sequence[str] = (), texts: str | Path | None = None,
+           measures: Sequence[str] | None = None, lang: str = "en", quick: bool = False,
+           full: bool | None = None, reuse: bool = True, kind: str = "auto",
+           start_token: str = "auto", data: str | Path | None = None, seed: int = 0,
+           device: str | None = None, dtype: str = "float32",
+           store: Store | str | Path | None = None, overwrite: bool = False,
+           progress: bool = False, command: str | None = None,
+           on_start: Callable[[Any, Any], None] | None = None,
+           on_section: Callable[[Any], None] | None = None,
+           cuda_available: Callable[[], bool] | None = None) -> ReportData:
+    """Every measure that applies to the given models, as one HTML page at ``out``.
+
+    ``full``: run every benchmark in full; ``None`` (default) decides by device: in full
+    on a GPU, seeded subsets on a CPU (see :func:`genderscope.report.runner.choose_scope`).
+    ``quick``: small subsets, a smoke test. An existing ``out`` is refused unless
+    ``overwrite=True``. Stored runs with the same model, parameters
+    and data are reused (``reuse=False`` re-runs them). Returns the page's data
+    (``.sections``: one per measure and model, with ``.result`` and ``.headlines``).
+    """
+    from genderscope.models.hf import check_dtype
+    from genderscope.report import html as page
+    from genderscope.report import runner
+    from genderscope.report.registry import LANGS, Context
+
+    models = [models] if isinstance(models, str) else list(models)
+    check_dtype(dtype)  # an unknown dtype fails here, not once per measure
+    if lang not in LANGS:
+        raise GenderscopeError(f"--lang must be one of {', '.join(LANGS)}, got {lang!r}")
+    if not (models or vectors or encoders or classifiers):
+        raise GenderscopeError("give at least one --model (or --vectors, --encoder, "
+                               "--classifier)")
+    if data is not None and not Path(data).is_dir():
+        raise GenderscopeError(f"--data {data}: no such folder")
+    if texts is not None and not Path(texts).is_file():
+        raise GenderscopeError(f"--texts {texts}: no such file")
+    scope = runner.choose_scope(device, full=full, quick=quick, cuda_available=cuda_available)
+    page.check_writable(out, overwrite=overwrite)
+    ctx = Context(lang=lang, quick=scope == "quick", full=scope == "full", seed=seed,
+                  data_dir=Path(data) if data is not None else None, progress=progress,
+                  texts=Path(texts) if texts is not None else None)
+    st, owned = _open_store(store)
+    try:
+        subjects = [runner.lm_subject(m, st, kind=kind, device=device, dtype=dtype,
+                                      start_token=start_token) for m in models]
+        subjects += [runner.vectors_subject(v) for v in vectors]
+        subjects += [runner.encoder_subject(e, st, device=device) for e in encoders]
+        subjects += [runner.classifier_subject(c) for c in classifiers]
+        result = runner.run_report(subjects, ctx, st, names=list(measures or []) or None,
+                                   reuse=reuse, command=command or f"genderscope.report("
+                                   f"{models!r}, out={str(out)!r})",
+                                   on_section=on_section, on_start=on_start)
+        page.write(result, out)
+    finally:
+        if owned:
+            st.close()
+    return result

@@ -1,0 +1,258 @@
+"""What ``genderscope.run(measure, ...)`` and ``genderscope run MEASURE`` do for each measure.
+
+A *plan* function checks a measure's options and loads its data (before any model is
+loaded, so a mistake fails fast and writes nothing) and returns a :class:`Plan`: the
+model kind it needs, the folder name of its results and ``run(adapter) -> Result``.
+:func:`genderscope.api.run` loads the model, runs the plan, saves and records the
+result; the CLI commands only parse options and print tables.
+
+Option names are the CLI's, in snake case (``--subset-seed`` -> ``subset_seed``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from genderscope.errors import DataError, GenderscopeError
+from genderscope.results import Result
+
+T = TypeVar("T")
+
+MODEL_KINDS = ("lm", "vectors", "encoder", "classifier", "none")
+
+
+@dataclass
+class Plan:
+    """A measure ready to run on a model of ``needs`` (``lm``, ``vectors``, ``encoder``,
+    ``classifier``, or ``none``: no model)."""
+
+    method: str
+    """Folder name of its results (``genderscope-results/<method>``)."""
+    needs: str
+    run: Callable[[Any], Result]
+    data_note: dict[str, Any] = field(default_factory=dict)
+    """Added to ``result.metadata["data"]`` (e.g. the seeded subset)."""
+
+
+def dataset_dir(data: Path | str | None, folder: str, *, file_ok: bool = False) -> Path:
+    """``data`` (or its ``folder`` subfolder), else the benchmark data folder.
+    ``file_ok``: the data set can also be given as one file (CrowS-Pairs, StereoSet)."""
+    from genderscope.datasets.locations import find_benchmark
+
+    if data is not None:
+        data = Path(data)
+        if not data.exists():
+            raise DataError(f"--data {data}: no such file or folder")
+        if data.is_file() and not file_ok:
+            raise DataError(f"--data {data}: expected the {folder} folder (this data set has "
+                            "several files), got a file")
+        return data / folder if (data / folder).is_dir() else data
+    return find_benchmark(folder)
+
+
+def subset(items: Sequence[T], limit: int | None, seed: int) -> list[T]:
+    """A seeded random subset of ``limit`` items, in their original order."""
+    if limit is None or limit >= len(items):
+        return list(items)
+    keep = sorted(random.Random(seed).sample(range(len(items)), limit))
+    return [items[i] for i in keep]
+
+
+def _subset_note(limit: int | None, subset_seed: int) -> dict[str, Any]:
+    return {"limit": limit, "subset_seed": subset_seed if limit else None}
+
+
+def _check_choice(name: str, value: str, choices: Sequence[str]) -> None:
+    if value not in choices:
+        raise GenderscopeError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+
+
+def _check_min(name: str, value: int | None, least: int) -> None:
+    if value is not None and value < least:
+        raise GenderscopeError(f"{name} must be at least {least}, got {value}")
+
+
+# -- pronouns, grammaticality, sentence pairs ----------------------------------------------
+def winobias(*, split: str = "test", types: Sequence[int] | str = (1, 2),
+             include_multi_pronoun: bool = False, data: Path | None = None,
+             limit: int | None = None, subset_seed: int = 0, seed: int = 0,
+             resamples: int = 10_000, progress: bool = False) -> Plan:
+    """WinoBias (English): pronoun prediction on pro- vs anti-stereotypical sentences."""
+    from genderscope.datasets.winobias import load_winobias
+    from genderscope.measures.winobias import run_winobias
+
+    if isinstance(types, str):
+        try:
+            types = tuple(int(t) for t in types.split(","))
+        except ValueError:
+            raise GenderscopeError(f"--types must be like 1 or 1,2, got {types!r}") from None
+    wb_types = tuple(int(t) for t in types)
+    _check_min("--limit", limit, 1)
+    _check_min("--resamples", resamples, 100)
+    items = subset(load_winobias(dataset_dir(data, "winobias"), split=split, types=wb_types),
+                   limit, subset_seed)
+    params = {"split": split, "types": list(wb_types)}
+    return Plan("winobias", "lm", lambda lm: run_winobias(
+        lm, items, method="winobias", exclude_multi_pronoun=not include_multi_pronoun,
+        n_resamples=resamples, seed=seed, progress=progress, params=params),
+        _subset_note(limit, subset_seed))
+
+
+def dawinobias(*, split: str = "all", data: Path | None = None, limit: int | None = None,
+               subset_seed: int = 0, seed: int = 0, resamples: int = 10_000,
+               progress: bool = False) -> Plan:
+    """DaWinoBias (Danish, GenDa Lens): pronoun prediction, pro vs anti."""
+    from genderscope.datasets.winobias import load_dawinobias
+    from genderscope.measures.winobias import run_winobias
+
+    _check_min("--limit", limit, 1)
+    _check_min("--resamples", resamples, 100)
+    items = subset(load_dawinobias(dataset_dir(data, "genda-lens"), split=split), limit,
+                   subset_seed)
+    return Plan("dawinobias", "lm", lambda lm: run_winobias(
+        lm, items, method="dawinobias", n_resamples=resamples, seed=seed, progress=progress,
+        params={"split": split}), _subset_note(limit, subset_seed))
+
+
+def abc(*, lang: str = "da", source: str = "auto", include_invalid: bool = False,
+        data: Path | None = None, limit: int | None = None, subset_seed: int = 0,
+        seed: int = 0, resamples: int = 10_000, progress: bool = False) -> Plan:
+    """ABC anti-reflexive possessives: relative perplexity, female vs male."""
+    from genderscope.datasets.abc import LANGS, load_abc
+    from genderscope.measures.abc import run_abc
+
+    _check_choice("--lang", lang, LANGS)
+    _check_min("--limit", limit, 1)
+    _check_min("--resamples", resamples, 100)
+    if source == "auto":
+        source = "genda-lens" if lang == "da" else "abc"
+    folder = "genda-lens" if source == "genda-lens" else "abc"
+    groups = subset(load_abc(dataset_dir(data, folder), lang=lang, source=source), limit,
+                    subset_seed)
+    return Plan(f"abc-{lang}", "lm", lambda lm: run_abc(
+        lm, groups, method="abc", n_resamples=resamples, seed=seed, progress=progress,
+        include_invalid=include_invalid, params={"lang": lang, "source": source}),
+        _subset_note(limit, subset_seed))
+
+
+def crows_pairs(*, bias_type: str | None = None, data: Path | None = None,
+                limit: int | None = None, subset_seed: int = 0,
+                progress: bool = False) -> Plan:
+    """CrowS-Pairs: % of pairs where the stereotypical sentence is preferred."""
+    from genderscope.datasets.crows_pairs import load_crows_pairs
+    from genderscope.measures.crows_pairs import run_crows_pairs
+
+    _check_min("--limit", limit, 1)
+    pairs = load_crows_pairs(dataset_dir(data, "crows-pairs", file_ok=True))
+    if bias_type:
+        _check_choice("--bias-type", bias_type, sorted({p.bias_type for p in pairs}))
+        pairs = [p for p in pairs if p.bias_type == bias_type]
+    pairs = subset(pairs, limit, subset_seed)
+    return Plan("crows-pairs", "lm", lambda lm: run_crows_pairs(
+        lm, pairs, progress=progress, params={"bias_type": bias_type}),
+        _subset_note(limit, subset_seed))
+
+
+def stereoset(*, bias_type: str | None = None, split: str = "dev", scoring: str = "reference",
+              data: Path | None = None, limit: int | None = None, subset_seed: int = 0,
+              seed: int = 0, resamples: int = 10_000, progress: bool = False) -> Plan:
+    """StereoSet intrasentence: LMS, SS and ICAT (Nadeem et al. 2021)."""
+    from genderscope.datasets.stereoset import load_stereoset
+    from genderscope.measures.stereoset import SCORINGS, run_stereoset
+
+    if split != "dev":
+        raise GenderscopeError(f"--split {split}: only the dev split of StereoSet is "
+                               "public (its test labels were never released)")
+    if scoring not in SCORINGS:
+        raise GenderscopeError(f"--scoring {scoring}: choose one of {', '.join(SCORINGS)}")
+    domains = ("gender", "profession", "race", "religion")
+    if bias_type is not None and bias_type not in domains:
+        raise GenderscopeError(f"--bias-type {bias_type}: choose one of {', '.join(domains)}")
+    _check_min("--limit", limit, 1)
+    _check_min("--resamples", resamples, 100)
+    items = load_stereoset(dataset_dir(data, "stereoset", file_ok=True),
+                           bias_types=(bias_type,) if bias_type else None)
+    items = subset(items, limit, subset_seed)
+    return Plan("stereoset", "lm", lambda lm: run_stereoset(
+        lm, items, scoring=scoring, n_resamples=resamples, seed=seed, progress=progress,
+        params={"bias_type": bias_type, "split": split}), _subset_note(limit, subset_seed))
+
+
+# -- templates and association -----------------------------------------------------------
+def bec_pro(*, lang: str = "en", data: Path | None = None, repair: bool = False,
+            span_masking: str = "piece", strategy: str = "l2r", limit: int | None = None,
+            seed: int = 0, resamples: int = 10_000, progress: bool = False) -> Plan:
+    """BEC-Pro association of person words and professions (Bartl et al. 2020, eq. 1)."""
+    from genderscope.datasets import bec_pro as data_mod
+    from genderscope.measures import bec_pro as measure
+    from genderscope.results import file_sha256
+
+    _check_choice("--span-masking", span_masking, ("piece", "word"))
+    _check_choice("--lang", lang, data_mod.LANGS)
+    _check_min("--limit", limit, 1)
+    _check_min("--resamples", resamples, 100)
+    if data is not None:
+        data = Path(data)
+        rows = data_mod.load_tsv(data, repair=repair)
+        data_meta: dict[str, Any] = {"file": str(data), "file_sha256": file_sha256(data),
+                                     "repair": repair}
+    else:
+        rows = data_mod.generate(lang)
+        data_meta = {"generated": f"BEC-Pro {lang.upper()} (genderscope generator)",
+                     "lang": lang}
+    if limit is not None:
+        rows = rows[:limit]
+    data_meta["n_rows"] = len(rows)
+    return Plan("bec-pro", "lm", lambda lm: measure.run(
+        lm, rows, strategy=strategy, span_masking=span_masking, n_resamples=resamples,
+        seed=seed, data=data_meta, progress=progress))
+
+
+def lpbs(*, test: str = "career-family", templates: Path | None = None,
+         span_masking: str = "piece", strategy: str = "l2r", permutations: int = 10_000,
+         seed: int = 0, resamples: int = 10_000, progress: bool = False) -> Plan:
+    """Kurita et al. (2019) log-probability bias score test with a WEAT-style effect size."""
+    from genderscope.datasets.templates import resolve_test
+    from genderscope.measures import lpbs as measure
+    from genderscope.results import file_sha256
+
+    _check_choice("--span-masking", span_masking, ("piece", "word"))
+    _check_min("--permutations", permutations, 10_000)
+    _check_min("--resamples", resamples, 100)
+    spec = resolve_test(test, Path(templates) if templates is not None else None)
+    data_meta: dict[str, Any] = {"test": spec.name, "files": {
+        f: file_sha256(f) for f in spec.files if Path(f).is_file()}}
+    return Plan(f"lpbs/{spec.name}", "lm", lambda lm: measure.run(
+        lm, spec, strategy=strategy, span_masking=span_masking, n_permutations=permutations,
+        n_resamples=resamples, seed=seed, data=data_meta, progress=progress))
+
+
+def probe(*, targets: Sequence[str], template: str = "GGG is a XXX.",
+          pair: Sequence[str] | str = ("he", "she"), strategy: str = "l2r",
+          progress: bool = False) -> Plan:
+    """Gender-fill, prior-corrected and target-fill bias (Kurita et al. 2019)."""
+    from genderscope.measures.probe import check_template
+    from genderscope.measures.probe import probe as run_probe
+
+    check_template(template)
+    words = [w.strip() for w in pair.split(",")] if isinstance(pair, str) else list(pair)
+    if len(words) != 2:
+        raise GenderscopeError(f"--pair needs two comma-separated words, got {pair!r}")
+    if isinstance(targets, str):
+        targets = [targets]
+    if not targets:
+        raise GenderscopeError("probe needs at least one target word")
+    return Plan("probe", "lm", lambda lm: run_probe(
+        lm, template, (words[0], words[1]), list(targets), strategy=strategy,
+        progress=progress))
+
+
+PLANS: dict[str, Callable[..., Plan]] = {
+    "winobias": winobias, "dawinobias": dawinobias, "abc": abc, "crows-pairs": crows_pairs,
+    "stereoset": stereoset, "bec-pro": bec_pro, "lpbs": lpbs, "probe": probe,
+}
+"""Measure name -> plan function (``genderscope.run`` and ``genderscope run NAME``)."""
