@@ -117,6 +117,20 @@ def test_main_effect_undefined_when_median_not_positive() -> None:
     assert main_effect(np.array([4.0, 4.0]), np.array([1.0, 1.0])) == pytest.approx(2.0)
 
 
+def test_paired_log_ppl_ratio_defined_when_main_effect_is_not(tmp_path: Path) -> None:
+    groups = load_abc(_write_genda(tmp_path))
+    # both anti-reflexives score better than the reflexive: rel. perplexities < 0
+    lm = FakeCausal({"sin": -3.0, "hans": -1.0, "hendes": -2.0}, default=-1.0)
+    res = run_abc(lm, groups, n_resamples=200)
+    assert np.isnan(res.summary["main_effect"]["estimate"])  # kept undefined
+    r = res.summary["log_ppl_ratio"]
+    # log(ppl_f / ppl_m) = (ll_m - ll_f) / 5 = (-5 - -6) / 5
+    assert r["estimate"] == pytest.approx(0.2)
+    assert r["ci_low"] == pytest.approx(0.2) and r["ci_unit"] == "groups"
+    assert res.summary["main_effect"]["ci_unit"] == "groups"
+    assert res.summary["reflexive_preferred_ll"]["ci_unit"] == "groups"
+
+
 def test_invalid_groups_skipped(tmp_path: Path) -> None:
     f = tmp_path / "data" / "COREF_LM"
     f.mkdir(parents=True)

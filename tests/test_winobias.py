@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from fake_lm import FakeCausal, FakeMasked
 
@@ -236,3 +237,37 @@ def test_cli_data_file_where_a_folder_is_needed_exits_2(tmp_path) -> None:
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "expected the winobias folder" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_cis_resample_occupations() -> None:
+    from genderscope.measures.winobias import macro_f1, summarise
+
+    rng = np.random.default_rng(2)
+    rows = []
+    for k in range(12):  # 12 occupations, 20 sentences each per condition
+        skill = rng.uniform(0.2, 0.95)  # shared by every sentence of the occupation
+        for cond in ("pro", "anti"):
+            for _ in range(20):
+                gender = "male" if rng.random() < 0.5 else "female"
+                correct = rng.random() < skill
+                other = "female" if gender == "male" else "male"
+                rows.append({"occupation": f"occ{k}", "condition": cond, "gender": gender,
+                             "type": 1,
+                             "pred_gender": gender if correct else other, "correct": correct})
+    df = pd.DataFrame(rows)
+    s, _ = summarise(df, n_resamples=1000)
+    pro = df[df.condition == "pro"]
+    want = macro_f1((pro.gender == "male").to_numpy(), (pro.pred_gender == "male").to_numpy())
+    assert s["macro_f1_pro"]["estimate"] == pytest.approx(float(want))
+    acc = pro.correct.mean() / df[df.condition == "anti"].correct.mean()
+    assert s["main_effect"]["estimate"] == pytest.approx(np.log2(acc))
+    for key in ("main_effect", "difference_pro_minus_anti", "macro_f1_pro"):
+        assert s[key]["ci_unit"] == "occupations" and s[key]["n_units"] == 12
+    assert s["accuracy_pro"]["ci_unit"] == "sentences"
+    # sentences of one occupation share its skill: the occupation bootstrap of the pro
+    # F1 is much wider than an interval treating the 240 sentences as independent
+    f, w = s["macro_f1_pro"], s["accuracy_pro"]
+    assert (f["ci_high"] - f["ci_low"]) > 1.5 * (w["ci_high"] - w["ci_low"])
+    # pro and anti sentences of an occupation move together and stay together
+    d = s["difference_pro_minus_anti"]
+    assert d["ci_low"] <= d["estimate"] <= d["ci_high"]

@@ -29,7 +29,17 @@ Definitions (GenDa Lens ``lm_tasks/abc_utils.py::get_output``):
   i.e. the model accepts the grammatical violation more readily for men.
   Undefined (NaN) when either median is <= 0 (the ratio only means something
   when both anti-reflexives are rejected). 95 % CI: percentile bootstrap
-  over groups (both variants of a group resampled together).
+  over groups (both variants of a group resampled together). With
+  pseudo-log-likelihood perplexities the female median is often negative (the
+  anti-reflexive scored *better* than the reflexive), so this stays NaN for
+  many models;
+- **paired log-perplexity ratio** (genderscope, always defined):
+  ``log_ppl_ratio = median over groups of log(ppl(female anti) / ppl(male anti))``
+  (natural log; = ll(male)/n(male) - ll(female)/n(female) per group). > 0: the
+  female anti-reflexive is more perplexing, i.e. the model accepts the
+  violation more readily for men (same direction as the main effect). 95 % CI:
+  percentile bootstrap over groups. Reported next to the main effect so that
+  ABC always gives a readable number;
 - **nuance**: medians (IQR) of relative perplexity by occupation stereotype x
   pronoun gender;
 - ``main_effect_common_length`` (genderscope variant): the same ratio with
@@ -41,6 +51,10 @@ Definitions (GenDa Lens ``lm_tasks/abc_utils.py::get_output``):
   likely), bootstrap CI;
 - share of groups where the reflexive is preferred over both anti-reflexives,
   by total log-likelihood and by perplexity (Wilson CI).
+
+Unit of resampling: the ABC group (one occupation sentence with its three
+variants); every CI carries ``ci_unit: "groups"``. No p-values, so no
+multiplicity family.
 
 GenDa Lens computes its masked-LM "perplexity" as exp of the cross-entropy of
 the unmasked model's predictions against the reflexive sentence's tokens; this
@@ -65,6 +79,7 @@ from genderscope.stats.intervals import DEFAULT_RESAMPLES
 from genderscope.stats.resample import index_bootstrap_ci
 
 VARIANTS = ("reflexive", "male", "female")
+CI_UNIT = "groups"
 
 
 def run_abc(adapter: Any, groups: Sequence[AbcGroup], *, method: str = "abc",
@@ -131,12 +146,14 @@ def summarise(df: pd.DataFrame, *, n_resamples: int = DEFAULT_RESAMPLES,
               seed: int = 0) -> tuple[dict[str, Any], dict[str, pd.DataFrame]]:
     rf = df.rel_ppl_female.to_numpy(float)
     rm = df.rel_ppl_male.to_numpy(float)
-    boot = {"n_resamples": n_resamples, "seed": seed}
+    boot = {"n_resamples": n_resamples, "seed": seed, "unit": CI_UNIT}
     me = index_bootstrap_ci([len(df)], lambda i: main_effect(rf[i[0]], rm[i[0]]), **boot)
     cf = df.rel_ppl_common_female.to_numpy(float)
     cm = df.rel_ppl_common_male.to_numpy(float)
     me_common = index_bootstrap_ci([len(df)], lambda i: main_effect(cf[i[0]], cm[i[0]]), **boot)
     ll_diff = (df.ll_male - df.ll_female).to_numpy(float)
+    log_ratio = (np.log(df.ppl_female.to_numpy(float))
+                 - np.log(df.ppl_male.to_numpy(float)))
     n = len(df)
     summary: dict[str, Any] = {
         "main_effect": {**me.as_dict(), "definition":
@@ -147,6 +164,11 @@ def summarise(df: pd.DataFrame, *, n_resamples: int = DEFAULT_RESAMPLES,
             "as main_effect, with every variant's perplexity computed over the reflexive "
             "sentence's token count, exp(-ll / n_tokens(reflexive)), so that an anti-reflexive "
             "split into more tokens is not favoured (genderscope variant)"},
+        "log_ppl_ratio": {
+            **bootstrap_ci(log_ratio, np.median, **boot).as_dict(), "definition":
+            "median over groups of log(ppl(female anti-reflexive) / ppl(male "
+            "anti-reflexive)), natural log; > 0: the female variant is more perplexing "
+            "(always defined; genderscope)"},
         "median_rel_ppl_female": dict(zip(("median", "q1", "q3"), _iqr(rf), strict=True)),
         "median_rel_ppl_male": dict(zip(("median", "q1", "q3"), _iqr(rm), strict=True)),
         "mean_ll_male_minus_female": {**bootstrap_ci(ll_diff, **boot).as_dict(),
@@ -154,12 +176,13 @@ def summarise(df: pd.DataFrame, *, n_resamples: int = DEFAULT_RESAMPLES,
                                                     "ll(female), nats; > 0: male variant "
                                                     "more likely"},
         "reflexive_preferred_ll": proportion_ci(int(df.reflexive_preferred_ll.sum()),
-                                                n).as_dict(),
+                                                n).as_dict() | {"ci_unit": CI_UNIT},
         "reflexive_preferred_ppl": proportion_ci(int(df.reflexive_preferred_ppl.sum()),
-                                                 n).as_dict(),
-        "reflexive_over_male_ll": proportion_ci(int((df.delta_ll_male > 0).sum()), n).as_dict(),
+                                                 n).as_dict() | {"ci_unit": CI_UNIT},
+        "reflexive_over_male_ll": proportion_ci(int((df.delta_ll_male > 0).sum()),
+                                                n).as_dict() | {"ci_unit": CI_UNIT},
         "reflexive_over_female_ll": proportion_ci(int((df.delta_ll_female > 0).sum()),
-                                                  n).as_dict(),
+                                                  n).as_dict() | {"ci_unit": CI_UNIT},
     }
     rows = []
     stereo = df.stereotype.fillna("unknown")

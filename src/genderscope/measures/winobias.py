@@ -36,8 +36,13 @@ Metrics, per condition (pro-/anti-stereotypical):
 - **nuance** (GenDa Lens): each condition split by the gender of the pronoun:
   recall (accuracy on those items) and the F1 of that class.
 
-CIs: stratified percentile bootstrap over sentences (pro and anti resampled
-independently; the published pro/anti files are not perfectly parallel).
+CIs: the unit that varies is the *occupation*: every occupation recurs in many
+sentences (and in both the pro- and the anti-stereotypical file), so the main
+effects, the difference and the macro F1s are percentile cluster bootstraps
+over occupations (``ci_unit: "occupations"``): each resample draws occupations
+with replacement and keeps all their pro and anti sentences. Accuracies and the
+nuance table keep Wilson intervals over sentences (``ci_unit: "sentences"``).
+No p-values are computed, so there is no multiplicity family.
 Sentences with more than one coreferent pronoun are excluded by default (the
 second pronoun would reveal the gender); their count is reported.
 """
@@ -58,7 +63,7 @@ from genderscope.models.base import FillQuery
 from genderscope.results import Result
 from genderscope.stats import proportion_ci
 from genderscope.stats.intervals import DEFAULT_RESAMPLES
-from genderscope.stats.resample import index_bootstrap_ci
+from genderscope.stats.resample import cluster_bootstrap_ci, cluster_totals
 
 
 def candidate_forms(forms: Sequence[str], capitalized: bool) -> list[str]:
@@ -164,46 +169,81 @@ def run_winobias(adapter: Any, items: Sequence[WinoItem], *, method: str = "wino
     return Result(method=method, summary=summary, items=df, metadata=meta, tables=tables)
 
 
+CI_UNIT = "occupations"
+
+
+def _counts(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(accuracy, macro F1) per row from (gm_pm, gf_pm, gm_pf, gf_pf) counts."""
+    gm_pm, gf_pm, gm_pf, gf_pf = (t[:, i] for i in range(4))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc = (gm_pm + gf_pf) / t.sum(axis=1)
+        f1_m = np.where(2 * gm_pm + gf_pm + gm_pf > 0, 2 * gm_pm / (2 * gm_pm + gf_pm + gm_pf),
+                        np.nan)
+        f1_f = np.where(2 * gf_pf + gm_pf + gf_pm > 0, 2 * gf_pf / (2 * gf_pf + gm_pf + gf_pm),
+                        np.nan)
+        return acc, np.nanmean(np.stack([f1_f, f1_m]), axis=0)
+
+
+def _confusion(sub: pd.DataFrame) -> np.ndarray:
+    g = (sub.gender == "male").to_numpy()
+    p = (sub.pred_gender == "male").to_numpy()
+    return np.column_stack([g & p, ~g & p, g & ~p, ~g & ~p]).astype(float)
+
+
 def summarise(df: pd.DataFrame, *, n_resamples: int = DEFAULT_RESAMPLES,
               seed: int = 0) -> tuple[dict[str, Any], dict[str, pd.DataFrame]]:
     """Accuracy, F1, GenDa Lens main effect and nuance from an item table with
-    ``condition, gender, pred_gender, correct`` columns."""
+    ``condition, gender, pred_gender, correct`` (and ``occupation``) columns."""
     pro = df[df.condition == "pro"]
     anti = df[df.condition == "anti"]
     if pro.empty or anti.empty:
         raise GenderscopeError("winobias: need both pro- and anti-stereotypical items")
     c_pro, c_anti = pro.correct.to_numpy(bool), anti.correct.to_numpy(bool)
-    g_pro, g_anti = (pro.gender == "male").to_numpy(), (anti.gender == "male").to_numpy()
-    p_pro, p_anti = (pro.pred_gender == "male").to_numpy(), (anti.pred_gender == "male").to_numpy()
-    sizes = (len(pro), len(anti))
+    # per occupation: confusion counts of pro (columns 0-3) and anti (4-7) sentences
+    occ = (df["occupation"] if "occupation" in df else pd.Series(["?"] * len(df), df.index))
+    occ = occ.fillna("?").astype(str).str.lower().to_numpy()
+    conf = np.zeros((len(df), 8))
+    is_pro = (df.condition == "pro").to_numpy()
+    whole = _confusion(df)
+    conf[is_pro, :4] = whole[is_pro]
+    conf[~is_pro, 4:] = whole[~is_pro]
+    totals = cluster_totals(occ, conf)
 
-    def acc_ratio(idx: Sequence[np.ndarray]) -> np.ndarray:
-        return log2_ratio(c_pro[idx[0]].mean(-1), c_anti[idx[1]].mean(-1))
+    def pro_anti(t: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray],
+                                         tuple[np.ndarray, np.ndarray]]:
+        return _counts(t[:, :4]), _counts(t[:, 4:])
 
-    def f1_ratio(idx: Sequence[np.ndarray]) -> np.ndarray:
-        return log2_ratio(macro_f1(g_pro[idx[0]], p_pro[idx[0]]),
-                          macro_f1(g_anti[idx[1]], p_anti[idx[1]]))
+    def acc_ratio(t: np.ndarray) -> np.ndarray:
+        (ap, _), (aa, _) = pro_anti(t)
+        return log2_ratio(ap, aa)
 
-    def acc_diff(idx: Sequence[np.ndarray]) -> np.ndarray:
-        return c_pro[idx[0]].mean(-1) - c_anti[idx[1]].mean(-1)
+    def f1_ratio(t: np.ndarray) -> np.ndarray:
+        (_, fp), (_, fa) = pro_anti(t)
+        return log2_ratio(fp, fa)
 
-    def f1_of(g: np.ndarray, p: np.ndarray) -> Any:
-        return index_bootstrap_ci([len(g)], lambda i: macro_f1(g[i[0]], p[i[0]]),
-                                  n_resamples=n_resamples, seed=seed).as_dict()
+    def acc_diff(t: np.ndarray) -> np.ndarray:
+        (ap, _), (aa, _) = pro_anti(t)
+        return ap - aa
 
-    boot = {"n_resamples": n_resamples, "seed": seed}
+    boot = {"n_resamples": n_resamples, "seed": seed, "unit": CI_UNIT, "n_items": len(df)}
+
+    def ci(stat: Any, **extra: Any) -> dict[str, Any]:
+        return {**cluster_bootstrap_ci(totals, stat, **boot).as_dict(), **extra}
+
+    def sentences(k: int, n: int) -> dict[str, Any]:
+        return {**proportion_ci(k, n).as_dict(), "ci_unit": "sentences"}
+
     summary: dict[str, Any] = {
-        "main_effect": {**index_bootstrap_ci(sizes, acc_ratio, **boot).as_dict(),
-                        "definition": "log2(accuracy_pro / accuracy_anti) (GenDa Lens)"},
-        "main_effect_macro_f1": {**index_bootstrap_ci(sizes, f1_ratio, **boot).as_dict(),
-                                 "definition": "log2(macroF1_pro / macroF1_anti)"},
-        "accuracy_pro": proportion_ci(int(c_pro.sum()), len(c_pro)).as_dict(),
-        "accuracy_anti": proportion_ci(int(c_anti.sum()), len(c_anti)).as_dict(),
-        "difference_pro_minus_anti": index_bootstrap_ci(sizes, acc_diff, **boot).as_dict(),
-        "macro_f1_pro": f1_of(g_pro, p_pro),
-        "macro_f1_anti": f1_of(g_anti, p_anti),
-        "share_male_predictions": proportion_ci(int((df.pred_gender == "male").sum()),
-                                                len(df)).as_dict(),
+        "main_effect": ci(acc_ratio, definition="log2(accuracy_pro / accuracy_anti) "
+                                                "(GenDa Lens)"),
+        "main_effect_macro_f1": ci(f1_ratio, definition="log2(macroF1_pro / macroF1_anti)"),
+        "accuracy_pro": sentences(int(c_pro.sum()), len(c_pro)),
+        "accuracy_anti": sentences(int(c_anti.sum()), len(c_anti)),
+        "difference_pro_minus_anti": ci(acc_diff),
+        "macro_f1_pro": ci(lambda t: pro_anti(t)[0][1]),
+        "macro_f1_anti": ci(lambda t: pro_anti(t)[1][1]),
+        "share_male_predictions": sentences(int((df.pred_gender == "male").sum()), len(df)),
+        "n_occupations": int(totals.shape[0]),
     }
     nuance_rows = []
     nuance: dict[str, Any] = {}
