@@ -2,7 +2,7 @@
 
 Model: bert-base-shaped BertForMaskedLM with seeded random weights and the real
 bert-base-uncased vocabulary (``genderscope.models.testing.build_bert(size="base")``,
-see /work/shared/MODELS.md); probabilities are meaningless, compute cost is real.
+see docs/models.md); probabilities are meaningless, compute cost is real.
 
 - seed way: for each of the 5,400 rows of the published BEC-Pro_EN.tsv,
   ``pipeline("fill-mask", targets=person)`` on Sent_TM and on Sent_TAM (score of

@@ -53,7 +53,7 @@ def _parse(line: str, lang: str = "en", numbered: bool = True):
 @pytest.mark.parametrize("line, msg", [
     ("1 [The nurse] helped [him because he was ill.", "unbalanced"),
     ("1 [The nurse] helped [[him]].", "nested"),
-    ("1 The nurse helped him.", "no bracketed occupation"),
+    ("1 The nurse helped him.", "no occupation in square brackets"),
     ("1 [The nurse] helped the cook.", "no bracketed pronoun"),
     ("[The nurse] helped [him].", "running number"),
 ])

@@ -89,7 +89,8 @@ def parse_line(raw: str, *, pronouns: PronounSet, path: str | Path, line: int, n
                         f"{closes} ']')")
     spans = list(_BRACKET.finditer(body))
     if not spans:
-        raise DataError(f"{loc}: no bracketed occupation mention")
+        raise DataError(f"{loc}: no occupation in square brackets (a WinoBias line marks the "
+                        "occupation and its pronoun, e.g. '[The nurse] ... because [she] ...')")
     # Plain text and the character span of each bracketed mention in it.
     text_parts: list[str] = []
     mentions: list[tuple[int, int, str]] = []
@@ -143,6 +144,10 @@ def read_file(path: str | Path, *, lang: str, condition: str, wb_type: int, spli
         lines = p.read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError as exc:
         raise DataError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    if first_line > len(lines):
+        raise DataError(f"{p} is shorter than expected: {len(lines)} lines, but the {split} "
+                        f"split starts at line {first_line} (a GenDa Lens DaWinoBias file holds "
+                        f"dev + test, {GENDA_DEV_LINES} + 332 lines)")
     items: list[WinoItem] = []
     for no, raw in enumerate(lines, start=1):
         if no < first_line or (last_line is not None and no > last_line) or not raw.strip():
