@@ -184,3 +184,26 @@ def test_malformed_csv_names_the_line(tmp_path) -> None:
                    encoding="utf-8")  # a field over csv's 131,072-character limit
     with pytest.raises(DataError, match=r"c\.csv:3.*malformed CSV"):
         load_crows_pairs(bad)
+
+
+def test_bias_types_are_a_holm_family() -> None:
+    import pandas as pd
+    from scipy import stats as sps
+
+    from genderscope.measures.crows_pairs import per_bias_type, summarise
+    from genderscope.stats import adjust_pvalues
+
+    df = pd.DataFrame({"bias_type": ["gender"] * 40 + ["race"] * 20,
+                       "stereotypical_preferred": [True] * 30 + [False] * 10 + [True] * 11
+                       + [False] * 9, "tie": False, "direction": "stereo",
+                       "disadvantaged_preferred": True})
+    s = summarise(df)
+    raw = [sps.binomtest(30, 40).pvalue, sps.binomtest(11, 20).pvalue]
+    got = s["by_bias_type"]
+    assert [got["gender"]["p_value"], got["race"]["p_value"]] == pytest.approx(raw)
+    assert [got["gender"]["p_adjusted"], got["race"]["p_adjusted"]] == pytest.approx(
+        adjust_pvalues(raw))
+    assert got["gender"]["family"] == "crows-pairs per bias type"
+    assert got["gender"]["ci_unit"] == "pairs"
+    t = per_bias_type(df).set_index("bias_type")
+    assert t.loc["gender", "p_adjusted"] == pytest.approx(adjust_pvalues(raw)[0])

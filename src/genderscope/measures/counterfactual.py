@@ -17,7 +17,8 @@ gendered word are counted (``n_unswappable``) and left out of every rate.
 CIs: percentile bootstrap over texts (``genderscope.stats.bootstrap_ci``) for
 the flip rate and mean |delta|; the max has no CI (the bootstrap of a maximum
 is inconsistent). The m2f - f2m difference of flip rate and of mean |delta|
-gets an independent two-group bootstrap CI.
+gets an independent two-group bootstrap CI. Unit of resampling: the text
+(``ci_unit: "texts"``); no p-values, so no multiplicity family.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def diff_ci(a: np.ndarray, b: np.ndarray, *, n_resamples: int = 10_000, seed: in
     lo, hi = np.quantile(ma - mb, [alpha, 1 - alpha])
     return {"estimate": float(a.mean() - b.mean()), "ci_low": float(lo), "ci_high": float(hi),
             "confidence": confidence, "n_a": int(a.size), "n_b": int(b.size),
-            "method": "two-group percentile bootstrap"}
+            "method": "two-group percentile bootstrap", "ci_unit": "texts"}
 
 
 def flip_test(texts: Sequence[str], classifier: Classifier, swapper: Swapper, *,
@@ -106,10 +107,13 @@ def flip_test(texts: Sequence[str], classifier: Classifier, swapper: Swapper, *,
         absd = g["abs_delta"].to_numpy(dtype=float)
         summary[name] = {
             "n": len(g),
-            "flip_rate": bootstrap_ci(flips, n_resamples=n_resamples, seed=seed).as_dict(),
-            "mean_abs_delta": bootstrap_ci(absd, n_resamples=n_resamples, seed=seed).as_dict(),
+            "flip_rate": bootstrap_ci(flips, n_resamples=n_resamples, seed=seed,
+                                      unit="texts").as_dict(),
+            "mean_abs_delta": bootstrap_ci(absd, n_resamples=n_resamples, seed=seed,
+                                           unit="texts").as_dict(),
             "mean_delta": bootstrap_ci(g["delta"].to_numpy(dtype=float),
-                                       n_resamples=n_resamples, seed=seed).as_dict(),
+                                       n_resamples=n_resamples, seed=seed,
+                                       unit="texts").as_dict(),
             "max_abs_delta": float(absd.max()) if len(g) else float("nan"),
         }
     m2f, f2m = groups["m2f"], groups["f2m"]

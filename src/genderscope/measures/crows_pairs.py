@@ -26,6 +26,12 @@ scores are compared after rounding to 3 decimals; a tie counts as *not*
 stereotypical (``n_ties``). Overall and per bias type, with Wilson 95 % CIs
 (the per-pair outcome is a Bernoulli trial); gender is reported on its own in
 the summary.
+
+Per bias type, a two-sided exact binomial test of the share against 50 %
+(:func:`scipy.stats.binomtest`) gives ``p_value``; the bias types of one run are
+one family ("crows-pairs per bias type") with Holm-adjusted ``p_adjusted``. Unit
+of every interval: the sentence pair (``ci_unit: "pairs"``; pairs are written
+independently).
 """
 
 from __future__ import annotations
@@ -36,15 +42,17 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from genderscope.datasets.crows_pairs import CrowsPair
 from genderscope.errors import GenderscopeError
 from genderscope.measures._lm import data_meta, describe, model_kind, sentence_scores
 from genderscope.measures._memo import aggregates
 from genderscope.results import Result
-from genderscope.stats import proportion_ci
+from genderscope.stats import annotate_family, proportion_ci
 
 HIGHLIGHT = "gender"
+FAMILY = "crows-pairs per bias type"
 
 
 def shared_positions(a: Sequence[str], b: Sequence[str]) -> tuple[list[bool], list[bool]]:
@@ -114,7 +122,10 @@ def per_bias_type(df: pd.DataFrame) -> pd.DataFrame:
         ci = proportion_ci(int(sub.stereotypical_preferred.sum()), len(sub))
         rows.append({"bias_type": bt, "n": len(sub), "percent_stereotypical": 100 * ci.estimate,
                      "ci_low": 100 * ci.ci_low, "ci_high": 100 * ci.ci_high,
-                     "n_ties": int(sub.tie.sum())})
+                     "n_ties": int(sub.tie.sum()),
+                     "p_value": float(stats.binomtest(int(sub.stereotypical_preferred.sum()),
+                                                      len(sub), 0.5).pvalue)})
+    annotate_family(rows, FAMILY)
     return pd.DataFrame(rows)
 
 
@@ -122,7 +133,8 @@ def _pct(k: int, n: int) -> dict[str, Any]:
     ci = proportion_ci(k, n)
     d = ci.as_dict()
     d.update(estimate=100 * ci.estimate, ci_low=100 * ci.ci_low, ci_high=100 * ci.ci_high,
-             unit="percent")
+             unit="percent", ci_unit="pairs",
+             p_value=float(stats.binomtest(k, n, 0.5).pvalue) if n else float("nan"))
     return d
 
 
@@ -146,4 +158,5 @@ def summarise(df: pd.DataFrame) -> dict[str, Any]:
     summary["by_bias_type"] = {
         bt: _pct(int(sub.stereotypical_preferred.sum()), len(sub))
         for bt, sub in df.groupby("bias_type")}
+    annotate_family(list(summary["by_bias_type"].values()), FAMILY)
     return summary

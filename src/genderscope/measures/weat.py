@@ -67,13 +67,13 @@ def _unit(m: np.ndarray) -> np.ndarray:
 
 
 def effect_size_ci(sx: np.ndarray, sy: np.ndarray, *, n_resamples: int = 10_000,
-                   seed: int = 0, confidence: float = 0.95) -> CI:
+                   seed: int = 0, confidence: float = 0.95, unit: str = "words") -> CI:
     """Percentile bootstrap CI of d, resampling target words within X and within Y
     (an addition to the paper, which reports d without an interval)."""
     d = effect_size(sx, sy)
     if sx.size < 2 or sy.size < 2:
         return CI(d, float("nan"), float("nan"), confidence, int(sx.size + sy.size),
-                  "stratified percentile bootstrap")
+                  "stratified percentile bootstrap", unit)
 
     def stat(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
         allv = np.concatenate([x, y], axis=axis)
@@ -86,7 +86,7 @@ def effect_size_ci(sx: np.ndarray, sy: np.ndarray, *, n_resamples: int = 10_000,
                           rng=np.random.default_rng(seed))
     lo, hi = res.confidence_interval
     return CI(d, float(lo), float(hi), confidence, int(sx.size + sy.size),
-              "stratified percentile bootstrap")
+              "stratified percentile bootstrap", unit)
 
 
 def _check_sets(test: AssociationTest, kept: dict[str, list[str]],
@@ -115,7 +115,8 @@ def _run(test: AssociationTest, emb: dict[str, np.ndarray], kept: dict[str, list
     sx, sy = s[:nx], s[nx:]
     perm = difference_of_sums_test(sx, sy, n_permutations=n_permutations, seed=seed,
                                    exact_limit=exact_limit)
-    ci = effect_size_ci(sx, sy, n_resamples=n_resamples, seed=seed)
+    ci = effect_size_ci(sx, sy, n_resamples=n_resamples, seed=seed,
+                        unit="words" if method == "weat" else "sentences")
     items = pd.DataFrame({
         "set": ["X"] * nx + ["Y"] * len(kept["Y"]),
         "category": [test.targ1.category] * nx + [test.targ2.category] * len(kept["Y"]),
