@@ -123,3 +123,45 @@ class Result:
         for name, table in self.tables.items():
             table.to_csv(out / f"{name}.csv", index=False)
         return out
+
+
+VOLATILE = ("runtime_s", "load_s", "run_id", "command", "cache_key", "out", "wall_seconds")
+"""Metadata keys that differ between any two runs (timings, ids); left out of diffs."""
+
+
+def _flat(value: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            out.update(_flat(v, f"{prefix}{k}."))
+        return out
+    return {prefix[:-1]: _jsonable(value)}
+
+
+def diff_results(a: Result, b: Result, *, volatile: tuple[str, ...] = VOLATILE
+                 ) -> pd.DataFrame:
+    """What differs between two results: one row per differing key of the method,
+    summary and metadata (model, parameters, data hashes, seed, versions), with
+    ``change`` = b - a for numbers. Columns ``part, key, a, b, change``; empty when the
+    two agree. Timings and ids (``volatile``) are left out."""
+    rows: list[dict[str, Any]] = []
+    if a.method != b.method:
+        rows.append({"part": "method", "key": "method", "a": a.method, "b": b.method})
+    for part, da, db in (("summary", a.summary, b.summary), ("metadata", a.metadata,
+                                                              b.metadata)):
+        fa, fb = _flat(da), _flat(db)
+        for key in sorted(set(fa) | set(fb)):
+            if key.split(".")[0] in volatile:
+                continue
+            va, vb = fa.get(key), fb.get(key)
+            if va == vb:
+                continue
+            row: dict[str, Any] = {"part": part, "key": key, "a": va, "b": vb}
+            if isinstance(va, (int, float)) and isinstance(vb, (int, float)) \
+                    and not isinstance(va, bool) and not isinstance(vb, bool):
+                row["change"] = vb - va
+            rows.append(row)
+    if len(a.items) != len(b.items):
+        rows.append({"part": "items", "key": "rows", "a": len(a.items), "b": len(b.items),
+                     "change": len(b.items) - len(a.items)})
+    return pd.DataFrame(rows, columns=["part", "key", "a", "b", "change"])

@@ -1,11 +1,12 @@
-"""``genderscope runs list | show | export``: the results store as an interface.
+"""``genderscope runs list | show | diff | export``: the results store as an interface.
 
 ``list`` prints (or ``--json``) the stored runs, filtered by ``--method`` and
 ``--model`` (a substring of the model fingerprint); ``show RUN`` prints one
-run's summary and metadata; ``export`` writes runs to CSV, Parquet or JSON:
-one row per run (``--what runs``: id, model, method, created, parameters and
-the flattened summary) or the item tables of the runs with a ``run_id``
-column (``--what items``).
+run's summary and metadata; ``diff A B`` what differs between two runs
+(summary numbers, model, parameters, data hashes, seed; timings and ids aside);
+``export`` writes runs to CSV, Parquet or JSON: one row per run (``--what
+runs``: id, model, method, created, parameters and the flattened summary) or
+the item tables of the runs with a ``run_id`` column (``--what items``).
 """
 
 from __future__ import annotations
@@ -52,6 +53,11 @@ def runs_frame(store: Any, method: str | None, model: str | None) -> pd.DataFram
                      "params": r["params"], **{f"summary.{k}": v for k, v in
                                                 flatten(res.summary).items()}})
     return pd.DataFrame(rows)
+
+
+def _short(v: Any, width: int = 60) -> str:
+    text = f"{v:.6g}" if isinstance(v, float) else "–" if v is None else str(v)
+    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 def _format(out: Path, fmt: str | None) -> str:
@@ -122,6 +128,40 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         console.print(f"params: {to_json(res.metadata.get('params', {}))}")
         if items:
             console.print(res.items.head(items).to_string())
+
+    @runs_app.command("diff")
+    def diff_cmd(run_a: str = typer.Argument(..., help="Run id (or unique prefix)."),
+                 run_b: str = typer.Argument(..., help="Run id (or unique prefix)."),
+                 store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION) -> None:
+        """What differs between two runs: summary numbers, model, parameters, data, seed.
+
+        Timings and ids are left out. For item-level differences with CIs and paired
+        tests, use `genderscope compare RUN_A RUN_B`."""
+        from genderscope.results import diff_results
+
+        store = open_store(store_path, readonly=True)
+        try:
+            a, b = store.load_run(run_a), store.load_run(run_b)
+        finally:
+            store.close()
+        df = diff_results(a, b)
+        ids = (a.metadata.get("run_id"), b.metadata.get("run_id"))
+        if as_json:
+            typer.echo(to_json({"a": ids[0], "b": ids[1],
+                                "differences": df.to_dict(orient="records")}, indent=2))
+            return
+        if df.empty:
+            console.print(f"runs {ids[0]} and {ids[1]} agree (timings and ids aside)")
+            return
+        table = Table(title=f"{len(df)} differences: A = {ids[0]}, B = {ids[1]}")
+        for col in ("part", "key", "A", "B", "B - A"):
+            table.add_column(col, overflow="fold",
+                             justify="right" if col in ("A", "B", "B - A") else "left")
+        for _, r in df.iterrows():
+            change = r["change"]
+            table.add_row(r["part"], r["key"], _short(r["a"]), _short(r["b"]),
+                          "" if change is None or change != change else f"{change:+.4g}")
+        console.print(table)
 
     @runs_app.command("export")
     def export_cmd(out: Path = typer.Option(..., "--out", "-o", help="File to write "
