@@ -67,3 +67,38 @@ def test_report_items_by_device(on_gpu: bool, tiny_gpt2_dir: Path, data_dir: Pat
     page = out.read_text(encoding="utf-8")
     assert ("all 255 " if on_gpu else "150 of 255 ") in page
     assert "--full" in page
+
+
+def test_seed_picks_the_subset_and_is_recorded(tiny_gpt2_dir: Path, data_dir: Path,
+                                               tmp_path: Path) -> None:
+    """--seed draws the report's subsets (and seeds its bootstrap); it is recorded per run,
+    and the same seed reuses the same run."""
+    from genderscope.api import report
+
+    def ids(seed: int, name: str):
+        data = report([str(tiny_gpt2_dir)], tmp_path / name, measures=["stereoset"],
+                      data=data_dir, quick=True, seed=seed)
+        sec = data.sections[0]
+        assert sec.status == "ok", sec.reason
+        assert sec.result.metadata["seed"] == seed
+        assert sec.result.metadata["data"]["subset"]["seed"] == seed
+        return sorted(sec.result.items.iloc[:, 0].astype(str)), sec.reused
+
+    a, _ = ids(0, "a.html")
+    b, _ = ids(1, "b.html")
+    again, reused = ids(0, "c.html")
+    assert a != b
+    assert again == a and reused
+
+
+def test_docs_api_example_is_the_readme_one() -> None:
+    """docs/api.md shows (part of) the README example, which tests/test_api.py runs."""
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```python\n(.*?)```", readme[readme.index("### From Python"):],
+                      re.S).group(1)
+    doc = (root / "docs" / "api.md").read_text(encoding="utf-8")
+    first = re.search(r"```python\n(.*?)```", doc, re.S).group(1)
+    assert first.strip() and first.strip() in block
