@@ -34,13 +34,15 @@ LM_KINDS = ("auto", "masked", "causal")
 MODEL_KINDS = (*LM_KINDS, "vectors", "encoder", "classifier")
 
 
-def _open_store(store: Store | str | Path | None) -> tuple[Store, bool]:
-    """(store, whether we opened it and must close it)."""
+def _open_store(store: Store | str | Path | None, *, readonly: bool = False
+                ) -> tuple[Store, bool]:
+    """(store, whether we opened it and must close it); ``readonly`` never creates or
+    changes a store."""
     from genderscope.store import Store
 
     if isinstance(store, Store):
         return store, False
-    return Store(store), True
+    return Store(store, readonly=readonly), True
 
 
 def load_model(model: str | Path, *, kind: str = "auto", device: str | None = None,
@@ -161,31 +163,36 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
 def compare(before: Result | str | Path, after: Result | str | Path, *,
             store: Store | str | Path | None = None, key: Sequence[str] | None = None,
             value: str | None = None, group_by: Sequence[str] | None = None,
-            resamples: int = 10_000, seed: int = 0, record: bool = True) -> Result:
+            resamples: int = 10_000, seed: int = 0, p_adjust: str = "holm",
+            record: bool = True) -> Result:
     """Before/after differences of one measure, item by item (paired tests, bootstrap CIs).
 
     ``before`` / ``after``: Results, run ids in the store (unique prefixes work) or
-    folders written with ``out=``. See :func:`genderscope.measures.compare.compare_runs`.
+    folders written with ``out=``. ``p_adjust``: ``holm`` or ``bh`` across the groups'
+    tests. See :func:`genderscope.measures.compare.compare_runs`.
     """
     from genderscope.measures.compare import compare_runs, load_result_dir
     from genderscope.results import Result as ResultType
 
-    st, owned = _open_store(store)
+    stored = [x for x in (before, after)
+              if not isinstance(x, ResultType) and not Path(x).is_dir()]
+    st, owned = _open_store(store, readonly=not record) if record or stored else (None, False)
     try:
         def load(x: Result | str | Path) -> Result:
             if isinstance(x, ResultType):
                 return x
             if Path(x).is_dir():
                 return load_result_dir(Path(x))
+            assert st is not None
             return st.load_run(str(x))
 
         res = compare_runs(load(before), load(after), key=key, value=value,
                            groups=list(group_by) if group_by else None,
-                           n_resamples=resamples, seed=seed)
-        if record:
+                           n_resamples=resamples, seed=seed, p_adjust=p_adjust)
+        if record and st is not None:
             res.metadata["run_id"] = st.record_run(res)
     finally:
-        if owned:
+        if owned and st is not None:
             st.close()
     return res
 

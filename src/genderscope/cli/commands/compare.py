@@ -95,7 +95,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         as_json: bool = JSON_OPTION,
     ) -> None:
         """Per-group before/after differences with CIs and paired tests."""
-        from genderscope.measures.compare import compare_runs, plot_change
+        from genderscope.api import compare as compare_results
+        from genderscope.measures.compare import plot_change
         from genderscope.outputs import check_output_folder, save_with_figures
 
         if p_adjust not in ("holm", "bh"):
@@ -117,9 +118,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             check_output_folder(out)
         open_store(store).close()  # a bad store is refused before the work
         before, after = _load(run_a, store), _load(run_b, store)
-        res = compare_runs(before, after, key=key or None, value=value,
-                           groups=group_by or None, n_resamples=n_resamples, seed=seed,
-                           p_adjust=p_adjust)
+        res = compare_results(before, after, key=key or None, value=value,
+                              group_by=group_by or None, resamples=n_resamples, seed=seed,
+                              p_adjust=p_adjust, record=False)  # recorded once saved
         folder = default_out(res.method, out)
         save_with_figures(res, folder, {folder / "change": lambda p: plot_change(res, p)}
                           if plot else {})
