@@ -1,0 +1,225 @@
+"""Calibration of every test-producing statistic (issue 11, item 5).
+
+Each block simulates data under the null (seeded) and checks that the test rejects
+at alpha = 0.05 in [3 %, 7 %] of runs and that 95 % CIs cover the truth in
+[93 %, 97 %] of runs, with the data structure the measure really has (words
+recurring across templates, sentences sharing a profession or occupation); a
+power check then plants an effect and requires it to be found. Resample counts are
+small (the Monte-Carlo error of a p-value or a CI bound averages out over runs).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from genderscope.measures import bec_pro, lpbs
+from genderscope.measures.counterfactual import diff_ci
+from genderscope.measures.crows_pairs import per_bias_type
+from genderscope.measures.winobias import summarise as wino_summarise
+from genderscope.stats import (
+    bootstrap_ci,
+    cluster_mean_ci,
+    difference_of_sums_test,
+    paired_test,
+    proportion_ci,
+)
+
+ALPHA = 0.05
+FPR = (0.03, 0.07)
+COVER = (0.93, 0.97)
+
+
+def _within(rate: float, bounds: tuple[float, float]) -> bool:
+    return bounds[0] <= rate <= bounds[1]
+
+
+# -- LPBS: words recur across templates --------------------------------------------------
+def _lpbs_items(rng: np.random.Generator, shift: float = 0.0) -> pd.DataFrame:
+    """8 + 8 attribute words x 3 templates; each word has its own effect shared by its
+    templates; ``shift`` is added to set x (0: the null of no set difference)."""
+    words = [f"x{i}" for i in range(8)] + [f"y{i}" for i in range(8)]
+    word_effect = rng.normal(0, 1, 16) + np.r_[np.full(8, shift), np.zeros(8)]
+    rows = np.repeat(np.arange(16), 3)
+    return pd.DataFrame({"set": np.where(rows < 8, "x", "y"),
+                         "attribute": [words[i] for i in rows],
+                         "template_index": np.tile(np.arange(3), 16),
+                         "lpbs": word_effect[rows] + rng.normal(0, 0.3, rows.size)})
+
+
+def test_lpbs_word_level_test_is_calibrated_and_pooled_is_not() -> None:
+    rng = np.random.default_rng(11)
+    sims = [_lpbs_items(rng) for _ in range(400)]
+    p_words = np.array([lpbs.effect(it, "x", "y")["p_two_sided"] for it in sims])
+    assert _within(float(np.mean(p_words < ALPHA)), FPR)
+    # the replication notebook's item pooling: far too many false positives
+    p_items = np.array([lpbs.effect(it, "x", "y", aggregation="pooled-items",
+                                    n_permutations=300)["p_two_sided"] for it in sims[:100]])
+    assert np.mean(p_items < ALPHA) > 0.2
+    power = [lpbs.effect(_lpbs_items(rng, 1.5), "x", "y")["p_two_sided"] for _ in range(100)]
+    assert np.mean(np.array(power) < ALPHA) > 0.8
+
+
+def test_lpbs_set_mean_ci_over_words_covers() -> None:
+    rng = np.random.default_rng(12)
+    hits = []
+    for _ in range(600):
+        it = _lpbs_items(rng)
+        wm = lpbs.word_means(it)
+        ci = bootstrap_ci(wm.loc[wm.set == "x", "lpbs"].to_numpy(), n_resamples=400,
+                          seed=int(rng.integers(1 << 31)))
+        hits.append(ci.ci_low <= 0.0 <= ci.ci_high)
+    # 8 words: percentile bootstrap is a little narrow at n = 8; require >= 0.88
+    assert 0.88 <= np.mean(hits) <= 0.97
+
+
+# -- WEAT / SEAT permutation test ---------------------------------------------------------
+def test_weat_permutation_test_fpr_and_power() -> None:
+    rng = np.random.default_rng(21)
+    one, two, power = [], [], []
+    for _ in range(1000):
+        s = rng.normal(0, 1, 16)
+        r = difference_of_sums_test(s[:8], s[8:], n_permutations=200, exact_limit=0,
+                                    seed=int(rng.integers(1 << 31)))
+        one.append(r.p_one_sided)
+        two.append(r.p_two_sided)
+    assert _within(float(np.mean(np.array(one) < ALPHA)), FPR)
+    assert _within(float(np.mean(np.array(two) < ALPHA)), FPR)
+    for _ in range(100):
+        s = rng.normal(0, 1, 16) + np.r_[np.full(8, 1.5), np.zeros(8)]
+        power.append(difference_of_sums_test(s[:8], s[8:], n_permutations=200,
+                                             exact_limit=0).p_one_sided)
+    assert np.mean(np.array(power) < ALPHA) > 0.8
+
+
+# -- BEC-Pro: sentence pairs share their profession ----------------------------------------
+def _bec_items(rng: np.random.Generator, shift: float = 0.0, n_prof: int = 20) -> pd.DataFrame:
+    """One profession group: n_prof professions x 9 person pairs; the male - female
+    difference has a profession effect (sd 1) plus noise; ``shift`` is the true mean."""
+    prof = np.repeat(np.arange(n_prof), 9)
+    diff = shift + rng.normal(0, 1, n_prof)[prof] + rng.normal(0, 0.5, prof.size)
+    female = rng.normal(0, 1, prof.size)
+    n = prof.size
+    return pd.DataFrame({"prof_group": "male", "profession_key": np.tile(prof, 2).astype(str),
+                         "pair_index": np.tile(np.tile(np.arange(9), n_prof), 2),
+                         "gender": ["male"] * n + ["female"] * n,
+                         "association": np.r_[female + diff, female]})
+
+
+def test_bec_pro_group_test_over_professions_is_calibrated() -> None:
+    rng = np.random.default_rng(31)
+    p, p_rows = [], []
+    for k in range(300):
+        it = _bec_items(rng)
+        p.append(float(bec_pro.gender_tests(it, n_resamples=10)["p_value"].iloc[0]))
+        if k < 100:
+            m, f = bec_pro.paired_by_gender(it, "male")
+            p_rows.append(paired_test(m, f).p_value)  # every row as a pair: not valid
+    assert _within(float(np.mean(np.array(p) < ALPHA)), FPR)
+    assert np.mean(np.array(p_rows) < ALPHA) > 0.3
+    power = [float(bec_pro.gender_tests(_bec_items(rng, 1.0), n_resamples=10)["p_value"]
+                   .iloc[0]) for _ in range(30)]
+    assert np.mean(np.array(power) < ALPHA) > 0.8
+
+
+def test_profession_cluster_ci_covers() -> None:
+    rng = np.random.default_rng(32)
+    hits = []
+    for _ in range(500):
+        it = _bec_items(rng, n_prof=60)
+        w = bec_pro.paired_rows(it)
+        ci = cluster_mean_ci((w.male - w.female).to_numpy(), w.profession_key,
+                             unit="professions", n_resamples=500,
+                             seed=int(rng.integers(1 << 31)))
+        hits.append(ci.ci_low <= 0.0 <= ci.ci_high)
+    assert _within(float(np.mean(hits)), COVER)
+
+
+# -- proportions: CrowS-Pairs / StereoSet ---------------------------------------------------
+def test_proportion_ci_and_bias_type_test() -> None:
+    rng = np.random.default_rng(41)
+    k = rng.binomial(200, 0.5, 2000)
+    hits = [(c := proportion_ci(int(x), 200)).ci_low <= 0.5 <= c.ci_high for x in k]
+    assert _within(float(np.mean(hits)), COVER)
+    # exact binomial test: its size at n = 350 is 0.048 (discreteness; at n = 200, 0.040)
+    pref = rng.random((300, 2, 350)) < 0.5
+    p = []
+    for sim in pref:
+        df = pd.DataFrame({"bias_type": np.repeat(["gender", "race"], 350),
+                           "stereotypical_preferred": sim.ravel(), "tie": False})
+        p += list(per_bias_type(df)["p_value"])
+    assert _within(float(np.mean(np.array(p) < ALPHA)), FPR)
+    strong = pd.DataFrame({"bias_type": "gender", "stereotypical_preferred":
+                           rng.random(200) < 0.62, "tie": False})
+    assert per_bias_type(strong)["p_value"].iloc[0] < ALPHA
+
+
+# -- compare before / after (paired test and bootstrap of the mean change) ------------------
+def test_compare_paired_test_and_change_ci() -> None:
+    rng = np.random.default_rng(51)
+    p, hits = [], []
+    for _ in range(600):
+        before = rng.normal(0, 1, 60)
+        after = before + rng.standard_t(5, 60)  # no true change, heavy tails
+        p.append(paired_test(after, before).p_value)
+        ci = bootstrap_ci(after - before, n_resamples=500, seed=int(rng.integers(1 << 31)))
+        hits.append(ci.ci_low <= 0.0 <= ci.ci_high)
+    assert _within(float(np.mean(np.array(p) < ALPHA)), FPR)
+    assert _within(float(np.mean(hits)), COVER)
+    shifted = [paired_test(b + 0.5 + rng.normal(0, 1, 60), b).p_value
+               for b in rng.normal(0, 1, (50, 60))]
+    assert np.mean(np.array(shifted) < ALPHA) > 0.8
+
+
+# -- counterfactual flip rates ---------------------------------------------------------------
+def test_flip_rate_cis_cover() -> None:
+    rng = np.random.default_rng(61)
+    one, two = [], []
+    for _ in range(600):
+        a = (rng.random(300) < 0.2).astype(float)
+        b = (rng.random(300) < 0.2).astype(float)
+        ci = bootstrap_ci(a, n_resamples=500, seed=int(rng.integers(1 << 31)))
+        one.append(ci.ci_low <= 0.2 <= ci.ci_high)
+        d = diff_ci(a, b, n_resamples=500, seed=int(rng.integers(1 << 31)))
+        two.append(d["ci_low"] <= 0.0 <= d["ci_high"])
+    assert _within(float(np.mean(one)), COVER)
+    assert _within(float(np.mean(two)), COVER)
+
+
+# -- ABC (groups) and WinoBias (occupations) ---------------------------------------------------
+def test_abc_median_ci_over_groups_covers() -> None:
+    rng = np.random.default_rng(71)
+    hits = [(c := bootstrap_ci(rng.normal(0, 1, 200) + rng.standard_t(3, 200) * 0.2,
+                               np.median, n_resamples=500,
+                               seed=int(rng.integers(1 << 31)))).ci_low <= 0 <= c.ci_high
+            for _ in range(500)]
+    assert _within(float(np.mean(hits)), COVER)
+
+
+def _wino(rng: np.random.Generator, gap: float = 0.0) -> pd.DataFrame:
+    """40 occupations x 10 pro + 10 anti sentences; accuracy varies by occupation
+    (shared by its pro and anti sentences); ``gap`` = accuracy pro - anti."""
+    occ = np.repeat(np.arange(40), 20)
+    cond = np.tile(np.r_[np.full(10, "pro"), np.full(10, "anti")], 40)
+    skill = rng.uniform(0.3, 0.8, 40)[occ] + np.where(cond == "pro", gap / 2, -gap / 2)
+    correct = rng.random(occ.size) < skill
+    gender = np.where(rng.random(occ.size) < 0.5, "male", "female")
+    other = np.where(gender == "male", "female", "male")
+    return pd.DataFrame({"occupation": occ.astype(str), "condition": cond, "gender": gender,
+                         "pred_gender": np.where(correct, gender, other),
+                         "correct": correct, "type": 1})
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_winobias_occupation_ci_covers_and_finds_a_gap() -> None:
+    rng = np.random.default_rng(81)
+    hits = []
+    for _ in range(300):
+        s, _ = wino_summarise(_wino(rng), n_resamples=400, seed=int(rng.integers(1 << 31)))
+        d = s["difference_pro_minus_anti"]
+        hits.append(d["ci_low"] <= 0.0 <= d["ci_high"])
+    assert _within(float(np.mean(hits)), COVER)
+    found = [wino_summarise(_wino(rng, 0.2), n_resamples=400)[0]["difference_pro_minus_anti"]
+             ["ci_low"] > 0 for _ in range(30)]
+    assert np.mean(found) > 0.8
