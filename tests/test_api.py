@@ -104,3 +104,20 @@ def test_compare_needs_the_same_measure(tiny_gpt2_dir: Path, data_dir: Path) -> 
     assert diff.summary["n_items"] == 6
     again = gs.compare(a.metadata["run_id"], b.metadata["run_id"], resamples=200)
     assert json.loads(again.to_json())["summary"] == json.loads(diff.to_json())["summary"]
+
+
+def test_weat_through_the_api_matches_the_cli(data_dir: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from genderscope.cli.app import app
+
+    tests_dir = data_dir / "seat" / "tests"
+    res = CliRunner().invoke(app, ["run", "weat", "--vectors", "glove-6b-50d", "--test",
+                                   "weat6", "--tests-dir", str(tests_dir), "--out",
+                                   str(tmp_path / "cli"), "--json"])
+    assert res.exit_code == 0, res.output
+    cli = json.loads((tmp_path / "cli" / "summary.json").read_text())
+    vecs = gs.load_model("glove-6b-50d", kind="vectors")
+    r = gs.run("weat", model=vecs, test="weat6", tests_dir=tests_dir)
+    assert r.metadata["seed"] == 0
+    assert json.loads(r.to_json())["summary"] == cli["summary"]

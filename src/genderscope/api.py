@@ -132,10 +132,8 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
     try:
         t0 = time.perf_counter()
         if isinstance(model, (str, Path)):
-            from genderscope.models.loading import load_lm
-
-            adapter = load_lm(model, kind, store=st, device=device, dtype=dtype,
-                              start_token=start_token)
+            adapter = load_model(model, kind=kind if plan.needs == "lm" else plan.needs,
+                                 device=device, dtype=dtype, start_token=start_token, store=st)
         else:
             adapter = model
         t_load = time.perf_counter() - t0

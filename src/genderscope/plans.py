@@ -251,8 +251,45 @@ def probe(*, targets: Sequence[str], template: str = "GGG is a XXX.",
         progress=progress))
 
 
+# -- embeddings ------------------------------------------------------------------------
+def _association_test(test: Any, tests_dir: Path | None) -> Any:
+    from genderscope.datasets.seat import AssociationTest, default_tests_dir, resolve_test
+
+    if isinstance(test, AssociationTest):
+        return test
+    return resolve_test(str(test), Path(tests_dir) if tests_dir else default_tests_dir())
+
+
+def weat(*, test: Any, tests_dir: Path | None = None, permutations: int = 10_000,
+         exact_limit: int = 200_000, seed: int = 0, max_oov: float = 0.2,
+         phrases: str = "skip", case_fallback: bool = True, progress: bool = False) -> Plan:
+    """WEAT (Caliskan et al. 2017) of one test (name, JSON file or AssociationTest) on
+    static word vectors."""
+    from genderscope.measures.weat import weat as run_weat
+
+    _check_min("--permutations", permutations, 10_000)
+    _check_choice("--phrases", phrases, ("skip", "mean"))
+    spec = _association_test(test, tests_dir)
+    return Plan("weat", "vectors", lambda vecs: run_weat(
+        vecs, spec, n_permutations=permutations, seed=seed, exact_limit=exact_limit,
+        max_oov=max_oov, case_fallback=case_fallback, phrases=phrases))
+
+
+def seat(*, test: Any, tests_dir: Path | None = None, permutations: int = 10_000,
+         exact_limit: int = 200_000, seed: int = 0, progress: bool = False) -> Plan:
+    """SEAT (May et al. 2019) of one test on a sentence encoder."""
+    from genderscope.measures.weat import seat as run_seat
+
+    _check_min("--permutations", permutations, 10_000)
+    spec = _association_test(test, tests_dir)
+    return Plan("seat", "encoder", lambda enc: run_seat(
+        enc, spec, n_permutations=permutations, seed=seed, exact_limit=exact_limit,
+        progress=progress))
+
+
 PLANS: dict[str, Callable[..., Plan]] = {
     "winobias": winobias, "dawinobias": dawinobias, "abc": abc, "crows-pairs": crows_pairs,
     "stereoset": stereoset, "bec-pro": bec_pro, "lpbs": lpbs, "probe": probe,
+    "weat": weat, "seat": seat,
 }
 """Measure name -> plan function (``genderscope.run`` and ``genderscope run NAME``)."""

@@ -20,6 +20,7 @@ from genderscope.cli.common import (
     JSON_OPTION,
     OUT_OPTION,
     STORE_OPTION,
+    command_line,
     console,
     default_out,
     err_console,
@@ -76,7 +77,7 @@ def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | N
     failed: list[str] = []
     for test in tests:
         try:
-            result = run_one(test)
+            result = run_one(test, base / test.name if len(tests) > 1 else base)
         except GenderscopeError as exc:
             if len(tests) == 1:
                 raise
@@ -84,8 +85,7 @@ def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | N
             rows.append({"test": test.name, "error": str(exc)})
             err_console.print(f"[yellow]{test.name}: {exc}[/yellow]")
             continue
-        result.save(base / test.name if len(tests) > 1 else base)
-        runs[test.name] = store.record_run(result)
+        runs[test.name] = result.metadata["run_id"]
         rows.append(_row(result))
     table_df = pd.DataFrame(rows)
     for col in ("n_x", "n_y", "n_a", "n_b", "oov", "n_permutations"):
@@ -143,15 +143,16 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         as_json: bool = JSON_OPTION,
     ) -> None:
         """WEAT (Caliskan et al. 2017) on static word vectors."""
-        from genderscope.measures.weat import weat
+        from genderscope.api import run
         from genderscope.models.vectors import load_vectors
 
         tests = _expand(test, tests_dir)
         vecs = load_vectors(vectors, fmt=fmt, vocab=vocab)
         store = open_store(store_path)
         try:
-            _run_tests("weat", tests, lambda t: weat(
-                vecs, t, n_permutations=permutations, seed=seed, exact_limit=exact_limit,
+            _run_tests("weat", tests, lambda t, folder: run(
+                "weat", vecs, store=store, out=folder, command=command_line(), test=t,
+                permutations=permutations, seed=seed, exact_limit=exact_limit,
                 max_oov=max_oov, case_fallback=case_fallback, phrases=phrases),
                 out, store, as_json)
         finally:
@@ -174,7 +175,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         as_json: bool = JSON_OPTION,
     ) -> None:
         """SEAT (May et al. 2019): WEAT statistics over sentence embeddings."""
-        from genderscope.measures.weat import seat
+        from genderscope.api import run
         from genderscope.models.encoder import SentenceEncoder
 
         tests = _expand(test, tests_dir)
@@ -182,9 +183,10 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         try:
             enc = SentenceEncoder.load(encoder, device=device, batch_size=batch_size,
                                        store=store)
-            _run_tests("seat", tests, lambda t: seat(
-                enc, t, n_permutations=permutations, seed=seed, exact_limit=exact_limit,
-                progress=not as_json), out, store, as_json)
+            _run_tests("seat", tests, lambda t, folder: run(
+                "seat", enc, store=store, out=folder, progress=not as_json,
+                command=command_line(), test=t, permutations=permutations, seed=seed,
+                exact_limit=exact_limit), out, store, as_json)
         finally:
             store.close()
 
