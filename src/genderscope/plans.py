@@ -287,9 +287,38 @@ def seat(*, test: Any, tests_dir: Path | None = None, permutations: int = 10_000
         progress=progress))
 
 
+# -- classifiers -------------------------------------------------------------------------
+def counterfactual(*, data: Path, text_column: str | None = None,
+                   label_column: str | None = None, limit: int | None = None,
+                   sample_seed: int | None = None, names: bool = False,
+                   pairs: Path | None = None, examples: int = 10, seed: int = 0,
+                   progress: bool = False) -> Plan:
+    """Counterfactual flip test: swap gendered words, compare the classifier's answers."""
+    from genderscope.datasets.texts import load_texts
+    from genderscope.measures.counterfactual import flip_test
+    from genderscope.swap import GenderSwapper
+
+    _check_min("--limit", limit, 1)
+    td = load_texts(data, text_column=text_column, label_column=label_column, limit=limit,
+                    sample_seed=sample_seed)
+    swapper = GenderSwapper(pairs, names=names)
+
+    def run(clf: Any) -> Result:
+        result = flip_test(td.texts, clf, swapper, gold=td.labels, n_examples=examples,
+                           seed=seed)
+        result.metadata["data"] = td.describe()
+        result.metadata["params"].update({"classifier": getattr(clf, "name", None),
+                                          "names": names,
+                                          "pairs": str(pairs) if pairs else None,
+                                          "limit": limit, "sample_seed": sample_seed})
+        return result
+
+    return Plan("counterfactual", "classifier", run)
+
+
 PLANS: dict[str, Callable[..., Plan]] = {
     "winobias": winobias, "dawinobias": dawinobias, "abc": abc, "crows-pairs": crows_pairs,
     "stereoset": stereoset, "bec-pro": bec_pro, "lpbs": lpbs, "probe": probe,
-    "weat": weat, "seat": seat,
+    "weat": weat, "seat": seat, "counterfactual": counterfactual,
 }
 """Measure name -> plan function (``genderscope.run`` and ``genderscope run NAME``)."""

@@ -33,6 +33,7 @@ from genderscope.cli.common import (
     JSON_OPTION,
     OUT_OPTION,
     STORE_OPTION,
+    command_line,
     console,
     default_out,
     err_console,
@@ -100,24 +101,20 @@ def run_counterfactual(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OP
                        store: Path | None = STORE_OPTION, out: Path | None = OUT_OPTION,
                        as_json: bool = JSON_OPTION) -> None:
     """Counterfactual flip test: swap gendered words, compare the classifier's answers."""
-    from genderscope.datasets.texts import load_texts
-    from genderscope.measures.counterfactual import flip_test
+    from genderscope.api import run
     from genderscope.models.classifier import load_classifier
-    from genderscope.swap import GenderSwapper
+    from genderscope.plans import counterfactual
 
-    td = load_texts(data, text_column=text_column, label_column=label_column, limit=limit,
-                    sample_seed=sample_seed)
+    counterfactual(data=data, text_column=text_column, label_column=label_column, limit=limit,
+                   sample_seed=sample_seed, names=names, pairs=pairs)  # bad input: no load
     clf = load_classifier(classifier, batch_size=batch_size)
-    swapper = GenderSwapper(pairs, names=names)
     with _progress() as prog:
         task = prog.add_task("flip test", total=1)
-        result = flip_test(td.texts, clf, swapper, gold=td.labels, n_examples=examples,
-                           seed=seed)
+        result = run("counterfactual", clf, store=store, out=out, save=True,
+                     command=command_line(), data=data, text_column=text_column,
+                     label_column=label_column, limit=limit, sample_seed=sample_seed,
+                     names=names, pairs=pairs, examples=examples, seed=seed)
         prog.advance(task)
-    result.metadata["data"] = td.describe()
-    result.metadata["params"].update({"classifier": classifier, "names": names,
-                                      "pairs": str(pairs) if pairs else None,
-                                      "limit": limit, "sample_seed": sample_seed})
     s = result.summary
     table = Table(title=f"Counterfactual flip test ({s['n_swapped']} of {s['n_texts']} texts "
                         f"had gendered words)")
@@ -130,7 +127,11 @@ def run_counterfactual(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OP
                       else f"{row['max_abs_delta']:.3f}")
     d = s["m2f_minus_f2m"]
     table.add_row("m2f - f2m", "", _fmt(d["flip_rate"]), _fmt(d["mean_abs_delta"]), "")
-    _finish(result, out, store, as_json, table)
+    if as_json:
+        console.print_json(to_json({"run_id": result.metadata["run_id"], "summary": s}))
+        return
+    console.print(table)
+    console.print(f"saved to {result.metadata['out']} (run {result.metadata['run_id']})")
 
 
 def attack(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OPTION,
