@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -154,6 +155,15 @@ def test_cli_weat(tmp_path: Path, data_dir: Path) -> None:
     summary = json.loads((out / "weat6" / "summary.json").read_text())
     assert summary["method"] == "weat" and summary["summary"]["test"] == "weat6"
     assert (out / "tests.csv").is_file()
+    # the tests run together are one family: Holm over their one-sided p
+    from genderscope.stats import adjust_pvalues
+    s7 = json.loads((out / "weat7" / "summary.json").read_text())["summary"]
+    raw = [summary["summary"]["p_value"], s7["p_value"]]
+    assert [summary["summary"]["p_adjusted"], s7["p_adjusted"]] == pytest.approx(
+        adjust_pvalues(raw))
+    assert s7["family"] == "weat tests run together" and s7["p_adjust_method"] == "holm"
+    table = pd.read_csv(out / "tests.csv")
+    assert list(table["p_holm"]) == pytest.approx(adjust_pvalues(raw))
     from genderscope.store import Store
 
     s = Store(tmp_path / "s.sqlite")

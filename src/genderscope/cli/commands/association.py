@@ -106,12 +106,14 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             table.add_row(r.prof_group, r.gender, str(int(r.n)),
                           f"{_fmt(r['mean'])} [{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]")
         console.print(table)
-        tests = Table(title="Male vs female person words per profession group (paired)")
-        for col in ("professions", "pairs", "test", "p", "effect size r"):
+        tests = Table(title="Male vs female person words per profession group (paired over "
+                            "professions; Holm across groups)")
+        for col in ("professions", "n professions", "pairs", "test", "p", "p Holm",
+                    "effect size r"):
             tests.add_column(col)
         for _, r in result.tables["gender_tests"].iterrows():
-            tests.add_row(r.prof_group, str(int(r.n_pairs)), str(r.test), _p(r.p_value),
-                          _fmt(r.effect_size_r))
+            tests.add_row(r.prof_group, str(int(r.n_professions)), str(int(r.n_pairs)),
+                          str(r.test), _p(r.p_value), _p(r.p_adjusted), _fmt(r.effect_size_r))
         console.print(tests)
         console.print(f"run {run_id}; saved to {base}"
                       + (f"; plot {plots[0]}" if plots else "")
@@ -161,7 +163,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                     f"mean {s['y']}"):
             table.add_column(col, justify="left" if col == "templates" else "right")
         perm = s["permutation"]
-        table.add_row("pooled (Kurita et al.)", _fmt(s["effect_size"], 2),
+        table.add_row("all (word means)" if s.get("test_unit") == "words" else
+                      "all (pooled items)", _fmt(s["effect_size"], 2),
                       _p(s["p_one_sided"]), _p(s["p_two_sided"]),
                       _fmt(perm["mean_x"]), _fmt(perm["mean_y"]))
         for _, r in result.tables["by_template"].iterrows():

@@ -29,6 +29,7 @@ from genderscope.cli.common import (
 from genderscope.datasets.seat import AssociationTest, default_tests_dir, list_tests, resolve_test
 from genderscope.errors import DataError, GenderscopeError
 from genderscope.results import Result, to_json
+from genderscope.stats import annotate_family
 
 TEST_OPTION = typer.Option(..., "--test", help="Test name (weat6), glob ('weat*') or JSON "
                            "file; repeat for several.")
@@ -66,6 +67,7 @@ def _row(result: Result) -> dict[str, object]:
             "n_b": s["sizes"]["B"], "oov": sum(s["n_oov"].values()),
             "d": s["effect_size"]["estimate"], "d_ci_low": s["effect_size"]["ci_low"],
             "d_ci_high": s["effect_size"]["ci_high"], "p": s["p_value"],
+            "p_holm": s.get("p_adjusted", s["p_value"]),
             "exact": s["exact"], "n_permutations": s["n_permutations"], "error": ""}
 
 
@@ -75,17 +77,27 @@ def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | N
     rows: list[dict[str, object]] = []
     runs: dict[str, str] = {}
     failed: list[str] = []
+    done: list[tuple[str, Result | None, str]] = []
     for test in tests:
         try:
-            result = run_one(test, base / test.name if len(tests) > 1 else base)
+            folder = base / test.name if len(tests) > 1 else base
+            done.append((test.name, run_one(test, folder), ""))
         except GenderscopeError as exc:
             if len(tests) == 1:
                 raise
             failed.append(test.name)
-            rows.append({"test": test.name, "error": str(exc)})
+            done.append((test.name, None, str(exc)))
             err_console.print(f"[yellow]{test.name}: {exc}[/yellow]")
+    ok = [r for _, r, _ in done if r is not None]
+    if len(ok) > 1:  # tests run together are one family: Holm over their one-sided p
+        annotate_family([r.summary for r in ok], f"{method} tests run together")
+    for name, result, error in done:
+        if result is None:
+            rows.append({"test": name, "error": error})
             continue
-        runs[test.name] = result.metadata["run_id"]
+        if len(ok) > 1:  # the saved summary gains the family's adjusted p
+            result.save(base / name)
+        runs[name] = result.metadata["run_id"]
         rows.append(_row(result))
     table_df = pd.DataFrame(rows)
     for col in ("n_x", "n_y", "n_a", "n_b", "oov", "n_permutations"):
@@ -98,7 +110,7 @@ def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | N
     else:
         table = Table(title=f"{method.upper()} (effect size d: Caliskan et al. 2017; "
                             f"one-sided permutation p)")
-        for col in ("test", "X vs Y", "A vs B", "n", "OOV", "d [95% CI]", "p"):
+        for col in ("test", "X vs Y", "A vs B", "n", "OOV", "d [95% CI]", "p", "p Holm"):
             table.add_column(col, justify="left" if col in ("test", "X vs Y", "A vs B")
                              else "right")
         for r in rows:
@@ -108,9 +120,10 @@ def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | N
             table.add_row(str(r["test"]), f"{r['X']} vs {r['Y']}", f"{r['A']} vs {r['B']}",
                           f"{r['n_x']}/{r['n_y']}/{r['n_a']}/{r['n_b']}", str(r["oov"]),
                           f"{r['d']:.2f} [{r['d_ci_low']:.2f}, {r['d_ci_high']:.2f}]",
-                          f"{r['p']:.2g}" + ("" if r["exact"] else "*"))
+                          f"{r['p']:.2g}" + ("" if r["exact"] else "*"), f"{r['p_holm']:.2g}")
         console.print(table)
         console.print("n = |X|/|Y|/|A|/|B|; * = p from random permutations (else exact); "
+                      "p Holm: adjusted over the tests of this run; "
                       f"saved to {base}")
     if failed:
         raise GenderscopeError(f"{len(failed)} of {len(tests)} tests failed: "
