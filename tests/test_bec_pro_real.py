@@ -130,7 +130,7 @@ def test_cli_lpbs(tiny_gpt2_dir: Path, tmp_path: Path) -> None:
                                    str(tmp_path / "o"), "--no-progress", "--permutations",
                                    "10000", "--resamples", "200"])
     assert res.exit_code == 0, res.output
-    assert "LPBS math-arts" in res.output and "pooled" in res.output
+    assert "LPBS math-arts" in res.output and "word means" in res.output
     saved = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert saved["summary"]["n_templates"] == 2 and saved["summary"]["n_items"] == 32
     # fewer than 10,000 random permutations is refused (Kurita et al. / Caliskan et al.)
