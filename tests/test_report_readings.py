@@ -204,3 +204,17 @@ def test_every_ci_on_a_page_names_its_unit(data_dir: Path, store) -> None:
             and "[–, –]" not in c] == []
     cited = re.findall(r"95% CI[^<]*?(?:includes|excludes)[^<]*", text)
     assert cited and [c for c in cited if "resampling" not in c and "over " not in c] == []
+
+
+def test_comparison_skips_numbers_that_are_not_estimable(data_dir: Path, store,
+                                                         monkeypatch) -> None:
+    """A first headline that is NaN/None for the models (ABC's main effect when a median
+    is <= 0) must not break the page: its comparison plot is left out."""
+    entry = measures()["probe"]
+    monkeypatch.setattr(entry, "headlines", lambda r: [_h(estimate=None, ci_low=None,
+                                                          ci_high=None)])
+    data = run_report([subject(HashCausal("a"), "A"), subject(HashCausal("b"), "B")],
+                      Context(lang="en", quick=True, data_dir=data_dir), store,
+                      names=["probe", "crows-pairs"])
+    text = page.render(data)
+    assert "Comparison: crows-pairs" in text and "Comparison: probe" not in text

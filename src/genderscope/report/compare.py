@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from genderscope.report import plots
-from genderscope.report.entry import unit_words
+from genderscope.report.entry import _finite, unit_words
 from genderscope.report.registry import Paired, fmt, fmt_p
 from genderscope.report.runner import ReportData, Section
 from genderscope.stats import adjust_pvalues
@@ -191,6 +191,8 @@ def comparison_plot(data: ReportData, measure: str) -> Any:
         if not sec.headlines:
             continue
         h = sec.headlines[0]
+        if not _finite(h.estimate):  # not estimable (e.g. ABC's main effect): no point
+            continue
         null = h.null if h.null is not None else null
         title = sec.measure.title
         label = h.label.strip()
