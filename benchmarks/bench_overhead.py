@@ -171,6 +171,26 @@ def report(res: dict) -> list[str]:
     return lines
 
 
+def markdown(results: list[dict], args: argparse.Namespace, header: str) -> str:
+    """The figures as a Markdown table (for docs/performance.md and the README)."""
+    rows = [header, "", "| case | run | process s | " + " | ".join(PHASES) +
+            " | peak RSS MB | torch imported |", "|---|---|" + "---|" * (len(PHASES) + 3)]
+    for res in results:
+        for label in ("first", "again"):
+            runs = res[label]
+            rows.append(f"| {res['case']} | {'first run' if label == 'first' else 'rerun'} | "
+                        f"{_median(runs, 'process_s'):.2f} | "
+                        + " | ".join(f"{_phase(runs, p):.2f}" for p in PHASES)
+                        + f" | {_median(runs, 'peak_rss_mb'):.0f} | "
+                        f"{'yes' if all(r['torch_imported'] for r in runs) else 'no'} |")
+    rows.append("")
+    for res in results:
+        ratio = _median(res["first"], "process_s") / _median(res["again"], "process_s")
+        rows.append(f"- {res['case']}: warm-store rerun **{ratio:.1f}x** faster than the first "
+                    f"run (target >= {TARGET[res['case']]:.0f}x)")
+    return "\n".join(rows) + "\n"
+
+
 def dtype_check(args: argparse.Namespace) -> list[str]:
     """max |delta| of half-precision scores against float32, in process."""
     import numpy as np
@@ -217,6 +237,8 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=Path("/tmp/genderscope-bench-overhead"))
     ap.add_argument("--dtype-check", action=argparse.BooleanOptionalAction, default=None,
                     help="half precision vs float32 (default: on with --device cuda)")
+    ap.add_argument("--markdown", type=Path, default=None,
+                    help="also write the figures as a Markdown table to this file")
     ap.add_argument("--crows-limit", type=int, default=None,
                     help="--dtype-check: first N CrowS-Pairs pairs only")
     args = ap.parse_args()
@@ -229,15 +251,22 @@ def main() -> None:
     results = [bench_case(c, args, env) for c in (args.case or CASES)]
     head = f"{'case':14s} {'run':9s} {'process':>9s}" + "".join(f"{p:>9s}" for p in PHASES) \
         + f"{'peak MB':>9s}  torch"
-    print(f"device {args.device}; {args.repeats} repeats (medians, seconds); started {started}; "
-          f"load average at start {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}")
+    header = (f"device {args.device}; {args.repeats} repeats (medians, seconds); started "
+              f"{started}; load average at start {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}")
+    print(header)
     print(head)
     for res in results:
         print("\n".join(report(res)))
+    dtype_lines: list[str] = []
     if args.dtype_check or (args.dtype_check is None and args.device.startswith("cuda")):
-        print("\n".join(dtype_check(args)))
+        dtype_lines = dtype_check(args)
+        print("\n".join(dtype_lines))
     load1 = os.getloadavg()
     print(f"load average at end {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}")
+    if args.markdown is not None:
+        text = markdown(results, args, header + f"; load average at end "
+                        f"{load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}")
+        args.markdown.write_text(text + "".join(f"- {line}\n" for line in dtype_lines))
 
 
 if __name__ == "__main__":

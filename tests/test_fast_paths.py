@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from genderscope.models.base import FillQuery
@@ -282,3 +283,30 @@ def test_aggregates_memo_is_exact_and_keyed_by_content(store) -> None:
     aggregates(holder, "m", changed, {"seed": 0}, compute)
     aggregates(holder, "m", items, {"seed": 1}, compute)
     assert calls["n"] == 3
+
+
+def test_bec_pro_figure_is_not_redrawn_when_unchanged(tmp_path, monkeypatch) -> None:
+    import matplotlib.figure
+
+    from genderscope.measures import bec_pro
+    from genderscope.results import Result
+
+    table = pd.DataFrame({"prof_group": ["male", "male"], "gender": ["male", "female"],
+                          "n": [3, 3], "mean": [0.5, -0.25], "ci_low": [0.1, -0.6],
+                          "ci_high": [0.9, 0.1]})
+    res = Result("bec-pro", {}, pd.DataFrame(), metadata={"model": {"source": "m"}},
+                 tables={"by_group": table})
+    first = bec_pro.plot(res, tmp_path / "association")
+    assert all(p.stat().st_size > 0 for p in first)
+
+    def boom(*a, **k):
+        raise AssertionError("redrawn")
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", boom)
+    assert bec_pro.plot(res, tmp_path / "association") == first  # same figure: kept
+    changed = Result("bec-pro", {}, pd.DataFrame(), metadata={"model": {"source": "m"}},
+                     tables={"by_group": table.assign(ci_high=[0.95, 0.1])})
+    with pytest.raises(AssertionError, match="redrawn"):
+        bec_pro.plot(changed, tmp_path / "association")
+    with pytest.raises(AssertionError, match="redrawn"):
+        bec_pro.plot(res, tmp_path / "association", title="another title")
