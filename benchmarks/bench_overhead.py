@@ -119,12 +119,14 @@ def _model(case: str, work: Path) -> str:
     return str(folder)
 
 
-def _argv(case: str, model: str, store: Path, out: Path, device: str) -> list[str]:
+def _argv(case: str, model: str, store: Path, out: Path, device: str,
+          crows_limit: int | None = None) -> list[str]:
     if case.startswith("bec-pro"):
         return ["run", "bec-pro", "--model", model, "--lang", "en", "--store", str(store),
                 "--out", str(out), "--no-progress", "--json", "--device", device]
     return ["run", "crows-pairs", "--model", model, "--data", str(DATA), "--store",
-            str(store), "--out", str(out), "--no-progress", "--json", "--device", device]
+            str(store), "--out", str(out), "--no-progress", "--json", "--device", device,
+            *(["--limit", str(crows_limit)] if crows_limit else [])]
 
 
 def _median(runs: list[dict], key: str) -> float:
@@ -142,7 +144,8 @@ def bench_case(case: str, args: argparse.Namespace, env: dict[str, str]) -> dict
         store = args.work / f"{case}-{k}.sqlite"
         for p in (store, Path(f"{store}-wal"), Path(f"{store}-shm")):
             p.unlink(missing_ok=True)
-        argv = _argv(case, model, store, args.work / f"{case}-out", args.device)
+        argv = _argv(case, model, store, args.work / f"{case}-out", args.device,
+                     args.crows_limit)
         first.append(_run(argv, env, args.work))
         again.append(_run(argv, env, args.work))  # the same command again
     return {"case": case, "first": first, "again": again}
@@ -240,7 +243,8 @@ def main() -> None:
     ap.add_argument("--markdown", type=Path, default=None,
                     help="also write the figures as a Markdown table to this file")
     ap.add_argument("--crows-limit", type=int, default=None,
-                    help="--dtype-check: first N CrowS-Pairs pairs only")
+                    help="CrowS-Pairs on a seeded subset of N pairs (the CLI's --limit; "
+                         "--dtype-check: the first N pairs)")
     args = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
