@@ -98,7 +98,7 @@ def test_file_problems_are_one_line_exit_2(tmp_path) -> None:
     binary = tmp_path / "bin.txt"
     binary.write_bytes(bytes(range(128, 256)) * 4)
     for args, message in [
-        (["run", "weat", "--vectors", str(tmp_path), "--test", "weat6"], "Is a directory"),
+        (["run", "weat", "--vectors", str(tmp_path), "--test", "weat6"], "is a folder"),
         (["run", "weat", "--vectors", str(binary), "--test", "weat6"], "not UTF-8"),
         (["run", "bias-amplification", "--ratios", str(blocker / "r.csv")], "r.csv"),
     ]:
