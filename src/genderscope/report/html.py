@@ -44,6 +44,7 @@ th,td{border-bottom:1px solid var(--line);padding:6px 8px;text-align:left;vertic
 th{background:var(--panel);font-weight:600}
 td.model{white-space:nowrap}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.ciu{display:block;white-space:normal;color:var(--muted);font-size:.82em}
 .badge{display:inline-block;border-radius:999px;padding:1px 10px;font-size:.8rem;
 font-weight:600;white-space:nowrap;border:1px solid currentColor}
 .b-bias{color:var(--bias);background:var(--bias-bg)}.b-none{color:var(--ok);
@@ -86,8 +87,11 @@ def badge(h: Headline) -> str:
     return '<span class="badge b-none">no evidence of bias</span>'
 
 
-def _ci(h: Headline) -> str:
-    return h.ci_text()  # with the resampling unit, when the measure states it
+def _ci(h: Headline, tail: str = "") -> str:
+    """The interval (HTML) and ``tail``, then what it resamples on a line of its own."""
+    words = h.ci_unit_words() if h.has_ci else ""
+    return esc(f"[{fmt(h.ci_low)}, {fmt(h.ci_high)}]" if h.has_ci else "–") + tail + (
+        f'<span class="ciu">{esc(words)}</span>' if words else "")
 
 
 def _p(h: Headline) -> str:
@@ -115,10 +119,11 @@ def headline_rows(sections: list[Section], *, with_model: bool) -> str:
         n_items = items_note(sec)
         for k, h in enumerate([h for h in sec.headlines if h.primary]):
             first = link if k == 0 else ""
+            p_part = f' <span class="muted">/ p {esc(_p(h))}</span>'
             rows.append(
                 f"<tr>{model}<td>{first}</td><td>{esc(h.label.strip())}</td>"
                 f'<td class="num">{esc(fmt(h.estimate))}{esc(_unit(h))}</td>'
-                f'<td class="num">{esc(_ci(h))} <span class="muted">/ p {esc(_p(h))}</span>'
+                f'<td class="num">{_ci(h, p_part)}'
                 f'</td><td class="items">{esc(n_items)}</td>'
                 f"<td>{badge(h)} {esc(h.reading())}</td></tr>")
     return "".join(rows)
@@ -257,7 +262,7 @@ def section_html(sec: Section) -> str:
              + "</header>"]
     rows = "".join(
         f"<tr><td>{esc(h.label.strip())}</td><td class=\"num\">{esc(fmt(h.estimate))}"
-        f"{esc(_unit(h))}</td><td class=\"num\">{esc(_ci(h))}</td><td class=\"num\">"
+        f"{esc(_unit(h))}</td><td class=\"num\">{_ci(h)}</td><td class=\"num\">"
         f"{esc(_p(h))}</td><td class=\"num\">{esc(h.n if h.n is not None else '–')}</td>"
         f"<td>{esc(h.reading())}</td></tr>" for h in sec.headlines)
     parts.append("<table><thead><tr><th>number</th><th>estimate</th><th>95% CI</th><th>p</th>"
