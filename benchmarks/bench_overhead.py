@@ -87,8 +87,20 @@ def child(argv: list[str]) -> None:
     spent["other"] = total - sum(v for k, v in spent.items() if k != "other")
     print("BENCH " + json.dumps({
         "code": code, "phases": spent, "inside_s": total,
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_rss_mb": _peak_rss_mb(),
         "torch_imported": "torch" in sys.modules}))
+
+
+def _peak_rss_mb() -> float:
+    """This process's peak resident memory: VmHWM (Linux; ru_maxrss would carry the
+    parent's peak across fork + exec), else ru_maxrss."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 # -- parent -------------------------------------------------------------------------------
