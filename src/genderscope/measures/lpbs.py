@@ -39,7 +39,8 @@ with a permutation test that re-partitions the *words*
 (:func:`genderscope.stats.difference_of_sums_test`: exact over all re-partitions
 when there are at most 200,000, else ``n_permutations`` seeded random ones;
 one-sided p for mean_X > mean_Y and two-sided p). The 95 % CIs of the set means
-are percentile bootstraps over the set's words (``ci_unit: "words"``).
+are Student-t intervals over the set's word means (``ci_unit: "words"``): with
+the usual 8 or so words a percentile bootstrap covers only about 87 %.
 
 ``aggregation="pooled-items"`` instead pools every (template, word) item as one
 observation and permutes items, as the authors' replication notebook
@@ -74,7 +75,12 @@ from genderscope.errors import GenderscopeError
 from genderscope.measures.probe import causal_prior_text
 from genderscope.models.base import FillQuery
 from genderscope.results import Result
-from genderscope.stats import adjust_pvalues, bootstrap_ci, difference_of_sums_test
+from genderscope.stats import (
+    adjust_pvalues,
+    bootstrap_ci,
+    difference_of_sums_test,
+    t_mean_ci,
+)
 
 METHOD = "lpbs"
 AGGREGATIONS = ("words", "pooled-items")
@@ -246,8 +252,9 @@ def run(adapter: Any, test: LpbsTest, *, strategy: str = "l2r", span_masking: st
     for name in (x, y):
         source = by_word if aggregation == "words" else items
         vals = source.loc[source.set == name, "lpbs"].to_numpy()
-        means[name] = bootstrap_ci(vals, n_resamples=n_resamples, seed=seed,
-                                   unit=unit).as_dict()
+        means[name] = (t_mean_ci(vals, unit=unit) if aggregation == "words" else
+                       bootstrap_ci(vals, n_resamples=n_resamples, seed=seed,
+                                    unit=unit)).as_dict()
     summary = {
         "test": test.name, "x": x, "y": y, "n_templates": len(test.templates),
         "n_items": int(len(items)),

@@ -2,12 +2,12 @@
 paired tests, permutation tests, multiplicity adjustment. Plain numpy/scipy; no model
 code."""
 
-from genderscope.stats.intervals import CI, bootstrap_ci, proportion_ci
+from genderscope.stats.intervals import CI, bootstrap_ci, proportion_ci, t_mean_ci
 from genderscope.stats.multiplicity import adjust_pvalues, annotate_family
 from genderscope.stats.paired import PairedTest, paired_test
 from genderscope.stats.permutation import PermutationResult, difference_of_sums_test
 from genderscope.stats.resample import cluster_bootstrap_ci, cluster_mean_ci
 
-__all__ = ["CI", "bootstrap_ci", "proportion_ci", "PairedTest", "paired_test",
+__all__ = ["CI", "bootstrap_ci", "proportion_ci", "t_mean_ci", "PairedTest", "paired_test",
            "PermutationResult", "difference_of_sums_test", "adjust_pvalues", "annotate_family",
            "cluster_bootstrap_ci", "cluster_mean_ci"]

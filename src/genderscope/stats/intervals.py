@@ -72,6 +72,28 @@ def bootstrap_ci(
               unit)
 
 
+def t_mean_ci(data: np.ndarray | list[float], *, confidence: float = 0.95,
+              unit: str | None = None) -> CI:
+    """Student-t CI of a mean over a small set of independent units (NaNs dropped).
+
+    mean ± t(n−1) · s/√n, from ``scipy.stats.ttest_1samp(...).confidence_interval``.
+    Use it where few units vary (e.g. 8 attribute-word means): there a percentile
+    bootstrap is too narrow (0.87 coverage at n = 8 in tests/test_calibration.py).
+    """
+    from scipy import stats  # imported on use: a cached rerun needs none
+
+    x = np.asarray(data, dtype=float)
+    x = x[~np.isnan(x)]
+    if x.size == 0:
+        nan = float("nan")
+        return CI(nan, nan, nan, confidence, 0, "t interval", unit)
+    est = float(x.mean())
+    if x.size < 2 or np.all(x == x[0]):
+        return CI(est, est, est, confidence, int(x.size), "t interval", unit)
+    lo, hi = stats.ttest_1samp(x, 0.0).confidence_interval(confidence_level=confidence)
+    return CI(est, float(lo), float(hi), confidence, int(x.size), "t interval", unit)
+
+
 def proportion_ci(successes: int, n: int, *, confidence: float = 0.95) -> CI:
     """Proportion ``successes / n`` with a Wilson score interval."""
     from scipy import stats  # imported on use: a cached rerun needs none
