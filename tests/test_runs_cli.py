@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from old_store import V1_SCHEMA
 from typer.testing import CliRunner
 
 from genderscope.cli.app import app
@@ -101,16 +102,6 @@ def test_export_errors_exit_2(filled, tmp_path: Path) -> None:
     assert r.returncode == 2 and "no run 'zzz'" in r.stderr
 
 
-V1_SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE scores (model TEXT NOT NULL, namespace TEXT NOT NULL, key TEXT NOT NULL,
-    value REAL NOT NULL, PRIMARY KEY (model, namespace, key)) WITHOUT ROWID;
-CREATE TABLE runs (run_id TEXT PRIMARY KEY, model TEXT NOT NULL, method TEXT NOT NULL,
-    params TEXT NOT NULL, version TEXT NOT NULL, created REAL NOT NULL,
-    summary TEXT NOT NULL, metadata TEXT NOT NULL);
-CREATE TABLE run_items (run_id TEXT PRIMARY KEY, items BLOB NOT NULL);
-INSERT INTO meta VALUES ('schema_version', '1');
-"""
 
 
 def test_v1_store_is_migrated_in_place(tmp_path: Path) -> None:

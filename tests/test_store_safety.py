@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from old_store import V1_SCHEMA
 from typer.testing import CliRunner
 
 from genderscope.cli.app import app
@@ -102,15 +103,7 @@ def test_writer_does_not_create_folders_of_an_explicit_path(tmp_path: Path) -> N
 
 def _v1_store(path: Path) -> None:
     con = sqlite3.connect(path)
-    con.executescript("""
-    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    CREATE TABLE scores (model TEXT NOT NULL, namespace TEXT NOT NULL, key TEXT NOT NULL,
-        value REAL NOT NULL, PRIMARY KEY (model, namespace, key)) WITHOUT ROWID;
-    CREATE TABLE runs (run_id TEXT PRIMARY KEY, model TEXT NOT NULL, method TEXT NOT NULL,
-        params TEXT NOT NULL, version TEXT NOT NULL, created REAL NOT NULL,
-        summary TEXT NOT NULL, metadata TEXT NOT NULL);
-    CREATE TABLE run_items (run_id TEXT PRIMARY KEY, items BLOB NOT NULL);
-    INSERT INTO meta VALUES ('schema_version', '1');
+    con.executescript(V1_SCHEMA + """
     INSERT INTO runs VALUES ('r1', 'fp', 'probe', '{}', '0.0.1', 1.0, '{"x": 1}', '{}');
     """)
     con.commit()
