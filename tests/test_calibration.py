@@ -14,18 +14,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from genderscope.measures import bec_pro, lpbs
+from genderscope.measures import bec_pro, lpbs, stereoset
 from genderscope.measures.counterfactual import diff_ci
 from genderscope.measures.crows_pairs import per_bias_type
 from genderscope.measures.winobias import summarise as wino_summarise
 from genderscope.stats import (
     bootstrap_ci,
+    cluster_bootstrap_ci,
     cluster_mean_ci,
     difference_of_sums_test,
     paired_test,
     proportion_ci,
     t_mean_ci,
 )
+from genderscope.stats.resample import index_bootstrap_ci
 
 ALPHA = 0.05
 FPR = (0.03, 0.07)
@@ -159,6 +161,55 @@ def test_proportion_ci_and_bias_type_test() -> None:
     strong = pd.DataFrame({"bias_type": "gender", "stereotypical_preferred":
                            rng.random(200) < 0.62, "tie": False})
     assert per_bias_type(strong)["p_value"].iloc[0] < ALPHA
+
+
+
+# -- StereoSet: contexts share their target term ----------------------------------------------
+def _stereoset_items(rng: np.random.Generator, shift: float = 0.0) -> pd.DataFrame:
+    """10 targets (as the gender domain) x 21-30 contexts; each target has its own
+    stereotype preference (logit ~ N(shift, 1)), so SS over the population of targets
+    is 50 at shift 0; ``n_related`` is 0-2 at random."""
+    n = rng.integers(21, 31, 10)
+    term = np.repeat(np.arange(10), n)
+    p = 1.0 / (1.0 + np.exp(-(shift + rng.normal(0, 1, 10))))
+    return pd.DataFrame({"target": term.astype(str), "stereo_over_anti": rng.random(term.size)
+                         < p[term], "n_related": rng.integers(0, 3, term.size)})
+
+
+def test_stereoset_ss_interval_and_test_over_targets() -> None:
+    """SS: the t interval / t-test over target means covers and holds its size; the
+    old percentile bootstrap over contexts does not, nor does a percentile cluster
+    bootstrap of only 10 targets."""
+    rng = np.random.default_rng(91)
+    hits, p, hits_ctx, hits_boot = [], [], [], []
+    for k in range(600):
+        df = _stereoset_items(rng)
+        ss = stereoset.metrics(df, n_resamples=20, seed=k)["ss"]
+        hits.append(ss["ci_low"] <= 50.0 <= ss["ci_high"])
+        p.append(ss["p_value"])
+        if k < 300:
+            per = stereoset.target_scores(df)
+            tot = np.column_stack([per["ss"], np.ones(len(per))])
+            c = cluster_bootstrap_ci(tot, lambda t: t[:, 0] / t[:, 1], unit="targets",
+                                     n_resamples=400, seed=k)
+            hits_boot.append(c.ci_low <= 50.0 <= c.ci_high)
+        if k < 100:  # the interval before issue 11: contexts resampled as if iid
+            term = pd.factorize(df["target"])[0]
+            pro, rel = df["stereo_over_anti"].to_numpy(float), df["n_related"].to_numpy()
+            c = index_bootstrap_ci([len(df)], lambda i, pro=pro, rel=rel, term=term:
+                                   stereoset.ss_lms_icat(pro[i[0]], rel[i[0]], term[i[0]],
+                                                         10)[0], n_resamples=300, seed=k)
+            hits_ctx.append(c.ci_low <= 50.0 <= c.ci_high)
+    print(f"StereoSet SS coverage: t over targets {np.mean(hits):.3f} (size "
+          f"{np.mean(np.array(p) < ALPHA):.3f}), cluster bootstrap {np.mean(hits_boot):.3f}, "
+          f"contexts {np.mean(hits_ctx):.3f}")
+    assert _within(float(np.mean(hits)), COVER)
+    assert _within(float(np.mean(np.array(p) < ALPHA)), FPR)
+    assert np.mean(hits_boot) < 0.93
+    assert np.mean(hits_ctx) < 0.8
+    power = [stereoset.metrics(_stereoset_items(rng, 1.5), n_resamples=20)["ss"]["p_value"]
+             for _ in range(50)]
+    assert np.mean(np.array(power) < ALPHA) > 0.8
 
 
 # -- compare before / after (paired test and bootstrap of the mean change) ------------------

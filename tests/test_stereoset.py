@@ -12,11 +12,13 @@ from fake_lm import FakeCausal, FakeMasked
 from genderscope.datasets.stereoset import StereoSetItem, load_stereoset
 from genderscope.errors import DataError, GenderscopeError
 from genderscope.measures.stereoset import (
+    FAMILY,
     filled_context,
     run_stereoset,
     score_items,
     ss_lms_icat,
 )
+from genderscope.stats import adjust_pvalues
 
 
 def test_real_flat_file(data_dir: Path) -> None:
@@ -238,3 +240,72 @@ def test_smollm2_prefers_meaningful_fillers(data_dir: Path, smollm2) -> None:
     items = load_stereoset(data_dir / "stereoset", bias_types=("gender",))[:40]
     res = run_stereoset(smollm2, items, n_resamples=500)
     assert res.summary["overall"]["lms"]["ci_low"] > 55
+
+
+def _many_items() -> list[StereoSetItem]:
+    """Gender: 5 targets x 4 contexts, stereotype preferred in 3 of 4 for every target
+    but one; race: 4 targets x 4 contexts, preferred in 1, 2, 3, 1 of 4."""
+    out = []
+    for bt, n_t in (("gender", 5), ("race", 4)):
+        for t in range(n_t):
+            for j in range(4):
+                win = (j < (3 if t else 2)) if bt == "gender" else j < 1 + t % 3
+                s, a = ("good", "bad") if win else ("bad", "good")
+                ctx = f"The {bt}{t} person number {j} is BLANK."
+                out.append(StereoSetItem(f"{bt}{t}-{j}", f"{bt}{t}", bt, ctx,
+                                         ctx.replace("BLANK", s), ctx.replace("BLANK", a),
+                                         ctx.replace("BLANK", "zzz"), path="mem",
+                                         index=len(out)))
+    return out
+
+
+def test_intervals_and_tests_are_over_targets() -> None:
+    from scipy import stats
+
+    lm = FakeMasked({"good": -1.0, "bad": -2.0, "zzz": -5.0})
+    res = run_stereoset(lm, _many_items(), n_resamples=300)
+    by = res.summary["by_bias_type"]
+    ss_t = np.array([50.0, 75.0, 75.0, 75.0, 75.0])
+    g = by["gender"]["ss"]
+    assert g["estimate"] == pytest.approx(ss_t.mean())
+    # Student-t interval over the 5 target means, not a bootstrap over 20 contexts
+    lo, hi = stats.ttest_1samp(ss_t, 50.0).confidence_interval()
+    assert (g["ci_low"], g["ci_high"]) == pytest.approx((lo, hi))
+    assert g["n"] == 5 and g["n_items"] == 20
+    for scope in (by["gender"], by["race"], res.summary["overall"]):
+        assert {scope[k]["ci_unit"] for k in ("ss", "lms", "icat")} == {"targets"}
+    assert by["gender"]["icat"]["method"] == "cluster percentile bootstrap"
+    assert by["gender"]["icat"]["n_units"] == 5
+    # SS vs 50 per bias type: t-test over targets, one Holm family over bias types
+    assert g["p_value"] == pytest.approx(stats.ttest_1samp(ss_t, 50.0).pvalue)
+    raw = [by[bt]["ss"]["p_value"] for bt in ("gender", "race")]
+    assert by["race"]["ss"]["estimate"] == 43.75
+    adj = adjust_pvalues(raw, "holm")
+    for bt, a in zip(("gender", "race"), adj, strict=True):
+        assert by[bt]["ss"]["p_adjusted"] == pytest.approx(a)
+        assert by[bt]["ss"]["family"] == FAMILY
+    t = res.tables["by_bias_type"].set_index("bias_type")
+    assert t.loc["gender", "p_adjusted"] == pytest.approx(adj[0])
+    assert set(t["ci_unit"]) == {"targets"}
+
+
+def test_card_reads_adjusted_p_and_compares_over_targets() -> None:
+    from genderscope.measures.stereoset_card import STEREOSET
+
+    lm = FakeMasked({"good": -1.0, "bad": -2.0, "zzz": -5.0})
+    res = run_stereoset(lm, _many_items(), n_resamples=300)
+    h = STEREOSET.headlines(res)[0]
+    assert h.ci_unit == "targets" and h.family == FAMILY
+    assert h.p_adjusted == pytest.approx(res.summary["gender"]["ss"]["p_adjusted"])
+    assert "adjusted p" in h.reading()
+    pa = STEREOSET.paired(res)
+    assert pa.unit == "targets" and pa.clusters.nunique() == 9
+    # the paired statistic is the macro mean over targets (the SS estimate)
+    assert pa.statistic(pa.frame.to_numpy(float)) == pytest.approx(
+        res.summary["overall"]["ss"]["estimate"])
+    # a target drawn twice by the cluster bootstrap counts twice
+    x = pa.frame.to_numpy(float)
+    first = np.flatnonzero(pa.clusters.to_numpy() == "gender0")
+    doubled = np.concatenate([np.arange(len(x)), first])
+    ss_t = np.r_[50.0, 50.0, np.full(4, 75.0), 25.0, 50.0, 75.0, 25.0]
+    assert pa.statistic(x[doubled]) == pytest.approx(ss_t.mean())

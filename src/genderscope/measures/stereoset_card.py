@@ -7,7 +7,6 @@ The measure itself is :mod:`genderscope.measures.stereoset`; its docs page is
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 import numpy as np
@@ -16,7 +15,6 @@ import pandas as pd
 from genderscope.measures.card_tools import (
     LM_KINDS,
     data_files,
-    item_frame,
     note_subset,
     subset,
     top_rows,
@@ -27,14 +25,20 @@ from genderscope.results import Result
 
 
 def _macro_mean(a: np.ndarray) -> float:
-    """Mean over groups (column 1) of the group means of column 0."""
-    groups = np.unique(a[:, 1])
-    return float(np.mean([a[a[:, 1] == g, 0].mean() for g in groups]))
+    """Weighted mean of column 0 with weights column 1 (1 / items of the row's target):
+    the mean over targets of the target means, and a target drawn twice by a cluster
+    bootstrap counts twice."""
+    return float(np.sum(a[:, 0] * a[:, 1]) / np.sum(a[:, 1]))
 
 
-def _code(text: str) -> float:
-    """A stable number for a label (same in every run), for group columns of Paired frames."""
-    return float(int(hashlib.sha256(str(text).encode()).hexdigest()[:12], 16))
+def paired(r: Result) -> Paired:
+    """SS per context (100 or 0) with target weights; comparisons resample targets."""
+    df = r.items.drop_duplicates("item_id")
+    n_t = df.groupby("target")["item_id"].transform("size").to_numpy(float)
+    frame = pd.DataFrame({"v": 100.0 * df["stereo_over_anti"].astype(float).to_numpy(),
+                          "w": 1.0 / n_t}, index=df["item_id"].to_numpy())
+    return Paired(frame, _macro_mean, unit="targets",
+                  clusters=pd.Series(df["target"].astype(str).to_numpy(), index=frame.index))
 
 
 def subset_size(ctx: Context) -> int | None:
@@ -108,10 +112,7 @@ def highlights(r: Result) -> pd.DataFrame | None:
 STEREOSET = Measure(
     name="stereoset", title="StereoSet intrasentence (gender)", kinds=LM_KINDS, langs=("en",),
     run=run, headlines=headlines, plot=plot, highlights=highlights,
-    paired=lambda r: Paired(item_frame(r.items.assign(
-        v=100.0 * r.items["stereo_over_anti"].astype(float),
-        t=r.items["target"].map(_code)), "item_id", ["v", "t"]), _macro_mean,
-        unit="contexts"),
+    paired=paired,
     params=lambda ctx: {"bias_type": "gender", "n": subset_size(ctx), "seed": ctx.seed,
                         "n_resamples": ctx.n_resamples},
     data_files=lambda ctx: data_files(ctx.data("stereoset"), "*.json*"),
@@ -120,13 +121,16 @@ STEREOSET = Measure(
                    "anti-stereotypical and an unrelated filler. SS = % of items where the "
                    "stereotypical filler beats the anti-stereotypical one (macro-averaged over "
                    "target terms); LMS = % of meaningful fillers beating the unrelated one; "
-                   "ICAT = LMS·min(SS, 100−SS)/50 (Nadeem et al. 2021, Sec. 4). Percentile "
-                   "bootstrap CI over items.",
+                   "ICAT = LMS·min(SS, 100−SS)/50 (Nadeem et al. 2021, Sec. 4). Contexts "
+                   "share their target term, so the unit that varies is the target: SS and "
+                   "LMS have t intervals over per-target scores, ICAT a cluster bootstrap "
+                   "over targets; SS is tested against 50 by a one-sample t-test over "
+                   "targets, Holm-adjusted over the bias types run together.",
         citation="Nadeem, Bethke & Reddy (2021). StereoSet: Measuring stereotypical bias in "
                  "pretrained language models. ACL.",
         caveats=("Blodgett et al. (2021) report the same kinds of data-quality problems as "
                  "in CrowS-Pairs (unclear stereotypes, ungrammatical or mismatched options).",
-                 "Only the public dev split; the gender domain has few target terms, so CIs "
+                 "Only the public dev split; the gender domain has 10 target terms, so CIs "
                  "are wide."),
         subset="150 of 255 gender contexts (--quick: 30), seeded"))
 
