@@ -30,7 +30,8 @@ from genderscope.measures.amplification import (
     objects_from_tagger,
     per_object_amplification,
 )
-from genderscope.measures.amplification_card import plot_amplification
+from genderscope.measures.amplification_card import BIAS_AMPLIFICATION, plot_amplification
+from genderscope.stats import bootstrap_ci
 
 GW = {"man": ["man", "he", "his"], "woman": ["woman", "she", "her"]}
 TOY = ["A man is cooking in the kitchen.", "A woman is cooking dinner.",
@@ -163,6 +164,28 @@ def test_ratio_table_reducingbias(data_dir: Path) -> None:
     assert before.summary["n_objects"] == 66
     # RBA calibration reduces amplification (Zhao et al. 2017, Sec. 5)
     assert 0 < after.summary["mean_bias_amplification"]["estimate"] < est
+
+
+def test_ci_resamples_objects_and_says_so(data_dir: Path) -> None:
+    """The headline CI is a bootstrap over the objects (verbs) the mean runs over, and
+    summary and report card name that unit."""
+    train = ["man cooking", "woman cooking", "woman cooking", "man ball", "man ball",
+             "man ball", "woman ball", "man car", "man car", "woman car"]
+    gen = ["woman cooking", "woman cooking", "man ball", "woman ball", "man car"]
+    res = bias_amplification(train, gen, ["cooking", "ball", "car"], GW, n_resamples=300,
+                             seed=3)
+    m = res.summary["mean_bias_amplification"]
+    assert m["ci_unit"] == "objects" and m["n"] == 3
+    per = res.items.set_index("object")["amplification"].to_numpy()
+    ref = bootstrap_ci(per, n_resamples=300, seed=3)
+    assert (m["ci_low"], m["ci_high"]) == pytest.approx((ref.ci_low, ref.ci_high))
+    assert res.summary["share_amplified"]["ci_unit"] == "objects"
+    verbs = bias_amplification_from_ratios(load_ratio_table(
+        data_dir / "reducingbias" / "imSitu_gender_ratio_dev_res.csv"), n_resamples=200)
+    v = verbs.summary["mean_bias_amplification"]
+    assert v["ci_unit"] == "verbs" and v["n"] == 212 and v["ci_low"] < v["ci_high"]
+    h = BIAS_AMPLIFICATION.headlines(verbs)[0]
+    assert h.ci_unit == "verbs" and "resampling verbs" in h.ci_text()
 
 
 def test_ratio_table_errors(tmp_path: Path) -> None:

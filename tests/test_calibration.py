@@ -14,7 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from genderscope.datasets.captions import RatioTable
 from genderscope.measures import bec_pro, lpbs, stereoset
+from genderscope.measures.amplification import bias_amplification_from_ratios
 from genderscope.measures.counterfactual import diff_ci
 from genderscope.measures.crows_pairs import per_bias_type
 from genderscope.measures.winobias import summarise as wino_summarise
@@ -210,6 +212,30 @@ def test_stereoset_ss_interval_and_test_over_targets() -> None:
     power = [stereoset.metrics(_stereoset_items(rng, 1.5), n_resamples=20)["ss"]["p_value"]
              for _ in range(50)]
     assert np.mean(np.array(power) < ALPHA) > 0.8
+
+
+
+# -- bias amplification: the mean runs over objects ------------------------------------------
+def test_amplification_ci_over_objects_covers(tmp_path) -> None:
+    """66 objects (as COCO MLC): training share b* ~ U(0.2, 0.8), each object's true
+    drift towards its majority d ~ N(0, 0.04) (mean 0: no amplification on average),
+    predicted share from 40 captions. The object-bootstrap CI covers 0."""
+    rng = np.random.default_rng(95)
+    path = tmp_path / "ratios.csv"
+    path.write_text("object,training_ratio,predicted\n")
+    hits = []
+    for k in range(400):
+        b = rng.uniform(0.2, 0.8, 66)
+        p = b + np.sign(b - 0.5) * rng.normal(0, 0.04, 66)
+        table = RatioTable([f"o{i}" for i in range(66)], list(b),
+                           list(rng.binomial(40, p) / 40), "object", "training_ratio",
+                           "predicted", str(path))
+        m = bias_amplification_from_ratios(table, n_resamples=400, seed=k).summary[
+            "mean_bias_amplification"]
+        hits.append(m["ci_low"] <= 0.0 <= m["ci_high"])
+    print(f"bias amplification: object-bootstrap CI coverage {np.mean(hits):.3f}")
+    assert m["ci_unit"] == "objects"
+    assert _within(float(np.mean(hits)), COVER)
 
 
 # -- compare before / after (paired test and bootstrap of the mean change) ------------------

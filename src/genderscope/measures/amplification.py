@@ -18,6 +18,13 @@ several groups, or none, are skipped and counted. O is the set of objects that
 co-occur with a gender group in both corpora; objects never seen with a gender
 in training, or never in the output, are reported and excluded (b is
 undefined for them).
+
+Uncertainty: what varies is the set of objects (activities) the mean runs over,
+so the 95 % CI of the mean is a percentile bootstrap over objects, each object's
+term (with its own count noise) drawn as one unit; ``ci_unit`` names them
+(``"objects"``, or ``"verbs"`` / ``"activities"`` after a ratio table's name
+column). The share of amplified objects has a Wilson interval over the same
+units. No p-values, so no multiplicity family.
 """
 
 from __future__ import annotations
@@ -35,6 +42,8 @@ from genderscope.results import Result
 from genderscope.stats import bootstrap_ci, proportion_ci
 
 _WORD = re.compile(r"[a-z0-9]+")
+RATIO_UNITS = {"verb": "verbs", "activity": "activities"}
+"""``ci_unit`` by a ratio table's name column (any other: ``"objects"``)."""
 
 
 def tokens(text: str) -> list[str]:
@@ -148,7 +157,7 @@ def objects_from_tagger(captions: Sequence[str], gender_words: dict[str, list[st
 
 def _result(names: Sequence[str], groups: Sequence[str], b_train: np.ndarray,
             b_out: np.ndarray, extra: dict[str, Any], meta: dict[str, Any], *,
-            seed: int, n_resamples: int, what: str) -> Result:
+            seed: int, n_resamples: int, what: str, unit: str = "objects") -> Result:
     """Assemble the per-object table and summary from b* and b~ (NaN rows excluded)."""
     valid_train = ~np.isnan(b_train).any(axis=1)
     valid_out = ~np.isnan(b_out).any(axis=1)
@@ -177,7 +186,7 @@ def _result(names: Sequence[str], groups: Sequence[str], b_train: np.ndarray,
     items["amplified"] = np.where(keep, amp > 0, False)
     inc = items[keep].sort_values("amplification", ascending=False)
     mean = float(amp[keep].mean())
-    ci = bootstrap_ci(amp[keep], n_resamples=n_resamples, seed=seed)
+    ci = bootstrap_ci(amp[keep], n_resamples=n_resamples, seed=seed, unit=unit)
     n_amp = int((amp[keep] > 0).sum())
     summary = {
         "mean_bias_amplification": {**ci.as_dict(), "estimate": mean},
@@ -185,7 +194,7 @@ def _result(names: Sequence[str], groups: Sequence[str], b_train: np.ndarray,
         "n_objects": int(keep.sum()),
         "n_unseen_training": int((~valid_train).sum()),
         f"n_unseen_{what.split()[0]}": int((valid_train & ~valid_out).sum()),
-        "share_amplified": proportion_ci(n_amp, int(keep.sum())).as_dict(),
+        "share_amplified": proportion_ci(n_amp, int(keep.sum())).as_dict() | {"ci_unit": unit},
         "most_amplified": inc.head(5)[["object", "amplification"]].to_dict("records"),
         "least_amplified": inc.tail(5)[::-1][["object", "amplification"]].to_dict("records"),
     }
@@ -243,5 +252,6 @@ def bias_amplification_from_ratios(table: RatioTable, *, groups: tuple[str, str]
                        "predicted_column": table.predicted_column,
                        "ratio_of": groups[0]},
             "data": {"ratios": table.path, "file_sha256": file_sha256(table.path)}}
+    unit = RATIO_UNITS.get(table.name_column, "objects")
     return _result(table.objects, groups, b_train, b_pred, {}, meta, seed=seed,
-                   n_resamples=n_resamples, what="predicted")
+                   n_resamples=n_resamples, what="predicted", unit=unit)

@@ -34,7 +34,8 @@ BIAS_AMPLIFICATION = Measure(
     card=MethodCard(
         definition="Mean over objects of the increase in gender skew b(o, g) = c(o, g) / "
                    "Σ_g' c(o, g') from training data to model output (Zhao et al. 2017, "
-                   "eq. 2).",
+                   "eq. 2). 95 % CI: percentile bootstrap over the objects (or activities) "
+                   "the mean runs over; no test, so no multiplicity family.",
         citation="Zhao, Wang, Yatskar, Ordonez & Chang (2017). Men Also Like Shopping. EMNLP.",
         caveats=("Needs a captioning model's outputs; not run on language models.",)))
 
