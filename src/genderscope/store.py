@@ -417,6 +417,18 @@ class Store:
                               [(run_id, n, b) for n, b in tables.items()])
         return run_id
 
+    def update_summary(self, run_id: str, summary: Mapping[str, Any]) -> None:
+        """Replace the stored summary of run ``run_id`` (exact id), e.g. when the tests
+        run together were adjusted as one family after each was recorded, so the record
+        says what ``summary.json`` says."""
+        if self.readonly:
+            raise GenderscopeError(f"store {self.path} is open read-only")
+        with self._transaction():
+            cur = self._con.execute("UPDATE runs SET summary=? WHERE run_id=?",
+                                    (to_json(summary), run_id))
+            if cur.rowcount != 1:
+                raise GenderscopeError(f"no run {run_id!r} in store {self.path}")
+
     def find_run(self, cache_key: str) -> str | None:
         """Id of the newest run recorded with this ``cache_key``, or None."""
         row = self._con.execute("SELECT run_id FROM runs WHERE cache_key=? "

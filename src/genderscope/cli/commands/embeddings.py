@@ -95,8 +95,9 @@ def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | N
         if result is None:
             rows.append({"test": name, "error": error})
             continue
-        if len(ok) > 1:  # the saved summary gains the family's adjusted p
+        if len(ok) > 1:  # the saved summary and the stored run gain the family's p
             result.save(base / name)
+            store.update_summary(result.metadata["run_id"], result.summary)
         runs[name] = result.metadata["run_id"]
         rows.append(_row(result))
     table_df = pd.DataFrame(rows)
