@@ -226,6 +226,7 @@ def test_cli(data_dir: Path, tiny_bert_dir: Path, tmp_path: Path) -> None:
                                  "--out", str(tmp_path / "o")])
     assert r.exit_code == 0, r.output
     assert "ICAT" in r.output and (tmp_path / "o" / "by_bias_type.csv").is_file()
+    assert "over target terms" in r.output and "p (Holm)" in r.output
     bad = CliRunner().invoke(app, ["run", "stereoset", "--model", str(tiny_bert_dir),
                                    "--data", str(data_dir), "--scoring", "mean",
                                    "--out", str(tmp_path / "bad")])

@@ -142,13 +142,20 @@ def _crows_tables(result: Result) -> list[Table]:
 
 def _stereoset_tables(result: Result) -> list[Table]:
     s = result.summary
-    t = Table(title="StereoSet intrasentence (ideal: LMS 100, SS 50, ICAT 100)")
-    for col in ("domain", "n", "LMS [95% CI]", "SS [95% CI]", "ICAT [95% CI]"):
+    t = Table(title="StereoSet intrasentence (ideal: LMS 100, SS 50, ICAT 100)",
+              caption="95% CIs over target terms; p: t-test of SS vs 50 over targets, "
+                      "Holm over the bias types")
+    for col in ("domain", "n", "targets", "LMS [95% CI]", "SS [95% CI]", "ICAT [95% CI]",
+                "p (Holm)"):
         t.add_column(col, justify="left" if col == "domain" else "right")
     rows = [("all", s["overall"])] + sorted(s["by_bias_type"].items())
     for name, m in rows:
         label = f"[bold]{name}[/bold]" if name in ("all", "gender") else name
-        t.add_row(label, str(m["n_items"]), _ci(m["lms"], 1), _ci(m["ss"], 1), _ci(m["icat"], 1))
+        ss = m["ss"]
+        p = "–" if ss.get("p_value") is None else _fmt(ss["p_value"], 3) + (
+            f" ({_fmt(ss['p_adjusted'], 3)})" if ss.get("p_adjusted") is not None else "")
+        t.add_row(label, str(m["n_items"]), str(m.get("n_targets", "")), _ci(m["lms"], 1),
+                  _ci(ss, 1), _ci(m["icat"], 1), p)
     return [t]
 
 
