@@ -1,0 +1,161 @@
+"""Plans of the measures over texts rather than model scores: the gender-analogy attack
+on a classifier and bias amplification in generated captions (see :mod:`genderscope.plans`
+for what a plan is)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from genderscope.errors import GenderscopeError
+from genderscope.plans import Plan, _check_min
+from genderscope.results import Result
+
+
+def attack(*, data: Path, vectors: Any = "glove-6b-50d", lm: Any = "smollm2",
+           lm_threshold: float = 0.25, lm_window: int = 3, candidates: int = 8,
+           min_similarity: float = 0.0, directions: Sequence[str] | str = (
+               "man->woman", "woman->man"), pop_size: int = 60, generations: int = 20,
+           max_queries: int = 2000, target: str | None = None, text_column: str | None = None,
+           limit: int | None = None, sample_seed: int | None = None, examples: int = 10,
+           seed: int = 0, progress: bool = False) -> Plan:
+    """Genetic gender-analogy attack (Alzantot et al. 2018) on a classifier.
+
+    ``vectors``: word vectors for the analogy candidates (name, file or a loaded
+    adapter); ``lm``: causal LM of the fluency filter (spec, adapter or ``"none"``).
+    ``seed`` seeds the genetic search (recorded in ``metadata["seed"]``).
+    """
+    from genderscope.attack import DIRECTIONS, AnalogyNeighbours
+    from genderscope.attack.constraint import check_lm_filter_options
+    from genderscope.attack.transformation import check_min_similarity
+    from genderscope.datasets.texts import load_texts
+    from genderscope.models.vectors import load_vectors
+
+    check_lm_filter_options(lm_threshold, lm_window)
+    check_min_similarity(min_similarity)
+    _check_min("--pop-size", pop_size, 2)
+    _check_min("--generations", generations, 1)
+    _check_min("--max-queries", max_queries, 1)
+    dirs = [d.strip() for d in (directions.split(",") if isinstance(directions, str)
+                                else directions) if d.strip()]
+    bad = [d for d in dirs if d not in DIRECTIONS]
+    if bad or not dirs:
+        raise GenderscopeError(f"--directions: unknown {bad or directions!r}; use "
+                               f"{', '.join(DIRECTIONS)}")
+    td = load_texts(data, text_column=text_column, limit=limit, sample_seed=sample_seed)
+    if isinstance(lm, (str, Path)) and str(lm).lower() != "none":
+        from genderscope.models.loading import detect_kind, resolve_spec
+
+        if detect_kind(resolve_spec(str(lm))) != "causal":
+            raise GenderscopeError(f"--lm {lm}: the fluency filter needs a causal (left-to-"
+                                   "right) language model, e.g. smollm2 or gpt2")
+    wv = load_vectors(vectors) if isinstance(vectors, (str, Path)) else vectors
+    neighbours = AnalogyNeighbours.from_vectors(wv, n=candidates, min_similarity=min_similarity)
+    params = {"vectors": str(vectors) if isinstance(vectors, (str, Path)) else wv.name,
+              "lm": str(lm) if isinstance(lm, (str, Path)) else getattr(lm, "fingerprint", None),
+              "lm_threshold": lm_threshold, "lm_window": lm_window,
+              "candidates": candidates, "min_similarity": min_similarity, "directions": dirs,
+              "pop_size": pop_size, "generations": generations, "max_queries": max_queries,
+              "target": target, "limit": limit, "sample_seed": sample_seed}
+
+    def run(clf: Any) -> Result:
+        import time
+
+        from genderscope.attack import GenderAttack, GeneticSearch, LMFilter, lm_scorer
+        from genderscope.measures.attack import summarize_attack
+        from genderscope.progress import progress_bar
+
+        target_idx = None
+        if target is not None:
+            if clf.labels is None:
+                raise GenderscopeError(f"--target {target!r}: this classifier does not name "
+                                       "its classes, so a target label cannot be chosen")
+            if target not in clf.labels:
+                raise GenderscopeError(f"--target {target!r} is not a label of the classifier"
+                                       f" (labels: {', '.join(map(str, clf.labels))})")
+            target_idx = clf.labels.index(target)
+        model = None
+        if isinstance(lm, (str, Path)):
+            if str(lm).lower() != "none":
+                from genderscope.models.loading import load_lm
+
+                model = load_lm(lm, kind="causal", store=plan.store)
+        else:
+            model = lm
+        lm_filter = None if model is None else LMFilter(
+            lm_scorer(model), threshold=lm_threshold, window=lm_window, name=model.fingerprint)
+        search = GeneticSearch(pop_size=pop_size, max_generations=generations,
+                               max_queries=max_queries)
+        atk = GenderAttack(clf, neighbours, lm_filter=lm_filter, search=search, seed=seed,
+                           target=target_idx)
+        t0 = time.perf_counter()
+        with progress_bar("attack", len(td.texts) * len(dirs), enabled=progress) as advance:
+            outcomes = atk.attack_many(td.texts, dirs, progress=lambda n: advance(1))
+        meta = {"model": clf.describe(), "vectors": wv.describe(),
+                "lm": model.describe() if model is not None else None,
+                "lm_filter": lm_filter.describe() if lm_filter else None,
+                "data": td.describe(), "seed": seed,
+                "wall_seconds": time.perf_counter() - t0,
+                "classifier_queries": clf.queries,
+                "params": {"classifier": getattr(clf, "name", None), **params}}
+        return summarize_attack(outcomes, n_texts=len(td.texts), labels=clf.labels,
+                                metadata=meta, n_examples=examples)
+
+    plan = Plan("attack", "classifier", run)
+    return plan
+
+
+def bias_amplification(*, train: Path | None = None, generated: Path | None = None,
+                       objects: Path | None = None, gender_words: Path | None = None,
+                       pos: str = "NOUN", min_count: int = 5, plurals: bool = True,
+                       ratios: Path | None = None, predicted_column: str | None = None,
+                       plot: Path | None = None, seed: int = 0,
+                       progress: bool = False) -> Plan:
+    """Mean bias amplification (Zhao et al. 2017, sec. 2) between training data and a
+    model's output: captions (``train`` + ``generated``) or a per-object ``ratios``
+    table. No model (``model=None``). ``seed`` seeds the bootstrap over objects;
+    ``plot``: where the figure goes when the result is saved."""
+    from genderscope.datasets import captions as cap
+    from genderscope.measures import amplification as amp
+    from genderscope.measures.amplification_card import plot_amplification
+    from genderscope.outputs import check_output_file
+    from genderscope.results import file_sha256
+
+    _check_min("--min-count", min_count, 1)
+    if plot is not None:
+        check_output_file(plot, "--plot", suffixes=(".png", ".svg", ".pdf"))
+    if ratios is not None:
+        if train is not None or generated is not None:
+            raise GenderscopeError("give either --ratios or --train and --generated")
+        table = cap.load_ratio_table(ratios, predicted_column=predicted_column)
+        compute: Callable[[], Result] = lambda: amp.bias_amplification_from_ratios(  # noqa: E731
+            table, seed=seed)
+    else:
+        if train is None or generated is None:
+            raise GenderscopeError("give --train and --generated (or --ratios)")
+        gw = cap.load_gender_words(gender_words)
+        tr = cap.load_captions(train)
+        gen = cap.load_captions(generated)
+        objs = cap.load_objects(objects) if objects is not None else \
+            amp.objects_from_tagger(tr, gw, pos=tuple(p.strip().upper() for p in pos.split(",")),
+                                    min_count=min_count)
+        data: dict[str, Any] = {"train": str(train), "generated": str(generated),
+                                "file_sha256": {"train": file_sha256(train),
+                                                "generated": file_sha256(generated)}}
+        if objects is not None:
+            data["objects"] = str(objects)
+            data["file_sha256"]["objects"] = file_sha256(objects)
+        compute = lambda: amp.bias_amplification(  # noqa: E731
+            tr, gen, objs, gw, plurals=plurals, seed=seed, data=data)
+    def run(_: Any) -> Result:
+        from genderscope.progress import progress_bar
+
+        with progress_bar("bias amplification", 1, enabled=progress) as advance:
+            result = compute()
+            advance(1)
+        return result
+
+    return Plan("bias-amplification", "none", run,
+                figure=plot_amplification, figure_path=Path(plot) if plot else None,
+                figure_name="amplification.png")
