@@ -178,6 +178,18 @@ def _stereoset_items(rng: np.random.Generator, shift: float = 0.0) -> pd.DataFra
                          < p[term], "n_related": rng.integers(0, 3, term.size)})
 
 
+def _ss_over_contexts(pro: np.ndarray, term: np.ndarray, n_terms: int) -> np.ndarray:
+    """SS (mean over targets of per-target SS_t) of each row of resampled contexts,
+    ``pro`` and ``term`` shaped (B, n): the statistic of the interval before issue 11,
+    which resampled contexts as if iid (kept here only as the comparison baseline)."""
+    b = pro.shape[0]
+    offs = (term + n_terms * np.arange(b)[:, None]).ravel()
+    count = np.bincount(offs, minlength=b * n_terms).reshape(b, n_terms)
+    n_pro = np.bincount(offs, weights=pro.ravel(), minlength=b * n_terms).reshape(b, n_terms)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.nanmean(np.where(count > 0, 100.0 * n_pro / count, np.nan), axis=1)
+
+
 def test_stereoset_ss_interval_and_test_over_targets() -> None:
     """SS: the t interval / t-test over target means covers and holds its size; the
     old percentile bootstrap over contexts does not, nor does a percentile cluster
@@ -197,10 +209,11 @@ def test_stereoset_ss_interval_and_test_over_targets() -> None:
             hits_boot.append(c.ci_low <= 50.0 <= c.ci_high)
         if k < 100:  # the interval before issue 11: contexts resampled as if iid
             term = pd.factorize(df["target"])[0]
-            pro, rel = df["stereo_over_anti"].to_numpy(float), df["n_related"].to_numpy()
-            c = index_bootstrap_ci([len(df)], lambda i, pro=pro, rel=rel, term=term:
-                                   stereoset.ss_lms_icat(pro[i[0]], rel[i[0]], term[i[0]],
-                                                         10)[0], n_resamples=300, seed=k)
+            pro = df["stereo_over_anti"].to_numpy(float)
+            c = index_bootstrap_ci([len(df)], lambda i, pro=pro, term=term:
+                                   _ss_over_contexts(pro[i[0]], term[i[0]], 10),
+                                   n_resamples=300, seed=k)
+            assert c.estimate == pytest.approx(ss["estimate"])
             hits_ctx.append(c.ci_low <= 50.0 <= c.ci_high)
     print(f"StereoSet SS coverage: t over targets {np.mean(hits):.3f} (size "
           f"{np.mean(np.array(p) < ALPHA):.3f}), cluster bootstrap {np.mean(hits_boot):.3f}, "

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from fake_lm import FakeCausal, FakeMasked
 
@@ -14,9 +15,10 @@ from genderscope.errors import DataError, GenderscopeError
 from genderscope.measures.stereoset import (
     FAMILY,
     filled_context,
+    metrics,
     run_stereoset,
     score_items,
-    ss_lms_icat,
+    target_scores,
 )
 from genderscope.stats import adjust_pvalues
 
@@ -72,15 +74,19 @@ def test_canonical_format(tmp_path: Path) -> None:
         "The nurse is caring.", "The nurse is rude.", "The nurse is banana.")
 
 
-def test_ss_lms_icat_by_hand() -> None:
-    # term 0: 2 items, pro = 1, 0; related = 2, 1 -> SS 50, LMS 75
-    # term 1: 1 item,  pro = 1;    related = 0    -> SS 100, LMS 0
-    pro = np.array([1, 0, 1])
-    rel = np.array([2, 1, 0])
-    term = np.array([0, 0, 1])
-    ss, lms, icat = ss_lms_icat(pro, rel, term, 2)
-    assert ss[0] == pytest.approx(75.0) and lms[0] == pytest.approx(37.5)
-    assert icat[0] == pytest.approx(37.5 * 25 / 50)
+def test_target_scores_and_metrics_by_hand() -> None:
+    # term a: 2 items, pro = 1, 0; related = 2, 1 -> SS 50, LMS 75
+    # term b: 1 item,  pro = 1;    related = 0    -> SS 100, LMS 0
+    df = pd.DataFrame({"target": ["a", "a", "b"], "stereo_over_anti": [True, False, True],
+                       "n_related": [2, 1, 0]})
+    per = target_scores(df)
+    assert list(per.target) == ["a", "b"] and list(per.n) == [2, 1]
+    assert list(per.ss) == [50.0, 100.0] and list(per.lms) == [75.0, 0.0]
+    m = metrics(df, n_resamples=50)
+    assert m["ss"]["estimate"] == pytest.approx(75.0)
+    assert m["lms"]["estimate"] == pytest.approx(37.5)
+    assert m["icat"]["estimate"] == pytest.approx(37.5 * 25 / 50)
+    assert m["n_items"] == 3 and m["n_targets"] == 2
 
 
 def _items() -> list[StereoSetItem]:
