@@ -10,7 +10,10 @@ configurations. Run it under the shared lock so timings are valid:
 Classifier: MiniLM embeddings + logistic regression trained on ``--n-train`` Davidson
 tweets (or ``--classifier SPEC``); GloVe 6B 50d substitutions; SmolLM2 LM filter
 without a score store (nothing cached between configurations except the GloVe
-neighbours, warmed up before timing).
+neighbours, warmed up before timing). Data: the gsoc2019-bias folder found by
+``genderscope.datasets.locations.find_benchmark`` (``$GENDERSCOPE_DATA``, else
+``shared/data`` or ``../shared/data``), or ``--data-dir``. ``--record`` writes two rows
+(query cache; LM batching) to benchmarks/results/ for the README speed table.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from benchrecord import Recorder, add_record_options  # noqa: E402
 
 from genderscope.attack import (  # noqa: E402
     DIRECTIONS,
@@ -36,11 +40,10 @@ from genderscope.attack import (  # noqa: E402
     WordText,
     lm_scorer,
 )
+from genderscope.datasets.locations import find_benchmark  # noqa: E402
 from genderscope.models.classifier import Classifier, load_classifier  # noqa: E402
 from genderscope.models.loading import load_lm  # noqa: E402
 from genderscope.models.vectors import load_vectors  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def davidson_classifier(data_dir: Path, n_train: int, seed: int) -> tuple[object, np.ndarray]:
@@ -62,16 +65,18 @@ def davidson_classifier(data_dir: Path, n_train: int, seed: int) -> tuple[object
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data-dir", type=Path,
-                    default=Path(os.environ.get("GENDERSCOPE_TEST_DATA",
-                                                REPO.parent / "shared" / "data"))
-                    / "gsoc2019-bias")
+    ap.add_argument("--data-dir", type=Path, default=None,
+                    help="the gsoc2019-bias folder (default: find_benchmark's lookup)")
     ap.add_argument("--classifier", default=None, help="SPEC; default: train MiniLM+logreg")
     ap.add_argument("--n-train", type=int, default=600)
     ap.add_argument("--n", type=int, default=10, help="tweets to attack (both directions)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cpu", help="cpu, cuda or mps (the SmolLM2 filter)")
+    add_record_options(ap)
     args = ap.parse_args()
+    recorder = Recorder.from_args(__file__, args)
+    if args.data_dir is None:
+        args.data_dir = find_benchmark("gsoc2019-bias")
 
     t = time.perf_counter()
     model, pool = davidson_classifier(args.data_dir, args.n_train, args.seed)
@@ -117,6 +122,23 @@ def main() -> None:
           f"{unb['s/attack'] / on['s/attack']:.2f}x faster per attack")
     same = all(v == outcomes[configs[0][0]] for v in outcomes.values())
     print(f"identical outcomes across configurations: {same}")
+    what = (f"gender-analogy attack per text ({len(outcomes[configs[0][0]])} attacks on "
+            f"{len(tweets)} tweets)")
+    recorder.write(
+        case="query-cache", what=what + ": classifier query cache",
+        baseline="no query cache", baseline_s=float(off["s/attack"]),
+        genderscope="query cache", genderscope_s=float(on["s/attack"]), device=args.device,
+        extra=[{"name": "model evaluations per attack", "value": float(off["evaluated/attack"]),
+                "side": "baseline"},
+               {"name": "model evaluations per attack", "value": float(on["evaluated/attack"])},
+               {"name": "identical outcomes", "value": "yes" if same else "no"}])
+    recorder.write(
+        case="lm-batching", what=what + ": LM filter batching",
+        baseline="LM one window per call", baseline_s=float(unb["s/attack"]),
+        genderscope="LM batched", genderscope_s=float(on["s/attack"]), device=args.device,
+        extra=[{"name": "LM calls", "value": int(unb["lm calls"]), "side": "baseline"},
+               {"name": "LM calls", "value": int(on["lm calls"])},
+               {"name": "identical outcomes", "value": "yes" if same else "no"}])
 
 
 if __name__ == "__main__":

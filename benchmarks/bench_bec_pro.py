@@ -19,9 +19,11 @@ row with correct masks (not the 23 mis-masked rows), and a profession with as
 many wordpieces as words (so one mask per piece == the published one per word).
 
 Run (under the shared lock):  flock /tmp/gs-heavy.lock python benchmarks/bench_bec_pro.py
-Options: --data-dir (default ../shared/data), --work (model + outputs folder),
---rows N (seed way on the first N rows only, scaled to 5,400), --size tiny (smoke test),
---device cpu|cuda (both ways).
+Options: --data-dir (the folder holding bec-pro/; default: the one
+``genderscope.datasets.locations.find_benchmark`` finds, ``$GENDERSCOPE_DATA`` first),
+--work (model + outputs folder), --rows N (seed way on the first N rows only, scaled
+to 5,400), --size tiny (smoke test), --device cpu|cuda (both ways), --record (write the
+row to benchmarks/results/ for the README speed table).
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from benchrecord import Recorder, add_record_options
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -107,7 +111,8 @@ def _child(mode: str, args: argparse.Namespace) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data-dir", type=Path, default=REPO.parent / "shared" / "data")
+    ap.add_argument("--data-dir", type=Path, default=None,
+                    help="folder holding bec-pro/ (default: find_benchmark's lookup)")
     ap.add_argument("--work", type=Path, default=Path("/tmp/genderscope-bench-bec-pro"))
     ap.add_argument("--rows", type=int, default=None)
     ap.add_argument("--size", choices=["base", "tiny"], default="base",
@@ -116,7 +121,15 @@ def main() -> None:
                     help="reuse seed.json/seed.csv of an earlier run (the seed way takes ~14 min)")
     ap.add_argument("--device", default="cpu", help="cpu, cuda or mps (both ways)")
     ap.add_argument("--child", choices=["seed", "engine"], default=None)
+    add_record_options(ap)
     args = ap.parse_args()
+    if args.child is None:  # the children get the resolved folder
+        if str(REPO / "src") not in sys.path:
+            sys.path.insert(0, str(REPO / "src"))
+        from genderscope.datasets.locations import find_benchmark
+
+        roots = [args.data_dir] if args.data_dir is not None else None
+        args.data_dir = find_benchmark("bec-pro", roots).resolve().parent
     model_dir = args.work / f"bert-{args.size}-random"
     tsv = args.data_dir / "bec-pro" / "BEC-Pro_EN.tsv"
     if args.child == "seed":
@@ -128,16 +141,17 @@ def main() -> None:
         print(json.dumps(engine_way(model_dir, args.work, args.device)))
         return
 
+    recorder = Recorder.from_args(__file__, args)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     args.work.mkdir(parents=True, exist_ok=True)
     if not (model_dir / "config.json").exists():
-        sys.path.insert(0, str(REPO / "src"))
         from genderscope.models.testing import build_bert
 
         build_bert(model_dir, size=args.size, seed=0)
     engine = _child("engine", args)
-    if args.reuse_seed and (args.work / "seed.json").is_file():
+    reused = args.reuse_seed and (args.work / "seed.json").is_file()
+    if reused:
         seed = json.loads((args.work / "seed.json").read_text())
         print(f"seed way: reusing {args.work / 'seed.json'} and seed.csv from an earlier run")
     else:
@@ -169,6 +183,21 @@ def main() -> None:
           f"{engine['peak_rss_mb']:.0f} MB")
     print(f"speed-up: {seed_s / engine['seconds']:.1f}x")
     print(f"max |delta association| over {len(deltas)} comparable rows: {max(deltas):.2e}")
+    baseline = "the seed's per-row pipeline"
+    if seed["rows"] != 5400:
+        baseline += f" (timed on {seed['rows']} rows, scaled to 5,400)"
+    if reused:
+        baseline += " (reused from an earlier run)"
+    shape = "bert-base shape" if args.size == "base" else "tiny BERT"
+    recorder.write(
+        what=f"BEC-Pro EN end to end (5,400 rows), {shape}", baseline=baseline,
+        baseline_s=seed_s, genderscope="`genderscope run bec-pro`",
+        genderscope_s=engine["seconds"], device=args.device,
+        extra=[{"name": "peak RSS", "value": seed["peak_rss_mb"], "unit": "MB",
+                "side": "baseline"},
+               {"name": "peak RSS", "value": engine["peak_rss_mb"], "unit": "MB"},
+               {"name": "max |Δ association|", "value": float(max(deltas))},
+               {"name": "rows compared", "value": len(deltas)}])
 
 
 if __name__ == "__main__":

@@ -10,7 +10,11 @@ Prints both times, the ratio, the largest |delta log-likelihood| and the number 
 pairs whose decision (stereotypical sentence preferred or not) differs (must be 0).
 
     flock /tmp/gs-heavy.lock python benchmarks/bench_crows_pairs.py [--limit N] [--model M]
-        [--device cpu|cuda]
+        [--device cpu|cuda] [--record]
+
+Data: the CrowS-Pairs folder found by ``genderscope.datasets.locations.find_benchmark``
+(``$GENDERSCOPE_DATA``, else ``shared/data`` or ``../shared/data``).
+``--record`` writes the row to benchmarks/results/ for the README speed table.
 """
 
 from __future__ import annotations
@@ -18,16 +22,15 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import numpy as np  # noqa: E402
+from benchrecord import Recorder, add_record_options  # noqa: E402
 
-DATA = Path(os.environ.get("GENDERSCOPE_TEST_DATA",
-                           Path(__file__).resolve().parents[2] / "shared" / "data"))
+from genderscope.datasets.locations import find_benchmark  # noqa: E402
 
 
 def main() -> None:
@@ -35,7 +38,9 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=None, help="first N pairs only")
     ap.add_argument("--model", default="smollm2")
     ap.add_argument("--device", default="cpu", help="cpu, cuda or mps")
+    add_record_options(ap)
     args = ap.parse_args()
+    recorder = Recorder.from_args(__file__, args)
 
     import torch
 
@@ -44,7 +49,7 @@ def main() -> None:
     from genderscope.models.loading import load_lm
 
     torch.set_num_threads(os.cpu_count() or 1)
-    pairs = load_crows_pairs(DATA / "crows-pairs")[: args.limit]
+    pairs = load_crows_pairs(find_benchmark("crows-pairs"))[: args.limit]
     t0 = time.perf_counter()
     lm = load_lm(args.model, device=args.device)  # no store: nothing cached
     print(f"model {args.model} loaded in {time.perf_counter() - t0:.1f} s; "
@@ -83,6 +88,13 @@ def main() -> None:
     print(f"pairs whose decision differs: {differ}")
     print(f"% stereotypical (engine): {100 * eng_pref.mean():.2f}; "
           f"(baseline): {100 * base_pref.mean():.2f}")
+    recorder.write(
+        what=f"CrowS-Pairs, {len(pairs):,} pairs, {args.model}",
+        baseline="one sentence at a time", baseline_s=t_base,
+        genderscope="engine (batched, de-duplicated)", genderscope_s=t_engine,
+        device=str(lm.device),
+        extra=[{"name": "decisions differ", "value": differ},
+               {"name": "max |Δ log-likelihood|", "value": float(delta), "unit": "nats"}])
     if differ:
         raise SystemExit(1)
 

@@ -10,7 +10,11 @@ Baseline: ``transformers.pipeline("fill-mask", targets=persons)`` one sentence a
 (no store, so nothing is cached). Prints both times, the ratio and max |delta log p|.
 
     flock /tmp/gs-heavy.lock python benchmarks/bench_engine_vs_pipeline.py [--limit N] [--repeats R]
-        [--device cpu|cuda]
+        [--device cpu|cuda] [--size base|tiny] [--record]
+
+Data: the BEC-Pro folder found by ``genderscope.datasets.locations.find_benchmark``
+(``$GENDERSCOPE_DATA``, else ``shared/data`` or ``../shared/data``).
+``--record`` writes the row to benchmarks/results/ for the README speed table.
 """
 
 from __future__ import annotations
@@ -27,9 +31,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from benchrecord import Recorder, add_record_options  # noqa: E402
 
-DATA = Path(os.environ.get("GENDERSCOPE_TEST_DATA",
-                           Path(__file__).resolve().parents[2] / "shared" / "data"))
+from genderscope.datasets.locations import find_benchmark  # noqa: E402
 
 
 def main() -> None:
@@ -37,7 +41,11 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=None, help="first N distinct sentences only")
     ap.add_argument("--repeats", type=int, default=1, help="timed repeats (median reported)")
     ap.add_argument("--device", default="cpu", help="cpu, cuda or mps (both ways)")
+    ap.add_argument("--size", choices=["base", "tiny"], default="base",
+                    help="tiny: a 2-layer model, to smoke-test this script")
+    add_record_options(ap)
     args = ap.parse_args()
+    recorder = Recorder.from_args(__file__, args)
 
     import torch
     from transformers import pipeline
@@ -47,14 +55,16 @@ def main() -> None:
     from genderscope.models.testing import build_bert
 
     torch.set_num_threads(os.cpu_count() or 1)
-    bec = pd.read_csv(DATA / "bec-pro" / "BEC-Pro_EN.tsv", sep="\t")
+    shape = "bert-base shape" if args.size == "base" else "tiny BERT"
+    bec = pd.read_csv(find_benchmark("bec-pro") / "BEC-Pro_EN.tsv", sep="\t")
     distinct = list(dict.fromkeys(bec["Sent_TM"]))
     # the published file has rows reading "lodging [MASK]ager" (two masks): skipped here
     sentences = [s for s in distinct if s.count("[MASK]") == 1][: args.limit]
     skipped = len(distinct) - len([s for s in distinct if s.count("[MASK]") == 1])
     persons = [p.lower() for p in dict.fromkeys(bec["Person"])]
-    folder = Path(tempfile.mkdtemp()) / "bert-base-shaped"
-    build_bert(folder, size="base", seed=0)
+    tmp = tempfile.TemporaryDirectory(prefix="bench-engine-")  # removed at exit
+    folder = Path(tmp.name) / f"bert-{args.size}"
+    build_bert(folder, size=args.size, seed=0)
     adapter = MaskedLM.from_pretrained(folder, device=args.device)
     fill = pipeline("fill-mask", model=adapter.model, tokenizer=adapter.tokenizer,
                     device=adapter.device,
@@ -62,7 +72,7 @@ def main() -> None:
     print(f"{len(sentences)} distinct Sent_TM sentences ({skipped} broken two-mask rows left "
           "out: their correct form is among them) "
           f"x {len(persons)} person words, "
-          f"bert-base shape ({sum(p.numel() for p in adapter.model.parameters()) / 1e6:.1f}M "
+          f"{shape} ({sum(p.numel() for p in adapter.model.parameters()) / 1e6:.1f}M "
           f"params), device {adapter.device}, torch threads={torch.get_num_threads()}")
 
     def run_pipeline() -> np.ndarray:
@@ -91,6 +101,12 @@ def main() -> None:
     print(f"genderscope engine, one call:               {te:8.2f} s (median of {args.repeats})")
     print(f"speed-up: {tp / te:.2f}x   max |delta log p|: {delta:.2e}   "
           f"forward batches: {adapter.n_forward}")
+    recorder.write(
+        what=f"p(person) for {len(persons)} words on {len(sentences)} BEC-Pro sentences, "
+             + shape,
+        baseline='`pipeline("fill-mask")` per sentence', baseline_s=tp,
+        genderscope=f"engine, one call (median of {args.repeats})", genderscope_s=te,
+        device=str(adapter.device), extra=[{"name": "max |Δ log p|", "value": delta}])
 
 
 if __name__ == "__main__":

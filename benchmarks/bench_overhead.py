@@ -22,6 +22,12 @@ bfloat16 (and float16 on CUDA) against float32 for BEC-Pro (association, bert-ba
 shape) and CrowS-Pairs (sentence log-likelihood, SmolLM2; decisions that flip).
 
     python benchmarks/bench_overhead.py [--device cpu|cuda] [--repeats 3] [--case ...]
+        [--record]
+
+Data: CrowS-Pairs from the folder ``genderscope.datasets.locations.find_benchmark``
+finds (``$GENDERSCOPE_DATA``, else ``shared/data`` or ``../shared/data``); BEC-Pro is
+generated. ``--record`` writes one row per case (first run vs warm-store rerun) to
+benchmarks/results/ for the README speed table.
 """
 
 from __future__ import annotations
@@ -35,9 +41,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the timed child processes import nothing they do not need
+    from benchrecord import Recorder
 
 REPO = Path(__file__).resolve().parents[1]
-DATA = Path(os.environ.get("GENDERSCOPE_TEST_DATA", REPO.parent / "shared" / "data"))
 CASES = ("bec-pro-tiny", "bec-pro-base", "crows-smollm2")
 TARGET = {"bec-pro-tiny": 10.0, "bec-pro-base": 20.0, "crows-smollm2": 20.0}
 PHASES = ("import", "load", "data", "scoring", "statistics", "saving", "other")
@@ -136,9 +145,16 @@ def _argv(case: str, model: str, store: Path, out: Path, device: str,
     if case.startswith("bec-pro"):
         return ["run", "bec-pro", "--model", model, "--lang", "en", "--store", str(store),
                 "--out", str(out), "--no-progress", "--json", "--device", device]
-    return ["run", "crows-pairs", "--model", model, "--data", str(DATA), "--store",
+    return ["run", "crows-pairs", "--model", model, "--data", str(_data_root()), "--store",
             str(store), "--out", str(out), "--no-progress", "--json", "--device", device,
             *(["--limit", str(crows_limit)] if crows_limit else [])]
+
+
+def _data_root() -> Path:
+    """The folder holding crows-pairs/, absolute (the runs start in --work)."""
+    from genderscope.datasets.locations import find_benchmark
+
+    return find_benchmark("crows-pairs").resolve().parent
 
 
 def _median(runs: list[dict], key: str) -> float:
@@ -206,6 +222,30 @@ def markdown(results: list[dict], args: argparse.Namespace, header: str) -> str:
     return "\n".join(rows) + "\n"
 
 
+WHAT = {"bec-pro-tiny": "warm-store rerun of `run bec-pro` (EN, 5,400 rows), tiny BERT",
+        "bec-pro-base": "warm-store rerun of `run bec-pro` (EN, 5,400 rows), bert-base shape",
+        "crows-smollm2": "warm-store rerun of `run crows-pairs`, SmolLM2"}
+
+
+def record(recorder: Recorder, res: dict, args: argparse.Namespace) -> None:
+    """One record per case: first run (fresh store) vs the same command on the warm one."""
+    what = WHAT[res["case"]]
+    if res["case"] == "crows-smollm2":
+        what += f" ({args.crows_limit}-pair subset)" if args.crows_limit else " (1,508 pairs)"
+    torch_again = any(r["torch_imported"] for r in res["again"])
+    recorder.write(
+        case=res["case"], what=what, baseline="first run (fresh store)",
+        baseline_s=_median(res["first"], "process_s"),
+        genderscope="rerun" + ("" if torch_again else ", no torch, no model"),
+        genderscope_s=_median(res["again"], "process_s"), device=args.device,
+        extra=[{"name": "peak RSS", "value": _median(res["first"], "peak_rss_mb"),
+                "unit": "MB", "side": "baseline"},
+               {"name": "peak RSS", "value": _median(res["again"], "peak_rss_mb"),
+                "unit": "MB"},
+               {"name": "repeats (medians)", "value": args.repeats},
+               {"name": "target", "value": f">= {TARGET[res['case']]:.0f}x"}])
+
+
 def dtype_check(args: argparse.Namespace) -> list[str]:
     """max |delta| of half-precision scores against float32, in process."""
     import numpy as np
@@ -226,7 +266,7 @@ def dtype_check(args: argparse.Namespace) -> list[str]:
         d = np.abs(got.to_numpy() - ref)
         lines.append(f"BEC-Pro EN association, bert-base shape, {dt} vs float32: max |delta| "
                      f"{d.max():.3g} nats, median {np.median(d):.3g} (5,400 rows)")
-    pairs = load_crows_pairs(DATA / "crows-pairs")[:args.crows_limit or None]
+    pairs = load_crows_pairs(_data_root() / "crows-pairs")[:args.crows_limit or None]
     texts = [(p.sent_more, p.sent_less) for p in pairs]
     lm = load_lm("smollm2", device=args.device)
     more, less, _ = score_pairs(lm, texts)
@@ -245,6 +285,8 @@ def main() -> None:
     if "--child" in sys.argv:
         child(sys.argv[sys.argv.index("--") + 1:])
         return
+    from benchrecord import Recorder, add_record_options
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default="cpu", help="cpu, cuda or mps (passed to every run)")
     ap.add_argument("--repeats", type=int, default=3, help="runs per case (median reported)")
@@ -257,7 +299,9 @@ def main() -> None:
     ap.add_argument("--crows-limit", type=int, default=None,
                     help="CrowS-Pairs on a seeded subset of N pairs (the CLI's --limit; "
                          "--dtype-check: the first N pairs)")
+    add_record_options(ap)
     args = ap.parse_args()
+    recorder = Recorder.from_args(__file__, args)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     args.work.mkdir(parents=True, exist_ok=True)
@@ -277,6 +321,8 @@ def main() -> None:
     if args.dtype_check or (args.dtype_check is None and args.device.startswith("cuda")):
         dtype_lines = dtype_check(args)
         print("\n".join(dtype_lines))
+    for res in results:
+        record(recorder, res, args)
     load1 = os.getloadavg()
     print(f"load average at end {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}")
     if args.markdown is not None:

@@ -8,21 +8,24 @@ sum the two halves), over the same precomputed association scores, in the same r
 Prints the times (median of ``--repeats``), the ratio and both p-values.
 
     flock /tmp/gs-heavy.lock python benchmarks/bench_weat_permutations.py [--permutations N]
+        [--record]
+
+Data: the SEAT tests folder found by ``genderscope.datasets.locations.find_benchmark``
+(``$GENDERSCOPE_DATA``, else ``shared/data`` or ``../shared/data``).
+``--record`` writes the row to benchmarks/results/ for the README speed table.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
 import time
-from pathlib import Path
 
 import numpy as np
+from benchrecord import Recorder, add_record_options
 
-DATA = Path(os.environ.get("GENDERSCOPE_TEST_DATA",
-                           Path(__file__).resolve().parents[2] / "shared" / "data"))
+from genderscope.datasets.locations import find_benchmark
 
 
 def loop_p_value(sx: list[float], sy: list[float], n: int, seed: int) -> float:
@@ -57,7 +60,9 @@ def main() -> None:
     ap.add_argument("--device", default="cpu", choices=["cpu"],
                     help="the permutation test is numpy on the CPU; accepted for a uniform "
                          "interface")
+    add_record_options(ap)
     args = ap.parse_args()
+    recorder = Recorder.from_args(__file__, args)
 
     from genderscope.datasets.seat import resolve_test
     from genderscope.measures.weat import association_scores
@@ -65,7 +70,7 @@ def main() -> None:
     from genderscope.stats import difference_of_sums_test
 
     vecs = load_vectors("glove-6b-50d")
-    test = resolve_test(args.test, DATA / "seat" / "tests")
+    test = resolve_test(args.test, find_benchmark("seat") / "tests")
     keys = [[vecs.key_for(w) for w in s.examples] for s in test.sets()]
     x, y, a, b = (vecs.vectors(k) for k in keys)
     s, _, _ = association_scores(np.vstack([x, y]), a, b)
@@ -84,6 +89,14 @@ def main() -> None:
     print(f"exact ({r_exact.n_permutations:,} partitions): {t_exact:8.3f} s   "
           f"p = {r_exact.p_one_sided:.6f}")
     print(f"effect size d = {r_vec.effect_size:.4f}, statistic S = {r_vec.statistic:.4f}")
+    sizes = ", ".join(str(len(v)) for v in (x, y, a, b))
+    recorder.write(
+        what=f"WEAT ({test.name}), {n:,} permutations, sets of {sizes} words",
+        baseline="Python loop", baseline_s=t_loop,
+        genderscope=f"vectorised (numpy), median of {args.repeats}", genderscope_s=t_vec,
+        device=args.device,
+        extra=[{"name": "p (vectorised)", "value": float(r_vec.p_one_sided)},
+               {"name": "p (loop)", "value": float(p_loop), "side": "baseline"}])
 
 
 if __name__ == "__main__":

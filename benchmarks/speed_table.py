@@ -1,0 +1,260 @@
+"""Render the README speed table from the benchmark records in benchmarks/results/.
+
+Every figure in the table comes from a JSON record a benchmark script wrote with
+``--record`` (see benchmarks/benchrecord.py); each row names the machine, date, load
+average and exact command in a numbered note under the table. A row whose record is
+missing reads "not measured yet (run: <command>)". Records measured on a GPU (device
+``cuda``) go to a second table that names the GPU.
+
+    python benchmarks/speed_table.py            # rewrite the block in README.md
+    python benchmarks/speed_table.py --check    # exit 1 when README.md differs
+    python benchmarks/speed_table.py --print    # print the block
+
+The block lies between ``<!-- speed-table:start -->`` and ``<!-- speed-table:end -->``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "benchmarks" / "results"
+README = REPO / "README.md"
+START = "<!-- speed-table:start -->"
+END = "<!-- speed-table:end -->"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One expected row: the script (and case) that measures it and how to run it."""
+
+    script: str
+    case: str | None
+    what: str
+    command: str
+    docs: str
+
+    def key(self) -> tuple[str, str | None]:
+        return (self.script, self.case)
+
+
+ROWS = (
+    Row("benchmarks/bench_engine_vs_pipeline.py", None,
+        "p(person) for 18 words on the 900 BEC-Pro sentences, bert-base shape",
+        "python benchmarks/bench_engine_vs_pipeline.py --record",
+        "[docs/models.md](docs/models.md)"),
+    Row("benchmarks/bench_bec_pro.py", None,
+        "BEC-Pro EN end to end (5,400 rows), bert-base shape",
+        "python benchmarks/bench_bec_pro.py --record",
+        "[docs/measures/bec_pro.md](docs/measures/bec_pro.md)"),
+    Row("benchmarks/bench_crows_pairs.py", None, "CrowS-Pairs, 1,508 pairs, SmolLM2",
+        "python benchmarks/bench_crows_pairs.py --record",
+        "[results](docs/results/bench_crows_pairs.md)"),
+    Row("benchmarks/bench_weat_permutations.py", None,
+        "WEAT (weat6), 100,000 permutations, sets of 8, 8, 8, 8 words",
+        "python benchmarks/bench_weat_permutations.py --record",
+        "[docs/measures/weat.md](docs/measures/weat.md)"),
+    Row("benchmarks/bench_attack.py", "query-cache",
+        "gender-analogy attack per text: classifier query cache",
+        "python benchmarks/bench_attack.py --n 10 --record",
+        "[results](docs/results/robustness_davidson.md)"),
+    Row("benchmarks/bench_attack.py", "lm-batching",
+        "gender-analogy attack per text: LM filter batching",
+        "python benchmarks/bench_attack.py --n 10 --record",
+        "[results](docs/results/robustness_davidson.md)"),
+    Row("benchmarks/bench_overhead.py", "bec-pro-tiny",
+        "warm-store rerun of `run bec-pro` (EN, 5,400 rows), tiny BERT",
+        "python benchmarks/bench_overhead.py --case bec-pro-tiny --record",
+        "[docs/performance.md](docs/performance.md)"),
+    Row("benchmarks/bench_overhead.py", "bec-pro-base",
+        "warm-store rerun of `run bec-pro` (EN, 5,400 rows), bert-base shape",
+        "python benchmarks/bench_overhead.py --case bec-pro-base --record",
+        "[docs/performance.md](docs/performance.md)"),
+    Row("benchmarks/bench_overhead.py", "crows-smollm2",
+        "warm-store rerun of `run crows-pairs`, SmolLM2 (150-pair subset)",
+        "python benchmarks/bench_overhead.py --case crows-smollm2 --crows-limit 150 "
+        "--repeats 1 --record",
+        "[docs/performance.md](docs/performance.md)"),
+)
+
+
+# -- reading ------------------------------------------------------------------------------
+def load_records(folder: Path) -> list[dict[str, Any]]:
+    """Every ``*.json`` record in ``folder``, sorted by file name (none: empty list)."""
+    if not folder.is_dir():
+        return []
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
+
+
+def is_gpu(rec: dict[str, Any]) -> bool:
+    return str(rec["machine"]["device"]).startswith("cuda")
+
+
+# -- formatting ---------------------------------------------------------------------------
+def cell(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def seconds(s: float) -> str:
+    if s >= 10:
+        return f"{s:,.1f} s"
+    if s >= 1:
+        return f"{s:.2f} s"
+    return f"{s:.3g} s"
+
+
+def number(v: Any) -> str:
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return str(v)
+    if isinstance(v, int):
+        return f"{v:,}"
+    if v == 0:
+        return "0"
+    if abs(v) < 1e-2:
+        return f"{v:.1e}"
+    if abs(v) >= 100:
+        return f"{v:,.0f}"
+    return f"{v:.3g}"
+
+
+def figures(rec: dict[str, Any], side: str) -> list[str]:
+    out = []
+    for e in rec.get("extra", []):
+        if e.get("side", "genderscope") == side:
+            unit = f" {e['unit']}" if e.get("unit") else ""
+            out.append(f"{e['name']} {number(e['value'])}{unit}")
+    return out
+
+
+def note(rec: dict[str, Any]) -> str:
+    """Where, when and how one record was measured."""
+    m = rec["machine"]
+    where = f"{m['cpu']} ({m['cores']} cores)"
+    if m.get("gpu"):
+        where = f"{m['gpu']} ({m['device']}), host {where}"
+    else:
+        where += f", device {m['device']}"
+    load0, load1 = rec["load_start"], rec["load_end"]
+    return (f"`{rec['command']}`: commit {rec['commit'] or 'unknown'}, "
+            f"{rec['started_utc'].replace('T', ' ').rstrip('Z')} UTC, {where}, "
+            f"torch {m['torch'] or 'not installed'}; load average (1/5/15 min) "
+            f"{' '.join(f'{x:.2f}' for x in load0)} at start, "
+            f"{' '.join(f'{x:.2f}' for x in load1)} at end")
+
+
+def measured_cells(rec: dict[str, Any]) -> list[str]:
+    base = ", ".join([f"{rec['baseline']['label']}, {seconds(rec['baseline']['seconds'])}",
+                      *figures(rec, "baseline")])
+    ours = ", ".join([f"{rec['genderscope']['label']}, "
+                      f"{seconds(rec['genderscope']['seconds'])}", *figures(rec, "genderscope")])
+    return [base, ours, f"{rec['ratio']:.1f}x"]
+
+
+def _script_cell(script: str, docs: str) -> str:
+    return f"`{script}`" + (f" ({docs})" if docs else "")
+
+
+def render(records: list[dict[str, Any]]) -> str:
+    """The Markdown block (without the markers) for these records."""
+    by_key: dict[tuple[str, str | None, bool], dict[str, Any]] = {}
+    for rec in records:
+        by_key[(rec["script"], rec.get("case"), is_gpu(rec))] = rec
+    docs = {r.key(): r.docs for r in ROWS}
+    known = {r.key() for r in ROWS}
+    notes: list[str] = []
+
+    def ref(rec: dict[str, Any]) -> str:
+        notes.append(note(rec))
+        return f"[{len(notes)}](#speed-notes)"
+
+    lines = ["| what | baseline | genderscope | ratio | script | measured |",
+             "|---|---|---|---|---|---|"]
+    for row in ROWS:
+        rec = by_key.get((row.script, row.case, False))
+        if rec is None:
+            lines.append(f"| {cell(row.what)} | – | not measured yet (run: `{row.command}`) "
+                         f"| – | {_script_cell(row.script, row.docs)} | – |")
+            continue
+        cells = [rec["what"], *measured_cells(rec)]
+        lines.append("| " + " | ".join(cell(c) for c in cells)
+                     + f" | {_script_cell(row.script, row.docs)} | {ref(rec)} |")
+    extra = [r for (s, c, gpu), r in sorted(by_key.items(), key=lambda kv: str(kv[0]))
+             if not gpu and (s, c) not in known]
+    for rec in extra:  # records of rows the list above does not name yet
+        cells = [rec["what"], *measured_cells(rec)]
+        lines.append("| " + " | ".join(cell(c) for c in cells)
+                     + f" | {_script_cell(rec['script'], '')} | {ref(rec)} |")
+
+    gpu = [by_key[(r.script, r.case, True)] for r in ROWS if (r.script, r.case, True) in by_key]
+    gpu += [r for (s, c, g), r in sorted(by_key.items(), key=lambda kv: str(kv[0]))
+            if g and (s, c) not in known]
+    lines += ["", "On a GPU:", ""]
+    if gpu:
+        lines += ["| what | GPU | baseline | genderscope | ratio | script | measured |",
+                  "|---|---|---|---|---|---|---|"]
+        for rec in gpu:
+            cells = [rec["what"], rec["machine"]["gpu"] or rec["machine"]["device"],
+                     *measured_cells(rec)]
+            script = _script_cell(rec["script"], docs.get((rec["script"], rec.get("case")), ""))
+            lines.append("| " + " | ".join(cell(c) for c in cells) + f" | {script} | {ref(rec)} |")
+    else:
+        lines.append("No GPU figures recorded yet: run a script with `--device cuda --record` "
+                     "on a machine with a GPU, then `python benchmarks/speed_table.py`.")
+    lines += ["", '<a id="speed-notes"></a>Where, when and how each row was measured '
+              "(commands from the repository root):", ""]
+    if notes:
+        lines += [f"{i}. {n}" for i, n in enumerate(notes, start=1)]
+    else:
+        lines.append("No row has been measured with `--record` yet.")
+    return "\n".join(lines) + "\n"
+
+
+# -- README -------------------------------------------------------------------------------
+def replace_block(text: str, block: str) -> str:
+    """``text`` with the part between the markers replaced by ``block``."""
+    try:
+        head, rest = text.split(START, 1)
+        _, tail = rest.split(END, 1)
+    except ValueError:
+        raise SystemExit(f"README has no {START} ... {END} block") from None
+    return f"{head}{START}\n{block}{END}{tail}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--results", type=Path, default=RESULTS, help="folder of JSON records")
+    ap.add_argument("--readme", type=Path, default=README)
+    what = ap.add_mutually_exclusive_group()
+    what.add_argument("--check", action="store_true",
+                      help="exit 1 when the README block differs from the rendering")
+    what.add_argument("--print", action="store_true", help="print the block only")
+    args = ap.parse_args(argv)
+    block = render(load_records(args.results))
+    if args.print:
+        sys.stdout.write(block)
+        return 0
+    text = args.readme.read_text(encoding="utf-8")
+    new = replace_block(text, block)
+    if args.check:
+        if new != text:
+            print(f"{args.readme}: speed table differs from the records in {args.results}; "
+                  "run python benchmarks/speed_table.py", file=sys.stderr)
+            return 1
+        print(f"{args.readme}: speed table matches {args.results}")
+        return 0
+    if new != text:
+        args.readme.write_text(new, encoding="utf-8")
+        print(f"{args.readme}: speed table rewritten from {args.results}")
+    else:
+        print(f"{args.readme}: speed table already up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
