@@ -3,9 +3,9 @@ classifier query cache and LM-filter batching.
 
 Same tweets, seed and components in every configuration; only the cache / batching
 switches change. Outcomes (status and adversarial text) are compared across
-configurations. Run it under the shared lock so timings are valid:
+configurations. Run it on an otherwise idle machine so timings are valid:
 
-    flock /tmp/gs-heavy.lock python benchmarks/bench_attack.py --n 10
+    python benchmarks/bench_attack.py --n 10
 
 Classifier: MiniLM embeddings + logistic regression trained on ``--n-train`` Davidson
 tweets (or ``--classifier SPEC``); GloVe 6B 50d substitutions; SmolLM2 LM filter

@@ -18,7 +18,7 @@ person word (the pipeline scores only the first piece of a target), a published
 row with correct masks (not the 23 mis-masked rows), and a profession with as
 many wordpieces as words (so one mask per piece == the published one per word).
 
-Run (under the shared lock):  flock /tmp/gs-heavy.lock python benchmarks/bench_bec_pro.py
+Run (on an otherwise idle machine):  python benchmarks/bench_bec_pro.py
 Options: --data-dir (the folder holding bec-pro/; default: the one
 ``genderscope.datasets.locations.find_benchmark`` finds, ``$GENDERSCOPE_DATA`` first),
 --work (model + outputs folder), --rows N (seed way on the first N rows only, scaled
@@ -34,6 +34,7 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -113,7 +114,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", type=Path, default=None,
                     help="folder holding bec-pro/ (default: find_benchmark's lookup)")
-    ap.add_argument("--work", type=Path, default=Path("/tmp/genderscope-bench-bec-pro"))
+    ap.add_argument("--work", type=Path,
+                    default=Path(tempfile.gettempdir()) / "genderscope-bench-bec-pro")
     ap.add_argument("--rows", type=int, default=None)
     ap.add_argument("--size", choices=["base", "tiny"], default="base",
                     help="tiny: a 2-layer model, to smoke-test this script")

@@ -9,7 +9,7 @@ de-duplicated, length-sorted and batched by the engine).
 Prints both times, the ratio, the largest |delta log-likelihood| and the number of
 pairs whose decision (stereotypical sentence preferred or not) differs (must be 0).
 
-    flock /tmp/gs-heavy.lock python benchmarks/bench_crows_pairs.py [--limit N] [--model M]
+    python benchmarks/bench_crows_pairs.py [--limit N] [--model M]
         [--device cpu|cuda] [--record]
 
 Data: the CrowS-Pairs folder found by ``genderscope.datasets.locations.find_benchmark``

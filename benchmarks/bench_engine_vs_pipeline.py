@@ -9,7 +9,7 @@ Baseline: ``transformers.pipeline("fill-mask", targets=persons)`` one sentence a
 (the seed's way). Engine: ``MaskedLM.fill_logprobs`` on all 16,200 questions in one call
 (no store, so nothing is cached). Prints both times, the ratio and max |delta log p|.
 
-    flock /tmp/gs-heavy.lock python benchmarks/bench_engine_vs_pipeline.py [--limit N] [--repeats R]
+    python benchmarks/bench_engine_vs_pipeline.py [--limit N] [--repeats R]
         [--device cpu|cuda] [--size base|tiny] [--record]
 
 Data: the BEC-Pro folder found by ``genderscope.datasets.locations.find_benchmark``

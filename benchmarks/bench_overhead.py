@@ -39,6 +39,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -291,7 +292,8 @@ def main() -> None:
     ap.add_argument("--device", default="cpu", help="cpu, cuda or mps (passed to every run)")
     ap.add_argument("--repeats", type=int, default=3, help="runs per case (median reported)")
     ap.add_argument("--case", action="append", choices=CASES, default=None)
-    ap.add_argument("--work", type=Path, default=Path("/tmp/genderscope-bench-overhead"))
+    ap.add_argument("--work", type=Path,
+                    default=Path(tempfile.gettempdir()) / "genderscope-bench-overhead")
     ap.add_argument("--dtype-check", action=argparse.BooleanOptionalAction, default=None,
                     help="half precision vs float32 (default: on with --device cuda)")
     ap.add_argument("--markdown", type=Path, default=None,

@@ -27,8 +27,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-DATA = Path(os.environ.get("GENDERSCOPE_TEST_DATA",
-                           Path(__file__).resolve().parents[2] / "shared" / "data"))
 
 
 def main() -> None:
@@ -44,6 +42,7 @@ def main() -> None:
 
     import ray
 
+    from genderscope.datasets.locations import find_benchmark
     from genderscope.models.testing import build_bert, build_gpt2, build_roberta
     from genderscope.store import Store
     from genderscope.sweep.driver import run_sequential, run_sweep
@@ -56,7 +55,8 @@ def main() -> None:
     gpus = args.gpus_per_job if args.device.startswith("cuda") else 0.0
     spec = SweepSpec(models=[ModelSpec(str(f)) for f in folders],
                      measures=[MeasureSpec(n) for n in names], quick=not args.full,
-                     data=DATA, device=args.device, cpus_per_job=1, gpus_per_job=gpus).check()
+                     data=find_benchmark("crows-pairs").resolve().parent, device=args.device,
+                     cpus_per_job=1, gpus_per_job=gpus).check()
     n_jobs = len(spec.models) * len(spec.measures)
     print(f"{len(spec.models)} models x {len(names)} measures ({', '.join(names)}) = {n_jobs} "
           f"jobs; {'default' if args.full else 'quick'} subsets; device {args.device}; "

@@ -7,7 +7,7 @@ per-permutation Python loop (shuffle the 16 association scores with ``random.shu
 sum the two halves), over the same precomputed association scores, in the same run.
 Prints the times (median of ``--repeats``), the ratio and both p-values.
 
-    flock /tmp/gs-heavy.lock python benchmarks/bench_weat_permutations.py [--permutations N]
+    python benchmarks/bench_weat_permutations.py [--permutations N]
         [--record]
 
 Data: the SEAT tests folder found by ``genderscope.datasets.locations.find_benchmark``

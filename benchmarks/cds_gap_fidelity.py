@@ -1,6 +1,8 @@
 """Swap all of GAP and compare with Bartl et al.'s flipped GAP; print a Markdown report.
 
-Usage: PYTHONPATH=src python benchmarks/cds_gap_fidelity.py ../shared/data
+Usage: PYTHONPATH=src python benchmarks/cds_gap_fidelity.py [DATA_DIR]
+(DATA_DIR: the folder holding gap/; default: the one
+``genderscope.datasets.locations.find_benchmark`` finds, ``$GENDERSCOPE_DATA`` first)
 """
 
 from __future__ import annotations
@@ -38,7 +40,10 @@ if __name__ == "__main__":
 
     ap = argparse.ArgumentParser(description=(__doc__ or "").strip().splitlines()[0]
                                  if __doc__ else None)
-    ap.add_argument("data_dir", nargs="?", default="../shared/data")
+    ap.add_argument("data_dir", nargs="?", default=None)
     ap.add_argument("--device", default="cpu", choices=["cpu"],
                     help="CDS substitution runs no model; accepted for a uniform interface")
-    main(ap.parse_args().data_dir)
+    from genderscope.datasets.locations import find_benchmark
+
+    given = ap.parse_args().data_dir
+    main(given or str(find_benchmark("gap").parent))

@@ -42,11 +42,13 @@ from genderscope.models.testing import build_bert  # noqa: E402
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", default="base", choices=("base", "tiny"))
-    ap.add_argument("--data", type=Path,
-                    default=Path(__file__).resolve().parents[2] / "shared" / "data" / "stereoset")
+    ap.add_argument("--data", type=Path, default=None,
+                    help="the stereoset folder (default: find_benchmark's lookup)")
     ap.add_argument("--device", default="cpu", help="cpu, cuda or mps")
     args = ap.parse_args()
-    items = load_stereoset(args.data, bias_types=("gender",))
+    from genderscope.datasets.locations import find_benchmark
+
+    items = load_stereoset(args.data or find_benchmark("stereoset"), bias_types=("gender",))
     with tempfile.TemporaryDirectory() as d:
         lm = MaskedLM.from_pretrained(build_bert(Path(d), size=args.size), device=args.device)
     tok = lm.tokenizer
