@@ -168,5 +168,5 @@ class Recorder:
         path = self.folder / record_name(self.script, case, device)
         path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
         self.written.append(path)
-        print(f"recorded {path}")
+        print(f"recorded {path} (README table: python benchmarks/speed_table.py)")
         return path
