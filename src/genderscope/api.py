@@ -113,7 +113,8 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
         out: str | Path | None = None, save: bool = False, progress: bool = False,
         kind: str = "auto",
         device: str | None = None, dtype: str = "float32", start_token: str = "auto",
-        batch_size: int = 64, command: str | None = None, **options: Any) -> Result:
+        batch_size: int = 64, command: str | None = None, reuse: bool = True,
+        **options: Any) -> Result:
     """Run one measure on one model; record it in the store and return the Result.
 
     ``measure``: one of :func:`measures` (``crows-pairs``, ``winobias``, ``bec-pro``, ...).
@@ -126,6 +127,12 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
     ``./genderscope-results/<method>``, as the CLI does); ``metadata["out"]`` says where.
     The seed (where the measure has randomness), the subset and the call are recorded in
     ``result.metadata``; ``metadata["run_id"]`` is the run's id in the store.
+
+    ``reuse``: when the store already holds a run of this measure with the same options,
+    the same model identity and the same items (:mod:`genderscope.reuse`), return it
+    (``metadata["reused"]`` is True) without loading the model or recomputing anything;
+    ``out`` is rewritten only when it does not already hold that run. ``reuse=False``
+    recomputes (every score still comes from the score cache).
     """
     plan, accepted = _plan(measure, {**options, "progress": progress})
     if model is None and plan.needs != "none":
@@ -151,7 +158,21 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
         else:
             adapter = model
         t_load = time.perf_counter() - t0
+        key = _run_key(measure, plan, adapter, options,
+                       {"kind": kind, "dtype": dtype, "start_token": start_token})
+        if reuse and key is not None and (found := st.find_run(key)) is not None:
+            stored = st.load_run(found)
+            stored.metadata["reused"] = True
+            if out is not None:
+                stored.metadata["out_unchanged"] = _out_holds(Path(out), key, stored, plan)
+                if stored.metadata["out_unchanged"]:
+                    stored.metadata["out"] = str(out)
+                else:
+                    _save(stored, plan, Path(out))
+            return stored
         result = plan.run(adapter)
+        if key is not None:
+            result.metadata["cache_key"] = key
         result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
         result.metadata["load_s"] = round(t_load, 2)
         result.metadata["command"] = command or _call_text(measure, model, options)
@@ -168,6 +189,38 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
         if owned:
             st.close()
     return result
+
+
+def _run_key(measure: str, plan: Any, adapter: Any, options: dict[str, Any],
+             model_options: dict[str, Any]) -> str | None:
+    """The reuse key of this call (:func:`genderscope.reuse.run_key`), or None when the
+    plan does not say what it measures or the model has no fingerprint."""
+    if plan.inputs is None or adapter is None:
+        return None
+    from genderscope.reuse import model_identity, run_key
+
+    ident = model_identity(adapter)
+    if ident is None:
+        return None
+    return run_key(measure, {**options, **model_options}, ident, plan.inputs)
+
+
+def _out_holds(out: Path, key: str, stored: Any, plan: Any) -> bool:
+    """Whether ``out`` already holds the files of the stored run with this key (its
+    ``summary.json`` names the key; the item table, tables and figure exist)."""
+    import json
+
+    try:
+        written = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(written, dict) or \
+            written.get("metadata", {}).get("cache_key") != key:
+        return False
+    files = [out / "items.csv", *(out / f"{n}.csv" for n in stored.table_names)]
+    if plan.figure is not None:
+        files.append(plan.figure_path or out / plan.figure_name)
+    return all(f.is_file() for f in files)
 
 
 def _save(result: Result, plan: Any, out: Path) -> None:

@@ -41,6 +41,10 @@ class Plan:
     figure_path: Path | None = None
     """Where that figure goes (default ``OUT/<figure_name>``)."""
     figure_name: str = "figure.png"
+    inputs: Any = None
+    """The items the measure scores (dataclass rows, pairs, ...), when the plan can say:
+    with the options and the model's identity they key a reusable stored run
+    (:mod:`genderscope.reuse`). None: never reused."""
     store: Any = None
     """The results store, set by :func:`genderscope.api.run` before ``run`` (a plan that
     loads a second model, e.g. the attack's LM filter, caches its scores there)."""
@@ -107,7 +111,7 @@ def winobias(*, split: str = "test", types: Sequence[int] | str = (1, 2),
     return Plan("winobias", "lm", lambda lm: run_winobias(
         lm, items, method="winobias", exclude_multi_pronoun=not include_multi_pronoun,
         n_resamples=resamples, seed=seed, progress=progress, params=params),
-        _subset_note(limit, subset_seed))
+        _subset_note(limit, subset_seed), inputs=items)
 
 
 def dawinobias(*, split: str = "all", data: Path | None = None, limit: int | None = None,
@@ -123,7 +127,7 @@ def dawinobias(*, split: str = "all", data: Path | None = None, limit: int | Non
                    subset_seed)
     return Plan("dawinobias", "lm", lambda lm: run_winobias(
         lm, items, method="dawinobias", n_resamples=resamples, seed=seed, progress=progress,
-        params={"split": split}), _subset_note(limit, subset_seed))
+        params={"split": split}), _subset_note(limit, subset_seed), inputs=items)
 
 
 def abc(*, lang: str = "da", source: str = "auto", include_invalid: bool = False,
@@ -144,7 +148,7 @@ def abc(*, lang: str = "da", source: str = "auto", include_invalid: bool = False
     return Plan(f"abc-{lang}", "lm", lambda lm: run_abc(
         lm, groups, method="abc", n_resamples=resamples, seed=seed, progress=progress,
         include_invalid=include_invalid, params={"lang": lang, "source": source}),
-        _subset_note(limit, subset_seed))
+        _subset_note(limit, subset_seed), inputs=groups)
 
 
 def crows_pairs(*, bias_type: str | None = None, data: Path | None = None,
@@ -162,7 +166,7 @@ def crows_pairs(*, bias_type: str | None = None, data: Path | None = None,
     pairs = subset(pairs, limit, subset_seed)
     return Plan("crows-pairs", "lm", lambda lm: run_crows_pairs(
         lm, pairs, progress=progress, params={"bias_type": bias_type}),
-        _subset_note(limit, subset_seed))
+        _subset_note(limit, subset_seed), inputs=pairs)
 
 
 def stereoset(*, bias_type: str | None = None, split: str = "dev", scoring: str = "reference",
@@ -187,7 +191,8 @@ def stereoset(*, bias_type: str | None = None, split: str = "dev", scoring: str 
     items = subset(items, limit, subset_seed)
     return Plan("stereoset", "lm", lambda lm: run_stereoset(
         lm, items, scoring=scoring, n_resamples=resamples, seed=seed, progress=progress,
-        params={"bias_type": bias_type, "split": split}), _subset_note(limit, subset_seed))
+        params={"bias_type": bias_type, "split": split}), _subset_note(limit, subset_seed),
+        inputs=items)
 
 
 # -- templates and association -----------------------------------------------------------
@@ -196,7 +201,6 @@ def bec_pro(*, lang: str = "en", data: Path | None = None, repair: bool = False,
             seed: int = 0, resamples: int = 10_000, progress: bool = False) -> Plan:
     """BEC-Pro association of person words and professions (Bartl et al. 2020, eq. 1)."""
     from genderscope.datasets import bec_pro as data_mod
-    from genderscope.measures import bec_pro as measure
     from genderscope.results import file_sha256
 
     _check_choice("--span-masking", span_masking, ("piece", "word"))
@@ -215,9 +219,15 @@ def bec_pro(*, lang: str = "en", data: Path | None = None, repair: bool = False,
     if limit is not None:
         rows = rows[:limit]
     data_meta["n_rows"] = len(rows)
-    return Plan("bec-pro", "lm", lambda lm: measure.run(
-        lm, rows, strategy=strategy, span_masking=span_masking, n_resamples=resamples,
-        seed=seed, data=data_meta, progress=progress))
+
+    def run(lm: Any) -> Result:
+        from genderscope.measures import bec_pro as measure  # numpy, pandas, scipy
+
+        return measure.run(lm, rows, strategy=strategy, span_masking=span_masking,
+                           n_resamples=resamples, seed=seed, data=data_meta,
+                           progress=progress)
+
+    return Plan("bec-pro", "lm", run, inputs=(rows, data_meta))
 
 
 def lpbs(*, test: str = "career-family", templates: Path | None = None,
@@ -236,7 +246,8 @@ def lpbs(*, test: str = "career-family", templates: Path | None = None,
         f: file_sha256(f) for f in spec.files if Path(f).is_file()}}
     return Plan(f"lpbs/{spec.name}", "lm", lambda lm: measure.run(
         lm, spec, strategy=strategy, span_masking=span_masking, n_permutations=permutations,
-        n_resamples=resamples, seed=seed, data=data_meta, progress=progress))
+        n_resamples=resamples, seed=seed, data=data_meta, progress=progress),
+        inputs=(spec, data_meta))
 
 
 def probe(*, targets: Sequence[str], template: str = "GGG is a XXX.",
@@ -256,7 +267,7 @@ def probe(*, targets: Sequence[str], template: str = "GGG is a XXX.",
         raise GenderscopeError("probe needs at least one target word")
     return Plan("probe", "lm", lambda lm: run_probe(
         lm, template, (words[0], words[1]), list(targets), strategy=strategy,
-        progress=progress))
+        progress=progress), inputs=(template, words, list(targets)))
 
 
 # -- embeddings ------------------------------------------------------------------------

@@ -1,4 +1,9 @@
-"""The Result every measure returns: an item table, a summary with CIs, and metadata."""
+"""The Result every measure returns: an item table, a summary with CIs, and metadata.
+
+This module imports neither numpy nor pandas at import time: a rerun that reuses a
+stored run (:func:`genderscope.api.run`) reads its summary without them, and a stored
+run's item table is decoded only when ``items`` or ``tables`` is first read.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +12,15 @@ import json
 import math
 import platform
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from genderscope import __version__
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _jsonable(value: Any) -> Any:
@@ -23,17 +29,22 @@ def _jsonable(value: Any) -> Any:
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return [_jsonable(v) for v in value.tolist()]
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (np.floating, float)):
-        f = float(value)
-        return None if math.isnan(f) else f
-    if isinstance(value, (np.bool_,)):
-        return bool(value)
+    if isinstance(value, float):
+        return None if math.isnan(value) else value
     if isinstance(value, Path):
         return str(value)
+    np = sys.modules.get("numpy")  # no numpy value can exist before numpy is imported
+    if np is None:
+        return value
+    if isinstance(value, np.ndarray):
+        return [_jsonable(v) for v in value.tolist()]
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        f = float(value)
+        return None if math.isnan(f) else f
+    if isinstance(value, np.bool_):
+        return bool(value)
     return value
 
 
@@ -125,7 +136,49 @@ class Result:
         return out
 
 
-VOLATILE = ("runtime_s", "load_s", "run_id", "command", "cache_key", "out", "wall_seconds")
+class StoredResult(Result):
+    """A Result read back from the store whose item table and further tables are
+    decoded (Parquet, with pandas) only when first read; ``decode()`` returns
+    ``(items, tables)``."""
+
+    def __init__(self, method: str, summary: dict[str, Any], metadata: dict[str, Any],
+                 decode: Callable[[], tuple[pd.DataFrame, dict[str, pd.DataFrame]]],
+                 table_names: Sequence[str] = ()) -> None:
+        self.table_names = list(table_names)
+        """Names of the further tables (known before they are decoded)."""
+        self.method = method
+        self.summary = summary
+        self.metadata = metadata
+        self._decode: Callable[[], Any] | None = decode
+        self._parts: list[Any] = [None, None]
+        self.__post_init__()
+
+    def _load(self) -> list[Any]:
+        if self._decode is not None:
+            items, tables = self._decode()
+            self._decode = None
+            self._parts = [items, tables]
+        return self._parts
+
+    @property  # type: ignore[override]
+    def items(self) -> pd.DataFrame:
+        return self._load()[0]
+
+    @items.setter
+    def items(self, value: pd.DataFrame) -> None:
+        self._load()[0] = value
+
+    @property  # type: ignore[override]
+    def tables(self) -> dict[str, pd.DataFrame]:
+        return self._load()[1]
+
+    @tables.setter
+    def tables(self, value: dict[str, pd.DataFrame]) -> None:
+        self._load()[1] = value
+
+
+VOLATILE = ("runtime_s", "load_s", "run_id", "command", "cache_key", "out", "wall_seconds",
+            "reused", "out_unchanged")
 """Metadata keys that differ between any two runs (timings, ids); left out of diffs."""
 
 
@@ -164,4 +217,6 @@ def diff_results(a: Result, b: Result, *, volatile: tuple[str, ...] = VOLATILE
     if len(a.items) != len(b.items):
         rows.append({"part": "items", "key": "rows", "a": len(a.items), "b": len(b.items),
                      "change": len(b.items) - len(a.items)})
+    import pandas as pd
+
     return pd.DataFrame(rows, columns=["part", "key", "a", "b", "change"])

@@ -41,14 +41,15 @@ import time
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from genderscope import __version__
 from genderscope.errors import GenderscopeError
-from genderscope.results import Result, to_json
+from genderscope.results import Result, StoredResult, to_json
+
+if TYPE_CHECKING:  # imported where used: reading a stored summary needs neither
+    import numpy as np
+    import pandas as pd
 
 SCHEMA_VERSION = 2
 ENV_VAR = "GENDERSCOPE_STORE"
@@ -337,12 +338,16 @@ class Store:
     def get_arrays(self, model: str, namespace: str,
                    keys: Sequence[str]) -> dict[str, np.ndarray]:
         """Cached float64 arrays (stored as little-endian bytes) for present ``keys``."""
+        import numpy as np
+
         raw = self.get_scores(model, namespace, keys)
         return {k: np.frombuffer(v, dtype="<f8").copy() if isinstance(v, bytes)
                 else np.array([v], dtype=np.float64) for k, v in raw.items()}
 
     def put_arrays(self, model: str, namespace: str, values: Mapping[str, np.ndarray]) -> None:
         """Insert or replace cached arrays, in one transaction."""
+        import numpy as np
+
         with self._transaction():
             self._con.executemany(
                 "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)",
@@ -402,6 +407,8 @@ class Store:
         """The inserts of :meth:`record_run`, inside the caller's transaction."""
         run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
         meta = result.metadata
+        import pandas as pd
+
         tables = {name: _parquet(t) for name, t in result.tables.items()
                   if isinstance(t, pd.DataFrame)}
         self._con.execute(
@@ -464,14 +471,21 @@ class Store:
             raise GenderscopeError(f"run id prefix {run_id!r} is ambiguous in store {self.path}")
         rid, method, summary, metadata = rows[0]
         blob = self._con.execute("SELECT items FROM run_items WHERE run_id=?", (rid,)).fetchone()
-        items = pd.read_parquet(io.BytesIO(blob[0])) if blob else pd.DataFrame()
-        tables = {} if self.schema_version < 2 else {  # a v1 store opened read-only
-            name: pd.read_parquet(io.BytesIO(data)) for name, data in self._con.execute(
-                "SELECT name, data FROM run_tables WHERE run_id=? ORDER BY name", (rid,))}
+        items_blob: bytes | None = blob[0] if blob else None
+        table_blobs: list[tuple[str, bytes]] = [] if self.schema_version < 2 else list(
+            self._con.execute(  # (a v1 store opened read-only has no run_tables)
+                "SELECT name, data FROM run_tables WHERE run_id=? ORDER BY name", (rid,)))
+
+        def decode() -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+            import pandas as pd
+
+            items = pd.read_parquet(io.BytesIO(items_blob)) if items_blob else pd.DataFrame()
+            return items, {name: pd.read_parquet(io.BytesIO(data)) for name, data in table_blobs}
+
         meta = json.loads(metadata)
         meta["run_id"] = rid
-        return Result(method=method, summary=json.loads(summary), items=items, metadata=meta,
-                      tables=tables)
+        return StoredResult(method, json.loads(summary), meta, decode,
+                            [name for name, _ in table_blobs])
 
     def _transaction(self) -> _Tx:
         return _Tx(self._con)

@@ -41,6 +41,18 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
     """genderscope: bias measures with statistics on every number."""
 
 
+@run_app.callback()
+def _run_group(reuse: bool = typer.Option(
+        True, "--reuse/--no-reuse", help="Reuse a stored run with the same model identity, "
+        "options and items (loads no model, recomputes nothing); --no-reuse recomputes "
+        "(scores still come from the cache). Give it before the measure: "
+        "genderscope run --no-reuse bec-pro ...")) -> None:
+    """Run one bias measure and save its item table and summary."""
+    from genderscope.cli.common import REUSE
+
+    REUSE["enabled"] = reuse
+
+
 def _register_commands() -> None:
     for mod in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{commands.__name__}.{mod.name}")

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from genderscope.results import Result
 from genderscope.store import Store
 
 console = Console(stderr=False)
@@ -20,6 +21,17 @@ OUT_OPTION = typer.Option(None, "--out", help="Folder for items.csv and summary.
 DEVICE_OPTION = typer.Option(None, "--device", help="cpu, cuda or mps [default: best available].")
 DTYPE_OPTION = typer.Option("float32", "--dtype", help="float32, float16 or bfloat16.")
 JSON_OPTION = typer.Option(False, "--json", help="Print the summary as JSON instead of a table.")
+
+
+REUSE = {"enabled": True}
+"""Set by ``genderscope run --reuse/--no-reuse`` (the ``run`` group's option)."""
+
+
+def run_measure(*args: object, **kwargs: object) -> Result:
+    """:func:`genderscope.api.run` with the ``run`` group's ``--reuse/--no-reuse``."""
+    from genderscope.api import run
+
+    return run(*args, reuse=REUSE["enabled"], **kwargs)  # type: ignore[arg-type]
 
 
 def open_store(path: Path | None, readonly: bool = False) -> Store:

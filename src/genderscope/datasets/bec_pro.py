@@ -26,10 +26,12 @@ import csv
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from genderscope.errors import DataError, where
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MASK = "[MASK]"
 SUBJECT = "<person subject>"
@@ -151,14 +153,20 @@ def masked_columns(sentence: str, person_span: tuple[int, int],
 
 
 # -- shipped lists ------------------------------------------------------
-def _read_resource(name: str) -> pd.DataFrame:
-    return pd.read_csv(RESOURCES / name, sep="\t", comment="#", dtype=str, keep_default_na=False)
+def _records(name: str) -> list[dict[str, str]]:
+    """Rows of a shipped TSV (header line first; lines starting with ``#`` are comments),
+    as strings: plain ``csv``, so generating the corpus needs no pandas."""
+    with open(RESOURCES / name, encoding="utf-8", newline="") as fh:
+        lines = [line for line in fh if not line.startswith("#") and line.strip()]
+    return list(csv.DictReader(lines, delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
 def professions(lang: str = "en") -> pd.DataFrame:
     """The 60 professions with group and female share (shipped list, published figures)."""
+    import pandas as pd
+
     _check_lang(lang)
-    df = _read_resource(f"bec_pro_professions_{lang}.tsv")
+    df = pd.DataFrame(_records(f"bec_pro_professions_{lang}.tsv"))
     for col in [c for c in df.columns if c.startswith("female_share")]:
         df[col] = df[col].astype(float)
     return df
@@ -166,16 +174,17 @@ def professions(lang: str = "en") -> pd.DataFrame:
 
 def persons(lang: str = "en") -> pd.DataFrame:
     """The 18 person words with gender, determiner and counterpart pair number."""
+    import pandas as pd
+
     _check_lang(lang)
-    df = _read_resource(f"bec_pro_persons_{lang}.tsv")
+    df = pd.DataFrame(_records(f"bec_pro_persons_{lang}.tsv"))
     df["pair"] = df["pair"].astype(int)
     return df
 
 
 def patterns(lang: str = "en") -> list[str]:
     _check_lang(lang)
-    df = _read_resource("bec_pro_patterns.tsv")
-    return df.loc[df["lang"] == lang, "pattern"].tolist()
+    return [r["pattern"] for r in _records("bec_pro_patterns.tsv") if r["lang"] == lang]
 
 
 def _check_lang(lang: str) -> None:
@@ -189,9 +198,11 @@ def generate(lang: str = "en") -> list[BecProRow]:
 
     Plain Python over lists: each sentence is assembled from the pattern's pieces, so
     the person and profession spans are known without searching the sentence."""
-    profs, pers, pats = professions(lang), persons(lang), patterns(lang)
-    people = pers.to_dict("records")
-    by_group = {g: profs[profs.group == g].to_dict("records") for g in GROUPS}
+    _check_lang(lang)
+    profs = _records(f"bec_pro_professions_{lang}.tsv")
+    people = _records(f"bec_pro_persons_{lang}.tsv")
+    pats = patterns(lang)
+    by_group = {g: [f for f in profs if f["group"] == g] for g in GROUPS}
     rows: list[BecProRow] = []
     for group in GROUPS:
         for pattern in pats:
@@ -227,6 +238,8 @@ def generate(lang: str = "en") -> list[BecProRow]:
 
 def to_frame(rows: Sequence[BecProRow]) -> pd.DataFrame:
     """The rows as a DataFrame with the published columns (index 0..n-1)."""
+    import pandas as pd
+
     de = any(r.profession_en is not None for r in rows)
     cols = COLUMNS_DE if de else COLUMNS
     data = {c: [] for c in cols}

@@ -69,7 +69,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
 
 from genderscope.datasets.bec_pro import BecProRow, fill_template, persons
 from genderscope.errors import GenderscopeError
@@ -120,6 +119,8 @@ def causal_logprobs(adapter: Any, rows: Sequence[BecProRow], *, progress: bool =
         start = len(texts)
         texts += [fill_template(t, q, f) for q in subjects for f in fs]
         index[t] = (start, len(texts))
+    from scipy.special import logsumexp
+
     scores = adapter.log_likelihood(texts, progress=progress)
     ll = np.array([s.total for s in scores], dtype=np.float64)
     sub_pos = {q: i for i, q in enumerate(subjects)}

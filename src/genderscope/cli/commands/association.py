@@ -56,6 +56,17 @@ def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
         raise GenderscopeError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
 
 
+def _bec_pro_plots(result: Any, path: Path) -> list[str]:
+    """The association figure (.png, .svg) at ``path``; a reused run whose output
+    folder already held it draws nothing (and imports no plotting or pandas)."""
+    done = [path.with_suffix(".png"), path.with_suffix(".svg")]
+    if result.metadata.get("out_unchanged") and all(p.is_file() for p in done):
+        return [str(p) for p in done]
+    from genderscope.measures import bec_pro as measure
+
+    return [str(p) for p in measure.plot(result, path)]
+
+
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
     @run_app.command("bec-pro")
     def bec_pro_cmd(
@@ -83,8 +94,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         progress: bool = PROGRESS_OPTION,
     ) -> None:
         """BEC-Pro association of person words and professions (Bartl et al. 2020, eq. 1)."""
-        from genderscope.api import run
-        from genderscope.measures import bec_pro as measure
+        from genderscope.cli.common import run_measure as run
 
         result = run("bec-pro", model, store=store_path, out=out, save=True,
                      progress=progress, kind=kind, device=device, dtype=dtype,
@@ -92,7 +102,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                      span_masking=span_masking, strategy=strategy, limit=limit, seed=seed,
                      resamples=resamples)
         run_id, base = result.metadata["run_id"], Path(result.metadata["out"])
-        plots = [str(p) for p in measure.plot(result, base / "association")] if plot else []
+        plots = _bec_pro_plots(result, base / "association") if plot else []
         if as_json:
             console.print_json(to_json({"run_id": run_id, "summary": result.summary,
                                         "plots": plots}))
@@ -102,18 +112,21 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                             f"{result.metadata['params']['model_kind']} LM")
         for col in ("professions", "person words", "n", "mean [95% CI]"):
             table.add_column(col, justify="right" if col in ("n", "mean [95% CI]") else "left")
-        for _, r in result.tables["by_group"].iterrows():
-            table.add_row(r.prof_group, r.gender, str(int(r.n)),
-                          f"{_fmt(r['mean'])} [{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]")
+        for group, by_gender in result.summary["association_by_group"].items():
+            for gender, g in by_gender.items():
+                table.add_row(group, gender, str(int(g["n"])),
+                              f"{_fmt(g['estimate'])} [{_fmt(g['ci_low'])}, "
+                              f"{_fmt(g['ci_high'])}]")
         console.print(table)
         tests = Table(title="Male vs female person words per profession group (paired over "
                             "professions; Holm across groups)")
         for col in ("professions", "n professions", "pairs", "test", "p", "p Holm",
                     "effect size r"):
             tests.add_column(col)
-        for _, r in result.tables["gender_tests"].iterrows():
-            tests.add_row(r.prof_group, str(int(r.n_professions)), str(int(r.n_pairs)),
-                          str(r.test), _p(r.p_value), _p(r.p_adjusted), _fmt(r.effect_size_r))
+        for group, t in result.summary["male_vs_female"].items():
+            tests.add_row(group, str(int(t["n_professions"])), str(int(t["n_pairs"])),
+                          str(t["test"]), _p(t["p_value"]), _p(t.get("p_adjusted")),
+                          _fmt(t.get("effect_size_r")))
         console.print(tests)
         console.print(f"run {run_id}; saved to {base}"
                       + (f"; plot {plots[0]}" if plots else "")
@@ -145,7 +158,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         progress: bool = PROGRESS_OPTION,
     ) -> None:
         """Kurita et al. (2019) log-probability bias score test with a WEAT-style effect size."""
-        from genderscope.api import run
+        from genderscope.cli.common import run_measure as run
 
         result = run("lpbs", model, store=store_path, out=out, save=True, progress=progress,
                      kind=kind, device=device, dtype=dtype, command=command_line(), test=test,

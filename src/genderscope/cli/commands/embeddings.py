@@ -12,7 +12,6 @@ from __future__ import annotations
 import fnmatch
 from pathlib import Path
 
-import pandas as pd
 import typer
 from rich.table import Table
 
@@ -29,7 +28,6 @@ from genderscope.cli.common import (
 from genderscope.datasets.seat import AssociationTest, default_tests_dir, list_tests, resolve_test
 from genderscope.errors import DataError, GenderscopeError
 from genderscope.results import Result, to_json
-from genderscope.stats import annotate_family
 
 TEST_OPTION = typer.Option(..., "--test", help="Test name (weat6), glob ('weat*') or JSON "
                            "file; repeat for several.")
@@ -91,6 +89,8 @@ def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | N
             err_console.print(f"[yellow]{test.name}: {exc}[/yellow]")
     ok = [r for _, r, _ in done if r is not None]
     if len(ok) > 1:  # tests run together are one family: Holm over their one-sided p
+        from genderscope.stats import annotate_family
+
         annotate_family([r.summary for r in ok], f"{method} tests run together")
     for name, result, error in done:
         if result is None:
@@ -101,6 +101,8 @@ def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | N
             store.update_summary(result.metadata["run_id"], result.summary)
         runs[name] = result.metadata["run_id"]
         rows.append(_row(result))
+    import pandas as pd
+
     table_df = pd.DataFrame(rows)
     for col in ("n_x", "n_y", "n_a", "n_b", "oov", "n_permutations"):
         if col in table_df:
@@ -159,7 +161,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         progress: bool = PROGRESS_OPTION,
     ) -> None:
         """WEAT (Caliskan et al. 2017) on static word vectors."""
-        from genderscope.api import run
+        from genderscope.cli.common import run_measure as run
         from genderscope.models.vectors import load_vectors
 
         tests = _expand(test, tests_dir)
@@ -193,7 +195,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         progress: bool = PROGRESS_OPTION,
     ) -> None:
         """SEAT (May et al. 2019): WEAT statistics over sentence embeddings."""
-        from genderscope.api import run
+        from genderscope.cli.common import run_measure as run
         from genderscope.models.encoder import SentenceEncoder
 
         tests = _expand(test, tests_dir)
@@ -240,7 +242,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         progress: bool = PROGRESS_OPTION,
     ) -> None:
         """Mean bias amplification (Zhao et al. 2017) between training data and output."""
-        from genderscope.api import run
+        from genderscope.cli.common import run_measure as run
 
         open_store(store_path).close()  # a bad store is refused before the work
         result = run("bias-amplification", None, store=store_path, out=out, save=True,

@@ -62,7 +62,7 @@ def _execute(measure: str, model: str, kind: str, start_token: str, device: str 
              dtype: str, store_path: Path | None, out: Path | None, progress: bool,
              **options: Any) -> tuple[Result, str, Path]:
     """``genderscope.run`` with the command line recorded; (result, run id, folder)."""
-    from genderscope.api import run
+    from genderscope.cli.common import run_measure as run
 
     result = run(measure, model, store=store_path, out=out, save=True, progress=progress,
                  kind=kind, device=device, dtype=dtype, start_token=start_token,

@@ -79,7 +79,7 @@ def run_counterfactual(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OP
                        as_json: bool = JSON_OPTION,
                        progress: bool = PROGRESS_OPTION) -> None:
     """Counterfactual flip test: swap gendered words, compare the classifier's answers."""
-    from genderscope.api import run
+    from genderscope.cli.common import run_measure as run
 
     open_store(store).close()  # a bad store is refused before the work
     result = run("counterfactual", classifier, batch_size=batch_size, store=store, out=out,
@@ -136,7 +136,7 @@ def attack(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OPTION,
            store: Path | None = STORE_OPTION, out: Path | None = OUT_OPTION,
            as_json: bool = JSON_OPTION, progress: bool = PROGRESS_OPTION) -> None:
     """Genetic gender-analogy attack (Alzantot et al. 2018) on a classifier."""
-    from genderscope.api import run
+    from genderscope.cli.common import run_measure as run
 
     open_store(store).close()  # a bad store is refused before the work
     result = run("attack", classifier, batch_size=batch_size, store=store,

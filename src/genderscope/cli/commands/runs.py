@@ -14,15 +14,17 @@ from __future__ import annotations
 import datetime as dt
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import typer
 from rich.table import Table
 
 from genderscope.cli.common import JSON_OPTION, STORE_OPTION, console, open_store
 from genderscope.errors import GenderscopeError
 from genderscope.results import to_json
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FORMATS = ("csv", "parquet", "json")
 
@@ -45,6 +47,8 @@ def flatten(d: Any, prefix: str = "") -> dict[str, Any]:
 
 
 def runs_frame(store: Any, method: str | None, model: str | None) -> pd.DataFrame:
+    import pandas as pd
+
     rows = []
     for r in store.list_runs(method=method, model=model):
         res = store.load_run(r["run_id"])
@@ -198,6 +202,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                 for rid in ids:
                     res = store.load_run(rid)
                     parts.append(res.items.assign(run_id=rid, method=res.method))
+                import pandas as pd
+
                 df = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
         finally:
             store.close()

@@ -1,0 +1,77 @@
+"""Keys of reusable runs: a stored run answers a new call when they agree on everything
+its numbers depend on.
+
+``genderscope run`` (and :func:`genderscope.api.run`) keys a run by the measure, its
+options, the model's identity (weights fingerprint, kind, dtype and the adapter's
+scoring settings, read without loading the weights), the content of the items it
+measures and the genderscope version. A rerun with the same key returns the stored
+run (summary, items, tables) instead of recomputing it, so it imports neither torch
+nor pandas nor scipy. The device and batch size are not part of the key, as they are
+not part of the score cache's keys either: they change how an answer is computed, not
+which answer it is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import json
+from pathlib import PurePath
+from typing import Any
+
+from genderscope import __version__
+
+NOT_IDENTITY = ("device", "source")
+"""Adapter ``describe()`` keys that do not change a score (where it runs, what the user
+called it: the fingerprint holds the weights' identity)."""
+
+
+class NotKeyable(TypeError):
+    """The value has no canonical content (an object of unknown type)."""
+
+
+def _content(value: Any) -> Any:
+    """``json.dumps`` hook: the content of a value JSON does not know, or
+    :class:`NotKeyable`. Dataclasses become their class name and fields, paths strings,
+    sets sorted lists, enums their value (floats keep their exact ``repr`` in JSON)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {"class": type(value).__name__,
+                "fields": {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}}
+    if isinstance(value, PurePath):
+        return str(value)
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=lambda v: json.dumps(v, sort_keys=True, default=_content))
+    raise NotKeyable(f"no canonical content for a {type(value).__name__}")
+
+
+def canonical(value: Any) -> str:
+    """``value`` as JSON with sorted keys (tuples as lists), or :class:`NotKeyable`."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                      default=_content)
+
+
+def model_identity(adapter: Any) -> dict[str, Any] | None:
+    """What of the adapter an answer depends on (its ``describe()`` less
+    :data:`NOT_IDENTITY`), or None when it has no fingerprint."""
+    describe = getattr(adapter, "describe", None)
+    if describe is None:
+        return None
+    info = dict(describe())
+    if not info.get("fingerprint"):
+        return None
+    return {k: v for k, v in info.items() if k not in NOT_IDENTITY}
+
+
+def run_key(measure: str, options: dict[str, Any], model: dict[str, Any] | None,
+            inputs: Any) -> str | None:
+    """SHA-256 over the measure, its options, the model identity, the measured items'
+    content and the genderscope version; None when any part has no canonical content."""
+    try:
+        blob = canonical({"measure": measure, "options": options, "model": model,
+                          "inputs": inputs, "genderscope": __version__})
+    except (NotKeyable, ValueError):  # ValueError: a circular reference
+        return None
+    return "run:" + hashlib.sha256(blob.encode()).hexdigest()
