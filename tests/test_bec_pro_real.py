@@ -114,12 +114,15 @@ def test_cli_bec_pro_saves_records_and_resumes(tiny_bert_dir: Path, tmp_path: Pa
     n_cached = store.count_scores()
     assert n_cached == 120 and len(store.list_runs("bec-pro")) == 1
     store.close()
-    second = runner.invoke(app, [*args, "--json"])
+    second = runner.invoke(app, [*args, "--json"])  # the same run: reused, not recorded
     assert second.exit_code == 0, second.output
+    third = runner.invoke(app, ["run", "--no-reuse", *args[1:], "--json"])  # recomputed
+    assert third.exit_code == 0, third.output
     store = Store(store_path)
     assert store.count_scores() == n_cached  # everything came from the cache
     assert len(store.list_runs("bec-pro")) == 2
     store.close()
+    assert json.loads(second.output)["summary"] == json.loads(third.output)["summary"]
 
 
 def test_cli_lpbs(tiny_gpt2_dir: Path, tmp_path: Path) -> None:

@@ -152,9 +152,16 @@ def test_cli_run_and_resume(data_dir: Path, tiny_gpt2_dir: Path, tmp_path: Path)
     n_cached = s.count_scores()
     assert n_cached > 0 and len(s.list_runs("crows-pairs")) == 1
     s.close()
-    # A rerun (e.g. after a kill) finds every score in the cache and gives the same numbers.
+    # The same command again returns the stored run (nothing recorded); with --no-reuse
+    # (e.g. a rerun after a kill) every score comes from the cache, the same numbers.
     r2 = CliRunner().invoke(app, args)
     assert r2.exit_code == 0, r2.output
+    assert "gender" in r2.output
+    s = Store(store)
+    assert len(s.list_runs("crows-pairs")) == 1
+    s.close()
+    r3 = CliRunner().invoke(app, ["run", "--no-reuse", *args[1:]])
+    assert r3.exit_code == 0, r3.output
     s = Store(store)
     assert s.count_scores() == n_cached and len(s.list_runs("crows-pairs")) == 2
     s.close()

@@ -57,8 +57,9 @@ def test_commands_without_a_model_import_no_torch(tmp_path: Path, data_dir: Path
 def test_warm_store_rerun_loads_no_model(tmp_path: Path, tiny_bert_dir: Path) -> None:
     """``--no-reuse``: the measure runs again, every answer from the score cache (a rerun
     that reuses the stored run is tested in test_run_reuse.py)."""
-    args = ["run", "--no-reuse", "bec-pro", "--model", str(tiny_bert_dir), "--limit", "60", "--no-plot",
-            "--no-progress", "--resamples", "200", "--store", str(tmp_path / "s.sqlite")]
+    args = ["run", "--no-reuse", "bec-pro", "--model", str(tiny_bert_dir), "--limit", "60",
+            "--no-plot", "--no-progress", "--resamples", "200", "--store",
+            str(tmp_path / "s.sqlite")]
     first, heavy_first = _genderscope(tmp_path, *args, "--out", "first")
     assert first.returncode == 0, first.stderr[-2000:]
     assert {"torch", "transformers", "scipy.stats"} <= heavy_first  # the probe sees them

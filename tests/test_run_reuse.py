@@ -131,8 +131,8 @@ def test_run_key_follows_content_only() -> None:
 
 
 def test_measures_without_items_or_fingerprint_are_not_reused(tmp_path: Path) -> None:
-    from genderscope.api import _run_key
     from genderscope.plans import Plan
+    from genderscope.reuse import reuse_key as _run_key
 
     class Adapter:
         def describe(self) -> dict[str, object]:

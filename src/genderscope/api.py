@@ -158,13 +158,15 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
         else:
             adapter = model
         t_load = time.perf_counter() - t0
-        key = _run_key(measure, plan, adapter, options,
-                       {"kind": kind, "dtype": dtype, "start_token": start_token})
+        from genderscope.reuse import out_holds, reuse_key
+
+        key = reuse_key(measure, plan, adapter, options,
+                        {"kind": kind, "dtype": dtype, "start_token": start_token})
         if reuse and key is not None and (found := st.find_run(key)) is not None:
             stored = st.load_run(found)
             stored.metadata["reused"] = True
             if out is not None:
-                stored.metadata["out_unchanged"] = _out_holds(Path(out), key, stored, plan)
+                stored.metadata["out_unchanged"] = out_holds(Path(out), key, stored, plan)
                 if stored.metadata["out_unchanged"]:
                     stored.metadata["out"] = str(out)
                 else:
@@ -189,38 +191,6 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
         if owned:
             st.close()
     return result
-
-
-def _run_key(measure: str, plan: Any, adapter: Any, options: dict[str, Any],
-             model_options: dict[str, Any]) -> str | None:
-    """The reuse key of this call (:func:`genderscope.reuse.run_key`), or None when the
-    plan does not say what it measures or the model has no fingerprint."""
-    if plan.inputs is None or adapter is None:
-        return None
-    from genderscope.reuse import model_identity, run_key
-
-    ident = model_identity(adapter)
-    if ident is None:
-        return None
-    return run_key(measure, {**options, **model_options}, ident, plan.inputs)
-
-
-def _out_holds(out: Path, key: str, stored: Any, plan: Any) -> bool:
-    """Whether ``out`` already holds the files of the stored run with this key (its
-    ``summary.json`` names the key; the item table, tables and figure exist)."""
-    import json
-
-    try:
-        written = json.loads((out / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    if not isinstance(written, dict) or \
-            written.get("metadata", {}).get("cache_key") != key:
-        return False
-    files = [out / "items.csv", *(out / f"{n}.csv" for n in stored.table_names)]
-    if plan.figure is not None:
-        files.append(plan.figure_path or out / plan.figure_name)
-    return all(f.is_file() for f in files)
 
 
 def _save(result: Result, plan: Any, out: Path) -> None:

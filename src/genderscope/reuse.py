@@ -17,7 +17,7 @@ import dataclasses
 import enum
 import hashlib
 import json
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any
 
 from genderscope import __version__
@@ -75,3 +75,31 @@ def run_key(measure: str, options: dict[str, Any], model: dict[str, Any] | None,
     except (NotKeyable, ValueError):  # ValueError: a circular reference
         return None
     return "run:" + hashlib.sha256(blob.encode()).hexdigest()
+
+
+def reuse_key(measure: str, plan: Any, adapter: Any, options: dict[str, Any],
+             model_options: dict[str, Any]) -> str | None:
+    """The reuse key of this call (:func:`genderscope.reuse.run_key`), or None when the
+    plan does not say what it measures or the model has no fingerprint."""
+    if plan.inputs is None or adapter is None:
+        return None
+    ident = model_identity(adapter)
+    if ident is None:
+        return None
+    return run_key(measure, {**options, **model_options}, ident, plan.inputs)
+
+
+def out_holds(out: Path, key: str, stored: Any, plan: Any) -> bool:
+    """Whether ``out`` already holds the files of the stored run with this key (its
+    ``summary.json`` names the key; the item table, tables and figure exist)."""
+    try:
+        written = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(written, dict) or \
+            written.get("metadata", {}).get("cache_key") != key:
+        return False
+    files = [out / "items.csv", *(out / f"{n}.csv" for n in stored.table_names)]
+    if plan.figure is not None:
+        files.append(plan.figure_path or out / plan.figure_name)
+    return all(f.is_file() for f in files)
