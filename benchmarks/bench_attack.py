@@ -122,8 +122,9 @@ def main() -> None:
           f"{unb['s/attack'] / on['s/attack']:.2f}x faster per attack")
     same = all(v == outcomes[configs[0][0]] for v in outcomes.values())
     print(f"identical outcomes across configurations: {same}")
-    what = (f"gender-analogy attack per text ({len(outcomes[configs[0][0]])} attacks on "
-            f"{len(tweets)} tweets)")
+    n_att = len(outcomes[configs[0][0]])
+    what = (f"gender-analogy attack per text ({n_att} attack{'s' * (n_att != 1)} on "
+            f"{len(tweets)} tweet{'s' * (len(tweets) != 1)})")
     recorder.write(
         case="query-cache", what=what + ": classifier query cache",
         baseline="no query cache", baseline_s=float(off["s/attack"]),

@@ -169,9 +169,11 @@ def render(records: list[dict[str, Any]]) -> str:
     known = {r.key() for r in ROWS}
     notes: list[str] = []
 
-    def ref(rec: dict[str, Any]) -> str:
-        notes.append(note(rec))
-        return f"[{len(notes)}](#speed-notes)"
+    def ref(rec: dict[str, Any]) -> str:  # rows of one run share their note
+        text = note(rec)
+        if text not in notes:
+            notes.append(text)
+        return f"[{notes.index(text) + 1}](#speed-notes)"
 
     lines = ["| what | baseline | genderscope | ratio | script | measured |",
              "|---|---|---|---|---|---|"]

@@ -175,3 +175,16 @@ def test_every_listed_script_offers_record() -> None:
         src = (REPO / script).read_text(encoding="utf-8")
         assert "add_record_options(ap)" in src and "recorder.write(" in src, script
         assert "GENDERSCOPE_TEST_DATA" not in src and "find_benchmark" in src, script
+
+
+def test_rows_of_one_run_share_one_note(tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(benchrecord, "_load", lambda: [1.0, 1.0, 1.0])  # steady load
+    rec = benchrecord.Recorder(script="bench_attack.py", folder=tmp_path,
+                               command="python benchmarks/bench_attack.py --record")
+    for case in ("query-cache", "lm-batching"):
+        rec.write(what=f"attack: {case}", baseline="off", baseline_s=2.0, genderscope="on",
+                  genderscope_s=1.0, device="cpu", case=case)
+    block = speed_table.render(speed_table.load_records(tmp_path))
+    assert block.count("[1](#speed-notes)") == 2 and "[2](#speed-notes)" not in block
+    assert sum(x.startswith("1. ") for x in block.splitlines()) == 1
