@@ -51,6 +51,9 @@ def test_cli_rerun_reuses_the_stored_run_without_heavy_imports(tmp_path: Path,
     again, heavy = _cli(tmp_path, "run", *args, "--out", "a")
     assert heavy == set()
     assert _run_id(again) == _run_id(first)
+    assert json.loads(again.stdout)["reused"] and not json.loads(first.stdout)["reused"]
+    table, _ = _cli(tmp_path, "run", *[a for a in args if a != "--json"], "--out", "a")
+    assert "reused stored run " + _run_id(first) in " ".join(table.stdout.split())
     assert json.loads(again.stdout)["summary"] == json.loads(first.stdout)["summary"]
     assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "a").iterdir()} == written
 

@@ -34,6 +34,17 @@ def run_measure(*args: object, **kwargs: object) -> Result:
     return run(*args, reuse=REUSE["enabled"], **kwargs)  # type: ignore[arg-type]
 
 
+def run_note(result: Result, base: Path | str) -> str:
+    """The last line of a run: its id, where it was saved, and how long it took, or that
+    it is a stored run reused (and how long it took when it was computed)."""
+    meta = result.metadata
+    if meta.get("reused"):
+        return (f"reused stored run {meta['run_id']} (same model, options and items; computed "
+                f"in {meta.get('runtime_s', '?')} s; `genderscope run --no-reuse ...` "
+                f"recomputes); saved to {base}")
+    return f"run {meta['run_id']}; saved to {base}; {meta.get('runtime_s', '?')} s"
+
+
 def open_store(path: Path | None, readonly: bool = False) -> Store:
     """The store at ``--store`` (or the default); ``readonly`` for commands that only read:
     they never create, migrate or write a store."""

@@ -22,6 +22,7 @@ from genderscope.cli.common import (
     STORE_OPTION,
     command_line,
     console,
+    run_note,
 )
 from genderscope.errors import GenderscopeError
 from genderscope.results import to_json
@@ -104,7 +105,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         run_id, base = result.metadata["run_id"], Path(result.metadata["out"])
         plots = _bec_pro_plots(result, base / "association") if plot else []
         if as_json:
-            console.print_json(to_json({"run_id": run_id, "summary": result.summary,
+            console.print_json(to_json({"run_id": run_id, "reused": bool(result.metadata.get(
+                "reused")), "summary": result.summary,
                                         "plots": plots}))
             return
         n_rows = result.metadata["data"]["n_rows"]
@@ -128,9 +130,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                           str(t["test"]), _p(t["p_value"]), _p(t.get("p_adjusted")),
                           _fmt(t.get("effect_size_r")))
         console.print(tests)
-        console.print(f"run {run_id}; saved to {base}"
-                      + (f"; plot {plots[0]}" if plots else "")
-                      + f"; {result.metadata['runtime_s']} s")
+        console.print(run_note(result, base) + (f"; plot {plots[0]}" if plots else ""))
 
     @run_app.command("lpbs")
     def lpbs_cmd(
@@ -168,7 +168,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         spec_name = result.metadata["data"]["test"]
         s = result.summary
         if as_json:
-            console.print_json(to_json({"run_id": run_id, "summary": s}))
+            console.print_json(to_json({"run_id": run_id, "reused": bool(result.metadata.get(
+                "reused")), "summary": s}))
             return
         table = Table(title=f"LPBS {spec_name}: {s['x']} vs {s['y']} "
                             f"({s['n_templates']} templates, {s['n_items']} items)")
@@ -185,4 +186,4 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                           _p(r.p_one_sided), _p(r.p_two_sided), _fmt(r.mean_x), _fmt(r.mean_y))
         console.print(table)
         console.print(f"d > 0: {s['x']} words raise male vs female fill more than {s['y']} "
-                      f"words (prior-corrected). run {run_id}; saved to {base}")
+                      f"words (prior-corrected). {run_note(result, base)}")

@@ -26,6 +26,7 @@ from genderscope.cli.common import (
     STORE_OPTION,
     command_line,
     console,
+    run_note,
 )
 from genderscope.results import Result, to_json
 
@@ -73,11 +74,12 @@ def _execute(measure: str, model: str, kind: str, start_token: str, device: str 
 def _finish(result: Result, run_id: str, base: Path, as_json: bool,
             table: Callable[[Result], list[Table]]) -> None:
     if as_json:
-        console.print_json(to_json({"run_id": run_id, "summary": result.summary}))
+        console.print_json(to_json({"run_id": run_id, "reused": bool(result.metadata.get(
+            "reused")), "summary": result.summary}))
         return
     for t in table(result):
         console.print(t)
-    console.print(f"run {run_id}; saved to {base}; {result.metadata['runtime_s']} s")
+    console.print(run_note(result, base))
 
 
 def _wino_tables(result: Result) -> list[Table]:
