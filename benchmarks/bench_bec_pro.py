@@ -7,6 +7,10 @@ see docs/models.md); probabilities are meaningless, compute cost is real.
 - seed way: for each of the 5,400 rows of the published BEC-Pro_EN.tsv,
   ``pipeline("fill-mask", targets=person)`` on Sent_TM and on Sent_TAM (score of
   the first mask = the person's), association = log p_TM - log p_TAM.
+- plain script (the floor, for reference): the same quantity as the seed way, once per
+  distinct Sent_TM/Sent_TAM sentence, in length-sorted batches; no genderscope, no
+  saving, no statistics. genderscope scores more sequences than this: a multi-piece
+  person word is scored piece by piece (l2r), not by its first piece.
 - genderscope: ``genderscope run bec-pro --model <folder> --lang en`` in process
   (model load, generation, scoring with a fresh store, bootstrap CIs, paired tests,
   plot, saving and recording), default options (span_masking="piece"). Both ways
@@ -75,6 +79,36 @@ def seed_way(model_dir: Path, tsv: Path, out: Path, n_rows: int | None, device: 
     return {"seconds": seconds, "peak_rss_mb": _peak_mb(), "rows": len(df)}
 
 
+def plain_way(model_dir: Path, tsv: Path, device: str) -> dict:
+    """The floor: a plain script that scores the seed's quantity (the first mask's
+    probability of the person's first word piece, Sent_TM and Sent_TAM) once per
+    distinct sentence, in length-sorted batches of 64, without genderscope."""
+    import pandas as pd
+    import torch
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    t0 = time.perf_counter()
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForMaskedLM.from_pretrained(model_dir).to(device).eval()
+    df = pd.read_csv(tsv, sep="\t", index_col=0, keep_default_na=False)
+    texts = sorted(set(df.Sent_TM) | set(df.Sent_TAM), key=len)
+    first_mask_logprobs: dict[str, torch.Tensor] = {}
+    with torch.inference_mode():
+        for i in range(0, len(texts), 64):
+            batch = texts[i:i + 64]
+            enc = tok(batch, return_tensors="pt", padding=True).to(device)
+            logits = model(**enc).logits
+            pos = (enc["input_ids"] == tok.mask_token_id).int().argmax(dim=1)
+            rows = logits[torch.arange(len(batch), device=device), pos].log_softmax(-1).cpu()
+            first_mask_logprobs.update(zip(batch, rows, strict=True))
+    ids = {p: tok.convert_tokens_to_ids(tok.tokenize(p)[0]) for p in set(df.Person)}
+    assoc = [float(first_mask_logprobs[tm][ids[p]] - first_mask_logprobs[tam][ids[p]])
+             for tm, tam, p in zip(df.Sent_TM, df.Sent_TAM, df.Person, strict=True)]
+    seconds = time.perf_counter() - t0
+    return {"seconds": seconds, "peak_rss_mb": _peak_mb(), "sentences": len(texts),
+            "rows": len(assoc)}
+
+
 def engine_way(model_dir: Path, out_dir: Path, device: str) -> dict:
     from typer.testing import CliRunner
 
@@ -122,7 +156,7 @@ def main() -> None:
     ap.add_argument("--reuse-seed", action="store_true",
                     help="reuse seed.json/seed.csv of an earlier run (the seed way takes ~14 min)")
     ap.add_argument("--device", default="cpu", help="cpu, cuda or mps (both ways)")
-    ap.add_argument("--child", choices=["seed", "engine"], default=None)
+    ap.add_argument("--child", choices=["seed", "engine", "plain"], default=None)
     add_record_options(ap)
     args = ap.parse_args()
     if args.child is None:  # the children get the resolved folder
@@ -142,6 +176,9 @@ def main() -> None:
     if args.child == "engine":
         print(json.dumps(engine_way(model_dir, args.work, args.device)))
         return
+    if args.child == "plain":
+        print(json.dumps(plain_way(model_dir, tsv, args.device)))
+        return
 
     recorder = Recorder.from_args(__file__, args)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -152,6 +189,7 @@ def main() -> None:
 
         build_bert(model_dir, size=args.size, seed=0)
     engine = _child("engine", args)
+    plain = _child("plain", args)
     reused = args.reuse_seed and (args.work / "seed.json").is_file()
     if reused:
         seed = json.loads((args.work / "seed.json").read_text())
@@ -183,6 +221,9 @@ def main() -> None:
           f"{seed['peak_rss_mb']:.0f} MB")
     print(f"genderscope run bec-pro (end to end):  {engine['seconds']:8.1f} s   peak RSS "
           f"{engine['peak_rss_mb']:.0f} MB")
+    print(f"plain script, {plain['sentences']} distinct sentences (first piece only): "
+          f"{plain['seconds']:8.1f} s   peak RSS {plain['peak_rss_mb']:.0f} MB   "
+          f"({seed_s / plain['seconds']:.1f}x the seed way)")
     print(f"speed-up: {seed_s / engine['seconds']:.1f}x")
     print(f"max |delta association| over {len(deltas)} comparable rows: {max(deltas):.2e}")
     baseline = "the seed's per-row pipeline"
@@ -198,6 +239,10 @@ def main() -> None:
         extra=[{"name": "peak RSS", "value": seed["peak_rss_mb"], "unit": "MB",
                 "side": "baseline"},
                {"name": "peak RSS", "value": engine["peak_rss_mb"], "unit": "MB"},
+               {"name": "plain distinct-sentence script", "value": plain["seconds"],
+                "unit": "s", "side": "baseline"},
+               {"name": "plain script peak RSS", "value": plain["peak_rss_mb"], "unit": "MB",
+                "side": "baseline"},
                {"name": "max |Δ association|", "value": float(max(deltas))},
                {"name": "rows compared", "value": len(deltas)}])
 
