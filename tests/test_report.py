@@ -264,8 +264,9 @@ def test_cli_unwritable_output(tmp_path: Path) -> None:
 def test_cli_failed_measure_writes_page_and_exits_1(tmp_path: Path) -> None:
     ragged = tmp_path / "rag.txt"
     ragged.write_text("he 1 2 3\nshe 1 2\n")
+    # run from a folder with no shared/data beside it: the data must still be found
     r = _cli("report", "--vectors", str(ragged), "--out", str(tmp_path / "r.html"),
-             "--no-progress")
+             "--no-progress", cwd=tmp_path)
     assert r.returncode == 1, r.stderr[-500:]
     assert "measure(s) failed" in r.stdout and "Traceback" not in r.stderr
     page_text = (tmp_path / "r.html").read_text(encoding="utf-8")
