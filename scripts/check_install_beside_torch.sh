@@ -118,11 +118,12 @@ PY
   "$work/d/bin/python" - $lower <<'PY'
 import sys
 from importlib.metadata import version
+from packaging.version import Version
 for pin in sys.argv[1:]:
     name, want = pin.split("==")
     got = version(name)
     print(f"{name} {got}")
-    assert got == want, f"{name} {got} installed, lower bound {want} asked"
+    assert Version(got) == Version(want), f"{name} {got} installed, lower bound {want} asked"
 PY
   status=0
   (cd "$work" && env -u PYTHONPATH HF_HUB_OFFLINE=1 GENDERSCOPE_TEST_DATA="$data" \
