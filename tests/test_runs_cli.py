@@ -57,7 +57,11 @@ def test_list_and_filters(filled) -> None:
 
 def test_show(filled) -> None:
     path, ids = filled
-    r = _invoke("runs", "show", ids[0][:17], "--store", str(path), "--json")
+    # the shortest prefix of ids[0] that no other id shares (runs made in the same second
+    # share the timestamp part and may share the first hex digit of the random part)
+    n = next(k for k in range(1, len(ids[0]) + 1)
+             if not any(o.startswith(ids[0][:k]) for o in ids[1:]))
+    r = _invoke("runs", "show", ids[0][:max(n, 17)], "--store", str(path), "--json")
     assert r.exit_code == 0, r.output
     got = json.loads(r.output)
     assert got["run_id"] == ids[0] and got["summary"]["score"]["estimate"] == 55.0
