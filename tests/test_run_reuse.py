@@ -156,3 +156,22 @@ def test_measures_without_items_or_fingerprint_are_not_reused(tmp_path: Path) ->
             return {"kind": "masked", "fingerprint": "f", "device": "cuda:0"}
 
     assert _run_key("x", plan, OnGpu(), {}, {}) == _run_key("x", plan, Adapter(), {}, {})
+
+
+def test_half_precision_on_sentence_pair_measures_warns(tmp_path: Path, data_dir: Path,
+                                                        tiny_gpt2_dir: Path) -> None:
+    import genderscope as gs
+
+    with pytest.warns(UserWarning, match="bfloat16: 9 of 300 decisions flipped"):
+        gs.run("crows-pairs", str(tiny_gpt2_dir), store=tmp_path / "s.sqlite", data=data_dir,
+               limit=2, dtype="bfloat16")
+    done = subprocess.run(
+        [sys.executable, "-c", "from genderscope.cli.app import main; main()", "run",
+         "crows-pairs", "--model", str(tiny_gpt2_dir), "--data", str(data_dir), "--limit", "2",
+         "--dtype", "bfloat16", "--store", str(tmp_path / "s.sqlite"), "--out",
+         str(tmp_path / "o"), "--no-progress", "--json"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=str(REPO / "src"), HF_HUB_OFFLINE="1"))
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = [x for x in done.stderr.splitlines() if "decisions flipped" in x]
+    assert len(lines) == 1 and lines[0].startswith("warning: crows-pairs with dtype bfloat16")

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from genderscope.store import Store
 
 LM_KINDS = ("auto", "masked", "causal")
+SENTENCE_SCORED = ("crows-pairs", "stereoset", "abc")
+"""Measures whose decisions compare summed sentence scores (half precision warns)."""
 MODEL_KINDS = (*LM_KINDS, "vectors", "encoder", "classifier")
 
 
@@ -139,6 +141,13 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
         raise GenderscopeError(f"{measure}: give a model (model=...)")
     if kind not in LM_KINDS:
         raise GenderscopeError(f"kind must be auto, masked or causal, got {kind!r}")
+    if dtype != "float32" and measure in SENTENCE_SCORED:
+        import warnings
+
+        warnings.warn(f"{measure} with dtype {dtype}: sentence scores sum many token terms, "
+                      "and half precision moves them by nats (CrowS-Pairs on SmolLM2, "
+                      "bfloat16: 9 of 300 decisions flipped; docs/performance.md); float32 "
+                      "is the reference", UserWarning, stacklevel=2)
     if out is None and save:
         out = Path("genderscope-results") / plan.method
     if out is not None:

@@ -78,9 +78,27 @@ _register_commands()
 _short_helps(app)
 
 
+def _one_line_warnings() -> None:
+    """genderscope's own warnings as ``warning: ...`` on stderr (one line, no source
+    line); other packages' warnings keep Python's format."""
+    import warnings
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    show = warnings.showwarning
+
+    def one_line(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001
+        if os.path.abspath(filename).startswith(package):
+            typer.secho(f"warning: {message}", err=True, fg="yellow")
+        else:
+            show(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = one_line
+
+
 def main() -> None:
     """Entry point: user errors -> one line on stderr, exit code 2."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    _one_line_warnings()
     try:
         code = app(standalone_mode=False)  # click returns typer.Exit's code in this mode
         if code == 130:  # typer's vendored click turns Ctrl-C into this return code
