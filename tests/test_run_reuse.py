@@ -175,3 +175,14 @@ def test_half_precision_on_sentence_pair_measures_warns(tmp_path: Path, data_dir
     assert done.returncode == 0, done.stderr[-2000:]
     lines = [x for x in done.stderr.splitlines() if "decisions flipped" in x]
     assert len(lines) == 1 and lines[0].startswith("warning: crows-pairs with dtype bfloat16")
+
+
+def test_crows_pairs_rerun_imports_no_measure_code(tmp_path: Path, data_dir: Path,
+                                                    tiny_gpt2_dir: Path) -> None:
+    args = ["run", "crows-pairs", "--model", str(tiny_gpt2_dir), "--data", str(data_dir),
+            "--limit", "4", "--store", str(tmp_path / "s.sqlite"), "--out", "o",
+            "--no-progress", "--json"]
+    first, heavy = _cli(tmp_path, *args)
+    assert {"torch", "scipy"} <= heavy
+    again, heavy = _cli(tmp_path, *args)
+    assert heavy == set() and _run_id(again) == _run_id(first)

@@ -50,6 +50,19 @@ class Plan:
     loads a second model, e.g. the attack's LM filter, caches its scores there)."""
 
 
+def _measure(path: str) -> Callable[..., Any]:
+    """The function ``module:name`` of a measure, imported when first called: a rerun
+    that returns a stored run never imports the measure's numpy/pandas/scipy code."""
+    module, name = path.split(":")
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        import importlib
+
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    return call
+
+
 def dataset_dir(data: Path | str | None, folder: str, *, file_ok: bool = False) -> Path:
     """``data`` (or its ``folder`` subfolder), else the benchmark data folder.
     ``file_ok``: the data set can also be given as one file (CrowS-Pairs, StereoSet)."""
@@ -95,7 +108,7 @@ def winobias(*, split: str = "test", types: Sequence[int] | str = (1, 2),
              resamples: int = 10_000, progress: bool = False) -> Plan:
     """WinoBias (English): pronoun prediction on pro- vs anti-stereotypical sentences."""
     from genderscope.datasets.winobias import load_winobias
-    from genderscope.measures.winobias import run_winobias
+    run_winobias = _measure("genderscope.measures.winobias:run_winobias")
 
     if isinstance(types, str):
         try:
@@ -119,7 +132,7 @@ def dawinobias(*, split: str = "all", data: Path | None = None, limit: int | Non
                progress: bool = False) -> Plan:
     """DaWinoBias (Danish, GenDa Lens): pronoun prediction, pro vs anti."""
     from genderscope.datasets.winobias import load_dawinobias
-    from genderscope.measures.winobias import run_winobias
+    run_winobias = _measure("genderscope.measures.winobias:run_winobias")
 
     _check_min("--limit", limit, 1)
     _check_min("--resamples", resamples, 100)
@@ -135,7 +148,7 @@ def abc(*, lang: str = "da", source: str = "auto", include_invalid: bool = False
         seed: int = 0, resamples: int = 10_000, progress: bool = False) -> Plan:
     """ABC anti-reflexive possessives: relative perplexity, female vs male."""
     from genderscope.datasets.abc import LANGS, load_abc
-    from genderscope.measures.abc import run_abc
+    run_abc = _measure("genderscope.measures.abc:run_abc")
 
     _check_choice("--lang", lang, LANGS)
     _check_min("--limit", limit, 1)
@@ -156,7 +169,7 @@ def crows_pairs(*, bias_type: str | None = None, data: Path | None = None,
                 progress: bool = False) -> Plan:
     """CrowS-Pairs: % of pairs where the stereotypical sentence is preferred."""
     from genderscope.datasets.crows_pairs import load_crows_pairs
-    from genderscope.measures.crows_pairs import run_crows_pairs
+    run_crows_pairs = _measure("genderscope.measures.crows_pairs:run_crows_pairs")
 
     _check_min("--limit", limit, 1)
     pairs = load_crows_pairs(dataset_dir(data, "crows-pairs", file_ok=True))
