@@ -232,15 +232,10 @@ def bec_pro(*, lang: str = "en", data: Path | None = None, repair: bool = False,
     if limit is not None:
         rows = rows[:limit]
     data_meta["n_rows"] = len(rows)
-
-    def run(lm: Any) -> Result:
-        from genderscope.measures import bec_pro as measure  # numpy, pandas, scipy
-
-        return measure.run(lm, rows, strategy=strategy, span_masking=span_masking,
-                           n_resamples=resamples, seed=seed, data=data_meta,
-                           progress=progress)
-
-    return Plan("bec-pro", "lm", run, inputs=(rows, data_meta))
+    run = _measure("genderscope.measures.bec_pro:run")
+    return Plan("bec-pro", "lm", lambda lm: run(
+        lm, rows, strategy=strategy, span_masking=span_masking, n_resamples=resamples,
+        seed=seed, data=data_meta, progress=progress), inputs=(rows, data_meta))
 
 
 def lpbs(*, test: str = "career-family", templates: Path | None = None,
@@ -248,8 +243,9 @@ def lpbs(*, test: str = "career-family", templates: Path | None = None,
          seed: int = 0, resamples: int = 10_000, progress: bool = False) -> Plan:
     """Kurita et al. (2019) log-probability bias score test with a WEAT-style effect size."""
     from genderscope.datasets.templates import resolve_test
-    from genderscope.measures import lpbs as measure
     from genderscope.results import file_sha256
+
+    run = _measure("genderscope.measures.lpbs:run")
 
     _check_choice("--span-masking", span_masking, ("piece", "word"))
     _check_min("--permutations", permutations, 10_000)
@@ -257,7 +253,7 @@ def lpbs(*, test: str = "career-family", templates: Path | None = None,
     spec = resolve_test(test, Path(templates) if templates is not None else None)
     data_meta: dict[str, Any] = {"test": spec.name, "files": {
         f: file_sha256(f) for f in spec.files if Path(f).is_file()}}
-    return Plan(f"lpbs/{spec.name}", "lm", lambda lm: measure.run(
+    return Plan(f"lpbs/{spec.name}", "lm", lambda lm: run(
         lm, spec, strategy=strategy, span_masking=span_masking, n_permutations=permutations,
         n_resamples=resamples, seed=seed, data=data_meta, progress=progress),
         inputs=(spec, data_meta))
