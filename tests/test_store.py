@@ -48,10 +48,15 @@ def test_arrays_round_trip(store: Store) -> None:
     np.testing.assert_array_equal(got["k"], np.array([1.5, np.nan, -2.0]))
 
 
+WORDS = ["tea", "coffee", "music", "dogs", "cats", "rain", "snow", "books", "films",
+         "maps", "trains", "boats", "games", "bread", "fish", "rice", "soup", "cake",
+         "milk", "wine", "beer", "salt", "sugar", "fruit", "eggs", "cheese", "meat",
+         "apples", "grapes", "lemons"]
+
+
 def test_interrupted_run_resumes_from_cache(tiny_bert_dir, store: Store, monkeypatch) -> None:
     """A run killed after its first chunk keeps that chunk; the rerun computes only the rest."""
-    queries = [FillQuery(f"{{target}} is a [[job{i}]].", w) for i in range(30)
-               for w in ("he", "she")]
+    queries = [FillQuery(f"{{target}} likes {w}.", p) for w in WORDS for p in ("he", "she")]
     adapter = MaskedLM.from_pretrained(tiny_bert_dir, device="cpu", store=store)
     real_run = adapter.engine.run
     calls = {"n": 0}
@@ -67,15 +72,31 @@ def test_interrupted_run_resumes_from_cache(tiny_bert_dir, store: Store, monkeyp
 
     original = hf.LanguageModelAdapter._cached
 
-    def small_chunks(self, namespace, keys, compute, *, progress, label, chunk=512):
-        return original(self, namespace, keys, compute, progress=progress, label=label, chunk=20)
+    def small_chunks(self, namespace, keys, plan, *, progress, label, chunk=None):
+        return original(self, namespace, keys, plan, progress=progress, label=label, chunk=4)
 
     monkeypatch.setattr(hf.LanguageModelAdapter, "_cached", small_chunks)
     with pytest.raises(KeyboardInterrupt):
         adapter.fill_logprobs(queries)
-    assert store.count_scores() == 20  # the first chunk survived
+    # the first chunk of 4 sentences answered both person words of each: 8 answers kept
+    assert store.count_scores() == 8
     fresh = MaskedLM.from_pretrained(tiny_bert_dir, device="cpu", store=store)
     resumed = fresh.fill_logprobs(queries)
-    assert fresh.engine.n_sequences < 30  # the cached 10 sentences were not rerun
+    assert fresh.engine.n_sequences == len(WORDS) - 4  # the 4 cached sentences were not rerun
     ref = MaskedLM.from_pretrained(tiny_bert_dir, device="cpu").fill_logprobs(queries)
     np.testing.assert_allclose(resumed, ref, atol=1e-6)
+
+
+def test_shared_input_runs_once_across_chunks(tiny_bert_dir) -> None:
+    """Keys far apart that share a masked sentence (every sentence's "he" query first,
+    then every "she" query) run that sentence once, not once per chunk of keys."""
+    templates = [f"{{target}} likes {a} and {b}." for a in WORDS for b in WORDS[:21] if a != b]
+    queries = [FillQuery(t, "he") for t in templates] + [FillQuery(t, "she") for t in templates]
+    assert len(templates) > 512  # more than one chunk of keys apart
+    adapter = MaskedLM.from_pretrained(tiny_bert_dir, device="cpu")
+    lp = adapter.fill_logprobs(queries)
+    assert adapter.engine.n_sequences == len(templates)
+    one = MaskedLM.from_pretrained(tiny_bert_dir, device="cpu")
+    np.testing.assert_allclose(lp[[0, len(templates) + 7]],
+                               one.fill_logprobs([queries[0], queries[len(templates) + 7]]),
+                               atol=1e-5)

@@ -30,12 +30,23 @@ from genderscope.models.engine import Request
 from genderscope.models.hf import (
     LanguageModelAdapter,
     ModelSource,
+    Planned,
     check_dtype,
     check_head,
     pick_device,
     pick_dtype,
 )
 from genderscope.store import Store
+
+
+def _only(answers: list[np.ndarray]) -> np.ndarray:
+    """The reads of the one request (per-token log-likelihoods)."""
+    return answers[0]
+
+
+def _summed(answers: list[np.ndarray]) -> np.ndarray:
+    """One value: the sum of the one request's reads."""
+    return np.array([float(answers[0].sum())])
 
 
 class CausalLM(LanguageModelAdapter):
@@ -94,14 +105,12 @@ class CausalLM(LanguageModelAdapter):
 
     def log_likelihood(self, texts: Sequence[str], *, progress: bool = False) -> list[SeqScore]:
         """Total and per-token log-likelihood of each text (see module doc)."""
-        def compute(idx: list[int]) -> list[np.ndarray]:
-            reqs = []
-            for i in idx:
-                ids = self._ids(texts[i])
-                reqs.append(Request(tuple(ids), tuple((t - 1, ids[t]) for t in range(1, len(ids)))))
-            return self.engine.run(reqs)
+        def plan(i: int) -> Planned:
+            ids = self._ids(texts[i])
+            return [Request(tuple(ids), tuple((t - 1, ids[t]) for t in range(1, len(ids))))], \
+                _only
 
-        arrays = self._cached("ll", list(texts), compute, progress=progress,
+        arrays = self._cached("ll", list(texts), plan, progress=progress,
                               label="log-likelihood")
         pieces = self.tokenize(texts)  # cached: a fully cached call loads no tokenizer
         scores = []
@@ -120,11 +129,10 @@ class CausalLM(LanguageModelAdapter):
         straddling the boundary counts as continuation)."""
         keys = [f"{p}\x1f{c}" for p, c in pairs]
 
-        def compute(idx: list[int]) -> list[np.ndarray]:
-            reqs = [self._plan_continuation(*pairs[i]) for i in idx]
-            return [np.array([a.sum()]) for a in self.engine.run(reqs)]
+        def plan(i: int) -> Planned:
+            return [self._plan_continuation(*pairs[i])], _summed
 
-        vals = self._cached("cont", keys, compute, progress=progress, label="continuations")
+        vals = self._cached("cont", keys, plan, progress=progress, label="continuations")
         return np.array([float(v[0]) for v in vals])
 
     def _plan_continuation(self, prefix: str, continuation: str) -> Request:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from genderscope.errors import ModelLoadError
+from genderscope.models.engine import Request
 from genderscope.results import file_sha256
 from genderscope.store import Store
 
@@ -33,6 +34,10 @@ if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
 
     from genderscope.models.engine import ForwardEngine
+
+Planned = tuple[list[Request], Callable[[list[np.ndarray]], np.ndarray]]
+"""A key's forward-pass requests and the function that turns their answers (one
+array per request, in order) into the key's stored array."""
 
 DTYPE_NAMES = ("float32", "float16", "bfloat16")
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
@@ -429,13 +434,18 @@ class LanguageModelAdapter:
         return [json.loads(found[t]) for t in texts]
 
     # -- caching ---------------------------------------------------------------
-    def _cached(self, namespace: str, keys: Sequence[str],
-                compute: Callable[[list[int]], list[np.ndarray]], *, progress: bool,
-                label: str, chunk: int = 512) -> list[np.ndarray]:
-        """Answers for ``keys``: from the store when cached, else ``compute(indices)``.
+    def _cached(self, namespace: str, keys: Sequence[str], plan: Callable[[int], Planned], *,
+                progress: bool, label: str, chunk: int | None = None) -> list[np.ndarray]:
+        """Answers for ``keys``: from the store when cached, else computed.
 
-        Distinct missing keys are computed in chunks, and each chunk is written in
-        its own transaction, so an interrupted run resumes where it stopped.
+        ``plan(i)`` gives the forward-pass requests of ``keys[i]`` and a function that
+        turns their answers (one array per request) into the key's stored array. The
+        requests of every missing key are pooled, so an input shared by several keys
+        (one masked sentence scored for many person words) runs once, however far
+        apart the keys lie. The distinct inputs run shortest first in chunks of
+        ``chunk`` inputs (default: 8 engine batches); after each chunk the keys whose
+        inputs are all answered are written in one transaction, so an interrupted
+        run resumes where it stopped.
         """
         out: list[np.ndarray | None] = [None] * len(keys)
         found: dict[str, np.ndarray] = {}
@@ -449,17 +459,51 @@ class LanguageModelAdapter:
                 first_of.setdefault(k, i)
         todo = list(first_of.values())
         if todo:
-            from genderscope.progress import progress_bar
-            with progress_bar(label, total=len(todo), enabled=progress) as advance:
-                for s in range(0, len(todo), chunk):
-                    idx = todo[s:s + chunk]
-                    values = compute(idx)
-                    fresh = {keys[i]: v for i, v in zip(idx, values, strict=True)}
-                    if self.store is not None:
-                        self.store.put_arrays(self.fingerprint, namespace, fresh)
-                    found.update(fresh)
-                    advance(len(idx))
+            found.update(self._compute(namespace, keys, todo, plan, progress=progress,
+                                       label=label, chunk=chunk))
         return [o if o is not None else found[keys[i]] for i, o in enumerate(out)]
+
+    def _compute(self, namespace: str, keys: Sequence[str], todo: list[int],
+                 plan: Callable[[int], Planned], *, progress: bool, label: str,
+                 chunk: int | None) -> dict[str, np.ndarray]:
+        from genderscope.progress import progress_bar
+
+        plans = {i: plan(i) for i in todo}
+        reads: dict[tuple[int, ...], set[tuple[int, int]]] = {}
+        users: dict[tuple[int, ...], list[int]] = {}
+        pending: dict[int, int] = {}
+        for i, (reqs, _) in plans.items():
+            mine = {r.input_ids for r in reqs}
+            pending[i] = len(mine)
+            for r in reqs:
+                reads.setdefault(r.input_ids, set()).update(r.reads)
+            for inp in mine:
+                users.setdefault(inp, []).append(i)
+        inputs = sorted(reads, key=len)
+        step = chunk or 8 * self.engine.max_batch
+        answers: dict[tuple[int, ...], dict[tuple[int, int], float]] = {}
+        done: dict[str, np.ndarray] = {}
+        with progress_bar(label, total=len(todo), enabled=progress) as advance:
+            for s in range(0, len(inputs), step):
+                part = [Request(inp, tuple(sorted(reads[inp]))) for inp in inputs[s:s + step]]
+                for req, vals in zip(part, self.engine.run(part), strict=True):
+                    answers[req.input_ids] = dict(zip(req.reads, vals.tolist(), strict=True))
+                ready = []
+                for req in part:
+                    for i in users[req.input_ids]:
+                        pending[i] -= 1
+                        if pending[i] == 0:
+                            ready.append(i)
+                fresh = {}
+                for i in ready:
+                    reqs, finish = plans[i]
+                    fresh[keys[i]] = finish([np.array([answers[r.input_ids][rd] for rd in r.reads],
+                                                      dtype=np.float64) for r in reqs])
+                if self.store is not None and fresh:
+                    self.store.put_arrays(self.fingerprint, namespace, fresh)
+                done.update(fresh)
+                advance(len(ready))
+        return done
 
 
 def _memo_key(cls: type, source: ModelSource, options: dict[str, Any]) -> str | None:

@@ -56,6 +56,7 @@ from genderscope.models.engine import Request
 from genderscope.models.hf import (
     LanguageModelAdapter,
     ModelSource,
+    Planned,
     check_dtype,
     check_head,
     pick_device,
@@ -90,6 +91,16 @@ def _overlaps(a: int, b: int, s0: int, s1: int) -> bool:
     """Piece at characters [a, b) lies in span [s0, s1); a zero-width piece (a bare
     word-start ``Ġ`` of a byte-level BPE) belongs to the word starting at a."""
     return s0 <= a < s1 if a == b else (a < s1 and b > s0)
+
+
+def _total(answers: list[np.ndarray]) -> np.ndarray:
+    """One value: the sum of every read of every request (log P of a whole word)."""
+    return np.array([sum(float(a.sum()) for a in answers)])
+
+
+def _one_each(answers: list[np.ndarray]) -> np.ndarray:
+    """The single read of each request, in order (one log P per piece)."""
+    return np.array([float(a[0]) for a in answers])
 
 
 class MaskedLM(LanguageModelAdapter):
@@ -154,17 +165,10 @@ class MaskedLM(LanguageModelAdapter):
             raise GenderscopeError(f"unknown span masking {span_masking!r}; use piece or word")
         keys = [f"{q.template}\x1f{q.candidate}" for q in queries]
 
-        def compute(idx: list[int]) -> list[np.ndarray]:
-            plans = [self._plan_fill(queries[i], strategy, span_masking) for i in idx]
-            flat = [r for plan in plans for r in plan]
-            answers = self.engine.run(flat)
-            out, k = [], 0
-            for plan in plans:
-                out.append(np.array([sum(float(a.sum()) for a in answers[k:k + len(plan)])]))
-                k += len(plan)
-            return out
+        def plan(i: int) -> Planned:
+            return self._plan_fill(queries[i], strategy, span_masking), _total
 
-        vals = self._cached(f"fill:{strategy}:{span_masking}", keys, compute,
+        vals = self._cached(f"fill:{strategy}:{span_masking}", keys, plan,
                             progress=progress, label="scoring fills")
         return np.array([float(v[0]) for v in vals], dtype=np.float64)
 
@@ -243,16 +247,10 @@ class MaskedLM(LanguageModelAdapter):
         keys = [t + "\x1f" + ";".join(f"{a},{b}" for a, b in sp)
                 for t, sp in zip(texts, spans, strict=True)]
 
-        def compute(idx: list[int]) -> list[np.ndarray]:
-            plans = [self._plan_spans(texts[i], spans[i], rule) for i in idx]
-            answers = self.engine.run([r for plan in plans for r in plan])
-            out, k = [], 0
-            for plan in plans:
-                out.append(np.array([float(a[0]) for a in answers[k:k + len(plan)]]))
-                k += len(plan)
-            return out
+        def plan(i: int) -> Planned:
+            return self._plan_spans(texts[i], spans[i], rule), _one_each
 
-        return self._cached(f"span:{rule}", keys, compute, progress=progress,
+        return self._cached(f"span:{rule}", keys, plan, progress=progress,
                             label="scoring spans")
 
     def _plan_spans(self, text: str, spans: Sequence[tuple[int, int]],
@@ -290,20 +288,18 @@ class MaskedLM(LanguageModelAdapter):
         keys = [t + "\x1f" + ("" if p is None else "".join("1" if b else "0" for b in p))
                 for t, p in zip(texts, sel, strict=True)]
 
-        def compute(idx: list[int]) -> list[np.ndarray]:
-            plans = [self._plan_pll(texts[i], sel[i]) for i in idx]
-            flat = [r for plan, _ in plans for r in plan]
-            answers = self.engine.run(flat)
-            out, k = [], 0
-            for plan, (n_pieces, chosen) in plans:
-                arr = np.full(n_pieces, np.nan)
-                for c, a in zip(chosen, answers[k:k + len(plan)], strict=True):
-                    arr[c] = float(a[0])
-                out.append(arr)
-                k += len(plan)
-            return out
+        def plan(i: int) -> Planned:
+            reqs, (n_pieces, chosen) = self._plan_pll(texts[i], sel[i])
 
-        arrays = self._cached("pll", keys, compute, progress=progress, label="pseudo-log-lik")
+            def finish(answers: list[np.ndarray]) -> np.ndarray:
+                arr = np.full(n_pieces, np.nan)  # NaN: a piece not scored
+                for c, a in zip(chosen, answers, strict=True):
+                    arr[c] = float(a[0])
+                return arr
+
+            return reqs, finish
+
+        arrays = self._cached("pll", keys, plan, progress=progress, label="pseudo-log-lik")
         pieces = self.tokenize(texts)
         return [SeqScore(float(np.nansum(a)), int(np.count_nonzero(~np.isnan(a))),
                          tuple(a.tolist()), tuple(p)) for a, p in zip(arrays, pieces, strict=True)]
