@@ -13,8 +13,8 @@ see docs/models.md); probabilities are meaningless, compute cost is real.
   person word is scored piece by piece (l2r), not by its first piece.
 - genderscope: ``genderscope run bec-pro --model <folder> --lang en`` in process
   (model load, generation, scoring with a fresh store, bootstrap CIs, paired tests,
-  plot, saving and recording), default options (span_masking="piece"). Both ways
-  import their libraries before the clock starts.
+  plot, saving and recording), default options (span_masking="piece"). Every way
+  imports its libraries (torch and transformers included) before the clock starts.
 
 Each way runs in its own subprocess (peak RSS per way). Max |delta association|
 is taken over the rows where both define the same quantity: a single-wordpiece
@@ -26,8 +26,9 @@ Run (on an otherwise idle machine):  python benchmarks/bench_bec_pro.py
 Options: --data-dir (the folder holding bec-pro/; default: the one
 ``genderscope.datasets.locations.find_benchmark`` finds, ``$GENDERSCOPE_DATA`` first),
 --work (model + outputs folder), --rows N (seed way on the first N rows only, scaled
-to 5,400), --size tiny (smoke test), --device cpu|cuda (both ways), --record (write the
-row to benchmarks/results/ for the README speed table).
+to 5,400), --size tiny (smoke test), --device cpu|cuda (every way), --repeats N (each
+way N times, alternating; medians), --record (write the row to benchmarks/results/ for
+the README speed table).
 """
 
 from __future__ import annotations
@@ -110,9 +111,13 @@ def plain_way(model_dir: Path, tsv: Path, device: str) -> dict:
 
 
 def engine_way(model_dir: Path, out_dir: Path, device: str) -> dict:
+    # The libraries are imported before the clock starts, as in the seed way and the
+    # plain script: torch and transformers too (genderscope imports them only when it
+    # loads a model, so without this its clock alone would pay their ~3 s).
+    import torch  # noqa: F401
+    from transformers import AutoModelForMaskedLM, AutoTokenizer  # noqa: F401
     from typer.testing import CliRunner
 
-    # The libraries are imported before the clock starts, as in the seed way.
     import genderscope.measures.bec_pro  # noqa: F401
     import genderscope.models.loading  # noqa: F401
     import genderscope.models.masked  # noqa: F401
@@ -144,6 +149,12 @@ def _child(mode: str, args: argparse.Namespace) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def _median_run(runs: list[dict]) -> dict:
+    """The run with the median time (the lower middle one of an even count): its
+    seconds and its own peak RSS."""
+    return sorted(runs, key=lambda r: r["seconds"])[(len(runs) - 1) // 2]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", type=Path, default=None,
@@ -155,7 +166,9 @@ def main() -> None:
                     help="tiny: a 2-layer model, to smoke-test this script")
     ap.add_argument("--reuse-seed", action="store_true",
                     help="reuse seed.json/seed.csv of an earlier run (the seed way takes ~14 min)")
-    ap.add_argument("--device", default="cpu", help="cpu, cuda or mps (both ways)")
+    ap.add_argument("--device", default="cpu", help="cpu, cuda or mps (every way)")
+    ap.add_argument("--repeats", type=int, default=1,
+                    help="runs of each way, alternating (the median run is reported)")
     ap.add_argument("--child", choices=["seed", "engine", "plain"], default=None)
     add_record_options(ap)
     args = ap.parse_args()
@@ -188,14 +201,21 @@ def main() -> None:
         from genderscope.models.testing import build_bert
 
         build_bert(model_dir, size=args.size, seed=0)
-    engine = _child("engine", args)
-    plain = _child("plain", args)
     reused = args.reuse_seed and (args.work / "seed.json").is_file()
+    runs: dict[str, list[dict]] = {"engine": [], "plain": [], "seed": []}
+    for k in range(args.repeats):  # the ways alternate, so a drift in load hits all of them
+        for mode in ("engine", "plain", "seed"):
+            if mode == "seed" and reused:
+                continue
+            runs[mode].append(_child(mode, args))
+            print(f"repeat {k + 1}/{args.repeats} {mode}: {runs[mode][-1]['seconds']:.1f} s",
+                  flush=True)
+    engine, plain = _median_run(runs["engine"]), _median_run(runs["plain"])
     if reused:
         seed = json.loads((args.work / "seed.json").read_text())
         print(f"seed way: reusing {args.work / 'seed.json'} and seed.csv from an earlier run")
     else:
-        seed = _child("seed", args)
+        seed = _median_run(runs["seed"])
 
     import pandas as pd
     from transformers import AutoTokenizer
@@ -224,9 +244,16 @@ def main() -> None:
     print(f"plain script, {plain['sentences']} distinct sentences (first piece only): "
           f"{plain['seconds']:8.1f} s   peak RSS {plain['peak_rss_mb']:.0f} MB   "
           f"({seed_s / plain['seconds']:.1f}x the seed way)")
+    if args.repeats > 1:
+        for mode, label in (("engine", "genderscope"), ("plain", "plain"), ("seed", "seed")):
+            if runs[mode]:
+                times = ", ".join(f"{r['seconds']:.1f}" for r in runs[mode])
+                print(f"  {label} runs: {times} s (median reported)")
     print(f"speed-up: {seed_s / engine['seconds']:.1f}x")
     print(f"max |delta association| over {len(deltas)} comparable rows: {max(deltas):.2e}")
     baseline = "the seed's per-row pipeline"
+    if args.repeats > 1:
+        baseline += f", median of {args.repeats} runs of each way"
     if seed["rows"] != 5400:
         baseline += f" (timed on {seed['rows']} rows, scaled to 5,400)"
     if reused:
