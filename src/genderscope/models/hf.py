@@ -26,7 +26,8 @@ import numpy as np
 
 from genderscope.errors import ModelLoadError
 from genderscope.models.engine import Request
-from genderscope.results import file_sha256
+from genderscope.models.memo import MEMO_MODEL
+from genderscope.models.memo import cached_sha256 as _cached_sha256
 from genderscope.store import Store
 
 if TYPE_CHECKING:
@@ -45,8 +46,6 @@ TOKENIZER_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json",
                    "special_tokens_map.json", "added_tokens.json", "vocab.txt", "vocab.json",
                    "merges.txt", "spiece.model", "sentencepiece.bpe.model", "tokenizer.model")
 """Files besides the weights that decide how a local folder tokenizes and what it is."""
-MEMO_MODEL = "~adapter-memo"
-"""``scores.model`` of the adapter memos (one per weights identity and options)."""
 
 
 HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?")
@@ -244,23 +243,6 @@ def _quiet_gguf() -> Iterator[None]:
         yield
     finally:
         gguf_utils.tqdm = original
-
-
-def _cached_sha256(path: Path) -> str:
-    """SHA-256 of a file, memoised beside the store keyed by path, size and mtime."""
-    st = path.stat()
-    memo_dir = Path(os.environ.get("GENDERSCOPE_CACHE", Path.home() / ".cache" / "genderscope"))
-    key = hashlib.sha1(f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()
-    memo = memo_dir / "hashes" / key
-    if memo.is_file():
-        return memo.read_text().strip()
-    digest = file_sha256(path)
-    try:
-        memo.parent.mkdir(parents=True, exist_ok=True)
-        memo.write_text(digest)
-    except OSError:
-        pass
-    return digest
 
 
 def _gguf_tokenizer_cache(gguf: Path) -> Path:
