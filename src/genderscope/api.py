@@ -58,20 +58,26 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
     ``all-minilm-l6-v2`` with ``kind="encoder"``; a classifier SPEC with
     ``kind="classifier"``). ``kind``: ``auto`` / ``masked`` / ``causal`` for language
     models. ``store``: the score cache (default: ``$GENDERSCOPE_STORE`` or
-    ``~/.cache/genderscope/store.sqlite``); an LM adapter keeps it open. ``batch_size``:
+    ``~/.cache/genderscope/store.sqlite``); an LM adapter or encoder keeps it open.
+    Models the store has seen come back *deferred* (weights or vectors read on the
+    first answer no cache holds). ``batch_size``:
     texts per call of a classifier or sentence encoder.
     """
     if kind not in MODEL_KINDS:
         raise GenderscopeError(f"kind must be one of {', '.join(MODEL_KINDS)}, got {kind!r}")
-    if kind == "vectors":
-        from genderscope.models.vectors import load_vectors
-
-        return load_vectors(str(model))
     if kind == "classifier":
         from genderscope.models.classifier import load_classifier
 
         return load_classifier(str(model), batch_size=batch_size)
-    st, _ = _open_store(store)
+    st, owned = _open_store(store)
+    if kind == "vectors":  # the store only holds their memo: parsed on first lookup
+        from genderscope.models.vectors import load_vectors
+
+        try:
+            return load_vectors(str(model), store=st)
+        finally:
+            if owned:
+                st.close()
     if kind == "encoder":
         from genderscope.models.encoder import SentenceEncoder
 

@@ -293,7 +293,7 @@ def weat(*, test: Any, tests_dir: Path | None = None, permutations: int = 10_000
          phrases: str = "skip", case_fallback: bool = True, progress: bool = False) -> Plan:
     """WEAT (Caliskan et al. 2017) of one test (name, JSON file or AssociationTest) on
     static word vectors."""
-    from genderscope.measures.weat import weat as run_weat
+    run_weat = _measure("genderscope.measures.weat:weat")
 
     _check_min("--permutations", permutations, 10_000)
     _check_choice("--phrases", phrases, ("skip", "mean"))
@@ -309,19 +309,19 @@ def weat(*, test: Any, tests_dir: Path | None = None, permutations: int = 10_000
             advance(1)
         return result
 
-    return Plan("weat", "vectors", run)
+    return Plan("weat", "vectors", run, inputs=spec)
 
 
 def seat(*, test: Any, tests_dir: Path | None = None, permutations: int = 10_000,
          exact_limit: int = 200_000, seed: int = 0, progress: bool = False) -> Plan:
     """SEAT (May et al. 2019) of one test on a sentence encoder."""
-    from genderscope.measures.weat import seat as run_seat
+    run_seat = _measure("genderscope.measures.weat:seat")
 
     _check_min("--permutations", permutations, 10_000)
     spec = _association_test(test, tests_dir)
     return Plan("seat", "encoder", lambda enc: run_seat(
         enc, spec, n_permutations=permutations, seed=seed, exact_limit=exact_limit,
-        progress=progress))
+        progress=progress), inputs=spec)
 
 
 # -- classifiers -------------------------------------------------------------------------

@@ -22,9 +22,9 @@ from typing import Any
 
 from genderscope import __version__
 
-NOT_IDENTITY = ("device", "source")
-"""Adapter ``describe()`` keys that do not change a score (where it runs, what the user
-called it: the fingerprint holds the weights' identity)."""
+NOT_IDENTITY = ("device", "source", "batch_size")
+"""Adapter ``describe()`` keys that do not change a score (where and in what batches it
+runs, what the user called it: the fingerprint holds the weights' identity)."""
 
 
 class NotKeyable(TypeError):

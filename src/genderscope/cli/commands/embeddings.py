@@ -109,8 +109,9 @@ def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | N
             table_df[col] = table_df[col].astype("Int64")
     base.mkdir(parents=True, exist_ok=True)
     table_df.to_csv(base / "tests.csv", index=False)
+    reused = [name for name, r, _ in done if r is not None and r.metadata.get("reused")]
     if as_json:
-        console.print_json(to_json({"runs": runs, "tests": rows}))
+        console.print_json(to_json({"runs": runs, "tests": rows, "reused": reused}))
     else:
         table = Table(title=f"{method.upper()} (effect size d: Caliskan et al. 2017; "
                             f"one-sided permutation p)")
@@ -129,6 +130,10 @@ def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | N
         console.print("n = |X|/|Y|/|A|/|B|; * = p from random permutations (else exact); "
                       "p Holm: adjusted over the tests of this run; "
                       f"saved to {base}")
+        if reused:
+            console.print(f"reused stored run {', '.join(runs[n] for n in reused)} (same "
+                          "model, options and test; `genderscope run --no-reuse ...` "
+                          "recomputes)")
     if failed:
         raise GenderscopeError(f"{len(failed)} of {len(tests)} tests failed: "
                                f"{', '.join(failed)} (details in {base / 'tests.csv'})")
@@ -165,9 +170,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         from genderscope.models.vectors import load_vectors
 
         tests = _expand(test, tests_dir)
-        vecs = load_vectors(vectors, fmt=fmt, vocab=vocab)
         store = open_store(store_path)
-        try:
+        try:  # with the store's memo, a stored run's rerun never parses the vectors
+            vecs = load_vectors(vectors, fmt=fmt, vocab=vocab, store=store)
             _run_tests("weat", tests, lambda t, folder: run(
                 "weat", vecs, store=store, out=folder, command=command_line(), test=t,
                 permutations=permutations, seed=seed, exact_limit=exact_limit,
