@@ -162,6 +162,33 @@ def test_split_head_gives_the_full_models_numbers(which, request) -> None:
         np.testing.assert_allclose(x, y, atol=2e-5)
 
 
+@pytest.mark.parametrize("which", ["tiny_bert", "tiny_gpt2"])
+def test_output_head_in_small_chunks_gives_the_same_numbers(which, request) -> None:
+    """Chunks of 3 positions (reads of one sequence split across chunks) equal one chunk."""
+    from genderscope.models.engine import ForwardEngine, Request, head_rows
+
+    adapter = request.getfixturevalue(which)
+    one = ForwardEngine(adapter.model, 0, adapter.device)
+    small = ForwardEngine(adapter.model, 0, adapter.device)
+    assert one.head_rows == head_rows(len(adapter.tokenizer), "cpu") >= 16
+    one.head_rows, small.head_rows = 10_000, 3
+    ids = adapter.tokenizer(["she is a nurse at the hospital .", "he is a pilot ."])["input_ids"]
+    reqs = [Request(tuple(s), tuple((p, t) for p in range(1, len(s) - 1) for t in (7, 42)))
+            for s in ids]
+    for x, y in zip(small.run(reqs), one.run(reqs), strict=True):
+        np.testing.assert_allclose(x, y, atol=1e-6)
+
+
+def test_head_chunk_bounds_the_logits_in_memory() -> None:
+    """Rows per head chunk shrink with the vocabulary: <= 16 MB of float32 on a CPU."""
+    from genderscope.models.engine import head_rows
+
+    for vocab in (30_522, 49_152, 262_144):
+        assert head_rows(vocab, "cpu") * vocab * 4 <= 16 * 2**20
+        assert head_rows(vocab, "cuda") > head_rows(vocab, "cpu")
+    assert head_rows(10**9, "cpu") == 1
+
+
 def test_split_head_dropped_when_the_model_changes_its_logits(tiny_gpt2) -> None:
     """Logit soft-capping (Gemma) lives outside the head: the check must catch it."""
     import torch
