@@ -126,3 +126,46 @@ def test_smollm2_prefers_grammatical_text(smollm2: CausalLM) -> None:
     c = smollm2.continuation_logprob([("he is", " a mother."), ("she is", " a mother."),
                                       ("he is", " pregnant."), ("she is", " pregnant.")])
     assert c[0] < c[1] and c[2] < c[3]
+
+
+def _gguf_forward(adapter: CausalLM) -> np.ndarray:
+    from genderscope.models.engine import Request
+
+    ids = (1, 5, 9, 17, 33, 60)
+    return adapter.engine.run([Request(ids, tuple((p, ids[p + 1]) for p in range(5)))])[0]
+
+
+def test_gguf_dequantised_once_then_loaded_from_the_cache(tmp_path, monkeypatch) -> None:
+    """The first load of a GGUF file keeps the de-quantised model; the next load reads it
+    (transformers' GGUF reader is not called) and gives bit-identical answers."""
+    from transformers.quantizers.quantizer_gguf import GgufHfQuantizer
+
+    from genderscope.models.testing import build_tiny_gguf
+
+    monkeypatch.setenv("GENDERSCOPE_CACHE", str(tmp_path / "cache"))
+    gguf = build_tiny_gguf(tmp_path / "tiny.gguf")
+    first = CausalLM.from_pretrained(gguf, device="cpu")
+    kept = list((tmp_path / "cache" / "gguf-models").iterdir())
+    assert len(kept) == 1 and (kept[0] / "model.safetensors").is_file()
+
+    def no_gguf_tensors(*a, **k):
+        raise AssertionError("the GGUF file's tensors were read again")
+
+    monkeypatch.setattr(GgufHfQuantizer, "get_state_dict", no_gguf_tensors)
+    second = CausalLM.from_pretrained(gguf, device="cpu")
+    assert second.fingerprint == first.fingerprint  # the GGUF file's identity, not the cache's
+    a, b = first.model.state_dict(), second.model.state_dict()
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    np.testing.assert_array_equal(_gguf_forward(first), _gguf_forward(second))
+    gguf.write_bytes(gguf.read_bytes())  # a rewritten file (new mtime) is read again
+    with pytest.raises(ModelLoadError, match="read again"):
+        CausalLM.from_pretrained(gguf, device="cpu")
+
+
+def test_gguf_cache_can_be_turned_off(tmp_path, monkeypatch) -> None:
+    from genderscope.models.testing import build_tiny_gguf
+
+    monkeypatch.setenv("GENDERSCOPE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("GENDERSCOPE_GGUF_CACHE", "0")
+    CausalLM.from_pretrained(build_tiny_gguf(tmp_path / "tiny.gguf"), device="cpu")
+    assert not (tmp_path / "cache" / "gguf-models").exists()

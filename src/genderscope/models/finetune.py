@@ -139,19 +139,13 @@ def _load(spec: str, kind: str, dtype: torch.dtype) -> tuple[Any, Any, str, Mode
 
 
 def _drop_gguf_quantizer(model: Any, spec: str) -> None:
-    """Make a GGUF-loaded model an ordinary float model that ``save_pretrained`` accepts.
+    """:func:`~genderscope.models.hf.detach_gguf_quantizer`, worded for fine-tuning."""
+    from genderscope.models.hf import detach_gguf_quantizer
 
-    Without GGUF matmul kernels transformers de-quantises every weight on
-    loading, but keeps the GGUF quantizer attached, which blocks saving. We
-    check that no packed GGUF layer remains, then detach the quantizer.
-    """
-    packed = [n for n, m in model.named_modules() if type(m).__name__.lower().startswith("gguf")]
-    if packed:
-        raise ModelLoadError(f"{spec}: GGUF layers are still packed ({packed[0]}, ...); "
-                             "cannot fine-tune a packed GGUF model")
-    model.hf_quantizer = None
-    if hasattr(model.config, "quantization_config"):
-        del model.config.quantization_config
+    try:
+        detach_gguf_quantizer(model, spec)
+    except ModelLoadError as exc:
+        raise ModelLoadError(f"{exc}; cannot fine-tune a packed GGUF model") from None
 
 
 def _batches(n_docs: int, cfg: FinetuneConfig) -> list[list[int]]:

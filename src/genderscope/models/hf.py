@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,7 +27,7 @@ import numpy as np
 
 from genderscope.errors import ModelLoadError
 from genderscope.models.engine import Request
-from genderscope.models.memo import MEMO_MODEL
+from genderscope.models.memo import MEMO_MODEL, cache_dir
 from genderscope.models.memo import cached_sha256 as _cached_sha256
 from genderscope.store import Store
 
@@ -152,19 +153,33 @@ class ModelSource:
                                  f"{_one_line(exc)}") from None
 
     def load(self, auto_class: Any, dtype: torch.dtype) -> tuple[Any, dict[str, Any]]:
-        """Instantiate ``auto_class`` with pretrained weights; returns (model, loading info)."""
+        """Instantiate ``auto_class`` with pretrained weights; returns (model, loading info).
+
+        A GGUF file's weights are de-quantised by transformers in Python on every load
+        (SmolLM2-135M: ~17 s on a 2-core CPU). The de-quantised model is kept as
+        safetensors under ``$GENDERSCOPE_CACHE/gguf-models`` (keyed by the file's path,
+        size and mtime, the dtype and the transformers version) and later loads read
+        that instead: the same tensors, bit for bit. ``GENDERSCOPE_GGUF_CACHE=0`` turns
+        the cache off."""
         import transformers
 
         kwargs: dict[str, Any] = {"dtype": dtype, "output_loading_info": True,
                                   "trust_remote_code": False}
+        cached = None
         if self.gguf_file:
             kwargs["gguf_file"] = self.gguf_file
+            cached = _gguf_model_cache(self.path, dtype)  # type: ignore[arg-type]
         else:
             kwargs["revision"] = self.revision
         level = transformers.logging.get_verbosity()
         transformers.logging.set_verbosity_error()
         transformers.logging.disable_progress_bar()  # our own bars only
         try:
+            if cached is not None and (cached / "config.json").is_file():
+                with contextlib.suppress(Exception):  # an unreadable cache: load the GGUF
+                    return auto_class.from_pretrained(
+                        str(cached), dtype=dtype, output_loading_info=True,
+                        trust_remote_code=False)
             with _quiet_gguf():
                 model, info = auto_class.from_pretrained(self.location, **kwargs)
         except Exception as exc:  # noqa: BLE001
@@ -172,6 +187,8 @@ class ModelSource:
             raise ModelLoadError(f"cannot load {what} {self.spec}: {_one_line(exc)}") from None
         finally:
             transformers.logging.set_verbosity(level)
+        if cached is not None:
+            _keep_dequantized(model, cached)
         return model, info
 
     def fingerprint(self, config: Any = None) -> str:
@@ -245,11 +262,50 @@ def _quiet_gguf() -> Iterator[None]:
         gguf_utils.tqdm = original
 
 
+def _gguf_model_cache(gguf: Path, dtype: Any) -> Path | None:
+    """Folder of a GGUF file's de-quantised model, or None when the cache is off."""
+    if os.environ.get("GENDERSCOPE_GGUF_CACHE", "1").strip().lower() in ("0", "off", "no",
+                                                                          "false"):
+        return None
+    import transformers
+
+    st = gguf.stat()
+    key = hashlib.sha1(f"{gguf.resolve()}|{st.st_size}|{st.st_mtime_ns}|{dtype}|"
+                       f"{transformers.__version__}".encode()).hexdigest()
+    return cache_dir() / "gguf-models" / key[:16]
+
+
+def detach_gguf_quantizer(model: Any, spec: str) -> None:
+    """Make a GGUF-loaded model an ordinary float model that ``save_pretrained`` accepts.
+
+    Without GGUF matmul kernels transformers de-quantises every weight on loading but
+    keeps the GGUF quantizer attached, which blocks saving. Checks that no packed GGUF
+    layer remains (:class:`ModelLoadError` otherwise), then detaches the quantizer."""
+    packed = [n for n, m in model.named_modules() if type(m).__name__.lower().startswith("gguf")]
+    if packed:
+        raise ModelLoadError(f"{spec}: GGUF layers are still packed ({packed[0]}, ...)")
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+
+
+def _keep_dequantized(model: Any, folder: Path) -> None:
+    """Save a de-quantised GGUF model to ``folder`` (written aside, then renamed into
+    place, so a reader never sees half a cache); any failure just leaves no cache."""
+    tmp = folder.with_name(f"{folder.name}.tmp{os.getpid()}")
+    try:
+        detach_gguf_quantizer(model, str(folder))
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        model.save_pretrained(str(tmp))
+        os.replace(tmp, folder)
+    except Exception:  # noqa: BLE001 - a cache that cannot be written is no error
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def _gguf_tokenizer_cache(gguf: Path) -> Path:
     st = gguf.stat()
     key = hashlib.sha1(f"{gguf.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()
-    base = Path(os.environ.get("GENDERSCOPE_CACHE", Path.home() / ".cache" / "genderscope"))
-    return base / "gguf-tokenizers" / key[:16]
+    return cache_dir() / "gguf-tokenizers" / key[:16]
 
 
 def _one_line(exc: BaseException) -> str:

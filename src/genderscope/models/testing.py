@@ -9,6 +9,8 @@ ordinary Hugging Face folders (used by tests and benchmarks; see docs/models.md)
   hundred sentences (leading-space ``Ġ`` pieces, like the real ones).
 - XLM-RoBERTa with a SentencePiece (Unigram, ``▁`` word-start pieces) tokenizer
   trained here the same way.
+- A tiny Llama written as an unquantised GGUF file (:func:`build_tiny_gguf`), to test
+  the GGUF loading path without the packaged models; its tokenizer is a placeholder.
 
 Probabilities of these models are meaningless: use them for exactness and
 speed, never for what a bias score means.
@@ -140,3 +142,55 @@ def build_gpt2(folder: str | Path, seed: int = 0) -> Path:
     GPT2LMHeadModel(cfg).eval().save_pretrained(folder)
     tok.save_pretrained(folder)
     return folder
+
+
+def build_tiny_gguf(path: str | Path, seed: int = 0) -> Path:
+    """A 2-layer, 16-wide Llama with a 64-entry vocabulary as a float32 GGUF file (32 KB).
+
+    Written with the ``gguf`` package (what transformers reads GGUF with). The
+    vocabulary is a placeholder: the tokenizer loads but splits no real text, so feed
+    token ids, not text."""
+    import gguf
+    import numpy as np
+
+    vocab, hidden, layers, ffn, heads = 64, 16, 2, 32, 2
+    path = Path(path)
+    w = gguf.GGUFWriter(str(path), "llama")
+    w.add_context_length(64)
+    w.add_embedding_length(hidden)
+    w.add_block_count(layers)
+    w.add_feed_forward_length(ffn)
+    w.add_head_count(heads)
+    w.add_head_count_kv(heads)
+    w.add_rope_dimension_count(hidden // heads)
+    w.add_rope_freq_base(10000.0)
+    w.add_layer_norm_rms_eps(1e-5)
+    w.add_vocab_size(vocab)
+    w.add_tokenizer_model("llama")
+    w.add_token_list(["<unk>", "<s>", "</s>"] + [f"\u2581w{i}" for i in range(vocab - 3)])
+    w.add_token_scores([0.0] * vocab)
+    w.add_token_types([2, 3, 3] + [1] * (vocab - 3))
+    w.add_bos_token_id(1)
+    w.add_eos_token_id(2)
+    w.add_unk_token_id(0)
+    rng = np.random.default_rng(seed)
+
+    def rand(name: str, *shape: int) -> None:
+        w.add_tensor(name, rng.normal(0.0, 0.2, size=shape).astype(np.float32))
+
+    rand("token_embd.weight", vocab, hidden)
+    for i in range(layers):
+        w.add_tensor(f"blk.{i}.attn_norm.weight", np.ones(hidden, np.float32))
+        for part in ("attn_q", "attn_k", "attn_v", "attn_output"):
+            rand(f"blk.{i}.{part}.weight", hidden, hidden)
+        w.add_tensor(f"blk.{i}.ffn_norm.weight", np.ones(hidden, np.float32))
+        rand(f"blk.{i}.ffn_gate.weight", ffn, hidden)
+        rand(f"blk.{i}.ffn_up.weight", ffn, hidden)
+        rand(f"blk.{i}.ffn_down.weight", hidden, ffn)
+    w.add_tensor("output_norm.weight", np.ones(hidden, np.float32))
+    rand("output.weight", vocab, hidden)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
