@@ -70,6 +70,18 @@ def _row(result: Result) -> dict[str, object]:
             "exact": s["exact"], "n_permutations": s["n_permutations"], "error": ""}
 
 
+def _write_table(path: Path, rows: list[dict[str, object]]) -> None:
+    """The tests' rows as CSV (every column any row has; a missing value left empty),
+    written with ``csv`` so a rerun of stored runs needs no pandas."""
+    import csv
+
+    columns = list(dict.fromkeys(k for r in rows for k in r))
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, columns, restval="")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
 def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | None,
                store, as_json: bool) -> None:
     base = default_out(method, out)
@@ -101,14 +113,8 @@ def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | N
             store.update_summary(result.metadata["run_id"], result.summary)
         runs[name] = result.metadata["run_id"]
         rows.append(_row(result))
-    import pandas as pd
-
-    table_df = pd.DataFrame(rows)
-    for col in ("n_x", "n_y", "n_a", "n_b", "oov", "n_permutations"):
-        if col in table_df:
-            table_df[col] = table_df[col].astype("Int64")
     base.mkdir(parents=True, exist_ok=True)
-    table_df.to_csv(base / "tests.csv", index=False)
+    _write_table(base / "tests.csv", rows)
     reused = [name for name, r, _ in done if r is not None and r.metadata.get("reused")]
     if as_json:
         console.print_json(to_json({"runs": runs, "tests": rows, "reused": reused}))
