@@ -225,3 +225,14 @@ def test_seat_rerun_loads_no_encoder(tmp_path: Path) -> None:
     assert not heavy & MODEL and json.loads(fresh.stdout)["reused"] == []
     assert json.loads(fresh.stdout)["runs"] != json.loads(first.stdout)["runs"]
     assert _numbers(fresh) == _numbers(first)
+
+
+def test_numpy_fingerprint_covers_the_vocabulary_file(tmp_path: Path) -> None:
+    np.save(tmp_path / "m.npy", np.eye(3, dtype=np.float32))
+    (tmp_path / "a.txt").write_text("he\nshe\nit")
+    (tmp_path / "b.txt").write_text("she\nhe\nit")  # the same matrix, rows renamed
+    a = WordVectors.from_numpy(tmp_path / "m.npy", tmp_path / "a.txt")
+    b = WordVectors.from_numpy(tmp_path / "m.npy", tmp_path / "b.txt")
+    assert a.fingerprint != b.fingerprint
+    assert a.fingerprint == WordVectors.from_numpy(tmp_path / "m.npy",
+                                                   tmp_path / "a.txt").fingerprint
