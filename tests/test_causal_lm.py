@@ -136,8 +136,9 @@ def _gguf_forward(adapter: CausalLM) -> np.ndarray:
 
 
 def test_gguf_dequantised_once_then_loaded_from_the_cache(tmp_path, monkeypatch) -> None:
-    """The first load of a GGUF file keeps the de-quantised model; the next load reads it
-    (transformers' GGUF reader is not called) and gives bit-identical answers."""
+    """The first load of a GGUF file keeps its config, tokenizer and de-quantised model;
+    the next load reads those (not the GGUF file) and gives bit-identical answers."""
+    import transformers.modeling_gguf_pytorch_utils as gguf_utils
     from transformers.quantizers.quantizer_gguf import GgufHfQuantizer
 
     from genderscope.models.testing import build_tiny_gguf
@@ -148,10 +149,11 @@ def test_gguf_dequantised_once_then_loaded_from_the_cache(tmp_path, monkeypatch)
     kept = list((tmp_path / "cache" / "gguf-models").iterdir())
     assert len(kept) == 1 and (kept[0] / "model.safetensors").is_file()
 
-    def no_gguf_tensors(*a, **k):
-        raise AssertionError("the GGUF file's tensors were read again")
+    def no_gguf(*a, **k):
+        raise AssertionError("the GGUF file was read again")
 
-    monkeypatch.setattr(GgufHfQuantizer, "get_state_dict", no_gguf_tensors)
+    monkeypatch.setattr(GgufHfQuantizer, "get_state_dict", no_gguf)  # tensors
+    monkeypatch.setattr(gguf_utils, "load_gguf_checkpoint", no_gguf)  # header (config)
     second = CausalLM.from_pretrained(gguf, device="cpu")
     assert second.fingerprint == first.fingerprint  # the GGUF file's identity, not the cache's
     a, b = first.model.state_dict(), second.model.state_dict()

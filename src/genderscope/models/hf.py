@@ -126,8 +126,14 @@ class ModelSource:
         from transformers import AutoConfig
 
         try:
-            if self.gguf_file:
-                return AutoConfig.from_pretrained(self.location, gguf_file=self.gguf_file)
+            if self.gguf_file:  # reading a GGUF header takes seconds: keep the config
+                cached = _gguf_cache(self.path, "gguf-configs")  # type: ignore[arg-type]
+                if (cached / "config.json").is_file():
+                    with contextlib.suppress(Exception):  # unreadable: read the GGUF
+                        return AutoConfig.from_pretrained(str(cached))
+                config = AutoConfig.from_pretrained(self.location, gguf_file=self.gguf_file)
+                _keep(config, cached)
+                return config
             return AutoConfig.from_pretrained(self.location, revision=self.revision,
                                               trust_remote_code=False)
         except Exception as exc:  # noqa: BLE001 - every loader failure is the user's input
@@ -139,12 +145,11 @@ class ModelSource:
 
         try:
             if self.gguf_file:
-                cached = _gguf_tokenizer_cache(self.path)  # type: ignore[arg-type]
+                cached = _gguf_cache(self.path, "gguf-tokenizers")  # type: ignore[arg-type]
                 if cached.is_dir():
                     return AutoTokenizer.from_pretrained(str(cached))
                 tok = AutoTokenizer.from_pretrained(self.location, gguf_file=self.gguf_file)
-                with contextlib.suppress(OSError):
-                    tok.save_pretrained(str(cached))
+                _keep(tok, cached)
                 return tok
             return AutoTokenizer.from_pretrained(self.location, revision=self.revision,
                                                  trust_remote_code=False)
@@ -262,17 +267,36 @@ def _quiet_gguf() -> Iterator[None]:
         gguf_utils.tqdm = original
 
 
+def _gguf_cache(gguf: Path, kind: str, *extra: object) -> Path:
+    """Folder under ``$GENDERSCOPE_CACHE/<kind>`` for what transformers made of a GGUF
+    file (config, tokenizer, de-quantised model), keyed by the file's path, size and
+    mtime, the transformers version and ``extra``."""
+    import transformers
+
+    st = gguf.stat()
+    parts = [str(gguf.resolve()), str(st.st_size), str(st.st_mtime_ns),
+             transformers.__version__, *map(str, extra)]
+    return cache_dir() / kind / hashlib.sha1("|".join(parts).encode()).hexdigest()[:16]
+
+
 def _gguf_model_cache(gguf: Path, dtype: Any) -> Path | None:
     """Folder of a GGUF file's de-quantised model, or None when the cache is off."""
     if os.environ.get("GENDERSCOPE_GGUF_CACHE", "1").strip().lower() in ("0", "off", "no",
                                                                           "false"):
         return None
-    import transformers
+    return _gguf_cache(gguf, "gguf-models", dtype)
 
-    st = gguf.stat()
-    key = hashlib.sha1(f"{gguf.resolve()}|{st.st_size}|{st.st_mtime_ns}|{dtype}|"
-                       f"{transformers.__version__}".encode()).hexdigest()
-    return cache_dir() / "gguf-models" / key[:16]
+
+def _keep(obj: Any, folder: Path) -> None:
+    """``obj.save_pretrained`` into ``folder``, written aside and renamed into place (a
+    reader never sees half of it); a failure leaves no folder and is no error."""
+    tmp = folder.with_name(f"{folder.name}.tmp{os.getpid()}")
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        obj.save_pretrained(str(tmp))
+        os.replace(tmp, folder)
+    except Exception:  # noqa: BLE001 - a cache that cannot be written is no error
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def detach_gguf_quantizer(model: Any, spec: str) -> None:
@@ -290,22 +314,13 @@ def detach_gguf_quantizer(model: Any, spec: str) -> None:
 
 
 def _keep_dequantized(model: Any, folder: Path) -> None:
-    """Save a de-quantised GGUF model to ``folder`` (written aside, then renamed into
-    place, so a reader never sees half a cache); any failure just leaves no cache."""
-    tmp = folder.with_name(f"{folder.name}.tmp{os.getpid()}")
+    """Keep a de-quantised GGUF model in ``folder``; a model whose layers stay packed
+    (GGUF kernels) is not kept."""
     try:
         detach_gguf_quantizer(model, str(folder))
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        model.save_pretrained(str(tmp))
-        os.replace(tmp, folder)
-    except Exception:  # noqa: BLE001 - a cache that cannot be written is no error
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _gguf_tokenizer_cache(gguf: Path) -> Path:
-    st = gguf.stat()
-    key = hashlib.sha1(f"{gguf.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()
-    return cache_dir() / "gguf-tokenizers" / key[:16]
+    except ModelLoadError:
+        return
+    _keep(model, folder)
 
 
 def _one_line(exc: BaseException) -> str:
