@@ -84,7 +84,7 @@ def test_auto_start_token_skips_chat_turn_markers() -> None:
 
 
 def test_hub_ids_and_paths_are_told_apart() -> None:
-    from genderscope.models.hf import ModelSource, pick_device
+    from genderscope.models.source import ModelSource, pick_device
 
     for hub_id in ("gpt2", "google-bert/bert-base-uncased", "Qwen/Qwen2.5-0.5B"):
         assert ModelSource(hub_id).kind_of_source == "hub"

@@ -127,7 +127,7 @@ def test_causal_adapter_cache_hit_needs_no_load(tiny_gpt2_dir, store, monkeypatc
 def test_changed_tokenizer_files_are_a_new_identity(tmp_path, tiny_bert_dir, store) -> None:
     import shutil
 
-    from genderscope.models.hf import ModelSource
+    from genderscope.models.source import ModelSource
 
     copy = Path(shutil.copytree(tiny_bert_dir, tmp_path / "copy"))
     before = ModelSource(copy).identity()

@@ -279,7 +279,7 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
     and data are reused (``reuse=False`` re-runs them). Returns the page's data
     (``.sections``: one per measure and model, with ``.result`` and ``.headlines``).
     """
-    from genderscope.models.hf import check_dtype
+    from genderscope.models.source import check_dtype
     from genderscope.report import html as page
     from genderscope.report import runner
     from genderscope.report.registry import LANGS, Context

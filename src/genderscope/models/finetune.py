@@ -49,7 +49,7 @@ from genderscope.models.checkpoint import (
     resume_checkpoint,
     save_checkpoint,
 )
-from genderscope.models.hf import ModelSource, pick_device
+from genderscope.models.source import ModelSource, pick_device
 from genderscope.results import environment, to_json
 
 MANIFEST = "manifest.json"
@@ -139,8 +139,8 @@ def _load(spec: str, kind: str, dtype: torch.dtype) -> tuple[Any, Any, str, Mode
 
 
 def _drop_gguf_quantizer(model: Any, spec: str) -> None:
-    """:func:`~genderscope.models.hf.detach_gguf_quantizer`, worded for fine-tuning."""
-    from genderscope.models.hf import detach_gguf_quantizer
+    """:func:`~genderscope.models.source.detach_gguf_quantizer`, worded for fine-tuning."""
+    from genderscope.models.source import detach_gguf_quantizer
 
     try:
         detach_gguf_quantizer(model, spec)

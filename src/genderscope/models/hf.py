@@ -1,34 +1,34 @@
-"""Loading Hugging Face models (Hub id, local folder, GGUF file) and the parts
-both language-model adapters share: device, dtype, fingerprint, score cache.
+"""The base both language-model adapters share: deferred loading, the score cache
+and its pooled forward passes.
 
 torch and transformers are imported only when a model is really loaded: an
 adapter opened on a store that already holds its description (a *memo*, written
 by the first load) is *deferred*, and loads its weights on the first question
 the score cache cannot answer. A fully cached rerun imports neither.
 
-Over 400 lines because the model source (Hub id, folder, GGUF; fingerprint) and the
-adapter base with its deferred loading share one memo and cache contract.
+Where a model comes from and how it loads (Hub id, folder, GGUF) is in
+:mod:`genderscope.models.source`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import hashlib
 import json
-import os
-import re
-import shutil
-from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from genderscope.errors import ModelLoadError
 from genderscope.models.engine import Request
-from genderscope.models.memo import MEMO_MODEL, cache_dir
-from genderscope.models.memo import cached_sha256 as _cached_sha256
+from genderscope.models.memo import MEMO_MODEL
+from genderscope.models.source import (
+    ModelSource,
+    check_dtype,
+    check_head,
+    pick_device,
+    pick_dtype,
+)
 from genderscope.store import Store
 
 if TYPE_CHECKING:
@@ -41,311 +41,8 @@ Planned = tuple[list[Request], Callable[[list[np.ndarray]], np.ndarray]]
 """A key's forward-pass requests and the function that turns their answers (one
 array per request, in order) into the key's stored array."""
 
-DTYPE_NAMES = ("float32", "float16", "bfloat16")
-WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
-TOKENIZER_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json",
-                   "special_tokens_map.json", "added_tokens.json", "vocab.txt", "vocab.json",
-                   "merges.txt", "spiece.model", "sentencepiece.bpe.model", "tokenizer.model")
-"""Files besides the weights that decide how a local folder tokenizes and what it is."""
-
-
-HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?")
-"""A Hugging Face Hub id: ``name`` or ``owner/name``."""
-
-
-def pick_device(device: str | None) -> torch.device:
-    """``device`` if given, else CUDA, then MPS, then CPU."""
-    import torch
-
-    if device:
-        try:
-            dev = torch.device(device)
-        except RuntimeError as exc:
-            raise ModelLoadError(f"unknown device {device!r}: {exc}") from None
-        mps = getattr(torch.backends, "mps", None)
-        if (dev.type == "cuda" and not torch.cuda.is_available()) or (
-                dev.type == "mps" and not (mps and mps.is_available())):
-            raise ModelLoadError(f"--device {device}: no {dev.type.upper()} device is "
-                                 "available here; use --device cpu or leave it out")
-        return dev
-    if torch.cuda.is_available():
-        return torch.device("cuda")
-    if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
-        return torch.device("mps")
-    return torch.device("cpu")
-
-
-def check_dtype(dtype: str) -> str:
-    """``dtype`` if it is one of :data:`DTYPE_NAMES` (no torch import), else a clear error."""
-    if dtype not in DTYPE_NAMES:
-        raise ModelLoadError(f"unknown dtype {dtype!r}; choose one of {', '.join(DTYPE_NAMES)}")
-    return dtype
-
-
-def pick_dtype(dtype: str) -> torch.dtype:
-    import torch
-
-    return getattr(torch, check_dtype(dtype))
-
-
-class ModelSource:
-    """Where a model comes from: a Hub id, a local folder or a GGUF file.
-
-    ``fingerprint`` identifies the weights: ``hf:<id>@<revision>`` for Hub
-    models, ``sha256:<digest>`` of the weights file(s) for local folders and GGUF
-    files.
-    """
-
-    def __init__(self, spec: str | Path, revision: str | None = None) -> None:
-        self.spec = str(spec)
-        self.revision = revision
-        path = Path(self.spec).expanduser()
-        self.gguf_file: str | None = None
-        if path.suffix.lower() == ".gguf":
-            if not path.is_file():
-                raise ModelLoadError(f"GGUF file not found: {path}")
-            self.kind_of_source = "gguf"
-            self.location = str(path.parent)
-            self.gguf_file = path.name
-            self.path: Path | None = path
-        elif path.is_dir():
-            self.kind_of_source = "folder"
-            self.location = str(path)
-            self.path = path
-        elif path.is_file():
-            raise ModelLoadError(f"model {self.spec} is a file, not a model: give a folder "
-                                 "holding config.json, a .gguf file or a Hub id")
-        elif self.spec.startswith((".", "~", os.sep)) or not HUB_ID.fullmatch(self.spec):
-            raise ModelLoadError(f"model path not found: {self.spec}")
-        else:  # "gpt2", "google-bert/bert-base-uncased", "Qwen/Qwen2.5-0.5B"
-            self.kind_of_source = "hub"
-            self.location = self.spec
-            self.path = None
-
-    def config(self) -> Any:
-        from transformers import AutoConfig
-
-        try:
-            if self.gguf_file:  # reading a GGUF header takes seconds: keep the config
-                cached = _gguf_cache(self.path, "gguf-configs")  # type: ignore[arg-type]
-                if (cached / "config.json").is_file():
-                    with contextlib.suppress(Exception):  # unreadable: read the GGUF
-                        return AutoConfig.from_pretrained(str(cached))
-                config = AutoConfig.from_pretrained(self.location, gguf_file=self.gguf_file)
-                _keep(config, cached)
-                return config
-            return AutoConfig.from_pretrained(self.location, revision=self.revision,
-                                              trust_remote_code=False)
-        except Exception as exc:  # noqa: BLE001 - every loader failure is the user's input
-            raise ModelLoadError(f"cannot read model config from {self.spec}: "
-                                 f"{_one_line(exc)}") from None
-
-    def tokenizer(self) -> PreTrainedTokenizerBase:
-        from transformers import AutoTokenizer
-
-        try:
-            if self.gguf_file:
-                cached = _gguf_cache(self.path, "gguf-tokenizers")  # type: ignore[arg-type]
-                if cached.is_dir():
-                    return AutoTokenizer.from_pretrained(str(cached))
-                tok = AutoTokenizer.from_pretrained(self.location, gguf_file=self.gguf_file)
-                _keep(tok, cached)
-                return tok
-            return AutoTokenizer.from_pretrained(self.location, revision=self.revision,
-                                                 trust_remote_code=False)
-        except Exception as exc:  # noqa: BLE001
-            raise ModelLoadError(f"cannot load tokenizer from {self.spec}: "
-                                 f"{_one_line(exc)}") from None
-
-    def load(self, auto_class: Any, dtype: torch.dtype) -> tuple[Any, dict[str, Any]]:
-        """Instantiate ``auto_class`` with pretrained weights; returns (model, loading info).
-
-        A GGUF file's weights are de-quantised by transformers in Python on every load
-        (SmolLM2-135M: ~17 s on a 2-core CPU). The de-quantised model is kept as
-        safetensors under ``$GENDERSCOPE_CACHE/gguf-models`` (keyed by the file's path,
-        size and mtime, the dtype and the transformers version) and later loads read
-        that instead: the same tensors, bit for bit. ``GENDERSCOPE_GGUF_CACHE=0`` turns
-        the cache off."""
-        import transformers
-
-        kwargs: dict[str, Any] = {"dtype": dtype, "output_loading_info": True,
-                                  "trust_remote_code": False}
-        cached = None
-        if self.gguf_file:
-            kwargs["gguf_file"] = self.gguf_file
-            cached = _gguf_model_cache(self.path, dtype)  # type: ignore[arg-type]
-        else:
-            kwargs["revision"] = self.revision
-        level = transformers.logging.get_verbosity()
-        transformers.logging.set_verbosity_error()
-        transformers.logging.disable_progress_bar()  # our own bars only
-        try:
-            if cached is not None and (cached / "config.json").is_file():
-                with contextlib.suppress(Exception):  # an unreadable cache: load the GGUF
-                    return auto_class.from_pretrained(
-                        str(cached), dtype=dtype, output_loading_info=True,
-                        trust_remote_code=False)
-            with _quiet_gguf():
-                model, info = auto_class.from_pretrained(self.location, **kwargs)
-        except Exception as exc:  # noqa: BLE001
-            what = "GGUF file" if self.gguf_file else "model"
-            raise ModelLoadError(f"cannot load {what} {self.spec}: {_one_line(exc)}") from None
-        finally:
-            transformers.logging.set_verbosity(level)
-        if cached is not None:
-            _keep_dequantized(model, cached)
-        return model, info
-
-    def fingerprint(self, config: Any = None) -> str:
-        """The weights' identity (see the class doc); Hub ids without ``config`` take the
-        revision from the local Hugging Face cache, so no transformers import is needed."""
-        if self.kind_of_source == "hub":
-            rev = (getattr(config, "_commit_hash", None) if config is not None
-                   else self.cached_commit()) or self.revision or "unknown-revision"
-            return f"hf:{self.spec}@{rev}"
-        assert self.path is not None
-        files = [self.path] if self.path.is_file() else sorted(
-            p for p in self.path.iterdir()
-            if p.name in WEIGHT_FILES or (p.suffix in (".safetensors", ".bin")
-                                          and p.name.startswith("model")))
-        if not files:
-            raise ModelLoadError(f"no weights file (model.safetensors / pytorch_model.bin) "
-                                 f"in {self.path}")
-        if len(files) == 1:
-            return "sha256:" + _cached_sha256(files[0])
-        h = hashlib.sha256()
-        for f in files:
-            h.update(f.name.encode() + b"\0" + _cached_sha256(f).encode())
-        return "sha256:" + h.hexdigest()
-
-
-    def cached_commit(self) -> str | None:
-        """The commit of a Hub model's ``config.json`` in the local cache, or None."""
-        if self.kind_of_source != "hub":
-            return None
-        if self.revision and re.fullmatch(r"[0-9a-f]{40}", self.revision):
-            return self.revision
-        try:
-            from huggingface_hub import try_to_load_from_cache
-
-            found = try_to_load_from_cache(self.spec, "config.json", revision=self.revision)
-        except Exception:  # noqa: BLE001 - a cache we cannot read: the caller loads normally
-            return None
-        m = re.search(r"snapshots[/\\]([0-9a-f]{40})[/\\]", found) if isinstance(found, str) \
-            else None
-        return m.group(1) if m else None
-
-    def identity(self) -> str | None:
-        """What decides every answer of this model, computed without torch: the weights'
-        fingerprint, plus for local folders the config and tokenizer files. None when it
-        cannot be told without loading (a Hub model missing from the local cache)."""
-        if self.kind_of_source == "hub":
-            commit = self.cached_commit()
-            return f"hf:{self.spec}@{commit}" if commit else None
-        base = self.fingerprint()
-        if self.kind_of_source == "gguf":
-            return base
-        assert self.path is not None
-        extra = [f"{n}={_cached_sha256(self.path / n)}" for n in TOKENIZER_FILES
-                 if (self.path / n).is_file()]
-        return base + "|" + hashlib.sha256("|".join(extra).encode()).hexdigest()
-
-
-@contextlib.contextmanager
-def _quiet_gguf() -> Iterator[None]:
-    """Silence transformers' own tqdm bar while it de-quantises GGUF tensors."""
-    try:
-        from transformers import modeling_gguf_pytorch_utils as gguf_utils
-    except ImportError:  # pragma: no cover - transformers without GGUF support
-        yield
-        return
-    original = gguf_utils.tqdm
-    gguf_utils.tqdm = functools.partial(original, disable=True)
-    try:
-        yield
-    finally:
-        gguf_utils.tqdm = original
-
-
-def _gguf_cache(gguf: Path, kind: str, *extra: object) -> Path:
-    """Folder under ``$GENDERSCOPE_CACHE/<kind>`` for what transformers made of a GGUF
-    file (config, tokenizer, de-quantised model), keyed by the file's path, size and
-    mtime, the transformers version and ``extra``."""
-    import transformers
-
-    st = gguf.stat()
-    parts = [str(gguf.resolve()), str(st.st_size), str(st.st_mtime_ns),
-             transformers.__version__, *map(str, extra)]
-    return cache_dir() / kind / hashlib.sha1("|".join(parts).encode()).hexdigest()[:16]
-
-
-def _gguf_model_cache(gguf: Path, dtype: Any) -> Path | None:
-    """Folder of a GGUF file's de-quantised model, or None when the cache is off."""
-    if os.environ.get("GENDERSCOPE_GGUF_CACHE", "1").strip().lower() in ("0", "off", "no",
-                                                                          "false"):
-        return None
-    return _gguf_cache(gguf, "gguf-models", dtype)
-
-
-def _keep(obj: Any, folder: Path) -> None:
-    """``obj.save_pretrained`` into ``folder``, written aside and renamed into place (a
-    reader never sees half of it); a failure leaves no folder and is no error."""
-    tmp = folder.with_name(f"{folder.name}.tmp{os.getpid()}")
-    try:
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        obj.save_pretrained(str(tmp))
-        os.replace(tmp, folder)
-    except Exception:  # noqa: BLE001 - a cache that cannot be written is no error
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def detach_gguf_quantizer(model: Any, spec: str) -> None:
-    """Make a GGUF-loaded model an ordinary float model that ``save_pretrained`` accepts.
-
-    Without GGUF matmul kernels transformers de-quantises every weight on loading but
-    keeps the GGUF quantizer attached, which blocks saving. Checks that no packed GGUF
-    layer remains (:class:`ModelLoadError` otherwise), then detaches the quantizer."""
-    packed = [n for n, m in model.named_modules() if type(m).__name__.lower().startswith("gguf")]
-    if packed:
-        raise ModelLoadError(f"{spec}: GGUF layers are still packed ({packed[0]}, ...)")
-    model.hf_quantizer = None
-    if hasattr(model.config, "quantization_config"):
-        del model.config.quantization_config
-
-
-def _keep_dequantized(model: Any, folder: Path) -> None:
-    """Keep a de-quantised GGUF model in ``folder``; a model whose layers stay packed
-    (GGUF kernels) is not kept."""
-    try:
-        detach_gguf_quantizer(model, str(folder))
-    except ModelLoadError:
-        return
-    _keep(model, folder)
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return (text[0] if text else type(exc).__name__)[:300]
-
-
-def check_head(model: Any, info: dict[str, Any], spec: str, *,
-               missing: str = "lacks trained LM-head weights",
-               hint: str = "is it an encoder-only / sentence-transformers checkpoint?") -> None:
-    """Refuse a checkpoint whose head weights were missing or of the wrong shape, so that
-    transformers initialised them at random (``info``: ``output_loading_info`` of
-    ``from_pretrained``). Missing keys tied to other weights (an LM decoder tied to the
-    input embeddings) are fine. ``missing`` and ``hint`` word the one-line error."""
-    tied = getattr(model, "_tied_weights_keys", None) or {}
-    tied_keys = set(tied.keys() if isinstance(tied, dict) else tied)
-    absent = sorted(str(k) for k in info.get("missing_keys", ()) if k not in tied_keys)
-    mismatched = sorted(str(k) for k in info.get("mismatched_keys", ()))
-    if absent or mismatched:
-        bad = (absent + mismatched)[:3]
-        raise ModelLoadError(
-            f"{spec}: the checkpoint {missing} ({', '.join(bad)}"
-            f"{' ...' if len(absent) + len(mismatched) > 3 else ''} would be randomly "
-            f"initialised); {hint}")
-
+__all__ = ["LanguageModelAdapter", "ModelSource", "Planned", "check_dtype", "check_head",
+           "pick_device", "pick_dtype"]
 
 class LanguageModelAdapter:
     """Shared plumbing of :class:`MaskedLM` and :class:`CausalLM`.

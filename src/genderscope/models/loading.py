@@ -11,8 +11,8 @@ from typing import Any
 
 from genderscope.errors import ModelLoadError
 from genderscope.models.causal import CausalLM
-from genderscope.models.hf import ModelSource
 from genderscope.models.masked import MaskedLM
+from genderscope.models.source import ModelSource
 from genderscope.store import Store
 
 PACKAGED = {

@@ -76,8 +76,8 @@ def lm_subject(spec: str, store: Store | None, *, kind: str = "auto", device: st
                revision: str | None = None) -> Subject:
     """A masked or causal LM; the kind and weights fingerprint are read without loading.
     ``revision``: a Hub branch, tag or commit (ignored for local folders and GGUF files)."""
-    from genderscope.models.hf import ModelSource
     from genderscope.models.loading import detect_kind, load_lm, resolve_spec
+    from genderscope.models.source import ModelSource
 
     if kind not in ("auto", "masked", "causal"):
         raise GenderscopeError(f"--kind must be auto, masked or causal, got {kind!r}")

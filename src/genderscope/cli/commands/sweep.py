@@ -67,7 +67,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         Jobs already recorded (same model, revision, measure, options and data) are
         skipped, so rerunning an interrupted sweep resumes it.
         """
-        from genderscope.models.hf import pick_dtype
+        from genderscope.models.source import pick_dtype
         from genderscope.report import html as page
         from genderscope.sweep import spec as sweep_spec
 
