@@ -115,13 +115,7 @@ class ModelSource:
 
         try:
             if self.gguf_file:  # reading a GGUF header takes seconds: keep the config
-                cached = _gguf_cache(self.path, "gguf-configs")  # type: ignore[arg-type]
-                if (cached / "config.json").is_file():
-                    with contextlib.suppress(Exception):  # unreadable: read the GGUF
-                        return AutoConfig.from_pretrained(str(cached))
-                config = AutoConfig.from_pretrained(self.location, gguf_file=self.gguf_file)
-                _keep(config, cached)
-                return config
+                return self._from_gguf(AutoConfig, "gguf-configs")
             return AutoConfig.from_pretrained(self.location, revision=self.revision,
                                               trust_remote_code=False)
         except Exception as exc:  # noqa: BLE001 - every loader failure is the user's input
@@ -133,17 +127,23 @@ class ModelSource:
 
         try:
             if self.gguf_file:
-                cached = _gguf_cache(self.path, "gguf-tokenizers")  # type: ignore[arg-type]
-                if cached.is_dir():
-                    return AutoTokenizer.from_pretrained(str(cached))
-                tok = AutoTokenizer.from_pretrained(self.location, gguf_file=self.gguf_file)
-                _keep(tok, cached)
-                return tok
+                return self._from_gguf(AutoTokenizer, "gguf-tokenizers")
             return AutoTokenizer.from_pretrained(self.location, revision=self.revision,
                                                  trust_remote_code=False)
         except Exception as exc:  # noqa: BLE001
             raise ModelLoadError(f"cannot load tokenizer from {self.spec}: "
                                  f"{_one_line(exc)}") from None
+
+    def _from_gguf(self, auto_class: Any, kind: str) -> Any:
+        """``auto_class`` (AutoConfig, AutoTokenizer) from this GGUF file, read once: what
+        it gave is kept under ``$GENDERSCOPE_CACHE/<kind>`` and read from there after."""
+        cached = _gguf_cache(self.path, kind)  # type: ignore[arg-type]
+        if cached.is_dir():  # complete: written aside and renamed into place
+            with contextlib.suppress(Exception):  # unreadable: read the GGUF again
+                return auto_class.from_pretrained(str(cached))
+        made = auto_class.from_pretrained(self.location, gguf_file=self.gguf_file)
+        _keep(made, cached)
+        return made
 
     def load(self, auto_class: Any, dtype: torch.dtype) -> tuple[Any, dict[str, Any]]:
         """Instantiate ``auto_class`` with pretrained weights; returns (model, loading info).
