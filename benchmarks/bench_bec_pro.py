@@ -11,6 +11,9 @@ see docs/models.md); probabilities are meaningless, compute cost is real.
   distinct Sent_TM/Sent_TAM sentence, in length-sorted batches; no genderscope, no
   saving, no statistics. genderscope scores more sequences than this: a multi-piece
   person word is scored piece by piece (l2r), not by its first piece.
+- bare torch script (the floor of genderscope's forward passes): torch and transformers
+  only, the distinct inputs genderscope runs (planned beforehand with the tokenizer, read
+  from a JSON file), batches of 64, the output head only at the masked positions.
 - genderscope: ``genderscope run bec-pro --model <folder> --lang en`` in process
   (model load, generation, scoring with a fresh store, bootstrap CIs, paired tests,
   plot, saving and recording), default options (span_masking="piece"). Every way
@@ -110,6 +113,53 @@ def plain_way(model_dir: Path, tsv: Path, device: str) -> dict:
             "rows": len(assoc)}
 
 
+def bare_inputs(model_dir: Path, out: Path) -> int:
+    """Write the distinct inputs genderscope runs for BEC-Pro EN (token ids, planned with
+    the tokenizer only) to ``out`` as JSON; returns their number."""
+    from transformers import AutoTokenizer
+
+    from genderscope.datasets.bec_pro import generate
+    from genderscope.models.base import FillQuery
+    from genderscope.models.masked import MaskedLM
+
+    class Planner(MaskedLM):  # the input planning of MaskedLM, with a bare tokenizer
+        tokenizer = None
+
+    planner = Planner.__new__(Planner)
+    planner.tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    rows = generate("en")
+    queries = [FillQuery(r.tm_template(), r.person) for r in rows]
+    queries += [FillQuery(r.tam_template(), r.person) for r in rows]
+    inputs = sorted({req.input_ids for q in queries
+                     for req in planner._plan_fill(q, "l2r", "piece")}, key=len)
+    out.write_text(json.dumps(inputs))
+    return len(inputs)
+
+
+def bare_way(model_dir: Path, inputs_file: Path, device: str) -> dict:
+    """The memory and time floor of genderscope's forward passes: torch and transformers
+    only, the same distinct inputs, length-sorted batches of 64, the output head only at
+    the masked positions; nothing saved, no statistics."""
+    import torch
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    inputs = [tuple(x) for x in json.loads(inputs_file.read_text())]
+    t0 = time.perf_counter()
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForMaskedLM.from_pretrained(model_dir).to(device).eval()
+    with torch.inference_mode():
+        for i in range(0, len(inputs), 64):
+            batch = inputs[i:i + 64]
+            ids = torch.full((len(batch), max(map(len, batch))), tok.pad_token_id)
+            for j, seq in enumerate(batch):
+                ids[j, :len(seq)] = torch.tensor(seq)
+            ids = ids.to(device)
+            hidden = model.bert(input_ids=ids, attention_mask=(ids != tok.pad_token_id))[0]
+            model.cls(hidden[ids == tok.mask_token_id]).log_softmax(-1).cpu()
+    return {"seconds": time.perf_counter() - t0, "peak_rss_mb": _peak_mb(),
+            "sequences": len(inputs)}
+
+
 def engine_way(model_dir: Path, out_dir: Path, device: str) -> dict:
     # The libraries are imported before the clock starts, as in the seed way and the
     # plain script: torch and transformers too (genderscope imports them only when it
@@ -169,7 +219,7 @@ def main() -> None:
     ap.add_argument("--device", default="cpu", help="cpu, cuda or mps (every way)")
     ap.add_argument("--repeats", type=int, default=1,
                     help="runs of each way, alternating (the median run is reported)")
-    ap.add_argument("--child", choices=["seed", "engine", "plain"], default=None)
+    ap.add_argument("--child", choices=["seed", "engine", "plain", "bare"], default=None)
     add_record_options(ap)
     args = ap.parse_args()
     if args.child is None:  # the children get the resolved folder
@@ -189,6 +239,9 @@ def main() -> None:
     if args.child == "engine":
         print(json.dumps(engine_way(model_dir, args.work, args.device)))
         return
+    if args.child == "bare":
+        print(json.dumps(bare_way(model_dir, args.work / "bare-inputs.json", args.device)))
+        return
     if args.child == "plain":
         print(json.dumps(plain_way(model_dir, tsv, args.device)))
         return
@@ -202,15 +255,17 @@ def main() -> None:
 
         build_bert(model_dir, size=args.size, seed=0)
     reused = args.reuse_seed and (args.work / "seed.json").is_file()
-    runs: dict[str, list[dict]] = {"engine": [], "plain": [], "seed": []}
+    bare_inputs(model_dir, args.work / "bare-inputs.json")
+    runs: dict[str, list[dict]] = {"engine": [], "plain": [], "bare": [], "seed": []}
     for k in range(args.repeats):  # the ways alternate, so a drift in load hits all of them
-        for mode in ("engine", "plain", "seed"):
+        for mode in ("engine", "plain", "bare", "seed"):
             if mode == "seed" and reused:
                 continue
             runs[mode].append(_child(mode, args))
             print(f"repeat {k + 1}/{args.repeats} {mode}: {runs[mode][-1]['seconds']:.1f} s",
                   flush=True)
     engine, plain = _median_run(runs["engine"]), _median_run(runs["plain"])
+    bare = _median_run(runs["bare"])
     if reused:
         seed = json.loads((args.work / "seed.json").read_text())
         print(f"seed way: reusing {args.work / 'seed.json'} and seed.csv from an earlier run")
@@ -244,8 +299,12 @@ def main() -> None:
     print(f"plain script, {plain['sentences']} distinct sentences (first piece only): "
           f"{plain['seconds']:8.1f} s   peak RSS {plain['peak_rss_mb']:.0f} MB   "
           f"({seed_s / plain['seconds']:.1f}x the seed way)")
+    print(f"bare torch script, genderscope's {bare['sequences']} inputs, head at the masks: "
+          f"{bare['seconds']:8.1f} s   peak RSS {bare['peak_rss_mb']:.0f} MB (the floor of "
+          "the forward passes)")
     if args.repeats > 1:
-        for mode, label in (("engine", "genderscope"), ("plain", "plain"), ("seed", "seed")):
+        for mode, label in (("engine", "genderscope"), ("plain", "plain"), ("bare", "bare"),
+                            ("seed", "seed")):
             if runs[mode]:
                 times = ", ".join(f"{r['seconds']:.1f}" for r in runs[mode])
                 print(f"  {label} runs: {times} s (median reported)")
@@ -269,6 +328,10 @@ def main() -> None:
                {"name": "plain distinct-sentence script", "value": plain["seconds"],
                 "unit": "s", "side": "baseline"},
                {"name": "plain script peak RSS", "value": plain["peak_rss_mb"], "unit": "MB",
+                "side": "baseline"},
+               {"name": "bare torch script, same inputs", "value": bare["seconds"],
+                "unit": "s", "side": "baseline"},
+               {"name": "bare script peak RSS", "value": bare["peak_rss_mb"], "unit": "MB",
                 "side": "baseline"},
                {"name": "max |Δ association|", "value": float(max(deltas))},
                {"name": "rows compared", "value": len(deltas)}])
