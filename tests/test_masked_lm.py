@@ -127,6 +127,11 @@ def test_pll_matches_naive_and_subset(tiny_bert: MaskedLM) -> None:
     assert abs(sub.total - sum(r for r, c in zip(ref, chosen, strict=True) if c)) <= 1e-4
     with pytest.raises(GenderscopeError, match="pieces"):
         tiny_bert.pseudo_log_likelihood([text], positions=[[True]])
+    # no piece chosen (a CrowS-Pairs pair that shares no token): nothing to run, score 0
+    none, again = tiny_bert.pseudo_log_likelihood(
+        [text, text], positions=[[False] * full.n_tokens, chosen])
+    assert none.n_tokens == 0 and none.total == 0.0
+    assert again.total == pytest.approx(sub.total)
 
 
 def test_cache_rerun_runs_no_forward(tiny_bert_dir, store) -> None:

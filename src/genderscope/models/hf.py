@@ -233,7 +233,20 @@ class LanguageModelAdapter:
         step = chunk or 8 * self.engine.max_batch
         answers: dict[tuple[int, ...], dict[tuple[int, int], float]] = {}
         done: dict[str, np.ndarray] = {}
+
+        def complete(ready: list[int], advance: Callable[[int], None]) -> None:
+            fresh = {}
+            for i in ready:
+                reqs, finish = plans[i]
+                fresh[keys[i]] = finish([np.array([answers[r.input_ids][rd] for rd in r.reads],
+                                                  dtype=np.float64) for r in reqs])
+            if self.store is not None and fresh:
+                self.store.put_arrays(self.fingerprint, namespace, fresh)
+            done.update(fresh)
+            advance(len(ready))
+
         with progress_bar(label, total=len(todo), enabled=progress) as advance:
+            complete([i for i in todo if pending[i] == 0], advance)  # nothing to run
             for s in range(0, len(inputs), step):
                 part = [Request(inp, tuple(sorted(reads[inp]))) for inp in inputs[s:s + step]]
                 for req, vals in zip(part, self.engine.run(part), strict=True):
@@ -244,15 +257,7 @@ class LanguageModelAdapter:
                         pending[i] -= 1
                         if pending[i] == 0:
                             ready.append(i)
-                fresh = {}
-                for i in ready:
-                    reqs, finish = plans[i]
-                    fresh[keys[i]] = finish([np.array([answers[r.input_ids][rd] for rd in r.reads],
-                                                      dtype=np.float64) for r in reqs])
-                if self.store is not None and fresh:
-                    self.store.put_arrays(self.fingerprint, namespace, fresh)
-                done.update(fresh)
-                advance(len(ready))
+                complete(ready, advance)
         return done
 
 
