@@ -230,6 +230,7 @@ class LanguageModelAdapter:
             for inp in mine:
                 users.setdefault(inp, []).append(i)
         inputs = sorted(reads, key=len)
+        left = {inp: len(u) for inp, u in users.items()}
         step = chunk or 8 * self.engine.max_batch
         answers: dict[tuple[int, ...], dict[tuple[int, int], float]] = {}
         done: dict[str, np.ndarray] = {}
@@ -237,9 +238,13 @@ class LanguageModelAdapter:
         def complete(ready: list[int], advance: Callable[[int], None]) -> None:
             fresh = {}
             for i in ready:
-                reqs, finish = plans[i]
+                reqs, finish = plans.pop(i)
                 fresh[keys[i]] = finish([np.array([answers[r.input_ids][rd] for rd in r.reads],
                                                   dtype=np.float64) for r in reqs])
+                for inp in {r.input_ids for r in reqs}:  # forget answers no key still needs
+                    left[inp] -= 1
+                    if left[inp] == 0:
+                        del answers[inp]
             if self.store is not None and fresh:
                 self.store.put_arrays(self.fingerprint, namespace, fresh)
             done.update(fresh)
