@@ -168,7 +168,7 @@ class ModelSource:
         transformers.logging.set_verbosity_error()
         transformers.logging.disable_progress_bar()  # our own bars only
         try:
-            if cached is not None and (cached / "config.json").is_file():
+            if cached is not None and cached.is_dir():  # complete (see _keep)
                 with contextlib.suppress(Exception):  # an unreadable cache: load the GGUF
                     return auto_class.from_pretrained(
                         str(cached), dtype=dtype, output_loading_info=True,
