@@ -27,6 +27,7 @@ import numpy as np
 from genderscope.errors import GenderscopeError, ModelLoadError
 from genderscope.models.base import SeqScore
 from genderscope.models.engine import Request
+from genderscope.models.generate import Decoding, Prompt
 from genderscope.models.hf import (
     LanguageModelAdapter,
     ModelSource,
@@ -134,6 +135,36 @@ class CausalLM(LanguageModelAdapter):
 
         vals = self._cached("cont", keys, plan, progress=progress, label="continuations")
         return np.array([float(v[0]) for v in vals])
+
+    def chat(self, prompts: Sequence[Prompt], decoding: Decoding | None = None, *,
+             repetitions: Sequence[int] | None = None, batch_size: int = 8,
+             progress: bool = False) -> list[str]:
+        """The model's answer to each prompt (chat template applied; see
+        :mod:`genderscope.models.generate`). ``repetitions[i]``: the repetition index of
+        prompt i (default 0), part of its cache key and of its sampling seed. Answers
+        are cached in the store; only the missing ones are generated."""
+        from genderscope.models.generate import (
+            cached_generations,
+            generate_local,
+            generation_key,
+            item_seed,
+            render_chat,
+        )
+
+        dec = decoding or Decoding()
+        reps = list(repetitions) if repetitions is not None else [0] * len(prompts)
+        rendered = [render_chat(self.tokenizer, p, self.source) for p in prompts]
+        keys = [generation_key(r, dec, k) for r, k in zip(rendered, reps, strict=True)]
+
+        def compute(idx: list[int]) -> list[str]:
+            return generate_local(self.model, self.tokenizer, self.device,
+                                  [rendered[i] for i in idx], dec,
+                                  [item_seed(dec, rendered[i], reps[i]) for i in idx],
+                                  batch_size=batch_size)
+
+        return cached_generations(self.store, self.fingerprint, keys, compute,
+                                  progress=progress, label="generating",
+                                  chunk=4 * batch_size)
 
     def _plan_continuation(self, prefix: str, continuation: str) -> Request:
         if not continuation:

@@ -194,3 +194,38 @@ def build_tiny_gguf(path: str | Path, seed: int = 0) -> Path:
     w.write_tensors_to_file()
     w.close()
     return path
+
+
+CHATML_TEMPLATE = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n"
+    "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+"""A ChatML chat template (the format of SmolLM2 and Qwen)."""
+
+
+def build_chat_llama(folder: str | Path, seed: int = 0, chat_template: bool = True) -> Path:
+    """Save a tiny random LlamaForCausalLM with a byte-level BPE tokenizer, ChatML turn
+    tokens and (``chat_template=True``) a ChatML chat template, for generation tests."""
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(_CORPUS * 20, vocab_size=400, min_frequency=1,
+                            special_tokens=["<|endoftext|>", "<|im_start|>", "<|im_end|>"])
+    tok = PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, bos_token="<|im_start|>",
+                                  eos_token="<|im_end|>", pad_token="<|endoftext|>",
+                                  unk_token="<|endoftext|>")
+    if chat_template:
+        tok.chat_template = CHATML_TEMPLATE
+    torch.manual_seed(seed)
+    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64,
+                      num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2,
+                      max_position_embeddings=256, bos_token_id=tok.bos_token_id,
+                      eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
+    model = LlamaForCausalLM(cfg).eval()
+    with torch.no_grad():  # larger logits: greedy answers vary between prompts
+        model.lm_head.weight.mul_(20.0)
+    model.save_pretrained(folder)
+    tok.save_pretrained(folder)
+    return folder
