@@ -32,18 +32,34 @@ def test_wilson_interval_known_value() -> None:
     assert (round(ci.ci_low, 4), round(ci.ci_high, 4)) == (0.2189, 0.3958)
 
 
-def test_paired_test_choice_and_effect_size() -> None:
+def test_paired_test_is_of_the_mean_and_rank_test_is_labelled() -> None:
     rng = np.random.default_rng(0)
     a = rng.normal(0, 1, 60)
     b = a - 0.5 + rng.normal(0, 0.3, 60)
     t = paired_test(a, b)
-    assert t.test == "paired t-test"
+    assert t.test == "sign-flip test of the mean" and t.estimand == "mean difference"
     ref = stats.ttest_rel(a, b)
-    assert t.p_value == pytest.approx(ref.pvalue)
+    assert t.statistic == pytest.approx(ref.statistic)
     assert t.effect_size_r == pytest.approx(np.sqrt(ref.statistic**2 / (ref.statistic**2 + 59)))
+    assert t.estimate == pytest.approx(np.mean(a - b)) and t.p_value < 0.001
     skew = a + rng.exponential(3.0, 60) ** 2
-    w = paired_test(skew, a)
-    assert w.test == "Wilcoxon signed-rank"
+    w = paired_test(skew, a, method="rank")
+    assert w.test == "Wilcoxon signed-rank" and w.estimand.startswith("pseudo-median")
+    d = skew - a
+    walsh = [(d[i] + d[j]) / 2 for i in range(60) for j in range(i, 60)]
+    assert w.estimate == pytest.approx(np.median(walsh))
     assert 0 < w.effect_size_r <= 1 and w.p_value < 0.001
+    assert paired_test(skew, a).test.startswith("sign-flip")  # never a silent switch
     with pytest.raises(ValueError):
         paired_test([1, 2], [1, 2, 3])
+
+
+def test_small_n_p_values_are_exact() -> None:
+    """n = 5 all positive: the exact two-sided sign-flip p is 2/32 = 0.0625 (a normal
+    approximation without continuity correction gave 0.043, issue 22); Wilcoxon's exact
+    null gives the same 0.0625."""
+    a, b = [1.0, 2.0, 3.0, 4.0, 5.0], [0.0] * 5
+    t = paired_test(a, b)
+    assert t.exact and t.p_value == pytest.approx(0.0625)
+    w = paired_test(a, b, method="rank")
+    assert w.exact and w.p_value == pytest.approx(0.0625)

@@ -47,7 +47,7 @@ def test_annotate_family_adds_contract_keys() -> None:
 def test_wilcoxon_r_finite_when_p_underflows() -> None:
     # 2,000 positive, non-normal differences: p underflows to 0; r must stay finite
     d = np.random.default_rng(0).exponential(1.0, 2000) ** 3 + 0.01
-    t = paired_test(d, np.zeros_like(d))
+    t = paired_test(d, np.zeros_like(d), method="rank")
     assert t.test == "Wilcoxon signed-rank" and t.p_value == 0.0
     assert np.isfinite(t.effect_size_r) and t.effect_size_r > 0
     z = stats.wilcoxon(d, method="approx", alternative="greater").zstatistic
@@ -58,10 +58,11 @@ def test_wilcoxon_r_signed_by_rank_direction_not_median() -> None:
     # median difference is negative but the positive differences carry the ranks
     d = np.array([-0.1] * 11 + list(range(5, 15)), dtype=float)
     assert np.median(d) < 0
-    t = paired_test(d, np.zeros_like(d))
+    t = paired_test(d, np.zeros_like(d), method="rank")
     assert t.test == "Wilcoxon signed-rank"
     assert t.effect_size_r == pytest.approx(1.7498158960596661 / np.sqrt(21))
-    assert paired_test(-d, np.zeros_like(d)).effect_size_r == pytest.approx(-t.effect_size_r)
+    neg = paired_test(-d, np.zeros_like(d), method="rank")
+    assert neg.effect_size_r == pytest.approx(-t.effect_size_r)
 
 
 def test_cluster_bootstrap_is_wider_than_iid_with_shared_cluster_effects() -> None:
@@ -75,4 +76,8 @@ def test_cluster_bootstrap_is_wider_than_iid_with_shared_cluster_effects() -> No
     assert (clu.ci_high - clu.ci_low) > 4 * (iid.ci_high - iid.ci_low)
     d = clu.as_dict()
     assert d["ci_unit"] == "professions" and d["n_units"] == k and d["n"] == k * m
+    # 15 equal clusters (< 20): Student's t interval over the 15 cluster means
+    ref = stats.ttest_1samp(values.reshape(k, m).mean(axis=1), 0).confidence_interval()
+    assert clu.method == "cluster t interval"
+    assert (clu.ci_low, clu.ci_high) == pytest.approx((ref.low, ref.high))
     assert "ci_unit" not in bootstrap_ci(values, n_resamples=200).as_dict()
