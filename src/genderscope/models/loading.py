@@ -53,6 +53,9 @@ def detect_kind(spec: str | Path, revision: str | None = None) -> str:
 
     A local or cached ``config.json`` naming its architecture is read as JSON (no
     torch import); otherwise transformers' config and model-type tables decide."""
+    debiased = _debias_manifest(spec)
+    if debiased is not None:
+        return str(debiased["base_model"]["kind"])
     source = ModelSource(resolve_spec(spec), revision)
     if source.gguf_file:
         return "causal"
@@ -108,8 +111,14 @@ def load_lm(spec: str | Path, kind: str = "auto", *, store: Store | None = None,
 
     ``spec``: Hugging Face Hub id (e.g. ``bert-base-uncased``), local folder,
     ``.gguf`` file, or a packaged offline model name (``smollm2``, ``gemma3-270m``).
-    ``kind``: ``auto`` (from the config), ``masked`` or ``causal``.
+    ``kind``: ``auto`` (from the config), ``masked`` or ``causal``. A folder written by
+    ``genderscope debias inlp|sentence-debias|self-debias`` loads its base model with the
+    debiasing applied at scoring time (:func:`load_debiased`).
     """
+    debiased = _debias_manifest(spec)
+    if debiased is not None:
+        return load_debiased(Path(str(spec)), debiased, kind, store=store, device=device,
+                             dtype=dtype, start_token=start_token, batch_size=batch_size)
     path = resolve_spec(spec)
     if kind == "auto":
         kind = detect_kind(path, revision)
@@ -126,3 +135,48 @@ def load_lm(spec: str | Path, kind: str = "auto", *, store: Store | None = None,
     if str(spec) in PACKAGED:  # record the short name; the fingerprint holds the file hash
         adapter.source = f"{spec} ({Path(path).name})"
     return adapter
+
+
+def _debias_manifest(spec: str | Path) -> dict[str, Any] | None:
+    """The manifest of a ``debias inlp|sentence-debias|self-debias`` folder, else None."""
+    from genderscope.models.debias_folder import is_debias_folder, read_manifest
+
+    if not is_debias_folder(spec):
+        return None
+    manifest = read_manifest(Path(str(spec)).expanduser())
+    base = (manifest or {}).get("base_model")
+    if not isinstance(base, dict) or not base.get("spec") or base.get("kind") not in (
+            "masked", "causal"):
+        raise ModelLoadError(f"{spec}: its manifest names no base model (spec, kind)")
+    return manifest
+
+
+def load_debiased(folder: Path, manifest: dict[str, Any], kind: str = "auto", *,
+                  store: Store | None = None, device: str | None = None,
+                  dtype: str = "float32", start_token: str = "auto",
+                  batch_size: int | None = None) -> MaskedLM | CausalLM:
+    """The base model of a debias folder with its projection hook (INLP, SentenceDebias) or
+    Self-Debias engine installed (on loading, for a deferred adapter); its fingerprint
+    names the technique and parameters. Only safetensors and JSON are read."""
+    from genderscope.models.debias_folder import load_projection, technique_of
+    from genderscope.models.projection import attach, install_projection
+
+    base = manifest["base_model"]
+    if kind not in ("auto", base["kind"]):
+        raise ModelLoadError(f"{folder}: a debiased {base['kind']} LM, not {kind}")
+    tech = technique_of(manifest)
+    params = manifest.get("params") or {}
+    adapter = load_lm(base["spec"], base["kind"], store=store, device=device, dtype=dtype,
+                      start_token=start_token, batch_size=batch_size)
+    if tech == "self-debias":
+        from genderscope.models.self_debias import apply_self_debias
+
+        def apply(a: Any) -> None:
+            apply_self_debias(a, params["prefixes"], params["decay_constant"],
+                              params["epsilon"])
+    else:
+        projection = load_projection(folder, manifest)
+
+        def apply(a: Any) -> None:
+            install_projection(a.model, projection, str(folder))
+    return attach(adapter, folder, manifest, apply)  # type: ignore[return-value]

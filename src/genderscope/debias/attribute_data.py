@@ -1,0 +1,138 @@
+"""Sentences that carry the gender attribute, for estimating a gender subspace.
+
+Word pairs: bias-bench's ``bias_attribute_words.json`` (57 [male, female] pairs, Meade
+et al. 2022), from the benchmark data folder (``bias-bench-words``). Text: a corpus of
+passages (default: GAP's Wikipedia passages, Webster et al. 2018), split into sentences
+with Punkt.
+
+Two sets are built, following bias-bench's data loaders:
+
+- INLP (:func:`inlp_sentences`): passages in a seeded random order; a sentence (lowercased,
+  split on spaces, at least 5 tokens) is *male* when it holds a male word and no female
+  word, *female* the other way round, *neutral* when it holds neither. Gendered sentences
+  are clipped after a random token at or after the attribute word (bias-bench: the last
+  attribute word found), neutral ones after a random token from the 4th on; at most
+  ``n_per_class`` of each; a gendered sentence is used once.
+- SentenceDebias (:func:`counterfactual_pairs`): every lowercased sentence that holds a
+  word of a pair gives one (male, female) pair of sentences in which that word is
+  replaced by its counterpart (Liang et al. 2020, sec. 3.1; one pair per word pair
+  found).
+
+Random draws use ``numpy.random.default_rng(seed)`` (bias-bench: Python's ``random``),
+so the sentences are not bias-bench's own draws; the rules are.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from genderscope.errors import DataError
+
+WORDS_FOLDER = "bias-bench-words"
+WORDS_FILE = "bias_attribute_words.json"
+
+
+def load_word_pairs(path: str | Path | None = None) -> tuple[list[tuple[str, str]], str]:
+    """(male, female) word pairs and the file they came from (default: bias-bench's)."""
+    if path is None:
+        from genderscope.datasets.locations import find_benchmark
+
+        path = find_benchmark(WORDS_FOLDER) / WORDS_FILE
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError(f"word-pair file not found: {path}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataError(f"{path}: not a readable JSON word-pair file ({exc})") from None
+    pairs = data.get("gender") if isinstance(data, dict) else data
+    if not isinstance(pairs, list) or not pairs or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(w, str) and w for w in p)
+            for p in pairs):
+        raise DataError(f"{path}: expected {{\"gender\": [[male, female], ...]}} with at "
+                        "least one pair")
+    return [(m.lower(), f.lower()) for m, f in pairs], str(path)
+
+
+@dataclass
+class InlpSentences:
+    """Clipped sentences of each class (bias-bench's INLP training data)."""
+
+    male: list[str]
+    female: list[str]
+    neutral: list[str]
+
+    def counts(self) -> dict[str, int]:
+        return {"male": len(self.male), "female": len(self.female),
+                "neutral": len(self.neutral)}
+
+
+def _sentences(passages: list[str], language: str) -> list[list[str]]:
+    from genderscope.datasets.corpus import split_sentences
+
+    return [split_sentences([p], language=language) for p in passages]
+
+
+def inlp_sentences(passages: list[str], pairs: list[tuple[str, str]], *,
+                   n_per_class: int = 10_000, seed: int = 0,
+                   language: str = "english") -> InlpSentences:
+    """The male, female and neutral INLP sentences of ``passages`` (see module doc)."""
+    male_set = {m for m, _ in pairs}
+    female_set = {f for _, f in pairs}
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(passages))
+    out = InlpSentences([], [], [])
+    seen: set[str] = set()
+    split = _sentences([passages[i] for i in order], language)
+    for sents in split:
+        for sentence in sents:
+            tokens = [t.lower() for t in sentence.split(" ")]
+            if len(tokens) < 5:
+                continue
+            idx, is_m, is_f = -1, False, False
+            for j, tok in enumerate(tokens):
+                if tok in male_set:
+                    is_m, idx = True, j
+                if tok in female_set:
+                    is_f, idx = True, j
+                if is_m and is_f:
+                    break
+            if not is_m and not is_f:
+                if len(out.neutral) < n_per_class:
+                    cut = int(rng.integers(4, len(tokens) + 1))
+                    out.neutral.append(" ".join(tokens[:cut]))
+                continue
+            if is_m and is_f:
+                continue
+            target = out.male if is_m else out.female
+            if len(target) < n_per_class and sentence not in seen:
+                seen.add(sentence)
+                cut = int(rng.integers(idx, len(tokens) + 1))
+                target.append(" ".join(tokens[:cut + 1]))
+        if len(out.male) == len(out.female) == len(out.neutral) == n_per_class:
+            break
+    return out
+
+
+def counterfactual_pairs(passages: list[str], pairs: list[tuple[str, str]], *,
+                         language: str = "english",
+                         limit: int | None = None) -> list[tuple[str, str]]:
+    """(male, female) sentence pairs for SentenceDebias (see module doc), in corpus
+    order; at most ``limit``."""
+    out: list[tuple[str, str]] = []
+    for sents in _sentences(passages, language):
+        for sentence in sents:
+            words = sentence.lower().strip().split(" ")
+            text = " ".join(words)
+            for male, female in pairs:
+                if male in words:
+                    out.append((text, " ".join(female if w == male else w for w in words)))
+                if female in words:
+                    out.append((" ".join(male if w == female else w for w in words), text))
+            if limit is not None and len(out) >= limit:
+                return out[:limit]
+    return out

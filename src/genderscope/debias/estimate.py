@@ -1,0 +1,150 @@
+"""``genderscope debias inlp|sentence-debias|self-debias``: estimate (or set up) the
+debiasing of a language model and write its folder (:mod:`genderscope.models.debias_folder`).
+
+INLP and SentenceDebias read sentences with attribute words from a corpus (default GAP,
+:mod:`genderscope.debias.attribute_data`), encode them with the model (mean-pooled last
+hidden states, :func:`genderscope.models.projection.sentence_features`) and estimate the
+projection (:mod:`genderscope.debias.subspace`). Self-Debias estimates nothing: its folder
+records the base model, the prefixes, λ and ε.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from genderscope.errors import DataError, GenderscopeError
+from genderscope.models.debias_folder import TECHNIQUES, WHAT, prepare, write
+
+
+def _base_spec(model: str | Path) -> str:
+    p = Path(str(model)).expanduser()
+    return str(p.resolve()) if p.exists() else str(model)
+
+
+def _load(model: str | Path, kind: str, device: str | None, start_token: str) -> Any:
+    from genderscope.models.debias_folder import is_debias_folder
+    from genderscope.models.loading import load_lm
+
+    if is_debias_folder(model):
+        raise GenderscopeError(f"{model} is already a debiased model; pass its base model")
+    return load_lm(model, kind, device=device, start_token=start_token)
+
+
+def _base(adapter: Any, model: str | Path) -> dict[str, Any]:
+    from genderscope.models.projection import hidden_size
+
+    return {"spec": _base_spec(model), "kind": adapter.kind,
+            "fingerprint": adapter.fingerprint.split("|")[0],
+            "hidden_size": hidden_size(adapter.model),
+            "start_token": adapter.describe().get("start_token")}
+
+
+def debias_lm(technique: str, model: str | Path, out: str | Path, *, corpus: str = "gap",
+              words: str | Path | None = None, limit: int | None = None,
+              n_per_class: int = 10_000, max_pairs: int | None = None,
+              n_classifiers: int = 80, prefixes: Sequence[str] = (),
+              decay_constant: float = 50.0, epsilon: float = 0.01, seed: int = 0,
+              language: str = "english", batch_size: int = 32, max_length: int = 128,
+              kind: str = "auto", device: str | None = None, start_token: str = "auto",
+              overwrite: bool = False, progress: bool = False) -> dict[str, Any]:
+    """Write ``out`` for ``technique`` on ``model``; returns the manifest."""
+    from genderscope.results import environment
+
+    if technique not in TECHNIQUES:
+        raise GenderscopeError(f"unknown debias technique {technique!r}; choose one of "
+                               f"{', '.join(TECHNIQUES)}")
+    out = Path(out)
+    prepare(out, technique, overwrite)
+    t0 = time.perf_counter()
+    manifest: dict[str, Any] = {"what": WHAT, "technique": technique}
+    if technique == "self-debias":
+        from genderscope.models.self_debias import GENDER_PREFIX, apply_self_debias
+
+        if decay_constant < 0 or not 0 < epsilon <= 1:
+            raise GenderscopeError("--decay-constant must be >= 0 and --epsilon in (0, 1]")
+        adapter = _load(model, kind, device, start_token)
+        params = {"prefixes": list(prefixes) or [GENDER_PREFIX],
+                  "decay_constant": float(decay_constant), "epsilon": float(epsilon)}
+        apply_self_debias(adapter, params["prefixes"], decay_constant, epsilon)  # checks
+        manifest.update(base_model=_base(adapter, model), params=params, data={})
+        tensors = None
+    else:
+        manifest_part, tensors = _estimate(technique, model, corpus=corpus, words=words,
+                                           limit=limit, n_per_class=n_per_class,
+                                           max_pairs=max_pairs, n_classifiers=n_classifiers,
+                                           seed=seed, language=language,
+                                           batch_size=batch_size, max_length=max_length,
+                                           kind=kind, device=device, start_token=start_token,
+                                           progress=progress)
+        manifest.update(manifest_part)
+    manifest.update(seconds=time.perf_counter() - t0, environment=environment(),
+                    created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    write(out, manifest, tensors)
+    from genderscope.models.debias_folder import read_manifest
+
+    return read_manifest(out) or manifest
+
+
+def _estimate(technique: str, model: str | Path, *, corpus: str, words: str | Path | None,
+              limit: int | None, n_per_class: int, max_pairs: int | None,
+              n_classifiers: int, seed: int, language: str, batch_size: int,
+              max_length: int, kind: str, device: str | None, start_token: str,
+              progress: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    import numpy as np
+
+    from genderscope.datasets.corpus import load_corpus
+    from genderscope.debias.attribute_data import (
+        counterfactual_pairs,
+        inlp_sentences,
+        load_word_pairs,
+    )
+    from genderscope.debias.subspace import inlp, sentence_debias
+    from genderscope.models.projection import sentence_features
+    from genderscope.progress import progress_bar
+
+    if n_classifiers < 1 or n_per_class < 2 or batch_size < 1 or max_length < 4:
+        raise GenderscopeError("--n-classifiers >= 1, --per-class >= 2, --batch-size >= 1 "
+                               "and --max-length >= 4 are required")
+    docs = load_corpus(corpus, limit=limit)
+    pairs, words_file = load_word_pairs(words)
+    data: dict[str, Any] = {"corpus": docs.describe(), "word_pairs": words_file,
+                            "n_word_pairs": len(pairs), "language": language}
+    where = f"corpus {corpus} ({len(docs.texts)} documents)"
+    if technique == "inlp":
+        sents = inlp_sentences(docs.texts, pairs, n_per_class=n_per_class, seed=seed,
+                               language=language)
+        if min(len(sents.male), len(sents.female)) < 2:
+            raise DataError(f"{where} has too few sentences with attribute words "
+                            f"({sents.counts()}) from {words_file}")
+        groups = [sents.male, sents.female, sents.neutral]
+        data["sentences"] = sents.counts()
+    else:
+        cf = counterfactual_pairs(docs.texts, pairs, language=language, limit=max_pairs)
+        if not cf:
+            raise DataError(f"{where} has no sentence with an attribute word from "
+                            f"{words_file}")
+        groups = [[m for m, _ in cf], [f for _, f in cf]]
+        data["counterfactual_pairs"] = len(cf)
+    adapter = _load(model, kind, device, start_token)
+    texts = [t for g in groups for t in g]
+    with progress_bar(f"encoding {len(texts)} sentences", len(texts),
+                      enabled=progress) as advance:
+        feats = sentence_features(adapter, texts, batch_size=batch_size,
+                                  max_length=max_length, progress=advance)
+    cuts = np.cumsum([len(g) for g in groups])[:-1]
+    parts = np.split(feats, cuts)
+    if technique == "inlp":
+        sub = inlp(*parts, n_classifiers=n_classifiers, seed=seed)
+        params: dict[str, Any] = {"n_classifiers": n_classifiers, "classifier": (
+            "LinearSVC(fit_intercept=False, dual=False, random_state=seed)"),
+            "n_per_class": n_per_class}
+    else:
+        sub = sentence_debias(*parts)
+        params = {"components": 1, "max_pairs": max_pairs}
+    params.update(seed=seed, pooling="mean of last hidden states", max_length=max_length)
+    return ({"base_model": _base(adapter, model), "params": params, "data": data,
+             "estimate": sub.info},
+            {"projection": sub.projection, "directions": sub.directions})
