@@ -61,6 +61,9 @@ SPECS: dict[str, CompareSpec] = {
     # and whether the stereotypical sentence is preferred (binary)
     "crows-pairs": CompareSpec(("pair_id",), "margin", ("bias_type",),
                                ("stereotypical_preferred",)),
+    # word-embedding metrics: one value per word of a set (docs/measures/<name>.md)
+    **{m: CompareSpec(("set", "text"), "value", ("set",))
+       for m in ("ripa", "rnd", "ect", "mac", "rnsb")},
 }
 
 

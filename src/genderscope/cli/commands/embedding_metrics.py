@@ -1,0 +1,148 @@
+"""``genderscope run ripa|rnd|ect|mac|rnsb``: the WEFE-family metrics on word vectors.
+
+Same tests as ``run weat`` (``--test`` name, glob or JSON file; ``--tests-dir``); each
+test gets ``OUT/<test>/`` and a store record, and ``OUT/tests.csv`` holds the table.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from genderscope.cli.commands.embeddings import (
+    EXACT_OPTION,
+    PROGRESS_OPTION,
+    SEED_OPTION,
+    TEST_OPTION,
+    TESTS_DIR_OPTION,
+    _expand,
+    _write_table,
+)
+from genderscope.cli.common import (
+    JSON_OPTION,
+    OUT_OPTION,
+    STORE_OPTION,
+    command_line,
+    console,
+    default_out,
+    err_console,
+    open_store,
+)
+from genderscope.errors import GenderscopeError
+from genderscope.results import Result, to_json
+
+TITLES = {
+    "ripa": "RIPA (Ethayarajh et al. 2019): mean a . (x_i - y_i)/|x_i - y_i| over A or B",
+    "rnd": "RND (Garg et al. 2018): mean |a - mean X| - |a - mean Y| over A or B",
+    "ect": "ECT (Dev & Phillips 2019): Spearman of cos(mean X, a) and cos(mean Y, a)",
+    "mac": "MAC (Manzini et al. 2019): mean cosine distance of X, Y words to A and B",
+    "rnsb": "RNSB (Sweeney & Najafian 2019): KL of P(B | target) from uniform",
+}
+
+
+def _rows(method: str, r: Result) -> list[dict[str, Any]]:
+    s = r.summary
+    c = s["categories"]
+    base = {"test": s["test"], "X": c["X"], "Y": c["Y"], "A": c["A"], "B": c["B"],
+            "oov": sum(s["n_oov"].values()), "error": ""}
+    if "attributes" in s:
+        return [{**base, "attribute": role, "value": e["estimate"], "ci_low": e["ci_low"],
+                 "ci_high": e["ci_high"], "p": e.get("p_value", "")}
+                for role, e in s["attributes"].items()]
+    e = s[method]
+    return [{**base, "attribute": "A,B", "value": e["estimate"], "ci_low": e["ci_low"],
+             "ci_high": e["ci_high"], "p": ""}]
+
+
+def _command(method: str) -> Any:
+    def command(
+        vectors: str = typer.Option("glove-6b-50d", "--vectors",
+                                    help="Word vectors: glove-6b-50d, or a GloVe/word2vec "
+                                         "text, word2vec .bin or .npy file."),
+        fmt: str = typer.Option("auto", "--format", help="auto, glove, word2vec, "
+                                "word2vec-binary or numpy."),
+        vocab: Path | None = typer.Option(None, "--vocab", help="Vocabulary of a .npy "
+                                          "matrix (one word per line)."),
+        test: list[str] = TEST_OPTION,
+        tests_dir: Path | None = TESTS_DIR_OPTION,
+        permutations: int = typer.Option(10_000, "--permutations", min=1_000,
+                                         help="Random permutations or sign flips of the "
+                                              "test (RIPA, RND)."),
+        exact_limit: int = EXACT_OPTION,
+        resamples: int | None = typer.Option(None, "--resamples", min=100,
+                                             help="Bootstrap replicates [10,000; RNSB "
+                                                  "1,000, one classifier fit each]."),
+        seed: int = SEED_OPTION,
+        max_oov: float = typer.Option(0.2, "--max-oov", min=0.0, max=1.0,
+                                      help="Largest share of a set that may be OOV."),
+        case_fallback: bool = typer.Option(True, "--case-fallback/--no-case-fallback",
+                                           help="Look up OOV words in lower case."),
+        out: Path | None = OUT_OPTION,
+        store_path: Path | None = STORE_OPTION,
+        as_json: bool = JSON_OPTION,
+        progress: bool = PROGRESS_OPTION,
+    ) -> None:
+        from genderscope.cli.common import run_measure as run
+        from genderscope.models.vectors import load_vectors
+
+        tests = _expand(test, tests_dir)
+        store = open_store(store_path)
+        base = default_out(method, out)
+        rows: list[dict[str, Any]] = []
+        runs: dict[str, str] = {}
+        failed: list[str] = []
+        try:
+            vecs = load_vectors(vectors, fmt=fmt, vocab=vocab, store=store)
+            for t in tests:
+                try:
+                    r = run(method, vecs, store=store, out=base / t.name if len(tests) > 1
+                            else base, command=command_line(), test=t,
+                            permutations=permutations, exact_limit=exact_limit,
+                            resamples=resamples, seed=seed, max_oov=max_oov,
+                            case_fallback=case_fallback, progress=progress and not as_json)
+                except GenderscopeError as exc:
+                    if len(tests) == 1:
+                        raise
+                    failed.append(t.name)
+                    rows.append({"test": t.name, "error": str(exc)})
+                    err_console.print(f"[yellow]{t.name}: {exc}[/yellow]")
+                    continue
+                runs[t.name] = r.metadata["run_id"]
+                rows.extend(_rows(method, r))
+        finally:
+            store.close()
+        base.mkdir(parents=True, exist_ok=True)
+        _write_table(base / "tests.csv", rows)
+        if as_json:
+            console.print_json(to_json({"runs": runs, "tests": rows}))
+        else:
+            table = Table(title=TITLES[method])
+            for col in ("test", "X vs Y", "set", "value [95% CI]", "p"):
+                table.add_column(col, justify="left" if col in ("test", "X vs Y", "set")
+                                 else "right")
+            for r in rows:
+                if r.get("error"):
+                    table.add_row(str(r["test"]), "", "", "[red]error[/red]", "")
+                    continue
+                attr = r["attribute"]
+                label = r[attr] if attr in ("A", "B") else f"{r['A']} / {r['B']}"
+                p = r["p"]
+                table.add_row(str(r["test"]), f"{r['X']} vs {r['Y']}", str(label),
+                              f"{r['value']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]",
+                              f"{p:.2g}" if isinstance(p, float) else "")
+            console.print(table)
+            console.print(f"saved to {base}; runs {', '.join(runs.values())}")
+        if failed:
+            raise GenderscopeError(f"{len(failed)} of {len(tests)} tests failed: "
+                                   f"{', '.join(failed)} (details in {base / 'tests.csv'})")
+
+    command.__doc__ = TITLES[method] + "."
+    return command
+
+
+def register(app: typer.Typer, run_app: typer.Typer) -> None:
+    for method in TITLES:
+        run_app.command(method)(_command(method))

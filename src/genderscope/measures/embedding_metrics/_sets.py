@@ -1,0 +1,98 @@
+"""Word sets of an association test looked up in word vectors, and the resampling
+helpers the embedding metrics share.
+
+Roles follow WEAT (Caliskan et al. 2017): X, Y are the target sets (``targ1``,
+``targ2``: e.g. male and female names), A, B the attribute sets (``attr1``, ``attr2``:
+e.g. career and family words). Vectors are used as stored (not normalised), as WEFE
+does by default; each metric says where it takes cosines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from genderscope.datasets.seat import AssociationTest
+from genderscope.errors import DataError
+from genderscope.measures.weat import DEFAULT_MAX_OOV, ROLES, _check_sets
+from genderscope.stats import CI
+
+DEFAULT_RESAMPLES = 10_000
+
+
+@dataclass
+class LookedUp:
+    """The in-vocabulary words of each role, their vocabulary keys and float64 rows."""
+
+    test: AssociationTest
+    words: dict[str, list[str]]
+    keys: dict[str, list[str]]
+    missing: dict[str, list[str]]
+    emb: dict[str, np.ndarray]
+    model: dict[str, object]
+
+    def categories(self) -> dict[str, str]:
+        return {r: ws.category for r, ws in zip(ROLES, self.test.sets(), strict=True)}
+
+    def base_summary(self) -> dict[str, Any]:
+        return {"test": self.test.name, "categories": self.categories(),
+                "sizes": {r: len(self.words[r]) for r in ROLES},
+                "n_oov": {r: len(self.missing[r]) for r in ROLES}}
+
+    def oov_table(self) -> pd.DataFrame:
+        return pd.DataFrame([{"set": r, "text": w} for r in ROLES for w in self.missing[r]],
+                            columns=["set", "text"])
+
+    def metadata(self, params: dict[str, Any], seed: int) -> dict[str, Any]:
+        return {"model": self.model, "params": params, "data": self.test.data_meta(),
+                "seed": seed}
+
+
+def look_up(vectors: Any, test: AssociationTest, *, max_oov: float = DEFAULT_MAX_OOV,
+            case_fallback: bool = True) -> LookedUp:
+    """Each set's in-vocabulary words (first occurrence kept, order kept). A set that
+    loses every word, or more than ``max_oov`` of them, is a :class:`DataError`."""
+    words: dict[str, list[str]] = {}
+    keys: dict[str, list[str]] = {}
+    missing: dict[str, list[str]] = {}
+    for role, ws in zip(ROLES, test.sets(), strict=True):
+        words[role], keys[role], missing[role] = [], [], []
+        seen: set[str] = set()
+        for w in ws.examples:
+            k = vectors.key_for(w, case_fallback=case_fallback)
+            if k is None:
+                missing[role].append(w)
+            elif w not in seen:
+                seen.add(w)
+                words[role].append(w)
+                keys[role].append(k)
+    _check_sets(test, words, missing, max_oov)
+    emb = {r: vectors.vectors(keys[r]) for r in ROLES}
+    return LookedUp(test, words, keys, missing, emb, vectors.describe())
+
+
+def unit_rows(m: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit L2 norm; an all-zero row is a :class:`DataError`."""
+    norms = np.linalg.norm(m, axis=-1, keepdims=True)
+    if np.any(norms == 0):
+        raise DataError("a word has an all-zero vector; cosine is undefined")
+    return m / norms
+
+
+def resample_counts(rng: np.random.Generator, n: int, n_resamples: int) -> np.ndarray:
+    """(n_resamples, n) multiplicities of a bootstrap resample of n units each."""
+    return rng.multinomial(n, np.full(n, 1.0 / n), size=n_resamples).astype(np.float64)
+
+
+def percentile_ci(estimate: float, draws: np.ndarray, *, n: int, unit: str,
+                  confidence: float = 0.95, method: str = "percentile bootstrap") -> CI:
+    """Percentile interval of bootstrap ``draws`` (non-finite draws dropped)."""
+    d = draws[np.isfinite(draws)]
+    if d.size < 2:
+        return CI(estimate, float("nan"), float("nan"), confidence, n, method, unit)
+    alpha = (1 - confidence) / 2
+    lo, hi = np.quantile(d, [alpha, 1 - alpha])
+    return CI(float(estimate), float(lo), float(hi), confidence, n, method, unit)

@@ -1,0 +1,119 @@
+"""RND, the relative norm distance (Garg, Schiebinger, Jurafsky & Zou 2018, "Word
+embeddings quantify 100 years of gender and ethnic stereotypes", PNAS, eq. 1 and
+"Materials and Methods").
+
+With ``v_X``, ``v_Y`` the averages of the target sets' vectors, the RND of an attribute
+set S is ``mean_{a in S} (||a - v_X|| - ||a - v_Y||)`` (Euclidean norms of raw vectors;
+Garg et al. sum over S, WEFE averages: we average, so values do not grow with |S|).
+Negative: S is closer to X than to Y. Computed for S = A and S = B; in the units of
+the vectors.
+
+Statistics (additions to the paper): the 95 % CI is a percentile bootstrap over
+*words*, resampling X, Y and S independently (v_X, v_Y are recomputed per resample);
+the p-value is a two-sided permutation test of X/Y membership (the null: the target
+words are exchangeable between X and Y), exact when there are at most ``exact_limit``
+re-partitions, else ``n_permutations`` seeded ones with the (k + 1) / (B + 1) estimator.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from genderscope.datasets.seat import AssociationTest
+from genderscope.measures.embedding_metrics._sets import (
+    DEFAULT_RESAMPLES,
+    look_up,
+    percentile_ci,
+    resample_counts,
+)
+from genderscope.measures.weat import DEFAULT_MAX_OOV
+from genderscope.results import Result
+from genderscope.stats.permutation import DEFAULT_EXACT_LIMIT
+
+ATTRS = ("A", "B")
+
+
+def distance_differences(attr: np.ndarray, mean_x: np.ndarray, mean_y: np.ndarray
+                         ) -> np.ndarray:
+    """``||a - v_X|| - ||a - v_Y||``; ``mean_x``/``mean_y`` are (d,) or (k, d) (one pair
+    of centroids per row), giving (n_attr,) or (n_attr, k)."""
+    sq = np.einsum("ij,ij->i", attr, attr)[:, None]
+
+    def dist(m: np.ndarray) -> np.ndarray:
+        m2 = np.atleast_2d(m)
+        d2 = sq - 2 * attr @ m2.T + np.einsum("ij,ij->i", m2, m2)[None, :]
+        return np.sqrt(np.maximum(d2, 0.0))
+
+    out = dist(mean_x) - dist(mean_y)
+    return out[:, 0] if mean_x.ndim == 1 else out
+
+
+def permutation_p(targets: np.ndarray, nx: int, attr: np.ndarray, observed: float, *,
+                  n_permutations: int, seed: int, exact_limit: int,
+                  chunk: int = 4096) -> tuple[float, int, bool]:
+    """Two-sided p of |RND| over re-partitions of the target rows into |X| and |Y|."""
+    n = targets.shape[0]
+    ny = n - nx
+    total = targets.sum(axis=0)
+    exact = math.comb(n, nx) <= exact_limit
+    tol = 1e-12 * max(1.0, abs(observed))
+    hits = done = 0
+    if exact:
+        combos = itertools.combinations(range(n), nx)
+        blocks = iter(lambda: list(itertools.islice(combos, chunk)), [])
+    else:
+        rng = np.random.default_rng(seed)
+        sizes = [min(chunk, n_permutations - s) for s in range(0, n_permutations, chunk)]
+        blocks = (np.argsort(rng.random((k, n)), axis=1)[:, :nx] for k in sizes)
+    for block in blocks:
+        idx = np.asarray(block)
+        member = np.zeros((idx.shape[0], n))
+        np.put_along_axis(member, idx, 1.0, axis=1)
+        sum_x = member @ targets
+        stat = distance_differences(attr, sum_x / nx, (total - sum_x) / ny).mean(axis=0)
+        hits += int(np.count_nonzero(np.abs(stat) >= abs(observed) - tol))
+        done += idx.shape[0]
+    if exact:
+        return hits / done, done, True
+    return (hits + 1) / (done + 1), done, False
+
+
+def rnd(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, seed: int = 0,
+        exact_limit: int = DEFAULT_EXACT_LIMIT, max_oov: float = DEFAULT_MAX_OOV,
+        case_fallback: bool = True, n_resamples: int = DEFAULT_RESAMPLES) -> Result:
+    """RND of attribute sets A and B between target sets X and Y (module docstring)."""
+    looked = look_up(vectors, test, max_oov=max_oov, case_fallback=case_fallback)
+    x, y = looked.emb["X"], looked.emb["Y"]
+    mean_x, mean_y = x.mean(axis=0), y.mean(axis=0)
+    rng = np.random.default_rng(seed)
+    cx = resample_counts(rng, len(x), n_resamples)
+    cy = resample_counts(rng, len(y), n_resamples)
+    boot_x, boot_y = cx @ x / len(x), cy @ y / len(y)
+    targets = np.vstack([x, y])
+    rows, by_attr = [], {}
+    for role in ATTRS:
+        attr = looked.emb[role]
+        per_word = distance_differences(attr, mean_x, mean_y)
+        est = float(per_word.mean())
+        ca = resample_counts(rng, len(attr), n_resamples)
+        draws = np.einsum("kn,nk->k", ca, distance_differences(attr, boot_x, boot_y)) / len(attr)
+        ci = percentile_ci(est, draws, n=len(attr) + len(targets), unit="words")
+        p, n_perm, exact = permutation_p(targets, len(x), attr, est,
+                                         n_permutations=n_permutations, seed=seed,
+                                         exact_limit=exact_limit)
+        by_attr[role] = {**ci.as_dict(), "p_value": p, "exact": exact,
+                         "n_permutations": n_perm}
+        for w, v in zip(looked.words[role], per_word, strict=True):
+            rows.append({"set": role, "category": looked.categories()[role], "text": w,
+                         "value": float(v)})
+    summary = {**looked.base_summary(), "attributes": by_attr}
+    params = {"n_permutations": n_permutations, "exact_limit": exact_limit,
+              "max_oov": max_oov, "case_fallback": case_fallback, "n_bootstrap": n_resamples,
+              "distance": "euclidean", "normalize": False}
+    return Result("rnd", summary, pd.DataFrame(rows), looked.metadata(params, seed),
+                  tables={"oov": looked.oov_table()})

@@ -1,0 +1,54 @@
+"""Plans of the WEFE-family word-embedding metrics RIPA, RND, ECT, MAC and RNSB (see
+:mod:`genderscope.plans` for what a plan is; the metrics are in
+:mod:`genderscope.measures.embedding_metrics`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from genderscope.plans import Plan, _association_test, _check_min, _measure
+from genderscope.results import Result
+
+EMBEDDING_METRICS = ("ripa", "rnd", "ect", "mac", "rnsb")
+TESTED = ("ripa", "rnd")
+"""The metrics with a p-value (and so a ``--permutations`` option)."""
+
+
+def _plan(name: str) -> Callable[..., Plan]:
+    run_metric = _measure(f"genderscope.measures.embedding_metrics.{name}:{name}")
+
+    def plan(*, test: Any, tests_dir: Path | None = None, permutations: int = 10_000,
+             exact_limit: int = 200_000, seed: int = 0, max_oov: float = 0.2,
+             case_fallback: bool = True, resamples: int | None = None,
+             progress: bool = False) -> Plan:
+        _check_min("--permutations", permutations, 1_000)
+        _check_min("--resamples", resamples, 100)
+        spec = _association_test(test, tests_dir)
+        opts: dict[str, Any] = {"seed": seed, "max_oov": max_oov,
+                                "case_fallback": case_fallback}
+        if resamples is not None:
+            opts["n_resamples"] = resamples
+        if name in TESTED:
+            opts["n_permutations"] = permutations
+        if name == "rnd":
+            opts["exact_limit"] = exact_limit
+
+        def run(vecs: Any) -> Result:
+            from genderscope.progress import progress_bar
+
+            with progress_bar(f"{name} {spec.name}", 1, enabled=progress) as advance:
+                result = run_metric(vecs, spec, **opts)
+                advance(1)
+            return result
+
+        return Plan(name, "vectors", run, inputs=spec)
+
+    plan.__name__ = name
+    plan.__doc__ = (f"{name.upper()} of one WEAT/SEAT test (name, JSON file or "
+                    "AssociationTest) on static word vectors.")
+    return plan
+
+
+ripa, rnd, ect, mac, rnsb = (_plan(n) for n in EMBEDDING_METRICS)
