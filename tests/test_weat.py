@@ -46,8 +46,10 @@ def test_weat_statistic_effect_size_and_exact_p() -> None:
     assert res.summary["statistic"] == pytest.approx(s[:2].sum() - s[2:].sum())
     d = (s[:2].mean() - s[2:].mean()) / s.std(ddof=1)
     assert res.summary["effect_size"]["estimate"] == pytest.approx(d)
-    # X gets the two largest scores: 1 of the 6 partitions is as extreme
-    assert res.summary["p_value"] == pytest.approx(1 / 6)
+    # X gets the two largest scores: 1 of the 6 partitions is as extreme (one-sided);
+    # the reported p is two-sided (it and its mirror image: 2 of 6)
+    assert res.summary["p_one_sided"] == pytest.approx(1 / 6)
+    assert res.summary["p_value"] == pytest.approx(2 / 6)
     assert res.summary["exact"] is True
     assert list(res.items["text"]) == ["x1", "x2", "y1", "y2"]
     np.testing.assert_allclose(res.items["association"], s)

@@ -13,7 +13,13 @@ Definitions (Caliskan et al., Science 356(6334), "Materials and Methods"):
   is at most ``exact_limit``, else ``n_permutations`` seeded random partitions.
 
 SEAT (May et al. 2019, Sec. 2) applies the same statistics to sentence
-embeddings of template sentences. Both are unitless; d is in pooled-standard-
+embeddings of template sentences. The unit of independence is the *source word*
+(:mod:`genderscope.measures.seat_words`): the reported p-values (``p_value`` two-sided,
+``p_one_sided`` on request) re-partition whole words, their templates kept together,
+and the CI of d is a t interval over words (:func:`effect_size_ci`). May et al.'s
+sentence-level p is kept as ``p_as_published`` and is anti-conservative (the
+sentences of one word are not independent). d itself is the published
+sentence-level effect size. Both are unitless; d is in pooled-standard-
 deviation units. The statistics come from
 :func:`genderscope.stats.difference_of_sums_test`; this module only computes
 the association scores (vectorised: one cosine matrix per test).
@@ -26,10 +32,10 @@ from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from genderscope.datasets.seat import AssociationTest
 from genderscope.errors import DataError
+from genderscope.measures.seat_words import source_words
 from genderscope.results import Result
 from genderscope.stats import CI, difference_of_sums_test
 from genderscope.stats.permutation import DEFAULT_EXACT_LIMIT, effect_size
@@ -66,27 +72,53 @@ def _unit(m: np.ndarray) -> np.ndarray:
     return m / norms
 
 
-def effect_size_ci(sx: np.ndarray, sy: np.ndarray, *, n_resamples: int = 10_000,
-                   seed: int = 0, confidence: float = 0.95, unit: str = "words") -> CI:
-    """Percentile bootstrap CI of d, resampling target words within X and within Y
-    (an addition to the paper, which reports d without an interval)."""
+def effect_size_ci(sx: np.ndarray, sy: np.ndarray, words_x: Sequence[str] | None = None,
+                   words_y: Sequence[str] | None = None, *, confidence: float = 0.95,
+                   unit: str = "words") -> CI:
+    """CI of Caliskan's d over source words: t interval of the difference of the set
+    means, with cluster-robust (CR1) standard errors over the words of each set and
+    K_X + K_Y - 2 degrees of freedom, divided by d's pooled standard deviation (held
+    fixed). With one entry per word (WEAT) this is Student's two-sample t interval over
+    words, scaled. An addition to the paper, which reports d without an interval; a
+    percentile bootstrap over 8 + 8 words covered 0.90 (issue 22, measured in
+    tests/test_calibration.py)."""
+    from scipy import stats as st
+
+    wx = list(words_x) if words_x is not None else [str(i) for i in range(sx.size)]
+    wy = list(words_y) if words_y is not None else [str(i) for i in range(sy.size)]
     d = effect_size(sx, sy)
-    if sx.size < 2 or sy.size < 2:
-        return CI(d, float("nan"), float("nan"), confidence, int(sx.size + sy.size),
-                  "stratified percentile bootstrap", unit)
+    sd = float(np.std(np.concatenate([sx, sy]), ddof=1))
+    kx, ky = len(set(wx)), len(set(wy))
+    method = "t interval over source words"
+    if kx < 2 or ky < 2 or sd == 0.0:
+        return CI(d, float("nan"), float("nan"), confidence, int(sx.size + sy.size), method,
+                  unit, kx + ky)
+    var = 0.0
+    for vals, words, k in ((sx, wx, kx), (sy, wy, ky)):
+        codes = pd.factorize(pd.Series(words))[0]
+        tot = np.bincount(codes, weights=vals)
+        cnt = np.bincount(codes)
+        resid = tot - vals.mean() * cnt
+        var += k / (k - 1) * float(np.sum(resid ** 2)) / vals.size ** 2
+    q = float(st.t.ppf(0.5 + confidence / 2, kx + ky - 2))
+    diff = float(sx.mean() - sy.mean())
+    half = q * np.sqrt(var)
+    return CI(d, (diff - half) / sd, (diff + half) / sd, confidence, int(sx.size + sy.size),
+              method, unit, kx + ky)
 
-    def stat(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-        allv = np.concatenate([x, y], axis=axis)
-        sd = np.std(allv, axis=axis, ddof=1)
-        diff = x.mean(axis=axis) - y.mean(axis=axis)
-        return np.divide(diff, sd, out=np.zeros_like(diff), where=sd > 0)
 
-    res = stats.bootstrap((sx, sy), stat, n_resamples=n_resamples, vectorized=True,
-                          method="percentile", confidence_level=confidence,
-                          rng=np.random.default_rng(seed))
-    lo, hi = res.confidence_interval
-    return CI(d, float(lo), float(hi), confidence, int(sx.size + sy.size),
-              "stratified percentile bootstrap", unit)
+def word_level_test(sx: np.ndarray, sy: np.ndarray, words_x: Sequence[str],
+                    words_y: Sequence[str], *, n_permutations: int, seed: int,
+                    exact_limit: int) -> tuple[float, float, int, bool]:
+    """Permutation test with whole source words as the unit: (p one-sided, p two-sided,
+    number of partitions, exact). The statistic is S over the per-word mean scores;
+    with every word in the same number of templates it ranks partitions as Caliskan's
+    sentence-level S does."""
+    mx = pd.Series(sx).groupby(pd.factorize(pd.Series(list(words_x)))[0]).mean().to_numpy()
+    my = pd.Series(sy).groupby(pd.factorize(pd.Series(list(words_y)))[0]).mean().to_numpy()
+    r = difference_of_sums_test(mx, my, n_permutations=n_permutations, seed=seed,
+                                exact_limit=exact_limit)
+    return r.p_one_sided, r.p_two_sided, r.n_permutations, r.exact
 
 
 def _check_sets(test: AssociationTest, kept: dict[str, list[str]],
@@ -113,14 +145,19 @@ def _run(test: AssociationTest, emb: dict[str, np.ndarray], kept: dict[str, list
     s, mean_a, mean_b = association_scores(targets, emb["A"], emb["B"])
     nx = len(kept["X"])
     sx, sy = s[:nx], s[nx:]
+    labels = (source_words([kept[r] for r in ROLES])[:2] if method == "seat"
+              else [kept["X"], kept["Y"]])
     perm = difference_of_sums_test(sx, sy, n_permutations=n_permutations, seed=seed,
                                    exact_limit=exact_limit)
-    ci = effect_size_ci(sx, sy, n_resamples=n_resamples, seed=seed,
-                        unit="words" if method == "weat" else "sentences")
+    p1, p2, n_perm, exact = word_level_test(sx, sy, labels[0], labels[1],
+                                            n_permutations=n_permutations, seed=seed,
+                                            exact_limit=exact_limit)
+    ci = effect_size_ci(sx, sy, labels[0], labels[1],
+                        unit="words" if method == "weat" else "source words")
     items = pd.DataFrame({
         "set": ["X"] * nx + ["Y"] * len(kept["Y"]),
         "category": [test.targ1.category] * nx + [test.targ2.category] * len(kept["Y"]),
-        "text": kept["X"] + kept["Y"],
+        "text": kept["X"] + kept["Y"], "source_word": labels[0] + labels[1],
         "key": keys["X"] + keys["Y"],
         "association": s, "mean_cos_a": mean_a, "mean_cos_b": mean_b,
     })
@@ -132,13 +169,23 @@ def _run(test: AssociationTest, emb: dict[str, np.ndarray], kept: dict[str, list
         "categories": {r: ws.category for r, ws in zip(ROLES, test.sets(), strict=True)},
         "effect_size": ci.as_dict(),
         "statistic": perm.statistic,
-        "p_value": perm.p_one_sided,
-        "p_two_sided": perm.p_two_sided,
-        "n_permutations": perm.n_permutations,
-        "exact": perm.exact,
+        "p_value": p2,
+        "p_two_sided": p2,
+        "p_one_sided": p1,
+        "test_unit": "words" if method == "weat" else "source words",
+        "n_units": {"X": len(set(labels[0])), "Y": len(set(labels[1]))},
+        "n_permutations": n_perm,
+        "exact": exact,
         "sizes": sizes,
         "n_oov": {r: len(missing[r]) for r in ROLES},
     }
+    if method == "seat":
+        summary["p_as_published"] = {
+            "p_one_sided": perm.p_one_sided, "p_two_sided": perm.p_two_sided,
+            "unit": "sentences", "n_permutations": perm.n_permutations,
+            "note": "May et al.'s permutation over sentences: it treats the sentences of one "
+                    "word as independent, so it is anti-conservative (issue 22: 0.48 "
+                    "false positives two-sided)"}
     meta = {"model": model, "params": params, "data": test.data_meta(), "seed": seed}
     return Result(method, summary, items, meta, tables={"oov": oov})
 
@@ -181,7 +228,8 @@ def weat(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, s
     emb = {r: np.vstack([_lookup(vectors, k) for k in keys[r]]) for r in ROLES}
     params = {"n_permutations": n_permutations, "exact_limit": exact_limit,
               "max_oov": max_oov, "case_fallback": case_fallback, "phrases": phrases,
-              "n_bootstrap": n_resamples, "similarity": "cosine",
+              "ci": "t over source words", "test_unit": "source words",
+              "similarity": "cosine",
               "effect_size_std": "sample (ddof=1)"}
     return _run(test, emb, kept, keys, missing, method="weat", model=vectors.describe(),
                 n_permutations=n_permutations, seed=seed, exact_limit=exact_limit,
@@ -213,7 +261,8 @@ def seat(encoder: _Encoder, test: AssociationTest, *, n_permutations: int = 10_0
     emb = {r: mat[[row[t] for t in kept[r]]] for r in ROLES}
     missing: dict[str, list[str]] = {r: [] for r in ROLES}
     params = {"n_permutations": n_permutations, "exact_limit": exact_limit,
-              "n_bootstrap": n_resamples, "similarity": "cosine",
+              "ci": "t over source words", "test_unit": "source words",
+              "similarity": "cosine",
               "effect_size_std": "sample (ddof=1)"}
     return _run(test, emb, kept, kept, missing, method="seat", model=encoder.describe(),
                 n_permutations=n_permutations, seed=seed, exact_limit=exact_limit,

@@ -49,7 +49,7 @@ def run(model: Any, ctx: Context, *, sentences: bool) -> Result:
         else:
             results.append(weat(model, test, n_permutations=ctx.n_permutations, seed=ctx.seed,
                                 n_resamples=ctx.n_resamples))
-    # the tests run together form one family: Holm over their permutation p-values
+    # the tests run together form one family: Holm over their two-sided permutation p
     annotate_family([r.summary for r in results],
                     f"{'SEAT' if sentences else 'WEAT'} gender tests {', '.join(names)}")
     items = pd.concat([r.items.assign(test=r.summary["test"]) for r in results],
@@ -59,6 +59,7 @@ def run(model: Any, ctx: Context, *, sentences: bool) -> Result:
              "B": r.summary["categories"]["B"], **{f"d_{k}": r.summary["effect_size"][k]
                                                     for k in ("estimate", "ci_low", "ci_high")},
              "p_value": r.summary["p_value"], "p_adjusted": r.summary["p_adjusted"],
+             "p_one_sided": r.summary.get("p_one_sided"),
              "exact": r.summary["exact"]} for r in results]
     summary = {"tests": {r.summary["test"]: r.summary for r in results}}
     meta = {"model": results[0].metadata.get("model"), "seed": ctx.seed,
@@ -69,8 +70,9 @@ def run(model: Any, ctx: Context, *, sentences: bool) -> Result:
 
 
 def _unit(r: Result) -> str:
-    """What the effect-size bootstrap resamples (target words within X and within Y)."""
-    return "target sentences" if r.method == "seat" else "target words"
+    """The unit of the test and of d's CI (target words; for SEAT the source words whose
+    template sentences stay together)."""
+    return "source words" if r.method == "seat" else "target words"
 
 
 def headlines(r: Result) -> list[Headline]:
@@ -111,14 +113,15 @@ def highlights(r: Result) -> pd.DataFrame | None:
     return top_rows(df, "association", ["test", "set", "category", "text", "association"], 3)
 
 
-CAVEATS = ("Small word sets: one word can move d a lot; the one-sided permutation p "
-           "tests the null of no differential association.",
+CAVEATS = ("Small word sets: one word can move d a lot; the two-sided permutation p "
+           "tests the null of no differential association (Caliskan's one-sided p is in "
+           "the summary as p_one_sided).",
            "Ethayarajh, Duvenaud & Hirst (2019, ACL) show WEAT can over- or "
            "understate associations; read d as descriptive.")
 
 WEAT = Measure(
     name="weat", title="WEAT (word vectors)", kinds=("vectors",), langs=("en",),
-    version="2",  # 2: Holm over the tests run together
+    version="3",  # 2: Holm over the tests run together; 3: two-sided p, t CI over words
     run=lambda m, ctx: run(m, ctx, sentences=False), headlines=headlines,
     plot=plot, highlights=highlights,
     params=lambda ctx: {"tests": list(WEAT_TESTS), "seed": ctx.seed,
@@ -127,8 +130,9 @@ WEAT = Measure(
     card=MethodCard(
         definition="s(w) = mean cos(w, A) − mean cos(w, B); d = (mean s over X − mean s over "
                    "Y) / std of s over X ∪ Y (Caliskan et al. 2017, Science, eq. in the "
-                   "Supplement); one-sided permutation p, Holm-adjusted over the three tests run "
-                   "together. WEAT 6 (career/family), 7 (math/arts), 8 (science/arts) with "
+                   "Supplement); two-sided permutation p over target words, Holm-adjusted over "
+                   "the three tests run together; 95% CI of d: t interval over words. "
+                   "WEAT 6 (career/family), 7 (math/arts), 8 (science/arts) with "
                    "male/female attributes.",
         citation="Caliskan, Bryson & Narayanan (2017). Semantics derived automatically from "
                  "language corpora contain human-like biases. Science 356(6334).",
@@ -136,7 +140,7 @@ WEAT = Measure(
 
 SEAT = Measure(
     name="seat", title="SEAT (sentence encoder)", kinds=("encoder",), langs=("en",),
-    version="2",  # 2: Holm over the tests run together
+    version="3",  # 3: source words are the unit of the test and the CI; two-sided p
     run=lambda m, ctx: run(m, ctx, sentences=True), headlines=headlines,
     plot=plot, highlights=highlights,
     params=lambda ctx: {"tests": list(SEAT_TESTS), "seed": ctx.seed,
@@ -144,8 +148,11 @@ SEAT = Measure(
     data_files=lambda ctx: [tests_dir(ctx) / f"{t}.jsonl" for t in SEAT_TESTS],
     card=MethodCard(
         definition="WEAT's effect size and permutation test over sentence embeddings of "
-                   "semantically bleached templates ('This is a …') (May et al. 2019); p "
-                   "Holm-adjusted over the three tests run together.",
+                   "semantically bleached templates ('This is a …') (May et al. 2019). The "
+                   "unit is the source word: the two-sided permutation p re-partitions whole "
+                   "words (their templates kept together), Holm-adjusted over the three tests "
+                   "run together, and d's 95% CI is a t interval over words. May et al.'s "
+                   "sentence-level p (anti-conservative) is kept as p_as_published.",
         citation="May, Wang, Bordia, Bowman & Rudinger (2019). On Measuring Social Biases in "
                  "Sentence Encoders. NAACL.",
         caveats=(*CAVEATS, "May et al. found SEAT results inconsistent across "

@@ -10,10 +10,13 @@ entry's :class:`~genderscope.report.registry.Paired` form of its first headline)
   (BEC-Pro sentence pairs share a profession, WinoBias sentences an occupation), whole
   clusters of that unit are resampled (the entry's
   ``Paired.clusters``), and the table names the unit;
-- **p-value**: paired permutation test — for each item, swap the two models' item
-  rows with probability 1/2 and recompute the difference; two-sided
-  p = (1 + #{|d_perm| ≥ |d_obs|}) / (n_perm + 1); all differences tested on one page
-  form a family, Holm-adjusted (``p_adjusted``).
+- **p-value**: paired permutation test at the unit the CI resamples — for each cluster
+  (or item, where there are no clusters), swap the two models' rows of all its items
+  with probability 1/2 and recompute the difference; two-sided
+  p = (1 + #{|d_perm| ≥ |d_obs|}) / (n_perm + 1), or the exact share over all 2^K swaps
+  when 2^K ≤ n_perm (K clusters; with K ≤ 5 no p is below 0.0625). Swapping single
+  items while the CI resamples clusters rejected 0.67-0.73 of true nulls (issue 22).
+  All differences tested on one page form a family, Holm-adjusted (``p_adjusted``).
 
 Measures without an item-level form (WEAT/SEAT) are listed in the leaderboard
 but not tested.
@@ -85,15 +88,27 @@ def paired_difference(a: Paired, b: Paired, *, n_resamples: int = 2000,
         boot[i] = stat(x[idx]) - stat(y[idx])
     boot = boot[np.isfinite(boot)]
     lo, hi = (np.percentile(boot, [2.5, 97.5]) if boot.size else (np.nan, np.nan))
-    perm = np.empty(n_permutations)
-    for i in range(n_permutations):
-        swap = rng.random(n) < 0.5
+    # the permutation swaps the two models' rows of a whole cluster at once (the unit the
+    # CI resamples); every one of the 2^K swaps when that is at most n_permutations
+    codes = np.arange(n) if members is None else np.empty(n, dtype=int)
+    if members is not None:
+        for k, rows in enumerate(members):
+            codes[rows] = k
+    k_units = int(codes.max()) + 1
+    exact = k_units < 63 and (1 << k_units) <= n_permutations
+    n_perm = (1 << k_units) if exact else n_permutations
+    perm = np.empty(n_perm)
+    for i in range(n_perm):
+        flip = (((i >> np.arange(k_units)) & 1).astype(bool) if exact
+                else rng.random(k_units) < 0.5)
+        swap = flip[codes]
         xp = np.where(swap[:, None], y, x)
         yp = np.where(swap[:, None], x, y)
         perm[i] = stat(xp) - stat(yp)
     perm = perm[np.isfinite(perm)]
-    p = (1 + np.sum(np.abs(perm) >= abs(obs) - 1e-12)) / (perm.size + 1) \
-        if np.isfinite(obs) else float("nan")
+    hits = np.sum(np.abs(perm) >= abs(obs) - 1e-12)
+    p = ((hits / perm.size if exact else (1 + hits) / (perm.size + 1))
+         if np.isfinite(obs) and perm.size else float("nan"))
     return float(sa), float(sb), float(obs), float(lo), float(hi), float(p), n
 
 
