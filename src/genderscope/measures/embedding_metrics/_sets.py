@@ -65,8 +65,8 @@ def look_up(vectors: Any, test: AssociationTest, *, max_oov: float = DEFAULT_MAX
             k = vectors.key_for(w, case_fallback=case_fallback)
             if k is None:
                 missing[role].append(w)
-            elif w not in seen:
-                seen.add(w)
+            elif k not in seen:  # two spellings of one vocabulary entry count once
+                seen.add(k)
                 words[role].append(w)
                 keys[role].append(k)
     _check_sets(test, words, missing, max_oov)

@@ -1,0 +1,71 @@
+"""Bolukbasi et al.'s (2016) word lists (``debiaswe/data``): definitional pairs (they
+span the gender direction), equalize pairs (made equidistant from it) and the
+gender-specific words (left un-neutralised)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from genderscope.errors import DataError, where
+
+FILES = {"definitional": "definitional_pairs.json", "equalize": "equalize_pairs.json",
+         "gender_specific": "gender_specific_full.json"}
+
+
+@dataclass(frozen=True)
+class DebiasLists:
+    definitional: tuple[tuple[str, str], ...]
+    equalize: tuple[tuple[str, str], ...]
+    gender_specific: tuple[str, ...]
+    source: str = ""
+
+
+def _read_json(path: Path) -> object:
+    if not path.is_file():
+        raise DataError(f"word list not found: {path}")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{where(path, exc.lineno)}: invalid JSON: {exc.msg}") from None
+    except UnicodeDecodeError:
+        raise DataError(f"{path}: not UTF-8 text") from None
+
+
+def read_pairs(path: Path, what: str) -> tuple[tuple[str, str], ...]:
+    """A JSON list of two-word lists; fewer than 2 pairs is an error for the
+    definitional list (one difference vector spans no subspace worth the name)."""
+    raw = _read_json(path)
+    if not isinstance(raw, list) or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(w, str) for w in p)
+            for p in raw):
+        raise DataError(f"{path}: the {what} list must be a JSON list of [word, word] pairs")
+    if what == "definitional" and len(raw) < 2:
+        raise DataError(f"{path}: the definitional list needs at least 2 pairs, got {len(raw)}")
+    return tuple((a, b) for a, b in raw)
+
+
+def read_words(path: Path) -> tuple[str, ...]:
+    raw = _read_json(path)
+    if not isinstance(raw, list) or not all(isinstance(w, str) for w in raw):
+        raise DataError(f"{path}: the gender-specific list must be a JSON list of words")
+    return tuple(raw)
+
+
+def load_lists(*, definitional: Path | None = None, equalize: Path | None = None,
+               gender_specific: Path | None = None) -> DebiasLists:
+    """The given list files, each defaulting to Bolukbasi's in the ``debiaswe`` data."""
+    folder: Path | None = None
+    if None in (definitional, equalize, gender_specific):
+        from genderscope.datasets.locations import find_benchmark
+
+        folder = find_benchmark("debiaswe")
+
+    def pick(given: Path | None, key: str) -> Path:
+        return Path(given) if given is not None else folder / FILES[key]  # type: ignore[operator]
+
+    d, e, g = pick(definitional, "definitional"), pick(equalize, "equalize"), \
+        pick(gender_specific, "gender_specific")
+    return DebiasLists(read_pairs(d, "definitional"), read_pairs(e, "equalize"),
+                       read_words(g), source=str(folder or d.parent))

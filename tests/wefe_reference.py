@@ -1,0 +1,63 @@
+"""Runs WEFE 1.0.1 inside its own venv (tests/wefe_env.py builds it) for the agreement
+test and the benchmark. Not a test module: ``python wefe_reference.py SPEC.json OUT.json``.
+
+SPEC: {"vectors": word2vec binary file, "queries": [{"name", "metric", "targets":
+[[...], [...]], "attributes": [[...], ...], "seed"}], "hard": {"definitional",
+"equalize", "ignore"} (optional), "hard_out": .npy path, "repeat": n (timing)}.
+OUT: {"metrics": {name: value}, "seconds": {name: [s, ...]}, "hard_words": [...]}.
+"""
+
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from gensim.models import KeyedVectors
+from wefe.debias.hard_debias import HardDebias
+from wefe.metrics import ECT, MAC, RIPA, RND, RNSB
+from wefe.query import Query
+from wefe.word_embedding_model import WordEmbeddingModel
+
+METRICS = {"ripa": RIPA, "rnd": RND, "ect": ECT, "mac": MAC, "rnsb": RNSB}
+
+
+def main(spec_path: str, out_path: str) -> None:
+    spec = json.loads(Path(spec_path).read_text())
+    t0 = time.perf_counter()
+    kv = KeyedVectors.load_word2vec_format(spec["vectors"], binary=True)
+    load_s = time.perf_counter() - t0
+    model = WordEmbeddingModel(kv, "ref")
+    repeat = int(spec.get("repeat", 1))
+    out = {"metrics": {}, "seconds": {"load": [load_s]}}
+    for q in spec.get("queries", []):
+        query = Query(q["targets"], q["attributes"])
+        kwargs = {"random_state": q["seed"]} if q["metric"] == "rnsb" else {}
+        times = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            res = METRICS[q["metric"]]().run_query(query, model, **kwargs)
+            times.append(time.perf_counter() - t0)
+        out["metrics"][q["name"]] = float(res["result"])
+        out["seconds"][q["name"]] = times
+    if "hard" in spec:
+        h = spec["hard"]
+        times = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            deb = HardDebias().fit(model, definitional_pairs=h["definitional"],
+                                   equalize_pairs=h["equalize"])
+            new = deb.transform(model, ignore=h["ignore"], copy=True)
+            times.append(time.perf_counter() - t0)
+        out["seconds"]["hard"] = times
+        if spec.get("hard_out"):
+            words = list(new.wv.index_to_key)
+            np.save(spec["hard_out"], np.asarray(new.wv.vectors, dtype=np.float32))
+            out["hard_words"] = words
+    out["max_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    Path(out_path).write_text(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
