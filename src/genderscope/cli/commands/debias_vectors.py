@@ -1,0 +1,134 @@
+"""``genderscope debias hard``: Hard Debias of word vectors (Bolukbasi et al. 2016), then
+the before/after evaluation of :mod:`genderscope.vector_debias.evaluate`.
+
+Writes ``OUT/vectors.bin`` (word2vec binary: ``genderscope run weat --vectors
+OUT/vectors.bin`` and gensim's ``KeyedVectors.load_word2vec_format(..., binary=True)``
+read it), ``OUT/debias.json`` (the fit, every metric before/after with its paired change,
+the analogy and cluster checks) and the runs under ``OUT/eval/<metric>/<test>/``. Every
+input is checked before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from genderscope.cli.commands.debias import debias_app
+from genderscope.cli.commands.embeddings import TESTS_DIR_OPTION, _expand
+from genderscope.cli.common import STORE_OPTION, console, open_store
+
+
+def _fmt(e: dict[str, Any]) -> str:
+    return f"{e['estimate']:+.3f} [{e['ci_low']:+.3f}, {e['ci_high']:+.3f}]"
+
+
+@debias_app.command("hard")
+def hard_command(
+    vectors: str = typer.Option("glove-6b-50d", "--vectors", help="Word vectors: "
+                                "glove-6b-50d, or a GloVe/word2vec text, word2vec .bin or "
+                                ".npy file."),
+    fmt: str = typer.Option("auto", "--format", help="auto, glove, word2vec, "
+                            "word2vec-binary or numpy."),
+    vocab: Path | None = typer.Option(None, "--vocab", help="Vocabulary of a .npy matrix."),
+    out: Path = typer.Option(..., "--out", help="Folder for vectors.bin, debias.json and "
+                             "the evaluation runs."),
+    definitional: Path | None = typer.Option(None, "--definitional", help="JSON list of "
+                                             "word pairs [default: Bolukbasi's]."),
+    equalize: Path | None = typer.Option(None, "--equalize", help="JSON list of word pairs "
+                                         "[default: Bolukbasi's]."),
+    gender_specific: Path | None = typer.Option(None, "--gender-specific", help="JSON list "
+                                                "of words left un-neutralised [default: "
+                                                "Bolukbasi's full list]."),
+    test: list[str] = typer.Option(["weat6", "weat7", "weat8"], "--test",
+                                   help="Tests measured before and after (repeatable)."),
+    tests_dir: Path | None = TESTS_DIR_OPTION,
+    evaluate_: bool = typer.Option(True, "--evaluate/--no-evaluate",
+                                   help="Measure before/after and run the sanity checks."),
+    seed: int = typer.Option(0, "--seed", help="Seed of bootstraps, tests and k-means."),
+    store_path: Path | None = STORE_OPTION,
+    progress: bool = typer.Option(False, "--progress/--no-progress"),
+) -> None:
+    """Hard Debias (Bolukbasi et al. 2016) of word vectors, measured before and after."""
+    from genderscope.models.vectors import load_vectors
+    from genderscope.outputs import check_output_folder, mark_folder, write_text
+    from genderscope.vector_debias import hard_debias, load_lists, write_word2vec_binary
+
+    files = ("vectors.bin", "debias.json")
+    check_output_folder(out, inputs=[vectors], files=files)
+    lists = load_lists(definitional=definitional, equalize=equalize,
+                       gender_specific=gender_specific)
+    tests = _expand(test, tests_dir) if evaluate_ else []
+    store = open_store(store_path)
+    try:
+        before = load_vectors(vectors, fmt=fmt, vocab=vocab, store=store)
+        matrix, fit = hard_debias(before, lists)  # NaN rows, < 2 pairs: refused here
+        out.mkdir(parents=True, exist_ok=True)
+        write_word2vec_binary(out / "vectors.bin", before.words, matrix)
+        mark_folder(out, ["vectors.bin"])
+        record: dict[str, Any] = {"method": "hard", "vectors": before.describe(),
+                                  "lists": lists.source, "fit": fit.describe()}
+        if evaluate_:
+            from genderscope.vector_debias.evaluate import (
+                ANALOGY,
+                analogy,
+                cluster_test,
+                evaluate,
+            )
+
+            after = load_vectors(out / "vectors.bin", store=store)
+            record["metrics"] = evaluate(before, after, tests, store=store, out=out / "eval",
+                                         seed=seed, progress=progress)
+            record["analogy"] = {"query": list(ANALOGY), "before": analogy(before),
+                                 "after": analogy(after)}
+            exclude = set(lists.gender_specific) | {w for p in lists.definitional +
+                                                   lists.equalize for w in p}
+            record["cluster_test"] = cluster_test(before, after, exclude, seed=seed)
+        write_text(out / "debias.json", json.dumps(record, indent=1, default=float) + "\n")
+        mark_folder(out, files)
+    finally:
+        store.close()
+    _print(record, out)
+
+
+def _print(record: dict[str, Any], out: Path) -> None:
+    fit = record["fit"]
+    console.print(f"hard debias: {fit['n_definitional_pairs']} definitional pairs (first "
+                  f"component {fit['explained_variance_ratio'][0]:.1%} of their variance), "
+                  f"{fit['n_equalize_pairs']} equalized pairs, {fit['n_gender_specific']} "
+                  "gender-specific words kept")
+    if "metrics" in record:
+        table = Table(title="before -> after (paired change: mean over words, 95% "
+                      "bootstrap CI)")
+        for col in ("metric", "test", "set", "before", "after", "paired change", "p"):
+            table.add_column(col)
+        for m in record["metrics"]:
+            changes = {str(r.get("set")): r for r in m["paired"]["rows"]}
+            for key, b in m["before"].items():
+                a = m["after"][key]
+                ch = changes.get(key) or changes.get("(all)") or {}
+                ci = (f"{ch['change']:+.3f} [{ch['change_ci_low']:+.3f}, "
+                      f"{ch['change_ci_high']:+.3f}]"
+                      if ch else "")
+                p = ch.get("p_value")
+                table.add_row(m["metric"], m["test"], key, _fmt(b), _fmt(a), ci,
+                              f"{p:.2g}" if isinstance(p, float) else "")
+        console.print(table)
+        an = record["analogy"]
+        q = an["query"]
+        console.print(f"{q[0]} : {q[1]} :: {q[2]} : ?  before {', '.join(an['before'])}; "
+                      f"after {', '.join(an['after'])}")
+        ct = record["cluster_test"]
+        if "accuracy_before" in ct:
+            console.print(f"cluster test (Gonen & Goldberg 2019; {ct['n_words']} most biased "
+                          f"words, 0.5 = gender not recoverable): accuracy "
+                          f"{ct['accuracy_before']:.3f} before, {ct['accuracy_after']:.3f} "
+                          "after")
+    console.print(f"saved to {out}")
+
+
+def register(app: typer.Typer, run_app: typer.Typer) -> None:
+    """The command is added to the ``debias`` group defined in debias.py."""
