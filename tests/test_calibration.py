@@ -319,3 +319,145 @@ def test_winobias_occupation_ci_covers_and_finds_a_gap() -> None:
     found = [wino_summarise(_wino(rng, 0.2), n_resamples=400)[0]["difference_pro_minus_anti"]
              ["ci_low"] > 0 for _ in range(30)]
     assert np.mean(found) > 0.8
+
+
+# -- issue 22: crossed random effects, skewed mean-0 effects, few clusters ------------------
+def _skewed(rng: np.random.Generator, size: tuple[int, ...] | int, shape: float = 6.0
+            ) -> np.ndarray:
+    """Mean-0, sd-1 effects with skewness 2 / sqrt(shape) (a centred gamma)."""
+    return (rng.gamma(shape, 1.0, size) - shape) / np.sqrt(shape)
+
+
+def _seat_scores(rng: np.random.Generator, shift: float = 0.0
+                 ) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
+    """SEAT-like association scores: 8 + 8 words x 8 templates; a skewed word effect, a
+    template effect shared by X and Y (crossed), sentence noise; ``shift`` on X."""
+    tmpl = rng.normal(0, 0.5, 8)
+    sx = (_skewed(rng, 8)[:, None] + shift + tmpl + rng.normal(0, 0.3, (8, 8))).ravel()
+    sy = (_skewed(rng, 8)[:, None] + tmpl + rng.normal(0, 0.3, (8, 8))).ravel()
+    words = [f"w{i}" for i in np.repeat(np.arange(8), 8)]
+    return sx, sy, words, [f"v{w}" for w in words]
+
+
+def test_seat_word_level_test_and_ci_are_calibrated_sentence_level_is_not() -> None:
+    """Row 1 of issue 22: the test and d's CI over source words hold their size and
+    coverage; May et al.'s sentence-level permutation (today ``p_as_published``, the
+    reported p before issue 22) rejects far more than 5 %."""
+    from genderscope.measures.weat import effect_size_ci, word_level_test
+
+    rng = np.random.default_rng(221)
+    one, two, cover, sent = [], [], [], []
+    for k in range(1000):
+        sx, sy, wx, wy = _seat_scores(rng)
+        p1, p2, _, _ = word_level_test(sx, sy, wx, wy, n_permutations=200, seed=k,
+                                       exact_limit=0)
+        one.append(p1)
+        two.append(p2)
+        ci = effect_size_ci(sx, sy, wx, wy)
+        cover.append(ci.ci_low <= 0.0 <= ci.ci_high)
+        if k < 200:
+            sent.append(difference_of_sums_test(sx, sy, n_permutations=200, seed=k,
+                                                exact_limit=0).p_two_sided)
+    rates = [float(np.mean(np.array(v) < ALPHA)) for v in (one, two, sent)]
+    print(f"SEAT null: word-level FPR one-sided {rates[0]:.3f}, two-sided {rates[1]:.3f}; "
+          f"CI coverage {np.mean(cover):.3f}; sentence-level FPR {rates[2]:.3f}")
+    assert _within(rates[0], FPR) and _within(rates[1], FPR)
+    assert _within(float(np.mean(cover)), COVER)
+    assert rates[2] > 0.2
+    power = [word_level_test(*_seat_scores(rng, 1.5), n_permutations=200, seed=0,
+                             exact_limit=0)[1] for _ in range(50)]
+    assert np.mean(np.array(power) < ALPHA) > 0.8
+
+
+def test_report_compare_permutes_the_clusters_it_resamples() -> None:
+    """Row 2: two models whose gap varies by profession with mean 0 (20 professions x 9
+    items). The permutation at professions holds its size; swapping single items (the
+    p-value before issue 22, here with no clusters given) does not."""
+    from genderscope.report.compare import paired_difference
+    from genderscope.report.entry import Paired
+
+    rng = np.random.default_rng(222)
+    prof = np.repeat(np.arange(20), 9)
+    index = pd.Index([f"i{i}" for i in range(prof.size)])
+    clusters = pd.Series(prof.astype(str), index=index)
+    p_clu, p_item = [], []
+    for k in range(1000):
+        base = rng.normal(0, 1, prof.size)
+        gap = _skewed(rng, 20)[prof] + rng.normal(0, 0.3, prof.size)
+        a = pd.DataFrame({"v": base + gap}, index=index)
+        b = pd.DataFrame({"v": base}, index=index)
+
+        def mean(x: np.ndarray) -> float:
+            return float(x[:, 0].mean())
+
+        p_clu.append(paired_difference(Paired(a, mean, "professions", clusters),
+                                       Paired(b, mean, "professions", clusters),
+                                       n_resamples=20, n_permutations=200, seed=k)[5])
+        if k < 100:
+            p_item.append(paired_difference(Paired(a, mean), Paired(b, mean), n_resamples=20,
+                                            n_permutations=200, seed=k)[5])
+    rate, rate_item = (float(np.mean(np.array(v) < ALPHA)) for v in (p_clu, p_item))
+    print(f"report compare FPR: professions {rate:.3f}, items {rate_item:.3f}")
+    assert _within(rate, FPR)
+    assert rate_item > 0.3
+
+
+def _old_bartl_rule(d: np.ndarray) -> float:
+    """The paired test before issue 22: Shapiro-Wilk chooses t-test or Wilcoxon."""
+    from scipy import stats
+
+    if stats.shapiro(d).pvalue >= 0.05:
+        return float(stats.ttest_1samp(d, 0.0).pvalue)
+    return float(stats.wilcoxon(d, method="approx").pvalue)
+
+
+@pytest.mark.parametrize("n", [5, 10, 20, 60])
+def test_paired_mean_test_under_skewed_mean_zero_units(n: int) -> None:
+    """Row 3: the sign-flip test of the mean over n units (professions) with skewed,
+    mean-0 differences (vectorised path of :func:`paired_test`). Exact at n <= 20; at
+    n = 5 the smallest two-sided p is 1/16, so it never rejects at 0.05 (valid, not
+    sized). At 60 units with stronger skew the old Shapiro -> Wilcoxon rule tests the
+    pseudo-median and rejects ~3x too often."""
+    from genderscope.stats.signflip import sign_flip_pvalues
+
+    rng = np.random.default_rng(223 + n)
+    shape = 2.0 if n == 60 else 6.0
+    d = _skewed(rng, (4000, n), shape) + rng.normal(0, 0.1, (4000, n))
+    p, _, _, _, exact = sign_flip_pvalues(d, n_flips=1000, seed=n,
+                                          exact_limit=(1 << 16) if n < 20 else 0)
+    assert paired_test(d[0], np.zeros(n)).p_value == pytest.approx(
+        p[0], abs=0.02 if not exact else 1e-12)
+    rate = float(np.mean(p < ALPHA))
+    print(f"sign-flip test, {n} skewed units: FPR {rate:.3f}")
+    if n == 5:
+        assert exact and p.min() >= 1 / 16 and rate == 0.0
+        return
+    assert _within(rate, FPR)
+    if n == 60:
+        old = np.array([_old_bartl_rule(row) for row in d[:1000]])
+        print(f"old Shapiro -> Wilcoxon rule: FPR {np.mean(old < ALPHA):.3f}")
+        assert np.mean(old < ALPHA) > 0.1
+
+
+@pytest.mark.parametrize("k", [5, 10, 20])
+def test_cluster_mean_ci_with_few_skewed_clusters(k: int) -> None:
+    """Rows 7 and 8: a mean over k clusters (professions x 9 person words each) with
+    skewed mean-0 cluster effects; the cluster t interval covers, the percentile
+    cluster bootstrap (the interval before issue 22) does not at 5 and 10 clusters."""
+    rng = np.random.default_rng(224 + k)
+    clusters = np.repeat(np.arange(k), 9)
+    hits, boot = [], []
+    for s in range(2000):
+        v = _skewed(rng, k)[clusters] + rng.normal(0, 0.5, clusters.size)
+        ci = cluster_mean_ci(v, clusters, unit="professions")
+        hits.append(ci.ci_low <= 0.0 <= ci.ci_high)
+        if s < 300:
+            tot = np.column_stack([np.bincount(clusters, v), np.bincount(clusters)])
+            b = cluster_bootstrap_ci(tot, lambda t: t[:, 0] / t[:, 1], unit="professions",
+                                     n_resamples=400, seed=s)
+            boot.append(b.ci_low <= 0.0 <= b.ci_high)
+    print(f"{k} clusters: t coverage {np.mean(hits):.3f}, percentile {np.mean(boot):.3f}")
+    assert ci.method == "cluster t interval"
+    assert _within(float(np.mean(hits)), COVER)
+    if k <= 10:
+        assert np.mean(boot) < 0.91

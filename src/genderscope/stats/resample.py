@@ -114,16 +114,6 @@ def _codes(clusters: Sequence[object] | np.ndarray) -> np.ndarray:
     return np.array([seen.setdefault(c, len(seen)) for c in clusters], dtype=int)
 
 
-def _ratio(t: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return t[:, 0] / t[:, 1]
-
-
-SMALL_CLUSTERS = 20
-"""Below this many clusters :func:`cluster_mean_ci` uses the cluster t interval: a
-percentile bootstrap over 5 clusters covers 0.83-0.85 (issue 22)."""
-
-
 def cluster_t_ci(totals: np.ndarray, *, unit: str, n_items: int | None = None,
                  confidence: float = 0.95) -> CI:
     """Cluster-robust t interval of a mean from per-cluster (sum, count) ``totals`` (K x 2).
@@ -154,9 +144,9 @@ def cluster_t_ci(totals: np.ndarray, *, unit: str, n_items: int | None = None,
 def cluster_mean_ci(values: np.ndarray | Sequence[float], clusters: Sequence[object] |
                     np.ndarray, *, unit: str, confidence: float = 0.95,
                     n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> CI:
-    """Mean of ``values`` (NaNs dropped) with a CI over ``clusters``: the cluster t
-    interval (:func:`cluster_t_ci`) below ``SMALL_CLUSTERS`` clusters, else a percentile
-    cluster bootstrap."""
+    """Mean of ``values`` (NaNs dropped) with the cluster t interval over ``clusters``
+    (:func:`cluster_t_ci`). A percentile cluster bootstrap covered 0.82 / 0.87 / 0.89
+    at 5 / 10 / 20 skewed clusters, the t interval 0.92-0.94 (issue 22)."""
     v = np.asarray(values, dtype=float)
     c = np.asarray(list(clusters), dtype=object)
     keep = ~np.isnan(v)
@@ -165,7 +155,5 @@ def cluster_mean_ci(values: np.ndarray | Sequence[float], clusters: Sequence[obj
         nan = float("nan")
         return CI(nan, nan, nan, confidence, 0, "cluster percentile bootstrap", unit, 0)
     tot = cluster_totals(c, np.column_stack([v, np.ones_like(v)]))
-    if tot.shape[0] < SMALL_CLUSTERS:
-        return cluster_t_ci(tot, unit=unit, n_items=int(v.size), confidence=confidence)
-    return cluster_bootstrap_ci(tot, _ratio, unit=unit, n_items=int(v.size),
-                                confidence=confidence, n_resamples=n_resamples, seed=seed)
+    del n_resamples, seed  # kept for callers; the t interval needs no resampling
+    return cluster_t_ci(tot, unit=unit, n_items=int(v.size), confidence=confidence)
