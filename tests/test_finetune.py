@@ -91,8 +91,15 @@ def test_existing_output_refused_unless_overwrite(tiny_bert_dir, tmp_path):
     cfg = FinetuneConfig(lr=1e-3, epochs=1, max_steps=1)
     with pytest.raises(GenderscopeError, match="already exists.*--overwrite"):
         fine_tune(str(tiny_bert_dir), TEXTS, out, config=cfg)
-    fine_tune(str(tiny_bert_dir), TEXTS, out, config=cfg, overwrite=True)
-    assert not (out / "something.txt").exists() and (out / "manifest.json").exists()
+    # --overwrite replaces only a folder genderscope wrote (issue 24): this one is the user's
+    with pytest.raises(GenderscopeError, match="did not write"):
+        fine_tune(str(tiny_bert_dir), TEXTS, out, config=cfg, overwrite=True)
+    assert (out / "something.txt").read_text() == "x"
+    mine = tmp_path / "mine"
+    fine_tune(str(tiny_bert_dir), TEXTS, mine, config=cfg)
+    (mine / "manifest.json").write_text("old")
+    fine_tune(str(tiny_bert_dir), TEXTS, mine, config=cfg, overwrite=True)
+    assert (mine / "manifest.json").read_text() != "old"
 
 
 def test_bad_config_and_empty_corpus(tiny_bert_dir, tmp_path):

@@ -41,7 +41,7 @@ def test_figures_land_next_to_results(tmp_path: Path) -> None:
 
     save_with_figures(_result(), tmp_path / "out", {tmp_path / "out" / "change": draw})
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        "change.png", "change.svg", "items.csv", "summary.json"]
+        ".genderscope-output", "change.png", "change.svg", "items.csv", "summary.json"]
 
 
 def test_cli_plot_failure_writes_and_records_nothing(tmp_path: Path, monkeypatch) -> None:

@@ -159,7 +159,8 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
     if out is not None:
         from genderscope.outputs import check_output_folder
 
-        check_output_folder(out)  # before any work
+        check_output_folder(out, inputs=_input_paths(model, options),
+                            files=("summary.json", "items.csv"))  # before any work
     st, owned = _open_store(store)
     plan.store = st
     try:
@@ -201,11 +202,22 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
                 data.update(plan.data_note)
         if out is not None:
             _save(result, plan, Path(out))
-        result.metadata["run_id"] = st.record_run(result)
+        result.metadata["run_id"] = st.record_run(result, dedupe=reuse)
     finally:
         if owned:
             st.close()
     return result
+
+
+def _input_paths(model: Any, options: dict[str, Any]) -> list[Any]:
+    """The paths a call reads (model spec, data files), which no output may replace."""
+    found = [model] if isinstance(model, (str, Path)) else []
+    for value in options.values():
+        if isinstance(value, (str, Path)) and str(value) and Path(value).exists():
+            found.append(value)
+        elif isinstance(value, (list, tuple)):
+            found += [v for v in value if isinstance(v, (str, Path)) and str(v)]
+    return found
 
 
 def _save(result: Result, plan: Any, out: Path) -> None:
@@ -338,10 +350,8 @@ def debias(model: str | Path, corpus: str | Path, out: str | Path, *, mode: str 
     training units. An existing ``out`` is refused unless ``overwrite=True`` (an
     unfinished run there is resumed).
     """
-    import json
-
     from genderscope.datasets.corpus import UNITS, load_corpus, split_sentences
-    from genderscope.models.finetune import FinetuneConfig, fine_tune, prepare_out_dir
+    from genderscope.models.finetune import FinetuneConfig, check_out_dir, fine_tune
     from genderscope.progress import progress_bar
     from genderscope.swap import GenderSwapper
     from genderscope.swap.cds import substitute
@@ -354,9 +364,13 @@ def debias(model: str | Path, corpus: str | Path, out: str | Path, *, mode: str 
     cfg = FinetuneConfig(epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
                          max_steps=max_steps, max_length=max_length, save_every=save_every)
     cfg.validate()
-    # refuse an existing folder before any work (resuming an unfinished run is allowed)
-    if out.exists() and not overwrite:
-        prepare_out_dir(out, overwrite=False)
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool)):
+        raise TypeError(f"limit must be an integer, got {limit!r}")
+    if isinstance(prob, bool) or not isinstance(prob, (int, float)) or not 0 <= prob <= 1:
+        raise GenderscopeError(f"--prob must be a number in [0, 1], got {prob!r}")
+    # every check before any work: nothing is touched until the model has loaded
+    inputs = [model, corpus, *pairs]
+    check_out_dir(out, overwrite, inputs)
     docs = load_corpus(str(corpus), limit=limit)
     data: dict[str, object] = {"corpus": docs.describe(), "mode": mode, "unit": unit}
     if mode == "none":
@@ -378,9 +392,6 @@ def debias(model: str | Path, corpus: str | Path, out: str | Path, *, mode: str 
     label = f"fine-tuning on {len(texts)} {unit}s ({mode})"
     with progress_bar(label, total, enabled=progress) as advance:
         manifest = fine_tune(str(model), texts, out, config=cfg, kind=kind, device=device,
-                             overwrite=overwrite, data=data,
-                             progress=lambda step, n, loss: advance(1))
-    with open(out / "training_corpus.jsonl", "w", encoding="utf-8") as fh:
-        for t in texts:
-            fh.write(json.dumps({"text": t}, ensure_ascii=False) + "\n")
+                             overwrite=overwrite, data=data, inputs=inputs,
+                             write_corpus=True, progress=lambda step, n, loss: advance(1))
     return manifest

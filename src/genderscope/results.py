@@ -126,14 +126,12 @@ class Result:
         return fig
 
     def save(self, out_dir: str | Path) -> Path:
-        """Write ``summary.json``, ``items.csv`` and one CSV per extra table."""
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "summary.json").write_text(self.summary_json() + "\n", encoding="utf-8")
-        self.items.to_csv(out / "items.csv", index=False)
-        for name, table in self.tables.items():
-            table.to_csv(out / f"{name}.csv", index=False)
-        return out
+        """Write ``summary.json``, ``items.csv`` and one CSV per extra table, all or
+        nothing (:func:`genderscope.outputs.save_result`: files genderscope did not write
+        are never replaced)."""
+        from genderscope.outputs import save_result
+
+        return save_result(self, out_dir)
 
 
 class StoredResult(Result):

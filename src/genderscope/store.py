@@ -378,12 +378,17 @@ class Store:
                                  "typeof(value) != 'text'", (model,)).fetchone()[0]
 
     # -- runs --------------------------------------------------------------
-    def record_run(self, result: Result) -> str:
+    def record_run(self, result: Result, *, dedupe: bool = False) -> str:
         """Store a finished run (summary, metadata, item table, further tables); returns
         its id. ``result.metadata["cache_key"]``, when set, makes it findable by
-        :meth:`find_run`."""
+        :meth:`find_run`. ``dedupe``: when a run with the same ``cache_key`` is already
+        stored (e.g. an identical command running at the same time finished first),
+        store nothing and return that run's id; the check and the insert are one
+        transaction, so concurrent identical runs record one row."""
         with self._transaction():
-            return self._insert_run(result)
+            key = result.metadata.get("cache_key") if dedupe else None
+            found = self.find_run(key) if key else None
+            return found if found is not None else self._insert_run(result)
 
     def record_job(self, results: Sequence[Result],
                    entries: Sequence[tuple[str, str, str, Any]] = ()) -> list[str | None]:

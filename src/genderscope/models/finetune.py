@@ -73,6 +73,27 @@ class FinetuneConfig:
     grad_clip: float = 1.0
 
     def validate(self) -> None:
+        for name in ("epochs", "batch_size", "seed", "max_length", "warmup_steps",
+                     "save_every"):
+            if not _is_int(getattr(self, name)):
+                raise TypeError(f"{name} must be an integer, got "
+                                f"{getattr(self, name)!r}")
+        if self.max_steps is not None and not _is_int(self.max_steps):
+            raise TypeError(f"max_steps must be an integer, got {self.max_steps!r}")
+        for name in ("lr", "mlm_probability", "weight_decay", "adam_epsilon", "grad_clip"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) \
+                    or not math.isfinite(value):
+                raise GenderscopeError(f"--{name.replace('_', '-')} must be a finite "
+                                       f"number, got {value!r}")
+        if self.seed < 0:
+            raise GenderscopeError(f"--seed must be >= 0, got {self.seed}")
+        if self.max_length < 8:
+            raise GenderscopeError(f"--max-length must be >= 8, got {self.max_length}")
+        if self.save_every < 1:
+            raise GenderscopeError(f"--save-every must be >= 1, got {self.save_every}")
+        if self.warmup_steps < 0:
+            raise GenderscopeError(f"warmup steps must be >= 0, got {self.warmup_steps}")
         if self.epochs < 1:
             raise GenderscopeError(f"--epochs must be >= 1, got {self.epochs}")
         if self.batch_size < 1:
@@ -86,28 +107,59 @@ class FinetuneConfig:
                                    f"{self.mlm_probability}")
 
 
-def prepare_out_dir(out: Path, overwrite: bool) -> bool:
-    """Check the output folder; returns True when an interrupted run should resume.
+def _is_int(x: Any) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
 
-    An existing folder is refused unless ``overwrite`` (then emptied), except a
-    folder holding only an unfinished run (checkpoints, no manifest): that one
-    is resumed.
-    """
+
+def _genderscope_made(out: Path) -> bool:
+    """Whether ``out`` is a folder genderscope debias wrote (its output marker, its
+    manifest, or an unfinished run's ``checkpoints/run.json``)."""
+    from genderscope.outputs import written_by_genderscope
+
+    if written_by_genderscope(out) is not None or (out / CHECKPOINTS / RUN_FILE).is_file():
+        return True
+    try:
+        what = json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("what", "")
+    except (OSError, ValueError, AttributeError):
+        return False
+    return isinstance(what, str) and what.startswith("fine-tuned with genderscope")
+
+
+def check_out_dir(out: str | Path, overwrite: bool, inputs: Sequence[Any] = ()) -> str:
+    """Check the output folder before any work; changes nothing. Returns ``"new"``,
+    ``"resume"`` (a folder holding only an unfinished run: checkpoints, no manifest) or
+    ``"replace"`` (``overwrite`` of a folder genderscope wrote).
+
+    Refused (:mod:`genderscope.outputs`): a file, a link, a device, the current folder or
+    an ancestor of it, an input or a folder holding one (model, corpus, pair lists); an
+    existing folder without ``overwrite``; with ``overwrite``, a folder genderscope did
+    not write."""
+    from genderscope.outputs import check_not_unsafe
+
+    out = check_not_unsafe(out, "--out", inputs)
     if out.exists() and not out.is_dir():
         raise GenderscopeError(f"output path {out} exists and is not a folder")
-    if out.is_dir() and any(out.iterdir()):
-        unfinished = (out / CHECKPOINTS).is_dir() and not (out / MANIFEST).exists()
-        if overwrite:
-            shutil.rmtree(out)
-        elif unfinished:
-            if not (out / CHECKPOINTS / RUN_FILE).is_file():
-                check_same_run(out, {})  # refuses: nothing says which run wrote them
-            return True
-        else:
-            raise GenderscopeError(f"output folder {out} already exists; pass --overwrite to "
-                                   "replace it")
-    out.mkdir(parents=True, exist_ok=True)
-    return False
+    if not (out.is_dir() and any(out.iterdir())):
+        return "new"
+    unfinished = (out / CHECKPOINTS).is_dir() and not (out / MANIFEST).exists()
+    if overwrite:
+        if not _genderscope_made(out):
+            raise GenderscopeError(f"--out {out} holds files genderscope did not write; "
+                                   "--overwrite replaces only a folder genderscope debias "
+                                   "wrote. Choose another folder")
+        return "replace"
+    if unfinished:
+        if not (out / CHECKPOINTS / RUN_FILE).is_file():
+            check_same_run(out, {})  # refuses: nothing says which run wrote them
+        return "resume"
+    raise GenderscopeError(f"output folder {out} already exists; pass --overwrite to "
+                           "replace it")
+
+
+def prepare_out_dir(out: Path, overwrite: bool) -> bool:
+    """Check the output folder (:func:`check_out_dir`); True when an interrupted run
+    should resume. Deletes nothing."""
+    return check_out_dir(out, overwrite) == "resume"
 
 
 def _load(spec: str, kind: str, dtype: torch.dtype) -> tuple[Any, Any, str, ModelSource]:
@@ -176,25 +228,92 @@ def fine_tune(model_spec: str, texts: Sequence[str], out: str | Path, *,
               device: str | None = None, overwrite: bool = False,
               data: dict[str, Any] | None = None,
               progress: Callable[[int, int, float], None] | None = None,
-              stop_after: int | None = None) -> dict[str, Any]:
+              stop_after: int | None = None, inputs: Sequence[Any] = (),
+              write_corpus: bool = False) -> dict[str, Any]:
     """Fine-tune ``model_spec`` on ``texts`` and save it to ``out``; returns the manifest.
 
     ``data`` (e.g. corpus hash and substitution parameters) goes into the
     manifest. ``progress(step, total, loss)`` is called after each step.
     ``stop_after`` stops (as if interrupted) after that many steps of this
-    call, leaving a checkpoint; used to test resuming.
+    call, leaving a checkpoint; used to test resuming. ``inputs``: further paths the
+    run reads (corpus, pair lists), which ``out`` may neither be nor hold.
+    ``write_corpus``: also write the training units to ``training_corpus.jsonl``.
+
+    Output rule (:mod:`genderscope.outputs`): everything is checked before ``out`` is
+    touched; the finished model is written into a fresh sibling folder and renamed into
+    place, so a failure (a full disk) leaves the old ``out`` as it was. With
+    ``overwrite``, checkpoints of the new run go to a fresh sibling too, and the old
+    folder is replaced only once the new one is complete.
     """
+    from genderscope.outputs import mark_folder, new_folder_beside
+
     cfg = config or FinetuneConfig()
     cfg.validate()
     if not texts:
         raise GenderscopeError("the training corpus is empty")
     out = Path(out)
-    resume = prepare_out_dir(out, overwrite)
+    mode = check_out_dir(out, overwrite, [model_spec, *inputs])
     t0 = time.perf_counter()
     torch.manual_seed(cfg.seed)
     dev = pick_device(device)
     model, tok, kind, source = _load(model_spec, kind, torch.float32)
     model.to(dev).train()
+    _check_tokens(tok, texts, cfg)
+    try:
+        work = new_folder_beside(out) if mode == "replace" else out
+        work.mkdir(parents=True, exist_ok=True)
+        if mode == "new":
+            mark_folder(work, [])
+    except OSError as exc:
+        raise GenderscopeError(f"cannot write {out}: {exc.strerror or exc}") from None
+    try:
+        done = _train(model, tok, kind, texts, cfg, work, dev, mode == "resume",
+                      _run_identity(model_spec, texts, cfg, kind, data), progress, stop_after)
+        if isinstance(done, dict):
+            return done
+        start, losses, n_steps = done
+        finite = [x for x in losses if math.isfinite(x)]
+        if not all(bool(torch.isfinite(p).all()) for p in model.parameters()):
+            raise GenderscopeError("training made some weights NaN or infinite (is --lr too "
+                                   "high?); nothing was saved")
+        k = max(1, len(finite) // 10)
+        manifest = {
+            "what": "fine-tuned with genderscope debias",
+            "objective": "masked-lm" if kind == "masked" else "next-token",
+            "base_model": {"spec": model_spec, "source": source.kind_of_source,
+                           "fingerprint": source.fingerprint(model.config),
+                           "dequantised_from_gguf": bool(source.gguf_file)},
+            "params": asdict(cfg), "seed": cfg.seed, "kind": kind,
+            "data": data or {}, "n_documents": len(texts), "steps": n_steps,
+            "resumed_from_step": start or None,
+            "loss_first_10pct": float(np.mean(finite[:k])) if finite else None,
+            "loss_last_10pct": float(np.mean(finite[-k:])) if finite else None,
+            "seconds": time.perf_counter() - t0, "device": str(dev),
+            "environment": environment(),
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        _publish(model, tok, manifest, texts if write_corpus else None, out)
+    finally:
+        if work != out:
+            shutil.rmtree(work, ignore_errors=True)
+    return manifest
+
+
+def _check_tokens(tok: Any, texts: Sequence[str], cfg: FinetuneConfig) -> None:
+    """Refuse a corpus that the tokenizer turns into nothing (every unit empty)."""
+    sample = list(texts[:256])
+    enc = tok(sample, add_special_tokens=False, truncation=True, max_length=cfg.max_length)
+    if not any(len(ids) for ids in enc["input_ids"]):
+        raise GenderscopeError("the tokenizer turns the training texts into no tokens; "
+                               "nothing to train on")
+
+
+def _train(model: Any, tok: Any, kind: str, texts: Sequence[str], cfg: FinetuneConfig,
+           work: Path, dev: Any, resume: bool, identity: dict[str, Any],
+           progress: Callable[[int, int, float], None] | None,
+           stop_after: int | None) -> tuple[int, list[float], int] | dict[str, Any]:
+    """The training loop, checkpointing into ``work``; returns (first step of this call,
+    losses, steps) or ``{"interrupted_at_step": n}`` when ``stop_after`` stopped it."""
     from transformers import DataCollatorForLanguageModeling, get_linear_schedule_with_warmup
 
     collator = DataCollatorForLanguageModeling(tok, mlm=kind == "masked",
@@ -204,13 +323,11 @@ def fine_tune(model_spec: str, texts: Sequence[str], out: str | Path, *,
                               weight_decay=cfg.weight_decay)
     sched = get_linear_schedule_with_warmup(optim, cfg.warmup_steps, len(batches))
     start, losses = 0, []
-    identity = _run_identity(model_spec, texts, cfg, kind, data)
     if resume:
-        check_same_run(out, identity)
-        ckpt = latest_checkpoint(out)
+        check_same_run(work, identity)
+        ckpt = latest_checkpoint(work)
         if ckpt is not None:
             start, losses = resume_checkpoint(ckpt, model, optim, sched, len(batches))
-    step = start
     for step in range(start, len(batches)):
         docs = [texts[i] for i in batches[step]]
         enc = tok(docs, truncation=True, max_length=cfg.max_length)
@@ -234,31 +351,49 @@ def fine_tune(model_spec: str, texts: Sequence[str], out: str | Path, *,
             progress(done, len(batches), loss_value)
         saved = done % cfg.save_every == 0 and done < len(batches)
         if saved:
-            save_checkpoint(out, done, model, optim, sched, losses, identity)
+            _checkpoint(work, done, model, optim, sched, losses, identity)
         if stop_after is not None and done - start >= stop_after and done < len(batches):
             if not saved:
-                save_checkpoint(out, done, model, optim, sched, losses, identity)
+                _checkpoint(work, done, model, optim, sched, losses, identity)
             return {"interrupted_at_step": done}
     model.eval()
-    model.save_pretrained(out, safe_serialization=True)
-    tok.save_pretrained(out)
-    shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
-    finite = [x for x in losses if math.isfinite(x)]
-    k = max(1, len(finite) // 10)
-    manifest = {
-        "what": "fine-tuned with genderscope debias",
-        "objective": "masked-lm" if kind == "masked" else "next-token",
-        "base_model": {"spec": model_spec, "source": source.kind_of_source,
-                       "fingerprint": source.fingerprint(model.config),
-                       "dequantised_from_gguf": bool(source.gguf_file)},
-        "params": asdict(cfg), "seed": cfg.seed, "kind": kind,
-        "data": data or {}, "n_documents": len(texts), "steps": len(batches),
-        "resumed_from_step": start or None,
-        "loss_first_10pct": float(np.mean(finite[:k])) if finite else None,
-        "loss_last_10pct": float(np.mean(finite[-k:])) if finite else None,
-        "seconds": time.perf_counter() - t0, "device": str(dev),
-        "environment": environment(),
-        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
-    (out / MANIFEST).write_text(to_json(manifest, indent=2) + "\n", encoding="utf-8")
-    return manifest
+    return start, losses, len(batches)
+
+
+def _checkpoint(work: Path, step: int, *args: Any) -> None:
+    """:func:`save_checkpoint`; a failure (a full disk) is a one-line error that leaves
+    the previous checkpoint in place."""
+    try:
+        save_checkpoint(work, step, *args)
+    except OSError as exc:
+        shutil.rmtree(work / CHECKPOINTS / f"step-{step}.tmp", ignore_errors=True)
+        raise GenderscopeError(f"cannot write a checkpoint in {work}: "
+                               f"{exc.strerror or exc} (the previous checkpoint is kept; "
+                               "rerun to resume)") from None
+
+
+def _publish(model: Any, tok: Any, manifest: dict[str, Any], texts: Sequence[str] | None,
+             out: Path) -> None:
+    """Write the finished model, tokenizer, manifest (and training units) into a fresh
+    sibling of ``out`` and rename it into place, keeping what ``out`` holds until then."""
+    from genderscope.outputs import mark_folder, new_folder_beside, publish_folder
+
+    final = None
+    try:
+        final = new_folder_beside(out)
+        model.save_pretrained(final, safe_serialization=True)
+        tok.save_pretrained(final)
+        (final / MANIFEST).write_text(to_json(manifest, indent=2) + "\n", encoding="utf-8")
+        if texts is not None:
+            with open(final / "training_corpus.jsonl", "w", encoding="utf-8") as fh:
+                for t in texts:
+                    fh.write(json.dumps({"text": t}, ensure_ascii=False) + "\n")
+        mark_folder(final, [p.name for p in final.iterdir()])
+        publish_folder(final, out)
+        final = None
+    except OSError as exc:
+        raise GenderscopeError(f"cannot write the fine-tuned model to {out}: "
+                               f"{exc.strerror or exc}") from None
+    finally:
+        if final is not None:
+            shutil.rmtree(final, ignore_errors=True)

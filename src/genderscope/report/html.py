@@ -385,21 +385,23 @@ def write(data: ReportData, out: str | Path, extra: str = "") -> Path:
     if path.is_dir():
         raise GenderscopeError(f"--out {path} is a folder; give a file name such as "
                                f"{path / 'report.html'}")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(page, encoding="utf-8")
-        tmp.replace(path)
-    except OSError as exc:
+    from genderscope.outputs import check_not_unsafe, write_text
+
+    check_not_unsafe(path, "--out")
+    try:  # a fresh mkstemp sibling renamed into place: never a fixed name or a link
+        write_text(path, page)
+    except GenderscopeError as exc:
         raise GenderscopeError(f"cannot write report to {path}: "
-                               f"{exc.strerror or exc}") from None
+                               f"{str(exc).split(': ', 1)[-1]}") from None
     return path
 
 
 def check_writable(out: str | Path, *, overwrite: bool = False) -> None:
     """Fail before any model runs when ``out`` cannot be written, or already exists and
     ``overwrite`` is False."""
-    path = Path(out)
+    from genderscope.outputs import check_not_unsafe
+
+    path = check_not_unsafe(out, "--out")  # a link, a device, the current folder ...
     if path.is_dir():
         raise GenderscopeError(f"--out {path} is a folder; give a file name such as "
                                f"{path / 'report.html'}")

@@ -209,19 +209,19 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             store.close()
         if df.empty:
             raise GenderscopeError("no runs match; nothing exported")
-        try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            if kind == "csv":
-                df.to_csv(out, index=False)
-            elif kind == "parquet":
-                for col in df.columns:  # mixed-type summary columns -> JSON text
-                    if df[col].dtype == object:
-                        df[col] = df[col].map(lambda v: v if v is None or isinstance(v, str)
-                                              else to_json(v))
-                df.to_parquet(out, index=False)
-            else:
-                out.write_text(df.to_json(orient="records", force_ascii=False, indent=1),
-                               encoding="utf-8")
-        except OSError as exc:
-            raise GenderscopeError(f"cannot write {out}: {exc.strerror or exc}") from None
+        from genderscope.outputs import write_file
+
+        if kind == "parquet":
+            for col in df.columns:  # mixed-type summary columns -> JSON text
+                if df[col].dtype == object:
+                    df[col] = df[col].map(lambda v: v if v is None or isinstance(v, str)
+                                          else to_json(v))
+        writers = {"csv": lambda p: df.to_csv(p, index=False),
+                   "parquet": lambda p: df.to_parquet(p, index=False),
+                   "json": lambda p: p.write_text(df.to_json(orient="records",
+                                                              force_ascii=False, indent=1),
+                                                  encoding="utf-8")}
+        # checked again, then a fresh sibling renamed into place (never through a link)
+        check_output_file(out, "--out", overwrite=overwrite)
+        write_file(out, writers.get(kind, writers["json"]))
         console.print(f"exported {len(df)} rows to {out} ({kind})")
