@@ -1,0 +1,113 @@
+"""Report cards of RIPA, RND, ECT, MAC and RNSB (word vectors) on the gender tests WEAT
+6, 7, 8: run, headlines, plot, highlights and method card. The metrics are
+:mod:`genderscope.measures.wefe_metrics`; docs in ``docs/measures/<name>.md``.
+These entries are run on request only (``--measure ripa``), WEAT being the default."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from genderscope.measures.card_tools import top_rows
+from genderscope.measures.weat_card import WEAT_TESTS, tests_dir
+from genderscope.report import plots
+from genderscope.report.entry import Context, Headline, Measure, MethodCard, from_ci
+from genderscope.results import Result
+
+NULLS = {"ripa": 0.0, "rnd": 0.0, "ect": 1.0, "mac": None, "rnsb": 0.0}
+
+
+def run(name: str, model: Any, ctx: Context) -> Result:
+    from genderscope.datasets.seat import resolve_test
+    from genderscope.measures.wefe_metrics import METRICS
+
+    opts: dict[str, Any] = {"seed": ctx.seed}
+    if name in ("ripa", "rnd"):
+        opts["n_permutations"] = ctx.n_permutations
+    results = [METRICS[name](model, resolve_test(t, tests_dir(ctx)), **opts)
+               for t in WEAT_TESTS]
+    items = pd.concat([r.items.assign(test=r.summary["test"]) for r in results],
+                      ignore_index=True)
+    summary = {"tests": {r.summary["test"]: r.summary for r in results}}
+    meta = {"model": results[0].metadata.get("model"), "seed": ctx.seed,
+            "params": {"tests": list(WEAT_TESTS)},
+            "data": {r.summary["test"]: r.metadata.get("data") for r in results}}
+    return Result(name, summary, items, meta)
+
+
+def _entries(s: dict[str, Any], name: str) -> list[tuple[str, dict[str, Any]]]:
+    c = s["categories"]
+    if "attributes" in s:
+        return [(f"{c['X']} vs {c['Y']} × {c[r]}", e) for r, e in s["attributes"].items()]
+    return [(f"{c['X']}, {c['Y']} × {c['A']}, {c['B']}", s[name])]
+
+
+def headlines(r: Result) -> list[Headline]:
+    null = NULLS[r.method]
+    return [from_ci(f"{test}: {label} ({r.method.upper()})", e,
+                    **({"null": null} if null is not None else {}))
+            for test, s in r.summary.get("tests", {}).items()
+            for label, e in _entries(s, r.method)]
+
+
+def plot(r: Result) -> Any:
+    rows = [(f"{test}\n{label}", e["estimate"], e["ci_low"], e["ci_high"])
+            for test, s in r.summary.get("tests", {}).items()
+            for label, e in _entries(s, r.method)]
+    if not rows:
+        return None
+    return plots.forest(rows, null=NULLS[r.method], xlabel=f"{r.method.upper()} (95% "
+                        "bootstrap CI)", title=f"{r.method.upper()}: gender association tests",
+                        height=0.5 * len(rows) + 1.1)
+
+
+def highlights(r: Result) -> pd.DataFrame | None:
+    if "value" not in r.items:
+        return None
+    return top_rows(r.items, "value", ["test", "set", "category", "text", "value"], 3)
+
+
+CARDS = {
+    "ripa": ("RIPA (word vectors)", "mean over attribute words a of a · (x_i − y_i)/‖x_i − y_i‖ "
+             "over the X/Y word pairs (Ethayarajh et al. 2019, Def. 3); CI over word pairs, "
+             "two-sided sign-flip p.",
+             "Ethayarajh, Duvenaud & Hirst (2019). Understanding Undesirable Word Embedding "
+             "Associations. ACL."),
+    "rnd": ("RND (word vectors)", "mean over attribute words a of ‖a − mean X‖ − ‖a − mean "
+            "Y‖ (Garg et al. 2018, eq. 1, averaged); CI over words, two-sided permutation p "
+            "of X/Y membership.",
+            "Garg, Schiebinger, Jurafsky & Zou (2018). Word embeddings quantify 100 years of "
+            "gender and ethnic stereotypes. PNAS 115(16)."),
+    "ect": ("ECT (word vectors)", "Spearman correlation of cos(mean X, a) and cos(mean Y, a) "
+            "over attribute words a (Dev & Phillips 2019, Sec. 5.1); 1 = no bias; CI over "
+            "words.",
+            "Dev & Phillips (2019). Attenuating Bias in Word Vectors. AISTATS."),
+    "mac": ("MAC (word vectors)", "mean over target words t and attribute sets A_j of the mean "
+            "cosine distance 1 − cos(t, a) (Manzini et al. 2019, eq. 5); CI over words.",
+            "Manzini, Lim, Tsvetkov & Black (2019). Black is to Criminal as Caucasian is to "
+            "Police. NAACL."),
+    "rnsb": ("RNSB (word vectors)", "KL divergence from uniform of the normalised "
+             "P(B | t) of a logistic regression trained on A vs B, over the target words "
+             "(Sweeney & Najafian 2019); CI resamples targets and training words, new split "
+             "each.",
+             "Sweeney & Najafian (2019). A Transparent Framework for Evaluating Unintended "
+             "Demographic Bias in Word Embeddings. ACL."),
+}
+
+
+def _measure(name: str) -> Measure:
+    title, definition, citation = CARDS[name]
+    return Measure(
+        name=name, title=title, kinds=("vectors",), langs=("en",), default=False,
+        run=lambda m, ctx: run(name, m, ctx), headlines=headlines, plot=plot,
+        highlights=highlights,
+        params=lambda ctx: {"tests": list(WEAT_TESTS), "seed": ctx.seed},
+        data_files=lambda ctx: [tests_dir(ctx) / f"{t}.jsonl" for t in WEAT_TESTS],
+        card=MethodCard(definition=definition, citation=citation,
+                        caveats=("Same small word sets as WEAT 6, 7, 8: one word moves the "
+                                 "value a lot.",),
+                        subset="WEAT 6, 7, 8 (all words)"))
+
+
+ENTRIES = tuple(_measure(n) for n in CARDS)
