@@ -439,3 +439,20 @@ def test_real_glove_and_smollm2_filter_on_one_text():
     assert "eat" not in kept[6]
     queen, eat = lm_scorer(lm)(["that the queen was a good man", "that the eat was a good man"])
     assert queen > eat
+
+
+def test_reversing_the_list_changes_no_outcome(neighbours):
+    """Issue 22 row 9: each text's random stream comes from its content and the seed,
+    so attacking the list reversed gives every text the same outcome (before, the
+    stream followed the list position)."""
+    texts = ["the king and his father said good boy", "he is a tall man and a good brother",
+             "my father and brother ran", "the boy and his uncle, he said",
+             "a man and his son walked", "his brother is the king"]
+
+    def key(o):
+        return (o.status, o.adversarial, o.queries, o.generations, round(o.p_adv, 12))
+
+    fwd = _attack(neighbours, seed=7).attack_many(texts)
+    rev = _attack(neighbours, seed=7).attack_many(texts[::-1])
+    by_text = {(o.original, o.direction): key(o) for o in rev}
+    assert [key(o) for o in fwd] == [by_text[(o.original, o.direction)] for o in fwd]

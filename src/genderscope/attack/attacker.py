@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -59,6 +60,12 @@ class AttackOutcome:
     stopped: str = ""
 
 
+def _text_key(text: str) -> tuple[int, int]:
+    """Two 32-bit words of the text's SHA-256: its part of the random stream's seed."""
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return int.from_bytes(digest[:4], "little"), int.from_bytes(digest[4:8], "little")
+
+
 class GenderAttack:
     """Attack texts with gender-analogy substitutions.
 
@@ -67,7 +74,8 @@ class GenderAttack:
         neighbours: ``f(word, direction) -> candidates`` (lowercase).
         lm_filter: fluency constraint, or ``None`` for none.
         search: the genetic search settings.
-        seed: base seed; each (text index, direction) gets its own stream.
+        seed: base seed; each (text content, direction) gets its own stream, so a
+            text's result does not depend on where it stands in a list.
         target: class index to reach (targeted attack), or ``None``.
         skip_words: words never substituted.
     """
@@ -101,7 +109,8 @@ class GenderAttack:
         return {i: c for i, c in raw.items() if c}, n_raw
 
     def attack(self, text: str, direction: str, index: int = 0) -> AttackOutcome:
-        """Attack one text; ``index`` selects the random stream (with ``seed``)."""
+        """Attack one text. Its random stream comes from ``seed``, the text's content
+        (SHA-256) and the direction; ``index`` is ignored (kept for old callers)."""
         if direction not in DIRECTIONS:
             raise GenderscopeError(f"unknown direction {direction!r}; use one of "
                                    f"{sorted(DIRECTIONS)}")
@@ -130,7 +139,8 @@ class GenderAttack:
         def evaluate(batch: list[Words]) -> np.ndarray:
             return clf.predict_proba([wt.render(w) for w in batch])
 
-        rng = np.random.default_rng([self.seed, index, list(DIRECTIONS).index(direction)])
+        rng = np.random.default_rng([self.seed, *_text_key(text),
+                                     list(DIRECTIONS).index(direction)])
         out = self.search.run(wt.words, cands, evaluate, goal, rng)
         changes = [(a, b) for a, b in zip(wt.words, out.words, strict=True) if a != b]
         return AttackOutcome(
