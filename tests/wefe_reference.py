@@ -2,9 +2,10 @@
 test and the benchmark. Not a test module: ``python wefe_reference.py SPEC.json OUT.json``.
 
 SPEC: {"vectors": word2vec binary file, "queries": [{"name", "metric", "targets":
-[[...], [...]], "attributes": [[...], ...], "seed"}], "hard": {"definitional",
-"equalize", "ignore"} (optional), "hard_out": .npy path, "repeat": n (timing)}.
-OUT: {"metrics": {name: value}, "seconds": {name: [s, ...]}, "hard_words": [...]}.
+[[...], [...]], "attributes": [[...], ...], "seed"}], "debias": [{"name", "method", its lists and
+options, "out": .npy path or null}], "repeat": n (timing)}.
+OUT: {"metrics": {name: value}, "seconds": {name: [s, ...]}, "debias_words": {name:
+[...]}, "max_rss_mib"}.
 """
 
 import json
@@ -15,12 +16,32 @@ from pathlib import Path
 
 import numpy as np
 from gensim.models import KeyedVectors
+from wefe.debias.half_sibling_regression import HalfSiblingRegression
 from wefe.debias.hard_debias import HardDebias
+from wefe.debias.multiclass_hard_debias import MulticlassHardDebias
 from wefe.metrics import ECT, MAC, RIPA, RND, RNSB
 from wefe.query import Query
 from wefe.word_embedding_model import WordEmbeddingModel
 
 METRICS = {"ripa": RIPA, "rnd": RND, "ect": ECT, "mac": MAC, "rnsb": RNSB}
+
+
+def _debias(model: WordEmbeddingModel, job: dict) -> WordEmbeddingModel:
+    """One debiasing method, fitted and applied as WEFE's documentation shows."""
+    method = job["method"]
+    if method == "hard":
+        deb = HardDebias().fit(model, definitional_pairs=job["definitional"],
+                               equalize_pairs=job["equalize"])
+    elif method == "multiclass-hard":
+        deb = MulticlassHardDebias(pca_args={"n_components": job["n_components"]}).fit(
+            model, definitional_sets=job["definitional"], equalize_sets=job["equalize"])
+    elif method == "hsr":
+        deb = HalfSiblingRegression().fit(model, definitional_words=job["definitional_words"],
+                                          alpha=job["alpha"])
+        return deb.transform(model, copy=True)
+    else:
+        raise ValueError(method)
+    return deb.transform(model, ignore=job["ignore"], copy=True)
 
 
 def main(spec_path: str, out_path: str) -> None:
@@ -41,20 +62,16 @@ def main(spec_path: str, out_path: str) -> None:
             times.append(time.perf_counter() - t0)
         out["metrics"][q["name"]] = float(res["result"])
         out["seconds"][q["name"]] = times
-    if "hard" in spec:
-        h = spec["hard"]
+    for job in spec.get("debias", []):
         times = []
         for _ in range(repeat):
             t0 = time.perf_counter()
-            deb = HardDebias().fit(model, definitional_pairs=h["definitional"],
-                                   equalize_pairs=h["equalize"])
-            new = deb.transform(model, ignore=h["ignore"], copy=True)
+            new = _debias(model, job)
             times.append(time.perf_counter() - t0)
-        out["seconds"]["hard"] = times
-        if spec.get("hard_out"):
-            words = list(new.wv.index_to_key)
-            np.save(spec["hard_out"], np.asarray(new.wv.vectors, dtype=np.float32))
-            out["hard_words"] = words
+        out["seconds"][job["name"]] = times
+        if job.get("out"):
+            np.save(job["out"], np.asarray(new.wv.vectors, dtype=np.float32))
+            out.setdefault("debias_words", {})[job["name"]] = list(new.wv.index_to_key)
     out["max_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     Path(out_path).write_text(json.dumps(out))
 

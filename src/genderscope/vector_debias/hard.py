@@ -35,7 +35,8 @@ CHUNK_ROWS = 65_536
 
 @dataclass
 class HardDebiasFit:
-    """What the fit found: the unit gender direction and the pairs it used."""
+    """What a debiasing fit found: the unit gender direction and the pairs it used
+    (shared by every method; ``extra`` holds a method's own figures)."""
 
     direction: np.ndarray
     explained_variance_ratio: list[float]
@@ -43,12 +44,23 @@ class HardDebiasFit:
     equalize: list[tuple[str, str]]
     n_ignored: int = 0
     skipped: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Method-specific figures (e.g. HSR's alpha)."""
 
     def describe(self) -> dict[str, Any]:
         return {"explained_variance_ratio": self.explained_variance_ratio[:10],
                 "n_definitional_pairs": len(self.definitional),
-                "n_equalize_pairs": len(self.equalize), "n_gender_specific": self.n_ignored,
-                "skipped_definitional_pairs": [list(p) for p in self.skipped["definitional"]]}
+                "n_equalize_pairs": len(self.equalize), "n_kept_words": self.n_ignored,
+                "skipped_definitional_pairs": [list(p) for p in self.skipped["definitional"]],
+                **self.extra}
+
+    def line(self) -> str:
+        """One line for the terminal."""
+        ratio = (f" (first component {self.explained_variance_ratio[0]:.1%} of their "
+                 "variance)") if self.explained_variance_ratio else ""
+        extra = "".join(f", {k} {v}" for k, v in self.extra.items())
+        return (f"{len(self.definitional)} definitional pairs{ratio}, {len(self.equalize)} "
+                f"equalized pairs, {self.n_ignored} words kept as they are{extra}")
 
 
 def _unit(m: np.ndarray) -> np.ndarray:

@@ -1,5 +1,7 @@
-"""``genderscope debias hard``: Hard Debias of word vectors (Bolukbasi et al. 2016), then
-the before/after evaluation of :mod:`genderscope.vector_debias.evaluate`.
+"""``genderscope debias hard|multiclass-hard|hsr``: debiasing of word vectors (Hard Debias,
+Bolukbasi et al. 2016; Multiclass Hard Debias, Manzini et al. 2019; Half-Sibling
+Regression, Yang & Feng 2020), then the before/after evaluation of
+:mod:`genderscope.vector_debias.evaluate`.
 
 Writes ``OUT/vectors.bin`` (word2vec binary: ``genderscope run weat --vectors
 OUT/vectors.bin`` and gensim's ``KeyedVectors.load_word2vec_format(..., binary=True)``
@@ -26,36 +28,33 @@ def _fmt(e: dict[str, Any]) -> str:
     return f"{e['estimate']:+.3f} [{e['ci_low']:+.3f}, {e['ci_high']:+.3f}]"
 
 
-@debias_app.command("hard")
-def hard_command(
-    vectors: str = typer.Option("glove-6b-50d", "--vectors", help="Word vectors: "
-                                "glove-6b-50d, or a GloVe/word2vec text, word2vec .bin or "
-                                ".npy file."),
-    fmt: str = typer.Option("auto", "--format", help="auto, glove, word2vec, "
-                            "word2vec-binary or numpy."),
-    vocab: Path | None = typer.Option(None, "--vocab", help="Vocabulary of a .npy matrix."),
-    out: Path = typer.Option(..., "--out", help="Folder for vectors.bin, debias.json and "
-                             "the evaluation runs."),
-    definitional: Path | None = typer.Option(None, "--definitional", help="JSON list of "
-                                             "word pairs [default: Bolukbasi's]."),
-    equalize: Path | None = typer.Option(None, "--equalize", help="JSON list of word pairs "
-                                         "[default: Bolukbasi's]."),
-    gender_specific: Path | None = typer.Option(None, "--gender-specific", help="JSON list "
-                                                "of words left un-neutralised [default: "
-                                                "Bolukbasi's full list]."),
-    test: list[str] = typer.Option(["weat6", "weat7", "weat8"], "--test",
-                                   help="Tests measured before and after (repeatable)."),
-    tests_dir: Path | None = TESTS_DIR_OPTION,
-    evaluate_: bool = typer.Option(True, "--evaluate/--no-evaluate",
-                                   help="Measure before/after and run the sanity checks."),
-    seed: int = typer.Option(0, "--seed", help="Seed of bootstraps, tests and k-means."),
-    store_path: Path | None = STORE_OPTION,
-    progress: bool = typer.Option(False, "--progress/--no-progress"),
-) -> None:
-    """Hard Debias (Bolukbasi et al. 2016) of word vectors, measured before and after."""
+METHODS = {
+    "hard": ("genderscope.vector_debias.hard:hard_debias",
+             "Hard Debias (Bolukbasi et al. 2016) of word vectors, measured before and after."),
+    "multiclass-hard": ("genderscope.vector_debias.multiclass:multiclass_hard_debias",
+                        "Multiclass Hard Debias (Manzini et al. 2019) of word vectors, "
+                        "measured before and after."),
+    "hsr": ("genderscope.vector_debias.hsr:hsr_debias",
+            "Half-Sibling Regression (Yang & Feng 2020) of word vectors, measured before "
+            "and after."),
+}
+
+
+def _method(name: str) -> Any:
+    import importlib
+
+    module, func = METHODS[name][0].split(":")
+    return getattr(importlib.import_module(module), func)
+
+
+def _debias(method: str, vectors: str, fmt: str, vocab: Path | None, out: Path,
+            definitional: Path | None, equalize: Path | None, gender_specific: Path | None,
+            test: list[str], tests_dir: Path | None, evaluate_: bool, seed: int,
+            store_path: Path | None, progress: bool, options: dict[str, Any]) -> None:
+    """Debias ``vectors`` with ``method``, write them and (optionally) evaluate."""
     from genderscope.models.vectors import load_vectors
     from genderscope.outputs import check_output_folder, mark_folder, write_text
-    from genderscope.vector_debias import hard_debias, load_lists, write_word2vec_binary
+    from genderscope.vector_debias import load_lists, write_word2vec_binary
 
     files = ("vectors.bin", "debias.json")
     check_output_folder(out, inputs=[vectors], files=files)
@@ -65,12 +64,13 @@ def hard_command(
     store = open_store(store_path)
     try:
         before = load_vectors(vectors, fmt=fmt, vocab=vocab, store=store)
-        matrix, fit = hard_debias(before, lists)  # NaN rows, < 2 pairs: refused here
+        matrix, fit = _method(method)(before, lists, **options)  # NaN, < 2 pairs: refused
         out.mkdir(parents=True, exist_ok=True)
         write_word2vec_binary(out / "vectors.bin", before.words, matrix)
         mark_folder(out, ["vectors.bin"])
-        record: dict[str, Any] = {"method": "hard", "vectors": before.describe(),
-                                  "lists": lists.source, "fit": fit.describe()}
+        record: dict[str, Any] = {"method": method, "vectors": before.describe(),
+                                  "lists": lists.source, "fit": fit.describe(),
+                                  "fit_line": fit.line()}
         if evaluate_:
             from genderscope.vector_debias.evaluate import (
                 ANALOGY,
@@ -95,11 +95,7 @@ def hard_command(
 
 
 def _print(record: dict[str, Any], out: Path) -> None:
-    fit = record["fit"]
-    console.print(f"hard debias: {fit['n_definitional_pairs']} definitional pairs (first "
-                  f"component {fit['explained_variance_ratio'][0]:.1%} of their variance), "
-                  f"{fit['n_equalize_pairs']} equalized pairs, {fit['n_gender_specific']} "
-                  "gender-specific words kept")
+    console.print(f"{record['method']}: {record['fit_line']}")
     if "metrics" in record:
         table = Table(title="before -> after (paired change: mean over words, 95% "
                       "bootstrap CI)")
@@ -128,6 +124,50 @@ def _print(record: dict[str, Any], out: Path) -> None:
                           f"{ct['accuracy_before']:.3f} before, {ct['accuracy_after']:.3f} "
                           "after")
     console.print(f"saved to {out}")
+
+
+def _command(method: str) -> Any:
+    def command(
+        vectors: str = typer.Option("glove-6b-50d", "--vectors", help="Word vectors: "
+                                    "glove-6b-50d, or a GloVe/word2vec text, word2vec .bin or "
+                                    ".npy file."),
+        fmt: str = typer.Option("auto", "--format", help="auto, glove, word2vec, "
+                                "word2vec-binary or numpy."),
+        vocab: Path | None = typer.Option(None, "--vocab", help="Vocabulary of a .npy matrix."),
+        out: Path = typer.Option(..., "--out", help="Folder for vectors.bin, debias.json and "
+                                 "the evaluation runs."),
+        definitional: Path | None = typer.Option(None, "--definitional", help="JSON list of "
+                                                 "word pairs [default: Bolukbasi's]."),
+        equalize: Path | None = typer.Option(None, "--equalize", help="JSON list of word pairs "
+                                             "[default: Bolukbasi's]."),
+        gender_specific: Path | None = typer.Option(None, "--gender-specific", help="JSON list "
+                                                    "of words left un-neutralised [default: "
+                                                    "Bolukbasi's full list]."),
+        test: list[str] = typer.Option(["weat6", "weat7", "weat8"], "--test",
+                                       help="Tests measured before and after (repeatable)."),
+        tests_dir: Path | None = TESTS_DIR_OPTION,
+        evaluate_: bool = typer.Option(True, "--evaluate/--no-evaluate",
+                                       help="Measure before/after and run the sanity checks."),
+        seed: int = typer.Option(0, "--seed", help="Seed of bootstraps, tests and k-means."),
+        store_path: Path | None = STORE_OPTION,
+        progress: bool = typer.Option(False, "--progress/--no-progress"),
+        components: int = typer.Option(1, "--components", min=1,
+                                       help="multiclass-hard: dimensions of the bias "
+                                            "subspace (k)."),
+        alpha: float = typer.Option(60.0, "--alpha", help="hsr: ridge penalty (Yang & Feng "
+                                    "2020: 60)."),
+    ) -> None:
+        options: dict[str, Any] = ({"n_components": components} if method == "multiclass-hard"
+                                   else {"alpha": alpha} if method == "hsr" else {})
+        _debias(method, vectors, fmt, vocab, out, definitional, equalize, gender_specific,
+                test, tests_dir, evaluate_, seed, store_path, progress, options)
+
+    command.__doc__ = METHODS[method][1]
+    return command
+
+
+for _name in METHODS:
+    debias_app.command(_name)(_command(_name))
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:

@@ -1,0 +1,60 @@
+"""Half-Sibling Regression (Yang & Feng 2020, "A Causal Inference Method for Reducing
+Gender Bias in Word Embedding Relations", AAAI, Sec. 3, eqs. 3-5).
+
+The gender-definition words' vectors V_d (d x m, one column per word) are the "half
+sibling" that carries the gender information; every other word's vector v is regressed
+on them by ridge regression and the fitted part is subtracted:
+
+    W = (V_d^T V_d + alpha I)^{-1} V_d^T V_n      v_n <- v_n - V_d W
+
+(alpha = 60 as in the paper and WEFE). Since V_d (V_d^T V_d + alpha I)^{-1} V_d^T is one
+d x d matrix P, every non-definitional vector becomes ``v - P v``: one matrix product
+over the vocabulary. Vectors are raw (not normalised); the definitional words (those of
+the gender-specific list found in the vocabulary) are left as they are. Agrees with
+WEFE 1.0.1's ``HalfSiblingRegression`` (tests/test_wefe_agreement.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from genderscope.errors import DataError
+from genderscope.vector_debias.hard import CHUNK_ROWS, HardDebiasFit
+from genderscope.vector_debias.lists import DebiasLists
+
+DEFAULT_ALPHA = 60.0
+
+
+def hsr_debias(vectors: Any, lists: DebiasLists, *, alpha: float = DEFAULT_ALPHA
+               ) -> tuple[np.ndarray, HardDebiasFit]:
+    """The debiased (n_words, dim) float32 matrix, row order of ``vectors.words``."""
+    if alpha <= 0:
+        raise DataError(f"--alpha must be positive, got {alpha}")
+    index = vectors.index
+    defs = [w for w in dict.fromkeys(lists.gender_specific) if w in index]
+    if len(defs) < 2:
+        raise DataError(f"half-sibling regression needs at least 2 gender-definition words "
+                        f"in the vocabulary; found {len(defs)}")
+    vd = vectors.vectors(defs).T  # d x m
+    gram = vd.T @ vd + alpha * np.eye(vd.shape[1])
+    proj = vd @ np.linalg.solve(gram, vd.T)  # d x d
+    keep = np.zeros(len(vectors), dtype=bool)
+    keep[[index[w] for w in defs]] = True
+    src = vectors.matrix
+    out = np.empty(src.shape, dtype=np.float32)
+    p32 = proj.astype(np.float32)
+    for lo in range(0, src.shape[0], CHUNK_ROWS):
+        block = np.array(src[lo:lo + CHUNK_ROWS], dtype=np.float32)
+        if not np.isfinite(block).all():
+            row = lo + int(np.flatnonzero(~np.isfinite(block).all(axis=1))[0])
+            raise DataError(f"{vectors.name}: the vector of {vectors.words[row]!r} (row "
+                            f"{row + 1}) holds NaN or infinity")
+        fitted = block @ p32.T
+        fitted[keep[lo:lo + CHUNK_ROWS]] = 0.0
+        out[lo:lo + CHUNK_ROWS] = block - fitted
+    fit = HardDebiasFit(np.zeros(src.shape[1]), [], [], [], n_ignored=len(defs),
+                        skipped={"definitional": []},
+                        extra={"alpha": alpha, "n_definition_words": len(defs)})
+    return out, fit
