@@ -118,3 +118,16 @@ def test_reliability_doc_lists_every_case() -> None:
     doc = (Path(__file__).resolve().parents[1] / "docs" / "reliability.md").read_text()
     for case in CASES:
         assert f"| {case.what} |" in doc, f"rerun tests/reliability_table.py ({case.what})"
+
+
+# -- issue 24, item 4: inputs longer than the model's context -----------------------------
+@pytest.mark.parametrize("fixture", ["tiny_gpt2", "tiny_roberta", "tiny_bert"])
+def test_input_longer_than_the_model_is_refused_by_name(fixture: str, request) -> None:
+    adapter = request.getfixturevalue(fixture)
+    long_text = "the doctor said that " + "she " * 700 + "was right"
+    score = (adapter.log_likelihood if hasattr(adapter, "log_likelihood")
+             else adapter.pseudo_log_likelihood)
+    with pytest.raises(GenderscopeError, match=r"longer than the model's limit of \d+ "
+                                               r"positions: 'the doctor said"):
+        score([long_text])
+    assert np.isfinite(score(["the doctor said she was right"])[0].total)

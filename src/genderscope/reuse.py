@@ -60,7 +60,9 @@ def model_identity(adapter: Any) -> dict[str, Any] | None:
     if describe is None:
         return None
     info = dict(describe())
-    if not info.get("fingerprint"):
+    from genderscope.models.memo import usable_fingerprint
+
+    if not usable_fingerprint(info.get("fingerprint")):  # never a key from an empty hash
         return None
     return {k: v for k, v in info.items() if k not in NOT_IDENTITY}
 

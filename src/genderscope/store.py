@@ -385,10 +385,14 @@ class Store:
         stored (e.g. an identical command running at the same time finished first),
         store nothing and return that run's id; the check and the insert are one
         transaction, so concurrent identical runs record one row."""
-        with self._transaction():
-            key = result.metadata.get("cache_key") if dedupe else None
-            found = self.find_run(key) if key else None
-            return found if found is not None else self._insert_run(result)
+        try:
+            with self._transaction():
+                key = result.metadata.get("cache_key") if dedupe else None
+                found = self.find_run(key) if key else None
+                return found if found is not None else self._insert_run(result)
+        except sqlite3.DatabaseError as exc:  # a full disk, a damaged page: rolled back
+            raise GenderscopeError(f"cannot record the run in the store {self.path}: {exc} "
+                                   "(nothing stored before was changed)") from None
 
     def record_job(self, results: Sequence[Result],
                    entries: Sequence[tuple[str, str, str, Any]] = ()) -> list[str | None]:

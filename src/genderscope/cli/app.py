@@ -138,6 +138,14 @@ def _file_problem(exc: Exception) -> str | None:
         return f"an input file is not UTF-8 text ({exc.reason} at byte {exc.start})"
     if type(exc).__module__.startswith("pandas.errors"):
         return f"cannot parse a table given as input: {str(exc).splitlines()[0]}"
+    import sqlite3
+
+    if isinstance(exc, sqlite3.DatabaseError):  # a damaged store page, a full disk
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return (f"the results store cannot be read or written ({first}); nothing stored "
+                "before was changed. Point --store elsewhere, or move the damaged file away")
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"cannot read or write a file: {exc.strerror}"
     return None
 
 

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from genderscope.errors import GenderscopeError
+
 Read = tuple[int, int]
 
 CPU_BUDGET = (64, 8192)
@@ -70,6 +72,23 @@ def device_budget(device: Any) -> tuple[int, int]:
     if kind == "mps":
         return 256, 16384
     return CPU_BUDGET
+
+
+def max_positions(config: Any) -> int | None:
+    """The most tokens one input may hold, from a Hugging Face config: learned position
+    tables (``max_position_embeddings``, ``n_positions``, ``n_ctx``); RoBERTa-style
+    models start positions after the padding index, so two fewer. None when unknown."""
+    if config is None:
+        return None
+    for name in ("n_positions", "max_position_embeddings", "n_ctx"):
+        value = getattr(config, name, None)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            model_type = str(getattr(config, "model_type", ""))
+            if "roberta" in model_type or model_type in ("camembert", "longformer"):
+                pad = getattr(config, "pad_token_id", None)
+                value -= (pad + 1) if isinstance(pad, int) else 2
+            return value
+    return None
 
 
 def split_head(model: Any) -> tuple[Any, Any] | None:
@@ -121,6 +140,24 @@ class ForwardEngine:
         self.head_rows = head_rows(_vocab_size(model), device)
         params = inspect.signature(model.forward).parameters
         self._extra_kwargs = {"use_cache": False} if "use_cache" in params else {}
+        self.max_positions = max_positions(getattr(model, "config", None))
+        """Longest input (tokens) the model takes (None: no known limit)."""
+
+    def check_lengths(self, inputs: Sequence[tuple[int, ...]],
+                      describe: Callable[[tuple[int, ...]], str] | None = None) -> None:
+        """Refuse, before any forward pass, an input longer than :attr:`max_positions`:
+        a one-line :class:`GenderscopeError` naming the item (``describe(ids)``, e.g. the
+        decoded text), its length and the limit, never a tensor error."""
+        if self.max_positions is None or not inputs:
+            return
+        longest = max(inputs, key=len)
+        if len(longest) > self.max_positions:
+            what = describe(longest) if describe is not None else f"{longest[:8]}..."
+            what = " ".join(str(what).split())
+            shown = what if len(what) <= 80 else what[:77] + "..."
+            raise GenderscopeError(
+                f"an input of {len(longest)} tokens is longer than the model's limit of "
+                f"{self.max_positions} positions: {shown!r}; shorten it or leave it out")
 
     def run(self, requests: Sequence[Request],
             on_batch: Callable[[int], None] | None = None) -> list[np.ndarray]:
@@ -128,6 +165,7 @@ class ForwardEngine:
         wanted: dict[tuple[int, ...], set[Read]] = {}
         for req in requests:
             wanted.setdefault(req.input_ids, set()).update(req.reads)
+        self.check_lengths(list(wanted))
         answers: dict[tuple[int, ...], dict[Read, float]] = {}
         for batch in self._batches(sorted(wanted, key=len)):
             answers.update(self._forward(batch, wanted))

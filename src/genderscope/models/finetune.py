@@ -363,19 +363,23 @@ def _train(model: Any, tok: Any, kind: str, texts: Sequence[str], cfg: FinetuneC
 def _checkpoint(work: Path, step: int, *args: Any) -> None:
     """:func:`save_checkpoint`; a failure (a full disk) is a one-line error that leaves
     the previous checkpoint in place."""
+    from safetensors import SafetensorError
+
     try:
         save_checkpoint(work, step, *args)
-    except OSError as exc:
+    except (OSError, SafetensorError) as exc:
         shutil.rmtree(work / CHECKPOINTS / f"step-{step}.tmp", ignore_errors=True)
-        raise GenderscopeError(f"cannot write a checkpoint in {work}: "
-                               f"{exc.strerror or exc} (the previous checkpoint is kept; "
-                               "rerun to resume)") from None
+        why = getattr(exc, "strerror", None) or exc
+        raise GenderscopeError(f"cannot write a checkpoint in {work}: {why} (the previous "
+                               "checkpoint is kept; rerun to resume)") from None
 
 
 def _publish(model: Any, tok: Any, manifest: dict[str, Any], texts: Sequence[str] | None,
              out: Path) -> None:
     """Write the finished model, tokenizer, manifest (and training units) into a fresh
     sibling of ``out`` and rename it into place, keeping what ``out`` holds until then."""
+    from safetensors import SafetensorError
+
     from genderscope.outputs import mark_folder, new_folder_beside, publish_folder
 
     final = None
@@ -391,9 +395,9 @@ def _publish(model: Any, tok: Any, manifest: dict[str, Any], texts: Sequence[str
         mark_folder(final, [p.name for p in final.iterdir()])
         publish_folder(final, out)
         final = None
-    except OSError as exc:
+    except (OSError, SafetensorError) as exc:
         raise GenderscopeError(f"cannot write the fine-tuned model to {out}: "
-                               f"{exc.strerror or exc}") from None
+                               f"{getattr(exc, 'strerror', None) or exc}") from None
     finally:
         if final is not None:
             shutil.rmtree(final, ignore_errors=True)

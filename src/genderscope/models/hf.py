@@ -230,6 +230,8 @@ class LanguageModelAdapter:
             for inp in mine:
                 users.setdefault(inp, []).append(i)
         inputs = sorted(reads, key=len)
+        self.engine.check_lengths(  # before any work: a named item, not a tensor error
+            inputs[-1:], lambda ids: self.tokenizer.decode(ids, skip_special_tokens=True))
         left = {inp: len(u) for inp, u in users.items()}
         step = chunk or 8 * self.engine.max_batch
         answers: dict[tuple[int, ...], dict[tuple[int, int], float]] = {}

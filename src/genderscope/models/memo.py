@@ -11,9 +11,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import re
+import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -26,22 +30,65 @@ def cache_dir() -> Path:
     return Path(os.environ.get("GENDERSCOPE_CACHE", Path.home() / ".cache" / "genderscope"))
 
 
+HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def _stat_key(path: Path) -> str:
+    st = path.stat()
+    return f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}"
+
+
 def cached_sha256(path: Path) -> str:
-    """SHA-256 hex digest of a file, memoised by path, size and mtime (nanoseconds)."""
+    """SHA-256 hex digest of a file, memoised by path, size and mtime (nanoseconds).
+
+    The memo file is JSON holding the file's identity and the digest, written to a fresh
+    temporary sibling and renamed into place. A memo that is empty, truncated, not for
+    this file or whose digest is not 64 hex digits is never trusted: the file is hashed
+    again (one warning) and the memo rewritten. An empty digest can never come back."""
     from genderscope.results import file_sha256
 
-    st = path.stat()
-    key = hashlib.sha1(f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()
+    ident = _stat_key(path)
+    key = hashlib.sha1(ident.encode()).hexdigest()
     memo = cache_dir() / "hashes" / key
     if memo.is_file():
-        return memo.read_text().strip()
+        found = _read_hash_memo(memo, ident)
+        if found is not None:
+            return found
+        warnings.warn(f"the file-hash memo {memo} is damaged; hashing {path} again",
+                      UserWarning, stacklevel=2)
     digest = file_sha256(path)
-    try:
+    if not HEX64.fullmatch(digest):  # pragma: no cover - file_sha256 returns hex
+        raise ValueError(f"bad SHA-256 of {path}: {digest!r}")
+    with contextlib.suppress(OSError):
         memo.parent.mkdir(parents=True, exist_ok=True)
-        memo.write_text(digest)
-    except OSError:
-        pass
+        _write_atomic(memo, json.dumps({"file": ident, "sha256": digest}))
     return digest
+
+
+def _read_hash_memo(memo: Path, ident: str) -> str | None:
+    """The digest a memo holds for ``ident``, or None when it is unreadable or wrong."""
+    try:
+        data = json.loads(memo.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("file") != ident:
+        return None
+    digest = data.get("sha256")
+    return digest if isinstance(digest, str) and HEX64.fullmatch(digest) else None
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """``text`` into a fresh temporary sibling of ``path``, renamed into place; on
+    failure no temporary file is left and ``path`` is unchanged."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def memo_key(kind: str, identity: Any) -> str:
@@ -59,7 +106,26 @@ def read_memo(store: Any, kind: str, key: str) -> dict[str, Any] | None:
     if store is None or not hasattr(store, "get_texts"):
         return None
     raw = store.get_texts(MEMO_MODEL, kind, [key]).get(key)
-    return json.loads(raw) if raw is not None else None
+    if raw is None:
+        return None
+    try:
+        memo = json.loads(raw)
+    except ValueError:
+        memo = None
+    if not isinstance(memo, dict) or not usable_fingerprint(memo.get("fingerprint", "x")):
+        warnings.warn(f"a damaged {kind} memo in the store was ignored; the model loads "
+                      "again", UserWarning, stacklevel=2)
+        return None
+    return memo
+
+
+def usable_fingerprint(fingerprint: Any) -> bool:
+    """Whether ``fingerprint`` can key reuse: a non-empty string, and every
+    ``sha256:`` part followed by a full 64-hex digest (never an empty hash)."""
+    if not isinstance(fingerprint, str) or not fingerprint.strip():
+        return False
+    parts = fingerprint.split("sha256:")[1:]
+    return all(HEX64.match(p) for p in parts)
 
 
 def write_memo(store: Any, kind: str, key: str, memo: dict[str, Any]) -> None:

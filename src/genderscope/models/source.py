@@ -168,7 +168,7 @@ class ModelSource:
         transformers.logging.set_verbosity_error()
         transformers.logging.disable_progress_bar()  # our own bars only
         try:
-            if cached is not None and cached.is_dir():  # complete (see _keep)
+            if cached is not None and cached.is_dir() and _verified(cached):
                 with contextlib.suppress(Exception):  # an unreadable cache: load the GGUF
                     return auto_class.from_pretrained(
                         str(cached), dtype=dtype, output_loading_info=True,
@@ -275,16 +275,63 @@ def _gguf_model_cache(gguf: Path, dtype: Any) -> Path | None:
     return _gguf_cache(gguf, "gguf-models", dtype)
 
 
-def _keep(obj: Any, folder: Path) -> None:
-    """``obj.save_pretrained`` into ``folder``, written aside and renamed into place (a
-    reader never sees half of it); a failure leaves no folder and is no error."""
-    tmp = folder.with_name(f"{folder.name}.tmp{os.getpid()}")
+CHECKSUMS = "genderscope-sha256.json"
+"""File in a kept de-quantised model folder: the SHA-256 of each weights file in it."""
+
+
+def _weight_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.suffix in (".safetensors", ".bin"))
+
+
+def _verified(folder: Path) -> bool:
+    """Whether every weights file of a kept model has the SHA-256 recorded when it was
+    written (flipped bytes, a truncated or a missing file: no). A damaged cache is
+    removed, with one warning, so the GGUF file is read and the cache written again."""
+    import json
+    import warnings
+
+    from genderscope.results import file_sha256
+
+    try:
+        recorded = json.loads((folder / CHECKSUMS).read_text(encoding="utf-8"))
+        files = _weight_files(folder)
+        ok = (isinstance(recorded, dict) and bool(files)
+              and sorted(recorded) == [f.name for f in files]
+              and all(recorded[f.name] == file_sha256(f) for f in files))
+    except (OSError, ValueError):
+        ok = False
+    if not ok:
+        warnings.warn(f"the cached de-quantised model {folder} does not match its "
+                      "checksums; reading the GGUF file again", UserWarning, stacklevel=3)
+        shutil.rmtree(folder, ignore_errors=True)
+    return ok
+
+
+def _keep(obj: Any, folder: Path, *, checksums: bool = False) -> None:
+    """``obj.save_pretrained`` into ``folder``, written into a fresh ``mkdtemp`` sibling
+    and renamed into place (a reader never sees half of it); ``checksums``: also record
+    the SHA-256 of each weights file (:data:`CHECKSUMS`, checked on every read). A
+    failure (a full disk) leaves no folder and is no error."""
+    import json
+    import tempfile
+
+    from genderscope.results import file_sha256
+
+    tmp = None
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
         obj.save_pretrained(str(tmp))
+        if checksums:
+            sums = {f.name: file_sha256(f) for f in _weight_files(tmp)}
+            (tmp / CHECKSUMS).write_text(json.dumps(sums, indent=1), encoding="utf-8")
         os.replace(tmp, folder)
+        tmp = None
     except Exception:  # noqa: BLE001 - a cache that cannot be written is no error
-        shutil.rmtree(tmp, ignore_errors=True)
+        pass
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def detach_gguf_quantizer(model: Any, spec: str) -> None:
@@ -308,7 +355,7 @@ def _keep_dequantized(model: Any, folder: Path) -> None:
         detach_gguf_quantizer(model, str(folder))
     except ModelLoadError:
         return
-    _keep(model, folder)
+    _keep(model, folder, checksums=True)
 
 
 def _one_line(exc: BaseException) -> str:

@@ -17,6 +17,8 @@ Ray is imported only here (``pip install "genderscope[ray]"``).
 
 from __future__ import annotations
 
+import os
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -159,9 +161,34 @@ def _ray() -> Any:
     return ray
 
 
+def local_gpus() -> int:
+    """GPUs a local Ray instance would see, told without starting it:
+    ``CUDA_VISIBLE_DEVICES`` when set, else the GPUs ``nvidia-smi -L`` lists (0 when it
+    is missing)."""
+    import shutil
+    import subprocess
+
+    env = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if env is not None:
+        return len([d for d in env.split(",") if d.strip() and not d.strip().startswith("-")])
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return 0
+    try:
+        listed = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return 0
+    return sum(line.startswith("GPU ") for line in listed.stdout.splitlines())
+
+
 def start_ray(address: str | None, num_cpus: int | None = None) -> bool:
     """Connect to ``address`` or start a local Ray instance; True when this call started
-    it (and the caller should shut it down)."""
+    it (and the caller should shut it down, then :func:`forget_ray_token`).
+
+    A local instance advertises 127.0.0.1, and since Ray's servers still listen on every
+    interface, it requires a fresh random token (Ray token authentication,
+    ``RAY_AUTH_MODE=token``) unless the user set ``RAY_AUTH_MODE``: nobody on the network
+    can submit work to it."""
     ray = _ray()
     if ray.is_initialized():
         return False
@@ -171,11 +198,28 @@ def start_ray(address: str | None, num_cpus: int | None = None) -> bool:
         if address:
             ray.init(address=address, **kwargs)
         else:
-            ray.init(num_cpus=num_cpus, **kwargs)
+            if "RAY_AUTH_MODE" not in os.environ:
+                os.environ["RAY_AUTH_MODE"] = "token"
+                os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
+                _OWN_TOKEN.append(True)
+            ray.init(num_cpus=num_cpus, _node_ip_address="127.0.0.1", **kwargs)
     except (ConnectionError, ValueError, RuntimeError) as exc:
+        forget_ray_token()
         where = f"the Ray cluster at {address}" if address else "a local Ray instance"
         raise GenderscopeError(f"cannot start {where}: {one_line(exc)}") from None
     return True
+
+
+_OWN_TOKEN: list[bool] = []
+"""Non-empty while this process holds the token it set for its local Ray instance."""
+
+
+def forget_ray_token() -> None:
+    """Drop the token :func:`start_ray` set (after ``ray.shutdown()``)."""
+    if _OWN_TOKEN:
+        os.environ.pop("RAY_AUTH_MODE", None)
+        os.environ.pop("RAY_AUTH_TOKEN", None)
+        _OWN_TOKEN.clear()
 
 
 class _Tracker:
@@ -231,6 +275,7 @@ def run_sweep(spec: SweepSpec, store: Store, *, command: str = "",
     failed, not applicable or retried (``event`` says which); ``on_total(n)`` once
     with the number of jobs that will run."""
     t0 = time.perf_counter()
+    spec.check_fits(num_cpus, local_gpus())  # a job no node can run would wait forever
     planned, run = plan(spec, store)
     notify = on_status or (lambda st, ev: None)
     for st in run.statuses.values():
@@ -279,6 +324,7 @@ def run_sweep(spec: SweepSpec, store: Store, *, command: str = "",
     finally:
         if started:
             ray.shutdown()
+            forget_ray_token()
     run.seconds = round(time.perf_counter() - t0, 2)
     return run
 

@@ -22,6 +22,8 @@ one :class:`~genderscope.errors.GenderscopeError` line.
 
 from __future__ import annotations
 
+import contextlib
+import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -38,6 +40,13 @@ _MODEL_KEYS = {"model", "kind", "revision", "revisions", "series", "label", "cpu
 _SETTING_KEYS = {"lang", "quick", "seed", "data", "device", "dtype", "start_token",
                  "max_retries", "store", "out", "address"}
 _RESOURCE_KEYS = {"cpus_per_job", "gpus_per_job"}
+
+
+def yaml_safe_loader() -> type:
+    """PyYAML's safe loader class (its C version when built)."""
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -130,13 +139,46 @@ class SweepSpec:
                       if [x.name for x in self.measures].count(m.name) > 1})
         if dup:
             raise GenderscopeError(f"measure listed twice in the sweep: {', '.join(dup)}")
-        if self.cpus_per_job <= 0 or self.gpus_per_job < 0:
-            raise GenderscopeError("--cpus-per-job must be > 0 and --gpus-per-job >= 0")
+        if not (math.isfinite(self.cpus_per_job) and self.cpus_per_job > 0
+                and math.isfinite(self.gpus_per_job) and self.gpus_per_job >= 0):
+            raise GenderscopeError("--cpus-per-job must be > 0 and --gpus-per-job >= 0 "
+                                   f"(finite), got {self.cpus_per_job} and "
+                                   f"{self.gpus_per_job}")
+        for m in self.models:
+            cpus, gpus = self.resources(m)
+            if not (math.isfinite(cpus) and cpus > 0 and math.isfinite(gpus) and gpus >= 0):
+                raise GenderscopeError(f"model {m.name}: cpus must be > 0 and gpus >= 0, got "
+                                       f"{cpus} and {gpus}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise GenderscopeError(f"--seed must be a whole number >= 0, got {self.seed!r}")
         if self.max_retries < 0:
             raise GenderscopeError("--max-retries must be >= 0")
         if self.data is not None and not self.data.is_dir():
             raise GenderscopeError(f"--data {self.data}: no such folder")
         return self
+
+    def check_fits(self, num_cpus: float | None, num_gpus: float) -> None:
+        """Refuse, before Ray starts, a job no node could run (Ray would wait for it
+        forever): more CPUs or GPUs per job than the local Ray instance has.
+        ``num_cpus``: the instance's CPUs (``None``: this machine's); ``num_gpus``: its
+        GPUs. Not checked for an existing cluster (``address``)."""
+        if self.address:
+            return
+        import os
+
+        if num_cpus is not None and not (math.isfinite(num_cpus) and num_cpus >= 1):
+            raise GenderscopeError(f"--num-cpus must be >= 1, got {num_cpus}")
+        cpus_have = num_cpus if num_cpus is not None else float(os.cpu_count() or 1)
+        for m in self.models:
+            cpus, gpus = self.resources(m)
+            if cpus > cpus_have:
+                raise GenderscopeError(f"model {m.name}: a job asks for {cpus:g} CPUs but the "
+                                       f"local Ray instance has {cpus_have:g}; lower "
+                                       "--cpus-per-job or raise --num-cpus")
+            if gpus > num_gpus:
+                raise GenderscopeError(f"model {m.name}: a job asks for {gpus:g} GPUs but "
+                                       f"this machine has {num_gpus:g}; use "
+                                       "--gpus-per-job 0")
 
     def series_of(self, model: ModelSpec) -> str | None:
         """The trajectory ``model`` belongs to, if any."""
@@ -159,10 +201,33 @@ def _keys(where: str, entry: dict[str, Any], allowed: set[str], what: str) -> No
 
 
 def _number(where: str, key: str, value: Any, kind: type) -> Any:
-    if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else int):
-        raise _bad(where, f"{key} must be a {'number' if kind is float else 'whole number'}, "
-                          f"got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else int) \
+            or not math.isfinite(value):
+        raise _bad(where, f"{key} must be a finite "
+                          f"{'number' if kind is float else 'whole number'}, got {value!r}")
+    if value < 0:
+        raise _bad(where, f"{key} must be >= 0, got {value!r}")
     return kind(value)
+
+
+class _UniqueKeyLoader(yaml_safe_loader()):  # type: ignore[misc]
+    """YAML safe loading that refuses a key given twice in one mapping (YAML would keep
+    the last silently, dropping e.g. a whole list of models)."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                dup = key in seen
+            except TypeError:
+                dup = False
+            if dup:
+                raise _bad(str(getattr(self, "name", "")),
+                           f"key {key!r} given twice (line {key_node.start_mark.line + 1})")
+            with contextlib.suppress(TypeError):
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
 
 
 def _bool(where: str, key: str, value: Any) -> bool:
@@ -229,10 +294,18 @@ def load_file(path: Path) -> SweepSpec:
     if not path.is_file():
         raise GenderscopeError(f"sweep file {path}: no such file")
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        loader = _UniqueKeyLoader(text)
+        loader.name = where
+        try:
+            raw = loader.get_single_data()
+        finally:
+            loader.dispose()
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise _bad(where, f"not valid YAML: {first}") from None
+    except RecursionError:
+        raise _bad(where, "nested too deeply") from None
     if not isinstance(raw, dict):
         raise _bad(where, "must be a mapping with models: and measures:")
     _keys(where, raw, {"models", "measures", "settings", "resources"}, "top-level")
@@ -250,7 +323,9 @@ def load_file(path: Path) -> SweepSpec:
         elif key in ("seed", "max_retries"):
             setattr(spec, key, _number(where, key, value, int))
         elif key in ("data", "store", "out"):
-            p = Path(str(value)).expanduser()
+            if not isinstance(value, str) or not value.strip():
+                raise _bad(where, f"settings: {key} must be a path, got {value!r}")
+            p = Path(value).expanduser()
             setattr(spec, key, p if p.is_absolute() else path.parent / p)
         else:
             setattr(spec, key, None if value is None else str(value))

@@ -87,6 +87,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             if value is not None:
                 setattr(spec, key, value)
         spec.check()
+        from genderscope.sweep.driver import local_gpus
+
+        spec.check_fits(num_cpus, local_gpus())  # a job no node can run would wait forever
         pick_dtype(spec.dtype)
         page.check_writable(spec.out)
         command = "genderscope " + " ".join(shlex.quote(a) for a in sys.argv[1:])

@@ -1,0 +1,81 @@
+"""Issue 24, item 3: sweep requests that would wait forever, and bad sweep files, are refused
+in one line before Ray starts (Ray is replaced by a tripwire here: reaching it fails)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ray")
+
+from genderscope.cli.app import main  # noqa: E402
+from genderscope.sweep import driver  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def no_ray(monkeypatch) -> None:
+    def tripwire(*a, **k):
+        raise AssertionError("Ray was started")
+
+    monkeypatch.setattr(driver, "start_ray", tripwire)
+    monkeypatch.setattr(driver, "local_gpus", lambda: 0, raising=False)
+
+
+def _sweep(*args: str) -> tuple[int, str]:
+    err = io.StringIO()
+    old = sys.argv
+    sys.argv = ["genderscope", "sweep", *args]
+    code = 0
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            main()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        sys.argv = old
+    return code, err.getvalue().strip()
+
+
+BASE = ("--model", "smollm2", "--measure", "crows-pairs", "--no-progress")
+
+
+@pytest.mark.parametrize(("extra", "expect"), [
+    (("--num-cpus", "0"), "--num-cpus must be >= 1"),
+    (("--cpus-per-job", "64", "--num-cpus", "2"), "asks for 64 CPUs"),
+    (("--gpus-per-job", "1"), "asks for 1 GPUs but this machine has 0"),
+    (("--cpus-per-job", "nan"), "--cpus-per-job must be > 0"),
+    (("--gpus-per-job", "inf"), "--gpus-per-job >= 0"),
+])
+def test_unsatisfiable_resources_refused_before_ray(tmp_path, monkeypatch, extra,
+                                                    expect) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, err = _sweep(*BASE, "--out", str(tmp_path / "s.html"), *extra)
+    assert code == 2 and err.startswith("error: ") and expect in err, err
+    assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(("text", "expect"), [
+    ("models: [smollm2]\nmeasures: [crows-pairs]\nresources: {cpus_per_job: .nan}\n",
+     "finite"),
+    ("models: [smollm2]\nmeasures: [crows-pairs]\nresources: {cpus_per_job: -1}\n", ">= 0"),
+    ("models: [smollm2]\nmeasures: [crows-pairs]\nresources: {gpus_per_job: .inf}\n",
+     "finite"),
+    ("models: [{model: smollm2, cpus: .nan}]\nmeasures: [crows-pairs]\n", "finite"),
+    ("models: [smollm2]\nmeasures: [crows-pairs]\nmodels: [gemma3-270m]\n", "given twice"),
+    ("models: [smollm2]\nmeasures: [crows-pairs]\nsettings: {out: null}\n", "must be a path"),
+    ("models: [smollm2]\nmeasures: [crows-pairs]\nsettings: {seed: -3}\n", ">= 0"),
+    ("models: " + "[" * 5000 + "]" * 5000 + "\nmeasures: [crows-pairs]\n", "sweep file"),
+], ids=["nan", "negative", "inf", "model-nan", "duplicate-key", "out-null", "seed-negative",
+        "deep-nesting"])
+def test_bad_sweep_file_refused_before_ray(tmp_path, monkeypatch, text, expect) -> None:
+    monkeypatch.chdir(tmp_path)
+    f = tmp_path / "sweep.yaml"
+    f.write_text(text)
+    code, err = _sweep(str(f), "--no-progress")
+    assert code == 2 and err.startswith("error: ") and expect in err, err
+    assert len(err.splitlines()) == 1
+    assert sorted(p.name for p in Path(tmp_path).iterdir()) == ["sweep.yaml"]
