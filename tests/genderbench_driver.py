@@ -1,0 +1,88 @@
+"""Runs GenderBench 1.1.0's own probes, evaluators and metric calculators (in its own
+Python 3.12 venv; driven by tests/test_genderbench_agreement.py, never imported by
+genderscope).
+
+Reads JSON on stdin: ``{"nltk_data": DIR, "punkt": {...}, "cases": [...]}``. Each case
+names a probe class, its keyword arguments and a mode: ``replay`` (a generator that
+replays the answers ``answer_for(text, repetition)`` gives, the same rule the test
+feeds genderscope) or ``random`` (GenderBench's ``RandomGenerator``). Writes JSON: per
+case the metrics and every attempt as (prompt, repetition, answer, evaluation).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import sys
+import tempfile
+
+
+def answer_for(text: str, repetition: int, pool: list[str]) -> str:
+    """A fixed pseudo-random answer of the pool for one prompt and repetition."""
+    h = hashlib.sha256(f"{repetition}\x1f{text}".encode()).digest()
+    return pool[int.from_bytes(h[:4], "little") % len(pool)]
+
+
+def _install_punkt(root: str, params: dict) -> None:
+    """NLTK's English punkt_tab parameters, written where nltk looks (no download)."""
+    from nltk.tokenize.punkt import PunktParameters, save_punkt_params
+
+    target = os.path.join(root, "tokenizers", "punkt_tab", "english")
+    if os.path.isfile(os.path.join(target, "ortho_context.tab")):
+        return
+    p = PunktParameters()
+    p.abbrev_types = set(params["abbrev_types"])
+    p.collocations = {tuple(c) for c in params["collocations"]}
+    p.sent_starters = set(params["sent_starters"])
+    p.ortho_context.update({k: int(v) for k, v in params["ortho_context"].items()})
+    os.makedirs(target, exist_ok=True)
+    save_punkt_params(p, dir=target)
+
+
+def main() -> None:
+    job = json.load(sys.stdin)
+    os.environ["NLTK_DATA"] = job["nltk_data"]
+    import nltk
+
+    nltk.data.path.insert(0, job["nltk_data"])
+    nltk.download = lambda *a, **k: True  # offline: the data is installed above
+    _install_punkt(job["nltk_data"], job["punkt"])
+    import genderbench.probes as probes
+    from genderbench.generators.generator import Generator
+    from genderbench.generators.random import RandomGenerator
+
+    class Replay(Generator):
+        def __init__(self, answers: list[str]) -> None:
+            self.answers = answers
+
+        def generate(self, texts: list[str]) -> list[str]:
+            assert len(texts) == len(self.answers)
+            return list(self.answers)
+
+    out = []
+    log_dir = tempfile.mkdtemp()
+    for case in job["cases"]:
+        cls = getattr(probes, case["probe"])
+        probe = cls(calculate_cis=case.get("cis", False), log_strategy="no", log_dir=log_dir,
+                    **case["kwargs"])
+        if case["mode"] == "replay":
+            probe.create_probe_items()
+            answers = [answer_for(a.prompt.text, a.repetition_id, case["pool"])
+                       for a in probe.attempts]
+            probe.generate(Replay(answers))
+            probe.evaluate()
+            probe.calculate_metrics()
+        else:
+            probe.run(RandomGenerator(case["pool"], seed=case["seed"]))
+        metrics = {k: (list(v) if isinstance(v, tuple) else v) for k, v in probe.metrics.items()}
+        out.append({"metrics": {k: (None if isinstance(v, float) and math.isnan(v) else v)
+                                for k, v in metrics.items()},
+                    "attempts": [[a.prompt.text, a.repetition_id, a.answer, a.evaluation]
+                                 for a in probe.attempts]})
+    json.dump(out, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

