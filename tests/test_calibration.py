@@ -253,14 +253,19 @@ def test_amplification_ci_over_objects_covers(tmp_path) -> None:
 
 # -- compare before / after (paired test and bootstrap of the mean change) ------------------
 def test_compare_paired_test_and_change_ci() -> None:
+    from genderscope.stats.signflip import sign_flip_pvalues
+
     rng = np.random.default_rng(51)
-    p, hits = [], []
+    diffs, hits = [], []
     for _ in range(600):
         before = rng.normal(0, 1, 60)
         after = before + rng.standard_t(5, 60)  # no true change, heavy tails
-        p.append(paired_test(after, before).p_value)
+        diffs.append(after - before)
         ci = bootstrap_ci(after - before, n_resamples=500, seed=int(rng.integers(1 << 31)))
         hits.append(ci.ci_low <= 0.0 <= ci.ci_high)
+    # paired_test's sign-flip test, vectorised over the 600 simulations
+    p = sign_flip_pvalues(np.array(diffs), n_flips=1000, seed=51, exact_limit=0)[0]
+    assert paired_test(diffs[0], np.zeros(60)).p_value == pytest.approx(p[0], abs=0.02)
     assert _within(float(np.mean(np.array(p) < ALPHA)), FPR)
     assert _within(float(np.mean(hits)), COVER)
     shifted = [paired_test(b + 0.5 + rng.normal(0, 1, 60), b).p_value
