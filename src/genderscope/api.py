@@ -207,6 +207,11 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
             data = result.metadata.setdefault("data", {})
             if isinstance(data, dict):
                 data.update(plan.data_note)
+        data = result.metadata.get("data")
+        if isinstance(data, dict) and "datasets" not in data:  # registered sets it read
+            from genderscope.datasets.registry import provenance
+
+            data["datasets"] = provenance(data)
         if out is not None:
             _save(result, plan, Path(out))
         result.metadata["run_id"] = st.record_run(result, dedupe=reuse)

@@ -15,6 +15,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from genderscope.datasets.locations import find_benchmark
 from genderscope.errors import DataError, where
@@ -52,8 +53,11 @@ class AssociationTest:
     def sets(self) -> tuple[WordSet, WordSet, WordSet, WordSet]:
         return (self.targ1, self.targ2, self.attr1, self.attr2)
 
-    def data_meta(self) -> dict[str, str]:
-        return {"test": self.name, "path": self.path, "file_sha256": self.sha256}
+    def data_meta(self) -> dict[str, Any]:
+        from genderscope.datasets.registry import provenance
+
+        return {"test": self.name, "path": self.path, "file_sha256": self.sha256,
+                "datasets": provenance({self.path: self.sha256})}
 
 
 def load_test(path: str | Path) -> AssociationTest:

@@ -45,10 +45,13 @@ def describe(adapter: Any) -> dict[str, Any]:
 
 
 def data_meta(paths: Iterable[str | Path]) -> dict[str, Any]:
-    """File paths with their SHA-256 (deduplicated, sorted)."""
+    """File paths with their SHA-256 (deduplicated, sorted), and the registered data sets
+    they belong to (name, version, source, digests: :func:`registry.provenance`)."""
+    from genderscope.datasets.registry import provenance
+
     files = sorted({str(p) for p in paths})
-    return {"files": files,
-            "file_sha256": {f: file_sha256(f) for f in files if Path(f).is_file()}}
+    digests = {f: file_sha256(f) for f in files if Path(f).is_file()}
+    return {"files": files, "file_sha256": digests, "datasets": provenance(digests)}
 
 
 def log2_ratio(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
