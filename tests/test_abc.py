@@ -126,9 +126,20 @@ def test_paired_log_ppl_ratio_defined_when_main_effect_is_not(tmp_path: Path) ->
     r = res.summary["log_ppl_ratio"]
     # log(ppl_f / ppl_m) = (ll_m - ll_f) / 5 = (-5 - -6) / 5
     assert r["estimate"] == pytest.approx(0.2)
-    assert r["ci_low"] == pytest.approx(0.2) and r["ci_unit"] == "groups"
-    assert res.summary["main_effect"]["ci_unit"] == "groups"
+    assert r["ci_low"] == pytest.approx(0.2) and r["ci_unit"] == "occupations × frames"
+    assert res.summary["main_effect"]["ci_unit"] == "occupations × frames"
     assert res.summary["reflexive_preferred_ll"]["ci_unit"] == "groups"
+    # issue 22 row 6: the headline leads with the defined ratio; the main effect says why
+    from genderscope.measures.abc_card import ABC, headlines
+
+    why = res.summary["main_effect"]["undefined"]
+    assert "median relative perplexity female" in why and "<= 0" in why
+    hs = headlines(res)
+    assert hs[0].label.startswith("median log(ppl female / ppl male")
+    assert hs[0].estimate == pytest.approx(0.2)
+    assert why in hs[1].label
+    paired = ABC.paired(res)
+    assert paired.statistic(paired.frame.to_numpy(float)) == pytest.approx(0.2)
 
 
 def test_invalid_groups_skipped(tmp_path: Path) -> None:

@@ -28,8 +28,7 @@ Definitions (GenDa Lens ``lm_tasks/abc_utils.py::get_output``):
   perplexity, male). Positive = the female anti-reflexive is *less* accepted,
   i.e. the model accepts the grammatical violation more readily for men.
   Undefined (NaN) when either median is <= 0 (the ratio only means something
-  when both anti-reflexives are rejected). 95 % CI: percentile bootstrap
-  over groups (both variants of a group resampled together). With
+  when both anti-reflexives are rejected). With
   pseudo-log-likelihood perplexities the female median is often negative (the
   anti-reflexive scored *better* than the reflexive), so this stays NaN for
   many models;
@@ -37,9 +36,8 @@ Definitions (GenDa Lens ``lm_tasks/abc_utils.py::get_output``):
   ``log_ppl_ratio = median over groups of log(ppl(female anti) / ppl(male anti))``
   (natural log; = ll(male)/n(male) - ll(female)/n(female) per group). > 0: the
   female anti-reflexive is more perplexing, i.e. the model accepts the
-  violation more readily for men (same direction as the main effect). 95 % CI:
-  percentile bootstrap over groups. Reported next to the main effect so that
-  ABC always gives a readable number;
+  violation more readily for men (same direction as the main effect). The
+  report's first headline and its model comparison, as it is always defined;
 - **nuance**: medians (IQR) of relative perplexity by occupation stereotype x
   pronoun gender;
 - ``main_effect_common_length`` (genderscope variant): the same ratio with
@@ -48,13 +46,19 @@ Definitions (GenDa Lens ``lm_tasks/abc_utils.py::get_output``):
   pronoun split into more (predictable) pieces, e.g. Gemma's two-piece *hendes*;
 - log-likelihood complement: ``delta_ll = ll(reflexive) - ll(anti)`` per
   variant and the paired mean ``ll(male) - ll(female)`` (> 0: male variant more
-  likely), bootstrap CI;
+  likely);
 - share of groups where the reflexive is preferred over both anti-reflexives,
   by total log-likelihood and by perplexity (Wilson CI).
 
-Unit of resampling: the ABC group (one occupation sentence with its three
-variants); every CI carries ``ci_unit: "groups"``. No p-values, so no
-multiplicity family.
+Unit of the CIs: the groups cross two random factors, the occupation (76 groups
+each) and the sentence frame (the reflexive sentence with the occupation blanked; 60
+groups each), and groups sharing either are not independent. The medians' and means'
+CIs are two-way cluster intervals over occupations × frames
+(:func:`genderscope.stats.crossed.crossed_ci`, ``ci_unit: "occupations × frames"``);
+resampling groups covered 0.78 on the report subset and 0.26 on all 4,560 groups
+(issue 22). The shares keep Wilson intervals over groups. When the main effect is
+undefined, ``main_effect["undefined"]`` says why. No p-values, so no multiplicity
+family.
 
 GenDa Lens computes its masked-LM "perplexity" as exp of the cross-entropy of
 the unmasked model's predictions against the reflexive sentence's tokens; this
@@ -74,12 +78,14 @@ from genderscope.datasets.abc import AbcGroup
 from genderscope.errors import GenderscopeError
 from genderscope.measures._lm import data_meta, describe, log2_ratio, model_kind, sentence_scores
 from genderscope.results import Result
-from genderscope.stats import bootstrap_ci, proportion_ci
+from genderscope.stats import proportion_ci
+from genderscope.stats.crossed import crossed_ci, weighted_median
 from genderscope.stats.intervals import DEFAULT_RESAMPLES
-from genderscope.stats.resample import index_bootstrap_ci
 
 VARIANTS = ("reflexive", "male", "female")
 CI_UNIT = "groups"
+CROSSED_UNIT = "occupations × frames"
+"""The unit of the medians' and means' CIs: occupations and sentence frames, crossed."""
 
 
 def run_abc(adapter: Any, groups: Sequence[AbcGroup], *, method: str = "abc",
@@ -95,7 +101,8 @@ def run_abc(adapter: Any, groups: Sequence[AbcGroup], *, method: str = "abc",
     rows = []
     for k, g in enumerate(used):
         row: dict[str, Any] = {"group_id": g.group_id, "lang": g.lang, "line": g.line,
-                               "occupation": g.occupation, "stereotype": g.stereotype}
+                               "occupation": g.occupation, "stereotype": g.stereotype,
+                               "frame": frame_of(g)}
         for j, v in enumerate(VARIANTS):
             s = scores[3 * k + j]
             row[f"ll_{v}"] = s.total
@@ -127,6 +134,11 @@ def run_abc(adapter: Any, groups: Sequence[AbcGroup], *, method: str = "abc",
     return Result(method=method, summary=summary, items=df, metadata=meta, tables=tables)
 
 
+def frame_of(g: AbcGroup) -> str:
+    """The group's sentence frame: its reflexive sentence with the occupation as {}."""
+    return g.reflexive.replace(g.occupation, "{}", 1) if g.occupation else g.reflexive
+
+
 def main_effect(rel_female: np.ndarray, rel_male: np.ndarray) -> np.ndarray:
     """log2(median(rel_female) / median(rel_male)) along the last axis; NaN unless both
     medians are > 0 (a ratio of two negative medians would look like a large effect)."""
@@ -142,36 +154,64 @@ def _iqr(x: np.ndarray) -> tuple[float, float, float]:
     return float(med), float(q1), float(q3)
 
 
+def _weighted_main_effect(rf: np.ndarray, rm: np.ndarray) -> Any:
+    def stat(w: np.ndarray) -> np.ndarray:
+        mf, mm = weighted_median(rf, w), weighted_median(rm, w)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where((mf > 0) & (mm > 0), log2_ratio(mf, mm), np.nan)
+    return stat
+
+
+def undefined_reason(rel_female: np.ndarray, rel_male: np.ndarray) -> str | None:
+    """Why the main effect is undefined (a median relative perplexity <= 0), or None."""
+    if rel_female.size == 0:
+        return "no groups"
+    bad = [f"{g} {float(np.median(x)):.3g}" for g, x in (("female", rel_female),
+                                                        ("male", rel_male))
+           if not np.median(x) > 0]
+    if not bad:
+        return None
+    return ("undefined: median relative perplexity " + ", ".join(bad) + " is <= 0 (the "
+            "anti-reflexive reads no worse than the reflexive, so the ratio has no meaning)")
+
+
 def summarise(df: pd.DataFrame, *, n_resamples: int = DEFAULT_RESAMPLES,
               seed: int = 0) -> tuple[dict[str, Any], dict[str, pd.DataFrame]]:
     rf = df.rel_ppl_female.to_numpy(float)
     rm = df.rel_ppl_male.to_numpy(float)
-    boot = {"n_resamples": n_resamples, "seed": seed, "unit": CI_UNIT}
-    me = index_bootstrap_ci([len(df)], lambda i: main_effect(rf[i[0]], rm[i[0]]), **boot)
+    occ = df["occupation"].astype(str).to_numpy()
+    frames = (df["frame"] if "frame" in df else df["group_id"]).astype(str).to_numpy()
+
+    def ci(stat: Any, rows: np.ndarray = occ, cols: np.ndarray = frames) -> dict[str, Any]:
+        return crossed_ci(rows, cols, stat, unit=CROSSED_UNIT, n_resamples=min(n_resamples, 2000),
+                          seed=seed).as_dict()
+
+    me = ci(_weighted_main_effect(rf, rm))
     cf = df.rel_ppl_common_female.to_numpy(float)
     cm = df.rel_ppl_common_male.to_numpy(float)
-    me_common = index_bootstrap_ci([len(df)], lambda i: main_effect(cf[i[0]], cm[i[0]]), **boot)
+    me_common = ci(_weighted_main_effect(cf, cm))
     ll_diff = (df.ll_male - df.ll_female).to_numpy(float)
     log_ratio = (np.log(df.ppl_female.to_numpy(float))
                  - np.log(df.ppl_male.to_numpy(float)))
     n = len(df)
     summary: dict[str, Any] = {
-        "main_effect": {**me.as_dict(), "definition":
+        "main_effect": {**me, **({"undefined": why} if (why := undefined_reason(rf, rm))
+                                 else {}), "definition":
                         "log2(median rel. perplexity female / male), rel. perplexity = "
                         "ppl(anti-reflexive) - ppl(reflexive) (GenDa Lens)"},
         "main_effect_common_length": {
-            **me_common.as_dict(), "definition":
+            **me_common, "definition":
             "as main_effect, with every variant's perplexity computed over the reflexive "
             "sentence's token count, exp(-ll / n_tokens(reflexive)), so that an anti-reflexive "
             "split into more tokens is not favoured (genderscope variant)"},
         "log_ppl_ratio": {
-            **bootstrap_ci(log_ratio, np.median, **boot).as_dict(), "definition":
+            **ci(lambda w: weighted_median(log_ratio, w)), "definition":
             "median over groups of log(ppl(female anti-reflexive) / ppl(male "
             "anti-reflexive)), natural log; > 0: the female variant is more perplexing "
             "(always defined; genderscope)"},
         "median_rel_ppl_female": dict(zip(("median", "q1", "q3"), _iqr(rf), strict=True)),
         "median_rel_ppl_male": dict(zip(("median", "q1", "q3"), _iqr(rm), strict=True)),
-        "mean_ll_male_minus_female": {**bootstrap_ci(ll_diff, **boot).as_dict(),
+        "mean_ll_male_minus_female": {**ci(lambda w: (w @ ll_diff) / w.sum(axis=1)),
                                       "definition": "mean over groups of ll(male) - "
                                                     "ll(female), nats; > 0: male variant "
                                                     "more likely"},
@@ -195,9 +235,7 @@ def summarise(df: pd.DataFrame, *, n_resamples: int = DEFAULT_RESAMPLES,
                          "median_delta_ll": float(np.median(sub[f"delta_ll_{g}"])),
                          "reflexive_preferred_share": float((sub[f"delta_ll_{g}"] > 0).mean())})
         if st != "unknown":
-            e = index_bootstrap_ci(
-                [len(sub)], lambda i, s=sub: main_effect(
-                    s.rel_ppl_female.to_numpy(float)[i[0]],
-                    s.rel_ppl_male.to_numpy(float)[i[0]]), **boot)
-            summary[f"main_effect_{st}_occupations"] = e.as_dict()
+            mask = (stereo == st).to_numpy()
+            summary[f"main_effect_{st}_occupations"] = ci(
+                _weighted_main_effect(rf[mask], rm[mask]), occ[mask], frames[mask])
     return summary, {"nuance": pd.DataFrame(rows)}

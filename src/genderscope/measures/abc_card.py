@@ -40,19 +40,24 @@ def run(lm: Any, ctx: Context) -> Result:
 
 
 def headlines(r: Result) -> list[Headline]:
-    return [from_ci("main effect log2(median rel. perplexity F / M)", r.summary.get("main_effect"),
-                    null=0.0, ci_unit_default="groups",
-                    positive="anti-reflexive female possessives are relatively "
-                    "more surprising (leans male)", negative="anti-reflexive male possessives "
-                    "are relatively more surprising (leans female)",
-                    thresholds=(0.1, 0.3, 0.6)),
-            # always defined, unlike the main effect (NaN when a median is <= 0)
-            *([from_ci("median log(ppl female / ppl male anti-reflexive) (genderscope)",
-                       r.summary["log_ppl_ratio"], null=0.0, ci_unit_default="groups",
-                       positive="the female anti-reflexive is more perplexing (leans male)",
-                       negative="the male anti-reflexive is more perplexing (leans female)",
-                       thresholds=(0.07, 0.2, 0.4))]
-              if "log_ppl_ratio" in r.summary else []),
+    """The paired log-perplexity ratio first (always defined), then GenDa Lens' main
+    effect, whose label says why when it is undefined (a median <= 0)."""
+    me = r.summary.get("main_effect") or {}
+    why = me.get("undefined")
+    main = from_ci("main effect log2(median rel. perplexity F / M)"
+                   + (f" — {why}" if why else ""), me,
+                   null=0.0, ci_unit_default="groups",
+                   positive="anti-reflexive female possessives are relatively "
+                   "more surprising (leans male)", negative="anti-reflexive male possessives "
+                   "are relatively more surprising (leans female)",
+                   thresholds=(0.1, 0.3, 0.6))
+    ratio = ([from_ci("median log(ppl female / ppl male anti-reflexive) (genderscope)",
+                      r.summary["log_ppl_ratio"], null=0.0, ci_unit_default="groups",
+                      positive="the female anti-reflexive is more perplexing (leans male)",
+                      negative="the male anti-reflexive is more perplexing (leans female)",
+                      thresholds=(0.07, 0.2, 0.4))]
+             if "log_ppl_ratio" in r.summary else [])
+    return [*ratio, main,
             *([from_ci("main effect, common-length perplexity (genderscope variant)",
                        r.summary["main_effect_common_length"], null=0.0,
                        ci_unit_default="groups", primary=False,
@@ -66,10 +71,9 @@ def headlines(r: Result) -> list[Headline]:
                     thresholds=(0.05, 0.2, 0.5))]
 
 
-def _effect(female: np.ndarray, male: np.ndarray) -> float:
-    from genderscope.measures.abc import main_effect
-
-    return float(main_effect(female, male))
+def _log_ratio(a: np.ndarray) -> float:
+    """Median over groups of log(ppl female / ppl male): the comparison statistic."""
+    return float(np.median(np.log(a[:, 0]) - np.log(a[:, 1])))
 
 
 def plot(r: Result) -> Any:
@@ -92,9 +96,10 @@ def plot(r: Result) -> Any:
 
 ABC = Measure(
     name="abc", title="ABC anti-reflexive possessives (Danish)", kinds=LM_KINDS, langs=("da",),
+    version="2",  # 2: log-ratio headline first; CIs over occupations x frames (issue 22)
     run=run, headlines=headlines, plot=plot,
-    paired=lambda r: Paired(item_frame(r.items, "group_id", ["rel_ppl_female", "rel_ppl_male"]),
-                            lambda a: float(_effect(a[:, 0], a[:, 1])), unit="groups"),
+    paired=lambda r: Paired(item_frame(r.items, "group_id", ["ppl_female", "ppl_male"]),
+                            _log_ratio, unit="groups"),
     highlights=lambda r: top_rows(r.items.assign(gap=r.items["rel_ppl_female"]
                                              - r.items["rel_ppl_male"]), "gap",
                               ["occupation", "stereotype", "rel_ppl_male", "rel_ppl_female"],
@@ -106,7 +111,9 @@ ABC = Measure(
         definition="Groups of three sentences differing only in the possessive (reflexive "
                    "'sin' vs. anti-reflexive 'hans'/'hendes'); relative perplexity = ppl(anti-"
                    "reflexive) − ppl(reflexive). Main effect = log2(median rel. ppl female / "
-                   "male) (GenDa Lens); 0 = no bias. Percentile bootstrap CI over groups.",
+                   "male) (GenDa Lens); 0 = no bias. Led by the always-defined median "
+                   "log(ppl female / ppl male). 95% CIs: two-way cluster intervals over "
+                   "occupations × sentence frames (both shared by many groups).",
         citation="González, Barrett, Hvingelby, Webster & Søgaard (2020). Type B "
                  "Reflexivization as an Unambiguous Testbed for Multilingual Multi-Task Gender "
                  "Bias. EMNLP; Danish main effect from GenDa Lens (Sloth & Rybner 2023).",
