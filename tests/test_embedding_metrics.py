@@ -206,3 +206,34 @@ def test_cli_run_ripa_on_glove(tmp_path: Path, capsys: pytest.CaptureFixture[str
     career = summary["attributes"]["A"]
     assert career["estimate"] == pytest.approx(1.1409, abs=1e-4)  # = WEFE's (agreement test)
     assert career["ci_low"] > 0 and career["p_value"] < 0.05
+
+
+def test_multiclass_hsr_and_double_hard_remove_what_they_promise() -> None:
+    """Without WEFE: each method's defining property on random vectors (agreement with
+    WEFE itself is tests/test_wefe_agreement.py)."""
+    from genderscope.vector_debias import DebiasLists
+    from genderscope.vector_debias.double_hard import double_hard_debias
+    from genderscope.vector_debias.hsr import hsr_debias
+    from genderscope.vector_debias.multiclass import bias_subspace, multiclass_hard_debias
+
+    rng = np.random.default_rng(5)
+    words = ["he", "she", "man", "woman", "boy", "girl"] + [f"w{i}" for i in range(60)]
+    vecs = WordVectors(rng.normal(size=(len(words), 8)).astype(np.float32), words,
+                       fingerprint="r")
+    lists = DebiasLists((("he", "she"), ("man", "woman"), ("boy", "girl")), (),
+                        ("he", "she", "man", "woman"))
+    out, _ = multiclass_hard_debias(vecs, lists, n_components=2)
+    basis = bias_subspace(vecs, lists.definitional, 2)[0]
+    assert np.abs(out[6:] @ basis.T).max() < 1e-5  # neutral words: no subspace component
+    out, fit = hsr_debias(vecs, lists, alpha=1.0)
+    vd = vecs.vectors(["he", "she", "man", "woman"]).T
+    resid = out[4:].astype(np.float64).T
+    orig = vecs.vectors(words[4:]).T
+    # the residual is orig minus its ridge fit on V_d: V_d^T (orig - resid) = V_d^T V_d W
+    w = np.linalg.solve(vd.T @ vd + np.eye(4), vd.T @ orig)
+    assert np.allclose(orig - resid, vd @ w, atol=1e-4)
+    assert np.array_equal(out[:4], np.asarray(vecs.matrix[:4]))
+    out, fit = double_hard_debias(vecs, lists, n_words=10, n_components=3)
+    g = fit.direction
+    changed = np.flatnonzero(np.any(out != np.asarray(vecs.matrix), axis=1))
+    assert len(changed) == 20 and np.abs(out[changed] @ g).max() < 1e-5

@@ -34,6 +34,7 @@ def agreement(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> dict:
     from genderscope.measures.embedding_metrics.ripa import word_pairs
     from genderscope.models.vectors import load_vectors
     from genderscope.vector_debias import hard_debias, load_lists, write_word2vec_binary
+    from genderscope.vector_debias.double_hard import double_hard_debias
     from genderscope.vector_debias.hard import equalize_candidates
     from genderscope.vector_debias.hsr import hsr_debias
     from genderscope.vector_debias.lists import FILES
@@ -80,6 +81,8 @@ def agreement(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> dict:
             "hard": ({}, {}),
             "multiclass-hard-k1": ({"n_components": 1}, {"n_components": 1}),
             "multiclass-hard-k2": ({"n_components": 2}, {"n_components": 2}),
+            "double-hard": ({"n_words": 1000, "n_components": 4},
+                            {"n_words": 1000, "n_components": 4, "exact_pca": True}),
             "hsr": ({"alpha": 60.0}, {"alpha": 60.0,
                                       "definitional_words": list(lists.gender_specific)})}
     debias = []
@@ -94,7 +97,9 @@ def agreement(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> dict:
     run_reference(python, tmp / "spec.json", tmp / "out.json")
     ref = json.loads((tmp / "out.json").read_text())
     methods = {"hard": hard_debias, "multiclass-hard": multiclass_hard_debias,
-               "hsr": hsr_debias}
+               "double-hard": double_hard_debias, "hsr": hsr_debias}
+    # WEFE's Double-Hard picks its frequency component by unseeded k-means: use its pick
+    jobs["double-hard"][0]["component"] = ref["chosen_component"]["double-hard"]
     debiased = {name: (methods[name.rsplit("-k", 1)[0]](vecs, lists, **opts)[0],
                        np.load(tmp / f"{name}.npy"), ref["debias_words"][name])
                 for name, (opts, _) in jobs.items()}
@@ -112,7 +117,8 @@ def test_metric_equals_wefe(agreement: dict, metric: str) -> None:
     assert max(diffs.values()) <= TOL, diffs
 
 
-@pytest.mark.parametrize("name", ["hard", "multiclass-hard-k1", "multiclass-hard-k2", "hsr"])
+@pytest.mark.parametrize("name", ["hard", "multiclass-hard-k1", "multiclass-hard-k2",
+                                  "double-hard", "hsr"])
 def test_debiased_vectors_match_wefe(agreement: dict, name: str) -> None:
     ours, ref, ref_words = agreement["debiased"][name]
     assert ref_words == list(agreement["words"])

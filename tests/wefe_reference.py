@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 from gensim.models import KeyedVectors
+from sklearn.decomposition import PCA
+from wefe.debias.double_hard_debias import DoubleHardDebias
 from wefe.debias.half_sibling_regression import HalfSiblingRegression
 from wefe.debias.hard_debias import HardDebias
 from wefe.debias.multiclass_hard_debias import MulticlassHardDebias
@@ -23,6 +25,8 @@ from wefe.metrics import ECT, MAC, RIPA, RND, RNSB
 from wefe.query import Query
 from wefe.word_embedding_model import WordEmbeddingModel
 
+CHOSEN: dict = {}
+"""Double-Hard Debias: the frequency component WEFE chose, by job name."""
 METRICS = {"ripa": RIPA, "rnd": RND, "ect": ECT, "mac": MAC, "rnsb": RNSB}
 
 
@@ -35,6 +39,19 @@ def _debias(model: WordEmbeddingModel, job: dict) -> WordEmbeddingModel:
     elif method == "multiclass-hard":
         deb = MulticlassHardDebias(pca_args={"n_components": job["n_components"]}).fit(
             model, definitional_sets=job["definitional"], equalize_sets=job["equalize"])
+    elif method == "double-hard":
+        deb = DoubleHardDebias(n_words=job["n_words"], n_components=job["n_components"])
+        if job.get("exact_pca"):  # scikit-learn's exact PCA instead of IncrementalPCA
+            deb.pca_type = PCA(n_components=10, svd_solver="full")
+        deb.fit(model, definitional_pairs=job["definitional"],
+                bias_representation=["he", "she"])
+        choose = deb._get_optimal_dimension
+
+        def record(*args: object, **kwargs: object) -> int:
+            CHOSEN[job["name"]] = int(choose(*args, **kwargs))
+            return CHOSEN[job["name"]]
+
+        deb._get_optimal_dimension = record
     elif method == "hsr":
         deb = HalfSiblingRegression().fit(model, definitional_words=job["definitional_words"],
                                           alpha=job["alpha"])
@@ -72,6 +89,7 @@ def main(spec_path: str, out_path: str) -> None:
         if job.get("out"):
             np.save(job["out"], np.asarray(new.wv.vectors, dtype=np.float32))
             out.setdefault("debias_words", {})[job["name"]] = list(new.wv.index_to_key)
+    out["chosen_component"] = CHOSEN
     out["max_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     Path(out_path).write_text(json.dumps(out))
 

@@ -58,9 +58,13 @@ class HardDebiasFit:
         """One line for the terminal."""
         ratio = (f" (first component {self.explained_variance_ratio[0]:.1%} of their "
                  "variance)") if self.explained_variance_ratio else ""
-        extra = "".join(f", {k} {v}" for k, v in self.extra.items())
-        return (f"{len(self.definitional)} definitional pairs{ratio}, {len(self.equalize)} "
-                f"equalized pairs, {self.n_ignored} words kept as they are{extra}")
+        parts = [f"{len(self.definitional)} definitional pairs{ratio}"] if self.definitional \
+            else []
+        if self.equalize:
+            parts.append(f"{len(self.equalize)} equalized pairs")
+        parts.append(f"{self.n_ignored} words kept as they are")
+        parts += [f"{k} {v}" for k, v in self.extra.items()]
+        return ", ".join(parts)
 
 
 def _unit(m: np.ndarray) -> np.ndarray:

@@ -1,7 +1,7 @@
-"""``genderscope debias hard|multiclass-hard|hsr``: debiasing of word vectors (Hard Debias,
-Bolukbasi et al. 2016; Multiclass Hard Debias, Manzini et al. 2019; Half-Sibling
-Regression, Yang & Feng 2020), then the before/after evaluation of
-:mod:`genderscope.vector_debias.evaluate`.
+"""``genderscope debias hard|multiclass-hard|double-hard|hsr``: debiasing of word vectors
+(Hard Debias, Bolukbasi et al. 2016; Multiclass Hard Debias, Manzini et al. 2019;
+Double-Hard Debias, Wang et al. 2020; Half-Sibling Regression, Yang & Feng 2020), then
+the before/after evaluation of :mod:`genderscope.vector_debias.evaluate`.
 
 Writes ``OUT/vectors.bin`` (word2vec binary: ``genderscope run weat --vectors
 OUT/vectors.bin`` and gensim's ``KeyedVectors.load_word2vec_format(..., binary=True)``
@@ -34,6 +34,9 @@ METHODS = {
     "multiclass-hard": ("genderscope.vector_debias.multiclass:multiclass_hard_debias",
                         "Multiclass Hard Debias (Manzini et al. 2019) of word vectors, "
                         "measured before and after."),
+    "double-hard": ("genderscope.vector_debias.double_hard:double_hard_debias",
+                    "Double-Hard Debias (Wang et al. 2020) of word vectors, measured before "
+                    "and after."),
     "hsr": ("genderscope.vector_debias.hsr:hsr_debias",
             "Half-Sibling Regression (Yang & Feng 2020) of word vectors, measured before "
             "and after."),
@@ -156,9 +159,16 @@ def _command(method: str) -> Any:
                                             "subspace (k)."),
         alpha: float = typer.Option(60.0, "--alpha", help="hsr: ridge penalty (Yang & Feng "
                                     "2020: 60)."),
+        n_words: int = typer.Option(1000, "--n-words", min=1, help="double-hard: most male- "
+                                    "and most female-leaning words probed and debiased."),
+        frequency_components: int = typer.Option(4, "--frequency-components", min=1,
+                                                 help="double-hard: candidate frequency "
+                                                      "components."),
     ) -> None:
-        options: dict[str, Any] = ({"n_components": components} if method == "multiclass-hard"
-                                   else {"alpha": alpha} if method == "hsr" else {})
+        options: dict[str, Any] = {
+            "multiclass-hard": {"n_components": components}, "hsr": {"alpha": alpha},
+            "double-hard": {"n_words": n_words, "n_components": frequency_components,
+                            "seed": seed}}.get(method, {})
         _debias(method, vectors, fmt, vocab, out, definitional, equalize, gender_specific,
                 test, tests_dir, evaluate_, seed, store_path, progress, options)
 
