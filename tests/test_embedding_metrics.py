@@ -168,12 +168,16 @@ def test_debias_hard_writes_word2vec_binary_with_gender_removed(
     assert np.allclose(np.linalg.norm(unit, axis=1), 1, atol=1e-6)
 
 
-@pytest.mark.parametrize("case", ["one_pair", "nan_rows", "all_oov"])
+@pytest.mark.parametrize("case", ["one_pair", "nan_rows", "all_oov", "mismatched_dims"])
 def test_bad_inputs_exit_2_one_line_nothing_written(
         case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     vec = _gender_world(tmp_path, nan=case == "nan_rows")
     out = tmp_path / "o"
+    if case == "mismatched_dims":  # a row of 5 values in a file of 6-dimensional vectors
+        lines = vec.read_text().splitlines()
+        lines[3] = " ".join(lines[3].split()[:-1])
+        vec.write_text("\n".join(lines) + "\n")
     if case == "all_oov":
         t = {k: {"category": k, "examples": ["he", "man"] if k != "attr1" else ["qqq", "zzz"]}
              for k in ("targ1", "targ2", "attr1", "attr2")}
@@ -185,7 +189,8 @@ def test_bad_inputs_exit_2_one_line_nothing_written(
         pairs = [["he", "she"]] if case == "one_pair" else [["he", "she"], ["man", "woman"]]
         args = ["debias", "hard", "--vectors", str(vec), "--out", str(out), "--no-evaluate",
                 *_lists(tmp_path, pairs)]
-        expect = "at least 2 pairs" if case == "one_pair" else "NaN"
+        expect = {"one_pair": "at least 2 pairs", "nan_rows": "NaN",
+                  "mismatched_dims": "ragged row"}[case]
     before = _files(tmp_path)
     code, err = _main([*args, "--store", str(tmp_path / "s.sqlite")], capsys, monkeypatch)
     lines = [ln for ln in err.strip().splitlines() if ln]
