@@ -507,3 +507,29 @@ def test_abc_median_ci_over_occupations_and_frames_covers() -> None:
     assert _within(float(np.mean(hits)), COVER)
     assert np.mean(full) >= 0.85  # 40 runs: a coarse check that the full set is not 0.26
     assert np.mean(old) < 0.85
+
+
+def test_probe_mean_over_twelve_targets_covers() -> None:
+    """Row 8: the probe's mean over 12 targets (the report's --quick professions) with
+    skewed mean-0 target effects: the t interval it now reports covers; the percentile
+    bootstrap it reported before issue 22 does not."""
+    from genderscope.measures import probe
+
+    rng = np.random.default_rng(226)
+    hits, old = [], []
+    for k in range(2000):
+        v = _skewed(rng, 12) + rng.normal(0, 0.2, 12)
+        ci = t_mean_ci(v, unit="targets")
+        hits.append(ci.ci_low <= 0.0 <= ci.ci_high)
+        if k < 300:
+            b = bootstrap_ci(v, n_resamples=400, seed=k)
+            old.append(b.ci_low <= 0.0 <= b.ci_high)
+    print(f"probe, 12 targets: t coverage {np.mean(hits):.3f}, percentile {np.mean(old):.3f}")
+    from fake_lm import FakeCausal
+
+    targets = [f"t{i}" for i in range(12)]
+    lm = FakeCausal({t: -float(i % 5) for i, t in enumerate(targets)} | {"he": -1.0})
+    res = probe.probe(lm, "GGG is a XXX.", ("he", "she"), targets).summary["fill_bias"]
+    assert res["method"] == "t interval" and res["ci_unit"] == "targets"
+    assert _within(float(np.mean(hits)), COVER)
+    assert np.mean(old) < 0.92
