@@ -20,16 +20,35 @@ def _never() -> bool:
 @pytest.mark.parametrize(("device", "cuda", "full", "quick", "expected"), [
     (None, True, None, False, "full"),      # a GPU is there: every benchmark in full
     (None, False, None, False, "subset"),   # CPU only: seeded subsets
-    ("cuda:0", None, None, False, "full"),
-    ("mps", None, None, False, "full"),
+    ("cuda:0", True, None, False, "full"),  # a CUDA device asked for is checked
     ("cpu", None, None, False, "subset"),   # CPU asked for on a GPU machine
     ("cpu", None, True, False, "full"),     # --full on a CPU
-    ("cuda", None, False, False, "subset"),  # --subsets on a GPU
+    ("cuda", True, False, False, "subset"),  # --subsets on a GPU
     (None, True, None, True, "quick"),      # --quick wins over the device
 ])
 def test_choose_scope(device, cuda, full, quick, expected) -> None:
     probe = _never if cuda is None else (lambda: cuda)
     assert choose_scope(device, full=full, quick=quick, cuda_available=probe) == expected
+
+
+def test_cuda_that_is_not_there_is_refused_cached_or_not(tiny_gpt2_dir: Path, data_dir: Path,
+                                                        tmp_path: Path) -> None:
+    """--device cuda without CUDA: one clear error, also when every run is already stored
+    (it used to succeed silently from the store and call the scope 'a GPU')."""
+    from genderscope.api import report
+
+    store = tmp_path / "s.sqlite"
+    args = dict(measures=["stereoset"], data=data_dir, quick=True, store=store)
+    first = report([str(tiny_gpt2_dir)], tmp_path / "a.html", device="cpu", **args)
+    assert first.sections[0].status == "ok"
+    for name in ("b.html", "c.html"):  # cached (same key) and, with --full, not cached
+        with pytest.raises(GenderscopeError, match="no CUDA device is available"):
+            report([str(tiny_gpt2_dir)], tmp_path / name, device="cuda",
+                   cuda_available=lambda: False, **args)
+        args["quick"] = False
+        args["full"] = True
+    with pytest.raises(GenderscopeError, match="no CUDA device"):
+        choose_scope("cuda:0", cuda_available=lambda: False)
 
 
 def test_quick_and_full_conflict() -> None:

@@ -71,7 +71,7 @@ def headlines(r: Result) -> list[Headline]:
                    r.summary.get("male_minus_female"), null=0.0, ci_unit_default="professions",
                    positive="professions associate more with male person words",
                    negative="professions associate more with female person words",
-                   thresholds=(0.05, 0.2, 0.5))]
+                   thresholds=(0.05, 0.2, 0.5), items_unit="sentence pairs")]
     tests = r.summary.get("male_vs_female", {})
     for g in [g for g in ("male", "female", "balanced") if g in tests]:
         t = tests[g]
@@ -82,6 +82,7 @@ def headlines(r: Result) -> list[Headline]:
                                   "(effect size r)", primary=False,
                             estimate=t.get("effect_size_r"), p_value=t.get("p_value"),
                             null=0.0, n=t.get("n_professions", t.get("n_pairs")),
+                            items_unit="professions" if "n_professions" in t else "pairs",
                             positive="leans male", negative="leans female",
                             thresholds=(0.1, 0.3, 0.5),
                             **{k: t.get(k) for k in MULTIPLICITY_KEYS if k != "ci_unit"}))

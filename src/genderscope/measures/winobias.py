@@ -181,7 +181,13 @@ def _counts(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                         np.nan)
         f1_f = np.where(2 * gf_pf + gm_pf + gf_pm > 0, 2 * gf_pf / (2 * gf_pf + gm_pf + gf_pm),
                         np.nan)
-        return acc, np.nanmean(np.stack([f1_f, f1_m]), axis=0)
+        # macro F1: the mean of the F1s that are defined (NaN when neither is, without
+        # numpy's "Mean of empty slice" warning)
+        both = np.stack([f1_f, f1_m])
+        defined = ~np.isnan(both)
+        n_defined = defined.sum(axis=0)
+        total = np.where(defined, both, 0.0).sum(axis=0)
+        return acc, np.where(n_defined > 0, total / np.maximum(n_defined, 1), np.nan)
 
 
 def _confusion(sub: pd.DataFrame) -> np.ndarray:

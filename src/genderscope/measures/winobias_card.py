@@ -129,7 +129,7 @@ WINOBIAS = Measure(
     data_files=lambda ctx: data_files(ctx.data("winobias"), "*.txt*"),
     card=MethodCard(citation="Zhao, Wang, Yatskar, Ordonez & Chang (2018). Gender Bias in "
                              "Coreference Resolution: Evaluation and Debiasing Methods. NAACL.",
-                    subset="300 of 792 test sentences, types 1 and 2 (--quick: 40), seeded",
+                    subset="300 of 1,584 test sentences, types 1 and 2 (--quick: 40), seeded",
                     **_CARD))
 
 DAWINOBIAS = Measure(

@@ -107,6 +107,13 @@ class Headline:
     """What the CI resamples (professions, words, groups, pairs, ...)."""
     ci_method: str | None = None
     """How the CI was made (e.g. ``percentile bootstrap``, ``wilson``), if stated."""
+    n_items: int | None = None
+    """Items the number is computed from, after exclusions (None: as ``n``)."""
+    items_unit: str | None = None
+    """What ``n_items`` counts when it is not the scored items themselves (e.g. BEC-Pro's
+    ``sentence pairs``); None: the scored items, some perhaps excluded."""
+    n_units: int | None = None
+    """How many ``ci_unit`` units the CI resamples (None: one per item)."""
 
     @property
     def has_ci(self) -> bool:
@@ -231,8 +238,34 @@ class Headline:
                 "unit": self.unit, "n": self.n, "p_adjusted": self.p_adjusted,
                 "p_adjust_method": self.p_adjust_method, "family": self.family,
                 "ci_unit": self.ci_unit, "ci_method": self.ci_method,
+                "n_items": self.n_items, "items_unit": self.items_unit,
+                "n_units": self.n_units,
                 "evidence": self.evidence(),
                 "reading": self.reading()}
+
+
+def shown(headlines: list[Headline]) -> list[Headline]:
+    """The numbers a headline table shows for one section: its primary numbers, then any
+    secondary number whose own test finds bias (Holm-adjusted where it belongs to a
+    family), so that a section's strongest finding is never hidden below the table."""
+    return [h for h in headlines if h.primary or h.evidence() is True]
+
+
+def verdict(headlines: list[Headline]) -> str:
+    """A section's badge: ``bias`` when every judged primary number finds bias, ``mixed``
+    when some judged number (primary, or secondary by its own test) finds bias and some
+    do not, ``none`` when none does; ``context`` / ``no uncertainty`` when no number is
+    judged against a null."""
+    judged = [h.evidence() for h in headlines if h.null is not None]
+    primary = [e for e in (h.evidence() for h in headlines if h.primary and h.null is not None)
+               if e is not None]
+    if not judged:
+        return "context"
+    if all(e is None for e in judged):
+        return "no uncertainty"
+    if primary and all(e is True for e in primary):
+        return "bias"
+    return "mixed" if any(e is True for e in judged) else "none"
 
 
 @dataclass(frozen=True)
@@ -348,6 +381,10 @@ def from_ci(label: str, d: dict[str, Any] | None, *, ci_unit_default: str | None
     fields = {k: d.get(k) for k in ("p_value", "n", *MULTIPLICITY_KEYS)}
     fields["ci_unit"] = fields["ci_unit"] or ci_unit_default
     fields["ci_method"] = d.get("method")
+    # a CI dict counts items in ``n`` (and its clusters in ``n_units``), or its units in
+    # ``n`` and the items in ``n_items`` (StereoSet's target means)
+    fields["n_items"] = d.get("n_items", d.get("n"))
+    fields["n_units"] = d.get("n_units") or (d.get("n") if "n_items" in d else None)
     fields.update(kw)
     return Headline(label=label, estimate=d.get("estimate"), ci_low=d.get("ci_low"),
                     ci_high=d.get("ci_high"), **fields)

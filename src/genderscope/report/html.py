@@ -20,6 +20,7 @@ import pandas as pd
 
 from genderscope.errors import GenderscopeError
 from genderscope.report import plots
+from genderscope.report.entry import shown, verdict
 from genderscope.report.registry import Context, Headline, fmt, fmt_p
 from genderscope.report.runner import ReportData, Section, Subject, items_note
 
@@ -87,6 +88,19 @@ def badge(h: Headline) -> str:
     return '<span class="badge b-none">no evidence of bias</span>'
 
 
+_VERDICT_BADGES = {
+    "bias": '<span class="badge b-bias">evidence of bias</span>',
+    "mixed": '<span class="badge b-bias b-mixed">mixed: bias in some numbers</span>',
+    "none": '<span class="badge b-none">no evidence of bias</span>',
+    "context": '<span class="badge b-info">context</span>',
+    "no uncertainty": '<span class="badge b-info">no uncertainty</span>'}
+
+
+def section_badge(headlines: list[Headline]) -> str:
+    """The badge of a whole section: its strongest finding (:func:`entry.verdict`)."""
+    return _VERDICT_BADGES[verdict(headlines)]
+
+
 def _ci(h: Headline, tail: str = "") -> str:
     """The interval (HTML) and ``tail``, then what it resamples on a line of its own."""
     words = h.ci_unit_words() if h.has_ci else ""
@@ -116,15 +130,14 @@ def headline_rows(sections: list[Section], *, with_model: bool) -> str:
                         f"{cls}\">{esc(sec.status)}</span> <span class=\"muted\">"
                         f"{esc(sec.reason)}</span></td></tr>")
             continue
-        n_items = items_note(sec)
-        for k, h in enumerate([h for h in sec.headlines if h.primary]):
+        for k, h in enumerate(shown(sec.headlines)):
             first = link if k == 0 else ""
             p_part = f' <span class="muted">/ p {esc(_p(h))}</span>'
             rows.append(
                 f"<tr>{model}<td>{first}</td><td>{esc(h.label.strip())}</td>"
                 f'<td class="num">{esc(fmt(h.estimate))}{esc(_unit(h))}</td>'
                 f'<td class="num">{_ci(h, p_part)}'
-                f'</td><td class="items">{esc(n_items)}</td>'
+                f'</td><td class="items">{esc(items_note(sec, h))}</td>'
                 f"<td>{badge(h)} {esc(h.reading())}</td></tr>")
     return "".join(rows)
 
@@ -257,16 +270,16 @@ def section_html(sec: Section) -> str:
     r = sec.result
     assert r is not None
     parts = [f'<section class="measure status-ok" id="{sid}"><header>{title}'
-             + "".join(badge(h) for h in sec.headlines[:1])
+             + section_badge(sec.headlines)
              + (' <span class="badge b-info">reused run</span>' if sec.reused else "")
              + "</header>"]
     rows = "".join(
         f"<tr><td>{esc(h.label.strip())}</td><td class=\"num\">{esc(fmt(h.estimate))}"
         f"{esc(_unit(h))}</td><td class=\"num\">{_ci(h)}</td><td class=\"num\">"
-        f"{esc(_p(h))}</td><td class=\"num\">{esc(h.n if h.n is not None else '–')}</td>"
+        f"{esc(_p(h))}</td><td class=\"items\">{esc(items_note(sec, h) or '–')}</td>"
         f"<td>{esc(h.reading())}</td></tr>" for h in sec.headlines)
     parts.append("<table><thead><tr><th>number</th><th>estimate</th><th>95% CI</th><th>p</th>"
-                 f"<th>n</th><th>reading</th></tr></thead><tbody>{rows}</tbody></table>")
+                 f"<th>items</th><th>reading</th></tr></thead><tbody>{rows}</tbody></table>")
     if sec.measure.plot is not None:
         try:
             fig = sec.measure.plot(r)

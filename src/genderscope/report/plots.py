@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import itertools
 import re
+import textwrap
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -22,6 +23,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
 
 INK = "#123456"
 """Sentinel colour of text and axes, replaced by ``currentColor`` in the SVG."""
@@ -86,12 +88,89 @@ def set_title(fig: Figure, text: str) -> None:
         fig.suptitle(text, x=0.01, ha="left", fontsize=10.5, color=INK)
 
 
+def _texts(fig: Figure) -> list[Text]:
+    """The texts ``fig`` draws: visible and non-empty, tick labels only where their tick
+    lies within the axis' view (matplotlib keeps the others but does not draw them)."""
+    hidden: set[int] = set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            lo, hi = sorted(axis.get_view_interval())
+            pad = (hi - lo) * 1e-9
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not lo - pad <= tick.get_loc() <= hi + pad:
+                    hidden.update((id(tick.label1), id(tick.label2)))
+    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()
+            and id(t) not in hidden]
+
+
+def _overflow(t: Text, renderer: Any, box: Any) -> float:
+    """How many times too long ``t`` is for the room the figure leaves it along its
+    reading direction around its centre (<= 1: it fits)."""
+    e = t.get_window_extent(renderer)
+    vertical = abs(((t.get_rotation() or 0) + 90) % 180 - 90) > 45
+    lo, hi, a, b = ((box.y0, box.y1, e.y0, e.y1) if vertical else (box.x0, box.x1, e.x0, e.x1))
+    if a >= lo and b <= hi:
+        return 1.0
+    size = b - a
+    if t.get_horizontalalignment() == "left" and not vertical:
+        room = hi - a
+    elif t.get_horizontalalignment() == "right" and not vertical:
+        room = b - lo
+    else:
+        centre = (a + b) / 2
+        room = 2 * min(centre - lo, hi - centre)
+    return size / max(room, 1.0)
+
+
+def texts_outside(fig: Figure, tolerance: float = 0.5) -> list[str]:
+    """The texts ``fig`` draws whose box (in pixels, at the figure's own size) reaches
+    outside the figure by more than ``tolerance`` pixels: what a page would clip."""
+    renderer = fig.canvas.get_renderer()
+    fig.draw_without_rendering()
+    box = fig.bbox
+    out = []
+    for t in _texts(fig):
+        e = t.get_window_extent(renderer)
+        if (e.x0 < box.x0 - tolerance or e.y0 < box.y0 - tolerance
+                or e.x1 > box.x1 + tolerance or e.y1 > box.y1 + tolerance):
+            out.append(t.get_text())
+    return out
+
+
+def lay_out(fig: Figure, margin: float = 0.96) -> Figure:
+    """Wrap every text that reaches outside the figure onto more lines (at spaces), then
+    let the constrained layout place it again: no label is clipped at the page's size."""
+    with plt.rc_context(_RC):
+        for _ in range(4):
+            renderer = fig.canvas.get_renderer()
+            fig.draw_without_rendering()
+            changed = False
+            for t in _texts(fig):
+                text = t.get_text()
+                ratio = _overflow(t, renderer, fig.bbox)
+                if ratio <= 1.0 or " " not in text:
+                    continue
+                lines = text.split("\n")
+                chars = max(8, int(max(len(x) for x in lines) * margin / ratio))
+                wrapped = "\n".join(textwrap.fill(x, chars, break_long_words=False,
+                                                   break_on_hyphens=False) for x in lines)
+                if wrapped != text:
+                    t.set_text(wrapped)
+                    changed = True
+            if not changed:
+                break
+    return fig
+
+
 def to_svg(fig: Figure, *, title: str) -> str:
     """Inline SVG (no XML prolog), sentinel colours -> ``currentColor``, with an
-    accessible ``<title>``; closes the figure."""
+    accessible ``<title>``; closes the figure. Over-wide labels are wrapped first
+    (:func:`lay_out`) and the canvas is fitted to what is drawn, so nothing is clipped."""
+    lay_out(fig)
     with plt.rc_context(_RC):
         buf = io.StringIO()
-        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None},
+                    bbox_inches="tight", pad_inches=0.04)
     plt.close(fig)
     svg = buf.getvalue()
     svg = svg[svg.index("<svg"):]

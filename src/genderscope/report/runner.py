@@ -187,38 +187,65 @@ def choose_scope(device: str | None, *, full: bool | None = None, quick: bool = 
     ``--quick`` wins; ``full`` True/False is the user's choice; otherwise full on a GPU
     (``device`` ``cuda``/``mps``, or no device given and ``cuda_available()``), seeded
     subsets on a CPU. ``cuda_available`` defaults to ``torch.cuda.is_available``
-    (injectable for tests)."""
+    (injectable for tests). A ``cuda`` device that is not there is refused here, before
+    any stored run is looked up, so the answer does not depend on what is cached."""
     if quick and full:
         raise GenderscopeError("--quick and --full exclude each other")
+    if cuda_available is None:
+        def cuda_available() -> bool:
+            import torch
+
+            return bool(torch.cuda.is_available())
+    kind = device.split(":")[0].strip().lower() if device is not None else None
+    if kind == "cuda" and not cuda_available():
+        raise GenderscopeError(f"--device {device}: no CUDA device is available here; use "
+                               "--device cpu or leave it out")
+    if kind == "mps":
+        from genderscope.models.source import pick_device
+
+        pick_device(device)  # refuses an MPS device that is not there
     if quick:
         return "quick"
     if full is not None:
         return "full" if full else "subset"
-    if device is not None:
-        on_gpu = device.split(":")[0].strip().lower() in ("cuda", "mps")
-    else:
-        if cuda_available is None:
-            import torch
-
-            cuda_available = torch.cuda.is_available
-        on_gpu = bool(cuda_available())
+    on_gpu = kind in ("cuda", "mps") if device is not None else bool(cuda_available())
     return "full" if on_gpu else "subset"
 
 
-def items_note(sec: Section) -> str:
-    """How many items the section's numbers come from, e.g. ``300 of 792 sentences
-    (seeded subset)`` or ``all 262 gender pairs``; ``''`` when the run does not say."""
+def items_note(sec: Section, h: Headline | None = None) -> str:
+    """How many items one number of a section comes from, the one phrase the terminal
+    table, the page's headline table and its section table all show: items scored
+    (``300 of 1,584 sentences (seeded subset)``, ``all 262 gender pairs``; ``n = 128``
+    when the run records no subset), items kept after exclusions (``293 kept``) or what
+    the number is computed over (``675 sentence pairs``), and how
+    many units the CI resamples when they are not the items (``CI resamples 42
+    occupations``). ``h``: the number (default: the section's first); ``''`` when the run
+    says nothing."""
     if sec.result is None:
         return ""
+    if h is None:
+        h = sec.headlines[0] if sec.headlines else None
+    parts: list[str] = []
     data = sec.result.metadata.get("data")
     sub = data.get("subset") if isinstance(data, dict) else None
+    scored: int | None = None
     if isinstance(sub, dict) and sub.get("n") is not None:
-        n, of, unit = int(sub["n"]), sub.get("of"), sub.get("unit", "items")
-        if of is None or n >= int(of):
-            return f"all {n:,} {unit}"
-        return f"{n:,} of {int(of):,} {unit} (seeded subset)"
-    ns = [h.n for h in sec.headlines if h.n]
-    return f"n = {int(ns[0]):,}" if ns else ""
+        scored, of, unit = int(sub["n"]), sub.get("of"), sub.get("unit", "items")
+        parts.append(f"all {scored:,} {unit}" if of is None or scored >= int(of) else
+                     f"{scored:,} of {int(of):,} {unit} (seeded subset)")
+    kept = None if h is None else h.n_items if h.n_items is not None else h.n
+    if kept is not None:
+        if h is not None and h.items_unit:
+            parts.append(f"{int(kept):,} {h.items_unit}")
+        elif scored is None:
+            parts.append(f"n = {int(kept):,}")
+        elif int(kept) != scored:
+            parts.append(f"{int(kept):,} kept")
+    if h is not None and h.has_ci and h.ci_unit and h.n_units and h.n_units != kept:
+        verb = h.ci_unit_words().split(" ", 1)[0]  # resampling / over
+        verb = "resamples" if verb == "resampling" else "over"
+        parts.append(f"CI {verb} {int(h.n_units):,} {h.ci_unit}")
+    return "; ".join(parts)
 
 
 def cache_key(measure: Measure, subject: Subject, ctx: Context) -> str:
@@ -255,6 +282,7 @@ def run_one(measure: Measure, subject: Subject, ctx: Context, store: Store | Non
             result.metadata["cache_key"] = key
             result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
             result.metadata["command"] = command
+            result.metadata["model_name"] = subject.label  # the name typed
             result.metadata["report_entry"] = {"name": measure.name, "version": measure.version,
                                                "params": measure.params(ctx)}
             if result.metadata.get("seed") is None:

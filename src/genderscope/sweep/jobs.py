@@ -80,8 +80,8 @@ class JobCache(Store):
 
 def measure_context(spec: SweepSpec, measure: MeasureSpec) -> Context:
     """The report Context of one measure: the sweep's settings, overridden per measure."""
-    return Context(lang=measure.lang or spec.lang,
-                   quick=spec.quick if measure.quick is None else measure.quick,
+    quick = spec.quick if measure.quick is None else measure.quick
+    return Context(lang=measure.lang or spec.lang, quick=quick, full=spec.full and not quick,
                    seed=spec.seed if measure.seed is None else measure.seed,
                    data_dir=spec.data, progress=False)
 

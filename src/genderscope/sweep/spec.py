@@ -37,7 +37,7 @@ CPU_ONLY_KINDS = ("vectors",)
 """Kinds whose measures never use a GPU: their jobs ask Ray for no GPU."""
 _MEASURE_KEYS = {"name", "lang", "quick", "seed"}
 _MODEL_KEYS = {"model", "kind", "revision", "revisions", "series", "label", "cpus", "gpus"}
-_SETTING_KEYS = {"lang", "quick", "seed", "data", "device", "dtype", "start_token",
+_SETTING_KEYS = {"lang", "quick", "full", "seed", "data", "device", "dtype", "start_token",
                  "max_retries", "store", "out", "address"}
 _RESOURCE_KEYS = {"cpus_per_job", "gpus_per_job"}
 
@@ -89,6 +89,8 @@ class SweepSpec:
     measures: list[MeasureSpec] = field(default_factory=list)
     lang: str = "en"
     quick: bool = False
+    full: bool = False
+    """Every benchmark in full, as ``genderscope report --full`` (else the CPU subsets)."""
     seed: int = 0
     data: Path | None = None
     device: str | None = None
@@ -120,6 +122,8 @@ class SweepSpec:
         if not self.measures:
             raise GenderscopeError("a sweep needs at least one measure (--measure or a file's "
                                    "measures:)")
+        if self.quick and self.full:
+            raise GenderscopeError("--quick and --full exclude each other")
         select([m.name for m in self.measures])  # unknown names fail here
         for m in self.measures:
             if m.lang is not None and m.lang not in LANGS:
@@ -318,8 +322,8 @@ def load_file(path: Path) -> SweepSpec:
     _keys(where, settings, _SETTING_KEYS, "settings")
     _keys(where, resources, _RESOURCE_KEYS, "resources")
     for key, value in settings.items():
-        if key == "quick":
-            spec.quick = _bool(where, key, value)
+        if key in ("quick", "full"):
+            setattr(spec, key, _bool(where, key, value))
         elif key in ("seed", "max_retries"):
             setattr(spec, key, _number(where, key, value, int))
         elif key in ("data", "store", "out"):

@@ -135,10 +135,12 @@ def _crows_tables(result: Result) -> list[Table]:
     for col in ("bias type", "n", "% stereotypical [95% CI]"):
         t.add_column(col, justify="left" if col == "bias type" else "right")
     t.add_row("[bold]all[/bold]", str(s["n_pairs"]), _ci(s["percent_stereotypical"], 1))
-    for _, r in result.tables["by_bias_type"].iterrows():
-        name = f"[bold]{r.bias_type}[/bold]" if r.bias_type == "gender" else r.bias_type
-        t.add_row(name, str(int(r.n)), f"{_fmt(r.percent_stereotypical, 1)} "
-                  f"[{_fmt(r.ci_low, 1)}, {_fmt(r.ci_high, 1)}]")
+    # from the summary, not the by_bias_type table: printing a stored run then needs
+    # neither pandas nor pyarrow (the table is the same numbers)
+    by_type = sorted((s.get("by_bias_type") or {}).items(), key=lambda kv: -kv[1]["n"])
+    for bias_type, d in by_type:  # largest first, as the table
+        name = f"[bold]{bias_type}[/bold]" if bias_type == "gender" else bias_type
+        t.add_row(name, str(int(d["n"])), _ci(d, 1))
     return [t]
 
 

@@ -13,16 +13,9 @@ import time
 from pathlib import Path
 
 import typer
-from rich.table import Table
 
 from genderscope.cli.common import DEVICE_OPTION, DTYPE_OPTION, STORE_OPTION, console
-
-_SCOPE_WORDS = {
-    "full": "Every benchmark ran in full (--full, or a GPU).",
-    "subset": "Seeded subsets sized for a CPU (the items column says how many each number "
-              "comes from); --full runs every benchmark in full.",
-    "quick": "--quick: small seeded subsets, a smoke test with wide CIs; --full runs every "
-             "benchmark in full."}
+from genderscope.errors import GenderscopeError
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
@@ -74,14 +67,20 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         Stored runs with the same model, parameters and data are reused (no forward
         pass); default subsets are listed in docs/report.md.
         """
+        t0 = time.perf_counter()
+        if out.exists() and not out.is_dir() and not overwrite:
+            # refused before anything is imported, loaded or printed (the other checks of
+            # --out follow in api.report, still before any model loads)
+            raise GenderscopeError(f"--out {out} already exists; pass --overwrite to "
+                                   "replace it")
         from genderscope.api import report
         from genderscope.report.runner import choose_scope
+        from genderscope.report.terminal import SCOPE_WORDS, headline_rows, print_rows
 
         command = "genderscope " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-        t0 = time.perf_counter()
         scope = choose_scope(device, full=full, quick=quick)
         if progress:
-            console.print(f"[dim]{_SCOPE_WORDS[scope]}[/dim]")
+            console.print(f"[dim]{SCOPE_WORDS[scope]}[/dim]")
 
         def started(m, s) -> None:
             if progress:
@@ -104,27 +103,11 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                        overwrite=overwrite,
                        progress=progress, command=command, on_start=started,
                        on_section=done)
-        path = out
-        table = Table(title=f"Headline numbers ({time.perf_counter() - t0:.0f} s)")
-        for col in ("model", "measure", "number", "estimate [95% CI]", "items", "reading",
-                    "time"):
-            table.add_column(col, overflow="fold", justify="right" if col == "time" else "left")
-        from genderscope.report.compare import cell
-        from genderscope.report.runner import items_note
-
-        for sec in data_.sections:
-            took = f"{sec.seconds:.1f} s" + (" reused" if sec.reused else "")
-            if sec.status != "ok":
-                table.add_row(sec.subject.label, sec.measure.name, "", sec.status, "",
-                              sec.reason, took)
-                continue
-            for h in sec.headlines[:1]:
-                table.add_row(sec.subject.label, sec.measure.name, h.label.strip(), cell(h),
-                              items_note(sec), h.reading(), took)
-        console.print(table)
-        console.print(_SCOPE_WORDS[scope])
+        print_rows(console, headline_rows(data_),
+                   title=f"Headline numbers ({time.perf_counter() - t0:.0f} s)")
+        console.print(SCOPE_WORDS[scope])
         n_failed = sum(s.status == "failed" for s in data_.sections)
-        console.print(f"report written to {path}"
+        console.print(f"report written to {out}"
                       + (f" ([red]{n_failed} measure(s) failed[/red]; see the page)"
                          if n_failed else ""))
         if n_failed:  # the page is written, but scripts should see that something failed

@@ -5,8 +5,11 @@
 run's summary and metadata; ``diff A B`` what differs between two runs
 (summary numbers, model, parameters, data hashes, seed; timings and ids aside);
 ``export`` writes runs to CSV, Parquet or JSON: one row per run (``--what
-runs``: id, model, method, created, parameters and the flattened summary) or
-the item tables of the runs with a ``run_id`` column (``--what items``).
+runs``: id, model name and fingerprint, method, created, parameters and the flattened
+summary), one row per headline number (``--what headlines``: estimate, CI, unit, p,
+Holm p, n, reading; :mod:`genderscope.report.export`) or the item tables of the runs
+with a ``run_id`` column (``--what items``). Models are shown by the name typed
+(``smollm2``) beside their fingerprint.
 """
 
 from __future__ import annotations
@@ -49,10 +52,13 @@ def flatten(d: Any, prefix: str = "") -> dict[str, Any]:
 def runs_frame(store: Any, method: str | None, model: str | None) -> pd.DataFrame:
     import pandas as pd
 
+    from genderscope.report.export import model_name
+
     rows = []
     for r in store.list_runs(method=method, model=model):
         res = store.load_run(r["run_id"])
-        rows.append({"run_id": r["run_id"], "model": r["model"], "method": r["method"],
+        rows.append({"run_id": r["run_id"], "model_name": model_name(res.metadata),
+                     "model": r["model"], "method": r["method"],
                      "created": _when(r["created"]), "version": r["version"],
                      "params": r["params"], **{f"summary.{k}": v for k, v in
                                                 flatten(res.summary).items()}})
@@ -74,33 +80,44 @@ def _format(out: Path, fmt: str | None) -> str:
     return fmt
 
 
+METHOD_FILTER = typer.Option(None, "--method", help="Only runs of this measure (e.g. "
+                             "crows-pairs).")
+MODEL_FILTER = typer.Option(None, "--model", help="Only runs whose model fingerprint "
+                            "contains this text.")
+
+
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
     runs_app = typer.Typer(help="List, show and export the runs in the results store.",
                            no_args_is_help=True, rich_markup_mode=None)
     app.add_typer(runs_app, name="runs")
 
     @runs_app.command("list")
-    def list_cmd(method: str | None = typer.Option(None, "--method", help="Only this method."),
-                 model: str | None = typer.Option(None, "--model", help="Only models whose "
-                                                  "fingerprint contains this."),
+    def list_cmd(method: str | None = METHOD_FILTER, model: str | None = MODEL_FILTER,
                  store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION) -> None:
-        """Stored runs, oldest first."""
+        """Stored runs, oldest first: the model's name as typed beside its fingerprint."""
+        from genderscope.report.export import model_name
+
         store = open_store(store_path, readonly=True)
         try:
             runs = store.list_runs(method=method, model=model)
+            names = [model_name(store.load_run(r["run_id"]).metadata) for r in runs]
         finally:
             store.close()
         if as_json:
-            typer.echo(to_json([{**r, "created": _when(r["created"]),
-                                 "params": json.loads(r["params"])} for r in runs], indent=2))
+            typer.echo(to_json([{**r, "model_name": name, "created": _when(r["created"]),
+                                 "params": json.loads(r["params"])}
+                                for r, name in zip(runs, names, strict=True)], indent=2))
             return
         table = Table(title=f"{len(runs)} runs in {store.path}")
         table.add_column("run id", no_wrap=True, min_width=22)
-        for col in ("created (UTC)", "method", "model", "parameters"):
+        table.add_column("created (UTC)", overflow="fold")
+        table.add_column("method", no_wrap=True)
+        table.add_column("model", no_wrap=True)
+        for col in ("fingerprint", "parameters"):
             table.add_column(col, overflow="fold")
-        for r in runs:
-            table.add_row(r["run_id"], _when(r["created"]), r["method"], r["model"],
-                          r["params"][:80])
+        for r, name in zip(runs, names, strict=True):
+            table.add_row(r["run_id"], _when(r["created"]), r["method"], name or "–",
+                          _short(r["model"], 24), r["params"][:80])
         console.print(table)
 
     @runs_app.command("show")
@@ -127,8 +144,11 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         for k, v in flatten(res.summary).items():
             table.add_row(k, str(v))
         console.print(table)
+        from genderscope.report.export import model_name
+
         model = res.metadata.get("model")
-        console.print(f"model: {to_json(model)}")
+        console.print(f"model: {model_name(res.metadata) or '–'}")
+        console.print(f"model details: {to_json(model)}")
         console.print(f"params: {to_json(res.metadata.get('params', {}))}")
         if items:
             console.print(res.items.head(items).to_string())
@@ -172,12 +192,14 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                             "(.csv, .parquet or .json)."),
                    fmt: str | None = typer.Option(None, "--format", help="csv, parquet or "
                                                   "json [default: from the suffix]."),
-                   what: str = typer.Option("runs", "--what", help="runs (one row per run) "
-                                            "or items (item tables with run_id)."),
+                   what: str = typer.Option("runs", "--what", help="runs (one row per run), "
+                                            "headlines (one row per headline number: "
+                                            "estimate, CI, unit, p, Holm p, n, reading) or "
+                                            "items (item tables with run_id)."),
                    run_id: list[str] = typer.Option([], "--run", help="Only these runs "
                                                     "(repeatable)."),
-                   method: str | None = typer.Option(None, "--method"),
-                   model: str | None = typer.Option(None, "--model"),
+                   method: str | None = METHOD_FILTER,
+                   model: str | None = MODEL_FILTER,
                    store_path: Path | None = STORE_OPTION,
                    overwrite: bool = typer.Option(False, "--overwrite",
                                                   help="Replace an existing --out file.")
@@ -187,14 +209,22 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
 
         kind = _format(out, fmt)
         check_output_file(out, "--out", overwrite=overwrite)
-        if what not in ("runs", "items"):
-            raise GenderscopeError(f"--what must be runs or items, got {what!r}")
+        if what not in ("runs", "headlines", "items"):
+            raise GenderscopeError(f"--what must be runs, headlines or items, got {what!r}")
         store = open_store(store_path, readonly=True)
         try:
             if what == "runs":
                 df = runs_frame(store, method, model)
                 if run_id:
                     df = df[df["run_id"].str.startswith(tuple(run_id))] if len(df) else df
+            elif what == "headlines":
+                import pandas as pd
+
+                from genderscope.report.export import HEADLINE_COLUMNS, headline_records
+
+                runs = [r for r in store.list_runs(method=method, model=model)
+                        if not run_id or r["run_id"].startswith(tuple(run_id))]
+                df = pd.DataFrame(headline_records(store, runs), columns=HEADLINE_COLUMNS)
             else:
                 ids = [store.load_run(r).metadata["run_id"] for r in run_id] if run_id else \
                     [r["run_id"] for r in store.list_runs(method=method, model=model)]

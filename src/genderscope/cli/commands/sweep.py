@@ -50,8 +50,12 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         out: Path | None = typer.Option(None, "--out", "-o", help="Leaderboard HTML page "
                                         "[default: sweep-report.html]."),
         lang: str | None = typer.Option(None, "--lang", help="Benchmark language: en or da."),
-        quick: bool | None = typer.Option(None, "--quick/--full", help="Small subsets (fast, "
-                                          "wide CIs) or the default ones."),
+        quick: bool = typer.Option(False, "--quick", help="Small subsets (~30-40 items per "
+                                   "measure): a fast smoke test with wide CIs (as in "
+                                   "`genderscope report`)."),
+        full: bool | None = typer.Option(None, "--full/--subsets", help="Every benchmark "
+                                         "in full, or the seeded CPU-sized subsets (as in "
+                                         "`genderscope report`) [default: subsets]."),
         seed: int | None = typer.Option(None, "--seed", help="Seed of subsets and resampling."),
         data: Path | None = typer.Option(None, "--data", help="Benchmark data folder (on a "
                                          "cluster: a path every node can read)."),
@@ -81,7 +85,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         spec.measures += [sweep_spec.MeasureSpec(m) for m in measure]
         for key, value in (("address", address), ("cpus_per_job", cpus_per_job),
                            ("gpus_per_job", gpus_per_job), ("max_retries", max_retries),
-                           ("out", out), ("lang", lang), ("quick", quick), ("seed", seed),
+                           ("out", out), ("lang", lang), ("quick", quick or None),
+                           ("full", full), ("seed", seed),
                            ("data", data), ("device", device), ("dtype", dtype),
                            ("store", store_path)):
             if value is not None:

@@ -1,0 +1,94 @@
+"""The report's headline numbers in a terminal, readable at any width.
+
+One row per number the page's headline table shows (:func:`headline_rows`, the same
+numbers and the same item counts as the page), printed by :func:`print_rows` as one
+table on a wide terminal and, below :data:`WIDE` columns, as one block per number
+(label, then ``estimate``, ``items``, ``reading`` lines), so that no word is ever broken
+across lines. Rows are plain dicts of strings, so a recorded run can be printed again
+(the README's sample output is made that way: ``benchmarks/readme_sample.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console, Group
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+
+from genderscope.report.entry import shown
+from genderscope.report.runner import ReportData, items_note
+
+WIDE = 120
+"""Terminals at least this wide get one table; narrower ones one block per number."""
+
+COLUMNS = ("model", "measure", "number", "estimate [95% CI]", "items", "reading", "time")
+_BLOCK_KEYS = (("estimate [95% CI]", "estimate"), ("items", "items"), ("reading", "reading"))
+
+SCOPE_WORDS = {
+    "full": "Every benchmark ran in full (--full, the default on a GPU).",
+    "subset": "Seeded subsets sized for a CPU (the items column says how many each number "
+              "comes from); --full runs every benchmark in full.",
+    "quick": "--quick: small seeded subsets, a smoke test with wide CIs; --full runs every "
+             "benchmark in full."}
+"""The line under the table: which scope ran (see ``runner.choose_scope``)."""
+
+
+def headline_rows(data: ReportData) -> list[dict[str, str]]:
+    """One row per number the page's headline table shows (primary numbers, and any
+    secondary number whose own test finds bias), plus one per section that did not run."""
+    from genderscope.report.compare import cell
+
+    rows: list[dict[str, str]] = []
+    for sec in data.sections:
+        took = f"{sec.seconds:.1f} s" + (" reused" if sec.reused else "")
+        base = {"model": sec.subject.label, "measure": sec.measure.name, "time": took}
+        if sec.status != "ok":
+            rows.append({**base, "number": "", "estimate [95% CI]": sec.status, "items": "",
+                         "reading": sec.reason})
+            continue
+        for h in shown(sec.headlines):
+            rows.append({**base, "number": h.label.strip(), "estimate [95% CI]": cell(h),
+                         "items": items_note(sec, h), "reading": h.reading()})
+    return rows
+
+
+def _table(rows: Sequence[dict[str, str]], title: str | None,
+           columns: Sequence[str]) -> Table:
+    table = Table(title=title)
+    for col in columns:
+        table.add_column(col, justify="right" if col == "time" else "left")
+    for r in rows:
+        table.add_row(*(r.get(c, "") for c in columns))
+    return table
+
+
+def _blocks(rows: Sequence[dict[str, str]], title: str | None) -> Group:
+    parts: list[Any] = [Text(title, style="italic")] if title else []
+    for r in rows:
+        head = " · ".join(x for x in (r.get("model", ""), r.get("measure", "")) if x)
+        if r.get("time"):
+            head += f" · {r['time']}"
+        parts.append(Text(head, style="bold"))
+        if r.get("number"):
+            parts.append(Padding(Text(r["number"]), (0, 0, 0, 2)))
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(no_wrap=True)
+        grid.add_column()
+        for key, word in _BLOCK_KEYS:
+            if r.get(key):
+                grid.add_row(Text(word, style="dim"), Text(r[key]))
+        parts.append(Padding(grid, (0, 0, 0, 4)))
+    return Group(*parts)
+
+
+def print_rows(console: Console, rows: Sequence[dict[str, str]], *, title: str | None = None,
+               columns: Sequence[str] = COLUMNS) -> None:
+    """Print ``rows`` as one table when the console is at least :data:`WIDE` columns
+    wide, else as one block per row; words are wrapped whole, never split."""
+    if console.width >= WIDE:
+        console.print(_table(rows, title, columns))
+    else:
+        console.print(_blocks(rows, title))
