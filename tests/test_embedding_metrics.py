@@ -242,3 +242,28 @@ def test_multiclass_hsr_and_double_hard_remove_what_they_promise() -> None:
     g = fit.direction
     changed = np.flatnonzero(np.any(out != np.asarray(vecs.matrix), axis=1))
     assert len(changed) == 20 and np.abs(out[changed] @ g).max() < 1e-5
+
+
+def test_report_cards_on_request(data_dir: Path, store, tmp_path: Path) -> None:
+    """``genderscope report --measure ripa ...``: each card runs WEAT 6-8 on word
+    vectors and renders its section with a headline per test and attribute set."""
+    from genderscope.datasets.seat import resolve_test
+    from genderscope.measures.weat_card import WEAT_TESTS
+    from genderscope.report import html as page
+    from genderscope.report.registry import Context
+    from genderscope.report.runner import Subject, run_report
+
+    vocab = sorted({w.lower() for t in WEAT_TESTS for ws in
+                    resolve_test(t, data_dir / "seat" / "tests").sets() for w in ws.examples})
+    rng = np.random.default_rng(0)
+    vecs = WordVectors(rng.normal(size=(len(vocab), 8)), vocab, name="fake-vectors")
+    names = ["ripa", "rnd", "ect", "mac", "rnsb"]
+    data = run_report([Subject("vecs", "vectors", "v", lambda: vecs)],
+                      Context(quick=True, data_dir=data_dir), store, names=names)
+    by = {s.measure.name: s for s in data.sections}
+    assert set(by) == set(names)
+    for name, sec in by.items():
+        assert sec.status == "ok", sec.reason
+        per_test = 2 if name in ("ripa", "rnd", "ect") else 1
+        assert len(sec.headlines) == 3 * per_test and all(h.has_ci for h in sec.headlines)
+    assert page.render(data).count("<svg") == 5

@@ -22,7 +22,9 @@ def run(name: str, model: Any, ctx: Context) -> Result:
     from genderscope.datasets.seat import resolve_test
     from genderscope.measures.wefe_metrics import METRICS
 
-    opts: dict[str, Any] = {"seed": ctx.seed}
+    # RNSB refits a classifier per replicate: a tenth as many (1,000; 100 when quick)
+    opts: dict[str, Any] = {"seed": ctx.seed, "n_resamples": ctx.n_resamples if name != "rnsb"
+                            else ctx.n_resamples // 10}
     if name in ("ripa", "rnd"):
         opts["n_permutations"] = ctx.n_permutations
     results = [METRICS[name](model, resolve_test(t, tests_dir(ctx)), **opts)
@@ -31,7 +33,7 @@ def run(name: str, model: Any, ctx: Context) -> Result:
                       ignore_index=True)
     summary = {"tests": {r.summary["test"]: r.summary for r in results}}
     meta = {"model": results[0].metadata.get("model"), "seed": ctx.seed,
-            "params": {"tests": list(WEAT_TESTS)},
+            "params": {"tests": list(WEAT_TESTS), "n_resamples": opts["n_resamples"]},
             "data": {r.summary["test"]: r.metadata.get("data") for r in results}}
     return Result(name, summary, items, meta)
 
@@ -102,7 +104,9 @@ def _measure(name: str) -> Measure:
         name=name, title=title, kinds=("vectors",), langs=("en",), default=False,
         run=lambda m, ctx: run(name, m, ctx), headlines=headlines, plot=plot,
         highlights=highlights,
-        params=lambda ctx: {"tests": list(WEAT_TESTS), "seed": ctx.seed},
+        params=lambda ctx: {"tests": list(WEAT_TESTS), "seed": ctx.seed,
+                            "n_resamples": ctx.n_resamples,
+                            "n_permutations": ctx.n_permutations},
         data_files=lambda ctx: [tests_dir(ctx) / f"{t}.jsonl" for t in WEAT_TESTS],
         card=MethodCard(definition=definition, citation=citation,
                         caveats=("Same small word sets as WEAT 6, 7, 8: one word moves the "
