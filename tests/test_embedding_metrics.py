@@ -267,3 +267,18 @@ def test_report_cards_on_request(data_dir: Path, store, tmp_path: Path) -> None:
         per_test = 2 if name in ("ripa", "rnd", "ect") else 1
         assert len(sec.headlines) == 3 * per_test and all(h.has_ci for h in sec.headlines)
     assert page.render(data).count("<svg") == 5
+
+
+def test_gs_run_with_swapped_roles(tmp_path: Path) -> None:
+    import genderscope as gs
+
+    plain = gs.run("rnd", _vecs(), test=_test(), store=tmp_path / "s.sqlite", resamples=200)
+    swapped = gs.run("rnd", _vecs(), test=_test(), swap_roles=True, resamples=200,
+                     store=tmp_path / "s.sqlite")
+    assert swapped.summary["test"] == "t-swapped"
+    assert swapped.summary["categories"] == {"X": "A", "Y": "B", "A": "X", "B": "Y"}
+    ma, mb = (_v("a1") + _v("a2")) / 2, (_v("b1") + _v("b2")) / 2
+    want = np.mean([np.linalg.norm(_v(x) - ma) - np.linalg.norm(_v(x) - mb)
+                    for x in ("x1", "x2")])
+    assert swapped.summary["attributes"]["A"]["estimate"] == pytest.approx(want, abs=1e-12)
+    assert plain.summary["attributes"]["A"]["estimate"] != pytest.approx(want)

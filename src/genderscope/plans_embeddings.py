@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +23,13 @@ def _plan(name: str) -> Callable[..., Plan]:
     def plan(*, test: Any, tests_dir: Path | None = None, permutations: int = 10_000,
              exact_limit: int = 200_000, seed: int = 0, max_oov: float = 0.2,
              case_fallback: bool = True, resamples: int | None = None,
-             progress: bool = False) -> Plan:
+             swap_roles: bool = False, progress: bool = False) -> Plan:
         _check_min("--permutations", permutations, 1_000)
         _check_min("--resamples", resamples, 100)
         spec = _association_test(test, tests_dir)
+        if swap_roles:  # A, B become the target groups and X, Y the attribute sets
+            spec = replace(spec, name=f"{spec.name}-swapped", targ1=spec.attr1,
+                           targ2=spec.attr2, attr1=spec.targ1, attr2=spec.targ2)
         opts: dict[str, Any] = {"seed": seed, "max_oov": max_oov,
                                 "case_fallback": case_fallback}
         if resamples is not None:

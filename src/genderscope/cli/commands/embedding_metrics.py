@@ -80,6 +80,9 @@ def _command(method: str) -> Any:
                                       help="Largest share of a set that may be OOV."),
         case_fallback: bool = typer.Option(True, "--case-fallback/--no-case-fallback",
                                            help="Look up OOV words in lower case."),
+        swap_roles: bool = typer.Option(False, "--swap-roles", help="Use the attribute sets "
+                                        "A, B as the two groups and X, Y as the attribute "
+                                        "sets (WEAT 7, 8 hold gender in A, B)."),
         out: Path | None = OUT_OPTION,
         store_path: Path | None = STORE_OPTION,
         as_json: bool = JSON_OPTION,
@@ -98,11 +101,13 @@ def _command(method: str) -> Any:
             vecs = load_vectors(vectors, fmt=fmt, vocab=vocab, store=store)
             for t in tests:
                 try:
-                    r = run(method, vecs, store=store, out=base / t.name if len(tests) > 1
+                    name = f"{t.name}-swapped" if swap_roles else t.name
+                    r = run(method, vecs, store=store, out=base / name if len(tests) > 1
                             else base, command=command_line(), test=t,
                             permutations=permutations, exact_limit=exact_limit,
                             resamples=resamples, seed=seed, max_oov=max_oov,
-                            case_fallback=case_fallback, progress=progress and not as_json)
+                            case_fallback=case_fallback, swap_roles=swap_roles,
+                            progress=progress and not as_json)
                 except GenderscopeError as exc:
                     if len(tests) == 1:
                         raise
