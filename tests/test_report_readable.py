@@ -323,3 +323,53 @@ def test_full_and_quick_mean_the_same_in_report_and_sweep() -> None:
     spec.quick = True
     with pytest.raises(GenderscopeError, match="exclude each other"):
         spec.check()
+
+
+def test_unreachable_hub_fails_fast_with_a_hint(tmp_path) -> None:
+    """A Hub id while the Hub cannot be reached (HF_HUB_OFFLINE unset): one line naming
+    HF_HUB_OFFLINE=1 and a local folder, in seconds (it used to retry for ~30 s)."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    repo = Path(__file__).resolve().parents[1]
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+           and "proxy" not in k.lower()}
+    env.update(PYTHONPATH=str(repo / "src"), HF_ENDPOINT=f"http://127.0.0.1:{port}",
+               HF_HOME=str(tmp_path / "hf"), GENDERSCOPE_STORE=str(tmp_path / "s.sqlite"))
+    t0 = time.perf_counter()
+    main = "import sys\nfrom genderscope.cli.app import main\nsys.argv[0] = 'genderscope'\nmain()"
+    done = subprocess.run([sys.executable, "-c", main, "report", "--model",
+                           "someone/some-model", "--out", str(tmp_path / "r.html"),
+                           "--no-progress"], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=120)
+    took = time.perf_counter() - t0
+    assert done.returncode == 2, done.stderr[-1500:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "HF_HUB_OFFLINE=1" in lines[0] and "local folder" in lines[0]
+    assert took < 15, took  # ~4 s here (most of it imports); ~33 s before
+
+
+def test_unreachable_hub_with_a_cached_model_goes_offline(monkeypatch) -> None:
+    from huggingface_hub import constants
+
+    from genderscope.models import hub
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(hub, "unreachable", lambda endpoint: "Connection refused")
+    monkeypatch.setattr(hub, "_cached", lambda repo, rev: True)
+    for var in hub._PROXY_VARS:
+        monkeypatch.delenv(var, raising=False)
+    hub.check_reachable("gpt2")
+    assert constants.HF_HUB_OFFLINE is True
+    monkeypatch.setattr(hub, "_cached", lambda repo, rev: False)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    with pytest.raises(Exception, match="HF_HUB_OFFLINE=1"):
+        hub.check_reachable("gpt2")

@@ -106,6 +106,9 @@ class ModelSource:
         elif self.spec.startswith((".", "~", os.sep)) or not HUB_ID.fullmatch(self.spec):
             raise ModelLoadError(f"model path not found: {self.spec}")
         else:  # "gpt2", "google-bert/bert-base-uncased", "Qwen/Qwen2.5-0.5B"
+            from genderscope.models.hub import check_reachable
+
+            check_reachable(self.spec, revision)  # offline: one line in < 5 s, not 30 s
             self.kind_of_source = "hub"
             self.location = self.spec
             self.path = None
