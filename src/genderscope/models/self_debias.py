@@ -64,6 +64,9 @@ class SelfDebiasEngine(ForwardEngine):
         self.decay_constant = float(decay_constant)
         self.epsilon = float(epsilon)
         self.head_rows = max(1, base.head_rows // (1 + k))
+        config = getattr(base.model, "config", None)
+        self.max_positions = getattr(config, "max_position_embeddings", None) or getattr(
+            config, "n_positions", None)
 
     def _gathered(self, ids: Any, mask: Any, where: Any, split: bool) -> Any:
         out = self._hidden_or_logits(ids, mask, split)
@@ -77,6 +80,11 @@ class SelfDebiasEngine(ForwardEngine):
         regular = self._gathered(ids, mask, where, split)
         biased = []
         a = self.insert_at
+        longest = int(ids.shape[1]) + max(len(p) for p in self.prefix_ids)
+        if self.max_positions and longest > self.max_positions:
+            raise GenderscopeError(
+                f"Self-Debias: a prefixed input has {longest} tokens, more than the model's "
+                f"{self.max_positions} positions; use a shorter --prefix or shorter texts")
         for pre in self.prefix_ids:
             pre_t = torch.tensor(pre, dtype=ids.dtype, device=ids.device)
             n = ids.shape[0]

@@ -1,0 +1,131 @@
+"""``genderscope debias inlp | sentence-debias | self-debias``: debiasing of a language
+model applied at scoring time (bias-bench's techniques, Meade et al. 2022).
+
+Each writes ``--out`` (safetensors + ``manifest.json``); any measure then runs on the
+debiased model with ``--model OUT``. See :mod:`genderscope.debias`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from genderscope.cli.common import DEVICE_OPTION, console
+
+MODEL = typer.Option(..., "--model", help="HF id, local folder, .gguf file, or smollm2 / "
+                     "gemma3-270m (the base model).")
+OUT = typer.Option(..., "--out", help="Folder for the debiased model (manifest.json + "
+                   "projection.safetensors).")
+CORPUS = typer.Option("gap", "--corpus", help="Text with attribute words: gap (GAP's "
+                      "Wikipedia passages) or a .txt/.tsv/.csv/.jsonl file.")
+WORDS = typer.Option(None, "--words", help="[male, female] word pairs as JSON (default: "
+                     "bias-bench's bias_attribute_words.json).")
+LIMIT = typer.Option(None, "--limit", help="Use the first N documents of the corpus.")
+SEED = typer.Option(0, "--seed", help="Seed for sentence order, clipping and classifiers.")
+KIND = typer.Option("auto", "--kind", help="auto, masked or causal.")
+START = typer.Option("auto", "--start-token", help="Causal LMs: start-of-text token "
+                     "(auto, none or a token).")
+BATCH = typer.Option(32, "--batch-size", help="Sentences per forward pass when encoding.")
+MAXLEN = typer.Option(128, "--max-length", help="Truncate sentences to N tokens "
+                      "(bias-bench: 128).")
+OVERWRITE = typer.Option(False, "--overwrite", help="Replace an --out this technique wrote.")
+PROGRESS = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
+
+
+def _show(technique: str, out: Path, manifest: dict[str, Any]) -> None:
+    table = Table(title=f"debias {technique} -> {out}")
+    table.add_column("what")
+    table.add_column("value")
+    rows: dict[str, Any] = {"base model": manifest["base_model"]["spec"]}
+    data = manifest.get("data") or {}
+    for key in ("sentences", "counterfactual_pairs"):
+        if key in data:
+            rows[key] = data[key]
+    est = manifest.get("estimate") or {}
+    if "dev_accuracy" in est:
+        acc = est["dev_accuracy"]
+        rows["dev accuracy first/last classifier"] = f"{acc[0]:.3f} / {acc[-1]:.3f} " \
+            f"(majority share {est['dev_majority_share']:.3f})"
+        rows["dimensions removed"] = est["rank_removed"]
+    if "explained_variance_ratio" in est:
+        rows["variance explained by the direction"] = f"{est['explained_variance_ratio']:.3f}"
+    params = manifest.get("params") or {}
+    for key in ("prefixes", "decay_constant", "epsilon"):
+        if key in params:
+            rows[key] = params[key]
+    rows["seconds"] = f"{manifest.get('seconds', 0.0):.1f}"
+    for k, v in rows.items():
+        table.add_row(k, str(v))
+    console.print(table)
+
+
+def _run(technique: str, model: str, out: Path, **options: Any) -> None:
+    from genderscope.debias.estimate import debias_lm
+
+    _show(technique, out, debias_lm(technique, model, out, **options))
+
+
+def register(app: typer.Typer, run_app: typer.Typer) -> None:
+    from genderscope.cli.commands.debias import debias_app
+
+    @debias_app.command("inlp")
+    def inlp_command(model: str = MODEL, out: Path = OUT, corpus: str = CORPUS,
+                     words: Path | None = WORDS, limit: int | None = LIMIT,
+                     n_classifiers: int = typer.Option(80, "--n-classifiers",
+                                                       help="INLP iterations (bias-bench: 80)."),
+                     per_class: int = typer.Option(10_000, "--per-class", help="At most N "
+                                                   "male, female and neutral sentences."),
+                     seed: int = SEED, batch_size: int = BATCH, max_length: int = MAXLEN,
+                     kind: str = KIND, start_token: str = START,
+                     device: str | None = DEVICE_OPTION, overwrite: bool = OVERWRITE,
+                     progress: bool = PROGRESS) -> None:
+        """INLP (Ravfogel et al. 2020): nullspace projection of the last hidden states.
+
+        Linear classifiers learn to tell male, female and neutral sentences of the corpus
+        apart; the hidden states are projected onto the intersection of their nullspaces."""
+        _run("inlp", model, out, corpus=corpus, words=words, limit=limit,
+             n_classifiers=n_classifiers, n_per_class=per_class, seed=seed,
+             batch_size=batch_size, max_length=max_length, kind=kind,
+             start_token=start_token, device=device, overwrite=overwrite, progress=progress)
+
+    @debias_app.command("sentence-debias")
+    def sentence_debias_command(model: str = MODEL, out: Path = OUT, corpus: str = CORPUS,
+                                words: Path | None = WORDS, limit: int | None = LIMIT,
+                                max_pairs: int | None = typer.Option(
+                                    None, "--max-pairs", help="Use at most N counterfactual "
+                                    "sentence pairs."),
+                                seed: int = SEED, batch_size: int = BATCH,
+                                max_length: int = MAXLEN, kind: str = KIND,
+                                start_token: str = START, device: str | None = DEVICE_OPTION,
+                                overwrite: bool = OVERWRITE, progress: bool = PROGRESS) -> None:
+        """SentenceDebias (Liang et al. 2020): remove a gender direction from hidden states.
+
+        The direction is the first principal component of counterfactual sentence pairs'
+        representations (attribute words swapped)."""
+        _run("sentence-debias", model, out, corpus=corpus, words=words, limit=limit,
+             max_pairs=max_pairs, seed=seed, batch_size=batch_size, max_length=max_length,
+             kind=kind, start_token=start_token, device=device, overwrite=overwrite,
+             progress=progress)
+
+    @debias_app.command("self-debias")
+    def self_debias_command(model: str = MODEL, out: Path = OUT,
+                            prefix: list[str] = typer.Option(
+                                [], "--prefix", help="Debiasing prefix (repeatable; default: "
+                                "bias-bench's gender prefix)."),
+                            decay_constant: float = typer.Option(
+                                50.0, "--decay-constant", help="λ of Schick et al. (2021)."),
+                            epsilon: float = typer.Option(
+                                0.01, "--epsilon", help="Smallest factor a probability is "
+                                "multiplied by."),
+                            kind: str = KIND, start_token: str = START,
+                            device: str | None = DEVICE_OPTION, overwrite: bool = OVERWRITE,
+                            progress: bool = PROGRESS) -> None:
+        """Self-Debias (Schick et al. 2021): adjust next-token distributions of a causal LM.
+
+        At scoring time, tokens that a debiasing prefix makes more likely are pushed down."""
+        _run("self-debias", model, out, prefixes=prefix, decay_constant=decay_constant,
+             epsilon=epsilon, kind=kind, start_token=start_token, device=device,
+             overwrite=overwrite, progress=progress)
