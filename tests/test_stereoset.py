@@ -316,3 +316,35 @@ def test_card_reads_adjusted_p_and_compares_over_targets() -> None:
     doubled = np.concatenate([np.arange(len(x)), first])
     ss_t = np.r_[50.0, 50.0, np.full(4, 75.0), 25.0, 50.0, 75.0, 25.0]
     assert pa.statistic(x[doubled]) == pytest.approx(ss_t.mean())
+
+
+def test_bias_bench_scoring_matches_an_independent_reimplementation(tiny_gpt2, tiny_gpt2_dir
+                                                                    ) -> None:
+    """``--scoring bias-bench`` against a plain transformers re-implementation of
+    bias-bench's ``_likelihood_score_generative`` (softmax probabilities, the first token
+    after the start token alone, later tokens without it, 2 ** mean log2 p), to 1e-5."""
+    import torch
+    from transformers import AutoTokenizer, GPT2LMHeadModel
+
+    items = _items()
+    res = run_stereoset(tiny_gpt2, items, scoring="bias-bench", n_resamples=100)
+    tok = AutoTokenizer.from_pretrained(tiny_gpt2_dir)
+    model = GPT2LMHeadModel.from_pretrained(tiny_gpt2_dir).eval()
+    with torch.no_grad():
+        initial = torch.softmax(model(torch.tensor([[tiny_gpt2.start_token_id]])).logits[0],
+                                dim=-1)
+    cols = ["score_stereotype", "score_anti_stereotype", "score_unrelated"]
+    for it, row in zip(items, res.items[cols].to_numpy(), strict=True):
+        for sentence, mine in zip(it.sentences(), row, strict=True):
+            tokens = tok.encode(sentence)
+            with torch.no_grad():
+                out = torch.softmax(model(torch.tensor([tokens])).logits, dim=-1)
+            probs = [initial[0, tokens[0]].item()] + [out[0, i - 1, tokens[i]].item()
+                                                       for i in range(1, len(tokens))]
+            ref = 2.0 ** (np.sum(np.log2(probs)) / len(probs))
+            assert np.exp(mine) == pytest.approx(ref, rel=1e-5, abs=1e-12)
+    assert res.metadata["params"]["scoring"].startswith("bias-bench")
+    default = run_stereoset(tiny_gpt2, items, n_resamples=100).items[cols].to_numpy()
+    assert np.abs(default - res.items[cols].to_numpy()).max() > 1e-4  # the rules differ
+    with pytest.raises(GenderscopeError, match="causal"):
+        score_items(FakeMasked(), items, scoring="bias-bench")

@@ -23,7 +23,11 @@ For a one-piece filler the three read the same input and rank alike; they
 differ for multi-piece fillers (inputs, and mean probability vs mean
 log-probability). The reference code encodes the filler on its own; here its
 pieces are those of the filled text. Causal LM: mean log-likelihood per token of
-the whole filled sentence (with the adapter's start token).
+the whole filled sentence, the adapter's start token in the context of every token
+(default), or with ``scoring="bias-bench"`` bias-bench's rule (Meade et al. 2022,
+``_likelihood_score_generative``): the start token conditions the first token only,
+the later tokens are scored without it (docs/measures/stereoset.md says how far the
+two differ).
 
 Metrics, exactly as the reference evaluation (``evaluation.py``, ScoreEvaluator):
 for each target term t, over its items,
@@ -73,13 +77,16 @@ FAMILY = "stereoset SS per bias type"
 SS_TEST = "one-sample t-test of per-target SS - 50 over targets"
 
 
-SCORINGS = ("reference", "l2r", "pll")
+SCORINGS = ("reference", "l2r", "pll", "bias-bench")
+MASKED_SCORINGS = ("reference", "l2r", "pll")
 _RULE = {"reference": "l2r-drop", "l2r": "l2r", "pll": "pll"}
 SCORING_TEXT = {
     "reference": "reference: mean probability of filler pieces, left to right, later "
                  "pieces left out",
     "l2r": "l2r: mean probability of filler pieces, left to right, later pieces masked",
     "pll": "pll: mean pseudo-log-likelihood of filler pieces",
+    "bias-bench": "bias-bench: mean log-likelihood per token, the first token after the "
+                  "start token alone, later tokens without it (Meade et al. 2022)",
 }
 
 
@@ -125,7 +132,14 @@ def score_items(adapter: Any, items: Sequence[StereoSetItem], *, scoring: str = 
     if scoring not in SCORINGS:
         raise GenderscopeError(f"unknown StereoSet scoring {scoring!r}; choose one of "
                                f"{', '.join(SCORINGS)}")
-    if adapter.kind == "masked":
+    if scoring == "bias-bench":
+        if adapter.kind != "causal":
+            raise GenderscopeError("--scoring bias-bench reproduces bias-bench's causal-LM "
+                                   "rule; for a masked LM use reference (the StereoSet "
+                                   "reference code)")
+        flat = [s for it in items for s in it.sentences()]
+        values = [s.mean for s in adapter.log_likelihood_start_first(flat, progress=progress)]
+    elif adapter.kind == "masked":
         texts, spans = _masked_inputs(items)
         lps = adapter.span_logprobs(texts, spans, rule=_RULE[scoring], progress=progress)
         agg = np.mean if scoring == "pll" else (lambda a: np.mean(np.exp(a)))
@@ -205,7 +219,8 @@ def run_stereoset(adapter: Any, items: Sequence[StereoSetItem], *, method: str =
     if "gender" in by_type:
         summary["gender"] = by_type["gender"]
     meta = {"model": describe(adapter),
-            "params": {"scoring": SCORING_TEXT[scoring] if adapter.kind == "masked"
+            "params": {"scoring": SCORING_TEXT[scoring]
+                       if adapter.kind == "masked" or scoring == "bias-bench"
                        else "mean log-likelihood per token", "n_resamples": n_resamples,
                        **(params or {})},
             "data": data_meta(it.path for it in items), "seed": seed}

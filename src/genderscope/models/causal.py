@@ -45,6 +45,11 @@ def _only(answers: list[np.ndarray]) -> np.ndarray:
     return answers[0]
 
 
+def _joined(answers: list[np.ndarray]) -> np.ndarray:
+    """The reads of every request, in order (one array)."""
+    return np.concatenate([np.asarray(a, dtype=float).reshape(-1) for a in answers])
+
+
 def _summed(answers: list[np.ndarray]) -> np.ndarray:
     """One value: the sum of the one request's reads."""
     return np.array([float(answers[0].sum())])
@@ -122,6 +127,34 @@ class CausalLM(LanguageModelAdapter):
             scores.append(SeqScore(float(arr.sum()), int(arr.size), tuple(arr.tolist()),
                                    scored))
         return scores
+
+    def log_likelihood_start_first(self, texts: Sequence[str], *, progress: bool = False
+                                   ) -> list[SeqScore]:
+        """Per-token log-likelihood by bias-bench's causal-LM rule (Meade et al. 2022,
+        ``StereoSetRunner._likelihood_score_generative``): the first token is scored
+        after the start token alone, every later token after the text's earlier tokens
+        *without* the start token. (:meth:`log_likelihood` keeps the start token in the
+        context of every token.) Needs a start token."""
+        if self.start_token_id is None:
+            raise GenderscopeError("bias-bench scoring needs a start token; load the model "
+                                   "without --start-token none")
+        start = self.start_token_id
+
+        def plan(i: int) -> Planned:
+            ids = list(self.tokenizer(texts[i], add_special_tokens=False)["input_ids"])
+            if not ids:
+                raise GenderscopeError(f"text {texts[i]!r} produced no tokens")
+            reqs = [Request((start,), ((0, ids[0]),))]
+            if len(ids) > 1:
+                reqs.append(Request(tuple(ids), tuple((t - 1, ids[t])
+                                                      for t in range(1, len(ids)))))
+            return reqs, _joined
+
+        arrays = self._cached("ll-first-start", list(texts), plan, progress=progress,
+                              label="log-likelihood (bias-bench rule)")
+        pieces = self.tokenize(texts)
+        return [SeqScore(float(arr.sum()), int(arr.size), tuple(arr.tolist()), tuple(toks))
+                for arr, toks in zip(arrays, pieces, strict=True)]
 
     def continuation_logprob(self, pairs: Sequence[tuple[str, str]], *,
                              progress: bool = False) -> np.ndarray:

@@ -261,7 +261,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             help="Masked LMs: 'reference' (the paper's code: mean probability of the "
                  "filler's pieces, left to right, later pieces left out), 'l2r' (same, "
                  "later pieces masked) or 'pll' (mean pseudo-log-likelihood of the "
-                 "filler's pieces). Causal LMs ignore it."),
+                 "filler's pieces). Causal LMs: 'bias-bench' reproduces bias-bench's rule "
+                 "(start token for the first token only); any other value keeps the start "
+                 "token for every token."),
         data: Path | None = DATA_OPTION, kind: str = KIND_OPTION,
         start_token: str = START_OPTION, limit: int | None = LIMIT_OPTION,
         subset_seed: int = SUBSET_SEED_OPTION, seed: int = SEED_OPTION,
