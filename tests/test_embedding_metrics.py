@@ -282,3 +282,34 @@ def test_gs_run_with_swapped_roles(tmp_path: Path) -> None:
                     for x in ("x1", "x2")])
     assert swapped.summary["attributes"]["A"]["estimate"] == pytest.approx(want, abs=1e-12)
     assert plain.summary["attributes"]["A"]["estimate"] != pytest.approx(want)
+
+
+def test_debias_records_before_after_with_paired_changes_and_checks(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from genderscope.measures.compare import compare_runs, load_result_dir
+
+    vec = _gender_world(tmp_path)
+    t = {"targ1": {"category": "M", "examples": ["man", "boy", "king"]},
+         "targ2": {"category": "F", "examples": ["woman", "girl", "queen"]},
+         "attr1": {"category": "C", "examples": ["doctor", "engineer"]},
+         "attr2": {"category": "H", "examples": ["nurse", "table"]}}
+    (tmp_path / "t.json").write_text(json.dumps(t))
+    pairs = [["he", "she"], ["man", "woman"], ["boy", "girl"]]
+    code, err = _main(["debias", "multiclass-hard", "--vectors", str(vec), "--out",
+                       str(tmp_path / "o"), "--test", str(tmp_path / "t.json"),
+                       "--store", str(tmp_path / "s.sqlite"), *_lists(tmp_path, pairs)],
+                      capsys, monkeypatch)
+    assert code == 0, err
+    rec = json.loads((tmp_path / "o" / "debias.json").read_text())
+    assert [m["metric"] for m in rec["metrics"]] == ["weat", "ripa", "rnd", "ect", "mac"]
+    ripa_row = rec["metrics"][1]
+    assert {"before", "after", "paired", "run_before", "run_after"} <= set(ripa_row)
+    assert rec["analogy"]["query"] == ["man", "king", "woman"] and rec["analogy"]["after"]
+    assert 0.5 <= rec["cluster_test"]["accuracy_after"] <= 1.0
+    # the saved runs are what `genderscope compare` reads
+    eval_dir = tmp_path / "o" / "eval" / "ripa" / "t"
+    res = compare_runs(load_result_dir(eval_dir / "before"), load_result_dir(eval_dir / "after"))
+    change = res.tables["change_by_group"].set_index("set")["change"]
+    assert change["A"] == pytest.approx(ripa_row["after"]["A"]["estimate"]
+                                        - ripa_row["before"]["A"]["estimate"], abs=1e-9)
