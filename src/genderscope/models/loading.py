@@ -106,15 +106,21 @@ def _raw_config(source: ModelSource) -> dict[str, Any]:
 
 def load_lm(spec: str | Path, kind: str = "auto", *, store: Store | None = None,
             device: str | None = None, dtype: str = "float32", revision: str | None = None,
-            start_token: str = "auto", batch_size: int | None = None) -> MaskedLM | CausalLM:
+            start_token: str = "auto", batch_size: int | None = None,
+            base_url: str | None = None) -> Any:
     """Load a language model adapter.
 
     ``spec``: Hugging Face Hub id (e.g. ``bert-base-uncased``), local folder,
     ``.gguf`` file, or a packaged offline model name (``smollm2``, ``gemma3-270m``).
     ``kind``: ``auto`` (from the config), ``masked`` or ``causal``. A folder written by
     ``genderscope debias inlp|sentence-debias|self-debias`` loads its base model with the
-    debiasing applied at scoring time (:func:`load_debiased`).
+    debiasing applied at scoring time (:func:`load_debiased`). ``openai:NAME`` with
+    ``base_url``: a chat model behind an OpenAI-compatible endpoint (no weights load).
     """
+    if str(spec).startswith("openai:"):
+        from genderscope.models.endpoint import OpenAIChat
+
+        return OpenAIChat(str(spec), base_url, store=store)
     debiased = _debias_manifest(spec)
     if debiased is not None:
         return load_debiased(Path(str(spec)), debiased, kind, store=store, device=device,

