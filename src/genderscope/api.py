@@ -62,13 +62,9 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
     ``~/.cache/genderscope/store.sqlite``); an LM adapter or encoder keeps it open.
     Models the store has seen come back *deferred* (weights or vectors read on the
     first answer no cache holds). ``batch_size``:
-    texts per call of a classifier or sentence encoder. ``openai:NAME`` with ``base_url``:
-    a chat model behind an OpenAI-compatible endpoint (:mod:`genderscope.models.endpoint`).
+    texts per call of a classifier or sentence encoder. ``openai:NAME`` + ``base_url``: an
+    OpenAI-compatible chat endpoint (:mod:`genderscope.models.endpoint`).
     """
-    if str(model).startswith("openai:"):
-        from genderscope.models.endpoint import OpenAIChat
-
-        return OpenAIChat(str(model), base_url, store=_open_store(store)[0])
     if kind not in MODEL_KINDS:
         raise GenderscopeError(f"kind must be one of {', '.join(MODEL_KINDS)}, got {kind!r}")
     if kind == "classifier":
@@ -91,7 +87,8 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
                                     batch_size=batch_size)
     from genderscope.models.loading import load_lm
 
-    return load_lm(model, kind, store=st, device=device, dtype=dtype, start_token=start_token)
+    return load_lm(model, kind, store=st, device=device, dtype=dtype, start_token=start_token,
+                   base_url=base_url)
 
 
 def measures() -> list[str]:
