@@ -100,7 +100,7 @@ def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | N
             done.append((test.name, None, str(exc)))
             err_console.print(f"[yellow]{test.name}: {exc}[/yellow]")
     ok = [r for _, r, _ in done if r is not None]
-    if len(ok) > 1:  # tests run together are one family: Holm over their one-sided p
+    if len(ok) > 1:  # tests run together are one family: Holm over their two-sided p
         from genderscope.stats import annotate_family
 
         annotate_family([r.summary for r in ok], f"{method} tests run together")
@@ -120,7 +120,7 @@ def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | N
         console.print_json(to_json({"runs": runs, "tests": rows, "reused": reused}))
     else:
         table = Table(title=f"{method.upper()} (effect size d: Caliskan et al. 2017; "
-                            f"one-sided permutation p)")
+                            f"two-sided permutation p over words)")
         for col in ("test", "X vs Y", "A vs B", "n", "OOV", "d [95% CI]", "p", "p Holm"):
             table.add_column(col, justify="left" if col in ("test", "X vs Y", "A vs B")
                              else "right")
