@@ -204,3 +204,29 @@ def test_store_update_summary(tmp_path: Path) -> None:
         ro.update_summary(rid, {})
     assert ro.load_run(rid).summary["p_adjusted"] == 0.02
     ro.close()
+
+
+def test_strong_effect_either_way_is_read_as_bias() -> None:
+    """Issue 22 row 4: the attribute sets swapped give a large negative d; the reading
+    uses the two-sided p (Holm over the family) and says "bias", never "no evidence"
+    (before, the one-sided p of the swapped test was ~1)."""
+    from genderscope.measures.weat_card import headlines
+    from genderscope.results import Result
+    from genderscope.stats import annotate_family
+
+    rng = np.random.default_rng(0)
+    vocab = {f"x{i}": (1.0, 0.2 * rng.random()) for i in range(8)}
+    vocab |= {f"y{i}": (0.2 * rng.random(), 1.0) for i in range(8)}
+    vecs = _vectors(vocab)
+    xs, ys = [f"x{i}" for i in range(8)], [f"y{i}" for i in range(8)]
+    runs = [weat(vecs, _test(xs, ys, ["a", "a2"], ["b", "b2"]), n_resamples=50),
+            weat(vecs, _test(xs, ys, ["b", "b2"], ["a", "a2"]), n_resamples=50)]
+    runs[1].summary["test"] = "swapped"
+    annotate_family([r.summary for r in runs], "toy family")
+    card = Result("weat", {"tests": {r.summary["test"]: r.summary for r in runs}},
+                  pd.DataFrame(), {})
+    swapped = headlines(card)[1]
+    assert swapped.estimate < -1.0 and swapped.ci_high < 0
+    assert runs[1].summary["p_one_sided"] > 0.99 and runs[1].summary["p_value"] < 0.01
+    assert not swapped.reading().startswith("No evidence"), swapped.reading()
+    assert "bias" in swapped.reading().lower()
