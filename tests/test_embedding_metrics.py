@@ -179,8 +179,9 @@ def test_bad_inputs_exit_2_one_line_nothing_written(
         lines[3] = " ".join(lines[3].split()[:-1])
         vec.write_text("\n".join(lines) + "\n")
     if case == "all_oov":
-        t = {k: {"category": k, "examples": ["he", "man"] if k != "attr1" else ["qqq", "zzz"]}
-             for k in ("targ1", "targ2", "attr1", "attr2")}
+        t = {k: {"category": k, "examples": ex} for k, ex in (
+            ("targ1", ["he", "man"]), ("targ2", ["she", "woman"]), ("attr1", ["qqq", "zzz"]),
+            ("attr2", ["nurse", "doctor"]))}
         (tmp_path / "t.json").write_text(json.dumps(t))
         args = ["run", "rnd", "--vectors", str(vec), "--test", str(tmp_path / "t.json"),
                 "--out", str(out), "--no-progress"]
