@@ -1,0 +1,124 @@
+"""GenderBench's structured probes on SmolLM2-135M-Instruct (offline), locally and through
+an OpenAI-compatible endpoint serving the same model, to show the two paths agree.
+
+    flock /tmp/gs-heavy.lock python benchmarks/chat_probes_smollm2.py --out results.json
+
+1. ``genderscope.run`` of discrimination-tamkin, bbq and direct on seeded subsets
+   (GenderBench's ``sample_k`` draw), greedy, in a fresh store.
+2. A local server (standard library, 127.0.0.1) speaks ``/v1/chat/completions`` and
+   answers with a second copy of the model in its own store, one request at a time;
+   ``genderscope.run(..., "openai:smollm2", base_url=...)`` runs one probe through it,
+   and the answers are compared prompt by prompt with the local run's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import genderscope as gs
+from genderscope.models.generate import Decoding
+
+LIMITS = {"discrimination-tamkin": 12, "bbq": 30, "direct": 30}
+
+
+def serve(lm: Any) -> ThreadingHTTPServer:
+    """An OpenAI-compatible chat endpoint backed by ``lm`` (requests serialised)."""
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:  # noqa: N802
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            dec = Decoding(max_new_tokens=int(body.get("max_tokens") or 300),
+                           temperature=float(body.get("temperature") or 0.0),
+                           stop=tuple(body.get("stop") or ()))
+            with lock:
+                text = lm.chat([body["messages"]], dec, batch_size=1)[0]
+            out = json.dumps({"id": "x", "object": "chat.completion", "created": 0,
+                              "model": body["model"], "choices": [{
+                                  "index": 0, "finish_reason": "stop",
+                                  "message": {"role": "assistant", "content": text}}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--max-new-tokens", type=int, default=24)
+    ap.add_argument("--endpoint-probe", default="direct")
+    ap.add_argument("--endpoint-limit", type=int, default=12)
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="gs-chat-"))
+    report: dict[str, Any] = {"max_new_tokens": args.max_new_tokens, "limits": LIMITS,
+                              "probes": {}}
+    t0 = time.perf_counter()
+    lm = gs.load_model("smollm2", store=work / "local.sqlite")
+    report["load_s"] = round(time.perf_counter() - t0, 1)
+    local: dict[str, Any] = {}
+    for probe, limit in LIMITS.items():
+        t = time.perf_counter()
+        r = gs.run(probe, lm, store=work / "local.sqlite", limit=limit,
+                   max_new_tokens=args.max_new_tokens, resamples=10_000)
+        secs = time.perf_counter() - t
+        local[probe] = r
+        s = r.summary
+        report["probes"][probe] = {
+            "seconds": round(secs, 1), "n_items": s["n_items"], "n_attempts": s["n_attempts"],
+            "undetected_rate_attempts": s["undetected_rate_attempts"],
+            "metrics": {k: v for k, v in s.items() if isinstance(v, dict) and "estimate" in v},
+            "marks": s["marks"], "tests": s["tests"],
+            "answers_sample": r.items["answer"].head(3).tolist()}
+        t = time.perf_counter()
+        again = gs.run(probe, lm, store=work / "local.sqlite", limit=limit,
+                       max_new_tokens=args.max_new_tokens, resamples=10_000)
+        report["probes"][probe]["rerun_seconds"] = round(time.perf_counter() - t, 3)
+        report["probes"][probe]["rerun_reused"] = bool(again.metadata.get("reused"))
+        print(probe, report["probes"][probe]["seconds"], "s", flush=True)
+        args.out.write_text(json.dumps(report, indent=1, default=str))
+    # the endpoint path: the same model behind a local server, in its own store
+    served = gs.load_model("smollm2", store=work / "server.sqlite")
+    server = serve(served)
+    base = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    probe, limit = args.endpoint_probe, args.endpoint_limit
+    t = time.perf_counter()
+    r_ep = gs.run(probe, "openai:smollm2", base_url=base, store=work / "client.sqlite",
+                  limit=limit, max_new_tokens=args.max_new_tokens, resamples=10_000)
+    secs = time.perf_counter() - t
+    r_loc = gs.run(probe, lm, store=work / "local.sqlite", limit=limit,
+                   max_new_tokens=args.max_new_tokens, resamples=10_000)
+    server.shutdown()
+    a = r_loc.items.sort_values(["prompt", "repetition"])["answer"].tolist()
+    b = r_ep.items.sort_values(["prompt", "repetition"])["answer"].tolist()
+    report["endpoint"] = {
+        "probe": probe, "limit": limit, "seconds": round(secs, 1),
+        "answers_identical": sum(x == y for x, y in zip(a, b, strict=True)),
+        "answers": len(a),
+        "local_metrics": {k: r_loc.summary[k]["estimate"] for k in r_loc.summary
+                          if isinstance(r_loc.summary[k], dict)
+                          and "estimate" in r_loc.summary[k]},
+        "endpoint_metrics": {k: r_ep.summary[k]["estimate"] for k in r_ep.summary
+                             if isinstance(r_ep.summary[k], dict)
+                             and "estimate" in r_ep.summary[k]}}
+    args.out.write_text(json.dumps(report, indent=1, default=str))
+    print(json.dumps(report["endpoint"], indent=1))
+
+
+if __name__ == "__main__":
+    main()
