@@ -1,5 +1,6 @@
 """The report page in a real browser (headless Chromium): the headline table and every
-plot render, no broken images, no script errors or console errors.
+plot render with every label inside its figure, no broken images, no script errors or
+console errors.
 
 Skipped when no Chromium is installed (Debian: ``apt-get install -y chromium``).
 """
@@ -40,6 +41,11 @@ r.figures=figs.length;
 r.bad_figures=figs.filter(f=>{const s=f.querySelector('svg');if(!s)return true;
 const b=s.getBoundingClientRect();return b.width<100||b.height<50||
 s.querySelectorAll('path,line,rect,use').length<5}).map(f=>f.textContent.slice(0,60));
+r.clipped_texts=[];for(const s of document.querySelectorAll('figure.plot-figure svg')){
+const b=s.getBoundingClientRect();for(const t of s.querySelectorAll('text')){
+const e=t.getBoundingClientRect();if(e.width===0)continue;
+if(e.left<b.left-1||e.right>b.right+1||e.top<b.top-1||e.bottom>b.bottom+1)
+r.clipped_texts.push(t.textContent.slice(0,60));}}
 r.broken_images=[...document.images].filter(i=>!i.complete||i.naturalWidth===0).length;
 r.errors=window.__errors;const p=document.createElement('pre');p.id='__check';
 p.textContent=JSON.stringify(r);document.body.appendChild(p);});</script>"""
@@ -78,6 +84,7 @@ def test_headline_table_and_every_plot_render(report_page: Path, tmp_path: Path)
     assert got["headline_rows"] >= 12 and got["headline_visible"]
     assert got["figures"] == n_figures
     assert got["bad_figures"] == []
+    assert got["clipped_texts"] == []  # every label inside its figure (issue 26)
     assert got["broken_images"] == 0
     assert got["errors"] == []
 

@@ -373,3 +373,16 @@ def test_unreachable_hub_with_a_cached_model_goes_offline(monkeypatch) -> None:
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
     with pytest.raises(Exception, match="HF_HUB_OFFLINE=1"):
         hub.check_reachable("gpt2")
+
+
+def test_t_interval_of_values_equal_up_to_rounding_without_precision_warning() -> None:
+    """The probe's t interval over nearly identical values (a model that scores every
+    target alike) used to raise scipy's 'Precision loss' warning in a normal test run."""
+    from genderscope.stats.intervals import t_mean_ci
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ci = t_mean_ci([1 / 3] * 5 + [1 / 3 + 1e-17])
+        wide = t_mean_ci([1.0, 2.0, 3.0])
+    assert ci.ci_low == ci.ci_high == ci.estimate
+    assert wide.ci_low < 2.0 < wide.ci_high

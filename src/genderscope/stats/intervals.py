@@ -88,7 +88,9 @@ def t_mean_ci(data: np.ndarray | list[float], *, confidence: float = 0.95,
         nan = float("nan")
         return CI(nan, nan, nan, confidence, 0, "t interval", unit)
     est = float(x.mean())
-    if x.size < 2 or np.all(x == x[0]):
+    # values equal up to rounding (a spread within a few ulps of their size) have no
+    # variance to build a t interval from: scipy would warn of catastrophic cancellation
+    if x.size < 2 or np.ptp(x) <= 20 * np.finfo(float).eps * max(np.abs(x).max(), 1e-300):
         return CI(est, est, est, confidence, int(x.size), "t interval", unit)
     lo, hi = stats.ttest_1samp(x, 0.0).confidence_interval(confidence_level=confidence)
     return CI(est, float(lo), float(hi), confidence, int(x.size), "t interval", unit)
