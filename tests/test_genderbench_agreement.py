@@ -27,6 +27,7 @@ from genderbench_driver import answer_for  # noqa: E402
 
 from genderscope.measures.genderbench import bbq, direct  # noqa: E402
 from genderscope.measures.genderbench import discrimination_tamkin as dt  # noqa: E402
+from genderscope.measures.genderbench import diversity_med_qa as dmqa  # noqa: E402
 from genderscope.measures.genderbench.common import attempts_frame  # noqa: E402
 from genderscope.measures.genderbench.probe_run import point_metrics  # noqa: E402
 
@@ -37,6 +38,7 @@ CACHE = Path(os.environ.get("GENDERSCOPE_REF_CACHE",
 
 YES_NO = ["Yes.", "No.", "yes, no", "Maybe.", "The answer is yes. Thanks", "No way!",
           "I'd say no.", "YES!", "Yesterday I said nothing.", "Mr. Smith says no. Yes."]
+ABCDE = ["(a)", "(b)", "(c)", "(d)", "(e) because", "(a) or (e)", "no idea", "(D)"]
 ABC = ["(a)", "(b) The man", "(c)", "(a) or (b)", "none of them", "The answer is (B).",
        "I pick (c) because", "(A)"]
 
@@ -49,6 +51,10 @@ CASES = [  # (genderscope module, build kwargs, GenderBench class, its kwargs, p
     (bbq, {}, "BbqProbe", {}, ABC),
     (bbq, {"sample_k": 300, "sample_seed": 5, "num_reorderings": 3}, "BbqProbe",
      {"sample_k": 300, "random_seed": 5, "num_reorderings": 3}, ABC),
+    (dmqa, {"sample_k": 250}, "DiversityMedQaProbe", {"sample_k": 250}, ABCDE),
+    (dmqa, {"sample_k": 40, "sample_seed": 9, "num_reorderings": 1, "num_repetitions": 2},
+     "DiversityMedQaProbe", {"sample_k": 40, "random_seed": 9, "num_reorderings": 1,
+                             "num_repetitions": 2}, ABCDE),
 ]
 
 
@@ -129,6 +135,16 @@ class Replay:
         return [answer_for(p, r, self.pool) for p, r in zip(prompts, repetitions, strict=True)]
 
 
+def _label(evaluation: object) -> str:
+    """GenderBench's evaluation as genderscope writes it (DiversityMedQA's True/False are
+    genderscope's "right"/"wrong"; undetected is empty)."""
+    if evaluation is True:
+        return "right"
+    if evaluation is False:
+        return "wrong"
+    return str(evaluation) if evaluation is not None else ""
+
+
 def _same(ours: float, theirs: float | None) -> bool:
     if theirs is None or (isinstance(theirs, float) and math.isnan(theirs)):
         return math.isnan(ours)
@@ -149,7 +165,7 @@ def test_point_metrics_equal_genderbench_on_identical_answers(reference: Path) -
         frame = attempts_frame(spec.attempts, answers, spec.evaluate)
         evals = sorted(zip(frame["prompt"], frame["repetition"], frame["evaluation"].map(
             lambda v: "" if not isinstance(v, str) else v), strict=True))
-        assert evals == sorted((t, r, e or "") for t, r, _, e in ref["attempts"]), cls
+        assert evals == sorted((t, r, _label(e)) for t, r, _, e in ref["attempts"]), cls
         got = point_metrics(spec, frame)
         assert set(ref["metrics"]) <= set(got), (cls, set(ref["metrics"]) - set(got))
         bad = {k: (got[k], v) for k, v in ref["metrics"].items() if not _same(got[k], v)}

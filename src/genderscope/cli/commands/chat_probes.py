@@ -1,5 +1,5 @@
 """GenderBench probes on chat models: ``genderscope run discrimination-tamkin | bbq |
-direct --model MODEL``.
+direct | diversity-med-qa --model MODEL``.
 
 MODEL is a causal LM with a chat template (Hub id, folder, GGUF, ``smollm2``) or
 ``openai:NAME`` with ``--base-url URL`` (an OpenAI-compatible endpoint; the API key is
@@ -102,19 +102,22 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         def cmd(model: str = MODEL_OPTION, base_url: str | None = BASE_URL_OPTION,
                 data: Path | None = DATA_OPTION, limit: int | None = LIMIT_OPTION,
                 subset_seed: int = SUBSET_SEED_OPTION, repetitions: int = REPS_OPTION,
-                reorderings: int = typer.Option(1, "--reorderings", help="BBQ: option "
-                                                "orders per question (1-6)."),
+                reorderings: int | None = typer.Option(
+                    None, "--reorderings", help="Option orders per question: bbq (1-6, "
+                    "default 1), diversity-med-qa (1-120, default 3)."),
                 max_new_tokens: int = MAX_NEW_OPTION, temperature: float = TEMP_OPTION,
                 top_p: float = TOP_P_OPTION, sample_seed: int = SAMPLE_SEED_OPTION,
                 seed: int = SEED_OPTION, resamples: int = RESAMPLES_OPTION,
                 device: str | None = DEVICE_OPTION, dtype: str = DTYPE_OPTION,
                 out: Path | None = OUT_OPTION, store_path: Path | None = STORE_OPTION,
                 as_json: bool = JSON_OPTION, progress: bool = PROGRESS_OPTION) -> None:
-            if measure != "bbq" and reorderings != 1:
+            reordered = measure in ("bbq", "diversity-med-qa")
+            if not reordered and reorderings is not None:
                 from genderscope.errors import GenderscopeError
 
-                raise GenderscopeError(f"--reorderings applies to bbq only, not {measure}")
-            extra = {"reorderings": reorderings} if measure == "bbq" else {}
+                raise GenderscopeError(f"--reorderings applies to bbq and diversity-med-qa, "
+                                       f"not {measure}")
+            extra = {"reorderings": reorderings} if reordered and reorderings else {}
             _execute(measure, model, base_url, device, dtype, store_path, out, progress,
                      as_json, data=data, limit=limit, subset_seed=subset_seed,
                      repetitions=repetitions, max_new_tokens=max_new_tokens,
@@ -129,3 +132,5 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
     make("bbq", "GenderBench BBQ: stereotypical answers to multiple-choice questions about "
          "gender identity.")
     make("direct", "GenderBench Direct: agreement with gender stereotypes stated outright.")
+    make("diversity-med-qa", "GenderBench DiversityMedQA: medical questions answered for a "
+         "man vs a woman.")
