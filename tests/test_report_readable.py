@@ -317,6 +317,10 @@ def test_full_and_quick_mean_the_same_in_report_and_sweep() -> None:
 
     assert options("sweep") == options("report") == {
         "--full": (("--full",), ("--subsets",)), "--quick": (("--quick",), ())}
+    for name in ("report", "sweep"):  # every option says what it does
+        for param in cmds[name].params:
+            if param.param_type_name == "option":
+                assert (param.help or "").strip(), f"{name} {param.opts} has no help"
     spec = SweepSpec(models=[ModelSpec("m")], measures=[MeasureSpec("stereoset")], full=True)
     ctx = measure_context(spec, spec.measures[0])
     assert ctx.full and not ctx.quick and ctx.size(150, quick=30) is None

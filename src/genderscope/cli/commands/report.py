@@ -58,7 +58,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         device: str | None = DEVICE_OPTION,
         dtype: str = DTYPE_OPTION,
         store_path: Path | None = STORE_OPTION,
-        progress: bool = typer.Option(True, "--progress/--no-progress"),
+        progress: bool = typer.Option(True, "--progress/--no-progress", help="Print the "
+                                      "scope line and one line per measure as it runs."),
         overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --out "
                                        "file."),
     ) -> None:

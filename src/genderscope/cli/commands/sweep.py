@@ -64,7 +64,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         device: str | None = DEVICE_OPTION,
         dtype: str | None = typer.Option(None, "--dtype", help="float32, float16 or bfloat16."),
         store_path: Path | None = STORE_OPTION,
-        progress: bool = typer.Option(True, "--progress/--no-progress"),
+        progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the "
+                                      "progress bar."),
     ) -> None:
         """Many models x many measures as Ray tasks, recorded in the store; one leaderboard.
 
