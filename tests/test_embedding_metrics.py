@@ -168,7 +168,8 @@ def test_debias_hard_writes_word2vec_binary_with_gender_removed(
     assert np.allclose(np.linalg.norm(unit, axis=1), 1, atol=1e-6)
 
 
-@pytest.mark.parametrize("case", ["one_pair", "nan_rows", "all_oov", "mismatched_dims"])
+@pytest.mark.parametrize("case", ["one_pair", "nan_rows", "all_oov", "mismatched_dims",
+                                  "debias_all_oov"])
 def test_bad_inputs_exit_2_one_line_nothing_written(
         case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -178,13 +179,17 @@ def test_bad_inputs_exit_2_one_line_nothing_written(
         lines = vec.read_text().splitlines()
         lines[3] = " ".join(lines[3].split()[:-1])
         vec.write_text("\n".join(lines) + "\n")
-    if case == "all_oov":
+    if case in ("all_oov", "debias_all_oov"):
         t = {k: {"category": k, "examples": ex} for k, ex in (
             ("targ1", ["he", "man"]), ("targ2", ["she", "woman"]), ("attr1", ["qqq", "zzz"]),
             ("attr2", ["nurse", "doctor"]))}
         (tmp_path / "t.json").write_text(json.dumps(t))
         args = ["run", "rnd", "--vectors", str(vec), "--test", str(tmp_path / "t.json"),
                 "--out", str(out), "--no-progress"]
+        if case == "debias_all_oov":  # found before the debiased vectors are written
+            args = ["debias", "hard", "--vectors", str(vec), "--out", str(out), "--test",
+                    str(tmp_path / "t.json"),
+                    *_lists(tmp_path, [["he", "she"], ["man", "woman"]])]
         expect = "out of vocabulary"
     else:
         pairs = [["he", "she"]] if case == "one_pair" else [["he", "she"], ["man", "woman"]]

@@ -67,6 +67,11 @@ def _debias(method: str, vectors: str, fmt: str, vocab: Path | None, out: Path,
     store = open_store(store_path)
     try:
         before = load_vectors(vectors, fmt=fmt, vocab=vocab, store=store)
+        if tests:  # a test the vectors cannot score is refused before anything is written
+            from genderscope.measures.embedding_metrics._sets import look_up
+
+            for t in tests:
+                look_up(before, t)
         matrix, fit = _method(method)(before, lists, **options)  # NaN, < 2 pairs: refused
         out.mkdir(parents=True, exist_ok=True)
         write_word2vec_binary(out / "vectors.bin", before.words, matrix)
