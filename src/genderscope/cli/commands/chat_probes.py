@@ -1,5 +1,5 @@
 """GenderBench probes on chat models: ``genderscope run discrimination-tamkin | bbq |
-direct | diversity-med-qa --model MODEL``.
+direct | diversity-med-qa | jobs-lum --model MODEL``.
 
 MODEL is a causal LM with a chat template (Hub id, folder, GGUF, ``smollm2``) or
 ``openai:NAME`` with ``--base-url URL`` (an OpenAI-compatible endpoint; the API key is
@@ -134,3 +134,5 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
     make("direct", "GenderBench Direct: agreement with gender stereotypes stated outright.")
     make("diversity-med-qa", "GenderBench DiversityMedQA: medical questions answered for a "
          "man vs a woman.")
+    make("jobs-lum", "GenderBench JobsLum: the gender of the characters a model writes for "
+         "339 occupations.")
