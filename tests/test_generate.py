@@ -83,8 +83,9 @@ def test_rerun_generates_nothing_and_interrupted_run_resumes(
     answers = again.chat(PROMPTS, dec, batch_size=1)
     assert calls == [1]  # only the prompt the killed run had not stored
     calls.clear()
-    assert _lm(model_dir, tmp_path).chat(PROMPTS, dec) == answers
-    assert calls == []
+    rerun = _lm(model_dir, tmp_path)
+    assert rerun.chat(PROMPTS, dec) == answers
+    assert calls == [] and not rerun.loaded  # no weights, no tokenizer loaded
 
 
 def test_no_chat_template_is_one_clear_error(tmp_path: Path) -> None:

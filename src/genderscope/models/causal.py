@@ -19,7 +19,7 @@ tokens, so measures report total LL beside it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -186,7 +186,7 @@ class CausalLM(LanguageModelAdapter):
 
         dec = decoding or Decoding()
         reps = list(repetitions) if repetitions is not None else [0] * len(prompts)
-        rendered = [render_chat(self.tokenizer, p, self.source) for p in prompts]
+        rendered = self._rendered(prompts, render_chat)
         keys = [generation_key(r, dec, k) for r, k in zip(rendered, reps, strict=True)]
 
         def compute(idx: list[int]) -> list[str]:
@@ -198,6 +198,28 @@ class CausalLM(LanguageModelAdapter):
         return cached_generations(self.store, self.fingerprint, keys, compute,
                                   progress=progress, label="generating",
                                   chunk=4 * batch_size)
+
+    def _rendered(self, prompts: Sequence[Prompt], render: Callable[..., str]) -> list[str]:
+        """Each prompt with the chat template applied; memoised in the store (namespace
+        ``chat-prompt``, keyed by the messages as JSON) so that a rerun whose answers are
+        all cached loads no tokenizer and no weights."""
+        import json
+
+        from genderscope.models.generate import as_messages
+
+        msgs = [json.dumps(as_messages(p), ensure_ascii=False, sort_keys=True)
+                for p in prompts]
+        found: dict[str, str] = {}
+        if self.store is not None:
+            found = {k: json.loads(v)["text"] for k, v in self.store.get_texts(
+                self.fingerprint, "chat-prompt", list(dict.fromkeys(msgs))).items()}
+        fresh = {m: render(self.tokenizer, p, self.source)
+                 for m, p in zip(msgs, prompts, strict=True) if m not in found}
+        if fresh and self.store is not None:
+            self.store.put_texts(self.fingerprint, "chat-prompt", {
+                m: json.dumps({"text": t}, ensure_ascii=False) for m, t in fresh.items()})
+        found.update(fresh)
+        return [found[m] for m in msgs]
 
     def _plan_continuation(self, prefix: str, continuation: str) -> Request:
         if not continuation:
