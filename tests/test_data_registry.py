@@ -364,3 +364,23 @@ def test_results_record_the_data_sets_they_read(mirror: Mirror) -> None:
         "licence": ds.licence,
         "file_sha256": {"crows_pairs_anonymized.csv": sha(path.read_bytes())}}]
     assert reg.provenance({"mine.csv": "0" * 64}) == []  # the user's own file: not a set
+
+
+def test_a_run_records_the_data_set_it_read(mirror: Mirror, tmp_path: Path) -> None:
+    """gs.run's result names the fetched SEAT set, its version and the file's digest."""
+    import numpy as np
+
+    import genderscope as gs
+    from genderscope.datasets.seat import resolve_test
+
+    test = resolve_test("weat6", find_benchmark("seat/tests"))
+    words = {w for s in (test.targ1, test.targ2, test.attr1, test.attr2) for w in s.examples}
+    rng = np.random.default_rng(0)
+    vec = tmp_path / "vec.txt"
+    vec.write_text("".join(f"{w} {' '.join(f'{x:.4f}' for x in rng.normal(size=4))}\n"
+                           for w in sorted(words)), encoding="utf-8")
+    r = gs.run("weat", model=str(vec), test="weat6", store=tmp_path / "s.sqlite")
+    ds = reg.get("seat")
+    assert r.metadata["data"]["datasets"] == [{
+        "name": "seat", "version": ds.version, "source": ds.source_url, "licence": ds.licence,
+        "file_sha256": {"tests/weat6.jsonl": ds.file("tests/weat6.jsonl").sha256}}]
