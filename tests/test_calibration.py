@@ -419,7 +419,7 @@ def _old_bartl_rule(d: np.ndarray) -> float:
 @pytest.mark.parametrize("n", [5, 10, 20, 60])
 def test_paired_mean_test_under_skewed_mean_zero_units(n: int) -> None:
     """Row 3: the sign-flip test of the mean over n units (professions) with skewed,
-    mean-0 differences (vectorised path of :func:`paired_test`). Exact at n <= 20; at
+    mean-0 differences (vectorised path of :func:`paired_test`). Exact at n <= 24; at
     n = 5 the smallest two-sided p is 1/16, so it never rejects at 0.05 (valid, not
     sized). At 60 units with stronger skew the old Shapiro -> Wilcoxon rule tests the
     pseudo-median and rejects ~3x too often."""
@@ -428,8 +428,7 @@ def test_paired_mean_test_under_skewed_mean_zero_units(n: int) -> None:
     rng = np.random.default_rng(223 + n)
     shape = 2.0 if n == 60 else 6.0
     d = _skewed(rng, (4000, n), shape) + rng.normal(0, 0.1, (4000, n))
-    p, _, _, _, exact = sign_flip_pvalues(d, n_flips=1000, seed=n,
-                                          exact_limit=(1 << 16) if n < 20 else 0)
+    p, _, _, _, exact = sign_flip_pvalues(d, n_flips=1000, seed=n)  # exact to n = 24
     assert paired_test(d[0], np.zeros(n)).p_value == pytest.approx(
         p[0], abs=0.02 if not exact else 1e-12)
     rate = float(np.mean(p < ALPHA))
