@@ -63,3 +63,23 @@ def test_small_n_p_values_are_exact() -> None:
     assert t.exact and t.p_value == pytest.approx(0.0625)
     w = paired_test(a, b, method="rank")
     assert w.exact and w.p_value == pytest.approx(0.0625)
+
+
+def test_exact_sign_flip_counts_match_brute_force() -> None:
+    """The meet-in-the-middle exact p equals enumerating every sign vector (ties too)."""
+    import itertools
+
+    from genderscope.stats.signflip import sign_flip_pvalues
+
+    rng = np.random.default_rng(4)
+    for n in (1, 2, 5, 9, 12):
+        x = np.round(rng.normal(size=(6, n)), 1)
+        two, ge, le, b, exact = sign_flip_pvalues(x)
+        assert exact and b == 2 ** n
+        signs = np.array(list(itertools.product((1.0, -1.0), repeat=n)))
+        for k, row in enumerate(x):
+            s, obs = signs @ row, row.sum()
+            tol = 1e-12 * max(1.0, abs(obs / n)) * n
+            assert two[k] == pytest.approx(np.mean(np.abs(s) >= abs(obs) - tol))
+            assert ge[k] == pytest.approx(np.mean(s >= obs - tol))
+            assert le[k] == pytest.approx(np.mean(s <= obs + tol))
