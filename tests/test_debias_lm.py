@@ -1,0 +1,169 @@
+"""``genderscope debias inlp|sentence-debias|self-debias``: the folder, loading it with
+``--model DIR``, and bad input (exit 2, one line, nothing unpickled)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from genderscope.errors import GenderscopeError
+
+
+def _cli(*args: str):
+    from genderscope.cli.app import app
+
+    return CliRunner().invoke(app, list(args))
+
+
+def _main(capsys, monkeypatch, *args: str) -> tuple[int, str]:
+    """``genderscope ARGS`` through the real entry point: (exit code, stderr)."""
+    import sys
+
+    from genderscope.cli.app import main
+
+    monkeypatch.setattr(sys, "argv", ["genderscope", *args])
+    capsys.readouterr()
+    code = 0
+    try:
+        main()
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    return code, capsys.readouterr().err
+
+
+@pytest.fixture()
+def gs_main(capsys, monkeypatch):
+    return lambda *args: _main(capsys, monkeypatch, *args)
+
+
+def _one_line_error(res: tuple[int, str], *words: str) -> None:
+    code, err = res
+    out = err.strip()
+    assert code == 2, out
+    assert len(out.splitlines()) == 1 and "Traceback" not in out, out
+    for w in words:
+        assert w in out, out
+
+
+@pytest.fixture()
+def inlp_dir(tiny_bert_dir: Path, tmp_path: Path) -> Path:
+    out = tmp_path / "inlp"
+    res = _cli("debias", "inlp", "--model", str(tiny_bert_dir), "--out", str(out), "--limit",
+               "60", "--per-class", "15", "--n-classifiers", "2", "--no-progress")
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def test_inlp_folder_is_safetensors_and_json_and_loads(inlp_dir, tiny_bert_dir, store):
+    from genderscope.models.loading import load_lm
+
+    assert sorted(p.name for p in inlp_dir.iterdir()) == ["manifest.json",
+                                                          "projection.safetensors"]
+    manifest = json.loads((inlp_dir / "manifest.json").read_text())
+    assert manifest["technique"] == "inlp" and manifest["base_model"]["hidden_size"] == 32
+    assert manifest["data"]["sentences"] == {"male": 15, "female": 15, "neutral": 15}
+    lm = load_lm(inlp_dir, store=store)
+    base = load_lm(tiny_bert_dir, store=store)
+    assert lm.fingerprint != base.fingerprint and "debias:inlp" in lm.fingerprint
+    assert lm.describe()["debias"]["technique"] == "inlp"
+    texts = ["he is a nurse .", "she is a doctor ."]
+    a = [s.total for s in lm.pseudo_log_likelihood(texts)]
+    b = [s.total for s in base.pseudo_log_likelihood(texts)]
+    assert not np.allclose(a, b)
+    again = load_lm(inlp_dir, store=store)  # deferred: cached answers, no weights loaded
+    assert [s.total for s in again.pseudo_log_likelihood(texts)] == a and not again.loaded
+
+
+def test_measure_runs_on_a_debiased_folder(inlp_dir, tmp_path):
+    res = _cli("run", "crows-pairs", "--model", str(inlp_dir), "--bias-type", "gender",
+               "--limit", "4", "--out", str(tmp_path / "cp"))
+    assert res.exit_code == 0, res.output
+    meta = json.loads((tmp_path / "cp" / "summary.json").read_text())
+    assert "debias:inlp" in json.dumps(meta)
+
+
+def test_corpus_without_attribute_words(gs_main, tiny_bert_dir, tmp_path):
+    corpus = tmp_path / "plain.txt"
+    corpus.write_text("The weather was fine all week long.\nA river runs through the old "
+                      "town today.\n", encoding="utf-8")
+    for tech in ("inlp", "sentence-debias"):
+        res = gs_main("debias", tech, "--model", str(tiny_bert_dir), "--out",
+                   str(tmp_path / tech), "--corpus", str(corpus))
+        _one_line_error(res, "attribute word")
+
+
+def test_output_folder_made_by_another_technique(gs_main, inlp_dir, tiny_gpt2_dir, tiny_bert_dir,
+                                                 tmp_path):
+    res = gs_main("debias", "self-debias", "--model", str(tiny_gpt2_dir), "--out", str(inlp_dir))
+    _one_line_error(res, "debias inlp")
+    res = gs_main("debias", "sentence-debias", "--model", str(tiny_bert_dir), "--out",
+               str(inlp_dir), "--overwrite")
+    _one_line_error(res, "debias inlp")
+    unfinished = tmp_path / "cds-run"
+    (unfinished / "checkpoints" / "step-2").mkdir(parents=True)
+    res = gs_main("debias", "inlp", "--model", str(tiny_bert_dir), "--out", str(unfinished))
+    _one_line_error(res, "unfinished")
+    assert (unfinished / "checkpoints" / "step-2").is_dir()  # nothing deleted
+    res = gs_main("debias", "inlp", "--model", str(tiny_bert_dir), "--out", str(inlp_dir))
+    _one_line_error(res, "--overwrite")
+
+
+def test_projection_from_another_model(gs_main, inlp_dir, tmp_path):
+    from genderscope.models.testing import build_bert
+
+    other = build_bert(tmp_path / "other-bert", seed=7)
+    moved = tmp_path / "moved"
+    shutil.copytree(inlp_dir, moved)
+    manifest = json.loads((moved / "manifest.json").read_text())
+    manifest["base_model"]["spec"] = str(other)
+    (moved / "manifest.json").write_text(json.dumps(manifest))
+    res = gs_main("run", "crows-pairs", "--model", str(moved), "--limit", "2", "--out",
+               str(tmp_path / "cp"))
+    _one_line_error(res, "another model")
+    # a projection file swapped in from another run
+    swapped = tmp_path / "swapped"
+    shutil.copytree(inlp_dir, swapped)
+    from safetensors.numpy import save_file
+
+    save_file({"projection": np.eye(32, dtype=np.float32)},
+              str(swapped / "projection.safetensors"))
+    res = gs_main("run", "crows-pairs", "--model", str(swapped), "--limit", "2", "--out",
+               str(tmp_path / "cp2"))
+    _one_line_error(res, "another run")
+
+
+def test_model_without_hidden_states():
+    import torch
+
+    from genderscope.models.projection import hidden_body, install_projection
+
+    class Headless(torch.nn.Module):
+        base_model_prefix = ""
+
+        def forward(self, input_ids):  # pragma: no cover - never called
+            return input_ids
+
+    with pytest.raises(GenderscopeError, match="exposes no hidden states"):
+        hidden_body(Headless())
+    with pytest.raises(GenderscopeError, match="exposes no hidden states"):
+        install_projection(Headless(), np.eye(4))
+
+
+def test_self_debias_refuses_a_masked_lm(gs_main, tiny_bert_dir, tmp_path):
+    res = gs_main("debias", "self-debias", "--model", str(tiny_bert_dir), "--out",
+               str(tmp_path / "sd"))
+    _one_line_error(res, "causal LM")
+
+
+def test_self_debias_prefix_longer_than_the_model(tiny_gpt2_dir, tmp_path):
+    from genderscope.debias.estimate import debias_lm
+    from genderscope.models.loading import load_lm
+
+    debias_lm("self-debias", tiny_gpt2_dir, tmp_path / "sd", prefixes=["zq " * 120])
+    with pytest.raises(GenderscopeError, match="positions"):
+        load_lm(tmp_path / "sd").log_likelihood(["he is a nurse"])
