@@ -22,18 +22,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+sys.path.insert(0, str(Path(__file__).parent))
+from bad_input_case import ApiCase, Case  # noqa: E402
+
 WORDS = ["he", "she", "man", "woman", "king", "queen", "doctor", "nurse", "the", "is"]
-
-
-@dataclass(frozen=True)
-class Case:
-    """One command line (paths relative to the workspace; ``{model}`` = a tiny BERT
-    folder), the issue item it checks, and a fragment the error line must hold."""
-
-    item: str
-    what: str
-    args: tuple[str, ...]
-    expect: str
 
 
 CLF = "clf.py:predict"
@@ -118,8 +110,28 @@ def _vectors(path: Path, rows: np.ndarray, words: list[str]) -> None:
                             for w, r in zip(words, rows, strict=True)), encoding="utf-8")
 
 
+_TEMPLATE: list[Path] = []
+
+
 def make_workspace(root: Path) -> Path:
-    """Files the cases read: good ones (so only the named input is bad) and bad ones."""
+    """Files the cases read: good ones (so only the named input is bad) and bad ones. Built
+    once per process and copied (links copied as links; FIFOs made in each copy)."""
+    import shutil
+    import tempfile
+
+    if not _TEMPLATE:
+        import atexit
+
+        base = Path(tempfile.mkdtemp(prefix="gs-ws-"))
+        atexit.register(shutil.rmtree, base, True)
+        _TEMPLATE.append(_build_workspace(base / "ws"))
+    root.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(_TEMPLATE[0], root, symlinks=True)
+    add_fifos(root)
+    return root
+
+
+def _build_workspace(root: Path) -> Path:
     from genderscope.results import Result
     from genderscope.store import Store
 
@@ -168,12 +180,14 @@ def make_workspace(root: Path) -> Path:
     planted = root / "planted" / "checkpoints" / "step-1"
     planted.mkdir(parents=True)
     (planted / "state.json").write_text('{"step": 1, "losses": [1.0]}')
-    (planted / "trainer.pt").write_bytes(pickle.dumps(_Marker(str(root / "MARKER"))))
+    (planted / "trainer.pt").write_bytes(pickle.dumps(_Marker("MARKER")))
+    extend_workspace(root)
     return root
 
 
 class _Marker:
-    """Unpickling it writes MARKER in the workspace: proof that code ran."""
+    """Unpickling it writes MARKER in the working folder (the workspace while a case runs):
+    proof that code ran."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -183,11 +197,21 @@ class _Marker:
 
 
 def snapshot(root: Path) -> dict[str, str]:
-    """Every file (SHA-256 of its bytes) and folder under ``root``."""
+    """Every file (SHA-256 of its bytes), folder, link (its target) and special file under
+    ``root``; links are not followed."""
     out: dict[str, str] = {}
-    for p in sorted(root.rglob("*")):
-        rel = str(p.relative_to(root))
-        out[rel] = "dir" if p.is_dir() else hashlib.sha256(p.read_bytes()).hexdigest()
+    for dirpath, dirs, files in os.walk(root):
+        for name in sorted(dirs + files):
+            p = Path(dirpath) / name
+            rel = str(p.relative_to(root))
+            if p.is_symlink():
+                out[rel] = "link->" + os.readlink(p)
+            elif p.is_dir():
+                out[rel] = "dir"
+            elif p.is_file():
+                out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
+            else:
+                out[rel] = f"special {p.stat().st_mode:o}"
     return out
 
 
@@ -198,11 +222,14 @@ class Outcome:
     changed: list[str]
 
 
-def run_case(case: Case, root: Path, model: Path) -> Outcome:
-    """Run ``case`` in-process through ``genderscope``'s ``main()`` with ``root`` as the
-    working folder and its store as the default store."""
+def run_case(case: Case | ApiCase, root: Path, model: Path) -> Outcome:
+    """Run ``case`` in-process through ``genderscope``'s ``main()`` (or, for an
+    :class:`ApiCase`, evaluate its call) with ``root`` as the working folder and its store
+    as the default store."""
     from genderscope.cli.app import main
 
+    if isinstance(case, ApiCase):
+        return _run_api_case(case, root, model)
     args = [a.replace("{model}", str(model)) for a in case.args]
     before = snapshot(root)
     err, out = io.StringIO(), io.StringIO()
@@ -230,4 +257,41 @@ def run_case(case: Case, root: Path, model: Path) -> Outcome:
             os.environ["GENDERSCOPE_STORE"] = old[2]
     after = snapshot(root)
     changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+    if case.cache_may_grow:  # the loaded model's memo in the store (a cache) may be new
+        changed = [k for k in changed if not k.startswith("store.sqlite")]
     return Outcome(code, err.getvalue().strip(), changed)
+
+
+def _run_api_case(case: ApiCase, root: Path, model: Path) -> Outcome:
+    import genderscope as gs
+    from genderscope.errors import GenderscopeError
+    from genderscope.results import Result
+
+    before = snapshot(root)
+    old = (os.getcwd(), os.environ.get("GENDERSCOPE_STORE"))
+    os.chdir(root)
+    os.environ["GENDERSCOPE_STORE"] = str(root / "store.sqlite")
+    code: int | str = 0
+    err = ""
+    try:
+        with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+            eval(case.call, {"gs": gs, "Result": Result, "pd": pd,  # noqa: S307
+                             "MODEL": str(model)})
+    except (GenderscopeError, TypeError, ValueError) as exc:
+        code, err = 2, f"error: {type(exc).__name__}: {exc}"
+    except BaseException as exc:  # noqa: BLE001 - a traceback is what the cases look for
+        code, err = f"traceback ({type(exc).__name__})", f"{type(exc).__name__}: {exc}"
+    finally:
+        os.chdir(old[0])
+        if old[1] is None:
+            os.environ.pop("GENDERSCOPE_STORE", None)
+        else:
+            os.environ["GENDERSCOPE_STORE"] = old[1]
+    after = snapshot(root)
+    changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+    return Outcome(code, err, changed)
+
+
+from bad_inputs_issue24 import API, CLI, OPTIONS, add_fifos, extend_workspace  # noqa: E402
+
+CASES = [*CASES, *CLI, *OPTIONS, *API]

@@ -1,5 +1,5 @@
-"""Regenerate docs/reliability.md: run every case of tests/bad_inputs.py and write what
-really happened (exit code, the error line, files changed).
+"""Regenerate docs/reliability.md: run every case of tests/bad_inputs.py (issues 16 and 24)
+and write what really happened (exit code, the error line, files changed).
 
     PYTHONPATH=src HF_HUB_OFFLINE=1 python tests/reliability_table.py [docs/reliability.md]
 """
@@ -11,19 +11,26 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+from bad_input_case import ApiCase  # noqa: E402
 from bad_inputs import CASES, make_workspace, run_case  # noqa: E402
 
 HEAD = """# Reliability: bad inputs and their outcomes
 
-Each row is one command run on a prepared workspace of small files (issue 16; the cases
-live in `tests/bad_inputs.py`, `tests/test_bad_inputs.py` asserts them). Expected for every
-row: exit code 2, one `error:` line naming the problem, no traceback, and no file or folder
-written or changed. The table is regenerated, not written by hand:
+Each row is one command (or Python API call) run on a prepared workspace of small files
+(issue 16, items 1-7; issue 24, items 24.1-24.5; the cases live in `tests/bad_inputs.py` and
+`tests/bad_inputs_issue24.py`, `tests/test_bad_inputs.py` asserts them). Expected for every
+row: exit code 2 (an API call: a `GenderscopeError`, `TypeError` or `ValueError`), one
+`error:` line naming the problem (or click's `Error: Invalid value` for an option outside its
+range), no traceback, and no file or folder written or changed. Rows marked "model cache
+only" loaded the model before refusing its input, so the store may hold that model's memo.
+The table is regenerated, not written by hand:
 
     PYTHONPATH=src HF_HUB_OFFLINE=1 python tests/reliability_table.py
 
 `{model}` is a tiny random BERT folder; `planted/` holds `checkpoints/step-1/trainer.pt`,
-a pickle whose unpickling would create `MARKER` (it never appears).
+a pickle whose unpickling would create `MARKER` (it never appears). `res/`, `mine/`,
+`mymodel/`, `ftc/` are a user's folders; `pipe` is a FIFO; `r.html` and `linkdir` are
+symbolic links to a user's file and folder, `dangling.csv` a link to a missing file.
 
 | item | input | command | exit | error line | changed |
 |---|---|---|---|---|---|
@@ -53,6 +60,25 @@ ELSEWHERE = [
      "of the first word", "tests/test_reliability.py"),
     ("classifier SPECs that run code (.pkl/.joblib, module:name, file.py:name) say so in "
      "`--help` and docs/measures/robustness.md", "tests/test_reliability.py"),
+    ("issue 24 data loss: `debias cds --overwrite` checks everything before touching `--out`, "
+     "never removes the current folder, an input or a folder genderscope did not write; a "
+     "planted `OUT.tmp` link is never followed; `run --out` never replaces a user's "
+     "summary.json; `runs export` never writes through a dangling link",
+     "tests/test_output_rule.py"),
+    ("disk full (RLIMIT_FSIZE) for `--out`, the store, the file-hash cache and a debias "
+     "checkpoint: a clean error or the right answer, old output and stored runs intact, no "
+     "temporary file", "tests/test_faults.py"),
+    ("an empty/damaged file-hash memo is recomputed with one warning (two models never share "
+     "a fingerprint); a damaged adapter memo is ignored; flipped bytes in the cached "
+     "de-quantised GGUF weights are detected (SHA-256) and recomputed",
+     "tests/test_faults.py"),
+    ("a garbled store page is one `error:` line; 4 concurrent identical runs record one row",
+     "tests/test_faults.py"),
+    ("sweep requests no local node can satisfy, and bad sweep files, are refused before Ray "
+     "starts", "tests/test_sweep_refusals.py"),
+    ("inputs longer than the model's positions (GPT-2, RoBERTa, BERT) are refused naming the "
+     "input and the limit", "tests/test_reliability.py::"
+     "test_input_longer_than_the_model_is_refused_by_name"),
 ]
 TAIL = "\n## What else holds (tested elsewhere)\n\n| what | test |\n|---|---|\n" + "".join(
     f"| {what} | `{test}` |\n" for what, test in ELSEWHERE)
@@ -68,7 +94,15 @@ def render(rows: list[tuple[str, str, str, str, str, str]]) -> str:
 
 
 def main() -> None:
+    import os
+
     from genderscope.models.testing import build_bert
+
+    data = Path(__file__).resolve().parents[2] / "shared" / "data"
+    if data.is_dir():  # as tests/conftest.py: the test data, and no download ever
+        os.environ.setdefault("GENDERSCOPE_DATA", str(data))
+    os.environ["GENDERSCOPE_DATA_MIRROR"] = "http://127.0.0.1:9"
+    os.environ["GENDERSCOPE_DATA_RETRIES"] = "0"
 
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else \
         Path(__file__).resolve().parents[1] / "docs" / "reliability.md"
@@ -80,9 +114,16 @@ def main() -> None:
             o = run_case(case, root, model)
             last = o.stderr.splitlines()[-1] if o.stderr else ""
             last = last.replace(str(root) + "/", "").replace(str(model), "{model}")
-            command = "genderscope " + " ".join(case.args)
+            if isinstance(case, ApiCase):
+                command = case.call
+            else:
+                command = "genderscope " + " ".join(
+                    a if a.isprintable() and len(a) < 60 else ascii(a)[:40] + "...'"
+                    for a in case.args)
+            changed = ", ".join(o.changed) or (
+                "model cache only" if getattr(case, "cache_may_grow", False) else "nothing")
             rows.append((case.item, case.what, f"`{command}`", str(o.code), last or "-",
-                         ", ".join(o.changed) or "nothing"))
+                         changed))
     target.write_text(render(rows), encoding="utf-8")
     print(f"wrote {target} ({len(rows)} cases)")
 

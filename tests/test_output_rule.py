@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
 import genderscope as gs
+from genderscope import outputs
 from genderscope.cli.app import main
 from genderscope.errors import GenderscopeError
-from genderscope import outputs
 from genderscope.results import Result
 
 

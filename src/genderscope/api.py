@@ -61,7 +61,12 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
     models. ``store``: the score cache (default: ``$GENDERSCOPE_STORE`` or
     ``~/.cache/genderscope/store.sqlite``); an LM adapter or encoder keeps it open.
     Models the store has seen come back *deferred* (weights or vectors read on the
-    first answer no cache holds). ``batch_size``:
+    first answer no cache holds).
+
+    Warning: a classifier SPEC runs code. ``.pkl`` / ``.joblib`` / ``.pickle`` files are
+    unpickled (which executes whatever they say) and ``module:name`` / ``file.py:name``
+    import that module or file and call ``name``; load only SPECs you trust.
+    ``batch_size``:
     texts per call of a classifier or sentence encoder. ``openai:NAME`` + ``base_url``: an
     OpenAI-compatible chat endpoint (:mod:`genderscope.models.endpoint`).
     """
@@ -131,7 +136,10 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
 
     ``measure``: one of :func:`measures` (``crows-pairs``, ``winobias``, ``bec-pro``, ...).
     ``model``: a model spec (see :func:`load_model`) or an adapter :func:`load_model`
-    returned (``None`` for ``bias-amplification``, which compares texts). ``options``:
+    returned (``None`` for ``bias-amplification``, which compares texts). Warning: the
+    classifier SPEC of ``counterfactual`` / ``attack`` runs code (a pickle is unpickled,
+    ``module:name`` / ``file.py:name`` is imported and called); give only SPECs you
+    trust. ``options``:
     the measure's options, named as the CLI's in snake case
     (``bias_type="gender"``, ``limit=100``, ``subset_seed=0``, ``seed=0``,
     ``resamples=10_000``, ``data=...``); an unknown option is an error. ``out``: also
@@ -146,6 +154,9 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
     ``out`` is rewritten only when it does not already hold that run. ``reuse=False``
     recomputes (every score still comes from the score cache).
     """
+    from genderscope.checks import check_options
+
+    check_options(options)  # seeds >= 0, whole-number counts: before any work
     plan, accepted = _plan(measure, {**options, "progress": progress})
     if model is None and plan.needs != "none":
         raise GenderscopeError(f"{measure}: give a model (model=...)")
@@ -300,12 +311,18 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
     and data are reused (``reuse=False`` re-runs them). Returns the page's data
     (``.sections``: one per measure and model, with ``.result`` and ``.headlines``).
     """
+    from genderscope.checks import whole_number
     from genderscope.models.source import check_dtype
     from genderscope.report import html as page
     from genderscope.report import runner
     from genderscope.report.registry import LANGS, Context
 
     models = [models] if isinstance(models, str) else list(models)
+    whole_number(seed, "seed", 0)
+    twice = sorted({str(m) for m in [*models, *vectors, *encoders, *classifiers]
+                    if [*models, *vectors, *encoders, *classifiers].count(m) > 1})
+    if twice:
+        raise GenderscopeError(f"model given twice: {', '.join(twice)}; each is reported once")
     check_dtype(dtype)  # an unknown dtype fails here, not once per measure
     if lang not in LANGS:
         raise GenderscopeError(f"--lang must be one of {', '.join(LANGS)}, got {lang!r}")

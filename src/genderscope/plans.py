@@ -96,6 +96,13 @@ def _check_choice(name: str, value: str, choices: Sequence[str]) -> None:
         raise GenderscopeError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
 
 
+def _check_strategy(strategy: str) -> None:
+    """The multi-piece strategy, checked before the model loads."""
+    from genderscope.models.base import STRATEGIES
+
+    _check_choice("--strategy", strategy, STRATEGIES)
+
+
 def _check_min(name: str, value: int | None, least: int) -> None:
     if value is not None and value < least:
         raise GenderscopeError(f"{name} must be at least {least}, got {value}")
@@ -217,6 +224,7 @@ def bec_pro(*, lang: str = "en", data: Path | None = None, repair: bool = False,
     from genderscope.results import file_sha256
 
     _check_choice("--span-masking", span_masking, ("piece", "word"))
+    _check_strategy(strategy)
     _check_choice("--lang", lang, data_mod.LANGS)
     _check_min("--limit", limit, 1)
     _check_min("--resamples", resamples, 100)
@@ -229,13 +237,29 @@ def bec_pro(*, lang: str = "en", data: Path | None = None, repair: bool = False,
         rows = data_mod.generate(lang)
         data_meta = {"generated": f"BEC-Pro {lang.upper()} (genderscope generator)",
                      "lang": lang}
-    if limit is not None:
-        rows = rows[:limit]
+    if limit is not None:  # the first rows of each person gender in turn: the data is
+        rows = _first_of_each(rows, limit, lambda r: r.gender)  # ordered by gender
     data_meta["n_rows"] = len(rows)
     run = _measure("genderscope.measures.bec_pro:run")
     return Plan("bec-pro", "lm", lambda lm: run(
         lm, rows, strategy=strategy, span_masking=span_masking, n_resamples=resamples,
         seed=seed, data=data_meta, progress=progress), inputs=(rows, data_meta))
+
+
+def _first_of_each(rows: Sequence[T], limit: int, group: Callable[[T], Any]) -> list[T]:
+    """``limit`` rows taken from each group in turn (its first rows), in their original
+    order: a limit never keeps one group only (BEC-Pro: --limit 10 on rows ordered by
+    person gender kept only male rows, and the gender comparison had no number)."""
+    groups: dict[Any, list[int]] = {}
+    for i, r in enumerate(rows):
+        groups.setdefault(group(r), []).append(i)
+    queues = [list(reversed(g)) for g in groups.values()]
+    keep: set[int] = set()
+    while len(keep) < min(limit, len(rows)):
+        for q in queues:
+            if q and len(keep) < limit:
+                keep.add(q.pop())
+    return [r for i, r in enumerate(rows) if i in keep]
 
 
 def lpbs(*, test: str = "career-family", templates: Path | None = None,
@@ -248,6 +272,7 @@ def lpbs(*, test: str = "career-family", templates: Path | None = None,
     run = _measure("genderscope.measures.lpbs:run")
 
     _check_choice("--span-masking", span_masking, ("piece", "word"))
+    _check_strategy(strategy)
     _check_min("--permutations", permutations, 10_000)
     _check_min("--resamples", resamples, 100)
     spec = resolve_test(test, Path(templates) if templates is not None else None)
@@ -264,6 +289,8 @@ def probe(*, targets: Sequence[str], template: str = "GGG is a XXX.",
           progress: bool = False) -> Plan:
     """Gender-fill, prior-corrected and target-fill bias (Kurita et al. 2019)."""
     from genderscope.measures.probe import check_template
+
+    _check_strategy(strategy)
     from genderscope.measures.probe import probe as run_probe
 
     check_template(template)

@@ -488,13 +488,28 @@ class Store:
         def decode() -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
             import pandas as pd
 
-            items = pd.read_parquet(io.BytesIO(items_blob)) if items_blob else pd.DataFrame()
-            return items, {name: pd.read_parquet(io.BytesIO(data)) for name, data in table_blobs}
+            try:
+                items = pd.read_parquet(io.BytesIO(items_blob)) if items_blob else \
+                    pd.DataFrame()
+                return items, {name: pd.read_parquet(io.BytesIO(data))
+                               for name, data in table_blobs}
+            except Exception as exc:  # noqa: BLE001 - pyarrow's errors: damaged bytes
+                raise self._damaged(rid, "item table", exc) from None
 
-        meta = json.loads(metadata)
+        try:
+            meta, summ = json.loads(metadata), json.loads(summary)
+        except (TypeError, ValueError) as exc:
+            raise self._damaged(rid, "summary", exc) from None
+        if not isinstance(meta, dict) or not isinstance(summ, dict):
+            raise self._damaged(rid, "summary", ValueError("not a JSON object"))
         meta["run_id"] = rid
-        return StoredResult(method, json.loads(summary), meta, decode,
-                            [name for name, _ in table_blobs])
+        return StoredResult(method, summ, meta, decode, [name for name, _ in table_blobs])
+
+    def _damaged(self, run_id: str, what: str, exc: BaseException) -> GenderscopeError:
+        first = str(exc).strip().splitlines()[0][:120] if str(exc).strip() else ""
+        return GenderscopeError(f"store {self.path}: the {what} of run {run_id} is damaged "
+                                f"({type(exc).__name__}: {first}); rerun it, or remove it "
+                                "from the store")
 
     def _transaction(self) -> _Tx:
         return _Tx(self._con)

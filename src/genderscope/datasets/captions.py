@@ -157,6 +157,12 @@ def load_ratio_table(path: str | Path, *, predicted_column: str | None = None,
             row = int(bad.to_numpy().argmax())
             raise DataError(f"{where(p, row + 2, col)}: ratio must be a number in [0, 1], "
                             f"got {str(df[col].iloc[row])!r}")
+    names = df[name_column].astype(str)
+    dup = names[names.duplicated(keep=False)]
+    if not dup.empty:  # one object, two ratios: which one is it? (issue 24)
+        rows = [int(i) + 2 for i in dup.index[dup == dup.iloc[0]]]
+        raise DataError(f"{p}: object {dup.iloc[0]!r} has more than one row (lines "
+                        f"{', '.join(map(str, rows))}); give one row per object")
     return RatioTable(df[name_column].astype(str).tolist(),
                       pd.to_numeric(df[train_column]).astype(float).tolist(),
                       pd.to_numeric(df[predicted_column]).astype(float).tolist(),

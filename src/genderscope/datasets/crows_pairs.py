@@ -69,6 +69,9 @@ def load_crows_pairs(path: str | Path) -> list[CrowsPair]:
                 for col in ("sent_more", "sent_less", "bias_type"):
                     if not row[col].strip():
                         raise DataError(f"{where(p, line, col)}: empty value")
+                if row["sent_more"].strip() == row["sent_less"].strip():  # no minimal pair
+                    raise DataError(f"{where(p, line)}: sent_more and sent_less are identical; "
+                                    "a pair must differ in at least one word")
                 direction = row["stereo_antistereo"].strip()
                 if direction not in DIRECTIONS:
                     raise DataError(f"{where(p, line, 'stereo_antistereo')}: expected 'stereo' "

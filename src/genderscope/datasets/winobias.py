@@ -178,6 +178,8 @@ def load_winobias(folder: str | Path, *, split: str = "test",
     """English WinoBias items from ``folder`` (the WinoBias ``data`` folder)."""
     d = Path(folder)
     items: list[WinoItem] = []
+    if len(set(types)) != len(types):  # each item would be counted twice
+        raise DataError(f"--types lists a WinoBias type twice ({types}); give 1, 2 or 1,2")
     for t in types:
         if t not in (1, 2):
             raise DataError(f"unknown WinoBias type {t!r} (1, 2)")

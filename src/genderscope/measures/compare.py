@@ -177,6 +177,9 @@ def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = N
     if merged.empty:
         raise GenderscopeError("compare: the two runs share no items")
     merged["change"] = merged[f"{spec.value}_after"] - merged[f"{spec.value}_before"]
+    if merged["change"].isna().all():  # every difference NaN: no number to report
+        raise GenderscopeError(f"compare: value {spec.value!r} is NaN (missing) in one run or "
+                               "the other for every shared item; nothing to compare")
     recs = [_row({g: "(all)" for g in spec.groups} or {"group": "(all)"}, merged, spec,
                  n_resamples, seed, clustered)]
     if spec.groups:

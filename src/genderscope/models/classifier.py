@@ -179,8 +179,25 @@ class Classifier:
             batch = texts[start:start + self.batch_size]
             self.calls += 1
             self.queries += len(batch)
-            rows.extend(self._validate(self._predict(batch), len(batch)))
+            rows.extend(self._validate(self._call_user(batch), len(batch)))
         return rows
+
+    def _call_user(self, batch: list[str]) -> Any:
+        """The user's predict function on one batch: whatever it raises (an exception,
+        ``SystemExit``, a SPEC that is no classifier) is one line naming the classifier."""
+        try:
+            return self._predict(batch)
+        except GenderscopeError:
+            raise
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - user code
+            if isinstance(exc, SystemExit):
+                why = f"it called exit({exc.code!r})"
+            else:
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                why = f"{type(exc).__name__}: {first}"[:300]
+            raise GenderscopeError(f"classifier {self.name} failed on a batch of "
+                                   f"{len(batch)} texts ({why}); is it a function from a "
+                                   "list of texts to class probabilities?") from None
 
     def _validate(self, out: Any, n: int) -> np.ndarray:
         try:

@@ -62,8 +62,8 @@ class WordVectors:
             raise DataError(f"{name}: matrix has {matrix.shape[0]} rows but the vocabulary "
                             f"has {len(words)} words")
         self._loader: Callable[[], WordVectors] | None = None
-        self._set(matrix, list(words))
         self.name = name
+        self._set(matrix, list(words))
         self.source_format = source_format
         self._fingerprint = fingerprint
 
@@ -72,7 +72,11 @@ class WordVectors:
         self._words: list[str] | None = words
         index: dict[str, int] = {}
         for i, w in enumerate(words):
-            index.setdefault(w, i)
+            first = index.setdefault(w, i)
+            if first != i and not np.array_equal(matrix[first], matrix[i]):
+                # which vector is the word's? Refused rather than guessed (issue 24)
+                raise DataError(f"{getattr(self, 'name', '<array>')}: the word {w!r} is listed "
+                                f"twice with different vectors (rows {first + 1} and {i + 1})")
         self._index: dict[str, int] | None = index
         self._shape = (int(matrix.shape[0]), int(matrix.shape[1]))
 

@@ -82,8 +82,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                          "(one per word, as Bartl et al.'s code)."),
         strategy: str = STRATEGY_OPTION,
         kind: str = KIND_OPTION,
-        limit: int | None = typer.Option(None, "--limit", min=1, help="Score only the first N "
-                                         "rows (quick checks)."),
+        limit: int | None = typer.Option(None, "--limit", min=1, help="Score only N rows, the "
+                                         "first of each person gender in turn (quick "
+                                         "checks)."),
         seed: int = SEED_OPTION,
         resamples: int = RESAMPLES_OPTION,
         plot: bool = typer.Option(True, "--plot/--no-plot", help="Write association.png/.svg."),

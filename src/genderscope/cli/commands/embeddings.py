@@ -70,16 +70,40 @@ def _row(result: Result) -> dict[str, object]:
             "exact": s["exact"], "n_permutations": s["n_permutations"], "error": ""}
 
 
+def _check_before_work(method: str, out: Path | None, seed: int,
+                       tests: list[AssociationTest], inputs: list[object]) -> None:
+    """The output folder(s) and the seed, checked before the store opens or a vector is
+    read (issue 24: nothing changes on disk when a command is refused)."""
+    from genderscope.checks import whole_number
+    from genderscope.outputs import check_output_folder
+
+    whole_number(seed, "seed", 0)
+    base = default_out(method, out)
+    check_output_folder(base, inputs=inputs, files=("summary.json", "items.csv", "tests.csv"))
+    if len(tests) > 1:
+        for t in tests:
+            check_output_folder(base / t.name, inputs=inputs,
+                                files=("summary.json", "items.csv"))
+
+
 def _write_table(path: Path, rows: list[dict[str, object]]) -> None:
     """The tests' rows as CSV (every column any row has; a missing value left empty),
-    written with ``csv`` so a rerun of stored runs needs no pandas."""
+    written with ``csv`` so a rerun of stored runs needs no pandas; a fresh sibling
+    renamed into place (:func:`genderscope.outputs.write_file`)."""
     import csv
 
+    from genderscope.outputs import mark_folder, write_file
+
     columns = list(dict.fromkeys(k for r in rows for k in r))
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, columns, restval="")
-        writer.writeheader()
-        writer.writerows(rows)
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, columns, restval="")
+            writer.writeheader()
+            writer.writerows(rows)
+
+    write_file(path, write)
+    mark_folder(path.parent, [path.name])
 
 
 def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | None,
@@ -176,6 +200,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         from genderscope.models.vectors import load_vectors
 
         tests = _expand(test, tests_dir)
+        if phrases not in ("skip", "mean"):
+            raise GenderscopeError(f"--phrases must be one of skip, mean, got {phrases!r}")
+        _check_before_work("weat", out, seed, tests, [vectors, vocab])
         store = open_store(store_path)
         try:  # with the store's memo, a stored run's rerun never parses the vectors
             vecs = load_vectors(vectors, fmt=fmt, vocab=vocab, store=store)
@@ -210,6 +237,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         from genderscope.models.encoder import SentenceEncoder
 
         tests = _expand(test, tests_dir)
+        _check_before_work("seat", out, seed, tests, [encoder])
         store = open_store(store_path)
         try:
             enc = SentenceEncoder.load(encoder, device=device, batch_size=batch_size,

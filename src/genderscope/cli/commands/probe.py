@@ -52,7 +52,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         from genderscope.cli.common import command_line
         from genderscope.plans import probe as probe_plan
 
-        probe_plan(targets=targets, template=template, pair=pair)  # bad input: no model load
+        probe_plan(targets=targets, template=template, pair=pair,  # bad input: no model load
+                   strategy=strategy)
         st = open_store(store)
         try:
             adapter = load_model(model, kind=kind, device=device, dtype=dtype,
