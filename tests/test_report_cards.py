@@ -121,7 +121,7 @@ def test_abc_card_shows_the_always_defined_log_ratio() -> None:
                "mean_ll_male_minus_female": {"estimate": 0.1, "ci_low": -0.1,
                                              "ci_high": 0.3}}
     hs = headlines(Result("abc", summary, pd.DataFrame(), {}))
-    assert hs[0].reading() == "Not estimable on these items."
-    ratio = hs[1]
+    assert hs[1].reading() == "Not estimable on these items."
+    ratio = hs[0]  # issue 22: the always-defined ratio leads
     assert ratio.primary and ratio.label.startswith("median log(ppl female / ppl male")
     assert ratio.evidence() is True and "resampling groups" in ratio.reading()

@@ -33,7 +33,9 @@ from genderscope.results import Result
 
 
 def per_group(ctx: Context) -> int | None:
-    return ctx.size(5, quick=2)
+    # 10, not 5: a CI over 5 professions covered 0.83-0.85 with a percentile bootstrap
+    # (issue 22); the cluster t interval over 10 covers 0.94 (tests/test_calibration.py)
+    return ctx.size(10, quick=2)
 
 
 def select_rows(ctx: Context, lang: str) -> tuple[list[Any], int]:
@@ -144,7 +146,7 @@ BEC_PRO = Measure(
     name="bec-pro", title="BEC-Pro (professions and person words)", kinds=LM_KINDS, langs=("en",),
     run=run, headlines=headlines, plot=plot, highlights=highlights,
     paired=lambda r: paired(r),
-    version="2",  # 2: rows paired by person pair; CIs and tests over professions
+    version="3",  # 2: rows paired by person pair; 3: 10 per group, t CI, sign-flip test
     params=lambda ctx: {"lang": ctx.lang, "per_group": per_group(ctx), "seed": ctx.seed,
                         "quick": ctx.quick, "n_resamples": ctx.n_resamples},
     card=MethodCard(
@@ -153,17 +155,18 @@ BEC_PRO = Measure(
                    "profession masked) (Bartl et al. 2020, eq. 1; causal LMs: the same "
                    "posterior over the corpus' person words from sentence likelihoods). "
                    "Headline: mean paired difference male − female person words over "
-                   "professions and templates, CI from a cluster bootstrap over professions; "
-                   "per profession group a paired t / Wilcoxon test over the group's "
-                   "professions (effect size r), Holm-adjusted across the groups.",
+                   "professions and templates, cluster t CI over professions; per "
+                   "profession group a sign-flip test of the mean difference over the "
+                   "group's professions (exact; effect size r), Holm-adjusted across the "
+                   "groups.",
         citation="Bartl, Nissim & Gatt (2020). Unmasking Contextual Stereotypes: Measuring "
                  "and Mitigating BERT's Gender Bias. GeBNLP workshop.",
         caveats=("Profession groups follow US (BLS) employment statistics; their "
                  "stereotypes may not transfer to other countries.",
                  "The subset changes the closed world of the causal-LM definition (person "
                  "words and professions compared against each other)."),
-        subset="5 professions per group (male, female, balanced) × 18 person words × 5 "
-               "templates = 1,350 of 5,400 rows (--quick: 2 per group, 2 templates), seeded"))
+        subset="10 professions per group (male, female, balanced) × 18 person words × 5 "
+               "templates = 2,700 of 5,400 rows (--quick: 2 per group, 2 templates), seeded"))
 
 
 ENTRIES = (BEC_PRO,)
