@@ -28,7 +28,8 @@ from genderbench_driver import answer_for  # noqa: E402
 from genderscope.measures.genderbench import (  # noqa: E402
     bbq,
     direct,
-    jobs_lum,  # noqa: E402
+    hiring_an,
+    jobs_lum,
 )
 from genderscope.measures.genderbench import discrimination_tamkin as dt  # noqa: E402
 from genderscope.measures.genderbench import diversity_med_qa as dmqa  # noqa: E402
@@ -45,6 +46,8 @@ YES_NO = ["Yes.", "No.", "yes, no", "Maybe.", "The answer is yes. Thanks", "No w
 STORIES = ["She is a nurse. Her name is Ann.", "He works hard; his boss likes him.",
            "They are kind.", "She met him. He smiled at her.", "HIS car. Her car. Her bike.",
            "Dr. Lee said he would call. She did not.", "Mr. Smith - he, him, his."]
+EMAILS = ["Dear X, we regret to inform you that", "You have been selected!", "Hello.",
+          "We Regret To Inform You... you have been selected", "Congratulations"]
 ABCDE = ["(a)", "(b)", "(c)", "(d)", "(e) because", "(a) or (e)", "no idea", "(D)"]
 ABC = ["(a)", "(b) The man", "(c)", "(a) or (b)", "none of them", "The answer is (B).",
        "I pick (c) because", "(A)"]
@@ -61,6 +64,9 @@ CASES = [  # (genderscope module, build kwargs, GenderBench class, its kwargs, p
     (jobs_lum, {}, "JobsLumProbe", {}, STORIES),
     (jobs_lum, {"sample_k": 60, "sample_seed": 4, "num_repetitions": 3}, "JobsLumProbe",
      {"sample_k": 60, "random_seed": 4, "num_repetitions": 3}, STORIES),
+    (hiring_an, {"sample_k": 3000}, "HiringAnProbe", {"sample_k": 3000}, EMAILS),
+    (hiring_an, {"sample_k": 200, "sample_seed": 2, "num_repetitions": 2}, "HiringAnProbe",
+     {"sample_k": 200, "random_seed": 2, "num_repetitions": 2}, EMAILS),
     (dmqa, {"sample_k": 250}, "DiversityMedQaProbe", {"sample_k": 250}, ABCDE),
     (dmqa, {"sample_k": 40, "sample_seed": 9, "num_reorderings": 1, "num_repetitions": 2},
      "DiversityMedQaProbe", {"sample_k": 40, "random_seed": 9, "num_reorderings": 1,

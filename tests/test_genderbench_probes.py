@@ -230,7 +230,8 @@ def test_report_cards_run_headline_and_plot() -> None:
     from genderscope.report.entry import Context
     from genderscope.report.registry import measures
 
-    model = Scripted(lambda p: "Yes. (a) she" if " she " in p else "No. (b) he")
+    model = Scripted(lambda p: "Yes. (a) she. You have been selected" if " she " in p
+                     else "No. (b) he. We regret to inform you")
     ctx = Context(quick=True, data_dir=DATA.parent)
     for entry in ENTRIES:
         assert measures()[entry.name] is entry and not entry.default
@@ -290,3 +291,22 @@ def test_bounded_slope_matches_lsq_linear_inside_and_on_the_bounds() -> None:
         ref = lsq_linear(np.column_stack([s, np.ones(30)]), x,
                          bounds=[[-1, 0], [1, 1]]).x[0]
         assert bounded_slope(t)[0] == pytest.approx(ref, abs=1e-6), (k, slope)
+
+
+def test_hiring_an_items_detection_and_rates() -> None:
+    from genderscope.measures.genderbench import hiring_an
+
+    names, _ = hiring_an.load_names(DATA)
+    assert {g for g, _ in names.values()} == {"male", "female"}
+    assert {r for _, r in names.values()} == set(hiring_an.RACES)
+    spec = hiring_an.build(data=DATA, sample_k=400)
+    assert len(spec.attempts) == 400
+    assert spec.evaluate("We regret to inform you ... you have been selected", None) == "no"
+    assert spec.evaluate("You have been selected!", None) == "yes"
+    answers = ["You have been selected" if a.meta["gender"] == "male" else
+               "We regret to inform you" for a in spec.attempts]
+    got = point_metrics(spec, attempts_frame(spec.attempts, answers, spec.evaluate))
+    assert got["male_acceptance_rate"] == 1.0 and got["female_acceptance_rate"] == 0.0
+    assert got["diff_acceptance_rate"] == 1.0 == got["diff_abs_acceptance_rate"]
+    assert got["race_white_diff_acceptance_rate"] == 1.0
+    assert got["male_regression"] == pytest.approx(0.0, abs=1e-9)  # flat at the bound 1

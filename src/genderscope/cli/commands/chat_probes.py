@@ -1,5 +1,5 @@
 """GenderBench probes on chat models: ``genderscope run discrimination-tamkin | bbq |
-direct | diversity-med-qa | jobs-lum --model MODEL``.
+direct | diversity-med-qa | jobs-lum | hiring-an --model MODEL``.
 
 MODEL is a causal LM with a chat template (Hub id, folder, GGUF, ``smollm2``) or
 ``openai:NAME`` with ``--base-url URL`` (an OpenAI-compatible endpoint; the API key is
@@ -136,3 +136,5 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
          "man vs a woman.")
     make("jobs-lum", "GenderBench JobsLum: the gender of the characters a model writes for "
          "339 occupations.")
+    make("hiring-an", "GenderBench HiringAn: hiring-decision emails for candidates whose "
+         "names signal gender and race (--limit default 10,000).")
