@@ -128,7 +128,7 @@ def test_paired_log_ppl_ratio_defined_when_main_effect_is_not(tmp_path: Path) ->
     assert r["estimate"] == pytest.approx(0.2)
     assert r["ci_low"] == pytest.approx(0.2) and r["ci_unit"] == "occupations × frames"
     assert res.summary["main_effect"]["ci_unit"] == "occupations × frames"
-    assert res.summary["reflexive_preferred_ll"]["ci_unit"] == "groups"
+    assert res.summary["reflexive_preferred_ll"]["ci_unit"] == "occupations × frames"
     # issue 22 row 6: the headline leads with the defined ratio; the main effect says why
     from genderscope.measures.abc_card import ABC, headlines
 

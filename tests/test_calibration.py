@@ -486,15 +486,21 @@ def test_abc_median_ci_over_occupations_and_frames_covers() -> None:
     from genderscope.stats.crossed import crossed_ci, weighted_median
 
     rng = np.random.default_rng(225)
-    hits, old = [], []
+    hits, old, share, wilson = [], [], [], []
     for k in range(500):
         v, rr, cc = _abc_log_ratios(rng)
         ci = crossed_ci(rr, cc, lambda w, v=v: weighted_median(v, w), unit="x",
                         n_resamples=300, seed=k)
         hits.append(ci.ci_low <= 0.0 <= ci.ci_high)
+        pos = (v > 0).astype(float)  # a share (e.g. reflexive preferred), truth 0.5
+        sh = crossed_ci(rr, cc, lambda w, x=pos: (w @ x) / w.sum(axis=1), unit="x",
+                        n_resamples=300, seed=k)
+        share.append(sh.ci_low <= 0.5 <= sh.ci_high)
         if k < 150:
             b = bootstrap_ci(v, np.median, n_resamples=300, seed=k)
             old.append(b.ci_low <= 0.0 <= b.ci_high)
+            w = proportion_ci(int(pos.sum()), pos.size)
+            wilson.append(w.ci_low <= 0.5 <= w.ci_high)
     full = []
     for k in range(40):
         v, rr, cc = _abc_log_ratios(rng, None)
@@ -502,8 +508,11 @@ def test_abc_median_ci_over_occupations_and_frames_covers() -> None:
                         n_resamples=200, seed=k)
         full.append(ci.ci_low <= 0.0 <= ci.ci_high)
     print(f"ABC median: two-way coverage {np.mean(hits):.3f} (subset), {np.mean(full):.3f} "
-          f"(all 4,560, 40 runs); groups bootstrap {np.mean(old):.3f}")
+          f"(all 4,560, 40 runs); groups bootstrap {np.mean(old):.3f}; share: two-way "
+          f"{np.mean(share):.3f}, Wilson over groups {np.mean(wilson):.3f}")
     assert _within(float(np.mean(hits)), COVER)
+    assert _within(float(np.mean(share)), COVER)
+    assert np.mean(wilson) < 0.85
     assert np.mean(full) >= 0.85  # 40 runs: a coarse check that the full set is not 0.26
     assert np.mean(old) < 0.85
 
