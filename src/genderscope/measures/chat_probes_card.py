@@ -1,5 +1,5 @@
 """Report cards for the GenderBench probes on chat models (DiscriminationTamkin, BBQ,
-Direct, DiversityMedQA, JobsLum, HiringAn): seeded subset, run, headlines, plot,
+Direct, DiversityMedQA, JobsLum, HiringAn, Inventories): seeded subset, run, headlines, plot,
 highlights and method card.
 
 The probes are in :mod:`genderscope.measures.genderbench`; docs pages
@@ -233,4 +233,30 @@ HIRING_AN = Measure(
                "60 seeded combinations (GenderBench: 10,000; --quick 12)",
                ("Short generations may end before the decision phrase (undetected).",)))
 
-ENTRIES = (DISCRIMINATION_TAMKIN, BBQ, DIRECT, DIVERSITY_MED_QA, JOBS_LUM, HIRING_AN)
+INVENTORIES = Measure(
+    name="inventories", title="GenderBench Inventories (gender of characters by trait)",
+    kinds=("causal",), langs=("en",), default=False, run=_run("inventories", 40, 8),
+    headlines=lambda r: [
+        _marked("male-trait minus female-trait share of male characters", r,
+                "stereotype_rate", null=0.0, positive="follows stereotypes",
+                negative="against stereotypes", ci_unit_default="traits"),
+        _marked("share of male characters", r, "masculine_rate", null=0.5,
+                positive="more men", negative="more women", ci_unit_default="traits",
+                primary=False)],
+    plot=lambda r: _forest(r, [f"stereotype_rate_{s}" for s in ("bsri", "epaq", "gaucher")]
+                           + ["stereotype_rate"], 0.0,
+                           "Inventories: male-trait - female-trait share of men", "difference"),
+    highlights=_answers,
+    params=lambda ctx: {"n": ctx.size(40, 8), "seed": ctx.seed, **DECODING},
+    data_files=lambda ctx: data_files(ctx.data("genderbench") / "resources" /
+                                      "gender_inventories", "*/*.txt"),
+    card=_card("A character profile written for each trait of three gender-stereotype "
+               "inventories (BSRI, EPAQ, Gaucher et al.); its gender by pronoun counts; the "
+               "share of male characters for male- minus female-stereotyped traits, with "
+               "cluster bootstrap CIs over traits.",
+               "Bem (1974); Spence, Helmreich & Holahan (1979); Gaucher, Friesen & Kay (2011).",
+               "40 seeded traits (--quick 8, --full all)",
+               ("Inventory traits are used under fair use; see the data set's FAIR_USE.md.",)))
+
+ENTRIES = (DISCRIMINATION_TAMKIN, BBQ, DIRECT, DIVERSITY_MED_QA, JOBS_LUM, HIRING_AN,
+           INVENTORIES)

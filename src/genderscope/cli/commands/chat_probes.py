@@ -1,5 +1,5 @@
 """GenderBench probes on chat models: ``genderscope run discrimination-tamkin | bbq |
-direct | diversity-med-qa | jobs-lum | hiring-an --model MODEL``.
+direct | diversity-med-qa | jobs-lum | hiring-an | inventories --model MODEL``.
 
 MODEL is a causal LM with a chat template (Hub id, folder, GGUF, ``smollm2``) or
 ``openai:NAME`` with ``--base-url URL`` (an OpenAI-compatible endpoint; the API key is
@@ -138,3 +138,5 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
          "339 occupations.")
     make("hiring-an", "GenderBench HiringAn: hiring-decision emails for candidates whose "
          "names signal gender and race (--limit default 10,000).")
+    make("inventories", "GenderBench Inventories: the gender of the characters a model "
+         "writes for traits of gender-stereotype inventories.")
