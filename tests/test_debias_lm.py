@@ -167,3 +167,47 @@ def test_self_debias_prefix_longer_than_the_model(tiny_gpt2_dir, tmp_path):
     debias_lm("self-debias", tiny_gpt2_dir, tmp_path / "sd", prefixes=["zq " * 120])
     with pytest.raises(GenderscopeError, match="positions"):
         load_lm(tmp_path / "sd").log_likelihood(["he is a nurse"])
+
+
+# -- Dropout ------------------------------------------------------------------------------
+def test_raise_dropout_keeps_weights(tiny_bert_dir, tiny_gpt2_dir):
+    import torch
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
+
+    from genderscope.models.dropout import raise_dropout
+
+    for auto, folder, want in ((AutoModelForMaskedLM, tiny_bert_dir,
+                                {"hidden_dropout_prob": 0.2,
+                                 "attention_probs_dropout_prob": 0.15}),
+                               (AutoModelForCausalLM, tiny_gpt2_dir,
+                                {"resid_pdrop": 0.15, "embd_pdrop": 0.15,
+                                 "attn_pdrop": 0.15})):
+        model = auto.from_pretrained(folder)
+        rebuilt, settings = raise_dropout(model)
+        assert settings == want
+        drops = {m.p for m in rebuilt.modules() if isinstance(m, torch.nn.Dropout)}
+        assert drops & set(want.values()) and not drops & {0.1}
+        a, b = model.state_dict(), rebuilt.state_dict()
+        assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_dropout_cli_trains_and_refuses_another_run(gs_main, tiny_gpt2_dir, tmp_path):
+    from genderscope.models.finetune import FinetuneConfig, fine_tune
+
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("He is a nurse.\nShe is a doctor.\nThe boy and the girl went to "
+                      "school.\n", encoding="utf-8")
+    out = tmp_path / "dropout"
+    code, err = gs_main("debias", "dropout", "--model", str(tiny_gpt2_dir), "--corpus",
+                        str(corpus), "--out", str(out), "--max-steps", "2", "--no-progress")
+    assert code == 0, err
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["technique"] == "dropout" and manifest["params"]["dropout_debias"]
+    assert json.loads((out / "config.json").read_text())["resid_pdrop"] == 0.15
+    # an unfinished CDS run is not resumed as a dropout run
+    cds = tmp_path / "cds"
+    fine_tune(str(tiny_gpt2_dir), ["he is a nurse", "she is a doctor", "a b c"], cds,
+              config=FinetuneConfig(epochs=1, save_every=1), stop_after=1)
+    _one_line_error(gs_main("debias", "dropout", "--model", str(tiny_gpt2_dir), "--corpus",
+                            str(corpus), "--out", str(cds), "--no-progress"),
+                    "other settings")

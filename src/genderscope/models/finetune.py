@@ -71,6 +71,7 @@ class FinetuneConfig:
     max_steps: int | None = None
     save_every: int = 200
     grad_clip: float = 1.0
+    dropout_debias: bool = False  # more dropout (models/dropout.py; debias dropout)
 
     def validate(self) -> None:
         for name in ("epochs", "batch_size", "seed", "max_length", "warmup_steps",
@@ -257,6 +258,10 @@ def fine_tune(model_spec: str, texts: Sequence[str], out: str | Path, *,
     torch.manual_seed(cfg.seed)
     dev = pick_device(device)
     model, tok, kind, source = _load(model_spec, kind, torch.float32)
+    if cfg.dropout_debias:
+        from genderscope.models.dropout import raise_dropout
+
+        model, _ = raise_dropout(model)
     model.to(dev).train()
     _check_tokens(tok, texts, cfg)
     try:
@@ -279,6 +284,7 @@ def fine_tune(model_spec: str, texts: Sequence[str], out: str | Path, *,
         k = max(1, len(finite) // 10)
         manifest = {
             "what": "fine-tuned with genderscope debias",
+            "technique": "dropout" if cfg.dropout_debias else "cds",
             "objective": "masked-lm" if kind == "masked" else "next-token",
             "base_model": {"spec": model_spec, "source": source.kind_of_source,
                            "fingerprint": source.fingerprint(model.config),

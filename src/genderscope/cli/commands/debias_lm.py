@@ -1,8 +1,9 @@
-"""``genderscope debias inlp | sentence-debias | self-debias``: debiasing of a language
-model applied at scoring time (bias-bench's techniques, Meade et al. 2022).
+"""``genderscope debias inlp | sentence-debias | self-debias | dropout``: bias-bench's
+debiasing techniques for language models (Meade et al. 2022).
 
-Each writes ``--out`` (safetensors + ``manifest.json``); any measure then runs on the
-debiased model with ``--model OUT``. See :mod:`genderscope.debias`.
+INLP, SentenceDebias and Self-Debias write ``--out`` (safetensors + ``manifest.json``)
+applied at scoring time; Dropout fine-tunes (as ``debias cds``). Any measure then runs on
+the debiased model with ``--model OUT``. See :mod:`genderscope.debias`.
 """
 
 from __future__ import annotations
@@ -129,3 +130,45 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         _run("self-debias", model, out, prefixes=prefix, decay_constant=decay_constant,
              epsilon=epsilon, kind=kind, start_token=start_token, device=device,
              overwrite=overwrite, progress=progress)
+
+    @debias_app.command("dropout")
+    def dropout_command(model: str = MODEL,
+                        corpus: str = typer.Option(..., "--corpus", help="FILE (.txt/.tsv/"
+                                                   ".csv/.jsonl) or gap."),
+                        out: Path = typer.Option(..., "--out", help="Folder for the "
+                                                 "fine-tuned model."),
+                        unit: str = typer.Option("sentence", "--unit",
+                                                 help="sentence or passage."),
+                        limit: int | None = LIMIT,
+                        epochs: int = typer.Option(1, "--epochs", help="Epochs."),
+                        lr: float = typer.Option(2e-5, "--lr", help="Learning rate."),
+                        batch_size: int = typer.Option(1, "--batch-size", help="Batch size."),
+                        seed: int = typer.Option(42, "--seed", help="Training seed."),
+                        max_steps: int | None = typer.Option(None, "--max-steps",
+                                                             help="Stop after N steps."),
+                        max_length: int = typer.Option(256, "--max-length", min=8,
+                                                       help="Truncate units to N tokens."),
+                        save_every: int = typer.Option(200, "--save-every", min=1,
+                                                       help="Checkpoint every N steps."),
+                        kind: str = KIND, device: str | None = DEVICE_OPTION,
+                        overwrite: bool = typer.Option(False, "--overwrite",
+                                                       help="Replace an existing --out."),
+                        progress: bool = PROGRESS) -> None:
+        """Dropout (Webster et al. 2020): continued pre-training with increased dropout.
+
+        Same training loop, resumable checkpoints and folder as `debias cds`; the corpus is
+        used as is."""
+        from genderscope.debias.dropout_training import dropout_debias
+
+        manifest = dropout_debias(model, corpus, out, unit=unit, limit=limit, epochs=epochs,
+                                  lr=lr, batch_size=batch_size, seed=seed,
+                                  max_steps=max_steps, max_length=max_length,
+                                  save_every=save_every, kind=kind, device=device,
+                                  overwrite=overwrite, progress=progress)
+        table = Table(title=f"debias dropout -> {out}")
+        table.add_column("what")
+        table.add_column("value")
+        for key in ("steps", "loss_first_10pct", "loss_last_10pct", "seconds"):
+            val = manifest.get(key)
+            table.add_row(key, f"{val:.3f}" if isinstance(val, float) else str(val))
+        console.print(table)
