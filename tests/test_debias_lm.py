@@ -77,6 +77,10 @@ def test_inlp_folder_is_safetensors_and_json_and_loads(inlp_dir, tiny_bert_dir, 
     assert not np.allclose(a, b)
     again = load_lm(inlp_dir, store=store)  # deferred: cached answers, no weights loaded
     assert [s.total for s in again.pseudo_log_likelihood(texts)] == a and not again.loaded
+    # a new question loads the weights, with the projection installed on loading
+    fresh = load_lm(inlp_dir).pseudo_log_likelihood(["my father is an engineer ."])[0].total
+    assert again.pseudo_log_likelihood(["my father is an engineer ."])[0].total == \
+        pytest.approx(fresh, abs=1e-5) and again.loaded
 
 
 def test_measure_runs_on_a_debiased_folder(inlp_dir, tmp_path):
