@@ -215,3 +215,18 @@ def test_dropout_cli_trains_and_refuses_another_run(gs_main, tiny_gpt2_dir, tmp_
     _one_line_error(gs_main("debias", "dropout", "--model", str(tiny_gpt2_dir), "--corpus",
                             str(corpus), "--out", str(cds), "--no-progress"),
                     "other settings")
+
+
+def test_compare_before_after_a_debiased_folder(gs_main, inlp_dir, tiny_bert_dir, tmp_path):
+    out = tmp_path / "cmp"
+    code, err = gs_main("compare", "--before", str(tiny_bert_dir), "--after", str(inlp_dir),
+                        "--measure", "crows-pairs", "--run-arg=--bias-type",
+                        "--run-arg=gender", "--run-arg=--limit", "--run-arg=12", "--no-plot",
+                        "--out", str(out))
+    assert code == 0, err
+    summary = json.loads((out / "summary.json").read_text())
+    text = json.dumps(summary)
+    assert "p_adjusted" in text or "holm" in text.lower()
+    before = json.loads((out / "before" / "summary.json").read_text())
+    after = json.loads((out / "after" / "summary.json").read_text())
+    assert "debias:inlp" in json.dumps(after) and "debias:inlp" not in json.dumps(before)
