@@ -230,3 +230,12 @@ def test_compare_before_after_a_debiased_folder(gs_main, inlp_dir, tiny_bert_dir
     before = json.loads((out / "before" / "summary.json").read_text())
     after = json.loads((out / "after" / "summary.json").read_text())
     assert "debias:inlp" in json.dumps(after) and "debias:inlp" not in json.dumps(before)
+
+
+def test_self_debias_refuses_generation(tiny_gpt2_dir, tmp_path):
+    from genderscope.debias.estimate import debias_lm
+    from genderscope.models.loading import load_lm
+
+    debias_lm("self-debias", tiny_gpt2_dir, tmp_path / "sd")
+    with pytest.raises(GenderscopeError, match="scoring only"):
+        load_lm(tmp_path / "sd").chat(["hello"])
