@@ -28,7 +28,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
 
     @data_app.command("list")
     def list_cmd(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-        """List every registered data set: version, where it is, licence, size, source."""
+        """List every registered data set: version, where it is, licence, size."""
         from genderscope.datasets import registry as reg
 
         rows = [{"name": ds.name, "version": ds.version, "status": reg.status(ds),
@@ -85,8 +85,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
 
     @data_app.command("path")
     def path_cmd(name: str = typer.Argument(..., help="A data set name.")) -> None:
-        """Print the data set's folder as measures find it: $GENDERSCOPE_DATA, the
-        package, the cache, else fetched now."""
+        """Print the data set's folder, found as measures find it.
+
+        $GENDERSCOPE_DATA first, then the package, the cache, else fetched now."""
         from genderscope.datasets import registry as reg
         from genderscope.datasets.locations import find_benchmark
 
