@@ -87,7 +87,7 @@ def load_test(path: str | Path) -> AssociationTest:
             raise DataError(f"{p}: {key}.examples is empty")
         sets.append(WordSet(str(entry.get("category", key)), tuple(examples)))
     for (i, j), what in (((0, 1), "target sets X and Y"), ((2, 3), "attribute sets A and B")):
-        if set(sets[i].examples) == set(sets[j].examples):  # WEAT compares two sets: d and p meaningless
+        if set(sets[i].examples) == set(sets[j].examples):  # d and p would mean nothing
             raise DataError(f"{p}: the {what} ({KEYS[i]}, {KEYS[j]}) are identical; a test "
                             "needs two different sets")
     name = p.name.removesuffix(".jsonl").removesuffix(".json")
