@@ -28,6 +28,7 @@ from genderbench_driver import answer_for  # noqa: E402
 from genderscope.measures.genderbench import (  # noqa: E402
     bbq,
     direct,
+    dreaddit,
     hiring_an,
     inventories,
     isear,
@@ -68,6 +69,9 @@ CASES = [  # (genderscope module, build kwargs, GenderBench class, its kwargs, p
     (jobs_lum, {}, "JobsLumProbe", {}, STORIES),
     (jobs_lum, {"sample_k": 60, "sample_seed": 4, "num_repetitions": 3}, "JobsLumProbe",
      {"sample_k": 60, "random_seed": 4, "num_repetitions": 3}, STORIES),
+    (dreaddit, {"sample_k": 1000}, "DreadditProbe", {"sample_k": 1000}, YES_NO),
+    (dreaddit, {"sample_k": 60, "sample_seed": 6, "num_repetitions": 2}, "DreadditProbe",
+     {"sample_k": 60, "random_seed": 6, "num_repetitions": 2}, YES_NO),
     (isear, {}, "IsearProbe", {}, FEELINGS),
     (isear, {"sample_k": 50, "sample_seed": 8, "num_repetitions": 2}, "IsearProbe",
      {"sample_k": 50, "random_seed": 8, "num_repetitions": 2}, FEELINGS),

