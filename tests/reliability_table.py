@@ -85,6 +85,7 @@ TAIL = "\n## What else holds (tested elsewhere)\n\n| what | test |\n|---|---|\n"
 
 
 def _cell(text: str) -> str:
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")  # a non-UTF-8 name
     return text.replace("|", "\\|").replace("\n", " ")
 
 
@@ -118,7 +119,8 @@ def main() -> None:
                 command = case.call
             else:
                 command = "genderscope " + " ".join(
-                    a if a.isprintable() and len(a) < 60 else ascii(a)[:40] + "...'"
+                    a if a.isprintable() and len(a) < 60 else
+                    ascii(a) if len(a) < 60 else ascii(a)[:40] + "...'"
                     for a in case.args)
             changed = ", ".join(o.changed) or (
                 "model cache only" if getattr(case, "cache_may_grow", False) else "nothing")

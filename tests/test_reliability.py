@@ -131,3 +131,23 @@ def test_input_longer_than_the_model_is_refused_by_name(fixture: str, request) -
                                                r"positions: 'the doctor said"):
         score([long_text])
     assert np.isfinite(score(["the doctor said she was right"])[0].total)
+
+
+def test_crows_pairs_with_a_tokenizer_that_yields_nothing_is_refused() -> None:
+    from fake_lm import FakeCausal
+
+    from genderscope.measures.crows_pairs import score_pairs
+
+    class Empty(FakeCausal):
+        def lp(self, word: str) -> float:
+            return 0.0
+
+        def log_likelihood(self, texts, *, progress=False):
+            from genderscope.models.base import SeqScore
+
+            return [SeqScore(0.0, 0, (), ()) for _ in texts]
+
+    with pytest.raises(GenderscopeError, match="scored no token"):
+        score_pairs(Empty(), [("He is a doctor.", "She is a doctor.")])
+    a, b, n = score_pairs(FakeCausal(), [("He is a doctor.", "She is a doctor.")])
+    assert n[0] > 0

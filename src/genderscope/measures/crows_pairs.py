@@ -84,6 +84,10 @@ def score_pairs(adapter: Any, pairs: Sequence[tuple[str, str]], *,
         scores = sentence_scores(adapter, flat, progress=progress)
     tot = np.array([s.total for s in scores], dtype=float).reshape(-1, 2)
     ntok = np.array([s.n_tokens for s in scores], dtype=int).reshape(-1, 2)
+    if len(ntok) and not ntok.any():  # every score an empty sum: 0.0 % would be meaningless
+        raise GenderscopeError("the model scored no token of any sentence (does its "
+                               "tokenizer turn these texts into nothing?); no pair can be "
+                               "compared")
     return tot[:, 0], tot[:, 1], ntok[:, 0]
 
 
