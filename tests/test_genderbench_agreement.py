@@ -33,6 +33,7 @@ from genderscope.measures.genderbench import (  # noqa: E402
     inventories,
     isear,
     jobs_lum,
+    relationship_levy,
 )
 from genderscope.measures.genderbench import discrimination_tamkin as dt  # noqa: E402
 from genderscope.measures.genderbench import diversity_med_qa as dmqa  # noqa: E402
@@ -53,6 +54,7 @@ EMAILS = ["Dear X, we regret to inform you that", "You have been selected!", "He
           "We Regret To Inform You... you have been selected", "Congratulations"]
 FEELINGS = ["Anger.", "joy", "Fear and shame", "I would feel regret.", "Sadness!", "hmm",
             "Disgust", "GUILT", "anxiety, mostly", "Embarrassment. Frustration."]
+AB = ["(a)", "(b)", "(A) because", "(a) or (b)", "Neither.", "I think (b)."]
 ABCDE = ["(a)", "(b)", "(c)", "(d)", "(e) because", "(a) or (e)", "no idea", "(D)"]
 ABC = ["(a)", "(b) The man", "(c)", "(a) or (b)", "none of them", "The answer is (B).",
        "I pick (c) because", "(A)"]
@@ -72,6 +74,9 @@ CASES = [  # (genderscope module, build kwargs, GenderBench class, its kwargs, p
     (dreaddit, {"sample_k": 1000}, "DreadditProbe", {"sample_k": 1000}, YES_NO),
     (dreaddit, {"sample_k": 60, "sample_seed": 6, "num_repetitions": 2}, "DreadditProbe",
      {"sample_k": 60, "random_seed": 6, "num_repetitions": 2}, YES_NO),
+    (relationship_levy, {"sample_k": 800}, "RelationshipLevyProbe", {"sample_k": 800}, AB),
+    (relationship_levy, {"sample_k": 50, "sample_seed": 1, "num_repetitions": 2},
+     "RelationshipLevyProbe", {"sample_k": 50, "random_seed": 1, "num_repetitions": 2}, AB),
     (isear, {}, "IsearProbe", {}, FEELINGS),
     (isear, {"sample_k": 50, "sample_seed": 8, "num_repetitions": 2}, "IsearProbe",
      {"sample_k": 50, "random_seed": 8, "num_repetitions": 2}, FEELINGS),
@@ -165,13 +170,13 @@ class Replay:
         return [answer_for(p, r, self.pool) for p, r in zip(prompts, repetitions, strict=True)]
 
 
-def _label(evaluation: object) -> str:
+def _label(evaluation: object, cls: str = "") -> str:
     """GenderBench's evaluation as genderscope writes it (DiversityMedQA's True/False are
-    genderscope's "right"/"wrong"; undetected is empty)."""
-    if evaluation is True:
-        return "right"
-    if evaluation is False:
-        return "wrong"
+    genderscope's "right"/"wrong", RelationshipLevy's "male"/"female"; undetected is
+    empty)."""
+    if isinstance(evaluation, bool):
+        pair = ("male", "female") if cls == "RelationshipLevyProbe" else ("right", "wrong")
+        return pair[0] if evaluation else pair[1]
     return str(evaluation) if evaluation is not None else ""
 
 
@@ -195,7 +200,7 @@ def test_point_metrics_equal_genderbench_on_identical_answers(reference: Path) -
         frame = attempts_frame(spec.attempts, answers, spec.evaluate)
         evals = sorted(zip(frame["prompt"], frame["repetition"], frame["evaluation"].map(
             lambda v: "" if not isinstance(v, str) else v), strict=True))
-        assert evals == sorted((t, r, _label(e)) for t, r, _, e in ref["attempts"]), cls
+        assert evals == sorted((t, r, _label(e, cls)) for t, r, _, e in ref["attempts"]), cls
         got = point_metrics(spec, frame)
         assert set(ref["metrics"]) <= set(got), (cls, set(ref["metrics"]) - set(got))
         bad = {k: (got[k], v) for k, v in ref["metrics"].items() if not _same(got[k], v)}

