@@ -15,6 +15,8 @@ pytest.importorskip("ray")
 from genderscope.cli.app import main  # noqa: E402
 from genderscope.sweep import driver  # noqa: E402
 
+REAL_START_RAY = driver.start_ray
+
 
 @pytest.fixture(autouse=True)
 def no_ray(monkeypatch) -> None:
@@ -79,3 +81,31 @@ def test_bad_sweep_file_refused_before_ray(tmp_path, monkeypatch, text, expect) 
     assert code == 2 and err.startswith("error: ") and expect in err, err
     assert len(err.splitlines()) == 1
     assert sorted(p.name for p in Path(tmp_path).iterdir()) == ["sweep.yaml"]
+
+
+def test_local_ray_advertises_localhost_and_needs_a_token(monkeypatch) -> None:
+    import os
+
+    seen: dict[str, object] = {}
+
+    class FakeRay:
+        @staticmethod
+        def is_initialized() -> bool:
+            return False
+
+        @staticmethod
+        def init(**kwargs: object) -> None:
+            seen.update(kwargs, mode=os.environ.get("RAY_AUTH_MODE"),
+                        token=os.environ.get("RAY_AUTH_TOKEN"))
+
+    monkeypatch.setattr(driver, "_ray", lambda: FakeRay)
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    monkeypatch.delenv("RAY_AUTH_TOKEN", raising=False)
+    assert REAL_START_RAY(None, 2) is True
+    assert seen["_node_ip_address"] == "127.0.0.1" and seen["num_cpus"] == 2
+    assert seen["mode"] == "token" and len(str(seen["token"])) == 64
+    driver.forget_ray_token()
+    assert "RAY_AUTH_MODE" not in os.environ and "RAY_AUTH_TOKEN" not in os.environ
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")  # the user's own choice is kept
+    REAL_START_RAY(None, 2)
+    assert seen["mode"] == "disabled"
