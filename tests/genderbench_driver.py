@@ -41,6 +41,15 @@ def _install_punkt(root: str, params: dict) -> None:
     save_punkt_params(p, dir=target)
 
 
+def _plain(evaluation: object) -> object:
+    """An evaluation as JSON can hold it (BusinessVocabulary's dict of count arrays becomes
+    sorted JSON text, as genderscope writes it)."""
+    if isinstance(evaluation, dict):
+        return json.dumps({k: [int(x) for x in v] for k, v in evaluation.items()},
+                          sort_keys=True)
+    return evaluation
+
+
 def main() -> None:
     job = json.load(sys.stdin)
     os.environ["NLTK_DATA"] = job["nltk_data"]
@@ -79,8 +88,8 @@ def main() -> None:
         metrics = {k: (list(v) if isinstance(v, tuple) else v) for k, v in probe.metrics.items()}
         out.append({"metrics": {k: (None if isinstance(v, float) and math.isnan(v) else v)
                                 for k, v in metrics.items()},
-                    "attempts": [[a.prompt.text, a.repetition_id, a.answer, a.evaluation]
-                                 for a in probe.attempts]})
+                    "attempts": [[a.prompt.text, a.repetition_id, a.answer,
+                                  _plain(a.evaluation)] for a in probe.attempts]})
     json.dump(out, sys.stdout)
 
 

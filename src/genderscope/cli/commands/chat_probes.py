@@ -1,6 +1,6 @@
 """GenderBench probes on chat models: ``genderscope run discrimination-tamkin | bbq |
 direct | diversity-med-qa | jobs-lum | hiring-an | inventories | isear | dreaddit |
-relationship-levy --model MODEL``.
+relationship-levy | business-vocabulary --model MODEL``.
 
 MODEL is a causal LM with a chat template (Hub id, folder, GGUF, ``smollm2``) or
 ``openai:NAME`` with ``--base-url URL`` (an OpenAI-compatible endpoint; the API key is
@@ -147,3 +147,5 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
          "is a man, a woman or a non-binary person.")
     make("relationship-levy", "GenderBench RelationshipLevy: who is right in a couple's "
          "conflict, the man or the woman (--limit default 1,000).")
+    make("business-vocabulary", "GenderBench BusinessVocabulary: gendered words in letters "
+         "and evaluations written for women vs men.")
