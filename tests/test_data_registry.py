@@ -384,3 +384,11 @@ def test_a_run_records_the_data_set_it_read(mirror: Mirror, tmp_path: Path) -> N
     assert r.metadata["data"]["datasets"] == [{
         "name": "seat", "version": ds.version, "source": ds.source_url, "licence": ds.licence,
         "file_sha256": {"tests/weat6.jsonl": ds.file("tests/weat6.jsonl").sha256}}]
+
+
+def test_a_mirror_that_is_not_a_url_is_one_line(mirror: Mirror, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GENDERSCOPE_DATA_MIRROR", str(tmp_path))
+    with pytest.raises(GenderscopeError, match=r"^GENDERSCOPE_DATA_MIRROR=.* must be an "
+                       r"http\(s\):// or ftp:// URL \(a folder .* is GENDERSCOPE_DATA\)$"):
+        find_benchmark("kurita")
