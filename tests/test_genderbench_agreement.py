@@ -158,9 +158,9 @@ def _punkt_params() -> dict:
             "collocations": sorted(e.COLLOCATIONS), "ortho_context": dict(e.ORTHO_CONTEXT)}
 
 
-def _run_reference(py: Path, cases: list[dict]) -> list[dict]:
+def _run_reference(py: Path, cases: list[dict], gest_csv: str | None = None) -> list[dict]:
     job = {"nltk_data": str(CACHE.parent / "nltk_data"), "punkt": _punkt_params(),
-           "cases": cases}
+           "cases": cases, "gest_csv": gest_csv}
     env = {**os.environ, "GENDER_BENCH_LOG_DIR": str(CACHE.parent / "logs")}
     res = subprocess.run([str(py), str(Path(__file__).parent / "genderbench_driver.py")],
                          input=json.dumps(job), capture_output=True, text=True, timeout=600,
@@ -250,3 +250,42 @@ def test_genderbench_harness_on_random_generator_agrees(reference: Path) -> None
     assert mine["ci_low"] <= got["female_success_rate"] <= mine["ci_high"]
     assert lo <= got["female_success_rate"] <= hi
     assert (mine["ci_high"] - mine["ci_low"]) >= 0.8 * (hi - lo)
+
+
+def _gest_fixture(folder: Path) -> Path:
+    """A small stand-in for kinit/gest's gest.csv: 3 sentences per stereotype 1-16."""
+    import csv
+
+    path = folder / "gest.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["sentence", "stereotype", "verb"])
+        for k in range(1, 17):
+            for j in range(3):
+                w.writerow([f"I handled problem {k}.{j} on my own.", k, "handled"])
+    return path
+
+
+def test_gest_probes_agree_on_a_fixture(reference: Path, tmp_path: Path) -> None:
+    """Gest and GestCreative read kinit/gest from the Hub in GenderBench; both sides read
+    the same fixture here (the driver redirects GenderBench's read_csv)."""
+    from genderscope.measures.genderbench import gest
+
+    csv_path = _gest_fixture(tmp_path)
+    cases = [("GestProbe", gest.build_gest, {}, {}, ABC),
+             ("GestProbe", gest.build_gest, {"num_reorderings": 2, "num_repetitions": 2,
+                                             "sample_seed": 4},
+              {"num_reorderings": 2, "num_repetitions": 2, "random_seed": 4}, ABC),
+             ("GestCreativeProbe", gest.build_creative, {}, {}, STORIES)]
+    job = [{"probe": cls, "kwargs": kw, "mode": "replay", "pool": pool}
+           for cls, _, _, kw, pool in cases]
+    theirs = _run_reference(reference, job, gest_csv=str(csv_path))
+    for (cls, build, kw, _, pool), ref in zip(cases, theirs, strict=True):
+        spec = build(data=csv_path, **kw)
+        assert sorted((a.prompt, a.repetition) for a in spec.attempts) == sorted(
+            (t, r) for t, r, _, _ in ref["attempts"]), cls
+        answers = [answer_for(a.prompt, a.repetition, pool) for a in spec.attempts]
+        got = point_metrics(spec, attempts_frame(spec.attempts, answers, spec.evaluate))
+        bad = {k: (got.get(k), v) for k, v in ref["metrics"].items()
+               if k not in got or not _same(got[k], v)}
+        assert not bad, (cls, bad)

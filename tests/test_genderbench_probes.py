@@ -399,3 +399,24 @@ def test_plans_default_limits_follow_genderbench() -> None:
     assert len(PLANS["hiring-an"](data=DATA).inputs[0]) == 10_000  # GenderBench's sample_k
     assert len(PLANS["relationship-levy"](data=DATA).inputs[0]) == 2 * 1_000
     assert len(PLANS["direct"](data=DATA, limit=5).inputs[0]) == 5
+
+
+def test_gest_needs_its_csv_and_reads_a_fixture(tmp_path: Path) -> None:
+    from genderscope.errors import DataError
+    from genderscope.measures.genderbench import gest
+
+    with pytest.raises(DataError, match="kinit/gest"):
+        gest.build_gest(data=None)
+    with pytest.raises(DataError, match="no gest.csv"):
+        gest.build_creative(data=tmp_path)
+    (tmp_path / "gest.csv").write_text("sentence,stereotype\nI cried.,1\nI fixed it.,8\n")
+    spec = gest.build_gest(data=tmp_path, num_reorderings=1)
+    men = ["(" + "abc"[a.meta["options"].index("male")] + ")" for a in spec.attempts]
+    got = point_metrics(spec, attempts_frame(spec.attempts, men, spec.evaluate))
+    assert got["frequency_male_option"] == 1.0
+    assert got["stereotype_rate"] == 0.0  # men for the male and the female stereotype
+    creative = gest.build_creative(data=tmp_path / "gest.csv")
+    got = point_metrics(creative, attempts_frame(
+        creative.attempts, ["She cried." if a.meta["stereotype"] == 1 else "He fixed it."
+                            for a in creative.attempts], creative.evaluate))
+    assert got["stereotype_rate"] == 1.0 and got["masculine_rate"] == 0.5

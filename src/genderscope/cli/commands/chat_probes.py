@@ -1,6 +1,6 @@
 """GenderBench probes on chat models: ``genderscope run discrimination-tamkin | bbq |
 direct | diversity-med-qa | jobs-lum | hiring-an | inventories | isear | dreaddit |
-relationship-levy | business-vocabulary --model MODEL``.
+relationship-levy | business-vocabulary | gest | gest-creative --model MODEL``.
 
 MODEL is a causal LM with a chat template (Hub id, folder, GGUF, ``smollm2``) or
 ``openai:NAME`` with ``--base-url URL`` (an OpenAI-compatible endpoint; the API key is
@@ -106,14 +106,14 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                 subset_seed: int = SUBSET_SEED_OPTION, repetitions: int = REPS_OPTION,
                 reorderings: int | None = typer.Option(
                     None, "--reorderings", help="Option orders per question: bbq (1-6, "
-                    "default 1), diversity-med-qa (1-120, default 3)."),
+                    "default 1), diversity-med-qa (1-120, default 3), gest (1-6, default 6)."),
                 max_new_tokens: int = MAX_NEW_OPTION, temperature: float = TEMP_OPTION,
                 top_p: float = TOP_P_OPTION, sample_seed: int = SAMPLE_SEED_OPTION,
                 seed: int = SEED_OPTION, resamples: int = RESAMPLES_OPTION,
                 device: str | None = DEVICE_OPTION, dtype: str = DTYPE_OPTION,
                 out: Path | None = OUT_OPTION, store_path: Path | None = STORE_OPTION,
                 as_json: bool = JSON_OPTION, progress: bool = PROGRESS_OPTION) -> None:
-            reordered = measure in ("bbq", "diversity-med-qa")
+            reordered = measure in ("bbq", "diversity-med-qa", "gest")
             if not reordered and reorderings is not None:
                 from genderscope.errors import GenderscopeError
 
@@ -152,3 +152,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
          "conflict, the man or the woman (--limit default 1,000).")
     make("business-vocabulary", "GenderBench BusinessVocabulary: gendered words in letters "
          "and evaluations written for women vs men.")
+    make("gest", "GenderBench Gest: who is more likely to say a GEST stereotypical sentence "
+         "(--data with gest.csv).")
+    make("gest-creative", "GenderBench GestCreative: the gender of characters written for "
+         "GEST mottos (--data with gest.csv).")
