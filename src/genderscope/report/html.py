@@ -20,7 +20,7 @@ import pandas as pd
 
 from genderscope.errors import GenderscopeError
 from genderscope.report import plots
-from genderscope.report.entry import shown, verdict
+from genderscope.report.findings import shown, verdict
 from genderscope.report.registry import Context, Headline, fmt, fmt_p
 from genderscope.report.runner import ReportData, Section, Subject, items_note
 
@@ -97,7 +97,7 @@ _VERDICT_BADGES = {
 
 
 def section_badge(headlines: list[Headline]) -> str:
-    """The badge of a whole section: its strongest finding (:func:`entry.verdict`)."""
+    """The badge of a whole section: its strongest finding (:func:`findings.verdict`)."""
     return _VERDICT_BADGES[verdict(headlines)]
 
 

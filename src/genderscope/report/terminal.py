@@ -18,7 +18,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from genderscope.report.entry import shown
+from genderscope.report.findings import shown
 from genderscope.report.runner import ReportData, items_note
 
 WIDE = 120
