@@ -185,8 +185,8 @@ def start_ray(address: str | None, num_cpus: int | None = None) -> bool:
     """Connect to ``address`` or start a local Ray instance; True when this call started
     it (and the caller should shut it down, then :func:`forget_ray_token`).
 
-    A local instance advertises 127.0.0.1, and since Ray's servers still listen on every
-    interface, it requires a fresh random token (Ray token authentication,
+    A local instance gets node address 127.0.0.1, and since Ray's servers still listen
+    on every interface, it requires a fresh random token (Ray token authentication,
     ``RAY_AUTH_MODE=token``) unless the user set ``RAY_AUTH_MODE``: nobody on the network
     can submit work to it."""
     ray = _ray()
@@ -199,9 +199,7 @@ def start_ray(address: str | None, num_cpus: int | None = None) -> bool:
             ray.init(address=address, **kwargs)
         else:
             if "RAY_AUTH_MODE" not in os.environ:
-                os.environ["RAY_AUTH_MODE"] = "token"
-                os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
-                _OWN_TOKEN.append(True)
+                _use_fresh_token()
             ray.init(num_cpus=num_cpus, _node_ip_address="127.0.0.1", **kwargs)
     except (ConnectionError, ValueError, RuntimeError) as exc:
         forget_ray_token()
@@ -214,12 +212,35 @@ _OWN_TOKEN: list[bool] = []
 """Non-empty while this process holds the token it set for its local Ray instance."""
 
 
+def _use_fresh_token() -> None:
+    """Set ``RAY_AUTH_MODE=token`` and a random ``RAY_AUTH_TOKEN`` for the local instance
+    and its workers. Ray reads its configuration when imported, so it is refreshed here
+    (as ``ray start`` does after generating a token); if that cannot be done the token
+    is dropped again, and Ray runs as it would have without it."""
+    os.environ["RAY_AUTH_MODE"] = "token"
+    os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
+    _OWN_TOKEN.append(True)
+    try:
+        from ray._raylet import Config
+
+        Config.initialize("")
+    except Exception:  # noqa: BLE001 - a Ray without token support or another layout
+        forget_ray_token()
+
+
 def forget_ray_token() -> None:
     """Drop the token :func:`start_ray` set (after ``ray.shutdown()``)."""
     if _OWN_TOKEN:
         os.environ.pop("RAY_AUTH_MODE", None)
         os.environ.pop("RAY_AUTH_TOKEN", None)
         _OWN_TOKEN.clear()
+        try:  # Ray's configuration back to what the environment says
+            from ray._raylet import AuthenticationTokenLoader, Config
+
+            Config.initialize("")
+            AuthenticationTokenLoader.instance().reset_cache()
+        except Exception:  # noqa: BLE001
+            pass
 
 
 class _Tracker:
