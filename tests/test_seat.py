@@ -160,3 +160,32 @@ def test_cli_seat(tmp_path: Path, data_dir: Path) -> None:
     assert r.exit_code == 0, r.output
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert summary["method"] == "seat" and summary["summary"]["test"] == "sent-weat9"
+
+
+def test_source_words_of_the_gender_tests(data_dir: Path) -> None:
+    """Issue 22 row 1: each SEAT sentence maps to the word it was made from, the unit
+    of the test and of d's CI: 8 words per target set in sent-weat6/7/8, every
+    sentence of a word under one label; plain word lists map to themselves."""
+    import json
+    from collections import Counter
+
+    from genderscope.measures.seat_words import source_words
+
+    def labels(name: str) -> list[list[str]]:
+        raw = json.loads((data_dir / "seat" / "tests" / f"{name}.jsonl").read_text())
+        return source_words([raw[k]["examples"] for k in ("targ1", "targ2", "attr1",
+                                                           "attr2")])
+
+    six = labels("sent-weat6")
+    assert Counter(six[0]) == {n: 8 for n in ("john", "paul", "mike", "kevin", "steve",
+                                               "greg", "jeff", "bill")}
+    assert len(set(six[1])) == 8
+    seven = labels("sent-weat7")
+    assert Counter(seven[0])["equation"] == 14 and Counter(seven[0])["math"] == 4
+    for name in ("sent-weat7", "sent-weat8"):
+        assert [len(set(s)) for s in labels(name)[:2]] == [8, 8], name
+    assert labels("weat6")[0][:2] == ["John", "Paul"]
+    assert len(set(labels("sent-angry_black_woman_stereotype_b")[0])) == 4
+    assert labels("angry_black_woman_stereotype_b")[0] == ["white female", "white woman",
+                                                            "white girl",
+                                                            "fair-skinned woman"]
