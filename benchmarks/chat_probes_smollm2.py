@@ -163,7 +163,9 @@ def markdown(report: dict[str, Any]) -> str:
                              f"{_f(t['p_value'], 4)} | {_f(t.get('p_adjusted'), 4)} |")
         lines += ["", "First answers: " + "; ".join(
             f"`{a[:60]!r}`" for a in d["answers_sample"]), ""]
-    e = report["endpoint"]
+    e = report.get("endpoint")
+    if e is None:
+        return "\n".join(lines) + "\n"
     lines += [f"### The same model behind an OpenAI-compatible endpoint ({e['probe']}, "
               f"{e['limit']} items)", "",
               f"Answers identical to the local run: {e['answers_identical']} of "
