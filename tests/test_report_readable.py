@@ -386,7 +386,7 @@ def test_t_interval_of_values_equal_up_to_rounding_without_precision_warning() -
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        ci = t_mean_ci([1 / 3] * 5 + [1 / 3 + 1e-17])
+        ci = t_mean_ci([1 / 3] * 5 + [np.nextafter(1 / 3, 1.0)])  # one ulp apart
         wide = t_mean_ci([1.0, 2.0, 3.0])
     assert ci.ci_low == ci.ci_high == ci.estimate
     assert wide.ci_low < 2.0 < wide.ci_high
