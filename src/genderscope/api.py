@@ -61,11 +61,8 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
     models. ``store``: the score cache (default: ``$GENDERSCOPE_STORE`` or
     ``~/.cache/genderscope/store.sqlite``); an LM adapter or encoder keeps it open.
     Models the store has seen come back *deferred* (weights or vectors read on the
-    first answer no cache holds).
-
-    Warning: a classifier SPEC runs code. ``.pkl`` / ``.joblib`` / ``.pickle`` files are
-    unpickled (which executes whatever they say) and ``module:name`` / ``file.py:name``
-    import that module or file and call ``name``; load only SPECs you trust.
+    first answer no cache holds). Warning: a classifier SPEC runs code (a pickle is
+    unpickled, ``module:name`` / ``file.py:name`` imported and called): only trusted ones.
     ``batch_size``:
     texts per call of a classifier or sentence encoder. ``openai:NAME`` + ``base_url``: an
     OpenAI-compatible chat endpoint (:mod:`genderscope.models.endpoint`).
@@ -105,8 +102,10 @@ def measures() -> list[str]:
 
 def _plan(measure: str, options: dict[str, Any]) -> tuple[Any, set[str]]:
     """The measure's plan, and the option names it takes."""
+    from genderscope.checks import check_options
     from genderscope.plans import PLANS
 
+    check_options(options)  # seeds >= 0, whole-number counts: before any work
     if measure not in PLANS:
         raise GenderscopeError(f"unknown measure {measure!r}; choose one of "
                                f"{', '.join(PLANS)}")
@@ -136,10 +135,9 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
 
     ``measure``: one of :func:`measures` (``crows-pairs``, ``winobias``, ``bec-pro``, ...).
     ``model``: a model spec (see :func:`load_model`) or an adapter :func:`load_model`
-    returned (``None`` for ``bias-amplification``, which compares texts). Warning: the
-    classifier SPEC of ``counterfactual`` / ``attack`` runs code (a pickle is unpickled,
-    ``module:name`` / ``file.py:name`` is imported and called); give only SPECs you
-    trust. ``options``:
+    returned (``None`` for ``bias-amplification``, which compares texts). Warning: a
+    classifier SPEC (``counterfactual``, ``attack``) runs code, as in :func:`load_model`.
+    ``options``:
     the measure's options, named as the CLI's in snake case
     (``bias_type="gender"``, ``limit=100``, ``subset_seed=0``, ``seed=0``,
     ``resamples=10_000``, ``data=...``); an unknown option is an error. ``out``: also
@@ -154,9 +152,6 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
     ``out`` is rewritten only when it does not already hold that run. ``reuse=False``
     recomputes (every score still comes from the score cache).
     """
-    from genderscope.checks import check_options
-
-    check_options(options)  # seeds >= 0, whole-number counts: before any work
     plan, accepted = _plan(measure, {**options, "progress": progress})
     if model is None and plan.needs != "none":
         raise GenderscopeError(f"{measure}: give a model (model=...)")
@@ -172,9 +167,9 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
     if out is None and save:
         out = Path("genderscope-results") / plan.method
     if out is not None:
-        from genderscope.outputs import check_output_folder
+        from genderscope.outputs import check_output_folder, input_paths
 
-        check_output_folder(out, inputs=_input_paths(model, options),
+        check_output_folder(out, inputs=input_paths(model, options),
                             files=("summary.json", "items.csv"))  # before any work
     st, owned = _open_store(store)
     plan.store = st
@@ -227,17 +222,6 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
         if owned:
             st.close()
     return result
-
-
-def _input_paths(model: Any, options: dict[str, Any]) -> list[Any]:
-    """The paths a call reads (model spec, data files), which no output may replace."""
-    found = [model] if isinstance(model, (str, Path)) else []
-    for value in options.values():
-        if isinstance(value, (str, Path)) and str(value) and Path(value).exists():
-            found.append(value)
-        elif isinstance(value, (list, tuple)):
-            found += [v for v in value if isinstance(v, (str, Path)) and str(v)]
-    return found
 
 
 def _save(result: Result, plan: Any, out: Path) -> None:
@@ -311,18 +295,14 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
     and data are reused (``reuse=False`` re-runs them). Returns the page's data
     (``.sections``: one per measure and model, with ``.result`` and ``.headlines``).
     """
-    from genderscope.checks import whole_number
+    from genderscope.checks import no_model_twice
     from genderscope.models.source import check_dtype
     from genderscope.report import html as page
     from genderscope.report import runner
     from genderscope.report.registry import LANGS, Context
 
     models = [models] if isinstance(models, str) else list(models)
-    whole_number(seed, "seed", 0)
-    twice = sorted({str(m) for m in [*models, *vectors, *encoders, *classifiers]
-                    if [*models, *vectors, *encoders, *classifiers].count(m) > 1})
-    if twice:
-        raise GenderscopeError(f"model given twice: {', '.join(twice)}; each is reported once")
+    no_model_twice([*models, *vectors, *encoders, *classifiers], seed)
     check_dtype(dtype)  # an unknown dtype fails here, not once per measure
     if lang not in LANGS:
         raise GenderscopeError(f"--lang must be one of {', '.join(LANGS)}, got {lang!r}")
@@ -376,6 +356,7 @@ def debias(model: str | Path, corpus: str | Path, out: str | Path, *, mode: str 
     training units. An existing ``out`` is refused unless ``overwrite=True`` (an
     unfinished run there is resumed).
     """
+    from genderscope.checks import check_debias_options
     from genderscope.datasets.corpus import UNITS, load_corpus, split_sentences
     from genderscope.models.finetune import FinetuneConfig, check_out_dir, fine_tune
     from genderscope.progress import progress_bar
@@ -390,13 +371,9 @@ def debias(model: str | Path, corpus: str | Path, out: str | Path, *, mode: str 
     cfg = FinetuneConfig(epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
                          max_steps=max_steps, max_length=max_length, save_every=save_every)
     cfg.validate()
-    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool)):
-        raise TypeError(f"limit must be an integer, got {limit!r}")
-    if isinstance(prob, bool) or not isinstance(prob, (int, float)) or not 0 <= prob <= 1:
-        raise GenderscopeError(f"--prob must be a number in [0, 1], got {prob!r}")
-    # every check before any work: nothing is touched until the model has loaded
+    check_debias_options(limit, prob)
     inputs = [model, corpus, *pairs]
-    check_out_dir(out, overwrite, inputs)
+    check_out_dir(out, overwrite, inputs)  # every check before any work
     docs = load_corpus(str(corpus), limit=limit)
     data: dict[str, object] = {"corpus": docs.describe(), "mode": mode, "unit": unit}
     if mode == "none":

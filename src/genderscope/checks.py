@@ -39,3 +39,20 @@ def check_options(options: dict[str, Any]) -> None:
             whole_number(value, name, 0)
         elif name in COUNT_OPTIONS and value is not None:
             whole_number(value, name, 0 if name == "examples" else None)
+
+
+def no_model_twice(models: list[Any], seed: Any = 0) -> None:
+    """Refuse a model given twice (it would be measured and reported twice), and a seed
+    that is not a whole number >= 0 (a report's options)."""
+    whole_number(seed, "seed", 0)
+    twice = sorted({str(m) for m in models if models.count(m) > 1})
+    if twice:
+        raise GenderscopeError(f"model given twice: {', '.join(twice)}; each is reported once")
+
+
+def check_debias_options(limit: Any, prob: Any) -> None:
+    """``limit``: a whole number or None; ``prob``: a number in [0, 1]."""
+    if limit is not None:
+        whole_number(limit, "limit")
+    if isinstance(prob, bool) or not isinstance(prob, (int, float)) or not 0 <= prob <= 1:
+        raise GenderscopeError(f"--prob must be a number in [0, 1], got {prob!r}")

@@ -87,6 +87,18 @@ def check_not_unsafe(path: PathLike, option: str, inputs: Iterable[Any] = ()) ->
     return p
 
 
+def input_paths(model: Any, options: dict[str, Any]) -> list[Any]:
+    """The paths a call reads (the model spec, existing data files named by options),
+    which no output may be or hold."""
+    found = [model] if isinstance(model, (str, os.PathLike)) else []
+    for value in options.values():
+        if isinstance(value, (str, os.PathLike)) and str(value) and Path(value).exists():
+            found.append(value)
+        elif isinstance(value, (list, tuple)):
+            found += [v for v in value if isinstance(v, (str, os.PathLike)) and str(v)]
+    return found
+
+
 def check_output_file(path: PathLike, option: str, *, overwrite: bool = True,
                       suffixes: tuple[str, ...] = (), inputs: Iterable[Any] = ()) -> Path:
     """Refuse, before any work, an output file that cannot be written: a folder, a path

@@ -43,16 +43,19 @@ import torch
 from genderscope.errors import GenderscopeError, ModelLoadError
 from genderscope.models.checkpoint import (
     CHECKPOINTS,
-    RUN_FILE,
     check_same_run,
     latest_checkpoint,
     resume_checkpoint,
     save_checkpoint,
 )
+from genderscope.models.finetune_output import (  # noqa: F401 - re-exported
+    MANIFEST,
+    check_out_dir,
+    prepare_out_dir,
+    publish_model,
+)
 from genderscope.models.source import ModelSource, pick_device
 from genderscope.results import environment, to_json
-
-MANIFEST = "manifest.json"
 
 
 @dataclass
@@ -110,57 +113,6 @@ class FinetuneConfig:
 
 def _is_int(x: Any) -> bool:
     return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
-
-
-def _genderscope_made(out: Path) -> bool:
-    """Whether ``out`` is a folder genderscope debias wrote (its output marker, its
-    manifest, or an unfinished run's ``checkpoints/run.json``)."""
-    from genderscope.outputs import written_by_genderscope
-
-    if written_by_genderscope(out) is not None or (out / CHECKPOINTS / RUN_FILE).is_file():
-        return True
-    try:
-        what = json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("what", "")
-    except (OSError, ValueError, AttributeError):
-        return False
-    return isinstance(what, str) and what.startswith("fine-tuned with genderscope")
-
-
-def check_out_dir(out: str | Path, overwrite: bool, inputs: Sequence[Any] = ()) -> str:
-    """Check the output folder before any work; changes nothing. Returns ``"new"``,
-    ``"resume"`` (a folder holding only an unfinished run: checkpoints, no manifest) or
-    ``"replace"`` (``overwrite`` of a folder genderscope wrote).
-
-    Refused (:mod:`genderscope.outputs`): a file, a link, a device, the current folder or
-    an ancestor of it, an input or a folder holding one (model, corpus, pair lists); an
-    existing folder without ``overwrite``; with ``overwrite``, a folder genderscope did
-    not write."""
-    from genderscope.outputs import check_not_unsafe
-
-    out = check_not_unsafe(out, "--out", inputs)
-    if out.exists() and not out.is_dir():
-        raise GenderscopeError(f"output path {out} exists and is not a folder")
-    if not (out.is_dir() and any(out.iterdir())):
-        return "new"
-    unfinished = (out / CHECKPOINTS).is_dir() and not (out / MANIFEST).exists()
-    if overwrite:
-        if not _genderscope_made(out):
-            raise GenderscopeError(f"--out {out} holds files genderscope did not write; "
-                                   "--overwrite replaces only a folder genderscope debias "
-                                   "wrote. Choose another folder")
-        return "replace"
-    if unfinished:
-        if not (out / CHECKPOINTS / RUN_FILE).is_file():
-            check_same_run(out, {})  # refuses: nothing says which run wrote them
-        return "resume"
-    raise GenderscopeError(f"output folder {out} already exists; pass --overwrite to "
-                           "replace it")
-
-
-def prepare_out_dir(out: Path, overwrite: bool) -> bool:
-    """Check the output folder (:func:`check_out_dir`); True when an interrupted run
-    should resume. Deletes nothing."""
-    return check_out_dir(out, overwrite) == "resume"
 
 
 def _load(spec: str, kind: str, dtype: torch.dtype) -> tuple[Any, Any, str, ModelSource]:
@@ -298,7 +250,7 @@ def fine_tune(model_spec: str, texts: Sequence[str], out: str | Path, *,
             "environment": environment(),
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
-        _publish(model, tok, manifest, texts if write_corpus else None, out)
+        publish_model(model, tok, manifest, texts if write_corpus else None, out)
     finally:
         if work != out:
             shutil.rmtree(work, ignore_errors=True)
@@ -378,32 +330,3 @@ def _checkpoint(work: Path, step: int, *args: Any) -> None:
         why = getattr(exc, "strerror", None) or exc
         raise GenderscopeError(f"cannot write a checkpoint in {work}: {why} (the previous "
                                "checkpoint is kept; rerun to resume)") from None
-
-
-def _publish(model: Any, tok: Any, manifest: dict[str, Any], texts: Sequence[str] | None,
-             out: Path) -> None:
-    """Write the finished model, tokenizer, manifest (and training units) into a fresh
-    sibling of ``out`` and rename it into place, keeping what ``out`` holds until then."""
-    from safetensors import SafetensorError
-
-    from genderscope.outputs import mark_folder, new_folder_beside, publish_folder
-
-    final = None
-    try:
-        final = new_folder_beside(out)
-        model.save_pretrained(final, safe_serialization=True)
-        tok.save_pretrained(final)
-        (final / MANIFEST).write_text(to_json(manifest, indent=2) + "\n", encoding="utf-8")
-        if texts is not None:
-            with open(final / "training_corpus.jsonl", "w", encoding="utf-8") as fh:
-                for t in texts:
-                    fh.write(json.dumps({"text": t}, ensure_ascii=False) + "\n")
-        mark_folder(final, [p.name for p in final.iterdir()])
-        publish_folder(final, out)
-        final = None
-    except (OSError, SafetensorError) as exc:
-        raise GenderscopeError(f"cannot write the fine-tuned model to {out}: "
-                               f"{getattr(exc, 'strerror', None) or exc}") from None
-    finally:
-        if final is not None:
-            shutil.rmtree(final, ignore_errors=True)
