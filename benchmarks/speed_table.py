@@ -94,6 +94,13 @@ ROWS = (
         "python benchmarks/bench_overhead.py --case crows-smollm2 --crows-limit 150 "
         "--repeats 1 --record",
         "[docs/performance.md](docs/performance.md)"),
+    *(Row("benchmarks/bench_generate.py", case, what,
+          "python benchmarks/bench_generate.py --record --prompts 24 --batch 8 "
+          "--max-new-tokens 24", "[docs/measures/genderbench.md](docs/measures/genderbench.md)")
+      for case, what in (
+          ("vs-one", "chat generation (SmolLM2, 24 prompts): batched vs one at a time"),
+          ("vs-plain", "chat generation (SmolLM2, 24 prompts): vs a plain batched script"),
+          ("rerun", "rerun of a stored discrimination-tamkin run (SmolLM2)"))),
 )
 
 
