@@ -1,0 +1,95 @@
+"""The score cache: one cached number, float64 array or JSON text per (model fingerprint,
+query family, query key), written one transaction per batch."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported where used: a cached number needs no numpy
+    import numpy as np
+
+
+class ScoreCache:
+    """The ``scores`` table's accessors; :class:`~genderscope.store.Store` mixes them in."""
+
+    _con: sqlite3.Connection
+
+    def get_scores(self, model: str, namespace: str, keys: Sequence[str]) -> dict[str, float]:
+        """Cached values for those of ``keys`` that are present."""
+        found: dict[str, float] = {}
+        chunk = 500
+        for i in range(0, len(keys), chunk):
+            part = list(keys[i:i + chunk])
+            marks = ",".join("?" * len(part))
+            rows = self._con.execute(
+                f"SELECT key, value FROM scores WHERE model=? AND namespace=? AND key IN ({marks})",
+                [model, namespace, *part])
+            found.update(rows.fetchall())
+        return found
+
+    def put_scores(self, model: str, namespace: str, values: Mapping[str, float]) -> None:
+        """Insert or replace cached values, in one transaction."""
+        with self._transaction():
+            self._con.executemany(
+                "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)",
+                [(model, namespace, k, float(v)) for k, v in values.items()])
+
+    def get_arrays(self, model: str, namespace: str,
+                   keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """Cached float64 arrays (stored as little-endian bytes) for present ``keys``."""
+        import numpy as np
+
+        raw = self.get_scores(model, namespace, keys)
+        return {k: np.frombuffer(v, dtype="<f8").copy() if isinstance(v, bytes)
+                else np.array([v], dtype=np.float64) for k, v in raw.items()}
+
+    def put_arrays(self, model: str, namespace: str, values: Mapping[str, np.ndarray]) -> None:
+        """Insert or replace cached arrays, in one transaction."""
+        import numpy as np
+
+        with self._transaction():
+            self._con.executemany(
+                "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)",
+                [(model, namespace, k, np.asarray(v, dtype="<f8").tobytes())
+                 for k, v in values.items()])
+
+    def get_texts(self, model: str, namespace: str, keys: Sequence[str]) -> dict[str, str]:
+        """Cached JSON texts (word pieces, adapter memos) for present ``keys``."""
+        return {k: v for k, v in self.get_scores(model, namespace, keys).items()
+                if isinstance(v, str)}
+
+    def put_texts(self, model: str, namespace: str, values: Mapping[str, str]) -> None:
+        """Insert or replace cached JSON texts (a JSON list or object: never read as a
+        number by the column's REAL affinity), in one transaction."""
+        bad = [k for k, v in values.items() if not str(v).startswith(("[", "{"))]
+        if bad:
+            raise ValueError(f"put_texts takes JSON lists or objects; {bad[0]!r} is not one")
+        with self._transaction():
+            self._con.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)",
+                                  [(model, namespace, k, str(v)) for k, v in values.items()])
+
+    def count_scores(self, model: str | None = None) -> int:
+        """Cached numbers and arrays (texts from :meth:`put_texts` not counted)."""
+        if model is None:
+            return self._con.execute("SELECT COUNT(*) FROM scores "
+                                     "WHERE typeof(value) != 'text'").fetchone()[0]
+        return self._con.execute("SELECT COUNT(*) FROM scores WHERE model=? AND "
+                                 "typeof(value) != 'text'", (model,)).fetchone()[0]
+
+
+    def _transaction(self) -> _Tx:
+        return _Tx(self._con)
+
+
+
+class _Tx:
+    def __init__(self, con: sqlite3.Connection) -> None:
+        self.con = con
+
+    def __enter__(self) -> None:
+        self.con.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        self.con.execute("ROLLBACK" if exc_type else "COMMIT")
