@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from genderscope.plans import Plan, _check_min
+from genderscope.plans_base import Plan, _check_min
 
 PROBES = ("discrimination-tamkin", "bbq", "direct", "diversity-med-qa", "jobs-lum",
           "hiring-an", "inventories", "isear", "dreaddit", "relationship-levy",

@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from genderscope.plans import Plan, _association_test, _check_min, _measure
+from genderscope.plans_base import Plan, _association_test, _check_min, _measure
 from genderscope.results import Result
 
 EMBEDDING_METRICS = ("ripa", "rnd", "ect", "mac", "rnsb")

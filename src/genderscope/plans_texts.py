@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from genderscope.errors import GenderscopeError
-from genderscope.plans import Plan, _check_min
+from genderscope.plans_base import Plan, _check_min
 from genderscope.results import Result
 
 

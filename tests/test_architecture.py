@@ -1,0 +1,168 @@
+"""The package's import structure (docs/architecture.md): one path down, no circles.
+
+Imports are read with :mod:`ast` at MODULE LEVEL only: statements run when a module is
+imported (including those inside top-level ``if``/``try`` blocks and class bodies).
+Imports inside functions are deferred (they run when the function is called, e.g.
+``Result.plot`` reaching the report registry) and are allowed; imports under
+``if TYPE_CHECKING:`` never run and are ignored.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "genderscope"
+
+# bottom to top: a module may import (at module level) from its own layer or any below
+LAYERS: list[tuple[str, set[str]]] = [
+    ("base", {"__init__", "errors", "checks", "casing", "files", "progress", "results",
+              "reuse", "outputs"}),
+    ("store", {"store"}),
+    ("models/datasets/stats", {"models", "datasets", "stats"}),
+    ("measures", {"measures", "attack", "swap", "debias", "vector_debias"}),
+    ("plans", {"plans", "plans_base", "plans_chat", "plans_embeddings", "plans_texts"}),
+    ("api", {"api"}),
+    ("report/sweep", {"report", "sweep"}),  # + the report cards, measures/*_card.py
+    ("cli", {"cli"}),
+]
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def module_level_imports(tree: ast.Module, package: str) -> set[str]:
+    """Dotted names imported when the module runs (functions' bodies skipped)."""
+    found: set[str] = set()
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue
+            if isinstance(node, ast.If) and _is_type_checking(node.test):
+                visit(node.orelse)
+                continue
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(parts + ([node.module] if node.module else []))
+                found.add(base)
+                found.update(f"{base}.{a.name}" for a in node.names)  # submodules, if any
+            for name in ("body", "orelse", "finalbody"):
+                visit(getattr(node, name, []) or [])
+            for handler in getattr(node, "handlers", []) or []:
+                visit(handler.body)
+
+    visit(tree.body)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    """genderscope module -> the genderscope modules it imports at module level."""
+    paths = {_module_name(p): p for p in SRC.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        imported = module_level_imports(ast.parse(path.read_text(encoding="utf-8")), package)
+        graph[name] = {m for m in imported if m in paths and m != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return out
+
+
+def layer(module: str) -> int:
+    parts = module.split(".")
+    if len(parts) > 2 and parts[1] == "measures" and (
+            parts[2].endswith("_card") or parts[2] == "card_tools"):
+        return [n for n, _ in LAYERS].index("report/sweep")  # the page's view of a measure
+    top = parts[1] if len(parts) > 1 else "__init__"
+    for i, (_, members) in enumerate(LAYERS):
+        if top in members:
+            return i
+    raise AssertionError(f"{module} is in no layer: add {top!r} to LAYERS (and the picture)")
+
+
+def test_the_checks_find_what_they_look_for() -> None:
+    """The helpers on made-up code: a circle, a deferred import, a TYPE_CHECKING import."""
+    code = ("import genderscope.a\nfrom . import b\nif TYPE_CHECKING:\n    import x.y\n"
+            "try:\n    import z\nexcept ImportError:\n    import w\n"
+            "def f():\n    import genderscope.report\n")
+    assert module_level_imports(ast.parse(code), "genderscope.pkg") == {
+        "genderscope.a", "genderscope.pkg", "genderscope.pkg.b", "z", "w"}
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+    assert layer("genderscope.store.runs") < layer("genderscope.models.hf") < \
+        layer("genderscope.measures.crows_pairs") < layer("genderscope.plans") < \
+        layer("genderscope.api") < layer("genderscope.measures.crows_pairs_card") < \
+        layer("genderscope.cli.app")
+
+
+def test_no_import_circle() -> None:
+    """No circle among src/genderscope modules at module level (deferred imports in
+    functions are allowed: they run after every module has loaded)."""
+    assert cycles(import_graph()) == []
+
+
+def test_no_module_imports_from_a_layer_above_it() -> None:
+    """cli -> api -> plans -> measures -> models/datasets/stats -> store (-> results,
+    errors); report and sweep on top of api. Module-level imports only (see above)."""
+    graph = import_graph()
+    upward = [f"{m} ({LAYERS[layer(m)][0]}) imports {d} ({LAYERS[layer(d)][0]})"
+              for m, deps in sorted(graph.items()) for d in sorted(deps) if layer(d) > layer(m)]
+    assert upward == []
+
+
+@pytest.mark.parametrize("modules", [("genderscope.results", "genderscope.store")])
+def test_the_core_never_imports_the_page(modules: tuple[str, ...]) -> None:
+    """A fresh interpreter importing the core (and opening a store) loads no report module."""
+    code = (f"import sys, {', '.join(modules)}\n"
+            "from genderscope.store import Store\n"
+            "Store(':memory:').close()\n"
+            "print(sorted(m for m in sys.modules if m.startswith('genderscope.report')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120)
+    assert out.stdout.strip() == "[]", out.stdout
