@@ -303,6 +303,7 @@ def counterfactual(*, data: Path, text_column: str | None = None,
 
 from genderscope.plans_chat import CHAT_PLANS  # noqa: E402
 from genderscope.plans_embeddings import ect, mac, ripa, rnd, rnsb  # noqa: E402
+from genderscope.plans_perplexity import PERPLEXITY_PLANS  # noqa: E402
 from genderscope.plans_texts import attack, bias_amplification  # noqa: E402
 
 PLANS: dict[str, Callable[..., Plan]] = {
@@ -312,5 +313,6 @@ PLANS: dict[str, Callable[..., Plan]] = {
     "bias-amplification": bias_amplification,
     "ripa": ripa, "rnd": rnd, "ect": ect, "mac": mac, "rnsb": rnsb,
     **CHAT_PLANS,
+    **PERPLEXITY_PLANS,
 }
 """Measure name -> plan function (``genderscope.run`` and ``genderscope run NAME``)."""

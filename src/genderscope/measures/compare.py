@@ -61,6 +61,8 @@ SPECS: dict[str, CompareSpec] = {
     # and whether the stereotypical sentence is preferred (binary)
     "crows-pairs": CompareSpec(("pair_id",), "margin", ("bias_type",),
                                ("stereotypical_preferred",)),
+    # held-out negative log-likelihood per token (log perplexity), per sentence
+    "perplexity": CompareSpec(("sentence_id",), "nll_per_token"),
     # word-embedding metrics: one value per word of a set (docs/measures/<name>.md)
     **{m: CompareSpec(("set", "text"), "value", ("set",))
        for m in ("ripa", "rnd", "ect", "mac", "rnsb")},

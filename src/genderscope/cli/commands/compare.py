@@ -39,7 +39,8 @@ def _load(spec: str, store_path: Path | None) -> Result:
         store.close()
 
 
-LM_MEASURES = ("bec-pro", "lpbs", "winobias", "dawinobias", "abc", "crows-pairs", "stereoset")
+LM_MEASURES = ("bec-pro", "lpbs", "winobias", "dawinobias", "abc", "crows-pairs", "stereoset",
+               "perplexity")
 """Measures that ``--before/--after`` can run on two language models."""
 
 
