@@ -25,7 +25,8 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("store", {"store"}),
     ("models/datasets/stats", {"models", "datasets", "stats"}),
     ("measures", {"measures", "attack", "swap", "debias", "vector_debias"}),
-    ("plans", {"plans", "plans_base", "plans_chat", "plans_embeddings", "plans_texts"}),
+    ("plans", {"plans", "plans_base", "plans_chat", "plans_embeddings", "plans_perplexity",
+               "plans_texts"}),
     ("api", {"api"}),
     ("report/sweep", {"report", "sweep"}),  # + the report cards, measures/*_card.py
     ("cli", {"cli"}),
