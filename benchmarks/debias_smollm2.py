@@ -90,6 +90,10 @@ def main() -> None:
     ap.add_argument("--heldout", type=int, default=150)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--model", default="smollm2", help="causal LM (smoke tests: a tiny one)")
+    ap.add_argument("--dropout-steps", type=int, default=0, help="also Dropout: N training "
+                    "steps (batch 1) on GAP sentences; 0 skips it")
+    ap.add_argument("--reuse", action="store_true", help="keep debias folders already in "
+                    "--work (same settings) instead of estimating them again")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "results" /
                     "debias_smollm2.md")
     args = ap.parse_args()
@@ -98,8 +102,24 @@ def main() -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     timing: dict[str, float] = {}
     manifests = {}
-    for tech in TECHS:
+    from genderscope.models.debias_folder import read_manifest
+
+    techs = TECHS + (("dropout",) if args.dropout_steps else ())
+    for tech in techs:
+        folder = args.work / tech
+        if args.reuse and (folder / "manifest.json").is_file():
+            manifests[tech] = read_manifest(folder)
+            print(f"{tech}: reused {folder}", flush=True)
+            continue
         t0 = time.perf_counter()
+        if tech == "dropout":
+            from genderscope.debias.dropout_training import dropout_debias
+
+            manifests[tech] = dropout_debias(args.model, "gap", folder, limit=args.docs,
+                                             max_steps=args.dropout_steps, seed=args.seed,
+                                             overwrite=True)
+            timing["debias dropout"] = time.perf_counter() - t0
+            continue
         opts = {"inlp": {"limit": args.docs, "n_per_class": args.per_class,
                          "n_classifiers": args.classifiers, "seed": args.seed},
                 "sentence-debias": {"limit": args.docs, "max_pairs": args.pairs},
@@ -110,7 +130,7 @@ def main() -> None:
         print(f"{tech}: {timing[f'debias {tech}']:.1f} s", flush=True)
     sents = heldout_sentences(args.heldout, skip=args.docs + 1000)
     results: dict[str, dict[str, Result]] = {}
-    for name, spec in [("base", args.model), *[(t, str(args.work / t)) for t in TECHS]]:
+    for name, spec in [("base", args.model), *[(t, str(args.work / t)) for t in techs]]:
         t0 = time.perf_counter()
         model = gs.load_model(spec, store=args.store)
         results[name] = run_all(model, args, sents)
@@ -118,7 +138,7 @@ def main() -> None:
         print(f"measures on {name}: {timing[f'measures on {name}']:.1f} s", flush=True)
     rows = []
     for meas, (_, key, value, label) in MEASURES.items():
-        for tech in TECHS:
+        for tech in techs:
             before, after = (_as_float(results[m][meas], value) for m in ("base", tech))
             cmp = gs.compare(before, after, key=key, value=value, seed=args.seed,
                              record=False)
@@ -174,10 +194,15 @@ def write_page(args: argparse.Namespace, table: pd.DataFrame, manifests: dict,
         "counterfactual sentence pairs; the direction explains "
         f"{manifests['sentence-debias']['estimate']['explained_variance_ratio']:.3f} of "
         "the pairs' centred variance.",
-        "- Self-Debias: bias-bench's gender prefix, λ = 50, ε = 0.01.", "",
+        "- Self-Debias: bias-bench's gender prefix, λ = 50, ε = 0.01.",
+        *([f"- Dropout: {manifests['dropout']['steps']} steps (batch 1, lr 2e-5) on sentences "
+           f"of GAP's first {args.docs} passages with attention dropout 0.15; mean loss "
+           f"first / last 10 % {manifests['dropout']['loss_first_10pct']:.3f} / "
+           f"{manifests['dropout']['loss_last_10pct']:.3f}."] if "dropout" in manifests
+          else []), "",
         "## Changes (after − before), 95% bootstrap CI over items (professions for BEC-Pro)",
-        "", "Paired test as `genderscope compare`; p (Holm) adjusts the three techniques of "
-        "one measure as one family.", "",
+        "", "Paired test as `genderscope compare`; p (Holm) adjusts the techniques of one "
+        "measure as one family.", "",
         "| measure | technique | n | before | after | change [95% CI] | test | p | p (Holm) |",
         "|---|---|---|---|---|---|---|---|---|"]
     for r in table.itertuples():
