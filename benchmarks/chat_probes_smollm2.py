@@ -1,9 +1,11 @@
 """GenderBench's structured probes on SmolLM2-135M-Instruct (offline), locally and through
-an OpenAI-compatible endpoint serving the same model, to show the two paths agree.
+an OpenAI-compatible endpoint serving the same model, to show the two paths agree
+(DiscriminationTamkin, BBQ, Direct, DiversityMedQA, HiringAn; HiringBloomberg is not
+implemented).
 
     flock /tmp/gs-heavy.lock python benchmarks/chat_probes_smollm2.py --out results.json
 
-1. ``genderscope.run`` of discrimination-tamkin, bbq and direct on seeded subsets
+1. ``genderscope.run`` of each probe in ``LIMITS`` on seeded subsets
    (GenderBench's ``sample_k`` draw), greedy, in a fresh store.
 2. A local server (standard library, 127.0.0.1) speaks ``/v1/chat/completions`` and
    answers with a second copy of the model (no store), one request at a time;
@@ -25,7 +27,8 @@ from typing import Any
 import genderscope as gs
 from genderscope.models.generate import Decoding
 
-LIMITS = {"discrimination-tamkin": 12, "bbq": 30, "direct": 30}
+LIMITS = {"discrimination-tamkin": 12, "bbq": 30, "direct": 30, "diversity-med-qa": 8,
+          "hiring-an": 30}
 
 
 def serve(lm: Any) -> ThreadingHTTPServer:
@@ -99,6 +102,10 @@ def main() -> None:
         report["probes"][probe]["rerun_reused"] = bool(again.metadata.get("reused"))
         print(probe, report["probes"][probe]["seconds"], "s", flush=True)
         args.out.write_text(json.dumps(report, indent=1, default=str))
+    if "endpoint" in report:  # measured by an earlier (resumed) run
+        args.out.write_text(json.dumps(report, indent=1, default=str))
+        args.out.with_suffix(".md").write_text(markdown(report))
+        return
     # the endpoint path: the same model behind a local server (no store: every answer is
     # generated again, one request at a time)
     from genderscope.models.loading import load_lm
