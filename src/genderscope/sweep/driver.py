@@ -52,6 +52,8 @@ class JobStatus:
     run_id: str | None = None
     attempts: int = 0
     seconds: float = 0.0
+    node: str = ""
+    """The Ray node id of the attempt that delivered its result."""
 
 
 @dataclass
@@ -127,7 +129,7 @@ def record(store: Store, run: SweepRun, job: Planned, outcome: JobOutcome) -> No
     names = []
     for mo in outcome.measures:
         st = run.statuses[(job.model.name, mo.name)]
-        st.seconds = mo.seconds
+        st.seconds, st.node = mo.seconds, outcome.node
         if mo.status == "ok" and mo.result is not None:
             mo.result.metadata["cache_key"] = keys[mo.name]  # the driver's key: resumable
             results.append(mo.result)
@@ -279,11 +281,37 @@ def _fail(run: SweepRun, job: Planned, reason: str,
         notify(st, st.status)
 
 
+PAUSE_ENV = "GENDERSCOPE_SWEEP_TEST_PAUSE"
+"""Test hook, ``NAME[,NAME...]=FOLDER``: the first attempt of model NAME's task writes its
+Ray node id to ``FOLDER/NAME.node`` and waits (at most 120 s) until ``FOLDER/NAME.go``
+exists, so a test can remove that node, or kill the driver, while the task is in flight."""
+
+
+def _pause_for_test(name: str, node: str, attempt: int) -> None:
+    hook = os.environ.get(PAUSE_ENV, "")
+    names, _, folder = hook.partition("=")
+    if not folder or name not in names.split(",") or attempt != 1:
+        return
+    from pathlib import Path
+
+    go = Path(folder) / f"{name}.go"
+    if go.exists():
+        return
+    (Path(folder) / f"{name}.node").write_text(node, encoding="utf-8")
+    deadline = time.monotonic() + 120
+    while not go.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+
+
 def _ray_job(payload: JobPayload, tracker: Any) -> JobOutcome:
     import ray
 
     attempt = ray.get(tracker.start.remote(payload.model.name))
-    return run_model_job(payload, attempt)
+    node = ray.get_runtime_context().get_node_id()
+    _pause_for_test(payload.model.name, node, attempt)
+    outcome = run_model_job(payload, attempt)
+    outcome.node = node
+    return outcome
 
 
 def run_sweep(spec: SweepSpec, store: Store, *, command: str = "",
@@ -310,7 +338,11 @@ def run_sweep(spec: SweepSpec, store: Store, *, command: str = "",
     ray = _ray()
     started = start_ray(spec.address, num_cpus)
     try:
-        tracker = ray.remote(num_cpus=0)(_Tracker).remote()
+        # the tracker lives on the driver's node: a worker node that dies takes no state
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=True)
+        tracker = ray.remote(num_cpus=0)(_Tracker).options(scheduling_strategy=here).remote()
         refs: dict[Any, Planned] = {}
         remote_job = ray.remote(_ray_job)
         for job in planned:

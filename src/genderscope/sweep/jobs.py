@@ -125,6 +125,8 @@ class JobOutcome:
     """New score-cache rows ``(model, namespace, key, value)``."""
     host: str = ""
     pid: int = 0
+    node: str = ""
+    """The Ray node id it ran on (set by the driver's task; empty without Ray)."""
     load_seconds: float | None = None
     seconds: float = 0.0
     error: str = ""
