@@ -12,7 +12,7 @@ from typing import Any
 from genderscope.errors import ModelLoadError
 from genderscope.models.causal import CausalLM
 from genderscope.models.masked import MaskedLM
-from genderscope.models.source import ModelSource
+from genderscope.models.source import ModelSource, check_device
 from genderscope.store import Store
 
 PACKAGED = {
@@ -121,6 +121,7 @@ def load_lm(spec: str | Path, kind: str = "auto", *, store: Store | None = None,
         from genderscope.models.endpoint import OpenAIChat
 
         return OpenAIChat(str(spec), base_url, store=store)
+    check_device(device)  # also when the store answers without loading (a deferred adapter)
     debiased = _debias_manifest(spec)
     if debiased is not None:
         return load_debiased(Path(str(spec)), debiased, kind, store=store, device=device,

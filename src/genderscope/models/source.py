@@ -63,6 +63,13 @@ def pick_device(device: str | None) -> torch.device:
     return torch.device("cpu")
 
 
+def check_device(device: str | None) -> None:
+    """Refuse a ``device`` that is not here before anything is looked up or loaded, so a
+    run the store could answer fails as a fresh one does (no device or a CPU: no torch)."""
+    if device is not None and device.split(":")[0].strip().lower() != "cpu":
+        pick_device(device)
+
+
 def check_dtype(dtype: str) -> str:
     """``dtype`` if it is one of :data:`DTYPE_NAMES` (no torch import), else a clear error."""
     if dtype not in DTYPE_NAMES:
