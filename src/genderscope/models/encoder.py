@@ -86,6 +86,9 @@ class SentenceEncoder:
         With a ``store`` that has loaded this folder before (same files, memoised
         SHA-256), the encoder is *deferred*: sentence-transformers and torch load on the
         first text the store's embedding cache lacks."""
+        from genderscope.models.source import check_device
+
+        check_device(device)  # refused alike whether or not the store could answer
         key = spec.lower()
         if key in PACKAGED and not Path(spec).exists():
             folder, label = packaged_path(key), key
