@@ -235,3 +235,29 @@ def test_concurrent_identical_runs_record_one_row(tmp_path: Path) -> None:
     st = Store(store)
     assert len(st.list_runs("weat")) == 1
     st.close()
+
+
+def test_garbled_score_cache_is_a_genderscope_error_in_the_api(tmp_path: Path) -> None:
+    """Through the Python API (no CLI to catch it), a damaged score-cache page is a
+    GenderscopeError naming the store, not a raw sqlite3 error."""
+    from genderscope.errors import GenderscopeError
+
+    path = tmp_path / "s.sqlite"
+    st = Store(path)
+    st.put_scores("m", "ns", {f"k{i}": float(i) for i in range(3000)})
+    st.close()
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    raw = bytearray(path.read_bytes())
+    page = 4096
+    raw[3 * page:] = b"\xa5" * (len(raw) - 3 * page)
+    path.write_bytes(bytes(raw))
+    st = Store(path)
+    try:
+        with pytest.raises(GenderscopeError, match="cannot be read"):
+            st.get_scores("m", "ns", [f"k{i}" for i in range(3000)])
+        with pytest.raises(GenderscopeError, match=str(path.name)):
+            st.put_scores("m", "ns", {f"n{i}": 1.0 for i in range(3000)})
+    finally:
+        st.close()

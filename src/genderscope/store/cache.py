@@ -4,8 +4,12 @@ query family, query key), written one transaction per batch."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+from genderscope.errors import GenderscopeError
 
 if TYPE_CHECKING:  # imported where used: a cached number needs no numpy
     import numpy as np
@@ -15,23 +19,39 @@ class ScoreCache:
     """The ``scores`` table's accessors; :class:`~genderscope.store.Store` mixes them in."""
 
     _con: sqlite3.Connection
+    path: Path
+
+    @contextmanager
+    def _readable(self, doing: str) -> Iterator[None]:
+        """Turn SQLite's errors (a damaged page, a full disk) into one line, as the CLI
+        prints them, so a Python caller gets a :class:`GenderscopeError` too; a failed
+        write is rolled back, so nothing stored before is changed."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise GenderscopeError(
+                f"the results store {self.path} cannot be {doing} ({first}); nothing stored "
+                "before was changed. Point --store elsewhere, or move the damaged file "
+                "away") from None
 
     def get_scores(self, model: str, namespace: str, keys: Sequence[str]) -> dict[str, float]:
         """Cached values for those of ``keys`` that are present."""
         found: dict[str, float] = {}
         chunk = 500
-        for i in range(0, len(keys), chunk):
-            part = list(keys[i:i + chunk])
-            marks = ",".join("?" * len(part))
-            rows = self._con.execute(
-                f"SELECT key, value FROM scores WHERE model=? AND namespace=? AND key IN ({marks})",
-                [model, namespace, *part])
-            found.update(rows.fetchall())
+        with self._readable("read"):
+            for i in range(0, len(keys), chunk):
+                part = list(keys[i:i + chunk])
+                marks = ",".join("?" * len(part))
+                rows = self._con.execute(
+                    "SELECT key, value FROM scores WHERE model=? AND namespace=? "
+                    f"AND key IN ({marks})", [model, namespace, *part])
+                found.update(rows.fetchall())
         return found
 
     def put_scores(self, model: str, namespace: str, values: Mapping[str, float]) -> None:
         """Insert or replace cached values, in one transaction."""
-        with self._transaction():
+        with self._write():
             self._con.executemany(
                 "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)",
                 [(model, namespace, k, float(v)) for k, v in values.items()])
@@ -49,7 +69,7 @@ class ScoreCache:
         """Insert or replace cached arrays, in one transaction."""
         import numpy as np
 
-        with self._transaction():
+        with self._write():
             self._con.executemany(
                 "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)",
                 [(model, namespace, k, np.asarray(v, dtype="<f8").tobytes())
@@ -66,7 +86,7 @@ class ScoreCache:
         bad = [k for k, v in values.items() if not str(v).startswith(("[", "{"))]
         if bad:
             raise ValueError(f"put_texts takes JSON lists or objects; {bad[0]!r} is not one")
-        with self._transaction():
+        with self._write():
             self._con.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)",
                                   [(model, namespace, k, str(v)) for k, v in values.items()])
 
@@ -78,6 +98,12 @@ class ScoreCache:
         return self._con.execute("SELECT COUNT(*) FROM scores WHERE model=? AND "
                                  "typeof(value) != 'text'", (model,)).fetchone()[0]
 
+
+    @contextmanager
+    def _write(self) -> Iterator[None]:
+        """One write transaction whose SQLite errors become one line (see _readable)."""
+        with self._readable("written"), self._transaction():
+            yield
 
     def _transaction(self) -> _Tx:
         return _Tx(self._con)
