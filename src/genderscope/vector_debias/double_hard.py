@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from genderscope.errors import DataError
-from genderscope.vector_debias.hard import CHUNK_ROWS, HardDebiasFit, _unit
+from genderscope.vector_debias.hard import CHUNK_ROWS, HardDebiasFit, _unit, finite_blocks
 from genderscope.vector_debias.lists import DebiasLists
 
 N_PCA = 10
@@ -45,12 +45,7 @@ def _checked(vectors: Any) -> tuple[np.ndarray, np.ndarray]:
     src = vectors.matrix
     total = np.zeros(src.shape[1])
     gram = np.zeros((src.shape[1], src.shape[1]))
-    for lo in range(0, src.shape[0], CHUNK_ROWS):
-        block = np.asarray(src[lo:lo + CHUNK_ROWS], dtype=np.float64)
-        if not np.isfinite(block).all():
-            row = lo + int(np.flatnonzero(~np.isfinite(block).all(axis=1))[0])
-            raise DataError(f"{vectors.name}: the vector of {vectors.words[row]!r} (row "
-                            f"{row + 1}) holds NaN or infinity")
+    for _, block in finite_blocks(vectors, np.float64):
         total += block.sum(axis=0)
         gram += block.T @ block
     n = src.shape[0]

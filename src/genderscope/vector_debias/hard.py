@@ -22,6 +22,7 @@ vector. An all-zero vector stays zero (WEFE would give NaN).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +66,21 @@ class HardDebiasFit:
         parts.append(f"{self.n_ignored} words kept as they are")
         parts += [f"{k} {v}" for k, v in self.extra.items()]
         return ", ".join(parts)
+
+
+def finite_blocks(vectors: Any, dtype: Any = np.float32) -> Iterator[tuple[int, np.ndarray]]:
+    """(first row, block) over ``vectors.matrix`` in CHUNK_ROWS chunks cast to ``dtype``.
+
+    Raises DataError naming the first word whose vector holds NaN or infinity.
+    """
+    src = vectors.matrix
+    for lo in range(0, src.shape[0], CHUNK_ROWS):
+        block = np.array(src[lo:lo + CHUNK_ROWS], dtype=dtype)
+        if not np.isfinite(block).all():
+            row = lo + int(np.flatnonzero(~np.isfinite(block).all(axis=1))[0])
+            raise DataError(f"{vectors.name}: the vector of {vectors.words[row]!r} (row "
+                            f"{row + 1}) holds NaN or infinity")
+        yield lo, block
 
 
 def _unit(m: np.ndarray) -> np.ndarray:
@@ -114,12 +130,7 @@ def hard_debias(vectors: Any, lists: DebiasLists) -> tuple[np.ndarray, HardDebia
     src = vectors.matrix
     out = np.empty(src.shape, dtype=np.float32)
     g32 = g.astype(np.float32)
-    for lo in range(0, src.shape[0], CHUNK_ROWS):
-        block = np.array(src[lo:lo + CHUNK_ROWS], dtype=np.float32)
-        if not np.isfinite(block).all():
-            row = lo + int(np.flatnonzero(~np.isfinite(block).all(axis=1))[0])
-            raise DataError(f"{vectors.name}: the vector of {vectors.words[row]!r} (row "
-                            f"{row + 1}) holds NaN or infinity")
+    for lo, block in finite_blocks(vectors):
         block = _unit(block)
         proj = block @ g32
         proj[keep[lo:lo + CHUNK_ROWS]] = 0.0

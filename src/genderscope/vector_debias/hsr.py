@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from genderscope.errors import DataError
-from genderscope.vector_debias.hard import CHUNK_ROWS, HardDebiasFit
+from genderscope.vector_debias.hard import CHUNK_ROWS, HardDebiasFit, finite_blocks
 from genderscope.vector_debias.lists import DebiasLists
 
 DEFAULT_ALPHA = 60.0
@@ -45,12 +45,7 @@ def hsr_debias(vectors: Any, lists: DebiasLists, *, alpha: float = DEFAULT_ALPHA
     src = vectors.matrix
     out = np.empty(src.shape, dtype=np.float32)
     p32 = proj.astype(np.float32)
-    for lo in range(0, src.shape[0], CHUNK_ROWS):
-        block = np.array(src[lo:lo + CHUNK_ROWS], dtype=np.float32)
-        if not np.isfinite(block).all():
-            row = lo + int(np.flatnonzero(~np.isfinite(block).all(axis=1))[0])
-            raise DataError(f"{vectors.name}: the vector of {vectors.words[row]!r} (row "
-                            f"{row + 1}) holds NaN or infinity")
+    for lo, block in finite_blocks(vectors):
         fitted = block @ p32.T
         fitted[keep[lo:lo + CHUNK_ROWS]] = 0.0
         out[lo:lo + CHUNK_ROWS] = block - fitted

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from genderscope.errors import DataError
-from genderscope.vector_debias.hard import CHUNK_ROWS, HardDebiasFit, _unit
+from genderscope.vector_debias.hard import CHUNK_ROWS, HardDebiasFit, _unit, finite_blocks
 from genderscope.vector_debias.lists import DebiasLists
 
 
@@ -60,12 +60,7 @@ def multiclass_hard_debias(vectors: Any, lists: DebiasLists, *, n_components: in
     src = vectors.matrix
     out = np.empty(src.shape, dtype=np.float32)
     b32 = basis.astype(np.float32)
-    for lo in range(0, src.shape[0], CHUNK_ROWS):
-        block = np.array(src[lo:lo + CHUNK_ROWS], dtype=np.float32)
-        if not np.isfinite(block).all():
-            row = lo + int(np.flatnonzero(~np.isfinite(block).all(axis=1))[0])
-            raise DataError(f"{vectors.name}: the vector of {vectors.words[row]!r} (row "
-                            f"{row + 1}) holds NaN or infinity")
+    for lo, block in finite_blocks(vectors):
         block = _unit(block)
         coef = block @ b32.T
         coef[keep[lo:lo + CHUNK_ROWS]] = 0.0

@@ -20,7 +20,12 @@ import typer
 from rich.table import Table
 
 from genderscope.cli.commands.debias import debias_app
-from genderscope.cli.commands.embeddings import TESTS_DIR_OPTION, _expand
+from genderscope.cli.commands.embeddings import (
+    FORMAT_OPTION,
+    TESTS_DIR_OPTION,
+    VECTORS_OPTION,
+    _expand,
+)
 from genderscope.cli.common import STORE_OPTION, console, open_store
 
 
@@ -136,11 +141,8 @@ def _print(record: dict[str, Any], out: Path) -> None:
 
 def _command(method: str) -> Any:
     def command(
-        vectors: str = typer.Option("glove-6b-50d", "--vectors", help="Word vectors: "
-                                    "glove-6b-50d, or a GloVe/word2vec text, word2vec .bin or "
-                                    ".npy file."),
-        fmt: str = typer.Option("auto", "--format", help="auto, glove, word2vec, "
-                                "word2vec-binary or numpy."),
+        vectors: str = VECTORS_OPTION,
+        fmt: str = FORMAT_OPTION,
         vocab: Path | None = typer.Option(None, "--vocab", help="Vocabulary of a .npy matrix."),
         out: Path = typer.Option(..., "--out", help="Folder for vectors.bin, debias.json and "
                                  "the evaluation runs."),

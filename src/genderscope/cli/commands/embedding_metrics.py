@@ -13,12 +13,18 @@ import typer
 from rich.table import Table
 
 from genderscope.cli.commands.embeddings import (
+    CASE_FALLBACK_OPTION,
     EXACT_OPTION,
+    FORMAT_OPTION,
+    MAX_OOV_OPTION,
     PROGRESS_OPTION,
     SEED_OPTION,
     TEST_OPTION,
     TESTS_DIR_OPTION,
+    VECTORS_OPTION,
+    VOCAB_OPTION,
     _expand,
+    _raise_if_failed,
     _write_table,
 )
 from genderscope.cli.common import (
@@ -59,13 +65,9 @@ def _rows(method: str, r: Result) -> list[dict[str, Any]]:
 
 def _command(method: str) -> Any:
     def command(
-        vectors: str = typer.Option("glove-6b-50d", "--vectors",
-                                    help="Word vectors: glove-6b-50d, or a GloVe/word2vec "
-                                         "text, word2vec .bin or .npy file."),
-        fmt: str = typer.Option("auto", "--format", help="auto, glove, word2vec, "
-                                "word2vec-binary or numpy."),
-        vocab: Path | None = typer.Option(None, "--vocab", help="Vocabulary of a .npy "
-                                          "matrix (one word per line)."),
+        vectors: str = VECTORS_OPTION,
+        fmt: str = FORMAT_OPTION,
+        vocab: Path | None = VOCAB_OPTION,
         test: list[str] = TEST_OPTION,
         tests_dir: Path | None = TESTS_DIR_OPTION,
         permutations: int = typer.Option(10_000, "--permutations", min=1_000,
@@ -76,10 +78,8 @@ def _command(method: str) -> Any:
                                              help="Bootstrap replicates [10,000; RNSB "
                                                   "1,000, one classifier fit each]."),
         seed: int = SEED_OPTION,
-        max_oov: float = typer.Option(0.2, "--max-oov", min=0.0, max=1.0,
-                                      help="Largest share of a set that may be OOV."),
-        case_fallback: bool = typer.Option(True, "--case-fallback/--no-case-fallback",
-                                           help="Look up OOV words in lower case."),
+        max_oov: float = MAX_OOV_OPTION,
+        case_fallback: bool = CASE_FALLBACK_OPTION,
         swap_roles: bool = typer.Option(False, "--swap-roles", help="Use the attribute sets "
                                         "A, B as the two groups and X, Y as the attribute "
                                         "sets (WEAT 7, 8 hold gender in A, B)."),
@@ -140,9 +140,7 @@ def _command(method: str) -> Any:
                               f"{p:.2g}" if isinstance(p, float) else "")
             console.print(table)
             console.print(f"saved to {base}; runs {', '.join(runs.values())}")
-        if failed:
-            raise GenderscopeError(f"{len(failed)} of {len(tests)} tests failed: "
-                                   f"{', '.join(failed)} (details in {base / 'tests.csv'})")
+        _raise_if_failed(failed, len(tests), base)
 
     command.__doc__ = TITLES[method] + "."
     return command

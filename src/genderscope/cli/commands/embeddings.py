@@ -40,6 +40,17 @@ EXACT_OPTION = typer.Option(200_000, "--exact-limit", min=0,
                             help="Enumerate all partitions when there are at most this many.")
 SEED_OPTION = typer.Option(0, "--seed", help="Seed of permutations and bootstrap.")
 PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
+VECTORS_OPTION = typer.Option("glove-6b-50d", "--vectors",
+                              help="Word vectors: glove-6b-50d, or a GloVe/word2vec "
+                                   "text, word2vec .bin or .npy file.")
+FORMAT_OPTION = typer.Option("auto", "--format", help="auto, glove, word2vec, "
+                             "word2vec-binary or numpy.")
+VOCAB_OPTION = typer.Option(None, "--vocab", help="Vocabulary of a .npy "
+                            "matrix (one word per line).")
+MAX_OOV_OPTION = typer.Option(0.2, "--max-oov", min=0.0, max=1.0,
+                              help="Largest share of a set that may be OOV.")
+CASE_FALLBACK_OPTION = typer.Option(True, "--case-fallback/--no-case-fallback",
+                                    help="Look up OOV words in lower case.")
 
 
 def _expand(specs: list[str], tests_dir: Path | None) -> list[AssociationTest]:
@@ -106,6 +117,14 @@ def _write_table(path: Path, rows: list[dict[str, object]]) -> None:
     mark_folder(path.parent, [path.name])
 
 
+def _raise_if_failed(failed: list[str], n_tests: int, base: Path) -> None:
+    """Refuse the command when any of ``n_tests`` tests failed (their rows are in
+    ``base/tests.csv``)."""
+    if failed:
+        raise GenderscopeError(f"{len(failed)} of {n_tests} tests failed: "
+                               f"{', '.join(failed)} (details in {base / 'tests.csv'})")
+
+
 def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | None,
                store, as_json: bool) -> None:
     base = default_out(method, out)
@@ -164,32 +183,24 @@ def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | N
             console.print(f"reused stored run {', '.join(runs[n] for n in reused)} (same "
                           "model, options and test; `genderscope run --no-reuse ...` "
                           "recomputes)")
-    if failed:
-        raise GenderscopeError(f"{len(failed)} of {len(tests)} tests failed: "
-                               f"{', '.join(failed)} (details in {base / 'tests.csv'})")
+    _raise_if_failed(failed, len(tests), base)
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
     @run_app.command("weat")
     def weat_cmd(
-        vectors: str = typer.Option("glove-6b-50d", "--vectors",
-                                    help="Word vectors: glove-6b-50d, or a GloVe/word2vec "
-                                         "text, word2vec .bin or .npy file."),
-        fmt: str = typer.Option("auto", "--format", help="auto, glove, word2vec, "
-                                "word2vec-binary or numpy."),
-        vocab: Path | None = typer.Option(None, "--vocab", help="Vocabulary of a .npy "
-                                          "matrix (one word per line)."),
+        vectors: str = VECTORS_OPTION,
+        fmt: str = FORMAT_OPTION,
+        vocab: Path | None = VOCAB_OPTION,
         test: list[str] = TEST_OPTION,
         tests_dir: Path | None = TESTS_DIR_OPTION,
         permutations: int = PERM_OPTION,
         exact_limit: int = EXACT_OPTION,
         seed: int = SEED_OPTION,
-        max_oov: float = typer.Option(0.2, "--max-oov", min=0.0, max=1.0,
-                                      help="Largest share of a set that may be OOV."),
+        max_oov: float = MAX_OOV_OPTION,
         phrases: str = typer.Option("skip", "--phrases", help="Multi-word entries: skip "
                                     "(OOV) or mean (average of word vectors)."),
-        case_fallback: bool = typer.Option(True, "--case-fallback/--no-case-fallback",
-                                           help="Look up OOV words in lower case."),
+        case_fallback: bool = CASE_FALLBACK_OPTION,
         out: Path | None = OUT_OPTION,
         store_path: Path | None = STORE_OPTION,
         as_json: bool = JSON_OPTION,

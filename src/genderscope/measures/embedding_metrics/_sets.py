@@ -21,6 +21,7 @@ from genderscope.measures.weat import DEFAULT_MAX_OOV, ROLES, _check_sets
 from genderscope.stats import CI
 
 DEFAULT_RESAMPLES = 10_000
+ATTRS = ("A", "B")  # the attribute roles a metric reports one value for
 
 
 @dataclass

@@ -22,6 +22,7 @@ from scipy import stats
 
 from genderscope.datasets.seat import AssociationTest
 from genderscope.measures.embedding_metrics._sets import (
+    ATTRS,
     DEFAULT_RESAMPLES,
     look_up,
     percentile_ci,
@@ -30,8 +31,6 @@ from genderscope.measures.embedding_metrics._sets import (
 )
 from genderscope.measures.weat import DEFAULT_MAX_OOV
 from genderscope.results import Result
-
-ATTRS = ("A", "B")
 
 
 def rowwise_spearman(u: np.ndarray, v: np.ndarray) -> np.ndarray:

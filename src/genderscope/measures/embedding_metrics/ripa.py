@@ -24,6 +24,7 @@ import pandas as pd
 from genderscope.datasets.seat import AssociationTest
 from genderscope.errors import DataError
 from genderscope.measures.embedding_metrics._sets import (
+    ATTRS,
     DEFAULT_RESAMPLES,
     look_up,
     percentile_ci,
@@ -32,8 +33,6 @@ from genderscope.measures.embedding_metrics._sets import (
 from genderscope.measures.weat import DEFAULT_MAX_OOV
 from genderscope.results import Result
 from genderscope.stats import sign_flip_test
-
-ATTRS = ("A", "B")
 
 
 def relation_vectors(x: np.ndarray, y: np.ndarray) -> np.ndarray:

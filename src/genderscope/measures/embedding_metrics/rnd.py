@@ -26,6 +26,7 @@ import pandas as pd
 
 from genderscope.datasets.seat import AssociationTest
 from genderscope.measures.embedding_metrics._sets import (
+    ATTRS,
     DEFAULT_RESAMPLES,
     look_up,
     percentile_ci,
@@ -34,8 +35,6 @@ from genderscope.measures.embedding_metrics._sets import (
 from genderscope.measures.weat import DEFAULT_MAX_OOV
 from genderscope.results import Result
 from genderscope.stats.permutation import DEFAULT_EXACT_LIMIT
-
-ATTRS = ("A", "B")
 
 
 def distance_differences(attr: np.ndarray, mean_x: np.ndarray, mean_y: np.ndarray
