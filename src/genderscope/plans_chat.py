@@ -15,6 +15,7 @@ draws them with ``subset_seed``, GenderBench's ``random_seed``, default 123),
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -61,160 +62,77 @@ def _plan(module: str, *, data: Path | None, limit: int | None, subset_seed: int
                 inputs=inputs)
 
 
-def discrimination_tamkin(*, data: Path | None = None, limit: int | None = None,
-                          subset_seed: int = 123, repetitions: int = 1,
-                          max_new_tokens: int = 300, temperature: float = 0.0,
-                          top_p: float = 1.0, sample_seed: int = 0, seed: int = 0,
-                          resamples: int = 10_000, progress: bool = False) -> Plan:
-    """GenderBench DiscriminationTamkin: yes/no decisions for a woman, a man, a non-binary
-    person in the same scenario."""
-    return _plan("discrimination_tamkin", data=data, limit=limit, subset_seed=subset_seed,
-                 repetitions=repetitions, max_new_tokens=max_new_tokens,
-                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
-                 resamples=resamples, progress=progress)
+def _options(limit: int | None, reorderings: int | None) -> list[inspect.Parameter]:
+    """The keyword-only options of a probe's plan, in order: ``limit`` defaults to
+    ``limit``; ``reorderings`` is offered only when not None (then its default)."""
+    kw = inspect.Parameter.KEYWORD_ONLY
+    spec: list[tuple[str, Any, str]] = [
+        ("data", None, "Path | None"), ("limit", limit, "int | None"),
+        ("subset_seed", 123, "int"), ("repetitions", 1, "int"),
+        *([("reorderings", reorderings, "int")] if reorderings is not None else []),
+        ("max_new_tokens", 300, "int"), ("temperature", 0.0, "float"), ("top_p", 1.0, "float"),
+        ("sample_seed", 0, "int"), ("seed", 0, "int"), ("resamples", 10_000, "int"),
+        ("progress", False, "bool")]
+    return [inspect.Parameter(n, kw, default=d, annotation=a) for n, d, a in spec]
 
 
-def bbq(*, data: Path | None = None, limit: int | None = None, subset_seed: int = 123,
-        repetitions: int = 1, reorderings: int = 1, max_new_tokens: int = 300,
-        temperature: float = 0.0, top_p: float = 1.0, sample_seed: int = 0, seed: int = 0,
-        resamples: int = 10_000, progress: bool = False) -> Plan:
-    """GenderBench BBQ (gender identity): stereotypical answers to multiple-choice
-    questions."""
-    return _plan("bbq", data=data, limit=limit, subset_seed=subset_seed,
-                 repetitions=repetitions, max_new_tokens=max_new_tokens,
-                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
-                 resamples=resamples, progress=progress, num_reorderings=reorderings)
+def _probe_plan(name: str, module: str, doc: str, *, limit: int | None = None,
+                reorderings: int | None = None) -> Callable[..., Plan]:
+    """The plan function of one probe: keyword options as :func:`_options` lists them
+    (its signature is what :mod:`genderscope.api` reads), run by :func:`_plan` on the
+    probe module ``module`` (``reorderings`` is passed on as ``num_reorderings``)."""
+    signature = inspect.Signature(_options(limit, reorderings), return_annotation="Plan")
+
+    def plan(**options: Any) -> Plan:
+        bound = signature.bind(**options)
+        bound.apply_defaults()
+        kwargs = dict(bound.arguments)
+        if "reorderings" in kwargs:
+            kwargs["num_reorderings"] = kwargs.pop("reorderings")
+        return _plan(module, **kwargs)
+
+    plan.__name__ = plan.__qualname__ = name
+    plan.__doc__ = doc
+    plan.__signature__ = signature  # type: ignore[attr-defined]
+    return plan
 
 
-def direct(*, data: Path | None = None, limit: int | None = None, subset_seed: int = 123,
-           repetitions: int = 1, max_new_tokens: int = 300, temperature: float = 0.0,
-           top_p: float = 1.0, sample_seed: int = 0, seed: int = 0,
-           resamples: int = 10_000, progress: bool = False) -> Plan:
-    """GenderBench Direct: agreement with gender stereotypes stated outright."""
-    return _plan("direct", data=data, limit=limit, subset_seed=subset_seed,
-                 repetitions=repetitions, max_new_tokens=max_new_tokens,
-                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
-                 resamples=resamples, progress=progress)
-
-
-def diversity_med_qa(*, data: Path | None = None, limit: int | None = None,
-                     subset_seed: int = 123, repetitions: int = 1, reorderings: int = 3,
-                     max_new_tokens: int = 300, temperature: float = 0.0, top_p: float = 1.0,
-                     sample_seed: int = 0, seed: int = 0, resamples: int = 10_000,
-                     progress: bool = False) -> Plan:
-    """GenderBench DiversityMedQA: medical questions answered for a man vs a woman."""
-    return _plan("diversity_med_qa", data=data, limit=limit, subset_seed=subset_seed,
-                 repetitions=repetitions, max_new_tokens=max_new_tokens,
-                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
-                 resamples=resamples, progress=progress, num_reorderings=reorderings)
-
-
-def jobs_lum(*, data: Path | None = None, limit: int | None = None, subset_seed: int = 123,
-             repetitions: int = 1, max_new_tokens: int = 300, temperature: float = 0.0,
-             top_p: float = 1.0, sample_seed: int = 0, seed: int = 0,
-             resamples: int = 10_000, progress: bool = False) -> Plan:
-    """GenderBench JobsLum: the gender of characters written for occupations."""
-    return _plan("jobs_lum", data=data, limit=limit, subset_seed=subset_seed,
-                 repetitions=repetitions, max_new_tokens=max_new_tokens,
-                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
-                 resamples=resamples, progress=progress)
-
-
-def hiring_an(*, data: Path | None = None, limit: int | None = 10_000, subset_seed: int = 123,
-              repetitions: int = 1, max_new_tokens: int = 300, temperature: float = 0.0,
-              top_p: float = 1.0, sample_seed: int = 0, seed: int = 0,
-              resamples: int = 10_000, progress: bool = False) -> Plan:
-    """GenderBench HiringAn: hiring-decision emails for candidates of each gender (``limit``:
-    GenderBench's ``sample_k``, default 10,000 of the ~5.4 million combinations)."""
-    return _plan("hiring_an", data=data, limit=limit, subset_seed=subset_seed,
-                 repetitions=repetitions, max_new_tokens=max_new_tokens,
-                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
-                 resamples=resamples, progress=progress)
-
-
-def inventories(*, data: Path | None = None, limit: int | None = None,
-                subset_seed: int = 123, repetitions: int = 1, max_new_tokens: int = 300,
-                temperature: float = 0.0, top_p: float = 1.0, sample_seed: int = 0,
-                seed: int = 0, resamples: int = 10_000, progress: bool = False) -> Plan:
-    """GenderBench Inventories: the gender of characters written for stereotyped traits."""
-    return _plan("inventories", data=data, limit=limit, subset_seed=subset_seed,
-                 repetitions=repetitions, max_new_tokens=max_new_tokens,
-                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
-                 resamples=resamples, progress=progress)
-
-
-def isear(*, data: Path | None = None, limit: int | None = None, subset_seed: int = 123,
-          repetitions: int = 1, max_new_tokens: int = 300, temperature: float = 0.0,
-          top_p: float = 1.0, sample_seed: int = 0, seed: int = 0, resamples: int = 10_000,
-          progress: bool = False) -> Plan:
-    """GenderBench Isear: the emotion a man, a woman, a non-binary person would feel."""
-    return _plan("isear", data=data, limit=limit, subset_seed=subset_seed,
-                 repetitions=repetitions, max_new_tokens=max_new_tokens,
-                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
-                 resamples=resamples, progress=progress)
-
-
-def dreaddit(*, data: Path | None = None, limit: int | None = None, subset_seed: int = 123,
-             repetitions: int = 1, max_new_tokens: int = 300, temperature: float = 0.0,
-             top_p: float = 1.0, sample_seed: int = 0, seed: int = 0,
-             resamples: int = 10_000, progress: bool = False) -> Plan:
-    """GenderBench Dreaddit: stress read into the same post by the writer's gender."""
-    return _plan("dreaddit", data=data, limit=limit, subset_seed=subset_seed,
-                 repetitions=repetitions, max_new_tokens=max_new_tokens,
-                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
-                 resamples=resamples, progress=progress)
-
-
-def relationship_levy(*, data: Path | None = None, limit: int | None = 1_000,
-                      subset_seed: int = 123, repetitions: int = 1, max_new_tokens: int = 300,
-                      temperature: float = 0.0, top_p: float = 1.0, sample_seed: int = 0,
-                      seed: int = 0, resamples: int = 10_000, progress: bool = False) -> Plan:
-    """GenderBench RelationshipLevy: who is right in a couple's conflict (``limit``:
-    GenderBench's ``sample_k``, default 1,000)."""
-    return _plan("relationship_levy", data=data, limit=limit, subset_seed=subset_seed,
-                 repetitions=repetitions, max_new_tokens=max_new_tokens,
-                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
-                 resamples=resamples, progress=progress)
-
-
-def business_vocabulary(*, data: Path | None = None, limit: int | None = None,
-                        subset_seed: int = 123, repetitions: int = 1,
-                        max_new_tokens: int = 300, temperature: float = 0.0,
-                        top_p: float = 1.0, sample_seed: int = 0, seed: int = 0,
-                        resamples: int = 10_000, progress: bool = False) -> Plan:
-    """GenderBench BusinessVocabulary: gendered words in letters written for women vs men."""
-    return _plan("business_vocabulary", data=data, limit=limit, subset_seed=subset_seed,
-                 repetitions=repetitions, max_new_tokens=max_new_tokens,
-                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
-                 resamples=resamples, progress=progress)
-
-
-def gest(*, data: Path | None = None, limit: int | None = None, subset_seed: int = 123,
-         repetitions: int = 1, reorderings: int = 6, max_new_tokens: int = 300,
-         temperature: float = 0.0, top_p: float = 1.0, sample_seed: int = 0, seed: int = 0,
-         resamples: int = 10_000, progress: bool = False) -> Plan:
-    """GenderBench Gest: who is more likely to say a GEST sentence (``data``: gest.csv)."""
-    return _plan("gest:build_gest", data=data, limit=limit, subset_seed=subset_seed,
-                 repetitions=repetitions, max_new_tokens=max_new_tokens,
-                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
-                 resamples=resamples, progress=progress, num_reorderings=reorderings)
-
-
-def gest_creative(*, data: Path | None = None, limit: int | None = None,
-                  subset_seed: int = 123, repetitions: int = 1, max_new_tokens: int = 300,
-                  temperature: float = 0.0, top_p: float = 1.0, sample_seed: int = 0,
-                  seed: int = 0, resamples: int = 10_000, progress: bool = False) -> Plan:
-    """GenderBench GestCreative: the gender of characters written for GEST mottos."""
-    return _plan("gest:build_creative", data=data, limit=limit, subset_seed=subset_seed,
-                 repetitions=repetitions, max_new_tokens=max_new_tokens,
-                 temperature=temperature, top_p=top_p, sample_seed=sample_seed, seed=seed,
-                 resamples=resamples, progress=progress)
-
+_PROBES: tuple[tuple[str, str, str, dict[str, int | None]], ...] = (
+    ("discrimination-tamkin", "discrimination_tamkin",
+     "GenderBench DiscriminationTamkin: yes/no decisions for a woman, a man, a non-binary\n"
+     "    person in the same scenario.", {}),
+    ("bbq", "bbq", "GenderBench BBQ (gender identity): stereotypical answers to "
+     "multiple-choice\n    questions.", {"reorderings": 1}),
+    ("direct", "direct", "GenderBench Direct: agreement with gender stereotypes stated "
+     "outright.", {}),
+    ("diversity-med-qa", "diversity_med_qa", "GenderBench DiversityMedQA: medical questions "
+     "answered for a man vs a woman.", {"reorderings": 3}),
+    ("jobs-lum", "jobs_lum", "GenderBench JobsLum: the gender of characters written for "
+     "occupations.", {}),
+    ("hiring-an", "hiring_an", "GenderBench HiringAn: hiring-decision emails for candidates "
+     "of each gender (``limit``:\n    GenderBench's ``sample_k``, default 10,000 of the ~5.4 "
+     "million combinations).", {"limit": 10_000}),
+    ("inventories", "inventories", "GenderBench Inventories: the gender of characters "
+     "written for stereotyped traits.", {}),
+    ("isear", "isear", "GenderBench Isear: the emotion a man, a woman, a non-binary person "
+     "would feel.", {}),
+    ("dreaddit", "dreaddit", "GenderBench Dreaddit: stress read into the same post by the "
+     "writer's gender.", {}),
+    ("relationship-levy", "relationship_levy", "GenderBench RelationshipLevy: who is right "
+     "in a couple's conflict (``limit``:\n    GenderBench's ``sample_k``, default 1,000).",
+     {"limit": 1_000}),
+    ("business-vocabulary", "business_vocabulary", "GenderBench BusinessVocabulary: "
+     "gendered words in letters written for women vs men.", {}),
+    ("gest", "gest:build_gest", "GenderBench Gest: who is more likely to say a GEST "
+     "sentence (``data``: gest.csv).", {"reorderings": 6}),
+    ("gest-creative", "gest:build_creative", "GenderBench GestCreative: the gender of "
+     "characters written for GEST mottos.", {}),
+)
+"""Probe name, module (``module:function``, default ``build``), plan docstring, and the
+defaults that differ from :func:`_options`' (``limit``) or add an option
+(``reorderings``)."""
 
 CHAT_PLANS: dict[str, Callable[..., Plan]] = {
-    "discrimination-tamkin": discrimination_tamkin, "bbq": bbq, "direct": direct,
-    "diversity-med-qa": diversity_med_qa, "jobs-lum": jobs_lum, "hiring-an": hiring_an,
-    "inventories": inventories, "isear": isear, "dreaddit": dreaddit,
-    "relationship-levy": relationship_levy, "business-vocabulary": business_vocabulary,
-    "gest": gest, "gest-creative": gest_creative}
+    name: _probe_plan(name.replace("-", "_"), module, doc, **defaults)
+    for name, module, doc, defaults in _PROBES}
 """Probe name -> plan function (added to :data:`genderscope.plans.PLANS`)."""
