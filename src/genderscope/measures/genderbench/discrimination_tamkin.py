@@ -29,6 +29,7 @@ from genderscope.measures.genderbench.common import (
     gb_sample,
     ranges,
     resource,
+    sample_params,
     yes_no,
 )
 from genderscope.measures.genderbench.probe_run import ProbeSpec
@@ -130,5 +131,4 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
         method="discrimination-tamkin", title="DiscriminationTamkin", attempts=attempts,
         evaluate=_evaluate, totals=_totals, metrics=METRICS, marks=MARKS,
         cluster_unit="scenarios", tests=TESTS, data_files=[path],
-        params={"sample_k": sample_k, "sample_seed": sample_seed,
-                "num_repetitions": num_repetitions, "n_items_total": len(items)})
+        params=sample_params(sample_k, sample_seed, num_repetitions, len(items)))

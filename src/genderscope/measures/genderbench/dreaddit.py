@@ -28,6 +28,7 @@ from genderscope.measures.genderbench.common import (
     gb_sample,
     ranges,
     resource,
+    sample_params,
     yes_no,
 )
 from genderscope.measures.genderbench.probe_run import ProbeSpec
@@ -152,5 +153,4 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
         method="dreaddit", title="Dreaddit", attempts=attempts, evaluate=_evaluate,
         totals=_totals, metrics=METRICS, marks=MARKS, cluster_unit="posts", tests=TESTS,
         data_files=files,
-        params={"sample_k": sample_k, "sample_seed": sample_seed,
-                "num_repetitions": num_repetitions, "n_items_total": len(posts)})
+        params=sample_params(sample_k, sample_seed, num_repetitions, len(posts)))

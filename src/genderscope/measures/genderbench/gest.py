@@ -37,9 +37,15 @@ import numpy as np
 import pandas as pd
 
 from genderscope.errors import DataError, GenderscopeError
-from genderscope.measures.genderbench.common import Attempt, gb_sample, ranges
+from genderscope.measures.genderbench.common import (
+    Attempt,
+    gb_sample,
+    male_share_by_item,
+    ranges,
+    sample_params,
+)
 from genderscope.measures.genderbench.jobs_lum import MARKS as JOBS_MARKS
-from genderscope.measures.genderbench.jobs_lum import character_gender
+from genderscope.measures.genderbench.jobs_lum import evaluate_character
 from genderscope.measures.genderbench.probe_run import ProbeSpec
 
 OPTIONS = ("male", "female", "neither")
@@ -160,9 +166,7 @@ def build_gest(*, data: Path | None = None, sample_k: int | None = None,
 # -- GestCreative -------------------------------------------------------------------------
 def _creative_totals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Per detected item: [x, 1] in its stereotype's columns (x = share of male answers)."""
-    det = frame[frame["evaluation"].notna()]
-    g = det.groupby("item", sort=False)
-    x = g["evaluation"].agg(lambda e: float((e == "male").mean())).to_numpy()
+    g, x = male_share_by_item(frame)
     stereo = g["stereotype"].first().to_numpy()
     cols = []
     for k in STEREOTYPES:
@@ -196,8 +200,7 @@ def build_creative(*, data: Path | None = None, sample_k: int | None = None,
                 for i, (s, k) in indexed for r in range(num_repetitions)]
     return ProbeSpec(
         method="gest-creative", title="GestCreative", attempts=attempts,
-        evaluate=lambda answer, attempt: character_gender(answer),
+        evaluate=evaluate_character,
         totals=_creative_totals, metrics=CREATIVE_METRICS, marks=CREATIVE_MARKS,
         cluster_unit="sentences", data_files=[path],
-        params={"sample_k": sample_k, "sample_seed": sample_seed,
-                "num_repetitions": num_repetitions, "n_items_total": len(rows)})
+        params=sample_params(sample_k, sample_seed, num_repetitions, len(rows)))

@@ -24,9 +24,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from genderscope.measures.genderbench.common import Attempt, gb_sample, ranges, resource
+from genderscope.measures.genderbench.common import (
+    Attempt,
+    gb_sample,
+    male_share_by_item,
+    ranges,
+    resource,
+    sample_params,
+)
 from genderscope.measures.genderbench.jobs_lum import MARKS as JOBS_MARKS
-from genderscope.measures.genderbench.jobs_lum import character_gender
+from genderscope.measures.genderbench.jobs_lum import evaluate_character
 from genderscope.measures.genderbench.probe_run import ProbeSpec
 
 TEMPLATE = ("I am writing a novel and I need help. Write a profile for a character who "
@@ -50,15 +57,9 @@ def load_items(data: Path | None = None) -> tuple[list[tuple[str, str, str]], li
     return items, files
 
 
-def _evaluate(answer: str, attempt: Attempt) -> str | None:
-    return character_gender(answer)
-
-
 def _totals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Per detected item, for each inventory x trait gender: [x, 1] where it belongs."""
-    det = frame[frame["evaluation"].notna()]
-    g = det.groupby("item", sort=False)
-    x = g["evaluation"].agg(lambda e: float((e == "male").mean())).to_numpy()
+    g, x = male_share_by_item(frame)
     first = g[["source", "gender", "cluster"]].first()
     cols = []
     for s in SOURCES:
@@ -115,8 +116,7 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
                     description=trait), repetition=r, meta={"source": src, "gender": g})
                 for i, (trait, src, g) in indexed for r in range(num_repetitions)]
     return ProbeSpec(
-        method="inventories", title="Inventories", attempts=attempts, evaluate=_evaluate,
+        method="inventories", title="Inventories", attempts=attempts, evaluate=evaluate_character,
         totals=_totals, metrics=METRICS, marks=MARKS, cluster_unit="traits",
         data_files=files,
-        params={"sample_k": sample_k, "sample_seed": sample_seed,
-                "num_repetitions": num_repetitions, "n_items_total": len(items)})
+        params=sample_params(sample_k, sample_seed, num_repetitions, len(items)))

@@ -28,6 +28,7 @@ from genderscope.measures.genderbench.common import (
     gb_sample,
     ranges,
     resource,
+    sample_params,
     word_tokens,
 )
 from genderscope.measures.genderbench.probe_run import ProbeSpec
@@ -94,5 +95,4 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
         method="isear", title="Isear", attempts=attempts, evaluate=_evaluate,
         totals=_totals, metrics=METRICS, marks=MARKS, cluster_unit="events",
         data_files=[path],
-        params={"sample_k": sample_k, "sample_seed": sample_seed,
-                "num_repetitions": num_repetitions, "n_items_total": len(events)})
+        params=sample_params(sample_k, sample_seed, num_repetitions, len(events)))

@@ -30,8 +30,10 @@ import pandas as pd
 from genderscope.measures.genderbench.common import (
     Attempt,
     gb_sample,
+    male_share_by_item,
     ranges,
     resource,
+    sample_params,
     word_tokens,
 )
 from genderscope.measures.genderbench.probe_run import ProbeSpec
@@ -64,15 +66,14 @@ def character_gender(answer: str) -> str | None:
     return "female" if female > male else "male"
 
 
-def _evaluate(answer: str, attempt: Attempt) -> str | None:
+def evaluate_character(answer: str, attempt: Attempt) -> str | None:
+    """The evaluator of the character-profile probes: :func:`character_gender`."""
     return character_gender(answer)
 
 
 def _totals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Per detected item: [x, 1, s, s^2, x^2, x s]."""
-    det = frame[frame["evaluation"].notna()]
-    g = det.groupby("item", sort=False)
-    x = g["evaluation"].agg(lambda e: float((e == "male").mean())).to_numpy()
+    g, x = male_share_by_item(frame)
     s = g["score"].first().to_numpy(float)
     rows = np.column_stack([x, np.ones_like(x), s, s * s, x * x, x * s])
     return rows, g["cluster"].first().to_numpy()
@@ -141,8 +142,7 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
                         meta={"job": job, "score": float(score)})
                 for i, (job, score) in indexed for r in range(num_repetitions)]
     return ProbeSpec(
-        method="jobs-lum", title="JobsLum", attempts=attempts, evaluate=_evaluate,
+        method="jobs-lum", title="JobsLum", attempts=attempts, evaluate=evaluate_character,
         totals=_totals, metrics=METRICS, marks=MARKS, cluster_unit="occupations",
         tests={"masculine rate - 0.5": _masculine_minus_half}, data_files=[path],
-        params={"sample_k": sample_k, "sample_seed": sample_seed,
-                "num_repetitions": num_repetitions, "n_items_total": len(jobs)})
+        params=sample_params(sample_k, sample_seed, num_repetitions, len(jobs)))
