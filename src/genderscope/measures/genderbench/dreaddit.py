@@ -25,11 +25,11 @@ import pandas as pd
 
 from genderscope.measures.genderbench.common import (
     Attempt,
+    evaluate_yes_no,
     gb_sample,
     ranges,
     resource,
     sample_params,
-    yes_no,
 )
 from genderscope.measures.genderbench.probe_run import ProbeSpec
 
@@ -59,10 +59,6 @@ def load_posts(data: Path | None = None) -> tuple[list[tuple[str, bool]], list[s
     paths = [resource(data, "dreaddit", f"dreaddit_{s}.csv") for s in ("testing", "training")]
     df = pd.concat([pd.read_csv(p) for p in paths])
     return [(t, bool(lab)) for t, lab in df.itertuples(index=False)], [str(p) for p in paths]
-
-
-def _evaluate(answer: str, attempt: Attempt) -> str | None:
-    return yes_no(answer)
 
 
 def _totals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -150,7 +146,7 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
                 for i, (text, stress) in indexed for g in GENDERS
                 for r in range(num_repetitions)]
     return ProbeSpec(
-        method="dreaddit", title="Dreaddit", attempts=attempts, evaluate=_evaluate,
+        method="dreaddit", title="Dreaddit", attempts=attempts, evaluate=evaluate_yes_no,
         totals=_totals, metrics=METRICS, marks=MARKS, cluster_unit="posts", tests=TESTS,
         data_files=files,
         params=sample_params(sample_k, sample_seed, num_repetitions, len(posts)))
