@@ -41,7 +41,7 @@ def main() -> None:
 
     from genderscope.datasets.crows_pairs import load_crows_pairs
     from genderscope.datasets.locations import find_benchmark
-    from genderscope.debias.estimate import debias_lm
+    from genderscope.lm_debias.estimate import debias_lm
     from genderscope.models.debias_folder import is_debias_folder
     from genderscope.models.loading import load_lm
 

@@ -97,7 +97,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "results" /
                     "debias_smollm2.md")
     args = ap.parse_args()
-    from genderscope.debias.estimate import debias_lm
+    from genderscope.lm_debias.estimate import debias_lm
 
     args.work.mkdir(parents=True, exist_ok=True)
     timing: dict[str, float] = {}
@@ -113,7 +113,7 @@ def main() -> None:
             continue
         t0 = time.perf_counter()
         if tech == "dropout":
-            from genderscope.debias.dropout_training import dropout_debias
+            from genderscope.lm_debias.dropout_training import dropout_debias
 
             manifests[tech] = dropout_debias(args.model, "gap", folder, limit=args.docs,
                                              max_steps=args.dropout_steps, seed=args.seed,

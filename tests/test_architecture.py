@@ -24,7 +24,7 @@ LAYERS: list[tuple[str, set[str]]] = [
               "reuse", "outputs"}),
     ("store", {"store"}),
     ("models/datasets/stats", {"models", "datasets", "stats"}),
-    ("measures", {"measures", "attack", "swap", "debias", "vector_debias"}),
+    ("measures", {"measures", "attack", "swap", "lm_debias", "vector_debias"}),
     ("plans", {"plans", "plans_base", "plans_chat", "plans_embeddings", "plans_perplexity",
                "plans_texts"}),
     ("api", {"api"}),
@@ -167,3 +167,26 @@ def test_the_core_never_imports_the_page(modules: tuple[str, ...]) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=120)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_no_subpackage_shadows_a_public_name() -> None:
+    """``gs.debias`` and the other public names stay callable whatever was imported:
+    importing a subpackage ``genderscope.X`` sets attribute ``X`` on the package, so a
+    module sharing a name with an entry of ``genderscope.__all__`` must itself be
+    callable (as ``genderscope.report`` is, by design)."""
+    import importlib
+    import pkgutil
+    import subprocess
+    import sys
+
+    import genderscope
+
+    subs = {m.name for m in pkgutil.iter_modules(genderscope.__path__)}
+    code = ("import importlib, genderscope as gs\n"
+            f"for n in {sorted(set(genderscope.__all__) & subs)!r}:\n"
+            "    importlib.import_module('genderscope.' + n)\n"
+            "bad = [n for n in gs.__all__ if not callable(getattr(gs, n))]\n"
+            "assert bad == [], bad\n")
+    assert importlib.util.find_spec("genderscope") is not None
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]

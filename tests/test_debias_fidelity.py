@@ -44,7 +44,7 @@ def bert768_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture()
 def gap_sentences():
     from genderscope.datasets.corpus import load_corpus
-    from genderscope.debias.attribute_data import inlp_sentences, load_word_pairs
+    from genderscope.lm_debias.attribute_data import inlp_sentences, load_word_pairs
 
     pairs, _ = load_word_pairs()
     docs = load_corpus("gap", limit=120)
@@ -105,8 +105,8 @@ def test_inlp_projection_equals_bias_bench_reimplementation(bert768_dir, gap_sen
     one-sentence-at-a-time ones. (End to end the two P differ by ~1e-2: with 84 training
     vectors of 768 dimensions LinearSVC's solution moves that much when float32 features
     move by 1e-6, in bias-bench's own runs too, e.g. CPU vs GPU.)"""
-    from genderscope.debias.estimate import debias_lm
-    from genderscope.debias.subspace import inlp
+    from genderscope.lm_debias.estimate import debias_lm
+    from genderscope.lm_debias.subspace import inlp
     from genderscope.models.debias_folder import load_projection, read_manifest
     from genderscope.models.loading import load_lm
     from genderscope.models.projection import sentence_features
@@ -164,7 +164,7 @@ def _ref_sentence_debias_direction(model_dir: Path, pairs: list[tuple[str, str]]
 
 
 def test_sentence_debias_projection_equals_bias_bench_reimplementation(bert768_dir, tmp_path):
-    from genderscope.debias.estimate import debias_lm
+    from genderscope.lm_debias.estimate import debias_lm
     from genderscope.models.debias_folder import load_projection, read_manifest
 
     out = tmp_path / "sd"
@@ -174,7 +174,7 @@ def test_sentence_debias_projection_equals_bias_bench_reimplementation(bert768_d
     ours = load_projection(out, manifest).astype(np.float64)
 
     from genderscope.datasets.corpus import load_corpus
-    from genderscope.debias.attribute_data import counterfactual_pairs, load_word_pairs
+    from genderscope.lm_debias.attribute_data import counterfactual_pairs, load_word_pairs
 
     pairs = counterfactual_pairs(load_corpus("gap", limit=60).texts, load_word_pairs()[0],
                                  limit=64)
@@ -188,7 +188,7 @@ def test_projection_hook_equals_bias_bench_hook(bert768_dir, tmp_path):
     (x[:, t] = P x[:, t] for every position, on the body's output)."""
     from transformers import AutoTokenizer, BertForMaskedLM
 
-    from genderscope.debias.estimate import debias_lm
+    from genderscope.lm_debias.estimate import debias_lm
     from genderscope.models.debias_folder import load_projection, read_manifest
     from genderscope.models.loading import load_lm
 
@@ -265,7 +265,7 @@ def _ref_self_debias_token_logprobs(model_dir: Path, text: str, prefixes: list[s
 ])
 def test_self_debias_distributions_equal_bias_bench_reimplementation(tiny_gpt2_dir, tmp_path,
                                                                     prefixes):
-    from genderscope.debias.estimate import debias_lm
+    from genderscope.lm_debias.estimate import debias_lm
     from genderscope.models.loading import load_lm
 
     out = tmp_path / "sd"
@@ -281,7 +281,7 @@ def test_self_debias_distributions_equal_bias_bench_reimplementation(tiny_gpt2_d
 
 
 def test_self_debias_uses_the_score_cache_and_its_key(tiny_gpt2_dir, tmp_path, store):
-    from genderscope.debias.estimate import debias_lm
+    from genderscope.lm_debias.estimate import debias_lm
     from genderscope.models.loading import load_lm
 
     a, b = tmp_path / "a", tmp_path / "b"

@@ -165,7 +165,7 @@ def test_self_debias_refuses_a_masked_lm(gs_main, tiny_bert_dir, tmp_path):
 
 
 def test_self_debias_prefix_longer_than_the_model(tiny_gpt2_dir, tmp_path):
-    from genderscope.debias.estimate import debias_lm
+    from genderscope.lm_debias.estimate import debias_lm
     from genderscope.models.loading import load_lm
 
     debias_lm("self-debias", tiny_gpt2_dir, tmp_path / "sd", prefixes=["zq " * 120])
@@ -233,7 +233,7 @@ def test_compare_before_after_a_debiased_folder(gs_main, inlp_dir, tiny_bert_dir
 
 
 def test_self_debias_refuses_generation(tiny_gpt2_dir, tmp_path):
-    from genderscope.debias.estimate import debias_lm
+    from genderscope.lm_debias.estimate import debias_lm
     from genderscope.models.loading import load_lm
 
     debias_lm("self-debias", tiny_gpt2_dir, tmp_path / "sd")

@@ -51,7 +51,7 @@ def test_perplexity_of_a_masked_lm_is_pseudo_perplexity(tiny_bert, tmp_path, cor
 
 
 def test_compare_perplexity_before_after_self_debias(tiny_gpt2_dir, tmp_path, corpus):
-    from genderscope.debias.estimate import debias_lm
+    from genderscope.lm_debias.estimate import debias_lm
 
     debias_lm("self-debias", tiny_gpt2_dir, tmp_path / "sd", prefixes=["sexist: "])
     store = tmp_path / "s.sqlite"

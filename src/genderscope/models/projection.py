@@ -1,5 +1,5 @@
 """Last hidden states of a language model, and a projection applied to them at scoring
-time (INLP, SentenceDebias; see :mod:`genderscope.debias.subspace`).
+time (INLP, SentenceDebias; see :mod:`genderscope.lm_debias.subspace`).
 
 The *last hidden state* is the output of the model's body, the module under its LM head
 (``model.<base_model_prefix>``: ``bert``, ``transformer``, ``model``; after the final layer

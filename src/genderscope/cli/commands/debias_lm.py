@@ -3,7 +3,7 @@ debiasing techniques for language models (Meade et al. 2022).
 
 INLP, SentenceDebias and Self-Debias write ``--out`` (safetensors + ``manifest.json``)
 applied at scoring time; Dropout fine-tunes (as ``debias cds``). Any measure then runs on
-the debiased model with ``--model OUT``. See :mod:`genderscope.debias`.
+the debiased model with ``--model OUT``. See :mod:`genderscope.lm_debias`.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def _show(technique: str, out: Path, manifest: dict[str, Any]) -> None:
 
 
 def _run(technique: str, model: str, out: Path, **options: Any) -> None:
-    from genderscope.debias.estimate import debias_lm
+    from genderscope.lm_debias.estimate import debias_lm
 
     _show(technique, out, debias_lm(technique, model, out, **options))
 
@@ -158,7 +158,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
 
         Same training loop, resumable checkpoints and folder as `debias cds`; the corpus is
         used as is."""
-        from genderscope.debias.dropout_training import dropout_debias
+        from genderscope.lm_debias.dropout_training import dropout_debias
 
         manifest = dropout_debias(model, corpus, out, unit=unit, limit=limit, epochs=epochs,
                                   lr=lr, batch_size=batch_size, seed=seed,

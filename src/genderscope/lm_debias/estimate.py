@@ -2,9 +2,9 @@
 debiasing of a language model and write its folder (:mod:`genderscope.models.debias_folder`).
 
 INLP and SentenceDebias read sentences with attribute words from a corpus (default GAP,
-:mod:`genderscope.debias.attribute_data`), encode them with the model (mean-pooled last
+:mod:`genderscope.lm_debias.attribute_data`), encode them with the model (mean-pooled last
 hidden states, :func:`genderscope.models.projection.sentence_features`) and estimate the
-projection (:mod:`genderscope.debias.subspace`). Self-Debias estimates nothing: its folder
+projection (:mod:`genderscope.lm_debias.subspace`). Self-Debias estimates nothing: its folder
 records the base model, the prefixes, λ and ε.
 """
 
@@ -96,12 +96,12 @@ def _estimate(technique: str, model: str | Path, *, corpus: str, words: str | Pa
     import numpy as np
 
     from genderscope.datasets.corpus import load_corpus
-    from genderscope.debias.attribute_data import (
+    from genderscope.lm_debias.attribute_data import (
         counterfactual_pairs,
         inlp_sentences,
         load_word_pairs,
     )
-    from genderscope.debias.subspace import inlp, sentence_debias
+    from genderscope.lm_debias.subspace import inlp, sentence_debias
     from genderscope.models.projection import sentence_features
     from genderscope.progress import progress_bar
 
