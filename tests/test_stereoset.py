@@ -348,3 +348,21 @@ def test_bias_bench_scoring_matches_an_independent_reimplementation(tiny_gpt2, t
     assert np.abs(default - res.items[cols].to_numpy()).max() > 1e-4  # the rules differ
     with pytest.raises(GenderscopeError, match="causal"):
         score_items(FakeMasked(), items, scoring="bias-bench")
+
+
+def test_ss_test_of_targets_without_spread_gives_its_limit_and_no_warning() -> None:
+    """Targets whose SS are all equal: the t-test's limit (0 away from 50, 1 at 50),
+    with no 'precision loss' warning from scipy (issue 26: fixed at its cause)."""
+    import warnings
+
+    from scipy import stats
+
+    from genderscope.measures.stereoset import _ss_p_value
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _ss_p_value(np.full(4, 100.0), stats) == 0.0
+        assert _ss_p_value(np.full(3, 50.0), stats) == 1.0
+        assert np.isnan(_ss_p_value(np.array([60.0]), stats))
+        p = _ss_p_value(np.array([40.0, 60.0, 70.0]), stats)
+    assert p == pytest.approx(stats.ttest_1samp([40.0, 60.0, 70.0], 50.0).pvalue)

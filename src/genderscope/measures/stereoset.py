@@ -165,6 +165,18 @@ def _icat_of_totals(t: np.ndarray) -> np.ndarray:
     return lms * np.minimum(ss, 100.0 - ss) / 50.0
 
 
+def _ss_p_value(ss: np.ndarray, stats: Any) -> float:
+    """Two-sided one-sample t-test p of the targets' SS against 50 (NaN below 2 targets).
+    Targets whose SS are all equal (to rounding) have no spread to test with: the
+    t-statistic's limit is then taken (p 1 at exactly 50, else 0) instead of letting
+    scipy divide by a variance of rounding noise."""
+    if ss.size < 2:
+        return float("nan")
+    if np.ptp(ss) <= 20 * np.finfo(float).eps * max(float(np.abs(ss).max()), 1.0):
+        return 1.0 if abs(float(ss.mean()) - 50.0) <= 1e-9 else 0.0
+    return float(stats.ttest_1samp(ss, 50.0).pvalue)
+
+
 def metrics(df: pd.DataFrame, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0
             ) -> dict[str, Any]:
     """SS, LMS, ICAT of one set of items with intervals over target terms and the
@@ -177,9 +189,7 @@ def metrics(df: pd.DataFrame, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int
     for name in ("ss", "lms"):
         out[name] = t_mean_ci(per[name].to_numpy(float), unit=CI_UNIT).as_dict() | {
             "n_items": len(df)}
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = float(stats.ttest_1samp(per["ss"].to_numpy(float), 50.0).pvalue) if k >= 2 \
-            else float("nan")
+    p = _ss_p_value(per["ss"].to_numpy(float), stats)
     out["ss"].update(p_value=p, null=50.0, test=SS_TEST)
     tot = np.column_stack([per["ss"], per["lms"], np.ones(k)]) if k else np.zeros((0, 3))
     out["icat"] = cluster_bootstrap_ci(tot, _icat_of_totals, unit=CI_UNIT, n_items=len(df),
