@@ -23,7 +23,7 @@ torch is imported on first use, so building :class:`Request` objects is free.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -245,19 +245,32 @@ class ForwardEngine:
         out = self._hidden_or_logits(ids, mask, split)
         picked = out[where[0], where[1]]  # (positions, hidden or vocabulary)
         values = torch.empty(read_pos.shape[0], dtype=torch.float32, device=picked.device)
-        step = self.head_rows
-        bounds = torch.searchsorted(read_pos, torch.arange(
-            0, picked.shape[0] + step, step, device=read_pos.device)).tolist()
-        for k, start in enumerate(range(0, picked.shape[0], step)):
-            a, b = bounds[k], bounds[k + 1]
-            if a == b:
-                continue
-            rows = picked[start:start + step]
-            if split:
-                rows = self._split[1](rows.unsqueeze(0)).squeeze(0)  # type: ignore[index]
-            lp = torch.log_softmax(rows.float(), dim=-1)
+        for start, a, b in self._head_chunks(picked.shape[0], read_pos):
+            lp = self._chunk_logprobs(picked[start:start + self.head_rows], split)
             values[a:b] = lp[read_pos[a:b] - start, read_tok[a:b]]
         return values
+
+    def _head_chunks(self, n_rows: int, read_pos: Any) -> Iterator[tuple[int, int, int]]:
+        """``(start, lo, hi)`` for each chunk of :attr:`head_rows` gathered rows that holds
+        read positions: rows ``start:start + head_rows`` answer ``read_pos[lo:hi]``
+        (``read_pos`` sorted). Chunks bound the output head's memory."""
+        import torch
+
+        step = self.head_rows
+        bounds = torch.searchsorted(read_pos, torch.arange(
+            0, n_rows + step, step, device=read_pos.device)).tolist()
+        for k, start in enumerate(range(0, n_rows, step)):
+            if bounds[k] != bounds[k + 1]:
+                yield start, bounds[k], bounds[k + 1]
+
+    def _chunk_logprobs(self, rows: Any, split: bool) -> Any:
+        """Next-token log-probabilities (float32) of one chunk of gathered rows: hidden
+        states through the split-off head when ``split``, else logits."""
+        import torch
+
+        if split:
+            rows = self._split[1](rows.unsqueeze(0)).squeeze(0)  # type: ignore[index]
+        return torch.log_softmax(rows.float(), dim=-1)
 
     def _check_split(self, ids: Any, mask: Any) -> None:
         """Compare the split head with the full model on one sequence; drop it on mismatch."""

@@ -95,21 +95,11 @@ class SelfDebiasEngine(ForwardEngine):
             biased.append(self._gathered(ids_k, mask_k, shifted, split))
         values = torch.empty(read_pos.shape[0], dtype=torch.float32, device=regular.device)
         step = self.head_rows
-        bounds = torch.searchsorted(read_pos, torch.arange(
-            0, regular.shape[0] + step, step, device=read_pos.device)).tolist()
-        for j, start in enumerate(range(0, regular.shape[0], step)):
-            lo, hi = bounds[j], bounds[j + 1]
-            if lo == hi:
-                continue
-
-            def logp(rows: Any, start: int = start) -> Any:
-                rows = rows[start:start + step]
-                if split:
-                    rows = self._split[1](rows.unsqueeze(0)).squeeze(0)  # type: ignore[index]
-                return torch.log_softmax(rows.float(), dim=-1)
-
-            lp = debiased_logprobs(logp(regular), [logp(b) for b in biased],
-                                   self.decay_constant, self.epsilon)
+        for start, lo, hi in self._head_chunks(regular.shape[0], read_pos):
+            lp = debiased_logprobs(
+                self._chunk_logprobs(regular[start:start + step], split),
+                [self._chunk_logprobs(b[start:start + step], split) for b in biased],
+                self.decay_constant, self.epsilon)
             values[lo:hi] = lp[read_pos[lo:hi] - start, read_tok[lo:hi]]
         return values
 
