@@ -54,8 +54,19 @@ def _marked(label: str, r: Result, key: str, **kw: Any) -> Headline:
     return from_ci(label, r.summary.get(key), note=note, **kw)
 
 
+def _untested(t: dict[str, Any]) -> str:
+    """' — not tested (fewer than 3 clusters)' when a paired test has no p: the number is
+    then descriptive, and its label says so (docs/report.md)."""
+    p = t.get("p_value")
+    if p is not None and p == p:
+        return ""
+    why = str(t.get("test", "")).removeprefix("none").strip(" ()")
+    return f" — not tested ({why or 'no p-value'}): descriptive"
+
+
 def _tests(r: Result) -> list[Headline]:
-    return [Headline(label=t["name"], estimate=t["estimate"], p_value=t["p_value"],
+    return [Headline(label=t["name"] + _untested(t), estimate=t["estimate"],
+                     p_value=t["p_value"],
                      p_adjusted=t.get("p_adjusted"), p_adjust_method=t.get("p_adjust_method"),
                      family=t.get("family"), null=0.0, n=t.get("n_items"), primary=False,
                      positive="first group higher", negative="second group higher")
