@@ -294,8 +294,9 @@ def section_html(sec: Section) -> str:
     except Exception:  # noqa: BLE001
         hl = None
     if hl is not None and len(hl):
-        parts.append("<details open><summary>Item-level highlights (most extreme items)"
-                     f"</summary>{frame_table(hl)}</details>")
+        parts.append("<details open><summary>Item-level highlights (most extreme items; "
+                     f"single items' values, descriptive: no CI)</summary>{frame_table(hl)}"
+                     "</details>")
     parts.append(card_html(sec))
     parts.append(provenance(sec))
     parts.append("</section>")
@@ -312,9 +313,10 @@ def comparison_html(data: ReportData) -> str:
         return ""
     out = ['<h2 id="comparison">Comparison</h2>',
            '<p class="sub">Headline numbers side by side (estimate [95% CI] or (p)). '
-           "Differences below are tested item by item on the items both models scored: paired "
-           "bootstrap 95% CI and a paired permutation test (two-sided), Holm-adjusted over "
-           "all differences tested on this page.</p>",
+           "Differences below are tested on the items both models scored: a paired "
+           "bootstrap 95% CI and a paired permutation test (two-sided) that both resample "
+           "or swap the unit named in the CI column (whole clusters where items share one), "
+           "Holm-adjusted over all differences tested on this page.</p>",
            frame_table(board, max_rows=200, cls="leaderboard")]
     diffs = compare.differences(data, seed=data.ctx.seed)
     if diffs:
