@@ -122,7 +122,7 @@ def test_errors():
     with pytest.raises(GenderscopeError, match="not unique"):
         compare_runs(Result("bec-pro", {}, dup), after)
     with pytest.raises(GenderscopeError, match="--key"):
-        compare_runs(Result("weat", {}, before.items), Result("weat", {}, after.items))
+        compare_runs(Result("lpbs", {}, before.items), Result("lpbs", {}, after.items))
 
 
 def test_explicit_columns_for_any_measure():

@@ -63,6 +63,11 @@ SPECS: dict[str, CompareSpec] = {
                                ("stereotypical_preferred",)),
     # held-out negative log-likelihood per token (log perplexity), per sentence
     "perplexity": CompareSpec(("sentence_id",), "nll_per_token"),
+    # WEAT / SEAT: each target's association s(w, A, B), by target set; SEAT's
+    # sentences of one source word resample together, as its test unit
+    "weat": CompareSpec(("set", "text"), "association", ("set",)),
+    "seat": CompareSpec(("set", "text"), "association", ("set",), cluster="source_word",
+                        cluster_unit="source words"),
     # word-embedding metrics: one value per word of a set (docs/measures/<name>.md)
     **{m: CompareSpec(("set", "text"), "value", ("set",))
        for m in ("ripa", "rnd", "ect", "mac", "rnsb")},

@@ -246,11 +246,16 @@ def _lookup(vectors: Any, key: str) -> np.ndarray:
 def seat(encoder: _Encoder, test: AssociationTest, *, n_permutations: int = 10_000,
          seed: int = 0, exact_limit: int = DEFAULT_EXACT_LIMIT, n_resamples: int = 10_000,
          progress: bool = False) -> Result:
-    """SEAT of ``test`` on a sentence encoder (anything with ``encode(texts)``).
+    """SEAT of ``test`` on a sentence encoder (anything with ``encode(texts)``), or on a
+    masked / causal LM adapter through its encoder view (bias-bench's mean-pooled last
+    hidden states, :mod:`genderscope.models.lm_encoder`).
 
     Every sentence is encoded once (the encoder de-duplicates across sets); an
     example repeated inside one set counts once, as in WEAT.
     """
+    from genderscope.models.lm_encoder import as_sentence_encoder
+
+    encoder = as_sentence_encoder(encoder)
     kept = {r: list(dict.fromkeys(ws.examples)) for r, ws in zip(ROLES, test.sets(),
                                                                     strict=True)}
     unique = list(dict.fromkeys(t for r in ROLES for t in kept[r]))

@@ -85,10 +85,16 @@ class SentenceEncoder:
 
         With a ``store`` that has loaded this folder before (same files, memoised
         SHA-256), the encoder is *deferred*: sentence-transformers and torch load on the
-        first text the store's embedding cache lacks."""
+        first text the store's embedding cache lacks. A language model (packaged name,
+        ``.gguf``, a ``debias`` folder, a local folder with an LM head) comes back as its
+        :class:`~genderscope.models.lm_encoder.LMSentenceEncoder` view."""
+        from genderscope.models.lm_encoder import LMSentenceEncoder, is_lm_spec
         from genderscope.models.source import check_device
 
         check_device(device)  # refused alike whether or not the store could answer
+        if is_lm_spec(spec):
+            return LMSentenceEncoder.load(spec, device=device, store=store,  # type: ignore[return-value]
+                                          batch_size=batch_size)
         key = spec.lower()
         if key in PACKAGED and not Path(spec).exists():
             folder, label = packaged_path(key), key

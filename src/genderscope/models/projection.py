@@ -53,18 +53,26 @@ def _input_ids(adapter: LanguageModelAdapter, text: str, max_length: int) -> lis
 def sentence_features(adapter: LanguageModelAdapter, texts: Sequence[str], *,
                       batch_size: int = 32, max_length: int = 128,
                       progress: Callable[[int], None] | None = None) -> np.ndarray:
-    """Mean-pooled last hidden states (float64, len(texts) x d), batched shortest first
-    with right padding and an attention mask; ``progress(n)`` after each batch."""
-    import torch
-
+    """Mean-pooled last hidden states (float64, len(texts) x d) of the base model, for
+    estimating a subspace (see :func:`pooled_states`)."""
     if adapter.describe().get("debias"):
         raise GenderscopeError(f"{adapter.source}: the model is already debiased; estimate "
                                "a subspace on the base model")
-    model = adapter.model
-    body = hidden_body(model, adapter.source)
     ids = [_input_ids(adapter, t, max_length) for t in texts]
+    return pooled_states(adapter, ids, batch_size=batch_size, progress=progress)
+
+
+def pooled_states(adapter: LanguageModelAdapter, ids: Sequence[Sequence[int]], *,
+                  batch_size: int = 32,
+                  progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """The attention-masked mean of the body's output over every token of each input
+    (float64, len(ids) x d), batched shortest first with right padding; a projection
+    installed on the body applies. ``progress(n)`` after each batch."""
+    import torch
+
     if any(not x for x in ids):
         raise GenderscopeError("a sentence produced no tokens")
+    body = hidden_body(adapter.model, adapter.source)
     pad = adapter.engine.pad_id
     order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
     out = np.zeros((len(ids), 0))

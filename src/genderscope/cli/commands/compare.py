@@ -40,7 +40,7 @@ def _load(spec: str, store_path: Path | None) -> Result:
 
 
 LM_MEASURES = ("bec-pro", "lpbs", "winobias", "dawinobias", "abc", "crows-pairs", "stereoset",
-               "perplexity")
+               "perplexity", "seat")
 """Measures that ``--before/--after`` can run on two language models."""
 
 

@@ -228,9 +228,16 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
 
     @run_app.command("seat")
     def seat_cmd(
-        encoder: str = typer.Option("all-minilm-l6-v2", "--encoder",
-                                    help="Sentence encoder: all-minilm-l6-v2, a "
-                                         "sentence-transformers folder or Hub id."),
+        encoder: str | None = typer.Option(None, "--encoder",
+                                           help="Sentence encoder: all-minilm-l6-v2 "
+                                                "(default), a sentence-transformers folder "
+                                                "or Hub id."),
+        model: str | None = typer.Option(None, "--model", help="A masked or causal LM "
+                                         "instead (HF id, folder, .gguf, smollm2, or a "
+                                         "`debias` folder): SEAT on its mean-pooled last "
+                                         "hidden states, as bias-bench."),
+        kind: str = typer.Option("auto", "--kind", help="With --model: auto, masked or "
+                                 "causal."),
         test: list[str] = TEST_OPTION,
         tests_dir: Path | None = TESTS_DIR_OPTION,
         permutations: int = PERM_OPTION,
@@ -243,16 +250,27 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         as_json: bool = JSON_OPTION,
         progress: bool = PROGRESS_OPTION,
     ) -> None:
-        """SEAT (May et al. 2019): WEAT statistics over sentence embeddings."""
+        """SEAT (May et al. 2019): WEAT statistics over sentence embeddings (of a sentence
+        encoder, or of a language model with --model)."""
         from genderscope.cli.common import run_measure as run
         from genderscope.models.encoder import SentenceEncoder
 
+        if encoder is not None and model is not None:
+            raise GenderscopeError("give --encoder or --model, not both")
+        if kind not in ("auto", "masked", "causal"):
+            raise GenderscopeError(f"--kind must be auto, masked or causal, got {kind!r}")
         tests = _expand(test, tests_dir)
-        _check_before_work("seat", out, seed, tests, [encoder])
+        _check_before_work("seat", out, seed, tests, [model or encoder])
         store = open_store(store_path)
         try:
-            enc = SentenceEncoder.load(encoder, device=device, batch_size=batch_size,
-                                       store=store)
+            if model is not None:
+                from genderscope.models.lm_encoder import LMSentenceEncoder
+
+                enc = LMSentenceEncoder.load(model, kind=kind, device=device, store=store,
+                                             batch_size=batch_size)
+            else:
+                enc = SentenceEncoder.load(encoder or "all-minilm-l6-v2", device=device,
+                                           batch_size=batch_size, store=store)
             _run_tests("seat", tests, lambda t, folder: run(
                 "seat", enc, store=store, out=folder, progress=progress and not as_json,
                 command=command_line(), test=t, permutations=permutations, seed=seed,
