@@ -19,7 +19,7 @@ import numpy as np
 
 from genderscope.stats.signflip import DEFAULT_FLIPS, hodges_lehmann, sign_flip_test
 
-METHODS = ("mean", "rank")
+METHODS = ("mean", "rank", "bootstrap-t")
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,9 @@ def paired_test(a: np.ndarray | list[float], b: np.ndarray | list[float], *,
 
     ``method="mean"`` (default): sign-flip test of mean(a - b) = 0; ``"rank"``: Wilcoxon
     signed-rank test (exact null for n <= 50 without ties, scipy's rule) with the
-    Hodges-Lehmann estimate.
+    Hodges-Lehmann estimate; ``"bootstrap-t"``: the equal-tailed bootstrap-t test of the
+    mean (:mod:`genderscope.stats.bootstrap_t`; ``n_flips`` resamples), which keeps its
+    size under heavy skew where the sign-flip test does not (docs/measures/bec_pro.md).
     """
     from scipy import stats  # imported on use: a cached rerun needs none
 
@@ -72,14 +74,19 @@ def paired_test(a: np.ndarray | list[float], b: np.ndarray | list[float], *,
     n = int(d.size)
     nan = float("nan")
     mean = float(d.mean()) if n else nan
-    estimand = "mean difference" if method == "mean" else "pseudo-median (Hodges-Lehmann)"
+    estimand = "pseudo-median (Hodges-Lehmann)" if method == "rank" else "mean difference"
     if n < 3 or np.allclose(d, d[0]):
-        return PairedTest("none", nan, nan, nan, n, mean, estimand, mean if method == "mean"
+        return PairedTest("none", nan, nan, nan, n, mean, estimand, mean if method != "rank"
                           else hodges_lehmann(d))
-    if method == "mean":
-        res = sign_flip_test(d, n_flips=n_flips, seed=seed)
+    if method in ("mean", "bootstrap-t"):
         t = float(mean / (d.std(ddof=1) / np.sqrt(n)))
         r = float(np.sign(t) * np.sqrt(t * t / (t * t + n - 1)))
+        if method == "bootstrap-t":
+            from genderscope.stats.bootstrap_t import bootstrap_t_test
+
+            p = bootstrap_t_test(d, n_resamples=n_flips, seed=seed).p_two_sided
+            return PairedTest("bootstrap-t test of the mean", t, p, r, n, mean, estimand, mean)
+        res = sign_flip_test(d, n_flips=n_flips, seed=seed)
         label = "sign-flip test of the mean" + (" (exact)" if res.exact else "")
         return PairedTest(label, t, res.p_two_sided, r, n, mean, estimand, mean, res.exact)
     w = stats.wilcoxon(d)
