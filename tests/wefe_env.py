@@ -57,6 +57,27 @@ def wefe_python(timeout: int = 900) -> tuple[Path | None, str]:
     return python, ""
 
 
+def ensure_torch(python: Path, timeout: int = 900) -> str:
+    """"" when the venv imports torch (WEFE's RAN needs it), installing this
+    environment's torch version there if missing; else why not."""
+    probe = [str(python), "-c", "import torch"]
+    if subprocess.run(probe, capture_output=True, timeout=120).returncode == 0:
+        return ""
+    try:
+        import torch
+        version = torch.__version__
+    except ImportError:
+        return "torch is not installed here, so WEFE's RAN is not run"
+    try:
+        subprocess.run([str(python), "-m", "pip", "install", "-q", f"torch=={version}"],
+                       check=True, capture_output=True, timeout=timeout)
+    except (subprocess.SubprocessError, OSError) as exc:
+        return f"torch {version} could not be installed in the WEFE venv: {exc}"
+    if subprocess.run(probe, capture_output=True, timeout=120).returncode != 0:
+        return "the WEFE venv does not import torch"
+    return ""
+
+
 def run_reference(python: Path, spec: Path, out: Path, timeout: int = 1800) -> None:
     """Run tests/wefe_reference.py in the venv (one subprocess)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}

@@ -2,8 +2,10 @@
 test and the benchmark. Not a test module: ``python wefe_reference.py SPEC.json OUT.json``.
 
 SPEC: {"vectors": word2vec binary file, "queries": [{"name", "metric", "targets":
-[[...], [...]], "attributes": [[...], ...], "seed"}], "debias": [{"name", "method", its lists and
-options, "out": .npy path or null}], "repeat": n (timing)}.
+[[...], [...]], "attributes": [[...], ...] (or "attribute_sets": [[[...]], [[...]]], each
+run as its own query, timed together), "seed"}], "debias": [{"name", "method", its lists and
+options, "out": .npy path or null}], "repeat": n (timing samples), "inner": calls
+per sample of a query (its mean is the sample)}.
 OUT: {"metrics": {name: value}, "seconds": {name: [s, ...]}, "debias_words": {name:
 [...]}, "max_rss_mib"}.
 """
@@ -52,6 +54,14 @@ def _debias(model: WordEmbeddingModel, job: dict) -> WordEmbeddingModel:
             return CHOSEN[job["name"]]
 
         deb._get_optimal_dimension = record
+    elif method == "ran":  # needs torch in the venv (wefe_env.ensure_torch)
+        from wefe.debias.repulsion_attraction_neutralization import (
+            RepulsionAttractionNeutralization,
+        )
+
+        deb = RepulsionAttractionNeutralization().fit(model,
+                                                      definitional_pairs=job["definitional"])
+        return deb.transform(model, target=job["target"], ignore=job["ignore"], copy=True)
     elif method == "hsr":
         deb = HalfSiblingRegression().fit(model, definitional_words=job["definitional_words"],
                                           alpha=job["alpha"])
@@ -68,16 +78,21 @@ def main(spec_path: str, out_path: str) -> None:
     load_s = time.perf_counter() - t0
     model = WordEmbeddingModel(kv, "ref")
     repeat = int(spec.get("repeat", 1))
+    inner = int(spec.get("inner", 1))
     out = {"metrics": {}, "seconds": {"load": [load_s]}}
     for q in spec.get("queries", []):
-        query = Query(q["targets"], q["attributes"])
+        # "attribute_sets": several queries timed as one (the work of one genderscope
+        # call, which reports attribute sets A and B); else one query of "attributes"
+        queries = [Query(q["targets"], a) for a in q.get("attribute_sets", [q["attributes"]])]
         kwargs = {"random_state": q["seed"]} if q["metric"] == "rnsb" else {}
         times = []
-        for _ in range(repeat):
+        for _ in range(repeat):  # a sample: the mean of "inner" calls
             t0 = time.perf_counter()
-            res = METRICS[q["metric"]]().run_query(query, model, **kwargs)
-            times.append(time.perf_counter() - t0)
-        out["metrics"][q["name"]] = float(res["result"])
+            for _ in range(inner):
+                res = [METRICS[q["metric"]]().run_query(query, model, **kwargs)
+                       for query in queries]
+            times.append((time.perf_counter() - t0) / inner)
+        out["metrics"][q["name"]] = float(res[0]["result"])
         out["seconds"][q["name"]] = times
     for job in spec.get("debias", []):
         times = []

@@ -28,6 +28,8 @@ from genderscope.cli.commands.embeddings import (
 )
 from genderscope.cli.common import STORE_OPTION, console, open_store
 
+DEFAULT_RAN_WORDS = 20_000  # vector_debias.ran.DEFAULT_N_WORDS (not imported: numpy-free CLI)
+
 
 def _fmt(e: dict[str, Any]) -> str:
     return f"{e['estimate']:+.3f} [{e['ci_low']:+.3f}, {e['ci_high']:+.3f}]"
@@ -45,6 +47,9 @@ METHODS = {
     "hsr": ("genderscope.vector_debias.hsr:hsr_debias",
             "Half-Sibling Regression (Yang & Feng 2020) of word vectors, measured before "
             "and after."),
+    "ran": ("genderscope.vector_debias.ran:ran_debias",
+            "Repulsion-Attraction-Neutralization (Kumar et al. 2020) of word vectors, measured "
+            "before and after."),
 }
 
 
@@ -139,6 +144,22 @@ def _print(record: dict[str, Any], out: Path) -> None:
     console.print(f"saved to {out}")
 
 
+def _check_options(method: str, options: dict[str, Any]) -> None:
+    """Options refused before any vectors load."""
+    from genderscope.errors import DataError
+
+    if method == "double-hard" and options["n_words"] < 1:
+        raise DataError("--n-words must be at least 1 for double-hard")
+    if method == "ran":
+        if options["variant"] not in ("paper", "wefe"):
+            raise DataError(f"--variant must be 'paper' or 'wefe', got {options['variant']!r}")
+        if options["variant"] == "wefe":
+            import importlib.util
+
+            if importlib.util.find_spec("torch") is None:
+                raise DataError("--variant wefe needs PyTorch (pip install torch)")
+
+
 def _command(method: str) -> Any:
     def command(
         vectors: str = VECTORS_OPTION,
@@ -166,16 +187,25 @@ def _command(method: str) -> Any:
                                             "subspace (k)."),
         alpha: float = typer.Option(60.0, "--alpha", help="hsr: ridge penalty (Yang & Feng "
                                     "2020: 60)."),
-        n_words: int = typer.Option(1000, "--n-words", min=1, help="double-hard: most male- "
-                                    "and most female-leaning words probed and debiased."),
+        n_words: int | None = typer.Option(None, "--n-words", min=0, help="double-hard: most "
+                                           "male- and most female-leaning words probed and "
+                                           "debiased [1000]; ran: most frequent words "
+                                           "debiased, 0 = all [20000]."),
+        variant: str = typer.Option("paper", "--variant", help="ran: 'paper' (Kumar et al.'s "
+                                    "objective) or 'wefe' (WEFE 1.0.1's, its swapped "
+                                    "vectors included; needs torch, ~0.2 s a word)."),
         frequency_components: int = typer.Option(4, "--frequency-components", min=1,
                                                  help="double-hard: candidate frequency "
                                                       "components."),
     ) -> None:
         options: dict[str, Any] = {
             "multiclass-hard": {"n_components": components}, "hsr": {"alpha": alpha},
-            "double-hard": {"n_words": n_words, "n_components": frequency_components,
-                            "seed": seed}}.get(method, {})
+            "double-hard": {"n_words": 1000 if n_words is None else n_words,
+                            "n_components": frequency_components, "seed": seed},
+            "ran": {"variant": variant, "progress": progress,
+                    "n_words": DEFAULT_RAN_WORDS if n_words is None else n_words},
+        }.get(method, {})
+        _check_options(method, options)
         _debias(method, vectors, fmt, vocab, out, definitional, equalize, gender_specific,
                 test, tests_dir, evaluate_, seed, store_path, progress, options)
 
