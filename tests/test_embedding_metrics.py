@@ -319,3 +319,14 @@ def test_debias_records_before_after_with_paired_changes_and_checks(
     change = res.tables["change_by_group"].set_index("set")["change"]
     assert change["A"] == pytest.approx(ripa_row["after"]["A"]["estimate"]
                                         - ripa_row["before"]["A"]["estimate"], abs=1e-9)
+
+
+def test_ect_average_ranks_equal_scipy_rankdata_with_ties() -> None:
+    from scipy import stats
+
+    from genderscope.measures.embedding_metrics.ect import average_ranks
+
+    rng = np.random.default_rng(0)
+    for shape in [(1, 8), (50, 8), (3, 30), (2, 1000)]:  # the last: scipy's own path
+        for x in (rng.integers(0, 5, size=shape).astype(float), rng.normal(size=shape)):
+            assert np.array_equal(average_ranks(x), stats.rankdata(x, axis=-1)), shape

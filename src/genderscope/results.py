@@ -134,16 +134,16 @@ class Result:
         return save_result(self, out_dir)
 
 
-class StoredResult(Result):
-    """A Result read back from the store whose item table and further tables are
-    decoded (Parquet, with pandas) only when first read; ``decode()`` returns
-    ``(items, tables)``."""
+class LazyResult(Result):
+    """A Result whose item table and further tables are built only when first read:
+    ``build()`` returns ``(items, tables)``. A measure asked for its estimate in a loop
+    (``n_resamples=0``) does not pay for pandas tables nobody reads."""
 
     def __init__(self, method: str, summary: dict[str, Any], metadata: dict[str, Any],
                  decode: Callable[[], tuple[pd.DataFrame, dict[str, pd.DataFrame]]],
                  table_names: Sequence[str] = ()) -> None:
         self.table_names = list(table_names)
-        """Names of the further tables (known before they are decoded)."""
+        """Names of the further tables (known before they are built)."""
         self.method = method
         self.summary = summary
         self.metadata = metadata
@@ -173,6 +173,12 @@ class StoredResult(Result):
     @tables.setter
     def tables(self, value: dict[str, pd.DataFrame]) -> None:
         self._load()[1] = value
+
+
+class StoredResult(LazyResult):
+    """A Result read back from the store whose item table and further tables are
+    decoded (Parquet, with pandas) only when first read; ``decode()`` returns
+    ``(items, tables)``."""
 
 
 VOLATILE = ("runtime_s", "load_s", "run_id", "command", "cache_key", "out", "wall_seconds",

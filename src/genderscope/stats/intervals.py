@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -26,7 +26,9 @@ class CI:
     """How many of those units there were (clusters), when they differ from ``n``."""
 
     def as_dict(self) -> dict[str, float | int | str]:
-        return {k: v for k, v in asdict(self).items()
+        # vars(): the fields in order, as asdict() gives them for these scalar fields,
+        # without its recursive copy (a metric's estimate-only call makes a few of these)
+        return {k: v for k, v in vars(self).items()
                 if v is not None or k not in ("ci_unit", "n_units")}
 
     def spans(self, value: float = 0.0) -> bool:

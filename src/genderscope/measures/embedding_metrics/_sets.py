@@ -18,6 +18,7 @@ import pandas as pd
 from genderscope.datasets.seat import AssociationTest
 from genderscope.errors import DataError
 from genderscope.measures.weat import DEFAULT_MAX_OOV, ROLES, _check_sets
+from genderscope.results import LazyResult, Result
 from genderscope.stats import CI
 
 DEFAULT_RESAMPLES = 10_000
@@ -35,11 +36,16 @@ class LookedUp:
     emb: dict[str, np.ndarray]
     model: dict[str, object]
 
+    def __post_init__(self) -> None:
+        self._categories = {r: ws.category
+                            for r, ws in zip(ROLES, self.test.sets(), strict=True)}
+
     def categories(self) -> dict[str, str]:
-        return {r: ws.category for r, ws in zip(ROLES, self.test.sets(), strict=True)}
+        """Role -> category name (one dict, built once: item rows read it per word)."""
+        return self._categories
 
     def base_summary(self) -> dict[str, Any]:
-        return {"test": self.test.name, "categories": self.categories(),
+        return {"test": self.test.name, "categories": dict(self._categories),
                 "sizes": {r: len(self.words[r]) for r in ROLES},
                 "n_oov": {r: len(self.missing[r]) for r in ROLES}}
 
@@ -51,6 +57,20 @@ class LookedUp:
         return {"model": self.model, "params": params, "data": self.test.data_meta(),
                 "seed": seed}
 
+    def result(self, method: str, summary: dict[str, Any], rows: list[dict[str, Any]],
+               params: dict[str, Any], seed: int,
+               tables: dict[str, dict[str, Any]] | None = None) -> Result:
+        """The metric's Result; its item table (``rows``), the further ``tables``
+        (column dicts) and the OOV table are built as DataFrames when first read."""
+        extra = dict(tables or {})
+
+        def build() -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+            built = {name: pd.DataFrame(cols) for name, cols in extra.items()}
+            return pd.DataFrame(rows), {**built, "oov": self.oov_table()}
+
+        return LazyResult(method, summary, self.metadata(params, seed), build,
+                          [*extra, "oov"])
+
 
 def look_up(vectors: Any, test: AssociationTest, *, max_oov: float = DEFAULT_MAX_OOV,
             case_fallback: bool = True) -> LookedUp:
@@ -59,11 +79,20 @@ def look_up(vectors: Any, test: AssociationTest, *, max_oov: float = DEFAULT_MAX
     words: dict[str, list[str]] = {}
     keys: dict[str, list[str]] = {}
     missing: dict[str, list[str]] = {}
+    index = getattr(vectors, "index", None)
+
+    def key_for(w: str) -> str | None:  # WordVectors.key_for with its index read once
+        if index is None:
+            return vectors.key_for(w, case_fallback=case_fallback)
+        if w in index:
+            return w
+        return w.lower() if case_fallback and w.lower() in index else None
+
     for role, ws in zip(ROLES, test.sets(), strict=True):
         words[role], keys[role], missing[role] = [], [], []
         seen: set[str] = set()
         for w in ws.examples:
-            k = vectors.key_for(w, case_fallback=case_fallback)
+            k = key_for(w)
             if k is None:
                 missing[role].append(w)
             elif k not in seen:  # two spellings of one vocabulary entry count once
@@ -71,7 +100,10 @@ def look_up(vectors: Any, test: AssociationTest, *, max_oov: float = DEFAULT_MAX
                 words[role].append(w)
                 keys[role].append(k)
     _check_sets(test, words, missing, max_oov)
-    emb = {r: vectors.vectors(keys[r]) for r in ROLES}
+    # one gather of all four sets' rows (vectors.vectors checks them for NaN), then split
+    rows = vectors.vectors([k for r in ROLES for k in keys[r]])
+    ends = np.cumsum([len(keys[r]) for r in ROLES])[:-1]
+    emb = dict(zip(ROLES, np.split(rows, ends), strict=True))
     return LookedUp(test, words, keys, missing, emb, vectors.describe())
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from genderscope.datasets.seat import AssociationTest
 from genderscope.measures.embedding_metrics._sets import (
@@ -62,5 +61,4 @@ def mac(vectors: Any, test: AssociationTest, *, seed: int = 0, max_oov: float = 
     summary = {**looked.base_summary(), "mac": ci.as_dict()}
     params = {"max_oov": max_oov, "case_fallback": case_fallback, "n_bootstrap": n_resamples,
               "distance": "cosine distance 1 - cos"}
-    return Result("mac", summary, pd.DataFrame(rows), looked.metadata(params, seed),
-                  tables={"oov": looked.oov_table()})
+    return looked.result("mac", summary, rows, params, seed)

@@ -19,7 +19,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from genderscope.datasets.seat import AssociationTest
 from genderscope.errors import DataError
@@ -81,18 +80,22 @@ def ripa(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, s
         r = scores.mean(axis=0)  # per pair
         est = float(scores.mean(axis=1).mean())
         ci = percentile_ci(est, counts @ r / len(pairs), n=len(pairs), unit="word pairs")
-        test_ = sign_flip_test(r, n_flips=n_permutations, seed=seed)
-        by_attr[role] = {**ci.as_dict(), "p_value": test_.p_two_sided,
-                         "exact": test_.exact, "n_flips": test_.n_flips}
+        if n_permutations > 0:
+            test_ = sign_flip_test(r, n_flips=n_permutations, seed=seed)
+            by_attr[role] = {**ci.as_dict(), "p_value": test_.p_two_sided,
+                             "exact": test_.exact, "n_flips": test_.n_flips}
+        else:  # n_permutations=0: no test (an estimate-only call)
+            by_attr[role] = {**ci.as_dict(), "p_value": float("nan"), "exact": False,
+                             "n_flips": 0}
         pair_rows[f"r_{role}"] = r
-        for w, s in zip(looked.words[role], scores, strict=True):
-            rows.append({"set": role, "category": looked.categories()[role], "text": w,
-                         "value": float(s.mean()), "std": float(s.std())})
+        means, stds = scores.mean(axis=1).tolist(), scores.std(axis=1).tolist()
+        cat = looked.categories()[role]
+        for w, mean, std in zip(looked.words[role], means, stds, strict=True):
+            rows.append({"set": role, "category": cat, "text": w, "value": mean, "std": std})
     summary.update({"attributes": by_attr, "n_pairs": len(pairs),
                     "dropped_pairs": [list(p) for p in dropped],
                     "n_unpaired": abs(len(test.targ1.examples) - len(test.targ2.examples))})
     params = {"n_permutations": n_permutations, "max_oov": max_oov,
               "case_fallback": case_fallback, "n_bootstrap": n_resamples,
               "normalize": False, "test": "two-sided sign flip over pairs"}
-    return Result("ripa", summary, pd.DataFrame(rows), looked.metadata(params, seed),
-                  tables={"pairs": pd.DataFrame(pair_rows), "oov": looked.oov_table()})
+    return looked.result("ripa", summary, rows, params, seed, tables={"pairs": pair_rows})

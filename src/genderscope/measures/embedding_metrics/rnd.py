@@ -22,7 +22,6 @@ import math
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from genderscope.datasets.seat import AssociationTest
 from genderscope.measures.embedding_metrics._sets import (
@@ -60,6 +59,8 @@ def permutation_p(targets: np.ndarray, nx: int, attr: np.ndarray, observed: floa
     ny = n - nx
     total = targets.sum(axis=0)
     exact = math.comb(n, nx) <= exact_limit
+    if not exact and n_permutations < 1:  # no test asked for (an estimate-only call)
+        return float("nan"), 0, False
     tol = 1e-12 * max(1.0, abs(observed))
     hits = done = 0
     if exact:
@@ -90,17 +91,21 @@ def rnd(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, se
     x, y = looked.emb["X"], looked.emb["Y"]
     mean_x, mean_y = x.mean(axis=0), y.mean(axis=0)
     rng = np.random.default_rng(seed)
-    cx = resample_counts(rng, len(x), n_resamples)
-    cy = resample_counts(rng, len(y), n_resamples)
-    boot_x, boot_y = cx @ x / len(x), cy @ y / len(y)
+    if n_resamples:
+        cx = resample_counts(rng, len(x), n_resamples)
+        cy = resample_counts(rng, len(y), n_resamples)
+        boot_x, boot_y = cx @ x / len(x), cy @ y / len(y)
     targets = np.vstack([x, y])
-    rows, by_attr = [], {}
+    rows, by_attr, cats = [], {}, looked.categories()
     for role in ATTRS:
         attr = looked.emb[role]
         per_word = distance_differences(attr, mean_x, mean_y)
         est = float(per_word.mean())
-        ca = resample_counts(rng, len(attr), n_resamples)
-        draws = np.einsum("kn,nk->k", ca, distance_differences(attr, boot_x, boot_y)) / len(attr)
+        draws = np.empty(0)  # n_resamples=0: the estimate alone
+        if n_resamples:
+            ca = resample_counts(rng, len(attr), n_resamples)
+            draws = np.einsum("kn,nk->k", ca,
+                              distance_differences(attr, boot_x, boot_y)) / len(attr)
         ci = percentile_ci(est, draws, n=len(attr) + len(targets), unit="words")
         p, n_perm, exact = permutation_p(targets, len(x), attr, est,
                                          n_permutations=n_permutations, seed=seed,
@@ -108,11 +113,9 @@ def rnd(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, se
         by_attr[role] = {**ci.as_dict(), "p_value": p, "exact": exact,
                          "n_permutations": n_perm}
         for w, v in zip(looked.words[role], per_word, strict=True):
-            rows.append({"set": role, "category": looked.categories()[role], "text": w,
-                         "value": float(v)})
+            rows.append({"set": role, "category": cats[role], "text": w, "value": float(v)})
     summary = {**looked.base_summary(), "attributes": by_attr}
     params = {"n_permutations": n_permutations, "exact_limit": exact_limit,
               "max_oov": max_oov, "case_fallback": case_fallback, "n_bootstrap": n_resamples,
               "distance": "euclidean", "normalize": False}
-    return Result("rnd", summary, pd.DataFrame(rows), looked.metadata(params, seed),
-                  tables={"oov": looked.oov_table()})
+    return looked.result("rnd", summary, rows, params, seed)
