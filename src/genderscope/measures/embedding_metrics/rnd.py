@@ -90,8 +90,8 @@ def rnd(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, se
     looked = look_up(vectors, test, max_oov=max_oov, case_fallback=case_fallback)
     x, y = looked.emb["X"], looked.emb["Y"]
     mean_x, mean_y = x.mean(axis=0), y.mean(axis=0)
-    rng = np.random.default_rng(seed)
-    if n_resamples:
+    rng = np.random.default_rng(seed) if n_resamples else None
+    if rng is not None:
         cx = resample_counts(rng, len(x), n_resamples)
         cy = resample_counts(rng, len(y), n_resamples)
         boot_x, boot_y = cx @ x / len(x), cy @ y / len(y)
@@ -102,7 +102,7 @@ def rnd(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, se
         per_word = distance_differences(attr, mean_x, mean_y)
         est = float(per_word.mean())
         draws = np.empty(0)  # n_resamples=0: the estimate alone
-        if n_resamples:
+        if rng is not None:
             ca = resample_counts(rng, len(attr), n_resamples)
             draws = np.einsum("kn,nk->k", ca,
                               distance_differences(attr, boot_x, boot_y)) / len(attr)
