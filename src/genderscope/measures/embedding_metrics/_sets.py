@@ -9,6 +9,7 @@ does by default; each metric says where it takes cosines.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,16 +58,19 @@ class LookedUp:
         return {"model": self.model, "params": params, "data": self.test.data_meta(),
                 "seed": seed}
 
-    def result(self, method: str, summary: dict[str, Any], rows: list[dict[str, Any]],
+    def result(self, method: str, summary: dict[str, Any],
+               rows: list[dict[str, Any]] | Callable[[], list[dict[str, Any]]],
                params: dict[str, Any], seed: int,
                tables: dict[str, dict[str, Any]] | None = None) -> Result:
-        """The metric's Result; its item table (``rows``), the further ``tables``
-        (column dicts) and the OOV table are built as DataFrames when first read."""
+        """The metric's Result; its item table (``rows``, or a function making them),
+        the further ``tables`` (column dicts) and the OOV table are built as DataFrames
+        when first read."""
         extra = dict(tables or {})
 
         def build() -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
             built = {name: pd.DataFrame(cols) for name, cols in extra.items()}
-            return pd.DataFrame(rows), {**built, "oov": self.oov_table()}
+            items = rows() if callable(rows) else rows
+            return pd.DataFrame(items), {**built, "oov": self.oov_table()}
 
         return LazyResult(method, summary, self.metadata(params, seed), build,
                           [*extra, "oov"])

@@ -40,6 +40,9 @@ def distance_differences(attr: np.ndarray, mean_x: np.ndarray, mean_y: np.ndarra
                          ) -> np.ndarray:
     """``||a - v_X|| - ||a - v_Y||``; ``mean_x``/``mean_y`` are (d,) or (k, d) (one pair
     of centroids per row), giving (n_attr,) or (n_attr, k)."""
+    if mean_x.ndim == 1:  # one pair of centroids: the differences directly (exact, fast)
+        return (np.sqrt(np.einsum("ij,ij->i", attr - mean_x, attr - mean_x))
+                - np.sqrt(np.einsum("ij,ij->i", attr - mean_y, attr - mean_y)))
     sq = np.einsum("ij,ij->i", attr, attr)[:, None]
 
     def dist(m: np.ndarray) -> np.ndarray:
@@ -96,7 +99,7 @@ def rnd(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, se
         cy = resample_counts(rng, len(y), n_resamples)
         boot_x, boot_y = cx @ x / len(x), cy @ y / len(y)
     targets = np.vstack([x, y])
-    rows, by_attr, cats = [], {}, looked.categories()
+    by_attr, per_role = {}, {}
     for role in ATTRS:
         attr = looked.emb[role]
         per_word = distance_differences(attr, mean_x, mean_y)
@@ -112,10 +115,16 @@ def rnd(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, se
                                          exact_limit=exact_limit)
         by_attr[role] = {**ci.as_dict(), "p_value": p, "exact": exact,
                          "n_permutations": n_perm}
-        for w, v in zip(looked.words[role], per_word, strict=True):
-            rows.append({"set": role, "category": cats[role], "text": w, "value": float(v)})
+        per_role[role] = per_word
     summary = {**looked.base_summary(), "attributes": by_attr}
     params = {"n_permutations": n_permutations, "exact_limit": exact_limit,
               "max_oov": max_oov, "case_fallback": case_fallback, "n_bootstrap": n_resamples,
               "distance": "euclidean", "normalize": False}
+
+    def rows() -> list[dict[str, Any]]:
+        cats = looked.categories()
+        return [{"set": role, "category": cats[role], "text": w, "value": float(v)}
+                for role in ATTRS
+                for w, v in zip(looked.words[role], per_role[role], strict=True)]
+
     return looked.result("rnd", summary, rows, params, seed)
