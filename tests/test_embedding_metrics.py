@@ -330,3 +330,18 @@ def test_ect_average_ranks_equal_scipy_rankdata_with_ties() -> None:
     for shape in [(1, 8), (50, 8), (3, 30), (2, 1000)]:  # the last: scipy's own path
         for x in (rng.integers(0, 5, size=shape).astype(float), rng.normal(size=shape)):
             assert np.array_equal(average_ranks(x), stats.rankdata(x, axis=-1)), shape
+
+
+@pytest.mark.parametrize("sizes", [(8, 8), (5, 9), (25, 3)])
+def test_rnsb_split_is_scikit_learns_train_test_split(sizes: tuple[int, int]) -> None:
+    from sklearn.model_selection import train_test_split
+
+    from genderscope.measures.embedding_metrics.rnsb import stratified_split
+
+    labels = np.concatenate([np.ones(sizes[0]), -np.ones(sizes[1])])
+    rows = np.arange(len(labels))
+    for seed in range(5):
+        tr, te, _, _ = train_test_split(rows, labels, shuffle=True, random_state=seed,
+                                        test_size=0.2, stratify=labels)
+        got = stratified_split(labels, seed)
+        assert np.array_equal(got[0], tr) and np.array_equal(got[1], te)

@@ -22,6 +22,7 @@ targets of X and Y; the 95 % CI is the percentile interval of those replicates
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -48,20 +49,31 @@ def fit_classifier(pos: np.ndarray, neg: np.ndarray, random_state: int) -> tuple
     look-up) and the accuracy is computed here: a third of the call's time otherwise."""
     import sklearn
     from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import train_test_split
 
     emb = np.concatenate([pos, neg])
     labels = np.concatenate([np.ones(len(pos)), -np.ones(len(neg))])
     with sklearn.config_context(assume_finite=True, skip_parameter_validation=True):
-        x_tr, x_te, y_tr, y_te = train_test_split(emb, labels, shuffle=True,
-                                                  random_state=random_state, test_size=0.2,
-                                                  stratify=labels)
+        train, test = stratified_split(labels, random_state)
+        x_tr, x_te, y_tr, y_te = emb[train], emb[test], labels[train], labels[test]
         clf = LogisticRegression(solver="liblinear", max_iter=10_000,
                                  random_state=random_state)
         clf.fit(x_tr, y_tr)
     # predict(): classes_[decision > 0], as scikit-learn's LinearClassifierMixin
     predicted = clf.classes_[(_decision(clf, x_te) > 0).astype(int)]
     return clf, float(np.mean(predicted == y_te))
+
+
+def stratified_split(labels: np.ndarray, random_state: int) -> tuple[np.ndarray, np.ndarray]:
+    """(train, test) row indices of scikit-learn's ``train_test_split(..., test_size=0.2,
+    stratify=labels, shuffle=True, random_state=random_state)``: the same
+    StratifiedShuffleSplit with the sizes it derives (ceil(0.2 n) test rows), without its
+    input handling."""
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    n_test = math.ceil(0.2 * len(labels))
+    cv = StratifiedShuffleSplit(n_splits=1, test_size=n_test, train_size=len(labels) - n_test,
+                                random_state=random_state)
+    return next(cv.split(np.zeros((len(labels), 1)), labels))
 
 
 def _decision(clf: Any, x: np.ndarray) -> np.ndarray:
