@@ -152,3 +152,21 @@ def test_cli_debias_bad_options_exit_2_one_line(method: str, extra: list[str], e
     lines = [ln for ln in err.strip().splitlines() if ln]
     assert code == 2 and len(lines) == 1 and expect in lines[0], err
     assert not (tmp_path / "o").exists() and _files(tmp_path) == before
+
+
+@pytest.mark.parametrize(("case", "expect"), [("one_pair", "at least 2 pairs"),
+                                              ("nan_rows", "NaN")])
+def test_cli_debias_ran_bad_input_exit_2_nothing_written(
+        case: str, expect: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    vec = _gender_world(tmp_path, nan=case == "nan_rows")
+    pairs = [["he", "she"]] if case == "one_pair" else [["he", "she"], ["man", "woman"]]
+    args = _lists(tmp_path, pairs)
+    before = _files(tmp_path)
+    code, err = _main(["debias", "ran", "--vectors", str(vec), "--out", str(tmp_path / "o"),
+                       "--no-evaluate", "--store", str(tmp_path / "s.sqlite"), *args],
+                      capsys, monkeypatch)
+    lines = [ln for ln in err.strip().splitlines() if ln]
+    assert code == 2 and len(lines) == 1 and expect in lines[0], err
+    assert not (tmp_path / "o").exists()
+    assert [f for f in _files(tmp_path) if not f.startswith("s.sqlite")] == before
