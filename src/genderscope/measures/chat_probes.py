@@ -11,7 +11,8 @@ from genderscope.measures.genderbench.probe_run import ProbeSpec, run_probe
 
 MODULES = {"discrimination-tamkin": "discrimination_tamkin", "bbq": "bbq", "direct": "direct",
            "diversity-med-qa": "diversity_med_qa", "jobs-lum": "jobs_lum",
-           "hiring-an": "hiring_an", "inventories": "inventories",
+           "hiring-an": "hiring_an", "hiring-bloomberg": "hiring_bloomberg",
+           "inventories": "inventories",
            "isear": "isear", "dreaddit": "dreaddit",
            "relationship-levy": "relationship_levy",
            "business-vocabulary": "business_vocabulary", "gest": "gest:build_gest",

