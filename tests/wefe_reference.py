@@ -83,7 +83,8 @@ def main(spec_path: str, out_path: str) -> None:
     for q in spec.get("queries", []):
         # "attribute_sets": several queries timed as one (the work of one genderscope
         # call, which reports attribute sets A and B); else one query of "attributes"
-        queries = [Query(q["targets"], a) for a in q.get("attribute_sets", [q["attributes"]])]
+        sets = q["attribute_sets"] if "attribute_sets" in q else [q["attributes"]]
+        queries = [Query(q["targets"], a) for a in sets]
         kwargs = {"random_state": q["seed"]} if q["metric"] == "rnsb" else {}
         times = []
         for _ in range(repeat):  # a sample: the mean of "inner" calls
