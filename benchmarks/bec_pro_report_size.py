@@ -10,7 +10,6 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-from unittest import mock
 
 import genderscope as gs
 from genderscope.measures import bec_pro_card
@@ -20,16 +19,15 @@ from genderscope.report.entry import Context
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 10
     model = sys.argv[2] if len(sys.argv) > 2 else "smollm2"
-    ctx = Context()
+    name, options = bec_pro_card.plan(Context())  # the card's options, N per group
+    options["professions"] = n
     with tempfile.TemporaryDirectory() as d:
         lm = gs.load_model(model, store=f"{d}/s.sqlite")
-        with mock.patch.object(bec_pro_card, "per_group", lambda ctx: n):
-            rows, _ = bec_pro_card.select_rows(ctx, "en")
-            t = time.perf_counter()
-            r = bec_pro_card.run(lm, ctx)
-            seconds = time.perf_counter() - t
+        t = time.perf_counter()
+        r = gs.run(name, lm, store=f"{d}/s.sqlite", **options)
+        seconds = time.perf_counter() - t
     m = r.summary["male_minus_female"]
-    print(f"per_group={n} rows={len(rows)} seconds={seconds:.1f} "
+    print(f"per_group={n} rows={r.metadata['data']['n_rows']} seconds={seconds:.1f} "
           f"male-female={m['estimate']:.3f} [{m['ci_low']:.3f}, {m['ci_high']:.3f}] "
           f"{m.get('method')} over {m.get('n_units')} professions")
 

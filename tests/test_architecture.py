@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("measures", {"measures", "attack", "swap", "lm_debias", "vector_debias"}),
     ("plans", {"plans", "plans_base", "plans_chat", "plans_embeddings", "plans_perplexity",
                "plans_texts"}),
-    ("api", {"api"}),
+    ("api", {"api", "api_debias"}),
     ("report/sweep", {"report", "sweep"}),  # + the report cards, measures/*_card.py
     ("cli", {"cli"}),
 ]

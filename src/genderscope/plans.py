@@ -50,13 +50,14 @@ def winobias(*, split: str = "test", types: Sequence[int] | str = (1, 2),
     wb_types = tuple(int(t) for t in types)
     _check_min("--limit", limit, 1)
     _check_min("--resamples", resamples, 100)
-    items = subset(load_winobias(dataset_dir(data, "winobias"), split=split, types=wb_types),
-                   limit, subset_seed)
+    every = load_winobias(dataset_dir(data, "winobias"), split=split, types=wb_types)
+    items = subset(every, limit, subset_seed)
     params = {"split": split, "types": list(wb_types)}
     return Plan("winobias", "lm", lambda lm: run_winobias(
         lm, items, method="winobias", exclude_multi_pronoun=not include_multi_pronoun,
         n_resamples=resamples, seed=seed, progress=progress, params=params),
-        _subset_note(limit, subset_seed), inputs=items)
+        _subset_note(limit, subset_seed, len(items), len(every), "sentences"), inputs=items,
+        key_options={"types": list(wb_types)})
 
 
 def dawinobias(*, split: str = "all", data: Path | None = None, limit: int | None = None,
@@ -68,11 +69,12 @@ def dawinobias(*, split: str = "all", data: Path | None = None, limit: int | Non
 
     _check_min("--limit", limit, 1)
     _check_min("--resamples", resamples, 100)
-    items = subset(load_dawinobias(dataset_dir(data, "genda-lens"), split=split), limit,
-                   subset_seed)
+    every = load_dawinobias(dataset_dir(data, "genda-lens"), split=split)
+    items = subset(every, limit, subset_seed)
     return Plan("dawinobias", "lm", lambda lm: run_winobias(
         lm, items, method="dawinobias", n_resamples=resamples, seed=seed, progress=progress,
-        params={"split": split}), _subset_note(limit, subset_seed), inputs=items)
+        params={"split": split}),
+        _subset_note(limit, subset_seed, len(items), len(every), "sentences"), inputs=items)
 
 
 def abc(*, lang: str = "da", source: str = "auto", include_invalid: bool = False,
@@ -108,10 +110,12 @@ def crows_pairs(*, bias_type: str | None = None, data: Path | None = None,
     if bias_type:
         _check_choice("--bias-type", bias_type, sorted({p.bias_type for p in pairs}))
         pairs = [p for p in pairs if p.bias_type == bias_type]
+    every = len(pairs)
     pairs = subset(pairs, limit, subset_seed)
+    unit = f"{bias_type} pairs" if bias_type else "pairs"
     return Plan("crows-pairs", "lm", lambda lm: run_crows_pairs(
         lm, pairs, progress=progress, params={"bias_type": bias_type}),
-        _subset_note(limit, subset_seed), inputs=pairs)
+        _subset_note(limit, subset_seed, len(pairs), every, unit), inputs=pairs)
 
 
 def stereoset(*, bias_type: str | None = None, split: str = "dev", scoring: str = "reference",
@@ -133,18 +137,24 @@ def stereoset(*, bias_type: str | None = None, split: str = "dev", scoring: str 
     _check_min("--resamples", resamples, 100)
     items = load_stereoset(dataset_dir(data, "stereoset", file_ok=True),
                            bias_types=(bias_type,) if bias_type else None)
+    every = len(items)
     items = subset(items, limit, subset_seed)
+    unit = f"{bias_type} contexts" if bias_type else "contexts"
     return Plan("stereoset", "lm", lambda lm: run_stereoset(
         lm, items, scoring=scoring, n_resamples=resamples, seed=seed, progress=progress,
-        params={"bias_type": bias_type, "split": split}), _subset_note(limit, subset_seed),
-        inputs=items)
+        params={"bias_type": bias_type, "split": split}),
+        _subset_note(limit, subset_seed, len(items), every, unit), inputs=items)
 
 
 # -- templates and association -----------------------------------------------------------
 def bec_pro(*, lang: str = "en", data: Path | None = None, repair: bool = False,
             span_masking: str = "piece", strategy: str = "l2r", limit: int | None = None,
-            seed: int = 0, resamples: int = 10_000, progress: bool = False) -> Plan:
-    """BEC-Pro association of person words and professions (Bartl et al. 2020, eq. 1)."""
+            professions: int | None = None, templates: int | None = None,
+            subset_seed: int = 0, seed: int = 0, resamples: int = 10_000,
+            progress: bool = False) -> Plan:
+    """BEC-Pro association of person words and professions (Bartl et al. 2020, eq. 1).
+    ``professions``: a seeded subset (``subset_seed``) of N professions per profession
+    group; ``templates``: the first N sentence patterns (the report's subsets)."""
     from genderscope.datasets import bec_pro as data_mod
     from genderscope.results import file_sha256
 
@@ -152,6 +162,8 @@ def bec_pro(*, lang: str = "en", data: Path | None = None, repair: bool = False,
     _check_strategy(strategy)
     _check_choice("--lang", lang, data_mod.LANGS)
     _check_min("--limit", limit, 1)
+    _check_min("--professions", professions, 1)
+    _check_min("--templates", templates, 1)
     _check_min("--resamples", resamples, 100)
     if data is not None:
         data = Path(data)
@@ -162,13 +174,38 @@ def bec_pro(*, lang: str = "en", data: Path | None = None, repair: bool = False,
         rows = data_mod.generate(lang)
         data_meta = {"generated": f"BEC-Pro {lang.upper()} (genderscope generator)",
                      "lang": lang}
+    note: dict[str, Any] = {}
+    if professions is not None or templates is not None:
+        total = len(rows)
+        rows = _professions_subset(rows, professions, templates, subset_seed)
+        note = {"professions": professions, "templates": templates, "subset_seed":
+                subset_seed, "subset": {"n": len(rows), "of": total, "unit": "rows",
+                                        "seed": subset_seed}}
     if limit is not None:  # the first rows of each person gender in turn: the data is
         rows = _first_of_each(rows, limit, lambda r: r.gender)  # ordered by gender
     data_meta["n_rows"] = len(rows)
     run = _measure("genderscope.measures.bec_pro:run")
     return Plan("bec-pro", "lm", lambda lm: run(
         lm, rows, strategy=strategy, span_masking=span_masking, n_resamples=resamples,
-        seed=seed, data=data_meta, progress=progress), inputs=(rows, data_meta))
+        seed=seed, data=data_meta, progress=progress), note, inputs=(rows, data_meta))
+
+
+def _professions_subset(rows: Sequence[Any], per_group: int | None, templates: int | None,
+                        seed: int) -> list[Any]:
+    """BEC-Pro rows of ``per_group`` professions of each profession group (a seeded
+    subset of each group's professions, groups in sorted order) and of the first
+    ``templates`` sentence patterns (None: all)."""
+    by_group: dict[str, list[str]] = {}
+    for r in rows:
+        keys = by_group.setdefault(r.prof_gender, [])
+        if r.profession_key not in keys:
+            keys.append(r.profession_key)
+    keep: set[str] = set()
+    for group in sorted(by_group):
+        keep.update(subset(by_group[group], per_group, seed))
+    patterns = list(dict.fromkeys(r.template for r in rows))
+    kept = set(patterns[:templates] if templates is not None else patterns)
+    return [r for r in rows if r.profession_key in keep and r.template in kept]
 
 
 def _first_of_each(rows: Sequence[T], limit: int, group: Callable[[T], Any]) -> list[T]:

@@ -41,6 +41,9 @@ class Plan:
     store: Any = None
     """The results store, set by :func:`genderscope.api.run` before ``run`` (a plan that
     loads a second model, e.g. the attack's LM filter, caches its scores there)."""
+    key_options: dict[str, Any] = field(default_factory=dict)
+    """Options in the canonical form the reuse key uses, where a value can be written
+    several ways (WinoBias ``types="1,2"`` on the command line, ``(1, 2)`` in Python)."""
 
 
 def _measure(path: str) -> Callable[..., Any]:
@@ -80,8 +83,15 @@ def subset(items: Sequence[T], limit: int | None, seed: int) -> list[T]:
     return [items[i] for i in keep]
 
 
-def _subset_note(limit: int | None, subset_seed: int) -> dict[str, Any]:
-    return {"limit": limit, "subset_seed": subset_seed if limit else None}
+def _subset_note(limit: int | None, subset_seed: int, n: int | None = None,
+                 of: int | None = None, unit: str = "items") -> dict[str, Any]:
+    """``metadata["data"]`` of a subset: the limit and seed, and (when told) how many
+    ``unit`` were kept ``n`` of how many ``of`` (the report's items column reads it)."""
+    note: dict[str, Any] = {"limit": limit, "subset_seed": subset_seed if limit else None}
+    if n is not None:
+        note["subset"] = {"n": n, "of": of, "unit": unit,
+                          "seed": subset_seed if limit else None}
+    return note
 
 
 def _check_choice(name: str, value: str, choices: Sequence[str]) -> None:

@@ -53,6 +53,22 @@ def canonical(value: Any) -> str:
                       default=_content)
 
 
+LOCATION_OPTIONS = ("data", "tests_dir")
+"""Options that say where the items are read from: the items' content is in the key
+(``plan.inputs``), so the same items read from another path are the same run."""
+
+
+def key_options(accepted: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    """The options of a call as the key sees them: every option the plan takes, the
+    given value or its default (so ``run crows-pairs --limit 40``, which passes every
+    option, and ``gs.run("crows-pairs", limit=40)`` agree), less
+    :data:`LOCATION_OPTIONS`."""
+    import inspect
+
+    return {name: options.get(name, None if default is inspect.Parameter.empty else default)
+            for name, default in accepted.items() if name not in LOCATION_OPTIONS}
+
+
 def model_identity(adapter: Any) -> dict[str, Any] | None:
     """What of the adapter an answer depends on (its ``describe()`` less
     :data:`NOT_IDENTITY`), or None when it has no fingerprint."""

@@ -1,5 +1,5 @@
-"""Report card for BEC-Pro: default subset, run, headlines, plot, highlights and method
-card.
+"""Report card for BEC-Pro: default subset (the plan's options), headlines, plot,
+highlights and method card.
 
 The measure itself is :mod:`genderscope.measures.bec_pro`; its docs page is
 ``docs/measures/bec_pro.md``.
@@ -15,8 +15,6 @@ import pandas as pd
 from genderscope.measures.card_tools import (
     LM_KINDS,
     mean_first_column,
-    note_subset,
-    subset,
     top_rows,
 )
 from genderscope.report import plots
@@ -38,32 +36,13 @@ def per_group(ctx: Context) -> int | None:
     return ctx.size(10, quick=2)
 
 
-def select_rows(ctx: Context, lang: str) -> tuple[list[Any], int]:
-    from genderscope.datasets import bec_pro as data_mod
-
-    rows = data_mod.generate(lang)
-    by_group: dict[str, list[str]] = {}
-    for r in rows:
-        by_group.setdefault(r.prof_gender, [])
-        if r.profession_key not in by_group[r.prof_gender]:
-            by_group[r.prof_gender].append(r.profession_key)
-    keep: set[str] = set()
-    for group in sorted(by_group):
-        keep.update(subset(by_group[group], per_group(ctx), ctx.seed))
-    templates = list(dict.fromkeys(r.template for r in rows))
-    tpl = set(templates[:2]) if ctx.quick else set(templates)
-    return [r for r in rows if r.profession_key in keep and r.template in tpl], len(rows)
-
-
-def run(lm: Any, ctx: Context) -> Result:
-    from genderscope.measures import bec_pro
-
-    lang = "de" if ctx.lang == "de" else "en"
-    rows, total = select_rows(ctx, lang)
-    r = bec_pro.run(lm, rows, n_resamples=ctx.n_resamples, seed=ctx.seed,
-                    data={"generated": f"BEC-Pro {lang.upper()} (genderscope generator)",
-                          "lang": lang, "n_rows": len(rows)}, progress=ctx.progress)
-    return note_subset(r, ctx, len(rows), total, "rows")
+def plan(ctx: Context) -> tuple[str, dict[str, Any]]:
+    """``genderscope run bec-pro --professions N --subset-seed SEED --seed SEED
+    --resamples R`` (``--templates 2`` with --quick)."""
+    return "bec-pro", {"lang": "de" if ctx.lang == "de" else "en",
+                       "professions": per_group(ctx), "templates": 2 if ctx.quick else None,
+                       "subset_seed": ctx.seed, "seed": ctx.seed,
+                       "resamples": ctx.n_resamples}
 
 
 def headlines(r: Result) -> list[Headline]:
@@ -144,11 +123,8 @@ def highlights(r: Result) -> pd.DataFrame | None:
 
 BEC_PRO = Measure(
     name="bec-pro", title="BEC-Pro (professions and person words)", kinds=LM_KINDS, langs=("en",),
-    run=run, headlines=headlines, plot=plot, highlights=highlights,
+    run=None, plan=plan, headlines=headlines, plot=plot, highlights=highlights,
     paired=lambda r: paired(r),
-    version="3",  # 2: rows paired by person pair; 3: 10 per group, t CI, sign-flip test
-    params=lambda ctx: {"lang": ctx.lang, "per_group": per_group(ctx), "seed": ctx.seed,
-                        "quick": ctx.quick, "n_resamples": ctx.n_resamples},
     card=MethodCard(
         definition="Association of a person word with a profession: log P(person | sentence "
                    "with the person masked) − log P(person | sentence with person and "

@@ -109,6 +109,7 @@ def run_crows_pairs(adapter: Any, pairs: Sequence[CrowsPair], *, method: str = "
         "tie": more_r == less_r, "stereotypical_preferred": stereo_pref,
         "disadvantaged_preferred": np.where(direction == "stereo", more_r > less_r,
                                             less_r > more_r),
+        "sent_more": [p.sent_more for p in pairs], "sent_less": [p.sent_less for p in pairs],
     })
     summary, tables = aggregates(adapter, method, df, {},
                                  lambda: (summarise(df), {"by_bias_type": per_bias_type(df)}))

@@ -1,5 +1,5 @@
-"""Report card for CrowS-Pairs: default subset, run, headlines, plot, highlights and method
-card.
+"""Report card for CrowS-Pairs: default subset (the plan's options), headlines, plot,
+highlights and method card.
 
 The measure itself is :mod:`genderscope.measures.crows_pairs`; its docs page is
 ``docs/measures/crows_pairs.md``.
@@ -13,11 +13,8 @@ import pandas as pd
 
 from genderscope.measures.card_tools import (
     LM_KINDS,
-    data_files,
     item_frame,
     mean_first_column,
-    note_subset,
-    subset,
     top_rows,
 )
 from genderscope.report import plots
@@ -34,17 +31,10 @@ def subset_size(ctx: Context) -> int | None:
     return ctx.size(None, quick=40)
 
 
-def run(lm: Any, ctx: Context) -> Result:
-    from genderscope.datasets.crows_pairs import load_crows_pairs
-    from genderscope.measures.crows_pairs import run_crows_pairs
-
-    pairs = [p for p in load_crows_pairs(ctx.data("crows-pairs")) if p.bias_type == "gender"]
-    used = subset(pairs, subset_size(ctx), ctx.seed)
-    r = run_crows_pairs(lm, used, progress=ctx.progress, params={"bias_type": "gender"})
-    text = {p.pair_id: (p.sent_more, p.sent_less) for p in used}
-    r.items["sent_more"] = [text[i][0] for i in r.items["pair_id"]]
-    r.items["sent_less"] = [text[i][1] for i in r.items["pair_id"]]
-    return note_subset(r, ctx, len(used), len(pairs), "gender pairs")
+def plan(ctx: Context) -> tuple[str, dict[str, Any]]:
+    """``genderscope run crows-pairs --bias-type gender --limit N --subset-seed SEED``."""
+    return "crows-pairs", {"bias_type": "gender", "data": ctx.data_dir,
+                           "limit": subset_size(ctx), "subset_seed": ctx.seed}
 
 
 def headlines(r: Result) -> list[Headline]:
@@ -84,13 +74,11 @@ def highlights(r: Result) -> pd.DataFrame | None:
 
 CROWS_PAIRS = Measure(
     name="crows-pairs", title="CrowS-Pairs (gender)", kinds=LM_KINDS, langs=("en",),
-    run=run, headlines=headlines, plot=plot,
+    run=None, plan=plan, headlines=headlines, plot=plot,
     highlights=highlights,
     paired=lambda r: Paired(item_frame(r.items.assign(
         v=100.0 * r.items["stereotypical_preferred"].astype(float)), "pair_id", ["v"]),
         mean_first_column, unit="pairs"),
-    params=lambda ctx: {"bias_type": "gender", "n": subset_size(ctx), "seed": ctx.seed},
-    data_files=lambda ctx: data_files(ctx.data("crows-pairs"), "*.csv"),
     card=MethodCard(
         definition="Share of sentence pairs (stereotypical vs. less stereotypical, differing "
                    "in the group words) where the model gives the more stereotypical sentence "

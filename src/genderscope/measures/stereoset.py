@@ -215,6 +215,9 @@ def run_stereoset(adapter: Any, items: Sequence[StereoSetItem], *, method: str =
     df["stereo_over_anti"] = df.score_stereotype > df.score_anti_stereotype
     df["n_related"] = ((df.score_stereotype > df.score_unrelated).astype(int)
                        + (df.score_anti_stereotype > df.score_unrelated).astype(int))
+    df["context"] = [it.context for it in items]
+    df["stereotype"] = [it.stereotype for it in items]
+    df["anti_stereotype"] = [it.anti_stereotype for it in items]
     summary: dict[str, Any] = {"overall": metrics(df, n_resamples=n_resamples, seed=seed)}
     by_type: dict[str, Any] = {str(bt): metrics(sub, n_resamples=n_resamples, seed=seed)
                                for bt, sub in df.groupby("bias_type")}

@@ -1,5 +1,5 @@
-"""Report card for StereoSet intrasentence: default subset, run, headlines, plot,
-highlights and method card.
+"""Report card for StereoSet intrasentence: default subset (the plan's options),
+headlines, plot, highlights and method card.
 
 The measure itself is :mod:`genderscope.measures.stereoset`; its docs page is
 ``docs/measures/stereoset.md``.
@@ -14,9 +14,6 @@ import pandas as pd
 
 from genderscope.measures.card_tools import (
     LM_KINDS,
-    data_files,
-    note_subset,
-    subset,
     top_rows,
 )
 from genderscope.report import plots
@@ -45,19 +42,12 @@ def subset_size(ctx: Context) -> int | None:
     return ctx.size(150, quick=30)
 
 
-def run(lm: Any, ctx: Context) -> Result:
-    from genderscope.datasets.stereoset import load_stereoset
-    from genderscope.measures.stereoset import run_stereoset
-
-    items = load_stereoset(ctx.data("stereoset"), bias_types=("gender",))
-    used = subset(items, subset_size(ctx), ctx.seed)
-    r = run_stereoset(lm, used, n_resamples=ctx.n_resamples, seed=ctx.seed,
-                      progress=ctx.progress, params={"bias_type": "gender", "split": "dev"})
-    ctx_of = {i.item_id: i for i in used}
-    r.items["context"] = [ctx_of[i].context for i in r.items["item_id"]]
-    r.items["stereotype"] = [ctx_of[i].stereotype for i in r.items["item_id"]]
-    r.items["anti_stereotype"] = [ctx_of[i].anti_stereotype for i in r.items["item_id"]]
-    return note_subset(r, ctx, len(used), len(items), "gender contexts")
+def plan(ctx: Context) -> tuple[str, dict[str, Any]]:
+    """``genderscope run stereoset --bias-type gender --limit N --subset-seed SEED --seed
+    SEED --resamples R``."""
+    return "stereoset", {"bias_type": "gender", "data": ctx.data_dir,
+                         "limit": subset_size(ctx), "subset_seed": ctx.seed,
+                         "seed": ctx.seed, "resamples": ctx.n_resamples}
 
 
 def _metrics(r: Result) -> dict[str, Any]:
@@ -111,11 +101,8 @@ def highlights(r: Result) -> pd.DataFrame | None:
 
 STEREOSET = Measure(
     name="stereoset", title="StereoSet intrasentence (gender)", kinds=LM_KINDS, langs=("en",),
-    run=run, headlines=headlines, plot=plot, highlights=highlights,
+    run=None, plan=plan, headlines=headlines, plot=plot, highlights=highlights,
     paired=paired,
-    params=lambda ctx: {"bias_type": "gender", "n": subset_size(ctx), "seed": ctx.seed,
-                        "n_resamples": ctx.n_resamples},
-    data_files=lambda ctx: data_files(ctx.data("stereoset"), "*.json*"),
     card=MethodCard(
         definition="For each context with a blank, the model scores a stereotypical, an "
                    "anti-stereotypical and an unrelated filler. SS = % of items where the "

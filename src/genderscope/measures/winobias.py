@@ -147,7 +147,7 @@ def run_winobias(adapter: Any, items: Sequence[WinoItem], *, method: str = "wino
             "pred_gender": pron.gender[pred], "correct": pron.gender[pred] == it.gender,
             "exact": pred == it.pronoun.lower(),
             "margin_male": float(np.max(s[is_male_form]) - np.max(s[~is_male_form])),
-            "repaired": it.repaired, "template": it.template,
+            "repaired": it.repaired, "template": it.template, "text": it.text,
         })
     df = pd.DataFrame(rows)
     summary, tables = summarise(df, n_resamples=n_resamples, seed=seed)

@@ -1,5 +1,5 @@
-"""Report card for WinoBias and DaWinoBias (pronoun prediction): default subset, run,
-headlines, plot, highlights and method card.
+"""Report card for WinoBias and DaWinoBias (pronoun prediction): default subset (the
+plans' options), headlines, plot, highlights and method card.
 
 The measure itself is :mod:`genderscope.measures.winobias`; its docs page is
 ``docs/measures/winobias.md``.
@@ -14,10 +14,7 @@ import pandas as pd
 
 from genderscope.measures.card_tools import (
     LM_KINDS,
-    data_files,
     item_frame,
-    note_subset,
-    subset,
 )
 from genderscope.report import plots
 from genderscope.report.entry import Context, Headline, Measure, MethodCard, Paired, from_ci
@@ -36,21 +33,15 @@ def subset_size(ctx: Context) -> int | None:
     return ctx.size(300, quick=40)
 
 
-def run(lm: Any, ctx: Context, *, danish: bool) -> Result:
-    from genderscope.datasets.winobias import load_dawinobias, load_winobias
-    from genderscope.measures.winobias import run_winobias
-
+def plan(ctx: Context, *, danish: bool) -> tuple[str, dict[str, Any]]:
+    """``genderscope run winobias --split test --types 1,2`` (or ``dawinobias --split
+    all``) ``--limit N --subset-seed SEED --seed SEED --resamples R``."""
+    options: dict[str, Any] = {"data": ctx.data_dir, "limit": subset_size(ctx),
+                               "subset_seed": ctx.seed, "seed": ctx.seed,
+                               "resamples": ctx.n_resamples}
     if danish:
-        items = load_dawinobias(ctx.data("genda-lens"), split="all")
-    else:
-        items = load_winobias(ctx.data("winobias"), split="test", types=(1, 2))
-    used = subset(items, subset_size(ctx), ctx.seed)
-    r = run_winobias(lm, used, method="dawinobias" if danish else "winobias",
-                     n_resamples=ctx.n_resamples, seed=ctx.seed, progress=ctx.progress,
-                     params={"split": "all" if danish else "test"})
-    text = {i.item_id: i.text for i in used}
-    r.items["text"] = [text.get(i, "") for i in r.items["item_id"]]
-    return note_subset(r, ctx, len(used), len(items), "sentences")
+        return "dawinobias", {"split": "all", **options}
+    return "winobias", {"split": "test", "types": (1, 2), **options}
 
 
 def headlines(r: Result) -> list[Headline]:
@@ -122,11 +113,8 @@ _CARD = dict(
 
 WINOBIAS = Measure(
     name="winobias", title="WinoBias (pronoun prediction)", kinds=LM_KINDS, langs=("en",),
-    run=lambda lm, ctx: run(lm, ctx, danish=False), headlines=headlines,
+    run=None, plan=lambda ctx: plan(ctx, danish=False), headlines=headlines,
     plot=plot, highlights=highlights, paired=lambda r: paired(r),
-    params=lambda ctx: {"split": "test", "types": [1, 2], "n": subset_size(ctx),
-                        "seed": ctx.seed, "n_resamples": ctx.n_resamples},
-    data_files=lambda ctx: data_files(ctx.data("winobias"), "*.txt*"),
     card=MethodCard(citation="Zhao, Wang, Yatskar, Ordonez & Chang (2018). Gender Bias in "
                              "Coreference Resolution: Evaluation and Debiasing Methods. NAACL.",
                     subset="300 of 1,584 test sentences, types 1 and 2 (--quick: 40), seeded",
@@ -135,11 +123,8 @@ WINOBIAS = Measure(
 DAWINOBIAS = Measure(
     name="dawinobias", title="DaWinoBias (Danish pronoun prediction)", kinds=LM_KINDS,
     langs=("da",),
-    run=lambda lm, ctx: run(lm, ctx, danish=True), headlines=headlines,
+    run=None, plan=lambda ctx: plan(ctx, danish=True), headlines=headlines,
     plot=plot, highlights=highlights, paired=lambda r: paired(r),
-    params=lambda ctx: {"split": "all", "n": subset_size(ctx), "seed": ctx.seed,
-                        "n_resamples": ctx.n_resamples},
-    data_files=lambda ctx: data_files(ctx.data("genda-lens"), "*"),
     card=MethodCard(citation="Zhao et al. (2018, NAACL); DaWinoBias: Koppelgaard & Brødbæk "
                              "(2021); main effect as "
                              "packaged by GenDa Lens (Sloth & Rybner 2023, "

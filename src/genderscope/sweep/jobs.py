@@ -4,7 +4,9 @@ No Ray here: :func:`run_model_job` is a plain function (the driver wraps it in a
 Ray task), so it can be tested and run in sequence without Ray. The model loads
 once per job; each measure runs through
 :func:`genderscope.report.runner.run_one`, the same code path as
-``genderscope report``, so a sweep gives the numbers a report gives.
+``genderscope report``, and so (for a card with a plan) through
+:func:`genderscope.api.run`, the function behind ``genderscope run``: a sweep gives
+the numbers, and the reuse key, that ``run`` and ``report`` give.
 
 Workers never write to the driver's SQLite store: the adapter's score cache is a
 :class:`JobCache` that reads the driver's store read-only when its file is
@@ -92,7 +94,7 @@ def make_subject(model: ModelSpec, cache: object, *, device: str | None, dtype: 
     from genderscope.report import runner
 
     if model.kind == "vectors":
-        subject = runner.vectors_subject(model.spec)
+        subject = runner.vectors_subject(model.spec, cache)  # type: ignore[arg-type]
     elif model.kind == "encoder":
         subject = runner.encoder_subject(model.spec, cache, device=device)  # type: ignore
     else:
@@ -169,7 +171,8 @@ def run_model_job(job: JobPayload, attempt: int = 1) -> JobOutcome:
                 out.measures.append(MeasureOutcome(name, "failed", f"measure {name!r} is not "
                                                    "registered in the worker process"))
                 continue
-            sec = run_one(registry[name], subject, ctx, None, reuse=False, command=job.command)
+            sec = run_one(registry[name], subject, ctx, cache, reuse=False, record=False,
+                          command=job.command)
             out.measures.append(MeasureOutcome(name, sec.status, sec.reason, sec.result,
                                                sec.seconds))
             if k == 0 and _crash_now(job.model.name, attempt):

@@ -85,6 +85,13 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         limit: int | None = typer.Option(None, "--limit", min=1, help="Score only N rows, the "
                                          "first of each person gender in turn (quick "
                                          "checks)."),
+        professions: int | None = typer.Option(None, "--professions", min=1, help="A seeded "
+                                               "subset of N professions per profession "
+                                               "group (the report's: 10; --quick 2)."),
+        templates: int | None = typer.Option(None, "--templates", min=1, help="Only the "
+                                             "first N sentence patterns (report --quick: 2)."),
+        subset_seed: int = typer.Option(0, "--subset-seed", help="Seed of the "
+                                        "--professions subset."),
         seed: int = SEED_OPTION,
         resamples: int = RESAMPLES_OPTION,
         plot: bool = typer.Option(True, "--plot/--no-plot", help="Write association.png/.svg."),
@@ -101,8 +108,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         result = run("bec-pro", model, store=store_path, out=out, save=True,
                      progress=progress, kind=kind, device=device, dtype=dtype,
                      command=command_line(), lang=lang, data=data, repair=repair,
-                     span_masking=span_masking, strategy=strategy, limit=limit, seed=seed,
-                     resamples=resamples)
+                     span_masking=span_masking, strategy=strategy, limit=limit,
+                     professions=professions, templates=templates, subset_seed=subset_seed,
+                     seed=seed, resamples=resamples)
         run_id, base = result.metadata["run_id"], Path(result.metadata["out"])
         plots = _bec_pro_plots(result, base / "association") if plot else []
         if as_json:

@@ -1,0 +1,179 @@
+"""One measurement is one stored run, whichever of ``run``, ``report`` and ``sweep`` made
+it (issue 27): a report card runs its measure through the measure's plan
+(:func:`genderscope.api.run`, the function behind ``genderscope run``) and the three
+share the plan's reuse key. Tiny GPT-2 from tests/conftest.py, the test data set."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from genderscope.cli.app import app
+from genderscope.report.registry import measures
+from genderscope.store import Store
+
+SEED = 3
+RUN_ARGS = {
+    "crows-pairs": ["--bias-type", "gender", "--limit", "40", "--subset-seed", str(SEED)],
+    "stereoset": ["--bias-type", "gender", "--limit", "30", "--subset-seed", str(SEED),
+                  "--seed", str(SEED), "--resamples", "1000"],
+    "winobias": ["--limit", "40", "--subset-seed", str(SEED), "--seed", str(SEED),
+                 "--resamples", "1000"],
+    "bec-pro": ["--professions", "2", "--templates", "2", "--subset-seed", str(SEED),
+                "--seed", str(SEED), "--resamples", "1000", "--no-plot"],
+}
+"""``genderscope run`` options that ask for what a ``--quick --seed SEED`` report's card
+asks for (the --quick subsets of docs/report.md)."""
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # `run bec-pro` writes ./genderscope-results/bec-pro
+
+
+def _runs(path: Path) -> list[tuple[str, str, str]]:
+    con = sqlite3.connect(path)
+    rows = con.execute("SELECT run_id, method, cache_key FROM runs ORDER BY method").fetchall()
+    con.close()
+    return rows
+
+
+def _cli(*args: str) -> str:
+    res = CliRunner().invoke(app, list(args))
+    assert res.exit_code == 0, res.output
+    return res.output
+
+
+def _run(measure: str, model: Path, store: Path) -> dict:
+    out = _cli("run", measure, "--model", str(model), *RUN_ARGS[measure], "--store",
+               str(store), "--no-progress", "--json")
+    return json.loads(out)
+
+
+def _report(measure: str, model: Path, store: Path, page: Path) -> None:
+    _cli("report", "--model", str(model), "--quick", "--seed", str(SEED), "--measure",
+         measure, "--store", str(store), "--out", str(page), "--no-progress")
+
+
+def _same(a, b) -> None:
+    assert a.summary == b.summary
+    pd.testing.assert_frame_equal(a.items.reset_index(drop=True),
+                                  b.items.reset_index(drop=True), check_exact=True)
+    assert a.tables.keys() == b.tables.keys()
+    for t in a.tables:
+        pd.testing.assert_frame_equal(a.tables[t], b.tables[t], check_exact=True)
+
+
+@pytest.mark.parametrize("measure", list(RUN_ARGS))
+def test_run_then_report_is_one_stored_run(measure: str, tmp_path: Path,
+                                           tiny_gpt2_dir: Path) -> None:
+    from genderscope.api import report
+
+    path = tmp_path / "s.sqlite"
+    first = _run(measure, tiny_gpt2_dir, path)
+    assert not first["reused"]
+    (run_id, method, key), = _runs(path)
+    assert method == measure and key.startswith("run:")  # the plan's key
+
+    _report(measure, tiny_gpt2_dir, path, tmp_path / "page.html")
+    assert _runs(path) == [(run_id, method, key)]  # one run in the store, not two
+
+    st = Store(path)
+    try:  # the page's section is that run, and its numbers are the run's numbers
+        data = report([str(tiny_gpt2_dir)], tmp_path / "again.html", quick=True, seed=SEED,
+                      measures=[measure], store=st)
+        sec, = data.sections
+        assert sec.status == "ok" and sec.reused and sec.run_id == run_id
+        _same(sec.result, st.load_run(run_id))
+        assert sec.result.summary == json.loads(json.dumps(first["summary"]))
+    finally:
+        st.close()
+    assert _runs(path) == [(run_id, method, key)]
+
+
+def test_report_first_then_run_reuses_the_report_run(tmp_path: Path,
+                                                     tiny_gpt2_dir: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    _report("crows-pairs", tiny_gpt2_dir, path, tmp_path / "page.html")
+    (run_id, _, _), = _runs(path)
+    again = _run("crows-pairs", tiny_gpt2_dir, path)
+    assert again["reused"] and again["run_id"] == run_id
+    assert len(_runs(path)) == 1
+    # another subset seed is another measurement
+    other = json.loads(_cli("run", "crows-pairs", "--model", str(tiny_gpt2_dir), "--limit",
+                            "40", "--subset-seed", str(SEED + 1), "--bias-type", "gender",
+                            "--store", str(path), "--no-progress", "--json"))
+    assert not other["reused"] and len(_runs(path)) == 2
+
+
+def test_sweep_job_computes_the_same_run_under_the_same_key(tmp_path: Path, data_dir: Path,
+                                                            tiny_gpt2_dir: Path) -> None:
+    """A sweep worker (no store of its own, nothing reused) computes the numbers ``run``
+    stored, under the same key: the driver would record one run."""
+    from genderscope.sweep.jobs import JobPayload, measure_context, run_model_job
+    from genderscope.sweep.spec import MeasureSpec, ModelSpec, SweepSpec
+
+    path = tmp_path / "s.sqlite"
+    stored = {m: _run(m, tiny_gpt2_dir, path) for m in ("crows-pairs", "winobias")}
+    spec = SweepSpec(models=[ModelSpec(str(tiny_gpt2_dir))],
+                     measures=[MeasureSpec(m) for m in stored], quick=True, seed=SEED,
+                     cpus_per_job=1).check()
+    payload = JobPayload(spec.models[0], [(m, measure_context(spec, MeasureSpec(m)))
+                                          for m in stored], "cpu", "float32", "auto", None)
+    out = run_model_job(payload)
+    st = Store(path)
+    try:
+        for mo in out.measures:
+            assert mo.status == "ok", mo.reason
+            ref = st.load_run(stored[mo.name]["run_id"])
+            assert mo.result.metadata["cache_key"] == ref.metadata["cache_key"]
+            _same(mo.result, ref)
+    finally:
+        st.close()
+
+
+def test_sweep_reuses_the_run_of_genderscope_run(tmp_path: Path, tiny_gpt2_dir: Path) -> None:
+    ray = pytest.importorskip("ray")
+    from genderscope.sweep import driver
+    from genderscope.sweep.spec import MeasureSpec, ModelSpec, SweepSpec
+
+    path = tmp_path / "s.sqlite"
+    first = _run("crows-pairs", tiny_gpt2_dir, path)
+    before = _runs(path)
+    spec = SweepSpec(models=[ModelSpec(str(tiny_gpt2_dir))],
+                     measures=[MeasureSpec("crows-pairs"), MeasureSpec("winobias")],
+                     quick=True, seed=SEED, cpus_per_job=1).check()
+    ray.init(num_cpus=1, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+    st = Store(path)
+    try:
+        swept = driver.run_sweep(spec, st)
+        crows = swept.statuses[(str(tiny_gpt2_dir), "crows-pairs")]
+        assert crows.status == "skipped" and crows.run_id == first["run_id"]
+        assert swept.statuses[(str(tiny_gpt2_dir), "winobias")].status == "done"
+        assert swept.ran == 1  # one task, for winobias only
+        runs = _runs(path)
+        assert len(runs) == 2 and before[0] in runs
+        # and a report of both reuses both: still two runs
+        from genderscope.api import report
+
+        data = report([str(tiny_gpt2_dir)], tmp_path / "p.html", quick=True, seed=SEED,
+                      measures=["crows-pairs", "winobias"], store=st)
+        assert all(s.reused for s in data.sections) and _runs(path) == runs
+        assert {s.run_id for s in data.sections} == {r[0] for r in runs}
+        again = driver.run_sweep(spec, st)
+        assert again.ran == 0 and again.count("skipped") == 2
+    finally:
+        st.close()
+        ray.shutdown()
+
+
+def test_converted_cards_load_no_data_themselves() -> None:
+    """The cards of the common measures name a plan and have no run of their own."""
+    reg = measures()
+    for name in ("crows-pairs", "stereoset", "winobias", "dawinobias", "bec-pro"):
+        assert reg[name].plan is not None and reg[name].run is None, name
