@@ -104,8 +104,15 @@ def look_up(vectors: Any, test: AssociationTest, *, max_oov: float = DEFAULT_MAX
                 words[role].append(w)
                 keys[role].append(k)
     _check_sets(test, words, missing, max_oov)
-    # one gather of all four sets' rows (vectors.vectors checks them for NaN), then split
-    rows = vectors.vectors([k for r in ROLES for k in keys[r]])
+    # one gather of all four sets' rows, then split; vectors.vectors names a NaN row
+    every = [k for r in ROLES for k in keys[r]]
+    if index is None:
+        rows = vectors.vectors(every)
+    else:  # the same gather with the index at hand (np.asarray: no memmap wrapper)
+        rows = np.asarray(vectors.matrix, dtype=None)[[index[k] for k in every]]
+        rows = rows.astype(np.float64, copy=False)
+        if not np.isfinite(rows).all():
+            vectors.vectors(every)  # raises, naming the words
     ends = np.cumsum([len(keys[r]) for r in ROLES])[:-1]
     emb = dict(zip(ROLES, np.split(rows, ends), strict=True))
     return LookedUp(test, words, keys, missing, emb, vectors.describe())
