@@ -301,3 +301,146 @@ def test_self_debias_uses_the_score_cache_and_its_key(tiny_gpt2_dir, tmp_path, s
     assert [s.total for s in other.log_likelihood(texts)] != first
     one_by_one = [load_lm(a).log_likelihood([t])[0].total for t in texts]
     assert np.allclose(one_by_one, first, atol=1e-4)
+
+
+# -- Self-Debias on masked LMs and in generation ----------------------------------------------
+def _ref_bias_bench_processor(logits: torch.Tensor, decay: float, eps: float) -> torch.Tensor:
+    """SelfDebiasingLogitsProcessor on rows [regular, biased_1..K] of one position: the
+    regular row's log of the rescaled, renormalised probabilities."""
+    p_reg = logits[0].softmax(-1)
+    p_b = None
+    for row in logits[1:]:
+        p_b = row.softmax(-1) if p_b is None else torch.max(p_b, row.softmax(-1))
+    decay_mask = torch.max(torch.exp(-torch.max(p_b - p_reg, torch.tensor([0.0])) * decay),
+                           torch.tensor([eps]))
+    p = p_reg * decay_mask
+    return torch.log(p / p.sum(-1))
+
+
+def _ref_mlm_self_debias(model_dir: Path, masked_ids: list[int], prefixes: list[str],
+                         decay: float = 50.0, eps: float = 0.01) -> torch.Tensor:
+    """bias-bench's MaskedLMWrapper.get_token_logits_self_debiasing (one masked token):
+    prefixes "[CLS] <prefix>" tokenized without special tokens and left-padded, the input
+    less its [CLS] appended to each, position ids from the mask (BERT: - 1, RoBERTa:
+    + padding_idx); the processor at the masked column; the regular row's log p~."""
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForMaskedLM.from_pretrained(model_dir).eval()
+    pre = tok([tok.cls_token] + [" ".join([tok.cls_token, dp]) for dp in prefixes],
+              padding=True, return_tensors="pt", add_special_tokens=False)
+    pre["attention_mask"] = torch.flip(pre["attention_mask"], dims=[1])
+    shifts = pre["attention_mask"].shape[-1] - pre["attention_mask"].sum(dim=-1)
+    for b in range(pre["input_ids"].shape[0]):
+        pre["input_ids"][b] = pre["input_ids"][b].roll(int(shifts[b]))
+    rep = torch.tensor([masked_ids])[:, 1:].repeat(len(prefixes) + 1, 1)
+    mask = torch.cat([pre["attention_mask"], torch.ones_like(rep)], dim=-1)
+    ids = torch.cat([pre["input_ids"], rep], dim=-1)
+    where = ids == tok.mask_token_id
+    pos = mask.long().cumsum(-1)
+    if model.config.model_type == "roberta":
+        pos += model.base_model.embeddings.padding_idx
+    else:
+        pos -= 1
+    pos.masked_fill_(mask == 0, 1)
+    with torch.no_grad():
+        logits = model(input_ids=ids, attention_mask=mask, position_ids=pos)["logits"]
+    col = int(where[0].nonzero()[0, 0])
+    assert bool(where[:, col].all())
+    return _ref_bias_bench_processor(logits[:, col, :], decay, eps)
+
+
+@pytest.mark.parametrize("which", ["bert768_dir", "tiny_roberta_dir"])
+def test_self_debias_masked_lm_equals_bias_bench_reimplementation(which, request, tmp_path):
+    """Masked LMs (bert-base width with the real vocabulary; a RoBERTa with byte-level
+    BPE): every pseudo-log-likelihood term equals bias-bench's debiased distribution at
+    the masked token, for one and for two prefixes."""
+    from transformers import AutoTokenizer
+
+    from genderscope.lm_debias.estimate import debias_lm
+    from genderscope.models.loading import load_lm
+
+    folder = request.getfixturevalue(which)
+    tok = AutoTokenizer.from_pretrained(folder)
+    texts = ["the nurse said that she was tired .", "he is a doctor"]
+    plain = load_lm(folder).pseudo_log_likelihood(texts)
+    # λ 50 (bias-bench's) and a large λ: a random model's near-uniform distributions
+    # move little at λ 50, and the reference must differ from the plain model's
+    for prefixes, decay in ((["The following text discriminates against people because "
+                              "of their gender: "], 50.0),
+                            (["he is sexist: ", "The following text is rude: "], 5000.0)):
+        out = tmp_path / f"sd{len(prefixes)}"
+        debias_lm("self-debias", folder, out, prefixes=prefixes, decay_constant=decay)
+        got = load_lm(out).pseudo_log_likelihood(texts)  # both texts in one batch
+        for text, score, base in zip(texts, got, plain, strict=True):
+            ids = tok(text)["input_ids"]
+            ref = []
+            for i in range(1, len(ids) - 1):
+                masked = list(ids)
+                masked[i] = tok.mask_token_id
+                ref.append(float(_ref_mlm_self_debias(folder, masked, prefixes,
+                                                      decay)[ids[i]]))
+            assert np.abs(np.array(score.token_logprobs) - ref).max() < TOL
+            if decay > 50:
+                assert np.abs(np.array(base.token_logprobs) - ref).max() > 1e-3
+
+
+def _ref_generate_self_debias(model_dir: Path, text: str, prefixes: list[str], steps: int,
+                              decay: float = 50.0, eps: float = 0.01):
+    """bias-bench's GPT2Wrapper.generate_self_debiasing, greedy: rows [text,
+    prefix_k + text] tokenized together, left-padded (mask flipped, ids rolled), position
+    ids from the mask; each step re-runs the whole rows (no cache), debiases the regular
+    row and appends its argmax to every row. Returns the log-distributions and tokens."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForCausalLM.from_pretrained(model_dir).eval()
+    enc = tok([text] + [dp + text for dp in prefixes], padding=True, return_tensors="pt")
+    enc["attention_mask"] = torch.flip(enc["attention_mask"], dims=[1])
+    shifts = enc["attention_mask"].shape[-1] - enc["attention_mask"].sum(dim=-1)
+    for b in range(enc["input_ids"].shape[0]):
+        enc["input_ids"][b] = enc["input_ids"][b].roll(int(shifts[b]))
+    ids, mask = enc["input_ids"], enc["attention_mask"]
+    dists, tokens = [], []
+    for _ in range(steps):
+        pos = mask.long().cumsum(-1) - 1
+        pos.masked_fill_(mask == 0, 1)
+        with torch.no_grad():
+            logits = model(input_ids=ids, attention_mask=mask, position_ids=pos)["logits"]
+        lp = _ref_bias_bench_processor(logits[:, -1, :], decay, eps)
+        nxt = int(lp.argmax())
+        dists.append(lp)
+        tokens.append(nxt)
+        ids = torch.cat([ids, torch.full((ids.shape[0], 1), nxt)], dim=1)
+        mask = torch.cat([mask, torch.ones(ids.shape[0], 1, dtype=mask.dtype)], dim=1)
+    return dists, tokens
+
+
+def test_self_debias_generation_equals_bias_bench_reimplementation(tiny_gpt2_dir):
+    """Greedy generation on the GPT-2-shaped model: every step's debiased distribution
+    equals bias-bench's (1e-5) and so do the tokens, with three prompts of different
+    lengths in one batch (the key/value cache and left padding change nothing)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from genderscope.models.generate import Decoding
+    from genderscope.models.self_debias_generate import generate_self_debiased
+
+    tok = AutoTokenizer.from_pretrained(tiny_gpt2_dir)
+    tok.eos_token = None  # no early stop: the random model may say </s> at once
+    model = AutoModelForCausalLM.from_pretrained(tiny_gpt2_dir).eval()
+    model.generation_config.eos_token_id = tok.convert_tokens_to_ids("<unk>")
+    prefixes = ["The following text discriminates against people because of their gender: ",
+                "he is sexist: "]
+    texts = ["<s>the nurse said that", "<s>my father is an engineer and he",
+             "<s>hello"]
+    pre_ids = [tok(p, add_special_tokens=False)["input_ids"] for p in prefixes]
+    steps: dict[int, list] = {0: [], 1: [], 2: []}
+    answers = generate_self_debiased(model, tok, "cpu", texts, Decoding(max_new_tokens=6),
+                                     [0, 0, 0], pre_ids, 50.0, 0.01, batch_size=3,
+                                     trace=lambda i, lp: steps[i].append(lp))
+    for i, text in enumerate(texts):
+        ref_d, ref_t = _ref_generate_self_debias(tiny_gpt2_dir, text, prefixes, 6)
+        assert len(steps[i]) == 6
+        for ours, ref in zip(steps[i], ref_d, strict=True):
+            assert float((ours - ref).abs().max()) < TOL
+        assert answers[i] == tok.decode(ref_t, skip_special_tokens=True)

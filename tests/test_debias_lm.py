@@ -158,10 +158,18 @@ def test_model_without_hidden_states():
         install_projection(Headless(), np.eye(4))
 
 
-def test_self_debias_refuses_a_masked_lm(gs_main, tiny_bert_dir, tmp_path):
-    res = gs_main("debias", "self-debias", "--model", str(tiny_bert_dir), "--out",
-               str(tmp_path / "sd"))
-    _one_line_error(res, "causal LM")
+def test_self_debias_on_a_masked_lm(gs_main, tiny_bert_dir, tmp_path):
+    from genderscope.models.loading import load_lm
+
+    code, err = gs_main("debias", "self-debias", "--model", str(tiny_bert_dir), "--out",
+                        str(tmp_path / "sd"), "--decay-constant", "5000", "--no-progress")
+    assert code == 0, err  # (a random BERT is near uniform: a large λ makes the change show)
+    lm = load_lm(tmp_path / "sd")
+    assert lm.kind == "masked" and "debias:self-debias" in lm.fingerprint
+    texts = ["the nurse said that she was tired .", "he is a doctor"]
+    got = [s.total for s in lm.pseudo_log_likelihood(texts)]
+    base = [s.total for s in load_lm(tiny_bert_dir).pseudo_log_likelihood(texts)]
+    assert all(np.isfinite(got)) and np.abs(np.array(got) - base).max() > 1e-2
 
 
 def test_self_debias_prefix_longer_than_the_model(tiny_gpt2_dir, tmp_path):
@@ -232,10 +240,43 @@ def test_compare_before_after_a_debiased_folder(gs_main, inlp_dir, tiny_bert_dir
     assert "debias:inlp" in json.dumps(after) and "debias:inlp" not in json.dumps(before)
 
 
-def test_self_debias_refuses_generation(tiny_gpt2_dir, tmp_path):
-    from genderscope.lm_debias.estimate import debias_lm
-    from genderscope.models.loading import load_lm
+@pytest.fixture(scope="module")
+def chat_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from genderscope.models.testing import build_chat_llama
 
-    debias_lm("self-debias", tiny_gpt2_dir, tmp_path / "sd")
-    with pytest.raises(GenderscopeError, match="scoring only"):
-        load_lm(tmp_path / "sd").chat(["hello"])
+    return build_chat_llama(tmp_path_factory.mktemp("chat") / "m")
+
+
+def test_self_debias_generation(chat_dir, tmp_path):
+    """Generation with Self-Debias: batched greedy answers equal one-at-a-time answers,
+    differ from the base model's, are cached under a key that holds the prefixes, λ and ε
+    (another λ generates again), and sampled answers are seeded per prompt."""
+    from genderscope.lm_debias.estimate import debias_lm
+    from genderscope.models.generate import Decoding
+    from genderscope.models.loading import load_lm
+    from genderscope.store import Store
+
+    debias_lm("self-debias", chat_dir, tmp_path / "sd")
+    debias_lm("self-debias", chat_dir, tmp_path / "sd10", decay_constant=10.0)
+    prompts = ["hello", "tell me about the nurse", "who fixed the car and why"]
+    dec = Decoding(max_new_tokens=12)
+    lm = load_lm(tmp_path / "sd")
+    batched = lm.chat(prompts, dec, batch_size=3)
+    assert batched == [lm.chat([p], dec)[0] for p in prompts]
+    assert batched != load_lm(chat_dir).chat(prompts, dec)
+    store = Store(tmp_path / "s.sqlite")
+    try:
+        first = load_lm(tmp_path / "sd", store=store).chat(prompts, dec)
+        again = load_lm(tmp_path / "sd", store=store)
+        assert again.chat(prompts, dec) == first and not again.loaded
+        other = load_lm(tmp_path / "sd10", store=store)
+        assert other.fingerprint != again.fingerprint
+        other.chat(prompts, dec)
+        assert other.loaded  # not answered from the first folder's cache
+    finally:
+        store.close()
+    sample = Decoding(max_new_tokens=8, temperature=1.0, top_p=0.9, seed=3)
+    a = lm.chat(prompts, sample)
+    assert a == lm.chat(prompts[::-1], sample)[::-1]
+    assert a != lm.chat(prompts, Decoding(max_new_tokens=8, temperature=1.0, top_p=0.9,
+                                          seed=4))

@@ -5,8 +5,9 @@ Models"; bias-bench):
 - INLP (Ravfogel et al. 2020): iterative nullspace projection of the last hidden states;
 - SentenceDebias (Liang et al. 2020): removal of the first principal direction of
   counterfactual sentence pairs' representations;
-- Self-Debias (Schick et al. 2021): next-token distributions of a causal LM adjusted by
-  what the model predicts after a debiasing prefix.
+- Self-Debias (Schick et al. 2021): the output distributions of a causal LM (scoring and
+  generation) or a masked LM (masked positions) adjusted by what the model predicts after
+  a debiasing prefix.
 
 This package holds the torch-free parts: the attribute-word data (:mod:`.attribute_data`)
 and the estimation of the subspaces from sentence representations (:mod:`.subspace`). The

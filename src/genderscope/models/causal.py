@@ -190,6 +190,11 @@ class CausalLM(LanguageModelAdapter):
         keys = [generation_key(r, dec, k) for r, k in zip(rendered, reps, strict=True)]
 
         def compute(idx: list[int]) -> list[str]:
+            debiased = getattr(self.engine, "generate", None)  # Self-Debias decodes itself
+            if debiased is not None:
+                return debiased(self.tokenizer, [rendered[i] for i in idx], dec,
+                                [item_seed(dec, rendered[i], reps[i]) for i in idx],
+                                batch_size=batch_size)
             return generate_local(self.model, self.tokenizer, self.device,
                                   [rendered[i] for i in idx], dec,
                                   [item_seed(dec, rendered[i], reps[i]) for i in idx],

@@ -181,12 +181,6 @@ def load_debiased(folder: Path, manifest: dict[str, Any], kind: str = "auto", *,
         def apply(a: Any) -> None:
             apply_self_debias(a, params["prefixes"], params["decay_constant"],
                               params["epsilon"])
-
-        def refuse_chat(*args: Any, **kwargs: Any) -> Any:
-            raise ModelLoadError(f"{folder}: Self-Debias applies to scoring only; generate "
-                                 "with its base model")
-
-        adapter.chat = refuse_chat  # type: ignore[method-assign]
     else:
         projection = load_projection(folder, manifest)
 

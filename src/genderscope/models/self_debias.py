@@ -1,9 +1,10 @@
 """Self-Debias (Schick et al. 2021, "Self-Diagnosis and Self-Debiasing", sec. 3, eq. 4-5)
-for causal LMs, inside the batched forward engine.
+for causal and masked LMs, inside the batched forward engine, and for generation.
 
-For a text position with context x, let p(w | x) be the model's next-token distribution
-and p(w | sdb_k(x)) the distribution after the k-th debiasing prefix (a sentence that
-describes the bias, put before the text). With
+For a position with context x, let p(w | x) be the model's distribution there (the next
+token of a causal LM, the masked token of a masked LM) and p(w | sdb_k(x)) the
+distribution after the k-th debiasing prefix (a sentence that describes the bias, put
+before the text). With
 
     Δ(w) = max(0, max_k p(w | sdb_k(x)) - p(w | x))
     α(w) = max(ε, exp(-λ Δ(w)))
@@ -14,11 +15,15 @@ likely are pushed down. Defaults as bias-bench (``self_debiasing.py`` /
 (``benchmark/crows/crows.py``: "The following text discriminates against people because
 of their gender: ").
 
-Inputs: the prefix's tokens go after the start token (before the text when there is
-none), so the regular row [s, w_1, ..., w_n] and the prefixed row
-[s, q_1, ..., q_P, w_1, ..., w_n] are read at positions t and t + P. Each batch runs
-once per prefix more (cost (1 + K) forward passes); the debiased log-probabilities are
-computed in log space at the positions read only.
+Inputs: a causal LM's prefix tokens go after the start token (before the text when there
+is none), so the regular row [s, w_1, ..., w_n] and the prefixed row
+[s, q_1, ..., q_P, w_1, ..., w_n] are read at positions t and t + P. A masked LM's go
+after its first special token, as bias-bench's ``MaskedLMWrapper`` builds them
+([CLS] + tokens of "[CLS] <prefix>" less that [CLS] + the text after [CLS]); every
+masked position read is rescaled. Each batch runs once per prefix more (cost (1 + K)
+forward passes); the debiased log-probabilities are computed in log space at the
+positions read only. Generation (:mod:`genderscope.models.self_debias_generate`) applies
+the same rescaling to every step's next-token distribution.
 """
 
 from __future__ import annotations
@@ -64,9 +69,16 @@ class SelfDebiasEngine(ForwardEngine):
         self.decay_constant = float(decay_constant)
         self.epsilon = float(epsilon)
         self.head_rows = max(1, base.head_rows // (1 + k))
-        config = getattr(base.model, "config", None)
-        self.max_positions = getattr(config, "max_position_embeddings", None) or getattr(
-            config, "n_positions", None)
+
+    def generate(self, tokenizer: Any, rendered: Sequence[str], decoding: Any,
+                 seeds: Sequence[int], *, batch_size: int) -> list[str]:
+        """Answers to rendered chat prompts, each step's next-token distribution
+        debiased (:func:`genderscope.models.self_debias_generate.generate_self_debiased`)."""
+        from genderscope.models.self_debias_generate import generate_self_debiased
+
+        return generate_self_debiased(self.model, tokenizer, self.device, rendered, decoding,
+                                      seeds, self.prefix_ids, self.decay_constant,
+                                      self.epsilon, batch_size=batch_size)
 
     def _gathered(self, ids: Any, mask: Any, where: Any, split: bool) -> Any:
         out = self._hidden_or_logits(ids, mask, split)
@@ -104,16 +116,38 @@ class SelfDebiasEngine(ForwardEngine):
         return values
 
 
+def prefix_token_ids(adapter: LanguageModelAdapter, prefix: str) -> list[int]:
+    """The prefix's tokens as they go into a row: a causal LM's tokens of the prefix; a
+    masked LM's tokens of "<first special token> <prefix>" less that token (bias-bench's
+    ``" ".join([cls_token, prefix])``, so a byte-level BPE sees the space)."""
+    tok = adapter.tokenizer
+    if adapter.kind == "causal":
+        return list(tok(prefix, add_special_tokens=False)["input_ids"])
+    lead = _leading_special(adapter)
+    if lead is None:
+        return list(tok(prefix, add_special_tokens=False)["input_ids"])
+    ids = list(tok(f"{tok.convert_ids_to_tokens(lead)} {prefix}",
+                   add_special_tokens=False)["input_ids"])
+    return ids[1:] if ids[:1] == [lead] else ids
+
+
+def _leading_special(adapter: LanguageModelAdapter) -> int | None:
+    """The special token a masked LM's tokenizer puts first ([CLS], <s>), or None."""
+    enc = adapter.tokenizer("a", add_special_tokens=True, return_special_tokens_mask=True)
+    ids, special = list(enc["input_ids"]), list(enc["special_tokens_mask"])
+    return int(ids[0]) if ids and special[0] else None
+
+
 def apply_self_debias(adapter: LanguageModelAdapter, prefixes: Sequence[str],
                       decay_constant: float = DECAY_CONSTANT, epsilon: float = EPSILON) -> None:
-    """Replace a loaded causal adapter's engine by a :class:`SelfDebiasEngine`."""
-    if adapter.kind != "causal":
-        raise GenderscopeError(f"{adapter.source}: Self-Debias adjusts next-token "
-                               "distributions and needs a causal LM, not a masked LM")
-    tok = adapter.tokenizer
-    ids = [list(tok(p, add_special_tokens=False)["input_ids"]) for p in prefixes]
+    """Replace a loaded adapter's engine by a :class:`SelfDebiasEngine`."""
+    if adapter.kind not in ("causal", "masked"):
+        raise GenderscopeError(f"{adapter.source}: Self-Debias needs a causal or masked LM")
+    ids = [prefix_token_ids(adapter, p) for p in prefixes]
     if not ids or any(not x for x in ids):
         raise GenderscopeError("Self-Debias needs at least one non-empty prefix")
-    start = adapter._extra.get("start_token_id")
-    adapter._engine = SelfDebiasEngine(adapter.engine, ids, 1 if start is not None else 0,
-                                       decay_constant, epsilon)
+    if adapter.kind == "causal":
+        at = 1 if adapter._extra.get("start_token_id") is not None else 0
+    else:
+        at = 1 if _leading_special(adapter) is not None else 0
+    adapter._engine = SelfDebiasEngine(adapter.engine, ids, at, decay_constant, epsilon)

@@ -124,9 +124,10 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                             kind: str = KIND, start_token: str = START,
                             device: str | None = DEVICE_OPTION, overwrite: bool = OVERWRITE,
                             progress: bool = PROGRESS) -> None:
-        """Self-Debias (Schick et al. 2021): adjust next-token distributions of a causal LM.
+        """Self-Debias (Schick et al. 2021): adjust a causal or masked LM's distributions.
 
-        At scoring time, tokens that a debiasing prefix makes more likely are pushed down."""
+        At scoring and generation time, tokens that a debiasing prefix makes more likely
+        are pushed down (next tokens of a causal LM, masked tokens of a masked LM)."""
         _run("self-debias", model, out, prefixes=prefix, decay_constant=decay_constant,
              epsilon=epsilon, kind=kind, start_token=start_token, device=device,
              overwrite=overwrite, progress=progress)
