@@ -177,3 +177,22 @@ def test_converted_cards_load_no_data_themselves() -> None:
     reg = measures()
     for name in ("crows-pairs", "stereoset", "winobias", "dawinobias", "bec-pro"):
         assert reg[name].plan is not None and reg[name].run is None, name
+
+
+def test_peeking_opens_only_models_the_store_has_seen(tmp_path: Path,
+                                                     tiny_gpt2_dir: Path) -> None:
+    """How the sweep driver tells a plan's key without loading a model."""
+    from genderscope.models.loading import load_lm
+    from genderscope.models.memo import WouldLoad, peeking
+
+    st = Store(tmp_path / "s.sqlite")
+    try:
+        with peeking(), pytest.raises(WouldLoad):
+            load_lm(str(tiny_gpt2_dir), store=st)
+        eager = load_lm(str(tiny_gpt2_dir), store=st)  # writes the memo
+        with peeking():
+            lazy = load_lm(str(tiny_gpt2_dir), store=st)
+        assert eager.loaded and not lazy.loaded
+        assert lazy.describe()["fingerprint"] == eager.describe()["fingerprint"]
+    finally:
+        st.close()
