@@ -1,7 +1,7 @@
 """GenderBench's structured probes on SmolLM2-135M-Instruct (offline), locally and through
 an OpenAI-compatible endpoint serving the same model, to show the two paths agree
-(DiscriminationTamkin, BBQ, Direct, DiversityMedQA, HiringAn; HiringBloomberg is not
-implemented).
+(DiscriminationTamkin, BBQ, Direct, DiversityMedQA, HiringAn; HiringBloomberg is not in
+``LIMITS``: not run on SmolLM2 yet).
 
     flock /tmp/gs-heavy.lock python benchmarks/chat_probes_smollm2.py --out results.json
 
