@@ -108,13 +108,14 @@ def test_paired_difference_resamples_clusters() -> None:
     _, _, d, lo, hi, _, _ = paired_difference(clustered, b, n_resamples=1000,
                                               n_permutations=10)
     assert d == pytest.approx(0.25) and lo < 0 < hi
-    # each resample keeps whole professions: the CI matches a bootstrap of the 6 means
+    # 6 professions (< 50): the jackknife-t interval over leave-one-profession-out, for a
+    # mean over equal clusters exactly the t interval over the 6 profession means
+    from scipy.stats import t as t_dist
+
     means = values.reshape(6, 50).mean(axis=1)
-    rng = np.random.default_rng(1)
-    direct = np.percentile([means[rng.integers(0, 6, 6)].mean() for _ in range(4000)],
-                           [2.5, 97.5])
-    assert lo == pytest.approx(direct[0], abs=0.12) and hi == pytest.approx(direct[1],
-                                                                             abs=0.12)
+    half = t_dist.ppf(0.975, 5) * means.std(ddof=1) / np.sqrt(6)
+    assert lo == pytest.approx(means.mean() - half) and hi == pytest.approx(
+        means.mean() + half)
 
 
 def test_two_model_page_names_the_comparison_unit(data_dir: Path, store) -> None:
@@ -136,7 +137,11 @@ def test_two_model_page_names_the_comparison_unit(data_dir: Path, store) -> None
     assert [d.p_adjusted for d in diffs] == pytest.approx(
         list(adjust_pvalues([d.p_value for d in diffs])))
     text = page.render(data)
-    assert "resampling professions</td>" in text and "resampling pairs</td>" in text
+    # few professions at --quick: the jackknife-t interval, named with its unit
+    by = {d.measure: d for d in diffs}
+    assert by["bec-pro"].ci_method == "jackknife t interval"
+    assert "over professions, jackknife t interval</td>" in text
+    assert all(f"{d.ci_words()}</td>" in text for d in diffs)
     assert "<th>p (Holm)</th>" in text
 
 

@@ -99,7 +99,7 @@ ABC = Measure(
     version="2",  # 2: log-ratio headline first; CIs over occupations x frames (issue 22)
     run=run, headlines=headlines, plot=plot,
     paired=lambda r: Paired(item_frame(r.items, "group_id", ["ppl_female", "ppl_male"]),
-                            _log_ratio, unit="groups"),
+                            _log_ratio, unit="groups", smooth=False),
     highlights=lambda r: top_rows(r.items.assign(gap=r.items["rel_ppl_female"]
                                              - r.items["rel_ppl_male"]), "gap",
                               ["occupation", "stereotype", "rel_ppl_male", "rel_ppl_female"],

@@ -5,11 +5,19 @@ entry's :class:`~genderscope.report.registry.Paired` form of its first headline)
 
 - **difference** = statistic(model A's items) − statistic(model B's items), over the
   items both runs scored;
-- **95 % CI**: paired percentile bootstrap — resample items with replacement and
-  recompute both statistics on the same resample; where items share a unit that varies
-  (BEC-Pro sentence pairs share a profession, WinoBias sentences an occupation), whole
-  clusters of that unit are resampled (the entry's
-  ``Paired.clusters``), and the table names the unit;
+- **95 % CI**, over clusters where items share a unit that varies (BEC-Pro sentence
+  pairs share a profession, WinoBias sentences an occupation: the entry's
+  ``Paired.clusters``), else over items; the table names the unit and the method.
+  Below ``MIN_BOOTSTRAP_UNITS`` (50) clusters: jackknife-t, difference
+  ± t_{K−1, 0.975} · jackknife SE from the K leave-one-cluster-out differences (any
+  smooth statistic: mean, share, ratio; an entry whose statistic is a median,
+  ``Paired.smooth=False`` as ABC's, keeps the bootstrap). From 50 up: the paired
+  percentile bootstrap (whole clusters, or items, drawn with replacement, both
+  statistics recomputed on the same resample). Model gaps varying by cluster (skewed,
+  known mean), coverage at 5 / 10 / 20 / 50 clusters: percentile 0.85 / 0.88 / 0.91 /
+  0.93 (mean over items) and 0.79 / 0.89 / 0.92 / 0.93 (accuracy share); jackknife-t
+  0.94 / 0.93 / 0.93 / 0.93 and 0.92 / 0.93 / 0.93 / 0.94
+  (``benchmarks/calibration_report_compare_few_clusters.py``; 1,000 runs, 500 at 50);
 - **p-value**: paired permutation test at the unit the CI resamples — for each cluster
   (or item, where there are no clusters), swap the two models' rows of all its items
   with probability 1/2 and recompute the difference; two-sided
@@ -53,12 +61,19 @@ class Difference:
     n_items: int
     n_resamples: int
     ci_unit: str = "items"
-    """What the bootstrap resampled (the entry's ``Paired.unit``)."""
+    """The CI's unit: what it resampled or left out (the entry's ``Paired.unit``)."""
+    ci_method: str = "percentile bootstrap"
+    """:func:`ci_method` of the number of clusters (or items)."""
     p_adjusted: float = float("nan")
     """Holm-adjusted over every tested difference of the page (one family)."""
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+    def ci_words(self) -> str:
+        """'resampling professions, percentile bootstrap' / 'over professions, jackknife
+        t interval'."""
+        return f"{unit_words(self.ci_unit, self.ci_method)}, {self.ci_method}"
 
 
 def paired_difference(a: Paired, b: Paired, *, n_resamples: int = 2000,
@@ -78,16 +93,11 @@ def paired_difference(a: Paired, b: Paired, *, n_resamples: int = 2000,
     obs = sa - sb
     rng = np.random.default_rng(seed)
     members = _cluster_rows(a, shared)
-    boot = np.empty(n_resamples)
-    for i in range(n_resamples):
-        if members is None:
-            idx = rng.integers(0, n, n)
-        else:  # whole clusters, drawn with replacement
-            idx = np.concatenate([members[k] for k in
-                                  rng.integers(0, len(members), len(members))])
-        boot[i] = stat(x[idx]) - stat(y[idx])
-    boot = boot[np.isfinite(boot)]
-    lo, hi = (np.percentile(boot, [2.5, 97.5]) if boot.size else (np.nan, np.nan))
+    k_ci = n if members is None else len(members)
+    if k_ci < MIN_BOOTSTRAP_UNITS and a.smooth:
+        lo, hi = _jackknife_t(x, y, stat, obs, members, n)
+    else:
+        lo, hi = _percentile(x, y, stat, members, n, n_resamples, rng)
     # the permutation swaps the two models' rows of a whole cluster at once (the unit the
     # CI resamples); every one of the 2^K swaps when that is at most n_permutations
     codes = np.arange(n) if members is None else np.empty(n, dtype=int)
@@ -110,6 +120,57 @@ def paired_difference(a: Paired, b: Paired, *, n_resamples: int = 2000,
     p = ((hits / perm.size if exact else (1 + hits) / (perm.size + 1))
          if np.isfinite(obs) and perm.size else float("nan"))
     return float(sa), float(sb), float(obs), float(lo), float(hi), float(p), n
+
+
+MIN_BOOTSTRAP_UNITS = 50
+"""Below this many clusters (or items) the CI is the jackknife-t interval; the percentile
+bootstrap undercovers there (0.80 / 0.89 at 5 / 10 clusters, issue 22)."""
+
+
+def ci_method(n_units: int, smooth: bool = True) -> str:
+    """The interval :func:`paired_difference` gives over ``n_units`` clusters (or items)."""
+    return ("jackknife t interval" if n_units < MIN_BOOTSTRAP_UNITS and smooth
+            else "percentile bootstrap")
+
+
+def _percentile(x: np.ndarray, y: np.ndarray, stat: Any, members: list[np.ndarray] | None,
+                n: int, n_resamples: int, rng: np.random.Generator) -> tuple[float, float]:
+    boot = np.empty(n_resamples)
+    for i in range(n_resamples):
+        if members is None:
+            idx = rng.integers(0, n, n)
+        else:  # whole clusters, drawn with replacement
+            idx = np.concatenate([members[k] for k in
+                                  rng.integers(0, len(members), len(members))])
+        boot[i] = stat(x[idx]) - stat(y[idx])
+    boot = boot[np.isfinite(boot)]
+    if not boot.size:
+        return float("nan"), float("nan")
+    lo, hi = np.percentile(boot, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def _jackknife_t(x: np.ndarray, y: np.ndarray, stat: Any, obs: float,
+                 members: list[np.ndarray] | None, n: int) -> tuple[float, float]:
+    """difference ± t_{K-1, 0.975} · jackknife SE, leaving out one cluster (or item) at a
+    time; K = number of clusters. Any smooth statistic (mean, share, ratio)."""
+    groups = [np.array([i]) for i in range(n)] if members is None else members
+    k = len(groups)
+    if k < 2 or not np.isfinite(obs):
+        return float("nan"), float("nan")
+    keep = np.ones(n, dtype=bool)
+    loo = np.empty(k)
+    for j, rows in enumerate(groups):
+        keep[rows] = False
+        loo[j] = stat(x[keep]) - stat(y[keep])
+        keep[rows] = True
+    if not np.all(np.isfinite(loo)):
+        return float("nan"), float("nan")
+    se = float(np.sqrt((k - 1) / k * np.sum((loo - loo.mean()) ** 2)))
+    from scipy.stats import t as t_dist  # imported on use
+
+    half = float(t_dist.ppf(0.975, k - 1)) * se
+    return obs - half, obs + half
 
 
 def _cluster_rows(a: Paired, shared: pd.Index) -> list[np.ndarray] | None:
@@ -187,9 +248,12 @@ def differences(data: ReportData, *, n_resamples: int | None = None, seed: int =
                 continue
             a, b, d, lo, hi, p, k = paired_difference(pa, pb, n_resamples=n,
                                                       n_permutations=n, seed=seed)
+            shared = pa.frame.index.intersection(pb.frame.index)
+            members = _cluster_rows(pa, shared)
             out.append(Difference(name, sa.headlines[0].label if sa.headlines else name,
                                   sa.subject.label, sb.subject.label, a, b, d, lo, hi, p, k, n,
-                                  ci_unit=pa.unit))
+                                  ci_unit=pa.unit, ci_method=ci_method(
+                                      k if members is None else len(members), pa.smooth)))
     for diff, adj in zip(out, adjust_pvalues([d.p_value for d in out]), strict=True):
         diff.p_adjusted = float(adj)
     return out

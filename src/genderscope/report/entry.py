@@ -274,6 +274,8 @@ class Paired:
     statistic: Callable[[np.ndarray], float]
     unit: str = "items"
     clusters: pd.Series | None = None
+    smooth: bool = True
+    """False for a median or quantile: no jackknife-t CI, the percentile bootstrap always."""
 
 
 @dataclass

@@ -323,7 +323,7 @@ def comparison_html(data: ReportData) -> str:
         df = pd.DataFrame([{"measure": d.measure, "number": d.label, "A": d.model_a,
                             "B": d.model_b, "A value": d.estimate_a, "B value": d.estimate_b,
                             "A − B": d.difference, "95% CI": f"[{fmt(d.ci_low)}, "
-                            f"{fmt(d.ci_high)}], resampling {d.ci_unit}",
+                            f"{fmt(d.ci_high)}], {d.ci_words()}",
                             "p": fmt_p(d.p_value), "p (Holm)": fmt_p(d.p_adjusted),
                             "items": d.n_items} for d in diffs])
         out.append("<h3>Tested differences</h3>" + frame_table(df, max_rows=200,
