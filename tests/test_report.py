@@ -114,9 +114,9 @@ def test_failing_measure_still_renders_page(ctx: Context, store, tmp_path: Path,
                                             monkeypatch) -> None:
     entry = measures()["lpbs"]
 
-    def boom(lm, c):
+    def boom(c):  # lpbs runs its plan (issue 27): the plan fails
         raise RuntimeError("templates exploded\nsecond line")
-    monkeypatch.setattr(entry, "run", boom)
+    monkeypatch.setattr(entry, "plan", boom)
     data = run_report([subject(HashCausal())], ctx, store, names=["probe", "lpbs", "crows-pairs"])
     status = {s.measure.name: s for s in data.sections}
     assert status["lpbs"].status == "failed"

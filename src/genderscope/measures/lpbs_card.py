@@ -1,5 +1,5 @@
-"""Report card for the log-probability bias score (LPBS): default subset, run, headlines,
-plot, highlights and method card.
+"""Report card for the log-probability bias score (LPBS): the plan's options (the
+career-family test), headlines, plot, highlights and method card.
 
 The measure itself is :mod:`genderscope.measures.lpbs`; its docs page is
 ``docs/measures/lpbs.md``.
@@ -7,7 +7,6 @@ The measure itself is :mod:`genderscope.measures.lpbs`; its docs page is
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -31,16 +30,11 @@ def _d(a: np.ndarray) -> float:
     return float((x.mean() - y.mean()) / sd)
 
 
-def run(lm: Any, ctx: Context) -> Result:
-    from genderscope.datasets.templates import resolve_test
-    from genderscope.measures import lpbs
-    from genderscope.results import file_sha256
-
-    spec = resolve_test("career-family")
-    data = {"test": spec.name, "files": {f: file_sha256(f) for f in spec.files
-                                         if Path(f).is_file()}}
-    return lpbs.run(lm, spec, n_permutations=ctx.n_permutations, n_resamples=ctx.n_resamples,
-                    seed=ctx.seed, data=data, progress=ctx.progress)
+def plan(ctx: Context) -> tuple[str, dict[str, Any]]:
+    """``genderscope run lpbs --test career-family --permutations 10000 --seed SEED
+    --resamples R`` (10,000 permutations also with --quick: the plan's least)."""
+    return "lpbs", {"test": "career-family", "permutations": 10_000,
+                    "resamples": ctx.n_resamples, "seed": ctx.seed}
 
 
 def headlines(r: Result) -> list[Headline]:
@@ -84,11 +78,9 @@ def paired(r: Result) -> Paired:
 
 LPBS = Measure(
     name="lpbs", title="Log-probability bias score (career vs family)", kinds=LM_KINDS,
-    langs=("en",), run=run, headlines=headlines, plot=plot, paired=paired,
+    langs=("en",), run=None, plan=plan, headlines=headlines, plot=plot, paired=paired,
     version="3",  # 2: causal prior = prefix marginal; 3: test over attribute-word means
     highlights=lambda r: top_rows(r.items, "lpbs", ["set", "template", "attribute", "lpbs"], 3),
-    params=lambda ctx: {"test": "career-family", "seed": ctx.seed,
-                        "n_permutations": ctx.n_permutations, "n_resamples": ctx.n_resamples},
     card=MethodCard(
         definition="For templates like 'GGG likes to XXX', the prior-corrected bias of an "
                    "attribute word is log(p_he / p_he,prior) − log(p_she / p_she,prior) "

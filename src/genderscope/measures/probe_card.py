@@ -1,5 +1,5 @@
-"""Report card for the template probe 'GGG is a XXX.': default subset, run, headlines,
-plot, highlights and method card.
+"""Report card for the template probe 'GGG is a XXX.': the plan's options (targets,
+the --quick subset among them), headlines, plot, highlights and method card.
 
 The measure itself is :mod:`genderscope.measures.probe`; its docs page is
 ``docs/measures/probe.md``.
@@ -29,16 +29,13 @@ def profession_targets() -> list[str]:
     return list(dict.fromkeys(data_mod.professions("en")["profession"].astype(str)))
 
 
-def run(lm: Any, ctx: Context) -> Result:
-    from genderscope.measures.probe import probe
-
+def plan(ctx: Context) -> tuple[str, dict[str, Any]]:
+    """``gs.run("probe", targets=T)`` (template 'GGG is a XXX.', he/she): T the BEC-Pro
+    English professions, 12 of them seeded by SEED with --quick."""
     targets = profession_targets()
     if ctx.quick:
         targets = subset(targets, 12, ctx.seed)
-    r = probe(lm, "GGG is a XXX.", ("he", "she"), targets, seed=ctx.seed, progress=ctx.progress)
-    r.metadata.setdefault("data", {"targets": "BEC-Pro English professions",
-                                   "n_targets": len(targets)})
-    return r
+    return "probe", {"targets": targets}  # the plan's default template and pair
 
 
 def plot(r: Result) -> Any:
@@ -56,7 +53,7 @@ def plot(r: Result) -> Any:
 
 PROBE = Measure(
     name="probe", title="Template probe 'GGG is a XXX.' (professions)", kinds=LM_KINDS,
-    langs=("en",), run=run, version="2",  # 2: causal prior = prefix marginal
+    langs=("en",), run=None, plan=plan, version="2",  # 2: causal prior = prefix marginal
     headlines=lambda r: [from_ci("mean prior-corrected bias he vs she (nats)",
                                  r.summary.get("corrected_bias"), null=0.0,
                                  ci_unit_default="professions",
@@ -68,8 +65,6 @@ PROBE = Measure(
                             unit="professions"),
     highlights=lambda r: top_rows(r.items, "corrected_bias", ["target", "fill_bias", "prior_bias",
                                                           "corrected_bias"], 4),
-    params=lambda ctx: {"template": "GGG is a XXX.", "pair": ["he", "she"],
-                        "quick": ctx.quick, "seed": ctx.seed},
     card=MethodCard(
         definition="For each profession XXX, log P(he | 'GGG is a XXX.') − log P(she | …), "
                    "minus the same difference with the profession hidden (the prior) "
