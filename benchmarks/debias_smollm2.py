@@ -25,6 +25,10 @@ import genderscope as gs
 from genderscope.results import Result
 from genderscope.stats import adjust_pvalues
 
+WORK = Path.home() / ".cache" / "genderscope" / "debias-smollm2"
+"""The debiased models' folders (one per technique) and the scripts' outputs."""
+STORE = WORK.with_name("debias-smollm2.sqlite")
+
 ROOT = Path(__file__).resolve().parents[1]
 TECHS = ("inlp", "sentence-debias", "self-debias")
 MEASURES = {  # name: (gs.run options, compare key, compare value, label)
@@ -76,10 +80,8 @@ def run_all(model: object, args: argparse.Namespace, sents: list[str]) -> dict[s
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--work", type=Path, default=Path.home() / ".cache" / "genderscope" /
-                    "debias-smollm2")
-    ap.add_argument("--store", default=str(Path.home() / ".cache" / "genderscope" /
-                                           "debias-smollm2.sqlite"))
+    ap.add_argument("--work", type=Path, default=WORK)
+    ap.add_argument("--store", default=str(STORE))
     ap.add_argument("--docs", type=int, default=400, help="GAP passages for estimation")
     ap.add_argument("--per-class", type=int, default=200)
     ap.add_argument("--pairs", type=int, default=400)

@@ -16,6 +16,7 @@ test and set are one Holm family.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -27,6 +28,9 @@ from genderscope.models.lm_encoder import LMSentenceEncoder
 from genderscope.stats import adjust_pvalues
 from genderscope.store import Store
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from debias_smollm2 import STORE, WORK  # noqa: E402
+
 TESTS = ("sent-weat6", "sent-weat6b", "sent-weat7", "sent-weat7b", "sent-weat8",
          "sent-weat8b")
 TECHS = ("inlp", "sentence-debias", "self-debias", "dropout")
@@ -34,10 +38,8 @@ TECHS = ("inlp", "sentence-debias", "self-debias", "dropout")
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--work", type=Path, default=Path.home() / ".cache" / "genderscope" /
-                    "debias-smollm2")
-    ap.add_argument("--store", default=str(Path.home() / ".cache" / "genderscope" /
-                                           "debias-smollm2.sqlite"))
+    ap.add_argument("--work", type=Path, default=WORK)
+    ap.add_argument("--store", default=str(STORE))
     ap.add_argument("--model", default="smollm2")
     ap.add_argument("--tests-dir", type=Path, default=None)
     args = ap.parse_args()

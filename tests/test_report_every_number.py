@@ -12,7 +12,6 @@ interval or a p are counts (the ``items`` column) and per-item values in the
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 from pathlib import Path
@@ -20,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from fake_lm import FakeCausal, FakeMasked
+from test_report import HashCausal, HashMasked, _hash_lp
 
 from genderscope.report import html as page
 from genderscope.report import terminal
@@ -28,34 +27,6 @@ from genderscope.report.entry import Context, Headline
 from genderscope.report.findings import shown
 from genderscope.report.registry import measures
 from genderscope.report.runner import ReportData, Section, Subject, run_report
-
-
-def _hash_lp(word: str, salt: str) -> float:
-    h = int(hashlib.sha256((salt + word.lower()).encode()).hexdigest()[:8], 16)
-    return -1.0 - 6.0 * h / 0xFFFFFFFF
-
-
-class HashCausal(FakeCausal):
-    """A fixed pseudo-random log-probability per word, so every measure sees varied
-    scores (as tests/test_report.py's)."""
-
-    def __init__(self, salt: str = "a") -> None:
-        super().__init__()
-        self.salt = salt
-        self.fingerprint = f"hash-causal-{salt}"
-
-    def lp(self, word: str) -> float:
-        return _hash_lp(word, self.salt)
-
-
-class HashMasked(FakeMasked):
-    def __init__(self, salt: str = "m") -> None:
-        super().__init__()
-        self.salt = salt
-        self.fingerprint = f"hash-masked-{salt}"
-
-    def lp(self, word: str) -> float:
-        return _hash_lp(word, self.salt)
 
 
 class FakeEncoder:
