@@ -47,6 +47,17 @@ def _result(x: float = 1.0, key: str | None = None) -> Result:
 
 
 # -- disk full -----------------------------------------------------------------------------
+def _garble_after_schema(path: Path, page: int = 4096) -> None:
+    """Fold the store's WAL into its file, then overwrite every page after the third
+    with 0xa5 bytes (header and schema pages intact): a garbled store page."""
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    raw = bytearray(path.read_bytes())
+    raw[3 * page:] = b"\xa5" * (len(raw) - 3 * page)
+    path.write_bytes(bytes(raw))
+
+
 def test_disk_full_for_out_keeps_the_old_output(tmp_path: Path) -> None:
     out = tmp_path / "out"
     _result(1.0).save(out)
@@ -176,13 +187,7 @@ def test_garbled_store_page_is_one_line(tmp_path: Path, monkeypatch, capsys) -> 
     for i in range(30):
         st.record_run(_result(float(i)))
     st.close()
-    con = sqlite3.connect(path)
-    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    con.close()
-    raw = bytearray(path.read_bytes())
-    page = 4096
-    raw[3 * page:] = b"\xa5" * (len(raw) - 3 * page)  # header and schema pages intact
-    path.write_bytes(bytes(raw))
+    _garble_after_schema(path)
     monkeypatch.setattr(sys, "argv", ["genderscope", "runs", "export", "--out",
                                       str(tmp_path / "e.csv"), "--what", "items",
                                       "--store", str(path)])
@@ -246,13 +251,7 @@ def test_garbled_score_cache_is_a_genderscope_error_in_the_api(tmp_path: Path) -
     st = Store(path)
     st.put_scores("m", "ns", {f"k{i}": float(i) for i in range(3000)})
     st.close()
-    con = sqlite3.connect(path)
-    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    con.close()
-    raw = bytearray(path.read_bytes())
-    page = 4096
-    raw[3 * page:] = b"\xa5" * (len(raw) - 3 * page)
-    path.write_bytes(bytes(raw))
+    _garble_after_schema(path)
     st = Store(path)
     try:
         with pytest.raises(GenderscopeError, match="cannot be read"):
