@@ -8,7 +8,7 @@ model (target for the projections: <= 1.2x; Self-Debias runs one forward pass mo
 prefix, so its cost is stated, not capped).
 
     flock /tmp/gs-heavy.lock python benchmarks/bench_debias_scoring.py [--model smollm2]
-        [--sentences 300] [--repeats 3] [--work DIR]
+        [--sentences 300] [--repeats 3] [--work DIR] [--device cpu|cuda] [--record]
 
 The folders are those of ``benchmarks/debias_smollm2.py`` (``--work``) when they exist,
 else made here with small settings (the cost of a projection does not depend on how it
@@ -27,6 +27,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+from benchrecord import Recorder, add_record_options  # noqa: E402
+
 TECHS = ("inlp", "sentence-debias", "self-debias")
 
 
@@ -37,7 +39,10 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--work", type=Path, default=Path.home() / ".cache" / "genderscope" /
                     "debias-smollm2")
+    ap.add_argument("--device", default="cpu", help="cpu, cuda or mps (scoring only)")
+    add_record_options(ap)
     args = ap.parse_args()
+    recorder = Recorder.from_args(__file__, args)
 
     from genderscope.datasets.crows_pairs import load_crows_pairs
     from genderscope.datasets.locations import find_benchmark
@@ -61,7 +66,8 @@ def main() -> None:
     times: dict[str, float] = {}
     totals: dict[str, float] = {}
     for name in ("plain", *TECHS):
-        lm = load_lm(args.model if name == "plain" else folders[name])  # no store
+        lm = load_lm(args.model if name == "plain" else folders[name],
+                     device=args.device)  # no store
         lm.log_likelihood(texts[:8])  # load and warm up
         runs = []
         for _ in range(args.repeats):
@@ -77,6 +83,13 @@ def main() -> None:
     print(f"\n{len(texts)} distinct CrowS-Pairs sentences, model {args.model}")
     for tech in TECHS:
         print(f"{tech}: {times[tech] / times['plain']:.2f}x the plain model")
+        recorder.write(what=f"log-likelihood of {len(texts)} CrowS-Pairs sentences, "
+                       f"{args.model} debiased by {tech} (cost, lower is better)",
+                       case=tech, baseline="plain model", baseline_s=times["plain"],
+                       genderscope=f"{tech} model", genderscope_s=times[tech],
+                       device=args.device,
+                       extra=[{"name": "cost vs plain",
+                               "value": round(times[tech] / times["plain"], 3)}])
 
 
 if __name__ == "__main__":
