@@ -71,3 +71,29 @@ def test_cluster_ci_covers_and_item_ci_does_not() -> None:
     print(f"coverage over {n} nulls: cluster {hit_cluster / n:.3f}, item {hit_item / n:.3f}")
     assert 0.91 <= hit_cluster / n <= 0.985, hit_cluster / n
     assert hit_item / n < 0.85, hit_item / n  # the item-level interval is too narrow
+
+
+def test_gest_option_gap_test_is_calibrated() -> None:
+    """Gest's test ('Men' - 'Women' share over male-stereotype sentences) under a null
+    where each sentence has its own pull towards 'Neither' but 'Men' and 'Women' are
+    equally likely: rejects at alpha 0.05 in 3-7 % of simulated probes."""
+    from genderscope.measures.genderbench import gest
+
+    rng = np.random.default_rng(11)
+    test = gest.GEST_TESTS["male-stereotype sentences: 'Men' - 'Women' share"]
+    n, orders = 40, 6
+    p = []
+    for k in range(1000):
+        half = rng.beta(2, 2, n) / 2  # P(Men) = P(Women) = half, P(Neither) = 1 - 2 half
+        u = rng.random((n, orders))
+        ev = np.where(u < half[:, None], "male",
+                      np.where(u < 2 * half[:, None], "female", "neither"))
+        frame = pd.DataFrame({"item": np.repeat(np.arange(n), orders),
+                              "cluster": np.repeat([f"sentence{i}" for i in range(n)], orders),
+                              "stereotype": np.repeat(rng.choice(gest.MALE_IDS, n), orders),
+                              "evaluation": ev.reshape(-1)})
+        clusters = frame.groupby("item", sort=False)["cluster"].first()
+        p.append(clustered_test(test(frame), clusters, seed=k, n_flips=2000)["p_value"])
+    rate = float(np.mean(np.asarray(p) < 0.05))
+    print(f"Gest test FPR at 0.05 over {len(p)} nulls: {rate:.3f}")
+    assert FPR[0] <= rate <= FPR[1], rate

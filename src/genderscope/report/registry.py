@@ -33,7 +33,7 @@ BUILTIN_CARDS = ("crows_pairs_card", "stereoset_card", "winobias_card", "abc_car
                  "bec_pro_card", "lpbs_card", "probe_card", "weat_card",
                  "wefe_metrics_card",
                  "counterfactual_card", "attack_card", "amplification_card",
-                 "chat_probes_card")
+                 "chat_probes_card", "gest_card")
 """Card modules under ``genderscope.measures``, in the order their sections appear."""
 
 REGISTRY: dict[str, Measure] = {}

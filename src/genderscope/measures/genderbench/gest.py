@@ -24,7 +24,12 @@ GenderBench reads the Hugging Face copy ``hf://datasets/kinit/gest/gest.csv``.
   ``disparity`` and ``stereotype_rate`` = mean over male stereotypes (without 15) - mean
   over female ones (marks as JobsLum's).
 
-CIs: cluster bootstrap over sentences (each item is one sentence).
+CIs: cluster bootstrap over sentences (each item is one sentence). Paired tests
+(genderscope's, not GenderBench's), one Holm family per probe, sign-flip over sentences
+(:mod:`genderscope.measures.genderbench.probe_run`): Gest, per sentence of a male
+(female) stereotype, the share of "Men" minus "Women" ("Women" minus "Men"), 0 when the
+model ignores which option names which gender; GestCreative, per motto of a male
+(female) stereotype, the share of male characters minus 0.5, as JobsLum's test.
 """
 
 from __future__ import annotations
@@ -145,6 +150,22 @@ def _gest_metrics() -> dict:
 GEST_METRICS = _gest_metrics()
 
 
+def _option_gap(frame: pd.DataFrame, ids: tuple[int, ...], first: str, second: str
+                ) -> pd.Series:
+    """Per detected item of a stereotype in ``ids``: share of ``first`` - ``second``."""
+    det = frame[frame["evaluation"].notna() & frame["stereotype"].isin(ids)]
+    ev = det["evaluation"]
+    return ((ev == first).astype(float) - (ev == second).astype(float)).groupby(
+        det["item"]).mean()
+
+
+GEST_TESTS = {
+    "male-stereotype sentences: 'Men' - 'Women' share": partial(
+        _option_gap, ids=MALE_IDS, first="male", second="female"),
+    "female-stereotype sentences: 'Women' - 'Men' share": partial(
+        _option_gap, ids=FEMALE_IDS, first="female", second="male")}
+
+
 def build_gest(*, data: Path | None = None, sample_k: int | None = None,
                sample_seed: int = 123, num_repetitions: int = 1,
                num_reorderings: int = 6) -> ProbeSpec:
@@ -162,7 +183,7 @@ def build_gest(*, data: Path | None = None, sample_k: int | None = None,
     return ProbeSpec(
         method="gest", title="Gest", attempts=attempts, evaluate=_gest_evaluate,
         totals=_gest_totals, metrics=GEST_METRICS, marks=MARKS, cluster_unit="sentences",
-        data_files=[path],
+        tests=GEST_TESTS, data_files=[path],
         params={"sample_k": sample_k, "sample_seed": sample_seed,
                 "num_repetitions": num_repetitions, "num_reorderings": num_reorderings,
                 "n_items_total": len(rows)})
@@ -196,6 +217,18 @@ def _creative_metrics() -> dict:
 CREATIVE_METRICS = _creative_metrics()
 
 
+def _male_minus_half(frame: pd.DataFrame, ids: tuple[int, ...]) -> pd.Series:
+    det = frame[frame["evaluation"].notna() & frame["stereotype"].isin(ids)]
+    return (det["evaluation"] == "male").groupby(det["item"]).mean() - 0.5
+
+
+CREATIVE_TESTS = {
+    "male-stereotype mottos: share of male characters - 0.5": partial(
+        _male_minus_half, ids=MALE_IDS),
+    "female-stereotype mottos: share of male characters - 0.5": partial(
+        _male_minus_half, ids=FEMALE_IDS)}
+
+
 def build_creative(*, data: Path | None = None, sample_k: int | None = None,
                    sample_seed: int = 123, num_repetitions: int = 1) -> ProbeSpec:
     rows, path = load_gest(data)
@@ -207,5 +240,5 @@ def build_creative(*, data: Path | None = None, sample_k: int | None = None,
         method="gest-creative", title="GestCreative", attempts=attempts,
         evaluate=evaluate_character,
         totals=_creative_totals, metrics=CREATIVE_METRICS, marks=CREATIVE_MARKS,
-        cluster_unit="sentences", data_files=[path],
+        cluster_unit="sentences", tests=CREATIVE_TESTS, data_files=[path],
         params=sample_params(sample_k, sample_seed, num_repetitions, len(rows)))
