@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
 
@@ -156,6 +158,40 @@ def test_cli_compare_store_and_folders(tmp_path):
                                  "--n-resamples", "200"])
     assert r.exit_code == 0, r.output
     assert '"n_items": 180' in r.output
+
+
+@pytest.mark.parametrize("width", [80, 150])
+def test_cli_compare_table_whole_at_any_width(tmp_path, width):
+    """`genderscope compare` at COLUMNS=80 and 150: no cell cut ("…") or broken across
+    lines, every line within the width, every group's numbers printed whole."""
+    from genderscope.cli.commands.compare import _fmt
+
+    before, after = _bec(-0.3, 0.0)
+    before.save(tmp_path / "a")
+    after.save(tmp_path / "b")
+    r = subprocess.run([sys.executable, "-c", "from genderscope.cli.app import main; main()",
+                        "compare", str(tmp_path / "a"), str(tmp_path / "b"), "--out",
+                        str(tmp_path / "cmp"), "--store", str(tmp_path / "s.sqlite"),
+                        "--no-plot", "--n-resamples", "200"], capture_output=True, text=True,
+                       timeout=120, env={**os.environ, "COLUMNS": str(width)})
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "…" not in out
+    assert max(len(line) for line in out.splitlines()) <= width
+    tokens = set(re.split(r"[\s│┃┏┓┗┛━─┡┩└┘┬┴┼╇╈┳┻\[\],]+", out))
+    t = pd.read_csv(tmp_path / "cmp" / "change_by_group.csv")
+    assert len(t) == 7
+    expected = {"before", "after", "(holm)", "sign-flip", "test", "mean"}
+    for _, row in t.iterrows():
+        expected |= {str(row.prof_group), str(row.gender), str(row.n)}
+        expected |= {_fmt(float(row[c])) for c in ("mean_before", "mean_after", "change",
+                                                    "change_ci_low", "change_ci_high",
+                                                    "p_value", "effect_size_r")}
+        if not np.isnan(row.p_adjusted):
+            expected.add(_fmt(float(row.p_adjusted)))
+    missing = sorted(w for w in expected if w not in tokens)
+    assert not missing, f"cut or broken at {width} columns: {missing[:8]}\n{out}"
+    assert ("┃" in out) is (width >= 150)  # one table when it fits, one block per group not
 
 
 def test_cli_compare_bad_input_exit_2(tmp_path):

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console, Group
+from rich.measure import Measurement
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
@@ -65,19 +66,17 @@ def _table(rows: Sequence[dict[str, str]], title: str | None,
     return table
 
 
-def _blocks(rows: Sequence[dict[str, str]], title: str | None) -> Group:
+def _blocks(rows: Sequence[dict[str, str]], title: str | None, head_keys: Sequence[str],
+            sub: str | None, fields: Sequence[tuple[str, str]]) -> Group:
     parts: list[Any] = [Text(title, style="italic")] if title else []
     for r in rows:
-        head = " · ".join(x for x in (r.get("model", ""), r.get("measure", "")) if x)
-        if r.get("time"):
-            head += f" · {r['time']}"
-        parts.append(Text(head, style="bold"))
-        if r.get("number"):
-            parts.append(Padding(Text(r["number"]), (0, 0, 0, 2)))
+        parts.append(Text(" · ".join(r[k] for k in head_keys if r.get(k)), style="bold"))
+        if sub and r.get(sub):
+            parts.append(Padding(Text(r[sub]), (0, 0, 0, 2)))
         grid = Table.grid(padding=(0, 2))
         grid.add_column(no_wrap=True)
         grid.add_column()
-        for key, word in _BLOCK_KEYS:
+        for key, word in fields:
             if r.get(key):
                 grid.add_row(Text(word, style="dim"), Text(r[key]))
         parts.append(Padding(grid, (0, 0, 0, 4)))
@@ -85,10 +84,17 @@ def _blocks(rows: Sequence[dict[str, str]], title: str | None) -> Group:
 
 
 def print_rows(console: Console, rows: Sequence[dict[str, str]], *, title: str | None = None,
-               columns: Sequence[str] = COLUMNS) -> None:
-    """Print ``rows`` as one table when the console is at least :data:`WIDE` columns
-    wide, else as one block per row; words are wrapped whole, never split."""
-    if console.width >= WIDE:
-        console.print(_table(rows, title, columns))
+               columns: Sequence[str] = COLUMNS, wide: int | None = WIDE,
+               head: Sequence[str] = ("model", "measure", "time"), sub: str | None = "number",
+               fields: Sequence[tuple[str, str]] = _BLOCK_KEYS) -> None:
+    """Print ``rows`` as one table when the console is at least ``wide`` columns wide
+    (``None``: when the table fits whole, no cell wrapped), else as one block per row:
+    the ``head`` values on one line, ``sub`` under it, then one ``(key, word)`` line per
+    field; words are wrapped whole, never split."""
+    table = _table(rows, title, columns)
+    if wide is None:
+        unbounded = console.options.update_width(10_000)  # the table's natural width
+        fits = Measurement.get(console, unbounded, table).maximum <= console.width
     else:
-        console.print(_blocks(rows, title))
+        fits = console.width >= wide
+    console.print(table if fits else _blocks(rows, title, head, sub, fields))

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.table import Table
 
 from genderscope.cli.common import JSON_OPTION, STORE_OPTION, console, default_out, open_store
 from genderscope.errors import GenderscopeError
 from genderscope.results import Result, to_json
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _load(spec: str, store_path: Path | None) -> Result:
@@ -60,8 +63,30 @@ def _run_measure(app: typer.Typer, measure: str, model: str, folder: Path,
 
 def _fmt(v: object) -> str:
     if isinstance(v, float):
-        return "nan" if math.isnan(v) else (f"{v:.3g}" if abs(v) < 1e-3 and v else f"{v:.3f}")
+        return "–" if math.isnan(v) else (f"{v:.3g}" if abs(v) < 1e-3 and v else f"{v:.3f}")
     return str(v)
+
+
+def change_rows(t: pd.DataFrame, groups: list[str]) -> tuple[list[str], list[dict[str, str]]]:
+    """The change table as printed: column names and one dict of cells per group (the
+    group's values joined in the first column, the change beside its 95 % CI)."""
+    adj = [m for m in t.get("p_adjust_method", ()) if isinstance(m, str)]
+    names = {"n": "n", "mean_before": "before", "mean_after": "after", "change": "",
+             "test": "test", "p_value": "p",
+             "p_adjusted": f"p ({adj[0]})" if adj else "p adjusted", "effect_size_r": "r"}
+    names |= {c: c.replace("_", " ").replace("p adjusted", "p adj.") for c in t.columns
+              if c.endswith(("_mcnemar_p", "_mcnemar_p_adjusted"))}
+    shown = [c for c in names if c in t.columns and c != "change"]
+    head = " · ".join(groups) or "group"
+    columns = [head, *("change [95% CI]" if c == "change" else names[c]
+                          for c in names if c in t.columns)]
+    rows = []
+    for _, r in t.iterrows():
+        row = {head: " · ".join(str(r[g]) for g in groups) if groups else "all",
+               "change [95% CI]": f"{_fmt(r['change'])} [{_fmt(r['change_ci_low'])}, "
+                                  f"{_fmt(r['change_ci_high'])}]"}
+        rows.append(row | {names[c]: _fmt(r[c]) for c in shown})
+    return columns, rows
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
@@ -133,17 +158,11 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         if as_json:
             console.print_json(to_json({"run_id": run_id, "summary": res.summary}))
             return
-        t = res.tables["change_by_group"]
-        groups = res.summary["groups"] or ["group"]
-        table = Table(title=f"{res.method}: {res.summary['value']} after - before "
-                            f"({res.summary['n_items']} paired items)")
-        cols = [*groups, "n", "mean_before", "mean_after", "change", "change_ci_low",
-                "change_ci_high", "test", "p_value", "p_adjusted", "effect_size_r"]
-        cols += [c for c in t.columns if c.endswith(("_mcnemar_p", "_mcnemar_p_adjusted"))]
-        cols = [c for c in cols if c in t.columns]
-        for c in cols:
-            table.add_column(c)
-        for _, r in t.iterrows():
-            table.add_row(*[_fmt(r[c]) for c in cols])
-        console.print(table)
+        from genderscope.report.terminal import print_rows
+
+        title = (f"{res.method}: {res.summary['value']} after - before "
+                 f"({res.summary['n_items']} paired items)")
+        columns, rows = change_rows(res.tables["change_by_group"], res.summary["groups"])
+        print_rows(console, rows, title=title, columns=columns, wide=None, head=columns[:1],
+                   sub=None, fields=[(c, c) for c in columns[1:]])
         console.print(f"saved to {folder} (run {run_id})")
