@@ -78,24 +78,35 @@ def dawinobias(*, split: str = "all", data: Path | None = None, limit: int | Non
 
 
 def abc(*, lang: str = "da", source: str = "auto", include_invalid: bool = False,
-        data: Path | None = None, limit: int | None = None, subset_seed: int = 0,
-        seed: int = 0, resamples: int = 10_000, progress: bool = False) -> Plan:
-    """ABC anti-reflexive possessives: relative perplexity, female vs male."""
+        valid_only: bool = False, data: Path | None = None, limit: int | None = None,
+        subset_seed: int = 0, seed: int = 0, resamples: int = 10_000,
+        progress: bool = False) -> Plan:
+    """ABC anti-reflexive possessives: relative perplexity, female vs male.
+
+    ``limit`` draws a seeded subset of the groups, from all of them (the malformed
+    ones are then skipped: fewer than ``limit`` may be scored) or, with
+    ``valid_only``, from the well-formed groups only (``limit`` groups scored: the
+    report card's subset)."""
     from genderscope.datasets.abc import LANGS, load_abc
     run_abc = _measure("genderscope.measures.abc:run_abc")
 
     _check_choice("--lang", lang, LANGS)
     _check_min("--limit", limit, 1)
     _check_min("--resamples", resamples, 100)
+    if valid_only and include_invalid:
+        raise GenderscopeError("--valid-only and --include-invalid exclude each other")
     if source == "auto":
         source = "genda-lens" if lang == "da" else "abc"
     folder = "genda-lens" if source == "genda-lens" else "abc"
-    groups = subset(load_abc(dataset_dir(data, folder), lang=lang, source=source), limit,
-                    subset_seed)
+    every = load_abc(dataset_dir(data, folder), lang=lang, source=source)
+    pool = [g for g in every if g.valid] if valid_only else every
+    groups = subset(pool, limit, subset_seed)
+    unit = "well-formed groups of three sentences" if valid_only else \
+        "groups of three sentences"
     return Plan(f"abc-{lang}", "lm", lambda lm: run_abc(
         lm, groups, method="abc", n_resamples=resamples, seed=seed, progress=progress,
         include_invalid=include_invalid, params={"lang": lang, "source": source}),
-        _subset_note(limit, subset_seed), inputs=groups)
+        _subset_note(limit, subset_seed, len(groups), len(pool), unit), inputs=groups)
 
 
 def crows_pairs(*, bias_type: str | None = None, data: Path | None = None,
@@ -310,23 +321,30 @@ def counterfactual(*, data: Path, text_column: str | None = None,
                    label_column: str | None = None, limit: int | None = None,
                    sample_seed: int | None = None, names: bool = False,
                    pairs: Path | None = None, examples: int = 10, seed: int = 0,
-                   progress: bool = False) -> Plan:
-    """Counterfactual flip test: swap gendered words, compare the classifier's answers."""
+                   resamples: int = 10_000, progress: bool = False) -> Plan:
+    """Counterfactual flip test (Garg et al. 2019): swap gendered words, compare the
+    classifier's answers. ``seed`` and ``resamples``: the bootstrap CIs. Reused by the
+    texts' content (and gold labels), the swapper (word pairs' content, tagger) and the
+    classifier's identity."""
     from genderscope.datasets.texts import load_texts
     from genderscope.measures.counterfactual import flip_test
+    from genderscope.results import file_sha256
     from genderscope.swap import GenderSwapper
 
     _check_min("--limit", limit, 1)
+    _check_min("--resamples", resamples, 100)
     td = load_texts(data, text_column=text_column, label_column=label_column, limit=limit,
                     sample_seed=sample_seed)
     swapper = GenderSwapper(pairs, names=names)
+    swap_id = {k: v for k, v in swapper.describe().items() if k != "pairs"}
+    swap_id["pairs_sha256"] = file_sha256(pairs) if pairs is not None else None
 
     def run(clf: Any) -> Result:
         from genderscope.progress import progress_bar
 
         with progress_bar("flip test", 1, enabled=progress) as advance:
             result = flip_test(td.texts, clf, swapper, gold=td.labels, n_examples=examples,
-                               seed=seed)
+                               n_resamples=resamples, seed=seed)
             advance(1)
         result.metadata["data"] = td.describe()
         result.metadata["params"].update({"classifier": getattr(clf, "name", None),
@@ -335,7 +353,10 @@ def counterfactual(*, data: Path, text_column: str | None = None,
                                           "limit": limit, "sample_seed": sample_seed})
         return result
 
-    return Plan("counterfactual", "classifier", run)
+    return Plan("counterfactual", "classifier", run,
+                inputs={"texts": td.texts, "labels": td.labels, "swapper": swap_id},
+                key_options={"pairs": None,  # its content is in the inputs
+                             **({"sample_seed": None} if limit is None else {})})
 
 
 from genderscope.plans_chat import CHAT_PLANS  # noqa: E402

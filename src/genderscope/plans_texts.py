@@ -19,12 +19,14 @@ def attack(*, data: Path, vectors: Any = "glove-6b-50d", lm: Any = "smollm2",
                "man->woman", "woman->man"), pop_size: int = 60, generations: int = 20,
            max_queries: int = 2000, target: str | None = None, text_column: str | None = None,
            limit: int | None = None, sample_seed: int | None = None, examples: int = 10,
-           seed: int = 0, progress: bool = False) -> Plan:
+           seed: int = 0, resamples: int = 10_000, progress: bool = False) -> Plan:
     """Genetic gender-analogy attack (Alzantot et al. 2018) on a classifier.
 
     ``vectors``: word vectors for the analogy candidates (name, file or a loaded
     adapter); ``lm``: causal LM of the fluency filter (spec, adapter or ``"none"``).
-    ``seed`` seeds the genetic search (recorded in ``metadata["seed"]``).
+    ``seed`` seeds the genetic search and the bootstrap CIs (``resamples``; recorded in
+    ``metadata["seed"]``). Reused by the texts' content, the vectors' and the filter
+    LM's fingerprints and the classifier's identity.
     """
     from genderscope.attack import DIRECTIONS, AnalogyNeighbours
     from genderscope.attack.constraint import check_lm_filter_options
@@ -37,6 +39,7 @@ def attack(*, data: Path, vectors: Any = "glove-6b-50d", lm: Any = "smollm2",
     _check_min("--pop-size", pop_size, 2)
     _check_min("--generations", generations, 1)
     _check_min("--max-queries", max_queries, 1)
+    _check_min("--resamples", resamples, 100)
     dirs = [d.strip() for d in (directions.split(",") if isinstance(directions, str)
                                 else directions) if d.strip()]
     bad = [d for d in dirs if d not in DIRECTIONS]
@@ -100,10 +103,41 @@ def attack(*, data: Path, vectors: Any = "glove-6b-50d", lm: Any = "smollm2",
                 "classifier_queries": clf.queries,
                 "params": {"classifier": getattr(clf, "name", None), **params}}
         return summarize_attack(outcomes, n_texts=len(td.texts), labels=clf.labels,
-                                metadata=meta, n_examples=examples)
+                                metadata=meta, n_examples=examples, n_resamples=resamples,
+                                seed=seed)
 
-    plan = Plan("attack", "classifier", run)
+    from genderscope.models.memo import usable_fingerprint
+
+    lm_id = _lm_identity(lm)
+    keyable = usable_fingerprint(getattr(wv, "fingerprint", None)) and lm_id is not False
+    plan = Plan("attack", "classifier", run,
+                inputs={"texts": td.texts, "vectors": wv.fingerprint, "lm": lm_id}
+                if keyable else None,  # an unidentified vectors or LM: never reused
+                key_options={"vectors": None, "lm": None,  # their identities are inputs
+                             **({"sample_seed": None} if limit is None else {})})
     return plan
+
+
+def _lm_identity(lm: Any) -> Any:
+    """What of the fluency filter's LM the attack depends on, told without loading it:
+    None (no filter), its weights fingerprint with the load options the plan uses, or
+    False (no usable fingerprint: the run is never reused)."""
+    from genderscope.reuse import model_identity
+
+    if lm is None or (isinstance(lm, (str, Path)) and str(lm).lower() == "none"):
+        return None
+    if not isinstance(lm, (str, Path)):
+        ident = model_identity(lm)
+        return False if ident is None else ident
+    from genderscope.models.loading import resolve_spec
+    from genderscope.models.memo import usable_fingerprint
+    from genderscope.models.source import ModelSource
+
+    fingerprint = ModelSource(resolve_spec(str(lm)), None).fingerprint()
+    if not usable_fingerprint(fingerprint):
+        return False
+    return {"fingerprint": fingerprint, "kind": "causal", "dtype": "float32",
+            "start_token": "auto"}
 
 
 def bias_amplification(*, train: Path | None = None, generated: Path | None = None,
@@ -131,6 +165,9 @@ def bias_amplification(*, train: Path | None = None, generated: Path | None = No
         table = cap.load_ratio_table(ratios, predicted_column=predicted_column)
         compute: Callable[[], Result] = lambda: amp.bias_amplification_from_ratios(  # noqa: E731
             table, seed=seed)
+        inputs: dict[str, Any] = {"ratios": {k: getattr(table, k) for k in (
+            "objects", "train_ratio", "predicted_ratio", "name_column", "train_column",
+            "predicted_column")}}
     else:
         if train is None or generated is None:
             raise GenderscopeError("give --train and --generated (or --ratios)")
@@ -148,6 +185,7 @@ def bias_amplification(*, train: Path | None = None, generated: Path | None = No
             data["file_sha256"]["objects"] = file_sha256(objects)
         compute = lambda: amp.bias_amplification(  # noqa: E731
             tr, gen, objs, gw, plurals=plurals, seed=seed, data=data)
+        inputs = {"train": tr, "generated": gen, "objects": objs, "gender_words": gw}
     def run(_: Any) -> Result:
         from genderscope.progress import progress_bar
 
@@ -156,6 +194,10 @@ def bias_amplification(*, train: Path | None = None, generated: Path | None = No
             advance(1)
         return result
 
+    # reused by the content of the corpora (or ratio table), objects and gender words,
+    # not by where they were read from, nor by where the figure goes
     return Plan("bias-amplification", "none", run,
                 figure=plot_amplification, figure_path=Path(plot) if plot else None,
-                figure_name="amplification.png")
+                figure_name="amplification.png", inputs=inputs,
+                key_options={k: None for k in ("train", "generated", "objects",
+                                               "gender_words", "ratios", "plot")})

@@ -34,10 +34,13 @@ class NotKeyable(TypeError):
 def _content(value: Any) -> Any:
     """``json.dumps`` hook: the content of a value JSON does not know, or
     :class:`NotKeyable`. Dataclasses become their class name and fields, paths strings,
-    sets sorted lists, enums their value (floats keep their exact ``repr`` in JSON)."""
+    sets sorted lists, enums their value (floats keep their exact ``repr`` in JSON). A
+    dataclass's ``NOT_CONTENT`` fields (where its content was read from) are left out."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        skip = getattr(type(value), "NOT_CONTENT", ())  # e.g. where a file was read from
         return {"class": type(value).__name__,
-                "fields": {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}}
+                "fields": {f.name: getattr(value, f.name) for f in dataclasses.fields(value)
+                           if f.name not in skip}}
     if isinstance(value, PurePath):
         return str(value)
     if isinstance(value, enum.Enum):
@@ -73,8 +76,8 @@ def model_identity(adapter: Any) -> dict[str, Any] | None:
     """What of the adapter an answer depends on (its ``describe()`` less
     :data:`NOT_IDENTITY`), or None when it has no fingerprint."""
     describe = getattr(adapter, "describe", None)
-    if describe is None:
-        return None
+    if describe is None or getattr(adapter, "identified", True) is False:
+        return None  # e.g. a classifier known only by its callable's name
     info = dict(describe())
     from genderscope.models.memo import usable_fingerprint
 
@@ -98,8 +101,13 @@ def run_key(measure: str, options: dict[str, Any], model: dict[str, Any] | None,
 def reuse_key(measure: str, plan: Any, adapter: Any, options: dict[str, Any],
              model_options: dict[str, Any]) -> str | None:
     """The reuse key of this call (:func:`genderscope.reuse.run_key`), or None when the
-    plan does not say what it measures or the model has no fingerprint."""
-    if plan.inputs is None or adapter is None:
+    plan does not say what it measures or the model has no fingerprint (a plan that
+    needs no model is keyed without one)."""
+    if plan.inputs is None:
+        return None
+    if plan.needs == "none":  # no model (bias amplification): the inputs say it all
+        return run_key(measure, {**options, **model_options}, None, plan.inputs)
+    if adapter is None:
         return None
     ident = model_identity(adapter)
     if ident is None:

@@ -1,5 +1,5 @@
-"""Report card for ABC anti-reflexive possessives (Danish): default subset, run, headlines,
-plot, highlights and method card.
+"""Report card for ABC anti-reflexive possessives (Danish): default subset (the plan's
+options), headlines, plot, highlights and method card.
 
 The measure itself is :mod:`genderscope.measures.abc`; its docs page is
 ``docs/measures/abc.md``.
@@ -13,10 +13,7 @@ import numpy as np
 
 from genderscope.measures.card_tools import (
     LM_KINDS,
-    data_files,
     item_frame,
-    note_subset,
-    subset,
     top_rows,
 )
 from genderscope.report import plots
@@ -28,15 +25,13 @@ def subset_size(ctx: Context) -> int | None:
     return ctx.size(300, quick=30)
 
 
-def run(lm: Any, ctx: Context) -> Result:
-    from genderscope.datasets.abc import load_abc
-    from genderscope.measures.abc import run_abc
-
-    groups = load_abc(ctx.data("genda-lens"), lang="da", source="genda-lens")
-    used = subset([g for g in groups if g.valid], subset_size(ctx), ctx.seed)
-    r = run_abc(lm, used, method="abc", n_resamples=ctx.n_resamples, seed=ctx.seed,
-                progress=ctx.progress, params={"lang": "da", "source": "genda-lens"})
-    return note_subset(r, ctx, len(used), len(groups), "groups of three sentences")
+def plan(ctx: Context) -> tuple[str, dict[str, Any]]:
+    """``genderscope run abc --lang da --source genda-lens --valid-only --limit N
+    --subset-seed SEED --seed SEED --resamples R``: N of the well-formed groups."""
+    return "abc", {"lang": "da", "source": "genda-lens", "valid_only": True,
+                   "data": ctx.data_dir, "limit": subset_size(ctx),
+                   "subset_seed": ctx.seed, "seed": ctx.seed,
+                   "resamples": ctx.n_resamples}
 
 
 def headlines(r: Result) -> list[Headline]:
@@ -97,16 +92,13 @@ def plot(r: Result) -> Any:
 ABC = Measure(
     name="abc", title="ABC anti-reflexive possessives (Danish)", kinds=LM_KINDS, langs=("da",),
     version="2",  # 2: log-ratio headline first; CIs over occupations x frames (issue 22)
-    run=run, headlines=headlines, plot=plot,
+    run=None, plan=plan, headlines=headlines, plot=plot,
     paired=lambda r: Paired(item_frame(r.items, "group_id", ["ppl_female", "ppl_male"]),
                             _log_ratio, unit="groups", smooth=False),
     highlights=lambda r: top_rows(r.items.assign(gap=r.items["rel_ppl_female"]
                                              - r.items["rel_ppl_male"]), "gap",
                               ["occupation", "stereotype", "rel_ppl_male", "rel_ppl_female"],
                               3) if "rel_ppl_female" in r.items else None,
-    params=lambda ctx: {"lang": "da", "n": subset_size(ctx), "seed": ctx.seed,
-                        "n_resamples": ctx.n_resamples},
-    data_files=lambda ctx: data_files(ctx.data("genda-lens"), "*"),
     card=MethodCard(
         definition="Groups of three sentences differing only in the possessive (reflexive "
                    "'sin' vs. anti-reflexive 'hans'/'hendes'); relative perplexity = ppl(anti-"

@@ -1,6 +1,15 @@
 """Report card for mean bias amplification (captions): method card and headline, and the
 figure `genderscope run bias-amplification --plot` saves.
 
+The card never runs in a report, and loads nothing: the measure compares a captioning
+model's output captions (or its per-object ratio table) with its training captions,
+and no model a report is given (language models, word vectors, sentence encoders,
+classifiers) writes captions, so it applies to none of them (kind ``captions``).
+``genderscope run bias-amplification`` (or ``gs.run``) runs it through its plan and
+stores it under the plan's reuse key (the corpora's content); the card's headline
+reads that stored run (``genderscope runs export --what headlines``) and the plan
+draws :func:`plot_amplification`.
+
 The measure itself is :mod:`genderscope.measures.amplification`; its docs page is
 ``docs/measures/amplification.md``.
 """
@@ -8,23 +17,15 @@ The measure itself is :mod:`genderscope.measures.amplification`; its docs page i
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from genderscope.errors import GenderscopeError
-from genderscope.report.entry import Context, Measure, MethodCard, from_ci
+from genderscope.report.entry import Measure, MethodCard, from_ci
 from genderscope.results import Result
-
-
-def run(_m: Any, _ctx: Context) -> Result:
-    raise GenderscopeError("bias amplification compares training captions with a model's "
-                           "generated captions; run `genderscope run bias-amplification`")
-
 
 BIAS_AMPLIFICATION = Measure(
     name="bias-amplification", title="Mean bias amplification (captions)",
-    kinds=("captions",), run=run, default=False,
+    kinds=("captions",), run=None, default=False,
     headlines=lambda r: [from_ci("mean bias amplification",
                                  r.summary.get("mean_bias_amplification"), null=0.0,
                                  ci_unit_default="objects",
@@ -37,7 +38,9 @@ BIAS_AMPLIFICATION = Measure(
                    "eq. 2). 95 % CI: percentile bootstrap over the objects (or activities) "
                    "the mean runs over; no test, so no multiplicity family.",
         citation="Zhao, Wang, Yatskar, Ordonez & Chang (2017). Men Also Like Shopping. EMNLP.",
-        caveats=("Needs a captioning model's outputs; not run on language models.",)))
+        caveats=("Needs a captioning model's outputs and its training captions; a report's "
+                 "models write no captions, so it is not run in a report: use `genderscope "
+                 "run bias-amplification`.",)))
 
 
 # Okabe-Ito colour-blind-safe palette

@@ -1,5 +1,5 @@
-"""Report card for the gender-analogy attack (classifiers): default subset, run, headlines,
-plot, highlights and method card.
+"""Report card for the gender-analogy attack (classifiers): default subset (the plan's
+options), headlines, highlights and method card.
 
 The measure itself is :mod:`genderscope.measures.attack`; its docs page is
 ``docs/measures/robustness.md``.
@@ -9,31 +9,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from genderscope.measures.card_tools import (
-    classifier_texts,
-    needs_texts,
-)
+from genderscope.measures.card_tools import needs_texts
 from genderscope.report.entry import Context, Headline, Measure, MethodCard, from_ci
 from genderscope.results import Result
 
 
-def run(clf: Any, ctx: Context) -> Result:
-    from genderscope.attack import AnalogyNeighbours, GenderAttack, GeneticSearch
-    from genderscope.measures.attack import summarize_attack
-    from genderscope.models.vectors import load_vectors
-
-    td = classifier_texts(ctx, ctx.size(20, quick=5))
-    wv = load_vectors("glove-6b-50d")
-    atk = GenderAttack(clf, AnalogyNeighbours.from_vectors(wv, n=8),
-                       search=GeneticSearch(pop_size=20, max_generations=10, max_queries=2000),
-                       seed=ctx.seed)
-    dirs = ["man->woman", "woman->man"]
-    outcomes = atk.attack_many(td.texts, dirs)
-    meta = {"model": clf.describe(), "vectors": wv.describe(), "data": td.describe(),
-            "seed": ctx.seed, "params": {"directions": dirs, "lm": None, "pop_size": 20,
-                                         "generations": 10, "max_queries": 2000}}
-    return summarize_attack(outcomes, n_texts=len(td.texts), labels=clf.labels, metadata=meta,
-                            n_resamples=ctx.n_resamples, seed=ctx.seed)
+def plan(ctx: Context) -> tuple[str, dict[str, Any]]:
+    """``genderscope attack --data TEXTS --vectors glove-6b-50d --lm none --candidates 8
+    --pop-size 20 --generations 10 --max-queries 2000 --limit N --sample-seed SEED --seed
+    SEED --resamples R``: a smaller search than the command's default, no LM filter."""
+    n = ctx.size(20, quick=5)
+    return "attack", {"data": ctx.texts, "vectors": "glove-6b-50d", "lm": "none",
+                      "candidates": 8, "pop_size": 20, "generations": 10,
+                      "max_queries": 2000, "limit": n,
+                      "sample_seed": ctx.seed if n is not None else None,
+                      "seed": ctx.seed, "resamples": ctx.n_resamples}
 
 
 def headlines(r: Result) -> list[Headline]:
@@ -55,10 +45,8 @@ def headlines(r: Result) -> list[Headline]:
 ATTACK = Measure(
     name="attack", title="Gender-analogy attack (classifier)", kinds=("classifier",),
     langs=("en",),
-    run=run, headlines=headlines, needs=needs_texts, default=False,
+    run=None, plan=plan, headlines=headlines, needs=needs_texts, default=False,
     highlights=lambda r: r.tables.get("examples"),
-    params=lambda ctx: {"texts": str(ctx.texts), "quick": ctx.quick, "seed": ctx.seed},
-    data_files=lambda ctx: [ctx.texts] if ctx.texts else [],
     card=MethodCard(
         definition="A genetic search (Alzantot et al. 2018) replaces words by their gender "
                    "analogues in GloVe (man:woman :: w:?) to change the classifier's label; "

@@ -1,5 +1,5 @@
-"""Report card for the counterfactual flip test (classifiers): default subset, run,
-headlines, plot, highlights and method card.
+"""Report card for the counterfactual flip test (classifiers): default subset (the
+plan's options), headlines, plot, highlights and method card.
 
 The measure itself is :mod:`genderscope.measures.counterfactual`; its docs page is
 ``docs/measures/robustness.md``.
@@ -11,24 +11,19 @@ from typing import Any
 
 import pandas as pd
 
-from genderscope.measures.card_tools import (
-    classifier_texts,
-    needs_texts,
-)
+from genderscope.measures.card_tools import needs_texts
 from genderscope.report import plots
 from genderscope.report.entry import Context, Headline, Measure, MethodCard, from_ci
 from genderscope.results import Result
 
 
-def run(clf: Any, ctx: Context) -> Result:
-    from genderscope.measures.counterfactual import flip_test
-    from genderscope.swap import GenderSwapper
-
-    td = classifier_texts(ctx, ctx.size(500, quick=50))
-    r = flip_test(td.texts, clf, GenderSwapper(None, names=False), gold=td.labels,
-                  n_resamples=ctx.n_resamples, seed=ctx.seed)
-    r.metadata["data"] = td.describe()
-    return r
+def plan(ctx: Context) -> tuple[str, dict[str, Any]]:
+    """``genderscope run counterfactual --data TEXTS --limit N --sample-seed SEED --seed
+    SEED --resamples R`` (packaged English word pairs, no name swaps)."""
+    n = ctx.size(500, quick=50)
+    return "counterfactual", {"data": ctx.texts, "limit": n,
+                              "sample_seed": ctx.seed if n is not None else None,
+                              "seed": ctx.seed, "resamples": ctx.n_resamples}
 
 
 def headlines(r: Result) -> list[Headline]:
@@ -66,12 +61,9 @@ def plot(r: Result) -> Any:
 COUNTERFACTUAL = Measure(
     name="counterfactual", title="Counterfactual flip test (classifier)", kinds=("classifier",),
     langs=("en",),
-    run=run, headlines=headlines, plot=plot, needs=needs_texts,
+    run=None, plan=plan, headlines=headlines, plot=plot, needs=needs_texts,
     highlights=lambda r: r.tables.get("examples", pd.DataFrame()).head(6)
     if r.tables.get("examples") is not None else None,
-    params=lambda ctx: {"texts": str(ctx.texts), "quick": ctx.quick, "seed": ctx.seed,
-                        "n_resamples": ctx.n_resamples},
-    data_files=lambda ctx: [ctx.texts] if ctx.texts else [],
     card=MethodCard(
         definition="Swap gendered words (he↔she, man↔woman, …) in each text and compare the "
                    "classifier's label and probability before and after; flip rate with a "

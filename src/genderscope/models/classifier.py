@@ -57,7 +57,9 @@ class Classifier:
         batch_size: most texts per call to ``predict``.
         cache: remember answers per text (identical texts asked once).
         name: for :meth:`describe`.
-        fingerprint: stable id of the model (default: derived from ``name``).
+        fingerprint: stable id of the model (default: derived from ``name``, and then
+            ``identified`` is False: a stored run is never reused for it, as two
+            different callables can share a name).
         atol: tolerance on row sums.
     """
 
@@ -75,6 +77,7 @@ class Classifier:
         self.cache_enabled = cache
         self.name = name or getattr(predict, "__qualname__", type(predict).__name__)
         self.fingerprint = fingerprint or f"classifier:{self.name}"
+        self.identified = fingerprint is not None
         self.atol = atol
         self._cache: dict[str, np.ndarray] = {}
         self.n_classes: int | None = len(self.labels) if self.labels is not None else None
@@ -308,8 +311,12 @@ def _load_attr(spec: str, batch_size: int) -> Classifier:
     obj = getattr(module, attr)
     if factory:
         obj = obj()
+    code = Path(getattr(module, "__file__", None) or "")
+    digest = hashlib.sha256(code.read_bytes()).hexdigest() if code.is_file() else None
+    # the code's content names it: an edited file is another classifier (None: unknown)
     return Classifier.wrap(obj, batch_size=batch_size, name=f"{target}:{attr}",
-                           fingerprint=f"callable:{target}:{attr}")
+                           fingerprint=f"callable:{target}:{attr}"
+                           + (f"@sha256:{digest}" if digest else ""))
 
 
 def _load_hf(model: str, batch_size: int) -> Classifier:
@@ -329,7 +336,15 @@ def _load_hf(model: str, batch_size: int) -> Classifier:
 
     check_head(net, info, model, missing="has no trained classification head",
                hint="pass a fine-tuned text-classification model")
-    return Classifier.from_pipeline(pipe, batch_size=batch_size)
+    try:  # the weights' identity (file hashes, or the Hub commit), as for an LM
+        from genderscope.models.loading import resolve_spec
+        from genderscope.models.source import ModelSource
+
+        weights = ModelSource(resolve_spec(model), None).fingerprint(net.config)
+    except Exception:  # noqa: BLE001 - no identity: the classifier is not reused
+        return Classifier.from_pipeline(pipe, batch_size=batch_size, fingerprint=None)
+    return Classifier.from_pipeline(pipe, batch_size=batch_size,
+                                    fingerprint=f"hf-pipeline:{weights}")
 
 
 # -- sentence-embedding features for scikit-learn pipelines ----------------------

@@ -216,6 +216,10 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                    "(genda-lens for da, abc otherwise)."),
         include_invalid: bool = typer.Option(False, "--include-invalid", help="Also score "
                                              "groups whose sentences break the pattern."),
+        valid_only: bool = typer.Option(False, "--valid-only", help="Draw the --limit "
+                                        "subset from the well-formed groups only, so "
+                                        "--limit N scores N groups (the report's subset); "
+                                        "default: from all groups, malformed ones skipped."),
         data: Path | None = DATA_OPTION, kind: str = KIND_OPTION,
         start_token: str = START_OPTION, limit: int | None = LIMIT_OPTION,
         subset_seed: int = SUBSET_SEED_OPTION, seed: int = SEED_OPTION,
@@ -227,7 +231,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         """ABC anti-reflexive possessives: relative perplexity, female vs male."""
         result, run_id, base = _execute(
             "abc", model, kind, start_token, device, dtype, store_path, out, progress,
-            lang=lang, source=source, include_invalid=include_invalid, data=data,
+            lang=lang, source=source, include_invalid=include_invalid,
+            valid_only=valid_only, data=data,
             limit=limit, subset_seed=subset_seed, seed=seed, resamples=resamples)
         _finish(result, run_id, base, as_json, _abc_tables)
 

@@ -43,6 +43,8 @@ LIMIT_OPTION = typer.Option(None, "--limit", help="Use only N texts (the first N
 PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
 SAMPLE_SEED_OPTION = typer.Option(None, "--sample-seed", help="Sample --limit texts at random "
                                   "with this seed.")
+RESAMPLES_OPTION = typer.Option(10_000, "--resamples", min=100, help="Bootstrap resamples of "
+                                "the CIs.")
 
 
 def _fmt(ci: dict) -> str:
@@ -75,6 +77,7 @@ def run_counterfactual(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OP
                                                     help="Rows in the examples table."),
                        batch_size: int = typer.Option(64, "--batch-size"),
                        seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
+                       resamples: int = RESAMPLES_OPTION,
                        store: Path | None = STORE_OPTION, out: Path | None = OUT_OPTION,
                        as_json: bool = JSON_OPTION,
                        progress: bool = PROGRESS_OPTION) -> None:
@@ -86,7 +89,7 @@ def run_counterfactual(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OP
                  save=True, progress=progress, command=command_line(), data=data,
                  text_column=text_column, label_column=label_column, limit=limit,
                  sample_seed=sample_seed, names=names, pairs=pairs, examples=examples,
-                 seed=seed)
+                 seed=seed, resamples=resamples)
     s = result.summary
     table = Table(title=f"Counterfactual flip test ({s['n_swapped']} of {s['n_texts']} texts "
                         f"had gendered words)")
@@ -132,7 +135,9 @@ def attack(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OPTION,
            limit: int | None = LIMIT_OPTION, sample_seed: int | None = SAMPLE_SEED_OPTION,
            examples: int = typer.Option(10, "--examples"),
            batch_size: int = typer.Option(64, "--batch-size"),
-           seed: int = typer.Option(0, "--seed", help="Seed of the genetic search."),
+           seed: int = typer.Option(0, "--seed", help="Seed of the genetic search and "
+                                    "of the bootstrap CIs."),
+           resamples: int = RESAMPLES_OPTION,
            store: Path | None = STORE_OPTION, out: Path | None = OUT_OPTION,
            as_json: bool = JSON_OPTION, progress: bool = PROGRESS_OPTION) -> None:
     """Genetic gender-analogy attack (Alzantot et al. 2018) on a classifier."""
@@ -145,7 +150,8 @@ def attack(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OPTION,
                  candidates=candidates, min_similarity=min_similarity,
                  directions=directions, pop_size=pop_size, generations=generations,
                  max_queries=max_queries, target=target, text_column=text_column,
-                 limit=limit, sample_seed=sample_seed, examples=examples, seed=seed)
+                 limit=limit, sample_seed=sample_seed, examples=examples, seed=seed,
+                 resamples=resamples)
     dirs = result.metadata["params"]["directions"]
     s = result.summary
     table = Table(title=f"Gender-analogy attack on {s['n_texts']} texts")
