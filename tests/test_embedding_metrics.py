@@ -345,3 +345,23 @@ def test_rnsb_split_is_scikit_learns_train_test_split(sizes: tuple[int, int]) ->
                                         test_size=0.2, stratify=labels)
         got = stratified_split(labels, seed)
         assert np.array_equal(got[0], tr) and np.array_equal(got[1], te)
+
+
+@pytest.mark.parametrize("direct", [True, False])
+def test_rnsb_fit_is_scikit_learns_liblinear_logistic_regression(
+        direct: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sklearn.linear_model import LogisticRegression
+
+    from genderscope.measures.embedding_metrics import _logreg
+
+    if not direct:  # the fallback: no private liblinear entry point
+        monkeypatch.setattr(_logreg, "_train_wrap", lambda: None)
+    rng = np.random.default_rng(1)
+    for n_pos, n_neg, dim in [(7, 6, 50), (20, 4, 5), (3, 3, 300)]:
+        x = rng.normal(size=(n_pos + n_neg, dim))
+        y = np.concatenate([np.ones(n_pos), -np.ones(n_neg)])
+        for seed in (0, 7):
+            ref = LogisticRegression(solver="liblinear", max_iter=10_000,
+                                     random_state=seed).fit(x, y)
+            coef, intercept = _logreg.fit_logistic(x, y, seed)
+            assert np.array_equal(coef, ref.coef_[0]) and intercept == ref.intercept_[0]

@@ -22,12 +22,12 @@ targets of X and Y; the 95 % CI is the percentile interval of those replicates
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from genderscope.datasets.seat import AssociationTest
+from genderscope.measures.embedding_metrics._logreg import fit_logistic, stratified_split
 from genderscope.measures.embedding_metrics._sets import look_up, percentile_ci
 from genderscope.measures.weat import DEFAULT_MAX_OOV
 from genderscope.results import Result
@@ -42,49 +42,28 @@ def kl_from_uniform(p: np.ndarray) -> float:
     return float(np.sum(q * np.log(q * p.size)))
 
 
-def fit_classifier(pos: np.ndarray, neg: np.ndarray, random_state: int) -> tuple[Any, float]:
-    """Logistic regression on a stratified 80/20 split of A (+1) vs B (-1); returns the
-    fitted model and its hold-out accuracy (WEFE 1.0.1's recipe). scikit-learn's
-    parameter and finiteness checks are skipped (our own inputs, NaN rows refused at
-    look-up) and the accuracy is computed here: a third of the call's time otherwise."""
-    import sklearn
-    from sklearn.linear_model import LogisticRegression
-
+def fit_classifier(pos: np.ndarray, neg: np.ndarray, random_state: int
+                   ) -> tuple[tuple[np.ndarray, float], float]:
+    """Logistic regression on a stratified 80/20 split of A (+1) vs B (-1), WEFE 1.0.1's
+    recipe (:mod:`._logreg`: the same split and liblinear fit as scikit-learn's calls);
+    returns the fitted (coef, intercept) and its hold-out accuracy."""
     emb = np.concatenate([pos, neg])
     labels = np.concatenate([np.ones(len(pos)), -np.ones(len(neg))])
-    with sklearn.config_context(assume_finite=True, skip_parameter_validation=True):
-        train, test = stratified_split(labels, random_state)
-        x_tr, x_te, y_tr, y_te = emb[train], emb[test], labels[train], labels[test]
-        clf = LogisticRegression(solver="liblinear", max_iter=10_000,
-                                 random_state=random_state)
-        clf.fit(x_tr, y_tr)
-    # predict(): classes_[decision > 0], as scikit-learn's LinearClassifierMixin
-    predicted = clf.classes_[(_decision(clf, x_te) > 0).astype(int)]
-    return clf, float(np.mean(predicted == y_te))
+    train, test = stratified_split(labels, random_state)
+    model = fit_logistic(emb[train], labels[train], random_state)
+    # predict(): classes_[decision > 0] with classes_ = (-1, +1)
+    predicted = np.where(_decision(model, emb[test]) > 0, 1.0, -1.0)
+    return model, float(np.mean(predicted == labels[test]))
 
 
-def stratified_split(labels: np.ndarray, random_state: int) -> tuple[np.ndarray, np.ndarray]:
-    """(train, test) row indices of scikit-learn's ``train_test_split(..., test_size=0.2,
-    stratify=labels, shuffle=True, random_state=random_state)``: the same
-    StratifiedShuffleSplit with the sizes it derives (ceil(0.2 n) test rows), without its
-    input handling."""
-    from sklearn.model_selection import StratifiedShuffleSplit
-
-    n_test = math.ceil(0.2 * len(labels))
-    cv = StratifiedShuffleSplit(n_splits=1, test_size=n_test, train_size=len(labels) - n_test,
-                                random_state=random_state)
-    return next(cv.split(np.zeros((len(labels), 1)), labels))
+def _decision(model: tuple[np.ndarray, float], x: np.ndarray) -> np.ndarray:
+    return x @ model[0] + model[1]
 
 
-def _decision(clf: Any, x: np.ndarray) -> np.ndarray:
-    return x @ clf.coef_[0] + clf.intercept_[0]
-
-
-def negative_probability(clf: Any, targets: np.ndarray) -> np.ndarray:
-    """P(class -1 | t) per target row: the binary logistic model's expit(decision) is
-    P(classes_[1]) (what scikit-learn's predict_proba returns, without its checks)."""
-    p1 = 1.0 / (1.0 + np.exp(-_decision(clf, targets)))
-    return p1 if clf.classes_[1] == -1 else 1.0 - p1
+def negative_probability(model: tuple[np.ndarray, float], targets: np.ndarray) -> np.ndarray:
+    """P(class -1 | t) per target row: 1 - expit(decision), expit(decision) being
+    P(+1) (what scikit-learn's predict_proba returns for classes_ = (-1, +1))."""
+    return 1.0 - 1.0 / (1.0 + np.exp(-_decision(model, targets)))
 
 
 def rnsb(vectors: Any, test: AssociationTest, *, seed: int = 0,
@@ -99,8 +78,8 @@ def rnsb(vectors: Any, test: AssociationTest, *, seed: int = 0,
         raise DataError(f"{test.name}: RNSB trains a classifier on A vs B and needs at least "
                         "3 in-vocabulary words in each")
     targets = np.vstack([looked.emb["X"], looked.emb["Y"]])
-    clf, accuracy = fit_classifier(pos, neg, seed)
-    p = negative_probability(clf, targets)
+    model, accuracy = fit_classifier(pos, neg, seed)
+    p = negative_probability(model, targets)
     est = kl_from_uniform(p)
     rng = np.random.default_rng(seed)
     nx = len(looked.emb["X"])
@@ -111,11 +90,11 @@ def rnsb(vectors: Any, test: AssociationTest, *, seed: int = 0,
         bt = np.concatenate([rng.integers(0, nx, nx),
                              nx + rng.integers(0, len(targets) - nx, len(targets) - nx)])
         try:
-            bclf, _ = fit_classifier(bp, bn, int(rng.integers(0, 2**31 - 1)))
+            bmodel, _ = fit_classifier(bp, bn, int(rng.integers(0, 2**31 - 1)))
         except ValueError:  # a degenerate resample (one class in the training split)
             draws[k] = np.nan
             continue
-        draws[k] = kl_from_uniform(negative_probability(bclf, targets[bt]))
+        draws[k] = kl_from_uniform(negative_probability(bmodel, targets[bt]))
     ci = percentile_ci(est, draws, n=len(targets) + len(pos) + len(neg),
                        unit="words (targets and classifier training words, new split each)")
     rows, cats = [], looked.categories()
