@@ -10,9 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from genderscope.measures.card_tools import (
+    LM_KINDS,
+    item_frame,
     top_rows,
 )
 from genderscope.report import plots
@@ -22,6 +25,7 @@ from genderscope.report.entry import (
     Headline,
     Measure,
     MethodCard,
+    Paired,
     from_ci,
 )
 from genderscope.results import Result
@@ -106,6 +110,33 @@ def plot(r: Result) -> Any:
                         height=0.62 * len(rows) + 1.1)
 
 
+def _d(a: np.ndarray) -> float:
+    """Caliskan's d of rows (association, 1 for set X / 0 for Y): mean over X − mean over
+    Y, over the std of all (ddof 1), as :func:`genderscope.measures.weat.effect_size`."""
+    x, y = a[a[:, 1] == 1, 0], a[a[:, 1] == 0, 0]
+    sd = np.std(a[:, 0], ddof=1) if len(a) > 1 else float("nan")
+    if not x.size or not y.size or not sd:
+        return float("nan")
+    return float((x.mean() - y.mean()) / sd)
+
+
+def paired(r: Result) -> Paired | None:
+    """The first headline's d (the first test) item by item, for comparing two models on
+    the same sentences (SEAT) or words (WEAT): one row per target text, resampled in
+    whole source words (SEAT: a word's template sentences together, its unit of test and
+    CI) or words (WEAT)."""
+    tests = list(r.summary.get("tests", {}))
+    df = r.items
+    if not tests or "association" not in df or "test" not in df:
+        return None
+    rows = df[(df["test"] == tests[0]) & df["set"].isin(["X", "Y"])]
+    rows = rows.assign(x=(rows["set"] == "X").astype(float),
+                       unit=rows["set"] + ":" + rows.get("source_word", rows["text"]))
+    frame = item_frame(rows, ["set", "text"], ["association", "x"])
+    clusters = rows.drop_duplicates(["set", "text"]).set_index(["set", "text"])["unit"]
+    return Paired(frame, _d, unit=_unit(r), clusters=clusters)
+
+
 def highlights(r: Result) -> pd.DataFrame | None:
     df = r.items
     if "association" not in df:
@@ -139,10 +170,11 @@ WEAT = Measure(
         caveats=CAVEATS, subset="the three gender tests WEAT 6, 7, 8 (all words)"))
 
 SEAT = Measure(
-    name="seat", title="SEAT (sentence encoder)", kinds=("encoder",), langs=("en",),
+    name="seat", title="SEAT (sentence encoder or LM hidden states)",
+    kinds=("encoder", *LM_KINDS), langs=("en",),
     version="3",  # 3: source words are the unit of the test and the CI; two-sided p
     run=lambda m, ctx: run(m, ctx, sentences=True), headlines=headlines,
-    plot=plot, highlights=highlights,
+    plot=plot, highlights=highlights, paired=paired,
     params=lambda ctx: {"tests": list(SEAT_TESTS), "seed": ctx.seed,
                         "n_permutations": ctx.n_permutations},
     data_files=lambda ctx: [tests_dir(ctx) / f"{t}.jsonl" for t in SEAT_TESTS],
@@ -152,7 +184,11 @@ SEAT = Measure(
                    "unit is the source word: the two-sided permutation p re-partitions whole "
                    "words (their templates kept together), Holm-adjusted over the three tests "
                    "run together, and d's 95% CI is a t interval over words. May et al.'s "
-                   "sentence-level p (anti-conservative) is kept as p_as_published.",
+                   "sentence-level p (anti-conservative) is kept as p_as_published. On a "
+                   "masked or causal LM (a debiased one included) a sentence's embedding is "
+                   "the mean of its last hidden states over every token, L2-normalised, as "
+                   "bias-bench runs SEAT on LMs (Meade et al. 2022); an INLP / "
+                   "SentenceDebias projection applies to those states.",
         citation="May, Wang, Bordia, Bowman & Rudinger (2019). On Measuring Social Biases in "
                  "Sentence Encoders. NAACL.",
         caveats=(*CAVEATS, "May et al. found SEAT results inconsistent across "

@@ -66,6 +66,18 @@ def technique_of(manifest: dict[str, Any]) -> str:
     return str(tech) if isinstance(tech, str) else "cds"
 
 
+def fingerprint_suffix(manifest: dict[str, Any]) -> str:
+    """``|debias:TECHNIQUE:TAG``, what a debiased model's fingerprint adds to its base
+    model's: TAG hashes the technique, its parameters and the projection file's hash."""
+    import hashlib
+
+    tech = technique_of(manifest)
+    what = {"technique": tech, "params": manifest.get("params") or {},
+            "projection_sha256": manifest.get("projection_sha256")}
+    tag = hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()
+    return f"|debias:{tech}:{tag}"
+
+
 def is_debias_folder(spec: str | Path) -> bool:
     """Whether ``spec`` is a folder written by ``debias inlp|sentence-debias|self-debias``."""
     p = Path(str(spec)).expanduser()

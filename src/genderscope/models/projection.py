@@ -15,7 +15,6 @@ model, scoring or generation) sees the projected states.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -139,17 +138,14 @@ def attach(adapter: LanguageModelAdapter, folder: Path, manifest: dict[str, Any]
     runs on the loaded adapter; the fingerprint gains the technique and its parameters
     (for projections, the projection file's hash), so the score cache keeps debiased
     answers apart from the base model's."""
-    import hashlib
-
-    from genderscope.models.debias_folder import technique_of
+    from genderscope.models.debias_folder import fingerprint_suffix, technique_of
 
     tech = technique_of(manifest)
     base = manifest.get("base_model") or {}
-    what = {"technique": tech, "params": manifest.get("params") or {},
-            "projection_sha256": manifest.get("projection_sha256")}
-    tag = hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()
+    params = manifest.get("params") or {}
     recorded = base.get("fingerprint")
-    suffix = f"|debias:{tech}:{tag}"
+    suffix = fingerprint_suffix(manifest)
+    tag = suffix.rsplit(":", 1)[1]
 
     def check(loaded: LanguageModelAdapter) -> None:
         if recorded and loaded.fingerprint.split("|")[0] != str(recorded).split("|")[0]:
@@ -159,7 +155,7 @@ def attach(adapter: LanguageModelAdapter, folder: Path, manifest: dict[str, Any]
                 "another model")
 
     describe = {"technique": tech, "folder": str(folder), "tag": tag[:16],
-                **{k: v for k, v in what["params"].items() if k in (
+                **{k: v for k, v in params.items() if k in (
                     "prefixes", "decay_constant", "epsilon", "n_classifiers")}}
     check(adapter)  # a deferred adapter holds the fingerprint its load must give
     if adapter.loaded:

@@ -94,6 +94,17 @@ def lm_subject(spec: str, store: Store | None, *, kind: str = "auto", device: st
 
     if kind not in ("auto", "masked", "causal"):
         raise GenderscopeError(f"--kind must be auto, masked or causal, got {kind!r}")
+    from genderscope.models.debias_folder import fingerprint_suffix, is_debias_folder
+    if is_debias_folder(spec):  # a `debias` folder: its base model's identity + technique
+        from genderscope.models.loading import _debias_manifest
+        manifest = _debias_manifest(spec) or {}
+        base = lm_subject(manifest["base_model"]["spec"], store,
+                          kind=manifest["base_model"]["kind"], dtype=dtype,
+                          start_token=start_token)
+        return Subject(spec, base.kind, base.identity + fingerprint_suffix(manifest),
+                       lambda: load_lm(spec, kind, store=store, device=device, dtype=dtype,
+                                       start_token=start_token), base.model_options | {
+                                           "kind": kind})
     path = resolve_spec(spec)
     source = ModelSource(path, revision)
     given = kind
