@@ -1,7 +1,6 @@
 """GenderBench's structured probes on SmolLM2-135M-Instruct (offline), locally and through
 an OpenAI-compatible endpoint serving the same model, to show the two paths agree
-(DiscriminationTamkin, BBQ, Direct, DiversityMedQA, HiringAn; HiringBloomberg is not in
-``LIMITS``: not run on SmolLM2 yet).
+(DiscriminationTamkin, BBQ, Direct, DiversityMedQA, HiringAn, HiringBloomberg).
 
     flock /tmp/gs-heavy.lock python benchmarks/chat_probes_smollm2.py --out results.json
 
@@ -28,7 +27,7 @@ import genderscope as gs
 from genderscope.models.generate import Decoding
 
 LIMITS = {"discrimination-tamkin": 12, "bbq": 30, "direct": 30, "diversity-med-qa": 8,
-          "hiring-an": 30}
+          "hiring-an": 30, "hiring-bloomberg": 12}
 
 
 def serve(lm: Any) -> ThreadingHTTPServer:
