@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from genderscope.cli.app import app
+from genderscope.report.entry import Context
 from genderscope.report.registry import measures
 from genderscope.results import to_json
 from genderscope.store import Store
@@ -183,6 +184,11 @@ def test_converted_cards_load_no_data_themselves() -> None:
     for name in ("crows-pairs", "stereoset", "winobias", "dawinobias", "bec-pro", "lpbs",
                  "probe", *(e.name for e in ENTRIES)):
         assert reg[name].plan is not None and reg[name].run is None, name
+    for name in ("weat", "seat", "ripa", "rnd", "ect", "mac", "rnsb"):  # one plan per test
+        entry = reg[name]
+        assert entry.plans is not None and entry.combine is not None and entry.run is None
+        assert [o["test"] for _, o in entry.plans(Context(quick=True))] == \
+            [("sent-" if name == "seat" else "") + f"weat{k}" for k in (6, 7, 8)]
 
 
 def test_peeking_opens_only_models_the_store_has_seen(tmp_path: Path,
@@ -275,3 +281,172 @@ def test_probe_run_then_report_is_one_stored_run(tmp_path: Path, tiny_gpt2_dir: 
                             models=[str(tiny_gpt2_dir)])
     _one_run_each(path, stored, sections)
     assert sorted(sections["probe"].result.items["target"]) == sorted(targets)
+
+
+# -- cards that run several plans (one per test): WEAT, SEAT, the WEFE metrics ------------
+MULTI_ARGS = {"weat": ["--permutations", "10000", "--seed", str(SEED)],
+              "ripa": ["--permutations", "1000", "--resamples", "1000", "--seed", str(SEED)]}
+"""``genderscope run M --test T`` options of one test of a ``--quick --seed SEED`` card."""
+
+
+@pytest.fixture(scope="module")
+def weat_vectors(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Path:
+    """GloVe-format vectors (seeded, 8 dimensions) of every word of WEAT 6, 7, 8."""
+    import numpy as np
+
+    from genderscope.datasets.seat import resolve_test
+
+    words = sorted({w.lower() for t in ("weat6", "weat7", "weat8") for ws in
+                    resolve_test(t, data_dir / "seat" / "tests").sets() for w in ws.examples})
+    rows = np.random.default_rng(11).normal(size=(len(words), 8))
+    path = tmp_path_factory.mktemp("vec") / "vec.txt"
+    path.write_text("".join(w + " " + " ".join(f"{x:.6f}" for x in r) + "\n"
+                            for w, r in zip(words, rows, strict=True)))
+    return path
+
+
+def _run_test(measure: str, test: str, vectors: Path, store: Path) -> dict:
+    out = _cli("run", measure, "--vectors", str(vectors), "--test", test,
+               *MULTI_ARGS[measure], "--store", str(store), "--no-progress", "--json")
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("measure", list(MULTI_ARGS))
+def test_multi_plan_card_reuses_the_runs_of_genderscope_run(measure: str, tmp_path: Path,
+                                                            weat_vectors: Path) -> None:
+    """``run weat --test weat6`` then the report's WEAT card (weat6, 7, 8): the card's
+    weat6 is that stored run, weat7 and 8 are stored as one run each (three runs, not
+    four), and ``run --test weat7`` afterwards reuses the report's run."""
+    path = tmp_path / "s.sqlite"
+    first = _run_test(measure, "weat6", weat_vectors, path)
+    (id6, method, key6), = _runs(path)
+    assert method == measure and first["runs"] == {"weat6": id6}
+    sections = _only_report([measure], path, tmp_path / "p.html", vectors=[str(weat_vectors)])
+    sec = sections[measure]
+    assert sec.status == "ok", sec.reason
+    assert [p.metadata["run_id"] for p in sec.parts][0] == id6 and len(sec.parts) == 3
+    runs = _runs(path)
+    assert len(runs) == 3 and (id6, method, key6) in runs  # one stored run per test
+    assert sec.run_id == ", ".join(p.metadata["run_id"] for p in sec.parts)
+    st = Store(path)
+    try:
+        for part in sec.parts:  # the section's numbers are the stored runs' numbers
+            _same(part, st.load_run(part.metadata["run_id"]))
+        six = st.load_run(id6)
+    finally:
+        st.close()
+    # the stored run's own numbers (its headlines read alone) are the section's weat6 rows
+    alone = [(h.label, h.estimate, h.ci_low, h.ci_high, h.p_value)
+             for h in measures()[measure].headlines(six)]
+    assert alone and alone == [(h.label, h.estimate, h.ci_low, h.ci_high, h.p_value)
+                               for h in sec.headlines if h.label.startswith("weat6:")]
+    again = _run_test(measure, "weat7", weat_vectors, path)  # `run` after the report
+    ids7 = {r[0] for r in runs} - {id6}
+    assert again["runs"]["weat7"] in ids7 and _runs(path) == runs
+
+
+def test_weat_holm_family_is_the_card_s(tmp_path: Path, weat_vectors: Path) -> None:
+    """The card adjusts the three tests' p over their family (Holm, as before), whatever
+    family the stored runs were adjusted over (``run --test weat6 --test weat7``: two)."""
+    from genderscope.stats import adjust_pvalues
+
+    path = tmp_path / "s.sqlite"
+    _cli("run", "weat", "--vectors", str(weat_vectors), "--test", "weat6", "--test", "weat7",
+         *MULTI_ARGS["weat"], "--store", str(path), "--no-progress", "--json")
+    sec = _only_report(["weat"], path, tmp_path / "p.html", vectors=[str(weat_vectors)])["weat"]
+    assert len(_runs(path)) == 3
+    tests = sec.result.summary["tests"]
+    raw = [tests[t]["p_value"] for t in ("weat6", "weat7", "weat8")]
+    assert [tests[t]["p_adjusted"] for t in ("weat6", "weat7", "weat8")] == \
+        pytest.approx(list(adjust_pvalues(raw, "holm")))
+    assert {tests[t]["family"] for t in tests} == {"WEAT gender tests weat6, weat7, weat8"}
+    assert [h.p_adjusted for h in sec.headlines] == \
+        pytest.approx(list(adjust_pvalues(raw, "holm")))
+
+
+def test_sweep_reuses_and_records_multi_plan_runs(tmp_path: Path, weat_vectors: Path) -> None:
+    """A sweep of weat + ripa skips what ``run`` and the report stored (no job), and into
+    a fresh store records one run per test under the keys ``run`` finds afterwards; the
+    sweep's page shows the report's numbers."""
+    from genderscope.sweep import driver
+    from genderscope.sweep.report import report_data
+    from genderscope.sweep.spec import MeasureSpec, ModelSpec, SweepSpec
+
+    spec = SweepSpec(models=[ModelSpec(str(weat_vectors), kind="vectors")],
+                     measures=[MeasureSpec("weat"), MeasureSpec("ripa")], quick=True,
+                     seed=SEED, cpus_per_job=1).check()
+    path = tmp_path / "s.sqlite"
+    first = _run_test("weat", "weat6", weat_vectors, path)
+    reported = _only_report(["weat", "ripa"], path, tmp_path / "p.html",
+                            vectors=[str(weat_vectors)])
+    runs = _runs(path)
+    assert len(runs) == 6
+    st = Store(path)
+    try:
+        swept = driver.run_sequential(spec, st)
+        assert swept.ran == 0 and swept.count("skipped") == 2 and _runs(path) == runs
+        weat = swept.statuses[(str(weat_vectors), "weat")]
+        assert weat.run_ids[0] == first["runs"]["weat6"] and len(weat.run_ids) == 3
+        page = report_data(spec, swept, st, "test")
+        for sec in page.sections:
+            ref = reported[sec.measure.name]
+            assert sec.status == "ok" and sec.run_id == ref.run_id
+            assert sec.result.summary == ref.result.summary
+            assert [h.p_adjusted for h in sec.headlines] == [h.p_adjusted for h in ref.headlines]
+    finally:
+        st.close()
+
+    fresh = tmp_path / "fresh.sqlite"  # the sweep first, then `run`
+    st = Store(fresh)
+    try:
+        swept = driver.run_sequential(spec, st)
+        assert swept.count("done") == 2 and len(_runs(fresh)) == 6
+        assert sorted(r[2] for r in _runs(fresh)) == sorted(r[2] for r in runs)  # same keys
+        for name in ("weat", "ripa"):
+            status = swept.statuses[(str(weat_vectors), name)]
+            for run_id, ref in zip(status.run_ids, reported[name].parts, strict=True):
+                _same(st.load_run(run_id), ref)
+    finally:
+        st.close()
+    again = _run_test("ripa", "weat8", weat_vectors, fresh)
+    assert again["runs"]["weat8"] in swept.statuses[(str(weat_vectors), "ripa")].run_ids
+    assert len(_runs(fresh)) == 6
+
+
+def test_seat_card_runs_one_plan_per_test(tmp_path: Path) -> None:
+    """SEAT: ``gs.run("seat", test=...)`` of one test, then the card: that run is the
+    card's first part; three stored runs in all."""
+    import genderscope as gs
+    from genderscope.report.entry import Context
+    from genderscope.report.runner import Subject, run_one
+
+    class Encoder:  # a sentence encoder of seeded hash features
+        kind = "encoder"
+        fingerprint = "test-hash-encoder"
+
+        def encode(self, texts, *, progress: bool = False):  # type: ignore[no-untyped-def]
+            import hashlib
+
+            import numpy as np
+
+            return np.array([np.random.default_rng(int(hashlib.sha256(t.encode()).hexdigest()[
+                :8], 16)).normal(size=8) for t in texts])
+
+        def describe(self) -> dict[str, object]:
+            return {"kind": "encoder", "fingerprint": self.fingerprint}
+
+    enc = Encoder()
+    path = tmp_path / "s.sqlite"
+    st = Store(path)
+    try:
+        first = gs.run("seat", enc, store=st, test="sent-weat6", permutations=10_000,
+                       seed=SEED)
+        sec = run_one(measures()["seat"], Subject("enc", "encoder", "e", lambda: enc),
+                      Context(quick=True, seed=SEED), st)
+        assert sec.status == "ok", sec.reason
+        assert sec.parts[0].metadata["run_id"] == first.metadata["run_id"]
+        assert sec.parts[0].metadata.get("reused") and len(_runs(path)) == 3
+        assert [h.label.split(":")[0] for h in sec.headlines] == \
+            ["sent-weat6", "sent-weat7", "sent-weat8"]
+    finally:
+        st.close()

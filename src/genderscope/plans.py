@@ -301,7 +301,8 @@ def weat(*, test: Any, tests_dir: Path | None = None, permutations: int = 10_000
             advance(1)
         return result
 
-    return Plan("weat", "vectors", run, inputs=spec)
+    return Plan("weat", "vectors", run, inputs=spec,
+                key_options={"test": None})  # its content is in the inputs
 
 
 def seat(*, test: Any, tests_dir: Path | None = None, permutations: int = 10_000,
@@ -313,7 +314,8 @@ def seat(*, test: Any, tests_dir: Path | None = None, permutations: int = 10_000
     spec = _association_test(test, tests_dir)
     return Plan("seat", "encoder", lambda enc: run_seat(
         enc, spec, n_permutations=permutations, seed=seed, exact_limit=exact_limit,
-        progress=progress), inputs=spec)
+        progress=progress), inputs=spec,
+        key_options={"test": None})  # its content is in the inputs
 
 
 # -- classifiers -------------------------------------------------------------------------

@@ -47,7 +47,8 @@ def _plan(name: str) -> Callable[..., Plan]:
                 advance(1)
             return result
 
-        return Plan(name, "vectors", run, inputs=spec)
+        return Plan(name, "vectors", run, inputs=spec,
+                    key_options={"test": None})  # its content is in the inputs
 
     plan.__name__ = name
     plan.__doc__ = (f"{name.upper()} of one WEAT/SEAT test (name, JSON file or "

@@ -15,7 +15,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from genderscope.datasets.locations import find_benchmark
 from genderscope.errors import DataError, where
@@ -44,6 +44,9 @@ class AssociationTest:
     attr2: WordSet
     path: str = ""
     sha256: str = ""
+    NOT_CONTENT: ClassVar[tuple[str, ...]] = ("path",)
+    """Not part of a run's reuse key (:mod:`genderscope.reuse`): the same test read from
+    another folder is the same items (its ``sha256`` and sets are its content)."""
 
     @property
     def is_sentence_test(self) -> bool:

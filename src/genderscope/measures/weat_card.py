@@ -1,5 +1,7 @@
-"""Report card for WEAT (word vectors) and SEAT (sentence encoders): default subset, run,
-headlines, plot, highlights and method card.
+"""Report card for WEAT (word vectors) and SEAT (sentence encoders): one plan per gender
+test (WEAT 6, 7, 8), each run and stored as ``genderscope run weat --test weat6`` runs
+it; the card combines them (Holm over the three), with headlines, plot, highlights and
+method card.
 
 The measure itself is :mod:`genderscope.measures.weat`; its docs page is
 ``docs/measures/weat.md``.
@@ -7,6 +9,7 @@ The measure itself is :mod:`genderscope.measures.weat`; its docs page is
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -38,38 +41,48 @@ def tests_dir(ctx: Context) -> Path:
     return ctx.data("seat") / "tests"
 
 
-def run(model: Any, ctx: Context, *, sentences: bool) -> Result:
-    from genderscope.datasets.seat import resolve_test
-    from genderscope.measures.weat import seat, weat
+PERMUTATIONS = 10_000
+"""Random re-partitions of a test (the plan's least; WEAT 6, 7, 8 and SEAT's word-level
+tests are exact at every scope: C(16, 8) = 12,870 partitions)."""
+
+
+def plans(ctx: Context, *, sentences: bool) -> list[tuple[str, dict[str, Any]]]:
+    """One ``weat`` (``seat``) plan per gender test: ``genderscope run weat --test weat6
+    --permutations 10000 --seed S`` stores the run a report's section reads."""
+    return [("seat" if sentences else "weat",
+             {"test": name, "tests_dir": tests_dir(ctx), "permutations": PERMUTATIONS,
+              "seed": ctx.seed}) for name in (SEAT_TESTS if sentences else WEAT_TESTS)]
+
+
+def tests_of(summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The tests of a summary: the card's (``tests``) or one stored run's (``test``)."""
+    if "tests" in summary:
+        return dict(summary["tests"])
+    return {str(summary["test"]): summary} if "test" in summary else {}
+
+
+def combine(parts: list[Result], ctx: Context) -> Result:
+    """One Result of the tests' runs: Holm over their two-sided permutation p (the tests
+    run together form one family), items and a table of the tests."""
     from genderscope.stats import annotate_family
 
-    names = SEAT_TESTS if sentences else WEAT_TESTS
-    results = []
-    for name in names:
-        test = resolve_test(name, tests_dir(ctx))
-        if sentences:
-            results.append(seat(model, test, n_permutations=ctx.n_permutations, seed=ctx.seed,
-                                n_resamples=ctx.n_resamples, progress=ctx.progress))
-        else:
-            results.append(weat(model, test, n_permutations=ctx.n_permutations, seed=ctx.seed,
-                                n_resamples=ctx.n_resamples))
-    # the tests run together form one family: Holm over their two-sided permutation p
-    annotate_family([r.summary for r in results],
-                    f"{'SEAT' if sentences else 'WEAT'} gender tests {', '.join(names)}")
-    items = pd.concat([r.items.assign(test=r.summary["test"]) for r in results],
+    method = parts[0].method
+    summaries = [copy.deepcopy(r.summary) for r in parts]  # the stored runs stay as they are
+    names = [str(s["test"]) for s in summaries]
+    annotate_family(summaries, f"{method.upper()} gender tests {', '.join(names)}")
+    items = pd.concat([r.items.assign(test=s["test"]) for r, s in zip(parts, summaries,
+                                                                     strict=True)],
                       ignore_index=True)
-    rows = [{"test": r.summary["test"], "X": r.summary["categories"]["X"],
-             "Y": r.summary["categories"]["Y"], "A": r.summary["categories"]["A"],
-             "B": r.summary["categories"]["B"], **{f"d_{k}": r.summary["effect_size"][k]
-                                                    for k in ("estimate", "ci_low", "ci_high")},
-             "p_value": r.summary["p_value"], "p_adjusted": r.summary["p_adjusted"],
-             "p_one_sided": r.summary.get("p_one_sided"),
-             "exact": r.summary["exact"]} for r in results]
-    summary = {"tests": {r.summary["test"]: r.summary for r in results}}
-    meta = {"model": results[0].metadata.get("model"), "seed": ctx.seed,
-            "params": {"tests": list(names), "n_permutations": ctx.n_permutations},
-            "data": {r.summary["test"]: r.metadata.get("data") for r in results}}
-    return Result("seat" if sentences else "weat", summary, items, meta,
+    rows = [{"test": s["test"], "X": s["categories"]["X"], "Y": s["categories"]["Y"],
+             "A": s["categories"]["A"], "B": s["categories"]["B"],
+             **{f"d_{k}": s["effect_size"][k] for k in ("estimate", "ci_low", "ci_high")},
+             "p_value": s["p_value"], "p_adjusted": s["p_adjusted"],
+             "p_one_sided": s.get("p_one_sided"), "exact": s["exact"]} for s in summaries]
+    meta = {"model": parts[0].metadata.get("model"), "seed": ctx.seed,
+            "params": {"tests": names, "n_permutations": PERMUTATIONS},
+            "data": {s["test"]: r.metadata.get("data") for r, s in zip(parts, summaries,
+                                                                      strict=True)}}
+    return Result(method, {"tests": {s["test"]: s for s in summaries}}, items, meta,
                   tables={"tests": pd.DataFrame(rows)})
 
 
@@ -81,7 +94,7 @@ def _unit(r: Result) -> str:
 
 def headlines(r: Result) -> list[Headline]:
     out = []
-    for name, s in r.summary.get("tests", {}).items():
+    for name, s in tests_of(r.summary).items():
         c = s["categories"]
         out.append(from_ci(f"{name}: {c['X']} vs {c['Y']} × {c['A']} vs {c['B']} (d)",
                            {**s["effect_size"], "p_value": s.get("p_value"),
@@ -95,8 +108,8 @@ def headlines(r: Result) -> list[Headline]:
 
 def plot(r: Result) -> Any:
     rows = []
-    effects = [s["effect_size"] for s in r.summary.get("tests", {}).values()]
-    for name, s in r.summary.get("tests", {}).items():
+    effects = [s["effect_size"] for s in tests_of(r.summary).values()]
+    for name, s in tests_of(r.summary).items():
         c = s["categories"]
         e = s["effect_size"]
         rows.append((f"{name}\n{c['X']}/{c['Y']} × {c['A']}/{c['B']}", e["estimate"],
@@ -153,11 +166,8 @@ CAVEATS = ("Small word sets: one word can move d a lot; the two-sided permutatio
 WEAT = Measure(
     name="weat", title="WEAT (word vectors)", kinds=("vectors",), langs=("en",),
     version="3",  # 2: Holm over the tests run together; 3: two-sided p, t CI over words
-    run=lambda m, ctx: run(m, ctx, sentences=False), headlines=headlines,
-    plot=plot, highlights=highlights,
-    params=lambda ctx: {"tests": list(WEAT_TESTS), "seed": ctx.seed,
-                        "n_permutations": ctx.n_permutations},
-    data_files=lambda ctx: [tests_dir(ctx) / f"{t}.jsonl" for t in WEAT_TESTS],
+    run=None, plans=lambda ctx: plans(ctx, sentences=False), combine=combine,
+    headlines=headlines, plot=plot, highlights=highlights,
     card=MethodCard(
         definition="s(w) = mean cos(w, A) − mean cos(w, B); d = (mean s over X − mean s over "
                    "Y) / std of s over X ∪ Y (Caliskan et al. 2017, Science, eq. in the "
@@ -173,11 +183,8 @@ SEAT = Measure(
     name="seat", title="SEAT (sentence encoder or LM hidden states)",
     kinds=("encoder", *LM_KINDS), langs=("en",),
     version="3",  # 3: source words are the unit of the test and the CI; two-sided p
-    run=lambda m, ctx: run(m, ctx, sentences=True), headlines=headlines,
-    plot=plot, highlights=highlights, paired=paired,
-    params=lambda ctx: {"tests": list(SEAT_TESTS), "seed": ctx.seed,
-                        "n_permutations": ctx.n_permutations},
-    data_files=lambda ctx: [tests_dir(ctx) / f"{t}.jsonl" for t in SEAT_TESTS],
+    run=None, plans=lambda ctx: plans(ctx, sentences=True), combine=combine,
+    headlines=headlines, plot=plot, highlights=highlights, paired=paired,
     card=MethodCard(
         definition="WEAT's effect size and permutation test over sentence embeddings of "
                    "semantically bleached templates ('This is a …') (May et al. 2019). The "

@@ -1,6 +1,8 @@
 """Report cards of RIPA, RND, ECT, MAC and RNSB (word vectors) on the gender tests WEAT
-6, 7, 8: run, headlines, plot, highlights and method card. The metrics are
-:mod:`genderscope.measures.wefe_metrics`; docs in ``docs/measures/<name>.md``.
+6, 7, 8: one plan per test (each run and stored as ``genderscope run ripa --test weat6``
+runs it), combined into one section with headlines, plot, highlights and method card.
+The metrics are :mod:`genderscope.measures.wefe_metrics`; docs in
+``docs/measures/<name>.md``.
 These entries are run on request only (``--measure ripa``), WEAT being the default."""
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import pandas as pd
 
 from genderscope.measures.card_tools import top_rows
 from genderscope.measures.weat_card import WEAT_TESTS, tests_dir
+from genderscope.plans_embeddings import TESTED
 from genderscope.report import plots
 from genderscope.report.entry import Context, Headline, Measure, MethodCard, from_ci
 from genderscope.results import Result
@@ -18,24 +21,36 @@ from genderscope.results import Result
 NULLS = {"ripa": 0.0, "rnd": 0.0, "ect": 1.0, "mac": None, "rnsb": 0.0}
 
 
-def run(name: str, model: Any, ctx: Context) -> Result:
-    from genderscope.datasets.seat import resolve_test
-    from genderscope.measures.wefe_metrics import METRICS
-
+def plans(name: str, ctx: Context) -> list[tuple[str, dict[str, Any]]]:
+    """One plan of metric ``name`` per test: ``genderscope run ripa --test weat6
+    --permutations P --resamples R --seed S`` stores the run a report's section reads."""
     # RNSB refits a classifier per replicate: a tenth as many (1,000; 100 when quick)
-    opts: dict[str, Any] = {"seed": ctx.seed, "n_resamples": ctx.n_resamples if name != "rnsb"
+    opts: dict[str, Any] = {"tests_dir": tests_dir(ctx), "seed": ctx.seed,
+                            "resamples": ctx.n_resamples if name != "rnsb"
                             else ctx.n_resamples // 10}
-    if name in ("ripa", "rnd"):
-        opts["n_permutations"] = ctx.n_permutations
-    results = [METRICS[name](model, resolve_test(t, tests_dir(ctx)), **opts)
-               for t in WEAT_TESTS]
-    items = pd.concat([r.items.assign(test=r.summary["test"]) for r in results],
+    if name in TESTED:  # the others take no permutations: their default keys the run
+        opts["permutations"] = ctx.n_permutations
+    return [(name, {"test": t, **opts}) for t in WEAT_TESTS]
+
+
+def combine(parts: list[Result], ctx: Context) -> Result:
+    """One Result of the tests' runs (their items, summaries by test)."""
+    name = parts[0].method
+    items = pd.concat([r.items.assign(test=r.summary["test"]) for r in parts],
                       ignore_index=True)
-    summary = {"tests": {r.summary["test"]: r.summary for r in results}}
-    meta = {"model": results[0].metadata.get("model"), "seed": ctx.seed,
-            "params": {"tests": list(WEAT_TESTS), "n_resamples": opts["n_resamples"]},
-            "data": {r.summary["test"]: r.metadata.get("data") for r in results}}
+    summary = {"tests": {r.summary["test"]: r.summary for r in parts}}
+    resamples = ctx.n_resamples if name != "rnsb" else ctx.n_resamples // 10
+    meta = {"model": parts[0].metadata.get("model"), "seed": ctx.seed,
+            "params": {"tests": [r.summary["test"] for r in parts], "n_resamples": resamples},
+            "data": {r.summary["test"]: r.metadata.get("data") for r in parts}}
     return Result(name, summary, items, meta)
+
+
+def tests_of(summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The tests of a summary: the card's (``tests``) or one stored run's (``test``)."""
+    if "tests" in summary:
+        return dict(summary["tests"])
+    return {str(summary["test"]): summary} if "test" in summary else {}
 
 
 def _entries(s: dict[str, Any], name: str) -> list[tuple[str, dict[str, Any]]]:
@@ -49,13 +64,13 @@ def headlines(r: Result) -> list[Headline]:
     null = NULLS[r.method]
     return [from_ci(f"{test}: {label} ({r.method.upper()})", e,
                     **({"null": null} if null is not None else {}))
-            for test, s in r.summary.get("tests", {}).items()
+            for test, s in tests_of(r.summary).items()
             for label, e in _entries(s, r.method)]
 
 
 def plot(r: Result) -> Any:
     rows = [(f"{test}\n{label}", e["estimate"], e["ci_low"], e["ci_high"])
-            for test, s in r.summary.get("tests", {}).items()
+            for test, s in tests_of(r.summary).items()
             for label, e in _entries(s, r.method)]
     if not rows:
         return None
@@ -102,12 +117,8 @@ def _measure(name: str) -> Measure:
     title, definition, citation = CARDS[name]
     return Measure(
         name=name, title=title, kinds=("vectors",), langs=("en",), default=False,
-        run=lambda m, ctx: run(name, m, ctx), headlines=headlines, plot=plot,
-        highlights=highlights,
-        params=lambda ctx: {"tests": list(WEAT_TESTS), "seed": ctx.seed,
-                            "n_resamples": ctx.n_resamples,
-                            "n_permutations": ctx.n_permutations},
-        data_files=lambda ctx: [tests_dir(ctx) / f"{t}.jsonl" for t in WEAT_TESTS],
+        run=None, plans=lambda ctx: plans(name, ctx), combine=combine,
+        headlines=headlines, plot=plot, highlights=highlights,
         card=MethodCard(definition=definition, citation=citation,
                         caveats=("Same small word sets as WEAT 6, 7, 8: one word moves the "
                                  "value a lot.",),

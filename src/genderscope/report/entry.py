@@ -15,6 +15,8 @@ collects the entries by name, :mod:`genderscope.report.runner` runs them and
   function behind ``genderscope run``, so the run is found and recorded under the
   plan's reuse key (:mod:`genderscope.reuse`): one measurement, one stored run,
   whichever of run/report/sweep made it. The card loads no data itself;
+- or ``plans(ctx)``, several such plans (one per test), and ``combine``, which makes
+  one Result of their stored runs (e.g. Holm over the tests);
 - or, for entries not yet expressed as a plan, ``run(adapter, ctx) -> Result`` with
   the default subset (``ctx.quick`` asks for a small, fast one) and ``ctx.seed``, and
   ``params(ctx)`` and ``data_files(ctx)``: what identifies such a run (its own key
@@ -305,6 +307,10 @@ class Measure:
     entries only: a plan's options are in its key)."""
     plan: Callable[[Context], tuple[str, dict[str, Any]]] | None = None
     """``ctx -> (measure, options)`` for :func:`genderscope.api.run` (see above)."""
+    plans: Callable[[Context], list[tuple[str, dict[str, Any]]]] | None = None
+    """Several plans (WEAT 6, 7, 8: one per test), each run and stored on its own;
+    ``combine(results, ctx)`` makes the entry's Result of their Results."""
+    combine: Callable[[list[Result], Context], Result] | None = None
 
     def not_applicable(self, kind: str, ctx: Context) -> str | None:
         """Why the measure does not apply to a model of ``kind`` in ``ctx``, or None."""

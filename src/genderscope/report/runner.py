@@ -11,7 +11,9 @@ reuse key (:mod:`genderscope.reuse`: measure, options, model identity, the items
 content, genderscope version), so ``genderscope run crows-pairs --bias-type gender
 --limit 40`` and a ``--quick`` report share one stored run. A model the store has
 seen opens deferred from its memo, so a report whose runs are all stored loads no
-weights and runs no forward pass. Entries without a plan keep their own key
+weights and runs no forward pass. A card may name several plans (WEAT 6, 7, 8), each
+stored under its own key and combined into the section
+(:mod:`genderscope.report.plan_runs`). Entries without a plan keep their own key
 (:func:`entry_key`: entry version, model identity, parameters, data-file hashes).
 When a measure does run, the adapter's own score cache still avoids repeated
 forward passes.
@@ -38,6 +40,7 @@ from typing import Any
 
 from genderscope import __version__
 from genderscope.errors import GenderscopeError
+from genderscope.report.plan_runs import has_plans, plan_keys, run_plans
 from genderscope.report.registry import Context, Headline, Measure, select
 from genderscope.results import Result, file_sha256, to_json
 from genderscope.store import Store
@@ -180,6 +183,8 @@ class Section:
     reused: bool = False
     seconds: float = 0.0
     headlines: list[Headline] = field(default_factory=list)
+    parts: list[Result] = field(default_factory=list)
+    """The Result of each plan, as stored (a card with several plans combines them)."""
 
 
 @dataclass
@@ -286,47 +291,27 @@ def entry_key(measure: Measure, subject: Subject, ctx: Context) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+def reuse_keys(measure: Measure, subject: Subject, ctx: Context) -> list[str | None]:
+    """The keys a run of ``measure`` on ``subject`` is stored under, told without loading
+    weights: one per plan (:func:`~genderscope.report.plan_runs.plan_keys`; None when the
+    store has not seen the model, or the plan is never reused), else :func:`entry_key`."""
+    if not has_plans(measure):
+        return [entry_key(measure, subject, ctx)]
+    return plan_keys(measure, subject, ctx)
+
+
 def reuse_key(measure: Measure, subject: Subject, ctx: Context) -> str | None:
-    """The key a run of ``measure`` on ``subject`` is stored under, told without loading
-    weights: a plan's (:func:`genderscope.api.run_key`, the adapter opened from the
-    store's memo; None when the store has not seen the model, or the plan is never
-    reused) or :func:`entry_key`."""
-    if measure.plan is None:
-        return entry_key(measure, subject, ctx)
-    from genderscope.api import run_key
-    from genderscope.models.memo import peeking
-
-    name, options = measure.plan(ctx)
-    try:
-        with peeking():
-            adapter = subject.adapter()
-    except Exception:  # noqa: BLE001 - WouldLoad (the store has not seen the model), or
-        return None  # e.g. --device cuda on a CPU-only driver: the job runs and tells it
-    return run_key(name, adapter, **subject.model_options, **options)
-
-
-def _run_plan(measure: Measure, subject: Subject, ctx: Context, store: Store | None, *,
-              reuse: bool, record: bool, command: str) -> Result:
-    """The entry's measure through :func:`genderscope.api.run` (the same call as
-    ``genderscope run``), found in or recorded to ``store``."""
-    from genderscope.api import run as run_measure
-
-    assert measure.plan is not None
-    name, options = measure.plan(ctx)
-    st = store if store is not None else Store(":memory:")
-    try:
-        return run_measure(name, subject.adapter(), store=st, reuse=reuse,
-                           record=record and store is not None, command=command,
-                           progress=ctx.progress, **subject.model_options, **options)
-    finally:
-        if store is None:
-            st.close()
+    """:func:`reuse_keys` as one string (several plans' keys joined by spaces; None when
+    any is unknown)."""
+    keys = reuse_keys(measure, subject, ctx)
+    return None if not keys or None in keys else " ".join(k for k in keys if k)
 
 
 def run_one(measure: Measure, subject: Subject, ctx: Context, store: Store | None, *,
             reuse: bool = True, command: str = "", record: bool = True) -> Section:
     """Run (or reuse) one measure; never raises for a measure failure. ``record=False``:
-    the result is not recorded in ``store`` (a sweep worker ships it to the driver)."""
+    the result is not recorded in ``store`` (a sweep worker ships it, or each of its
+    plans' ``parts``, to the driver)."""
     reason = measure.not_applicable(subject.kind, ctx)
     if reason:
         return Section(measure, subject, "not applicable", reason)
@@ -335,11 +320,12 @@ def run_one(measure: Measure, subject: Subject, ctx: Context, store: Store | Non
         result: Result | None = None
         run_id = None
         reused = False
-        if measure.plan is not None:
-            result = _run_plan(measure, subject, ctx, store, reuse=reuse, record=record,
-                               command=command)
-            reused = bool(result.metadata.get("reused"))
-            run_id = result.metadata.get("run_id") if store is not None and record else None
+        parts: list[Result] = []
+        if has_plans(measure):
+            done = run_plans(measure, subject, ctx, store, reuse=reuse, record=record,
+                             command=command)
+            result, parts, reused = done.result, done.parts, done.reused
+            run_id = ", ".join(done.run_ids) or None
         else:
             key = entry_key(measure, subject, ctx)
             if reuse and store is not None:
@@ -368,7 +354,8 @@ def run_one(measure: Measure, subject: Subject, ctx: Context, store: Store | Non
         return Section(measure, subject, "failed", one_line(exc),
                        seconds=round(time.perf_counter() - t0, 2))
     return Section(measure, subject, "ok", result=result, run_id=run_id, reused=reused,
-                   seconds=round(time.perf_counter() - t0, 2), headlines=headlines)
+                   seconds=round(time.perf_counter() - t0, 2), headlines=headlines,
+                   parts=parts)
 
 
 def run_report(subjects: Sequence[Subject], ctx: Context, store: Store | None, *,

@@ -1,18 +1,19 @@
 """The sweep driver: plans jobs, runs them as Ray tasks, records what they return.
 
-- **Plan** (no model loads): each model's identity and kind are read as the report
-  reads them; a (model, measure) whose run is already in the store under the same
-  key is skipped, so a rerun of a finished sweep runs no job. The key is the one
-  ``genderscope run`` and ``report`` use (:func:`genderscope.report.runner.reuse_key`:
-  the measure plan's key, told from the adapter memo the store holds once the model
+- **Plan** (no model loads, :mod:`genderscope.sweep.planning`): each model's identity
+  and kind are read as the report reads them; a (model, measure) whose run is already
+  in the store under the same key is skipped, so a rerun of a finished sweep runs no
+  job. The key is the one ``genderscope run`` and ``report`` use
+  (:func:`genderscope.report.runner.reuse_keys`: the measure plan's key, one per plan
+  for a card with several, told from the adapter memo the store holds once the model
   has loaded anywhere; a model the store has not seen yet always runs).
 - **Run**: one Ray task per model with its pending measures grouped, so a model
   loads once; it asks Ray for ``cpus_per_job`` CPUs and, unless the model's kind
   is CPU-only (word vectors), ``gpus_per_job`` GPUs. Ray re-runs a task whose
   worker process died (``max_retries``); a task delivers its Results only when it
   finishes, so a dead worker leaves nothing half-recorded.
-- **Record**: each finished task's Results and new cache entries go into the store
-  in one transaction (:meth:`~genderscope.store.Store.record_job`).
+- **Record**: each finished task's Results (one per plan) and new cache entries go
+  into the store in one transaction (:meth:`~genderscope.store.Store.record_job`).
 
 Ray is imported only here (``pip install "genderscope[ray]"``).
 """
@@ -23,137 +24,21 @@ import os
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from genderscope.errors import GenderscopeError
-from genderscope.report.entry import Context, Measure
-from genderscope.report.runner import Subject, one_line, reuse_key
+from genderscope.report.runner import one_line
 from genderscope.store import Store
-from genderscope.sweep.jobs import (
-    JobOutcome,
-    JobPayload,
-    make_subject,
-    measure_context,
-    run_model_job,
+from genderscope.sweep.jobs import JobOutcome, JobPayload, run_model_job
+from genderscope.sweep.planning import (  # noqa: F401 - re-exported for callers
+    JobStatus,
+    Planned,
+    SweepRun,
+    _payload,
+    plan,
+    record,
 )
-from genderscope.sweep.spec import ModelSpec, SweepSpec
-
-
-@dataclass
-class JobStatus:
-    """The state of one (model, measure) job."""
-
-    model: str
-    measure: str
-    status: str
-    """``pending``, ``done``, ``skipped`` (already recorded), ``failed`` or
-    ``not applicable``."""
-    reason: str = ""
-    key: str = ""
-    run_id: str | None = None
-    attempts: int = 0
-    seconds: float = 0.0
-    node: str = ""
-    """The Ray node id of the attempt that delivered its result."""
-
-
-@dataclass
-class Planned:
-    """One model's task: its subject and the measures it still has to run."""
-
-    model: ModelSpec
-    subject: Subject | None
-    pending: list[tuple[Measure, Context, str]] = field(default_factory=list)
-
-
-@dataclass
-class SweepRun:
-    """Outcome of a sweep: every job's status, the subjects and the wall time."""
-
-    statuses: dict[tuple[str, str], JobStatus]
-    subjects: dict[str, Subject | None]
-    contexts: dict[str, Context]
-    seconds: float = 0.0
-    ran: int = 0
-    """Number of Ray tasks started by this sweep (0 when everything was recorded)."""
-
-    def count(self, status: str) -> int:
-        return sum(s.status == status for s in self.statuses.values())
-
-
-def plan(spec: SweepSpec, store: Store) -> tuple[list[Planned], SweepRun]:
-    """Which (model, measure) jobs must run; everything else gets its status now."""
-    from genderscope.report.registry import select
-
-    chosen = select([m.name for m in spec.measures])
-    contexts = {ms.name: measure_context(spec, ms) for ms in spec.measures}
-    run = SweepRun({}, {}, contexts)
-    planned: list[Planned] = []
-    for model in spec.models:
-        try:
-            subject: Subject | None = make_subject(model, store, device=spec.device,
-                                                   dtype=spec.dtype, start_token=spec.start_token)
-        except Exception as exc:  # noqa: BLE001 - a bad model id fails its jobs only
-            subject, reason = None, one_line(exc)
-        run.subjects[model.name] = subject
-        job = Planned(model, subject)
-        for measure in chosen:
-            st = JobStatus(model.name, measure.name, "pending")
-            run.statuses[(model.name, measure.name)] = st
-            ctx = contexts[measure.name]
-            if subject is None:
-                st.status, st.reason = "failed", reason
-                continue
-            why = measure.not_applicable(subject.kind, ctx)
-            if why:
-                st.status, st.reason = "not applicable", why
-                continue
-            try:
-                st.key = reuse_key(measure, subject, ctx) or ""
-            except Exception as exc:  # noqa: BLE001 - e.g. a data file that cannot be read
-                st.status, st.reason = "failed", one_line(exc)
-                continue
-            st.run_id = store.find_run(st.key) if st.key else None
-            if st.run_id is not None:
-                st.status = "skipped"
-                continue
-            job.pending.append((measure, ctx, st.key))
-        if job.pending:
-            planned.append(job)
-    return planned, run
-
-
-def record(store: Store, run: SweepRun, job: Planned, outcome: JobOutcome) -> None:
-    """Record one finished task's Results and cache entries in one transaction."""
-    keys = {m.name: key for m, _, key in job.pending}
-    results = []
-    names = []
-    for mo in outcome.measures:
-        st = run.statuses[(job.model.name, mo.name)]
-        st.seconds, st.node = mo.seconds, outcome.node
-        if mo.status == "ok" and mo.result is not None:
-            if keys[mo.name]:  # the driver's key when it could tell it (the same key)
-                mo.result.metadata["cache_key"] = keys[mo.name]
-            results.append(mo.result)
-            names.append(mo.name)
-        else:
-            st.status, st.reason = mo.status, mo.reason
-    ids = store.record_job(results, outcome.cache_entries)
-    for name, run_id in zip(names, ids, strict=True):
-        st = run.statuses[(job.model.name, name)]
-        st.status, st.run_id = "done", run_id
-    for measure, _, _ in job.pending:  # a measure the task did not report back
-        st = run.statuses[(job.model.name, measure.name)]
-        if st.status == "pending":
-            st.status, st.reason = "failed", "the job returned no result for this measure"
-
-
-def _payload(spec: SweepSpec, job: Planned, store: Store, command: str, gpus: float
-             ) -> JobPayload:
-    device = spec.device if spec.device is not None or gpus > 0 else "cpu"
-    return JobPayload(job.model, [(m.name, ctx) for m, ctx, _ in job.pending], device,
-                      spec.dtype, spec.start_token, str(store.path), command)
+from genderscope.sweep.spec import SweepSpec
 
 
 # -- Ray ----------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ once per job; each measure runs through
 :func:`genderscope.report.runner.run_one`, the same code path as
 ``genderscope report``, and so (for a card with a plan) through
 :func:`genderscope.api.run`, the function behind ``genderscope run``: a sweep gives
-the numbers, and the reuse key, that ``run`` and ``report`` give.
+the numbers, and the reuse key, that ``run`` and ``report`` give (a card with several
+plans returns each plan's Result, which the driver records under its own key).
 
 Workers never write to the driver's SQLite store: the adapter's score cache is a
 :class:`JobCache` that reads the driver's store read-only when its file is
@@ -115,6 +116,9 @@ class MeasureOutcome:
     reason: str = ""
     result: Result | None = None
     seconds: float = 0.0
+    parts: list[Result] = field(default_factory=list)
+    """The Result of each of the card's plans (several for WEAT's tests): what the driver
+    records, each under its plan's key."""
 
 
 @dataclass
@@ -174,7 +178,7 @@ def run_model_job(job: JobPayload, attempt: int = 1) -> JobOutcome:
             sec = run_one(registry[name], subject, ctx, cache, reuse=False, record=False,
                           command=job.command)
             out.measures.append(MeasureOutcome(name, sec.status, sec.reason, sec.result,
-                                               sec.seconds))
+                                               sec.seconds, sec.parts))
             if k == 0 and _crash_now(job.model.name, attempt):
                 os.kill(os.getpid(), signal.SIGKILL)  # test hook: the worker dies mid-job
         out.cache_entries = cache.new_entries()

@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from genderscope.report import plots
-from genderscope.report.registry import fmt, measures
+from genderscope.report.registry import Context, Measure, fmt, measures
 from genderscope.report.runner import ReportData, Section, Subject
+from genderscope.results import Result
 from genderscope.store import Store
 from genderscope.sweep.driver import SweepRun
+from genderscope.sweep.planning import JobStatus
 from genderscope.sweep.spec import SweepSpec
 
 
@@ -29,6 +31,18 @@ def _placeholder(label: str, reason: str) -> Subject:
     def fail() -> Any:
         raise RuntimeError(reason)
     return Subject(label, "unknown", "-", fail)
+
+
+def _stored(measure: Measure, st: JobStatus, store: Store, ctx: Context) -> Result:
+    """The section's Result: the stored run, or the card's combination of its plans'
+    stored runs (one per test)."""
+    if measure.plans is None:
+        return store.load_run(st.run_id or "")
+    from genderscope.report.plan_runs import combined
+
+    result = combined(measure, [store.load_run(i) for i in st.run_ids], ctx)
+    result.metadata["run_ids"] = list(st.run_ids)
+    return result
 
 
 def report_data(spec: SweepSpec, run: SweepRun, store: Store, command: str) -> ReportData:
@@ -49,8 +63,8 @@ def report_data(spec: SweepSpec, run: SweepRun, store: Store, command: str) -> R
             st = run.statuses[(model.name, ms.name)]
             measure = registry[ms.name]
             if st.status in ("done", "skipped") and st.run_id is not None:
-                result = store.load_run(st.run_id)
                 try:
+                    result = _stored(measure, st, store, run.contexts[ms.name])
                     heads = measure.headlines(result)
                 except Exception as exc:  # noqa: BLE001 - a stored run the entry cannot read
                     sections.append(Section(measure, subject, "failed",
