@@ -450,3 +450,50 @@ def test_seat_card_runs_one_plan_per_test(tmp_path: Path) -> None:
             ["sent-weat6", "sent-weat7", "sent-weat8"]
     finally:
         st.close()
+
+
+@pytest.mark.parametrize("quick", [True, False])
+def test_multi_plan_cards_keep_the_numbers_of_their_own_runs(quick: bool, tmp_path: Path,
+                                                             weat_vectors: Path,
+                                                             data_dir: Path) -> None:
+    """The sections of weat and the WEFE metrics equal what the cards computed when they
+    ran their own subset (the measures called directly with the old cards' settings:
+    ``ctx.n_permutations`` permutations, WEFE ``ctx.n_resamples`` resamples, RNSB a tenth,
+    Holm over weat6-8): every headline and every item."""
+    import numpy as np
+
+    from genderscope.datasets.seat import resolve_test
+    from genderscope.measures.weat import weat
+    from genderscope.measures.wefe_metrics import METRICS
+    from genderscope.models.vectors import load_vectors
+    from genderscope.report.runner import Subject, run_one
+    from genderscope.results import Result
+    from genderscope.stats import annotate_family
+
+    ctx = Context(quick=quick, seed=SEED, data_dir=data_dir)
+    vecs = load_vectors(str(weat_vectors))
+    tests = [resolve_test(t, data_dir / "seat" / "tests") for t in ("weat6", "weat7", "weat8")]
+    reg = measures()
+    for name in ("weat", "ripa", "rnd", "ect", "mac", "rnsb"):
+        if name == "weat":
+            old = [weat(vecs, t, n_permutations=ctx.n_permutations, seed=SEED,
+                        n_resamples=ctx.n_resamples) for t in tests]
+            annotate_family([r.summary for r in old], "WEAT gender tests weat6, weat7, weat8")
+        else:
+            opts = {"seed": SEED, "n_resamples": ctx.n_resamples // (10 if name == "rnsb"
+                                                                     else 1)}
+            if name in ("ripa", "rnd"):
+                opts["n_permutations"] = ctx.n_permutations
+            old = [METRICS[name](vecs, t, **opts) for t in tests]
+        ref = Result(name, {"tests": {r.summary["test"]: r.summary for r in old}},
+                     pd.concat([r.items.assign(test=r.summary["test"]) for r in old],
+                               ignore_index=True), {})
+        sec = run_one(reg[name], Subject("v", "vectors", "v", lambda: vecs), ctx, None)
+        assert sec.status == "ok", sec.reason
+        want = [(h.label, h.estimate, h.ci_low, h.ci_high, h.p_value, h.p_adjusted)
+                for h in reg[name].headlines(ref)]
+        got = [(h.label, h.estimate, h.ci_low, h.ci_high, h.p_value, h.p_adjusted)
+               for h in sec.headlines]
+        assert got == want, name
+        assert len(got) >= 3 and all(np.isfinite(g[1]) for g in got)
+        pd.testing.assert_frame_equal(sec.result.items, ref.items, check_exact=True)
