@@ -8,7 +8,14 @@ sum the two halves), over the same precomputed association scores, in the same r
 Prints the times (median of ``--repeats``), the ratio and both p-values.
 
     python benchmarks/bench_weat_permutations.py [--permutations N]
-        [--record]
+        [--record] [--whole-process]
+
+``--whole-process``: instead, each way as a whole process timed from outside, python
+start to exit (median of ``--repeats``): the loop as a script (imports, GloVe, the test's
+words, association scores, the loop, p printed) against ``genderscope run weat --test
+T --permutations N --exact-limit 0 --out DIR`` as a user types it (fresh store through
+``$GENDERSCOPE_STORE``, the table on the terminal; it also computes the effect size's
+bootstrap CI and saves its files); record case ``whole-process``.
 
 Data: the SEAT tests folder found by ``genderscope.datasets.locations.find_benchmark``
 (``$GENDERSCOPE_DATA``, else ``shared/data`` or ``../shared/data``).
@@ -18,9 +25,15 @@ Data: the SEAT tests folder found by ``genderscope.datasets.locations.find_bench
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import shutil
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 from benchrecord import Recorder, add_record_options
@@ -52,6 +65,62 @@ def timed(fn, repeats: int) -> tuple[float, object]:  # noqa: ANN001
     return statistics.median(times), out
 
 
+def _scores(test_name: str) -> tuple[object, np.ndarray, np.ndarray, list]:
+    """The test, the X and Y association scores on GloVe 6B 50d, and the four sets."""
+    from genderscope.datasets.seat import resolve_test
+    from genderscope.measures.weat import association_scores
+    from genderscope.models.vectors import load_vectors
+
+    vecs = load_vectors("glove-6b-50d")
+    test = resolve_test(test_name, find_benchmark("seat") / "tests")
+    keys = [[vecs.key_for(w) for w in s.examples] for s in test.sets()]
+    x, y, a, b = (vecs.vectors(k) for k in keys)
+    s, _, _ = association_scores(np.vstack([x, y]), a, b)
+    return test, s[:len(x)], s[len(x):], [x, y, a, b]
+
+
+def _timed(cmd: list[str], env: dict[str, str]) -> float:
+    t0 = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    wall = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{done.stderr[-3000:]}")
+    return wall
+
+
+def whole_process(args: argparse.Namespace, recorder: Recorder) -> None:
+    """Both ways as whole processes, python start to exit, timed from outside."""
+    work = Path(tempfile.mkdtemp(prefix="gs-bench-weat-"))
+    env = dict(os.environ, COLUMNS="100",  # the data folder, as the README tells a user
+               GENDERSCOPE_DATA=str(find_benchmark("seat").resolve().parent))
+    script = Path(sys.executable).with_name("genderscope")
+    head = [str(script)] if script.is_file() else [
+        sys.executable, "-c", "from genderscope.cli.app import main; main()"]
+    typed = ["run", "weat", "--test", args.test, "--permutations", str(args.permutations),
+             "--exact-limit", "0", "--out", str(work / "gs")]
+    loop_t, cli_t = [], []
+    for k in range(args.repeats):  # alternating, so a drift in load hits both
+        loop_t.append(_timed([sys.executable, __file__, "--child-loop", "--test", args.test,
+                              "--permutations", str(args.permutations)], env))
+        shutil.rmtree(work / "gs", ignore_errors=True)
+        cli_t.append(_timed([*head, *typed], dict(env, GENDERSCOPE_STORE=str(
+            work / f"store-{k}.sqlite"))))
+        print(f"repeat {k + 1}: loop script {loop_t[-1]:.2f} s, genderscope "
+              f"{cli_t[-1]:.2f} s", flush=True)
+    loop_s, cli_s = statistics.median(loop_t), statistics.median(cli_t)
+    print(f"whole processes: loop script {loop_s:.2f} s, `genderscope {' '.join(typed)}` "
+          f"{cli_s:.2f} s: {loop_s / cli_s:.2f}x")
+    shutil.rmtree(work, ignore_errors=True)
+    recorder.write(
+        case="whole-process",
+        what=f"WEAT ({args.test}), {args.permutations:,} permutations, GloVe 6B 50d",
+        baseline=f"the Python loop as a script, median of {args.repeats}", baseline_s=loop_s,
+        genderscope=f"`genderscope run weat --test {args.test} --permutations "
+                    f"{args.permutations} --exact-limit 0 --out DIR` (also the effect "
+                    f"size's bootstrap CI), median of {args.repeats}",
+        genderscope_s=cli_s, device=args.device)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--permutations", type=int, default=100_000)
@@ -60,21 +129,23 @@ def main() -> None:
     ap.add_argument("--device", default="cpu", choices=["cpu"],
                     help="the permutation test is numpy on the CPU; accepted for a uniform "
                          "interface")
+    ap.add_argument("--whole-process", action="store_true",
+                    help="each way as a whole process, as typed (record case whole-process)")
+    ap.add_argument("--child-loop", action="store_true", help=argparse.SUPPRESS)
     add_record_options(ap)
     args = ap.parse_args()
+    if args.child_loop:  # the baseline as a script: load, score, loop, print p
+        _, sx, sy, _ = _scores(args.test)
+        print(f"p = {loop_p_value(sx.tolist(), sy.tolist(), args.permutations, 0):.6f}")
+        return
     recorder = Recorder.from_args(__file__, args)
+    if args.whole_process:
+        whole_process(args, recorder)
+        return
 
-    from genderscope.datasets.seat import resolve_test
-    from genderscope.measures.weat import association_scores
-    from genderscope.models.vectors import load_vectors
     from genderscope.stats import difference_of_sums_test
 
-    vecs = load_vectors("glove-6b-50d")
-    test = resolve_test(args.test, find_benchmark("seat") / "tests")
-    keys = [[vecs.key_for(w) for w in s.examples] for s in test.sets()]
-    x, y, a, b = (vecs.vectors(k) for k in keys)
-    s, _, _ = association_scores(np.vstack([x, y]), a, b)
-    sx, sy = s[:len(x)], s[len(x):]
+    test, sx, sy, (x, y, a, b) = _scores(args.test)
     n = args.permutations
     print(f"test {test.name}: |X|={len(x)} |Y|={len(y)} |A|={len(a)} |B|={len(b)}; "
           f"{n:,} permutations; median of {args.repeats} runs")
