@@ -115,3 +115,23 @@ def test_cache_key_parts() -> None:
     assert gen.generation_key("p", s, 0) != gen.generation_key(
         "p", Decoding(max_new_tokens=5, temperature=0.7, seed=1), 0)
     assert gen.cut_at_stop("abc. def", [".", "d"]) == "abc"
+
+
+def test_missing_prompts_are_chunked_shortest_first() -> None:
+    """With ``sizes``, the chunks hold the missing prompts in order of size across the
+    whole run (less padding than sorting within each chunk); answers stay in place."""
+    sizes = [50, 10, 40, 20, 30, 60, 5]
+    keys = [f"k{i}" for i in range(len(sizes))]
+    seen: list[list[int]] = []
+
+    def compute(idx: list[int]) -> list[str]:
+        seen.append(list(idx))
+        return [f"a{i}" for i in idx]
+
+    out = gen.cached_generations(None, "fp", keys, compute, progress=False, label="x",
+                                 chunk=3, sizes=sizes)
+    assert out == [f"a{i}" for i in range(len(sizes))]
+    assert seen == [[6, 1, 3], [4, 2, 0], [5]]
+    seen.clear()
+    gen.cached_generations(None, "fp", keys, compute, progress=False, label="x", chunk=3)
+    assert seen == [[0, 1, 2], [3, 4, 5], [6]]  # without sizes: in the given order

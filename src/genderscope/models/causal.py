@@ -202,7 +202,7 @@ class CausalLM(LanguageModelAdapter):
 
         return cached_generations(self.store, self.fingerprint, keys, compute,
                                   progress=progress, label="generating",
-                                  chunk=4 * batch_size)
+                                  chunk=4 * batch_size, sizes=[len(r) for r in rendered])
 
     def _rendered(self, prompts: Sequence[Prompt], render: Callable[..., str]) -> list[str]:
         """Each prompt with the chat template applied; memoised in the store (namespace

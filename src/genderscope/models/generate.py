@@ -99,11 +99,14 @@ def cut_at_stop(text: str, stop: Sequence[str]) -> str:
 
 def cached_generations(store: Store | None, fingerprint: str, keys: Sequence[str],
                        compute: Callable[[list[int]], list[str]], *, progress: bool,
-                       label: str, chunk: int) -> list[str]:
+                       label: str, chunk: int, sizes: Sequence[int] | None = None
+                       ) -> list[str]:
     """Answers for ``keys``: from the store, else ``compute(indices)`` (indices into
     ``keys``, each distinct key once), run ``chunk`` at a time; each chunk's answers are
     written in one transaction once all of them are there (a failed chunk records
-    nothing)."""
+    nothing). ``sizes`` (e.g. the rendered prompts' lengths): the missing prompts are
+    chunked shortest first, so that a chunk's batches hold prompts of like length (less
+    left padding than sorting within each chunk only)."""
     from genderscope.progress import progress_bar
 
     found: dict[str, str] = {}
@@ -115,6 +118,8 @@ def cached_generations(store: Store | None, fingerprint: str, keys: Sequence[str
         if k not in found:
             first.setdefault(k, i)
     todo = list(first.values())
+    if sizes is not None:
+        todo.sort(key=lambda i: sizes[i])
     if todo:
         with progress_bar(label, total=len(todo), enabled=progress) as advance:
             for s in range(0, len(todo), chunk):
