@@ -74,7 +74,7 @@ def main() -> None:
 
     import genderscope as gs
     from genderscope.datasets.locations import find_benchmark
-    from genderscope.models.generate import Decoding, render_chat
+    from genderscope.models.generate import Decoding, _eos_ids, render_chat
     from genderscope.models.loading import load_lm
     from genderscope.store import Store
 
@@ -84,14 +84,17 @@ def main() -> None:
     lm = load_lm(args.model, device=args.device, store=Store(work / "s.sqlite"))
     model, tok, dev = lm.model, lm.tokenizer, lm.device
     rendered = [render_chat(tok, p, lm.source) for p in prompts]
-    eos = [tok.eos_token_id]
+    # the end-of-turn ids genderscope stops at (the generation config's and the
+    # tokenizer's EOS): on transformers 5.17 SmolLM2's tokenizer EOS is not <|im_end|>,
+    # and baselines stopping at it alone generated past the end of the turn
+    eos = _eos_ids(model, tok)
     pad = tok.pad_token_id if tok.pad_token_id is not None else eos[0]
     kw = {"max_new_tokens": args.max_new_tokens, "do_sample": False, "eos_token_id": eos,
           "pad_token_id": pad}
 
     def decode(row: torch.Tensor) -> str:
         ids = row.tolist()
-        ids = ids[:ids.index(eos[0])] if eos[0] in ids else ids
+        ids = ids[:min((ids.index(e) for e in eos if e in ids), default=len(ids))]
         return tok.decode(ids, skip_special_tokens=True)
 
     @torch.inference_mode()
