@@ -85,7 +85,7 @@ def main() -> None:
     model, tok, dev = lm.model, lm.tokenizer, lm.device
     rendered = [render_chat(tok, p, lm.source) for p in prompts]
     # the end-of-turn ids genderscope stops at (the generation config's and the
-    # tokenizer's EOS): on transformers 5.17 SmolLM2's tokenizer EOS is not <|im_end|>,
+    # tokenizer's EOS): on transformers 5.17 SmolLM2's tokenizer EOS is <|im_start|>,
     # and baselines stopping at it alone generated past the end of the turn
     eos = _eos_ids(model, tok)
     pad = tok.pad_token_id if tok.pad_token_id is not None else eos[0]
