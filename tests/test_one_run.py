@@ -497,3 +497,32 @@ def test_multi_plan_cards_keep_the_numbers_of_their_own_runs(quick: bool, tmp_pa
         assert got == want, name
         assert len(got) >= 3 and all(np.isfinite(g[1]) for g in got)
         pd.testing.assert_frame_equal(sec.result.items, ref.items, check_exact=True)
+
+
+def test_ray_sweep_records_one_run_per_test(tmp_path: Path, weat_vectors: Path) -> None:
+    """On Ray, a weat job after ``run weat --test weat6``: the job runs (weat7, 8 are not
+    stored), the driver records weat7 and weat8 and keeps the stored weat6 (three runs),
+    and a second sweep runs nothing."""
+    ray = pytest.importorskip("ray")
+    from genderscope.sweep import driver
+    from genderscope.sweep.spec import MeasureSpec, ModelSpec, SweepSpec
+
+    path = tmp_path / "s.sqlite"
+    first = _run_test("weat", "weat6", weat_vectors, path)
+    spec = SweepSpec(models=[ModelSpec(str(weat_vectors), kind="vectors")],
+                     measures=[MeasureSpec("weat")], quick=True, seed=SEED,
+                     cpus_per_job=1).check()
+    ray.init(num_cpus=1, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+    st = Store(path)
+    try:
+        swept = driver.run_sweep(spec, st)
+        status = swept.statuses[(str(weat_vectors), "weat")]
+        assert swept.ran == 1 and status.status == "done", status.reason
+        assert status.run_ids[0] == first["runs"]["weat6"] and len(set(status.run_ids)) == 3
+        assert sorted(r[0] for r in _runs(path)) == sorted(status.run_ids)
+        again = driver.run_sweep(spec, st)
+        assert again.ran == 0 and again.statuses[(str(weat_vectors), "weat")].run_ids == \
+            status.run_ids
+    finally:
+        st.close()
+        ray.shutdown()
