@@ -365,3 +365,15 @@ def test_rnsb_fit_is_scikit_learns_liblinear_logistic_regression(
                                      random_state=seed).fit(x, y)
             coef, intercept = _logreg.fit_logistic(x, y, seed)
             assert np.array_equal(coef, ref.coef_[0]) and intercept == ref.intercept_[0]
+
+
+def test_ci_fields_are_percentile_cis_dict_with_and_without_draws() -> None:
+    from genderscope.measures.embedding_metrics._sets import ci_fields, percentile_ci
+
+    draws = np.random.default_rng(0).normal(size=200)
+    for d in (np.empty(0), draws[:1], draws):
+        got = ci_fields(0.25, d, n=12, unit="words")
+        want = percentile_ci(0.25, d, n=12, unit="words").as_dict()
+        assert list(got) == list(want)
+        assert all(got[k] == want[k] or (got[k] != got[k] and want[k] != want[k])
+                   for k in want)

@@ -84,37 +84,38 @@ def look_up(vectors: Any, test: AssociationTest, *, max_oov: float = DEFAULT_MAX
     keys: dict[str, list[str]] = {}
     missing: dict[str, list[str]] = {}
     index = getattr(vectors, "index", None)
-
-    def key_for(w: str) -> str | None:  # WordVectors.key_for with its index read once
-        if index is None:
-            return vectors.key_for(w, case_fallback=case_fallback)
-        if w in index:
-            return w
-        return w.lower() if case_fallback and w.lower() in index else None
-
     for role, ws in zip(ROLES, test.sets(), strict=True):
-        words[role], keys[role], missing[role] = [], [], []
+        if index is None:
+            found = [vectors.key_for(w, case_fallback=case_fallback) for w in ws.examples]
+        else:  # WordVectors.key_for, inlined with the index read once
+            found = [w if w in index else low if case_fallback and (low := w.lower()) in index
+                     else None for w in ws.examples]
+        if None not in found and len(set(found)) == len(found):  # the usual case
+            words[role], keys[role], missing[role] = list(ws.examples), found, []
+            continue
+        kept, ks, lost = words[role], keys[role], missing[role] = [], [], []
         seen: set[str] = set()
-        for w in ws.examples:
-            k = key_for(w)
+        for w, k in zip(ws.examples, found, strict=True):
             if k is None:
-                missing[role].append(w)
+                lost.append(w)
             elif k not in seen:  # two spellings of one vocabulary entry count once
                 seen.add(k)
-                words[role].append(w)
-                keys[role].append(k)
+                kept.append(w)
+                ks.append(k)
     _check_sets(test, words, missing, max_oov)
     # one gather of all four sets' rows, then split; vectors.vectors names a NaN row
     every = [k for r in ROLES for k in keys[r]]
     if index is None:
         rows = vectors.vectors(every)
-    else:  # the same gather with the index at hand (np.asarray: no memmap wrapper)
+    else:  # np.asarray: no memmap wrapper
         rows = np.asarray(vectors.matrix, dtype=None)[[index[k] for k in every]]
         rows = rows.astype(np.float64, copy=False)
         if not np.isfinite(rows).all():
             vectors.vectors(every)  # raises, naming the words
-    ends = np.cumsum([len(keys[r]) for r in ROLES])[:-1]
-    emb = dict(zip(ROLES, np.split(rows, ends), strict=True))
+    emb, lo = {}, 0
+    for r in ROLES:
+        emb[r] = rows[lo:lo + len(keys[r])]
+        lo += len(keys[r])
     return LookedUp(test, words, keys, missing, emb, vectors.describe())
 
 
@@ -134,9 +135,18 @@ def resample_counts(rng: np.random.Generator, n: int, n_resamples: int) -> np.nd
 def percentile_ci(estimate: float, draws: np.ndarray, *, n: int, unit: str,
                   confidence: float = 0.95, method: str = "percentile bootstrap") -> CI:
     """Percentile interval of bootstrap ``draws`` (non-finite draws dropped)."""
-    d = draws[np.isfinite(draws)]
+    d = draws[np.isfinite(draws)] if draws.size >= 2 else draws  # none: the estimate alone
     if d.size < 2:
         return CI(estimate, float("nan"), float("nan"), confidence, n, method, unit)
     alpha = (1 - confidence) / 2
     lo, hi = np.quantile(d, [alpha, 1 - alpha])
     return CI(float(estimate), float(lo), float(hi), confidence, n, method, unit)
+
+
+def ci_fields(estimate: float, draws: np.ndarray, *, n: int, unit: str) -> dict[str, Any]:
+    """``percentile_ci(...).as_dict()``; with no draws (an estimate-only call) the same
+    dict is written out directly, without the frozen dataclass round trip."""
+    if draws.size:
+        return percentile_ci(estimate, draws, n=n, unit=unit).as_dict()
+    return {"estimate": estimate, "ci_low": float("nan"), "ci_high": float("nan"),
+            "confidence": 0.95, "n": n, "method": "percentile bootstrap", "ci_unit": unit}

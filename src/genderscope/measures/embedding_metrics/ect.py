@@ -23,8 +23,8 @@ from genderscope.datasets.seat import AssociationTest
 from genderscope.measures.embedding_metrics._sets import (
     ATTRS,
     DEFAULT_RESAMPLES,
+    ci_fields,
     look_up,
-    percentile_ci,
     resample_counts,
     unit_rows,
 )
@@ -39,17 +39,16 @@ def average_ranks(a: np.ndarray) -> np.ndarray:
     n = a.shape[-1]
     if a.size * n > 1_000_000:
         return stats.rankdata(a, axis=-1)
-    less = (a[..., None, :] < a[..., :, None]).sum(axis=-1)
-    equal = (a[..., None, :] == a[..., :, None]).sum(axis=-1)
-    return less + (equal + 1) / 2.0
+    # sum of sign(a_i - a_j) over j = #smaller - #larger, so the average rank
+    # #smaller + (#equal + 1) / 2 is (that sum + n + 1) / 2 (exact half-integers)
+    return (np.sign(a[..., :, None] - a[..., None, :]).sum(axis=-1) + (n + 1)) / 2.0
 
 
 def rowwise_spearman(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Spearman's rho of each row of ``u`` with the same row of ``v`` (average ranks)."""
-    ru = average_ranks(u)
-    rv = average_ranks(v)
-    ru -= ru.mean(axis=-1, keepdims=True)
-    rv -= rv.mean(axis=-1, keepdims=True)
+    centre = (u.shape[-1] + 1) / 2.0  # the mean of n average ranks, exactly
+    ru = average_ranks(u) - centre
+    rv = average_ranks(v) - centre
     den = np.sqrt((ru * ru).sum(axis=-1) * (rv * rv).sum(axis=-1))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, (ru * rv).sum(axis=-1) / den, np.nan)
@@ -61,14 +60,20 @@ def ect(vectors: Any, test: AssociationTest, *, seed: int = 0, max_oov: float = 
     """ECT of attribute sets A and B between target sets X and Y (module docstring)."""
     looked = look_up(vectors, test, max_oov=max_oov, case_fallback=case_fallback)
     x, y = looked.emb["X"], looked.emb["Y"]
-    rng = np.random.default_rng(seed)
-    boot_x = unit_rows(resample_counts(rng, len(x), n_resamples) @ x)
-    boot_y = unit_rows(resample_counts(rng, len(y), n_resamples) @ y)
-    mx, my = unit_rows(x.mean(axis=0)[None]), unit_rows(y.mean(axis=0)[None])
-    rows, by_attr = [], {}
-    for role in ATTRS:
-        attr = unit_rows(looked.emb[role])
-        cx, cy = (attr @ mx.T)[:, 0], (attr @ my.T)[:, 0]
+    if n_resamples:
+        rng = np.random.default_rng(seed)
+        boot_x = unit_rows(resample_counts(rng, len(x), n_resamples) @ x)
+        boot_y = unit_rows(resample_counts(rng, len(y), n_resamples) @ y)
+    # unit centroids (sum / n = mean(axis=0)) as the two columns of one product
+    means = unit_rows(np.array([np.add.reduce(x, 0) / len(x), np.add.reduce(y, 0) / len(y)]))
+    sizes = [len(looked.emb[r]) for r in ATTRS]
+    # A and B normalised and scored in one pass (row by row: the same numbers), then split
+    units = unit_rows(np.concatenate([looked.emb[r] for r in ATTRS]))
+    cos_all = units @ means.T
+    by_attr, cos = {}, {}
+    for role, lo, hi in ((ATTRS[0], 0, sizes[0]), (ATTRS[1], sizes[0], sum(sizes))):
+        attr = units[lo:hi]
+        cx, cy = cos[role] = cos_all[lo:hi, 0], cos_all[lo:hi, 1]
         est = float(rowwise_spearman(cx[None], cy[None])[0])
         draws = np.empty(0)
         if n_resamples:
@@ -76,11 +81,15 @@ def ect(vectors: Any, test: AssociationTest, *, seed: int = 0, max_oov: float = 
             bx = np.take_along_axis((boot_x @ attr.T), idx, axis=1)
             by = np.take_along_axis((boot_y @ attr.T), idx, axis=1)
             draws = rowwise_spearman(bx, by)
-        ci = percentile_ci(est, draws, n=len(attr) + len(x) + len(y), unit="words")
-        by_attr[role] = ci.as_dict()
-        for w, a, b in zip(looked.words[role], cx, cy, strict=True):
-            rows.append({"set": role, "category": looked.categories()[role], "text": w,
-                         "value": float(a - b), "cos_x": float(a), "cos_y": float(b)})
+        by_attr[role] = ci_fields(est, draws, n=len(attr) + len(x) + len(y), unit="words")
+
+    def rows() -> list[dict[str, Any]]:
+        cats = looked.categories()
+        return [{"set": role, "category": cats[role], "text": w, "value": float(a - b),
+                 "cos_x": float(a), "cos_y": float(b)}
+                for role in ATTRS
+                for w, a, b in zip(looked.words[role], *cos[role], strict=True)]
+
     summary = {**looked.base_summary(), "attributes": by_attr}
     params = {"max_oov": max_oov, "case_fallback": case_fallback, "n_bootstrap": n_resamples,
               "similarity": "cosine"}

@@ -27,8 +27,8 @@ from genderscope.datasets.seat import AssociationTest
 from genderscope.measures.embedding_metrics._sets import (
     ATTRS,
     DEFAULT_RESAMPLES,
+    ci_fields,
     look_up,
-    percentile_ci,
     resample_counts,
 )
 from genderscope.measures.weat import DEFAULT_MAX_OOV
@@ -41,8 +41,9 @@ def distance_differences(attr: np.ndarray, mean_x: np.ndarray, mean_y: np.ndarra
     """``||a - v_X|| - ||a - v_Y||``; ``mean_x``/``mean_y`` are (d,) or (k, d) (one pair
     of centroids per row), giving (n_attr,) or (n_attr, k)."""
     if mean_x.ndim == 1:  # one pair of centroids: the differences directly (exact, fast)
-        return (np.sqrt(np.einsum("ij,ij->i", attr - mean_x, attr - mean_x))
-                - np.sqrt(np.einsum("ij,ij->i", attr - mean_y, attr - mean_y)))
+        diff = attr[:, None, :] - np.array([mean_x, mean_y])  # (n_attr, 2, d)
+        dist = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+        return dist[:, 0] - dist[:, 1]
     sq = np.einsum("ij,ij->i", attr, attr)[:, None]
 
     def dist(m: np.ndarray) -> np.ndarray:
@@ -92,30 +93,34 @@ def rnd(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, se
     """RND of attribute sets A and B between target sets X and Y (module docstring)."""
     looked = look_up(vectors, test, max_oov=max_oov, case_fallback=case_fallback)
     x, y = looked.emb["X"], looked.emb["Y"]
-    mean_x, mean_y = x.mean(axis=0), y.mean(axis=0)
+    mean_x = np.add.reduce(x, 0) / len(x)  # = x.mean(axis=0), without its wrapper
+    mean_y = np.add.reduce(y, 0) / len(y)
+    sizes = [len(looked.emb[r]) for r in ATTRS]
+    # A and B in one pass, then split (the item table's values)
+    both = distance_differences(np.concatenate([looked.emb[r] for r in ATTRS]), mean_x, mean_y)
+    per_role = {ATTRS[0]: both[:sizes[0]], ATTRS[1]: both[sizes[0]:]}
     rng = np.random.default_rng(seed) if n_resamples else None
     if rng is not None:
         cx = resample_counts(rng, len(x), n_resamples)
         cy = resample_counts(rng, len(y), n_resamples)
         boot_x, boot_y = cx @ x / len(x), cy @ y / len(y)
-    targets = np.vstack([x, y])
-    by_attr, per_role = {}, {}
+    test_asked = n_permutations > 0 or math.comb(len(x) + len(y), len(x)) <= exact_limit
+    targets = np.vstack([x, y]) if test_asked else None
+    by_attr = {}
     for role in ATTRS:
-        attr = looked.emb[role]
-        per_word = distance_differences(attr, mean_x, mean_y)
-        est = float(per_word.mean())
+        attr, per_word = looked.emb[role], per_role[role]
+        est = float(np.add.reduce(per_word) / len(per_word))  # = per_word.mean()
         draws = np.empty(0)  # n_resamples=0: the estimate alone
         if rng is not None:
             ca = resample_counts(rng, len(attr), n_resamples)
             draws = np.einsum("kn,nk->k", ca,
                               distance_differences(attr, boot_x, boot_y)) / len(attr)
-        ci = percentile_ci(est, draws, n=len(attr) + len(targets), unit="words")
-        p, n_perm, exact = permutation_p(targets, len(x), attr, est,
-                                         n_permutations=n_permutations, seed=seed,
-                                         exact_limit=exact_limit)
-        by_attr[role] = {**ci.as_dict(), "p_value": p, "exact": exact,
+        ci = ci_fields(est, draws, n=len(attr) + len(x) + len(y), unit="words")
+        p, n_perm, exact = (float("nan"), 0, False) if targets is None else permutation_p(
+            targets, len(x), attr, est, n_permutations=n_permutations, seed=seed,
+            exact_limit=exact_limit)
+        by_attr[role] = {**ci, "p_value": p, "exact": exact,
                          "n_permutations": n_perm}
-        per_role[role] = per_word
     summary = {**looked.base_summary(), "attributes": by_attr}
     params = {"n_permutations": n_permutations, "exact_limit": exact_limit,
               "max_oov": max_oov, "case_fallback": case_fallback, "n_bootstrap": n_resamples,
