@@ -3,8 +3,10 @@ words): Hard Debias of the whole vocabulary, and RIPA, RND, ECT, MAC, RNSB of WE
 
 WEFE runs in its own venv (tests/wefe_env.py) in a subprocess, on the same vectors
 written once as word2vec binary; genderscope runs in this process. Each side times its
-own calls inside its process, after imports and loading (median of ``--repeats``), and
-reports its peak resident memory (``ru_maxrss``, the whole process: vectors included).
+own calls inside its process, after imports and loading, and reports its peak resident
+memory (``ru_maxrss``, the whole process: vectors included). The two sides alternate:
+``--rounds`` blocks of WEFE's ``--repeats`` samples then ours, each side's samples
+pooled (median), so a change in the machine's load falls on both.
 
 Same work on both sides: each metric's compared time is one call that looks the test's
 words up in the 400k vocabulary and computes the point estimate -- WEFE's
@@ -16,7 +18,7 @@ The time of the full genderscope call (bootstrap CI of 10,000 resamples, RNSB 1,
 classifier refits, and the tests) is recorded beside it. Hard Debias: the same output on
 both sides (tests/test_wefe_agreement.py).
 
-    flock /tmp/gs-heavy.lock python benchmarks/bench_wefe.py [--repeats 3] [--record]
+    flock /tmp/gs-heavy.lock python benchmarks/bench_wefe.py [--repeats 3] [--rounds 2] [--record]
 """
 
 from __future__ import annotations
@@ -39,23 +41,30 @@ METRICS = ("ripa", "rnd", "ect", "mac", "rnsb")
 
 INNER = 20
 """A point estimate takes about a millisecond or less: on both sides each timed sample of
-it is the mean of INNER calls (the median over ``--repeats`` samples is reported)."""
+it is the mean of INNER calls (the median of all samples is reported)."""
 
 
-def timed(fn, repeats: int, per: int = 1) -> float:  # noqa: ANN001
-    """Median seconds of one call over ``repeats`` samples of ``per`` calls each."""
+def samples(fn, repeats: int, per: int = 1) -> list[float]:  # noqa: ANN001
+    """``repeats`` samples of the seconds of one call, each the mean of ``per`` calls."""
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
         for _ in range(per):
             fn()
         times.append((time.perf_counter() - t0) / per)
-    return statistics.median(times)
+    return times
+
+
+def timed(fn, repeats: int, per: int = 1) -> float:  # noqa: ANN001
+    """Median seconds of one call over ``repeats`` samples of ``per`` calls each."""
+    return statistics.median(samples(fn, repeats, per))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=2,
+                    help="alternating blocks of WEFE's then our samples, pooled")
     ap.add_argument("--test", default="weat6")
     ap.add_argument("--device", default="cpu", choices=["cpu"])
     add_record_options(ap)
@@ -100,21 +109,36 @@ def main() -> None:
                             "equalize": [list(p) for p in lists.equalize],
                             "ignore": list(lists.gender_specific)}]}
         (Path(tmp) / "spec.json").write_text(json.dumps(spec))
-        run_reference(python, Path(tmp) / "spec.json", Path(tmp) / "out.json", timeout=3600)
-        ref = json.loads((Path(tmp) / "out.json").read_text())
-    wefe_s = {k: statistics.median(v) for k, v in ref["seconds"].items()}
-    ours_s = {"hard": timed(lambda: hard_debias(vecs, lists), args.repeats)}
-    full_s = {}
-    for m in METRICS:
         # like for like with WEFE: the estimate alone (no bootstrap; RND: no permutations)
-        bare = {"n_resamples": 0, **({"n_permutations": 0, "exact_limit": 0} if m == "rnd"
-                                     else {"n_permutations": 0} if m == "ripa" else {})}
-        FUNCS[m](vecs, test, **bare)  # warm: imports (scikit-learn for RNSB) not timed
-        ours_s[m] = timed(lambda m=m, bare=bare: FUNCS[m](vecs, test, **bare),
-                          args.repeats, per=INNER)
-        full_s[m] = timed(lambda m=m: FUNCS[m](vecs, test), args.repeats)
+        bare = {m: {"n_resamples": 0, **({"n_permutations": 0, "exact_limit": 0} if m == "rnd"
+                                         else {"n_permutations": 0} if m == "ripa" else {})}
+                for m in METRICS}
+        for m in METRICS:
+            FUNCS[m](vecs, test, **bare[m])  # warm: imports (scikit-learn for RNSB) not timed
+        wefe_runs: dict[str, list[float]] = {}
+        ours_runs: dict[str, list[float]] = {}
+        wefe_rss = 0.0
+        for _ in range(max(1, args.rounds)):  # WEFE's block, then ours, alternating
+            run_reference(python, Path(tmp) / "spec.json", Path(tmp) / "out.json",
+                          timeout=3600)
+            ref = json.loads((Path(tmp) / "out.json").read_text())
+            wefe_rss = max(wefe_rss, ref["max_rss_mib"])
+            for k, v in ref["seconds"].items():
+                wefe_runs.setdefault(k, []).extend(v)
+            ours_runs.setdefault("hard", []).extend(
+                samples(lambda: hard_debias(vecs, lists), args.repeats))
+            for m in METRICS:
+                ours_runs.setdefault(m, []).extend(
+                    samples(lambda m=m: FUNCS[m](vecs, test, **bare[m]), args.repeats,
+                            per=INNER))
+    wefe_s = {k: statistics.median(v) for k, v in wefe_runs.items()}
+    ours_s = {k: statistics.median(v) for k, v in ours_runs.items()}
+    full_s = {m: timed(lambda m=m: FUNCS[m](vecs, test), args.repeats) for m in METRICS}
+    ref["max_rss_mib"] = wefe_rss
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"{len(vecs):,} words x {vecs.dim}; median of {args.repeats}; peak RSS: "
+    n_samples = args.repeats * max(1, args.rounds)
+    print(f"{len(vecs):,} words x {vecs.dim}; median of {n_samples} ({args.rounds} "
+          f"alternating rounds of {args.repeats}); peak RSS: "
           f"genderscope {rss:.0f} MiB, WEFE {ref['max_rss_mib']:.0f} MiB")
     print(f"{'':6} {'WEFE s':>10} {'genderscope s':>14} {'ratio':>8} {'with stats s':>13}")
     for k in ("hard", *METRICS):
@@ -130,7 +154,8 @@ def main() -> None:
                                                                              "ect") else ""))
         label = ("numpy, chunked" if k == "hard" else "estimate only (n_resamples=0)")
         recorder.write(what=what, baseline=base, baseline_s=wefe_s[k],
-                       genderscope=f"{label}, median of {args.repeats}",
+                       genderscope=f"{label}, median of {n_samples} ({args.rounds} "
+                                   f"alternating rounds)",
                        genderscope_s=ours_s[k], device=args.device, case=k,
                        extra=[*([{"name": "with 95% CI" + (" + test" if k in ("ripa", "rnd")
                                                            else ""),
