@@ -114,6 +114,7 @@ def attack(*, data: Path, vectors: Any = "glove-6b-50d", lm: Any = "smollm2",
                 inputs={"texts": td.texts, "vectors": wv.fingerprint, "lm": lm_id}
                 if keyable else None,  # an unidentified vectors or LM: never reused
                 key_options={"vectors": None, "lm": None,  # their identities are inputs
+                             "directions": dirs,  # "a,b" on the command line, a list here
                              **({"sample_seed": None} if limit is None else {})})
     return plan
 

@@ -47,11 +47,16 @@ RESAMPLES_OPTION = typer.Option(10_000, "--resamples", min=100, help="Bootstrap 
                                 "the CIs.")
 
 
+def _num(x: float | None) -> str:
+    """A number, or ``n/a`` for NaN (None once a run went through the store)."""
+    return "n/a" if x is None or x != x else f"{x:.3f}"
+
+
 def _fmt(ci: dict) -> str:
     est = ci.get("estimate")
     if est is None or est != est:
         return "n/a"
-    return f"{est:.3f} [{ci['ci_low']:.3f}, {ci['ci_high']:.3f}]"
+    return f"{est:.3f} [{_num(ci.get('ci_low'))}, {_num(ci.get('ci_high'))}]"
 
 
 def _print(result: Result, as_json: bool, table: Table) -> None:
@@ -98,8 +103,7 @@ def run_counterfactual(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OP
     for g in ("all", "m2f", "f2m", "mixed"):
         row = s[g]
         table.add_row(g, str(row["n"]), _fmt(row["flip_rate"]), _fmt(row["mean_abs_delta"]),
-                      "n/a" if row["max_abs_delta"] != row["max_abs_delta"]
-                      else f"{row['max_abs_delta']:.3f}")
+                      _num(row["max_abs_delta"]))
     d = s["m2f_minus_f2m"]
     table.add_row("m2f - f2m", "", _fmt(d["flip_rate"]), _fmt(d["mean_abs_delta"]), "")
     _print(result, as_json, table)
