@@ -36,13 +36,15 @@ def perplexity(*, corpus: str = "gap", from_document: int | None = None,
              if len(s.split()) >= min_words]
     if not sents:
         raise GenderscopeError(f"corpus {corpus}: no sentence of {min_words}+ words")
+    total = len(sents)
     sents = subset(sents, limit, subset_seed)
     run = _measure("genderscope.measures.perplexity:run_perplexity")
     params = {"corpus": docs.describe(), "from_document": start, "min_words": min_words,
               "language": language}
     return Plan("perplexity", "lm", lambda lm: run(
         lm, sents, n_resamples=resamples, seed=seed, progress=progress, params=params),
-        _subset_note(limit, subset_seed), inputs=(sents, params))
+        _subset_note(limit, subset_seed, len(sents), total, "held-out sentences"),
+        inputs=(sents, params))
 
 
 PERPLEXITY_PLANS = {"perplexity": perplexity}

@@ -126,8 +126,9 @@ def build_xlmr(folder: str | Path, seed: int = 0) -> Path:
     return folder
 
 
-def build_gpt2(folder: str | Path, seed: int = 0) -> Path:
-    """Save a tiny random GPT2LMHeadModel with a byte-level BPE tokenizer."""
+def build_gpt2(folder: str | Path, seed: int = 0, n_positions: int = 128) -> Path:
+    """Save a tiny random GPT2LMHeadModel with a byte-level BPE tokenizer (``n_positions``:
+    its longest input; its tiny BPE splits a 100-word sentence into ~250 tokens)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     bpe = _train_bpe()
@@ -137,7 +138,7 @@ def build_gpt2(folder: str | Path, seed: int = 0) -> Path:
                             bos_token="<s>", eos_token="</s>", pad_token="<pad>",
                             unk_token="<unk>")
     torch.manual_seed(seed)
-    cfg = GPT2Config(vocab_size=len(tok), n_positions=128, n_embd=32, n_layer=2, n_head=2,
+    cfg = GPT2Config(vocab_size=len(tok), n_positions=n_positions, n_embd=32, n_layer=2, n_head=2,
                      bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
     GPT2LMHeadModel(cfg).eval().save_pretrained(folder)
     tok.save_pretrained(folder)
