@@ -11,7 +11,9 @@ As WEFE 1.0.1 does (and so agreeing with it): the classifier is scikit-learn's
 ``LogisticRegression(solver="liblinear", max_iter=10000, random_state=seed)`` trained
 on a stratified, shuffled 80 % split of the A and B vectors
 (``train_test_split(test_size=0.2, random_state=seed)``); the held-out 20 % gives the
-reported accuracy. Vectors are used raw (not normalised).
+reported accuracy. Vectors are used raw (not normalised). Both run through
+:mod:`._logreg`: the same split draws and liblinear fit, without scikit-learn's per-call
+input handling.
 
 Statistics (an addition to the paper): the metric depends on which words train the
 classifier, so each bootstrap replicate resamples A and B (with replacement), draws a
