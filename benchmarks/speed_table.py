@@ -115,11 +115,22 @@ ROWS = (
         "[docs/performance.md](docs/performance.md)"),
     *(Row("benchmarks/bench_generate.py", case, what,
           "python benchmarks/bench_generate.py --record --prompts 24 --batch 8 "
-          "--max-new-tokens 24", "[docs/measures/genderbench.md](docs/measures/genderbench.md)")
+          "--max-new-tokens 24 --repeats 3",
+          "[docs/measures/genderbench.md](docs/measures/genderbench.md)")
       for case, what in (
           ("vs-one", "chat generation (SmolLM2, 24 prompts): batched vs one at a time"),
           ("vs-plain", "chat generation (SmolLM2, 24 prompts): vs a plain batched script"),
           ("rerun", "rerun of a stored discrimination-tamkin run (SmolLM2)"))),
+    *(Row("benchmarks/bench_generate.py", case, what,
+          "python benchmarks/bench_generate.py --record --probe jobs-lum --prompts 16 "
+          "--batch 8 --max-new-tokens 128 --repeats 2",
+          "[docs/measures/genderbench.md](docs/measures/genderbench.md)")
+      for case, what in (
+          ("jobs-lum-vs-one", "chat generation, decode-heavy (SmolLM2, 16 JobsLum prompts, "
+                              "128 tokens): batched vs one at a time"),
+          ("jobs-lum-vs-plain", "chat generation, decode-heavy (SmolLM2, 16 JobsLum "
+                                "prompts, 128 tokens): vs a plain batched script"),
+          ("jobs-lum-rerun", "rerun of a stored jobs-lum run (SmolLM2)"))),
 )
 
 
