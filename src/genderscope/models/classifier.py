@@ -57,9 +57,8 @@ class Classifier:
         batch_size: most texts per call to ``predict``.
         cache: remember answers per text (identical texts asked once).
         name: for :meth:`describe`.
-        fingerprint: stable id of the model (default: derived from ``name``, and then
-            ``identified`` is False: a stored run is never reused for it, as two
-            different callables can share a name).
+        fingerprint: stable id of the model (default: from ``name``; then ``identified``
+            is False and no stored run is reused for it: two callables can share a name).
         atol: tolerance on row sums.
     """
 
@@ -311,9 +310,8 @@ def _load_attr(spec: str, batch_size: int) -> Classifier:
     obj = getattr(module, attr)
     if factory:
         obj = obj()
-    code = Path(getattr(module, "__file__", None) or "")
+    code = Path(getattr(module, "__file__", None) or "")  # an edited file: another classifier
     digest = hashlib.sha256(code.read_bytes()).hexdigest() if code.is_file() else None
-    # the code's content names it: an edited file is another classifier (None: unknown)
     return Classifier.wrap(obj, batch_size=batch_size, name=f"{target}:{attr}",
                            fingerprint=f"callable:{target}:{attr}"
                            + (f"@sha256:{digest}" if digest else ""))
@@ -340,11 +338,10 @@ def _load_hf(model: str, batch_size: int) -> Classifier:
         from genderscope.models.loading import resolve_spec
         from genderscope.models.source import ModelSource
 
-        weights = ModelSource(resolve_spec(model), None).fingerprint(net.config)
+        fp = "hf-pipeline:" + ModelSource(resolve_spec(model), None).fingerprint(net.config)
     except Exception:  # noqa: BLE001 - no identity: the classifier is not reused
-        return Classifier.from_pipeline(pipe, batch_size=batch_size, fingerprint=None)
-    return Classifier.from_pipeline(pipe, batch_size=batch_size,
-                                    fingerprint=f"hf-pipeline:{weights}")
+        fp = None
+    return Classifier.from_pipeline(pipe, batch_size=batch_size, fingerprint=fp)
 
 
 # -- sentence-embedding features for scikit-learn pipelines ----------------------
