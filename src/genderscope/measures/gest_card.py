@@ -12,7 +12,6 @@ default report: ``genderscope report --model M --measure gest gest-creative``.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from genderscope.measures.chat_probes_card import (
     _marked,
     _tests,
 )
+from genderscope.measures.gest import gest_folder as find_gest
 from genderscope.report.entry import Context, Measure
 
 GEST = ("Pikuliak, Oresko, Hrckova & Simko (2024). Women Are Beautiful, Men Are Leaders: "
@@ -35,20 +35,9 @@ MISSING = ("needs the GEST sentences (data set gest; not in the shared data mirr
 
 
 def gest_folder(ctx: Context) -> Path | None:
-    """The folder holding ``gest.csv`` on this machine, without fetching: under
-    ``--data``, ``$GENDERSCOPE_DATA``, or the registry's packaged / fetched copy."""
-    from genderscope.datasets import registry
-    from genderscope.datasets.locations import DATA_ENV
-
-    roots = [Path(ctx.data_dir)] if ctx.data_dir is not None else []
-    if os.environ.get(DATA_ENV):
-        roots.append(Path(os.environ[DATA_ENV]))
-    for root in roots:
-        if (root / "gest" / "gest.csv").is_file():
-            return root / "gest"
-    ds = registry.get("gest")
-    found = registry.packaged_dir(ds) or registry.cached_dir(ds)
-    return found if found is not None and (found / "gest.csv").is_file() else None
+    """Where ``gest.csv`` is on this machine for this report (``--data`` first), or None
+    (:func:`genderscope.measures.gest.gest_folder`; nothing is fetched)."""
+    return find_gest(ctx.data_dir)
 
 
 def _needs(ctx: Context) -> str | None:
