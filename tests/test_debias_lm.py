@@ -99,6 +99,7 @@ def test_corpus_without_attribute_words(gs_main, tiny_bert_dir, tmp_path):
         res = gs_main("debias", tech, "--model", str(tiny_bert_dir), "--out",
                    str(tmp_path / tech), "--corpus", str(corpus))
         _one_line_error(res, "attribute word")
+        assert not (tmp_path / tech).exists()  # nothing written
 
 
 def test_output_folder_made_by_another_technique(gs_main, inlp_dir, tiny_gpt2_dir, tiny_bert_dir,

@@ -110,7 +110,8 @@ def prepare(out: Path, technique: str, overwrite: bool) -> None:
                                    "replace it")
         for name in OURS:
             (out / name).unlink(missing_ok=True)
-    out.mkdir(parents=True, exist_ok=True)
+    # the folder itself is made by write(): a run refused later (a model without hidden
+    # states, a corpus without attribute words) leaves nothing behind
 
 
 def write(out: Path, manifest: dict[str, Any], tensors: dict[str, np.ndarray] | None) -> None:
@@ -119,6 +120,7 @@ def write(out: Path, manifest: dict[str, Any], tensors: dict[str, np.ndarray] | 
 
     from genderscope.results import to_json
 
+    out.mkdir(parents=True, exist_ok=True)
     if tensors is not None:
         blob = save({k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()},
                     metadata={"technique": str(manifest["technique"])})
