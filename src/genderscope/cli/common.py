@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
+from genderscope.cli.fit import FittingConsole
 from genderscope.results import Result
 from genderscope.store import Store
 
-console = Console(stderr=False)
-err_console = Console(stderr=True)
+console = FittingConsole(stderr=False)  # a table too wide for the terminal: one block per row
+err_console = FittingConsole(stderr=True)
 
 STORE_OPTION = typer.Option(None, "--store", envvar="GENDERSCOPE_STORE",
                             help="SQLite store for cached scores and results "

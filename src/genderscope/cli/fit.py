@@ -1,0 +1,70 @@
+"""Tables that stay readable in a narrow terminal.
+
+rich shrinks a table that is wider than the terminal by wrapping its cells, and cuts
+a word longer than its column with "…" (e.g. "MaleNam…" in `genderscope run weat` at
+80 columns). :class:`FittingConsole` prints such a table as one block per row
+instead: the row's first cell as its heading, then one ``column: value`` line per
+other cell, each wrapped at word boundaries. A table whose every word fits is
+printed as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+
+def _plain(cell: Any) -> str:
+    """A cell's text: markup strings are parsed, ``Text`` keeps its characters."""
+    if isinstance(cell, Text):
+        return cell.plain
+    if isinstance(cell, str):
+        return Text.from_markup(cell).plain
+    return str(cell)
+
+
+_EDGES = re.compile(r"[\s│┃┏┓┗┛━─┡┩└┘┬┴┼╇╈┳┻├┤╭╮╰╯|]+")
+
+
+def fits(console: Console, table: Table) -> bool:
+    """True when the table, rendered at the console's width, shows every word of every
+    cell whole (rich's own measurement does not tell: it collapses columns below their
+    longest word, which then end in "…")."""
+    lines = console.render_lines(table, console.options, pad=False)
+    shown = set(_EDGES.split("\n".join("".join(seg.text for seg in line) for line in lines)))
+    words = {w for col in table.columns for cell in col.cells for w in _plain(cell).split()}
+    return words <= shown
+
+
+def as_blocks(table: Table) -> Group:
+    """One block per row: the first cell in bold, then ``header: value`` lines."""
+    headers = [_plain(c.header) for c in table.columns]
+    columns = [[_plain(cell) for cell in c.cells] for c in table.columns]
+    parts: list[RenderableType] = []
+    if table.title:
+        parts.append(Text(_plain(table.title), style="bold"))
+    for r in range(table.row_count):
+        cells = [col[r] if r < len(col) else "" for col in columns]
+        head = f"{headers[0]}: {cells[0]}" if headers[0] else cells[0]
+        parts.append(Text(head or "-", style="bold"))
+        for h, v in zip(headers[1:], cells[1:], strict=True):
+            if v.strip():
+                parts.append(Text(f"  {h}: {v}" if h else f"  {v}"))
+        parts.append(Text(""))
+    if table.caption:
+        parts.append(Text(_plain(table.caption), style="dim"))
+    return Group(*parts)
+
+
+class FittingConsole(Console):
+    """A rich Console whose ``print`` turns a table too wide for the terminal into
+    blocks (:func:`as_blocks`) instead of cutting its words."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:  # noqa: A003 - rich's name
+        objects = tuple(as_blocks(o) if isinstance(o, Table) and not fits(self, o) else o
+                        for o in objects)
+        super().print(*objects, **kwargs)
