@@ -57,6 +57,11 @@ TIMED = {
                                                            "exit, each command as a user "
                                                            "types it)",
     "benchmarks/bench_attack.py": "in-process (models loaded before the clock)",
+    "benchmarks/bench_generate.py": "in-process (model loaded before the clock; the rerun "
+                                    "row: gs.run on a store that holds the run)",
+    "benchmarks/bench_wefe.py": "in-process (vectors loaded before the clock, both sides; "
+                                "peak RSS of each side's whole process)",
+    "benchmarks/bench_debias_scoring.py": "in-process (models loaded before the clock)",
     "benchmarks/bench_overhead.py": "whole process (python start to exit, the command as a "
                                     "user types it; its `--json --no-progress` rerun beside)",
 }
@@ -241,7 +246,8 @@ def render(records: list[dict[str, Any]]) -> str:
     extra = [r for (s, c, gpu), r in sorted(by_key.items(), key=lambda kv: str(kv[0]))
              if not gpu and (s, c) not in known]
     for rec in extra:  # records of rows the list above does not name yet
-        cells = [rec["what"], *measured_cells(rec)]
+        timed = TIMED.get(f"{rec['script']}#{rec['case']}", TIMED.get(rec["script"]))
+        cells = [rec["what"] + (f"; timed {timed}" if timed else ""), *measured_cells(rec)]
         lines.append("| " + " | ".join(cell(c) for c in cells)
                      + f" | {_script_cell(rec['script'], '')} | {ref(rec)} |")
 
@@ -253,7 +259,9 @@ def render(records: list[dict[str, Any]]) -> str:
         lines += ["| what | GPU | baseline | genderscope | ratio | script | measured |",
                   "|---|---|---|---|---|---|---|"]
         for rec in gpu:
-            cells = [rec["what"], rec["machine"]["gpu"] or rec["machine"]["device"],
+            timed = TIMED.get(f"{rec['script']}#{rec.get('case')}", TIMED.get(rec["script"]))
+            cells = [rec["what"] + (f"; timed {timed}" if timed else ""),
+                     rec["machine"]["gpu"] or rec["machine"]["device"],
                      *measured_cells(rec)]
             script = _script_cell(rec["script"], docs.get((rec["script"], rec.get("case")), ""))
             lines.append("| " + " | ".join(cell(c) for c in cells) + f" | {script} | {ref(rec)} |")
