@@ -9,25 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from genderscope.measures.card_tools import (
     LM_KINDS,
     item_frame,
     top_rows,
 )
+from genderscope.measures.weat_card import d_rows, z_first
 from genderscope.report import plots
 from genderscope.report.entry import Context, Headline, Measure, MethodCard, Paired
 from genderscope.results import Result
-
-
-def _d(a: np.ndarray) -> float:
-    """Caliskan's d: mean over flag 1 − mean over flag 0, over the std of all (ddof 1)."""
-    x, y = a[a[:, 1] == 1, 0], a[a[:, 1] == 0, 0]
-    sd = np.std(a[:, 0], ddof=1) if len(a) > 1 else float("nan")
-    if not x.size or not y.size or not sd:
-        return float("nan")
-    return float((x.mean() - y.mean()) / sd)
 
 
 def plan(ctx: Context) -> tuple[str, dict[str, Any]]:
@@ -72,8 +62,8 @@ def paired(r: Result) -> Paired:
 
     words = word_means(r.items)
     frame = words.assign(x=(words["set"] == r.summary.get("x")).astype(float))
-    return Paired(item_frame(frame, "attribute", ["lpbs", "x"]), _d,
-                  unit="attribute words")
+    return Paired(item_frame(frame, "attribute", ["lpbs", "x"]), d_rows,
+                  unit="attribute words", standardize=z_first)
 
 
 LPBS = Measure(

@@ -123,7 +123,7 @@ def plot(r: Result) -> Any:
                         height=0.62 * len(rows) + 1.1)
 
 
-def _d(a: np.ndarray) -> float:
+def d_rows(a: np.ndarray) -> float:
     """Caliskan's d of rows (association, 1 for set X / 0 for Y): mean over X − mean over
     Y, over the std of all (ddof 1), as :func:`genderscope.measures.weat.effect_size`."""
     x, y = a[a[:, 1] == 1, 0], a[a[:, 1] == 0, 0]
@@ -131,6 +131,16 @@ def _d(a: np.ndarray) -> float:
     if not x.size or not y.size or not sd:
         return float("nan")
     return float((x.mean() - y.mean()) / sd)
+
+
+def z_first(a: np.ndarray) -> np.ndarray:
+    """Rows with the association column z-scored over all rows (ddof 1): the same d
+    (:func:`d_rows` is invariant to a positive affine map), one scale for every model."""
+    out = a.astype(float, copy=True)
+    sd = np.std(out[:, 0], ddof=1) if len(out) > 1 else 0.0
+    if sd > 0:
+        out[:, 0] = (out[:, 0] - out[:, 0].mean()) / sd
+    return out
 
 
 def paired(r: Result) -> Paired | None:
@@ -147,7 +157,7 @@ def paired(r: Result) -> Paired | None:
                        unit=rows["set"] + ":" + rows.get("source_word", rows["text"]))
     frame = item_frame(rows, ["set", "text"], ["association", "x"])
     clusters = rows.drop_duplicates(["set", "text"]).set_index(["set", "text"])["unit"]
-    return Paired(frame, _d, unit=_unit(r), clusters=clusters)
+    return Paired(frame, d_rows, unit=_unit(r), clusters=clusters, standardize=z_first)
 
 
 def highlights(r: Result) -> pd.DataFrame | None:

@@ -99,7 +99,11 @@ def paired_difference(a: Paired, b: Paired, *, n_resamples: int = 2000,
     else:
         lo, hi = _percentile(x, y, stat, members, n, n_resamples, rng)
     # the permutation swaps the two models' rows of a whole cluster at once (the unit the
-    # CI resamples); every one of the 2^K swaps when that is at most n_permutations
+    # CI resamples); every one of the 2^K swaps when that is at most n_permutations. A
+    # statistic blind to each model's scale (d) swaps standardized rows: otherwise two
+    # models' different scales widen the null of a difference the statistic ignores
+    if a.standardize is not None:
+        x, y = a.standardize(x), a.standardize(y)
     codes = np.arange(n) if members is None else np.empty(n, dtype=int)
     if members is not None:
         for k, rows in enumerate(members):

@@ -278,6 +278,8 @@ class Paired:
     clusters: pd.Series | None = None
     smooth: bool = True
     """False for a median or quantile: no jackknife-t CI, the percentile bootstrap always."""
+    standardize: Callable[[np.ndarray], np.ndarray] | None = None
+    """Per-model affine map the statistic ignores (d: z-score), applied before a swap."""
 
 
 @dataclass

@@ -1,0 +1,55 @@
+"""Null calibration of the report's model-vs-model test of a WEAT/SEAT d (statistics
+round 2: the test must test the quantity estimated).
+
+d is blind to each model's scale; two models whose associations differ only by an
+affine map have the same d. The cluster swap used to exchange raw rows between the
+models, so a scale difference entered its null: p came out near 1 (the report showed a
+SEAT difference whose CI excluded 0 with p = 0.78). Rows are now standardized per model
+before the swap (``Paired.standardize``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from genderscope.measures.weat_card import d_rows, z_first
+from genderscope.report.compare import paired_difference
+from genderscope.report.entry import Paired
+
+
+def _model(rng: np.random.Generator, words: np.ndarray, scale: float, shift: float,
+           keys: pd.MultiIndex) -> pd.DataFrame:
+    """Associations of 16 source words x 4 template sentences: word effect + sentence
+    noise, then the model's own affine scale."""
+    sent = words.repeat(4) + 0.6 * rng.standard_normal(words.size * 4)
+    x = np.repeat((np.arange(words.size) < words.size // 2).astype(float), 4)
+    return pd.DataFrame({"association": scale * sent + shift, "x": x}, index=keys)
+
+
+def _false_positive_rate(standardize: bool, sims: int = 400) -> float:
+    rng = np.random.default_rng(2026)
+    n_words = 16
+    keys = pd.MultiIndex.from_tuples([(f"w{k}", f"s{j}") for k in range(n_words)
+                                      for j in range(4)], names=["word", "sentence"])
+    clusters = pd.Series([k for k, _ in keys], index=keys)
+    hits = 0
+    for i in range(sims):
+        words = rng.standard_normal(n_words) + 0.5 * (np.arange(n_words) < 8)
+        a = Paired(_model(rng, words, 1.0, 0.0, keys), d_rows, unit="source words",
+                   clusters=clusters, standardize=z_first if standardize else None)
+        b = Paired(_model(rng, words, 6.0, 2.0, keys), d_rows, unit="source words",
+                   clusters=clusters)
+        p = paired_difference(a, b, n_permutations=300, seed=i)[5]
+        hits += p < 0.05
+    return hits / sims
+
+
+def test_d_difference_between_models_of_different_scale_is_calibrated():
+    rate = _false_positive_rate(standardize=True)
+    print(f"false-positive rate, standardized swap: {rate:.3f}")
+    assert 0.03 <= rate <= 0.07, rate
+
+
+def test_raw_swap_was_not_calibrated():
+    """The old swap of raw rows: its null is wide, so it (almost) never rejects."""
+    assert _false_positive_rate(standardize=False, sims=200) < 0.02
