@@ -75,7 +75,7 @@ def test_lpbs_paired_form_is_the_word_level_headline(data_dir: Path, store) -> N
     from fake_lm import FakeMasked, words
     from test_report import subject
 
-    from genderscope.measures.lpbs_card import _d
+    from genderscope.measures.weat_card import d_rows as _d
     from genderscope.report.entry import Context
     from genderscope.report.runner import run_report
 
