@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,9 +39,27 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import numpy as np  # noqa: E402
-from benchrecord import Recorder, add_record_options  # noqa: E402
+from benchrecord import Recorder, add_record_options, timed_process  # noqa: E402
 
 from genderscope.datasets.locations import find_benchmark  # noqa: E402
+
+
+def sentence_scorer(lm):  # noqa: ANN001, ANN201 - a CausalLM; torch imported by the caller
+    """The baseline: one forward pass per sentence (start token + tokens, log-softmax, sum
+    of the next-token log-probabilities), with the adapter's model, tokenizer, start."""
+    import torch
+
+    model, tok, start = lm.model, lm.tokenizer, lm.start_token_id
+
+    @torch.inference_mode()
+    def one(text: str) -> float:
+        ids = ([start] if start is not None else []) + tok(text, add_special_tokens=False)[
+            "input_ids"]
+        x = torch.tensor([ids], device=lm.device)
+        logp = torch.log_softmax(model(input_ids=x).logits.float(), dim=-1)[0]
+        return float(logp[:-1].gather(1, x[0, 1:, None]).sum())
+
+    return one
 
 
 def loop_script(args: argparse.Namespace) -> None:
@@ -59,29 +76,13 @@ def loop_script(args: argparse.Namespace) -> None:
 
     pairs = subset(load_crows_pairs(find_benchmark("crows-pairs")), args.limit, 0)
     lm = load_lm(args.model, device=args.device)
-    model, tok, start = lm.model, lm.tokenizer, lm.start_token_id
 
-    @torch.inference_mode()
-    def one(text: str) -> float:
-        ids = ([start] if start is not None else []) + tok(text, add_special_tokens=False)[
-            "input_ids"]
-        x = torch.tensor([ids], device=lm.device)
-        logp = torch.log_softmax(model(input_ids=x).logits.float(), dim=-1)[0]
-        return float(logp[:-1].gather(1, x[0, 1:, None]).sum())
+    one = sentence_scorer(lm)
 
     pd.DataFrame({"pair_id": [p.pair_id for p in pairs],
                   "score_more": [one(p.sent_more) for p in pairs],
                   "score_less": [one(p.sent_less) for p in pairs]}).to_csv(
         args.child_loop, index=False)
-
-
-def _timed(cmd: list[str], env: dict[str, str]) -> float:
-    t0 = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
-    wall = time.perf_counter() - t0
-    if done.returncode != 0:
-        raise SystemExit(f"failed: {' '.join(cmd)}\n{done.stderr[-3000:]}")
-    return wall
 
 
 def whole_process(args: argparse.Namespace, recorder: Recorder) -> None:
@@ -91,7 +92,7 @@ def whole_process(args: argparse.Namespace, recorder: Recorder) -> None:
     work = Path(tempfile.mkdtemp(prefix="gs-bench-crows-"))
     env = dict(os.environ, COLUMNS="100")
     limit = ["--limit", str(args.limit)] if args.limit else []
-    loop_s = _timed([sys.executable, __file__, "--child-loop", str(work / "loop.csv"),
+    loop_s = timed_process([sys.executable, __file__, "--child-loop", str(work / "loop.csv"),
                      "--model", args.model, "--device", args.device, *limit], env)
     print(f"one sentence at a time, as a script: {loop_s:.1f} s", flush=True)
     script = Path(sys.executable).with_name("genderscope")
@@ -100,7 +101,7 @@ def whole_process(args: argparse.Namespace, recorder: Recorder) -> None:
     typed = ["run", "crows-pairs", "--model", args.model, "--out", str(work / "gs"), *limit]
     if args.device != "cpu":
         typed += ["--device", args.device]
-    cli_s = _timed([*head, *typed], dict(env, GENDERSCOPE_STORE=str(work / "store.sqlite")))
+    cli_s = timed_process([*head, *typed], dict(env, GENDERSCOPE_STORE=str(work / "store.sqlite")))
     print(f"`genderscope {' '.join(typed)}`: {cli_s:.1f} s", flush=True)
     ours = pd.read_csv(work / "gs" / "items.csv").set_index("pair_id")
     theirs = pd.read_csv(work / "loop.csv").set_index("pair_id")
@@ -158,16 +159,8 @@ def main() -> None:
           f"fingerprint {lm.fingerprint[:16]}; start token {lm.describe().get('start_token')!r}; "
           f"{len(pairs)} pairs; device {lm.device}; torch threads={torch.get_num_threads()}")
 
-    model, tok, start = lm.model, lm.tokenizer, lm.start_token_id
 
-    @torch.inference_mode()
-    def one(text: str) -> float:
-        ids = ([start] if start is not None else []) + tok(text, add_special_tokens=False)[
-            "input_ids"]
-        x = torch.tensor([ids], device=lm.device)
-        logp = torch.log_softmax(model(input_ids=x).logits.float(), dim=-1)[0]
-        tgt = x[0, 1:]
-        return float(logp[:-1].gather(1, tgt[:, None]).sum())
+    one = sentence_scorer(lm)
 
     t0 = time.perf_counter()
     base = np.array([[one(p.sent_more), one(p.sent_less)] for p in pairs])

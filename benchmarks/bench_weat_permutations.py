@@ -29,14 +29,13 @@ import os
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
-from benchrecord import Recorder, add_record_options
+from benchrecord import Recorder, add_record_options, timed_process
 
 from genderscope.datasets.locations import find_benchmark
 
@@ -79,15 +78,6 @@ def _scores(test_name: str) -> tuple[object, np.ndarray, np.ndarray, list]:
     return test, s[:len(x)], s[len(x):], [x, y, a, b]
 
 
-def _timed(cmd: list[str], env: dict[str, str]) -> float:
-    t0 = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
-    wall = time.perf_counter() - t0
-    if done.returncode != 0:
-        raise SystemExit(f"failed: {' '.join(cmd)}\n{done.stderr[-3000:]}")
-    return wall
-
-
 def whole_process(args: argparse.Namespace, recorder: Recorder) -> None:
     """Both ways as whole processes, python start to exit, timed from outside."""
     work = Path(tempfile.mkdtemp(prefix="gs-bench-weat-"))
@@ -100,10 +90,10 @@ def whole_process(args: argparse.Namespace, recorder: Recorder) -> None:
              "--exact-limit", "0", "--out", str(work / "gs")]
     loop_t, cli_t = [], []
     for k in range(args.repeats):  # alternating, so a drift in load hits both
-        loop_t.append(_timed([sys.executable, __file__, "--child-loop", "--test", args.test,
+        loop_t.append(timed_process([sys.executable, __file__, "--child-loop", "--test", args.test,
                               "--permutations", str(args.permutations)], env))
         shutil.rmtree(work / "gs", ignore_errors=True)
-        cli_t.append(_timed([*head, *typed], dict(env, GENDERSCOPE_STORE=str(
+        cli_t.append(timed_process([*head, *typed], dict(env, GENDERSCOPE_STORE=str(
             work / f"store-{k}.sqlite"))))
         print(f"repeat {k + 1}: loop script {loop_t[-1]:.2f} s, genderscope "
               f"{cli_t[-1]:.2f} s", flush=True)

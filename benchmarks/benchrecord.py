@@ -107,6 +107,17 @@ def command_line(argv: list[str] | None = None) -> str:
     return shlex.join(["python", shown, *argv[1:]])
 
 
+def timed_process(cmd: list[str], env: dict[str, str]) -> float:
+    """Wall seconds of ``cmd`` run to its exit (a whole-process row's clock); its stderr
+    tail and exit on failure."""
+    t0 = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    wall = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{done.stderr[-3000:]}")
+    return wall
+
+
 def _utc() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
