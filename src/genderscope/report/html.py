@@ -288,6 +288,7 @@ def section_html(sec: Section) -> str:
         except Exception as exc:  # noqa: BLE001 - a plot bug must not lose the numbers
             from genderscope.report.runner import one_line
 
+            plots.close_all()  # a figure left half-drawn by the failure
             parts.append(f'<p class="reason">Plot failed: {esc(one_line(exc))}</p>')
     try:
         hl = sec.measure.highlights(r)

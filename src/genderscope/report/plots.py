@@ -162,6 +162,11 @@ def lay_out(fig: Figure, margin: float = 0.96) -> Figure:
     return fig
 
 
+def close_all() -> None:
+    """Close every open pyplot figure (after a plot failed half-way)."""
+    plt.close("all")
+
+
 def to_svg(fig: Figure, *, title: str) -> str:
     """Inline SVG (no XML prolog), sentinel colours -> ``currentColor``, with an
     accessible ``<title>``; closes the figure. Over-wide labels are wrapped first
@@ -196,7 +201,10 @@ def ci_errors(est: Sequence[float], low: Sequence[float], high: Sequence[float]
 def forest(rows: Sequence[tuple[str, float, float | None, float | None]], *, null: float | None,
            xlabel: str, title: str, colors: Sequence[str] | None = None,
            height: float | None = None) -> Figure:
-    """Horizontal estimate +- CI plot, one row per (label, estimate, low, high)."""
+    """Horizontal estimate +- CI plot, one row per (label, estimate, low, high); a
+    missing value (None: a stored run reads NaN back as None) is drawn as NaN."""
+    nan = float("nan")
+    rows = [(label, nan if est is None else est, lo, hi) for label, est, lo, hi in rows]
     n = len(rows)
     fig, ax = figure(6.4, height or max(1.6, 0.42 * n + 1.0))
     ys = list(range(n))[::-1]
