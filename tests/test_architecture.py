@@ -21,7 +21,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "genderscope"
 # bottom to top: a module may import (at module level) from its own layer or any below
 LAYERS: list[tuple[str, set[str]]] = [
     ("base", {"__init__", "errors", "checks", "casing", "files", "progress", "results",
-              "reuse", "outputs"}),
+              "reuse", "outputs", "text_blocks"}),
     ("store", {"store"}),
     ("models/datasets/stats", {"models", "datasets", "stats"}),
     ("measures", {"measures", "attack", "swap", "lm_debias", "vector_debias"}),

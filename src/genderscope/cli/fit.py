@@ -3,7 +3,7 @@
 rich shrinks a table that is wider than the terminal by wrapping its cells, and cuts
 a word longer than its column with "…" (e.g. "MaleNam…" in `genderscope run weat` at
 80 columns). :class:`FittingConsole` prints such a table as one block per row
-instead: the row's first cell as its heading, then one ``column: value`` line per
+instead: the row's first cell as its heading, then one ``column  value`` line per
 other cell, each wrapped at word boundaries. A table whose every word fits is
 printed as it is.
 """
@@ -13,9 +13,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
+
+from genderscope.text_blocks import blocks
 
 
 def _plain(cell: Any) -> str:
@@ -41,23 +43,18 @@ def fits(console: Console, table: Table) -> bool:
 
 
 def as_blocks(table: Table) -> Group:
-    """One block per row: the first cell in bold, then ``header: value`` lines."""
+    """One block per row (:func:`genderscope.text_blocks.blocks`): the first cell as the
+    heading, then one ``header  value`` line per other cell; the caption after."""
     headers = [_plain(c.header) for c in table.columns]
     columns = [[_plain(cell) for cell in c.cells] for c in table.columns]
-    parts: list[RenderableType] = []
-    if table.title:
-        parts.append(Text(_plain(table.title), style="bold"))
-    for r in range(table.row_count):
-        cells = [col[r] if r < len(col) else "" for col in columns]
-        head = f"{headers[0]}: {cells[0]}" if headers[0] else cells[0]
-        parts.append(Text(head or "-", style="bold"))
-        for h, v in zip(headers[1:], cells[1:], strict=True):
-            if v.strip():
-                parts.append(Text(f"  {h}: {v}" if h else f"  {v}"))
-        parts.append(Text(""))
+    keys = [str(i) for i in range(len(headers))]  # headers may repeat or be empty
+    rows = [{k: col[r] if r < len(col) else "" for k, col in zip(keys, columns, strict=True)}
+            for r in range(table.row_count)]
+    title = _plain(table.title) if table.title else None
+    group = blocks(rows, title, keys[:1], None, list(zip(keys[1:], headers[1:], strict=True)))
     if table.caption:
-        parts.append(Text(_plain(table.caption), style="dim"))
-    return Group(*parts)
+        return Group(group, Text(_plain(table.caption), style="dim"))
+    return group
 
 
 class FittingConsole(Console):

@@ -5,7 +5,6 @@ data set ``gest`` (not in the shared data mirror), found here without fetching."
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from genderscope.measures.genderbench.gest import build_creative, build_gest, load_gest
@@ -18,12 +17,10 @@ def gest_folder(data_dir: Path | None = None) -> Path | None:
     Looked for under ``data_dir/gest``, ``$GENDERSCOPE_DATA/gest``, then the registry's
     packaged or fetched copy of ``gest``."""
     from genderscope.datasets import registry
-    from genderscope.datasets.locations import DATA_ENV
+    from genderscope.datasets.locations import data_roots
 
     roots = [Path(data_dir)] if data_dir is not None else []
-    if os.environ.get(DATA_ENV):
-        roots.append(Path(os.environ[DATA_ENV]))
-    for root in roots:
+    for root in [*roots, *data_roots()]:
         if (root / "gest" / "gest.csv").is_file():
             return root / "gest"
     ds = registry.get("gest")

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from genderscope.measures.card_tools import top_rows
-from genderscope.measures.weat_card import WEAT_TESTS, tests_dir
+from genderscope.measures.weat_card import WEAT_TESTS, tests_dir, tests_of
 from genderscope.plans_embeddings import TESTED
 from genderscope.report import plots
 from genderscope.report.entry import Context, Headline, Measure, MethodCard, from_ci
@@ -21,13 +21,17 @@ from genderscope.results import Result
 NULLS = {"ripa": 0.0, "rnd": 0.0, "ect": 1.0, "mac": None, "rnsb": 0.0}
 
 
+def _resamples(name: str, ctx: Context) -> int:
+    """Bootstrap replicates: RNSB refits a classifier per replicate, so a tenth as many
+    (1,000; 100 when quick)."""
+    return ctx.n_resamples if name != "rnsb" else ctx.n_resamples // 10
+
+
 def plans(name: str, ctx: Context) -> list[tuple[str, dict[str, Any]]]:
     """One plan of metric ``name`` per test: ``genderscope run ripa --test weat6
     --permutations P --resamples R --seed S`` stores the run a report's section reads."""
-    # RNSB refits a classifier per replicate: a tenth as many (1,000; 100 when quick)
     opts: dict[str, Any] = {"tests_dir": tests_dir(ctx), "seed": ctx.seed,
-                            "resamples": ctx.n_resamples if name != "rnsb"
-                            else ctx.n_resamples // 10}
+                            "resamples": _resamples(name, ctx)}
     if name in TESTED:  # the others take no permutations: their default keys the run
         opts["permutations"] = ctx.n_permutations
     return [(name, {"test": t, **opts}) for t in WEAT_TESTS]
@@ -39,18 +43,11 @@ def combine(parts: list[Result], ctx: Context) -> Result:
     items = pd.concat([r.items.assign(test=r.summary["test"]) for r in parts],
                       ignore_index=True)
     summary = {"tests": {r.summary["test"]: r.summary for r in parts}}
-    resamples = ctx.n_resamples if name != "rnsb" else ctx.n_resamples // 10
     meta = {"model": parts[0].metadata.get("model"), "seed": ctx.seed,
-            "params": {"tests": [r.summary["test"] for r in parts], "n_resamples": resamples},
+            "params": {"tests": [r.summary["test"] for r in parts],
+                       "n_resamples": _resamples(name, ctx)},
             "data": {r.summary["test"]: r.metadata.get("data") for r in parts}}
     return Result(name, summary, items, meta)
-
-
-def tests_of(summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The tests of a summary: the card's (``tests``) or one stored run's (``test``)."""
-    if "tests" in summary:
-        return dict(summary["tests"])
-    return {str(summary["test"]): summary} if "test" in summary else {}
 
 
 def _entries(s: dict[str, Any], name: str) -> list[tuple[str, dict[str, Any]]]:

@@ -11,16 +11,14 @@ across lines. Rows are plain dicts of strings, so a recorded run can be printed 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from rich.console import Console, Group
+from rich.console import Console
 from rich.measure import Measurement
-from rich.padding import Padding
 from rich.table import Table
-from rich.text import Text
 
 from genderscope.report.findings import shown
 from genderscope.report.runner import ReportData, items_note
+from genderscope.text_blocks import blocks
 
 WIDE = 120
 """Terminals at least this wide get one table; narrower ones one block per number."""
@@ -66,23 +64,6 @@ def _table(rows: Sequence[dict[str, str]], title: str | None,
     return table
 
 
-def _blocks(rows: Sequence[dict[str, str]], title: str | None, head_keys: Sequence[str],
-            sub: str | None, fields: Sequence[tuple[str, str]]) -> Group:
-    parts: list[Any] = [Text(title, style="italic")] if title else []
-    for r in rows:
-        parts.append(Text(" · ".join(r[k] for k in head_keys if r.get(k)), style="bold"))
-        if sub and r.get(sub):
-            parts.append(Padding(Text(r[sub]), (0, 0, 0, 2)))
-        grid = Table.grid(padding=(0, 2))
-        grid.add_column(no_wrap=True)
-        grid.add_column()
-        for key, word in fields:
-            if r.get(key):
-                grid.add_row(Text(word, style="dim"), Text(r[key]))
-        parts.append(Padding(grid, (0, 0, 0, 4)))
-    return Group(*parts)
-
-
 def print_rows(console: Console, rows: Sequence[dict[str, str]], *, title: str | None = None,
                columns: Sequence[str] = COLUMNS, wide: int | None = WIDE,
                head: Sequence[str] = ("model", "measure", "time"), sub: str | None = "number",
@@ -97,4 +78,4 @@ def print_rows(console: Console, rows: Sequence[dict[str, str]], *, title: str |
         fits = Measurement.get(console, unbounded, table).maximum <= console.width
     else:
         fits = console.width >= wide
-    console.print(table if fits else _blocks(rows, title, head, sub, fields))
+    console.print(table if fits else blocks(rows, title, head, sub, fields))

@@ -162,7 +162,7 @@ def _task_failure(ray: Any, exc: Exception, retries: int) -> str:
 def _fail(run: SweepRun, job: Planned, reason: str,
           notify: Callable[[JobStatus, str], None]) -> None:
     """Every job of ``job`` not yet settled fails with ``reason``."""
-    for measure, _, _ in job.pending:
+    for measure, _ in job.pending:
         st = run.statuses[(job.model.name, measure.name)]
         if st.status == "pending":
             st.status, st.reason = "failed", reason
@@ -258,7 +258,7 @@ def run_sweep(spec: SweepSpec, store: Store, *, command: str = "",
                 except Exception as exc:  # noqa: BLE001 - retries exhausted, task or store error
                     _fail(run, job, _task_failure(ray, exc, spec.max_retries), notify)
                     continue
-                for measure, _, _ in job.pending:
+                for measure, _ in job.pending:
                     st = run.statuses[(job.model.name, measure.name)]
                     st.attempts = max(st.attempts, announced.get(job.model.name, 1))
                     notify(st, st.status)

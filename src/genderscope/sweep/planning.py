@@ -29,10 +29,6 @@ class JobStatus:
     """``pending``, ``done``, ``skipped`` (already recorded), ``failed`` or
     ``not applicable``."""
     reason: str = ""
-    key: str = ""
-    """The run's key ('' when unknown); a card's several plans: their keys, space-joined."""
-    run_id: str | None = None
-    """The stored run ('' never); a card's several plans: their ids, comma-joined."""
     attempts: int = 0
     seconds: float = 0.0
     node: str = ""
@@ -42,9 +38,18 @@ class JobStatus:
     run_ids: list[str] = field(default_factory=list)
     """One stored run per plan, in the card's order."""
 
+    @property
+    def key(self) -> str:
+        """The run's key ('' when any is unknown); several plans: space-joined."""
+        return " ".join(self.keys) if self.keys and all(self.keys) else ""
+
+    @property
+    def run_id(self) -> str | None:
+        """The stored run (None before); several plans: their ids, comma-joined."""
+        return ", ".join(self.run_ids) or None
+
     def settle(self, status: str, run_ids: list[str]) -> None:
         self.status, self.run_ids = status, list(run_ids)
-        self.run_id = ", ".join(run_ids) or None
 
 
 @dataclass
@@ -53,7 +58,7 @@ class Planned:
 
     model: ModelSpec
     subject: Subject | None
-    pending: list[tuple[Measure, Context, str]] = field(default_factory=list)
+    pending: list[tuple[Measure, Context]] = field(default_factory=list)
 
 
 @dataclass
@@ -103,12 +108,11 @@ def plan(spec: SweepSpec, store: Store) -> tuple[list[Planned], SweepRun]:
             except Exception as exc:  # noqa: BLE001 - e.g. a data file that cannot be read
                 st.status, st.reason = "failed", one_line(exc)
                 continue
-            st.key = " ".join(st.keys) if all(st.keys) else ""
             found = [store.find_run(k) if k else None for k in st.keys]
             if found and all(found):
                 st.settle("skipped", [f for f in found if f])
                 continue
-            job.pending.append((measure, ctx, st.key))
+            job.pending.append((measure, ctx))
         if job.pending:
             planned.append(job)
     return planned, run
@@ -138,7 +142,7 @@ def record(store: Store, run: SweepRun, job: Planned, outcome: JobOutcome) -> No
         by_name.setdefault(name, []).append(run_id)
     for name, run_ids in by_name.items():
         run.statuses[(job.model.name, name)].settle("done", run_ids)
-    for measure, _, _ in job.pending:  # a measure the task did not report back
+    for measure, _ in job.pending:  # a measure the task did not report back
         st = run.statuses[(job.model.name, measure.name)]
         if st.status == "pending":
             st.status, st.reason = "failed", "the job returned no result for this measure"
@@ -147,5 +151,5 @@ def record(store: Store, run: SweepRun, job: Planned, outcome: JobOutcome) -> No
 def _payload(spec: SweepSpec, job: Planned, store: Store, command: str, gpus: float
              ) -> JobPayload:
     device = spec.device if spec.device is not None or gpus > 0 else "cpu"
-    return JobPayload(job.model, [(m.name, ctx) for m, ctx, _ in job.pending], device,
+    return JobPayload(job.model, [(m.name, ctx) for m, ctx in job.pending], device,
                       spec.dtype, spec.start_token, str(store.path), command)
