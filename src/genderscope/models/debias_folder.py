@@ -66,16 +66,19 @@ def technique_of(manifest: dict[str, Any]) -> str:
     return str(tech) if isinstance(tech, str) else "cds"
 
 
-def fingerprint_suffix(manifest: dict[str, Any]) -> str:
-    """``|debias:TECHNIQUE:TAG``, what a debiased model's fingerprint adds to its base
-    model's: TAG hashes the technique, its parameters and the projection file's hash."""
+def debias_tag(manifest: dict[str, Any]) -> str:
+    """SHA-256 of the technique, its parameters and the projection file's hash."""
     import hashlib
 
-    tech = technique_of(manifest)
-    what = {"technique": tech, "params": manifest.get("params") or {},
+    what = {"technique": technique_of(manifest), "params": manifest.get("params") or {},
             "projection_sha256": manifest.get("projection_sha256")}
-    tag = hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()
-    return f"|debias:{tech}:{tag}"
+    return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()
+
+
+def fingerprint_suffix(manifest: dict[str, Any]) -> str:
+    """``|debias:TECHNIQUE:TAG`` (:func:`debias_tag`), what a debiased model's
+    fingerprint adds to its base model's."""
+    return f"|debias:{technique_of(manifest)}:{debias_tag(manifest)}"
 
 
 def is_debias_folder(spec: str | Path) -> bool:

@@ -138,14 +138,13 @@ def attach(adapter: LanguageModelAdapter, folder: Path, manifest: dict[str, Any]
     runs on the loaded adapter; the fingerprint gains the technique and its parameters
     (for projections, the projection file's hash), so the score cache keeps debiased
     answers apart from the base model's."""
-    from genderscope.models.debias_folder import fingerprint_suffix, technique_of
+    from genderscope.models.debias_folder import debias_tag, fingerprint_suffix, technique_of
 
     tech = technique_of(manifest)
     base = manifest.get("base_model") or {}
     params = manifest.get("params") or {}
     recorded = base.get("fingerprint")
-    suffix = fingerprint_suffix(manifest)
-    tag = suffix.rsplit(":", 1)[1]
+    suffix, tag = fingerprint_suffix(manifest), debias_tag(manifest)
 
     def check(loaded: LanguageModelAdapter) -> None:
         if recorded and loaded.fingerprint.split("|")[0] != str(recorded).split("|")[0]:
