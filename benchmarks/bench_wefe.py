@@ -19,20 +19,36 @@ classifier refits, and the tests) is recorded beside it. Hard Debias: the same o
 both sides (tests/test_wefe_agreement.py).
 
     flock /tmp/gs-heavy.lock python benchmarks/bench_wefe.py [--repeats 3] [--rounds 2] [--record]
+        [--whole-process [--cases ect,hard]]
+
+``--whole-process``: instead, each row's two ways as whole processes timed from outside,
+python start to exit (median of ``--repeats``, the two alternating): WEFE's side is
+benchmarks/wefe_user_script.py run with WEFE's venv python (gensim loads GloVe 6B 50d
+from its own format, written once beforehand; WEFE's WEAT 6 sets; the metric, or
+HardDebias with the debiased vectors saved; the result printed); ours is
+``genderscope run <metric> --vectors glove-6b-50d --test weat6 --out DIR`` or
+``genderscope debias hard --vectors glove-6b-50d --out DIR`` as a user types it (console
+script, fresh store through ``$GENDERSCOPE_STORE`` and fresh ``--out`` each repeat, the
+table on the terminal). The CLI does more than WEFE's script (bootstrap CIs, tests,
+files; Hard Debias: the before/after measures), which each record names. The two
+sides' estimates (Hard Debias: vectors) are compared; record cases
+``<metric>-whole-process`` and ``hard-whole-process``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
+import shutil
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from benchrecord import REPO, Recorder, add_record_options
+from benchrecord import REPO, Recorder, add_record_options, timed_process
 
 sys.path.insert(0, str(REPO))
 
@@ -59,6 +75,115 @@ def timed(fn, repeats: int, per: int = 1) -> float:  # noqa: ANN001
     """Median seconds of one call over ``repeats`` samples of ``per`` calls each."""
     return statistics.median(samples(fn, repeats, per))
 
+USER_SCRIPT = Path(__file__).with_name("wefe_user_script.py")
+CLI_EXTRA = {
+    "ripa": "also the bootstrap CI of 10,000 resamples and the exact sign-flip test (256 "
+            "flips), for A and B",
+    "rnd": "also the bootstrap CI of 10,000 resamples and the exact permutation test "
+           "(12,870 partitions), for A and B",
+    "ect": "also the bootstrap CI of 10,000 resamples, for A and B",
+    "mac": "also the bootstrap CI of 10,000 resamples",
+    "rnsb": "also the bootstrap CI of 1,000 classifier refits",
+    "hard": "also WEAT, RIPA, RND, ECT and MAC of weat6, 7, 8 before and after with "
+            "bootstrap CIs and paired tests, the analogy and cluster checks, debias.json",
+}
+"""What the CLI does beyond WEFE's script (both sides load, compute and print; the CLI
+also writes items.csv/summary.json and its run to the store)."""
+
+
+def _agreement(case: str, wefe_out: dict, ours: Path, wefe_bin: Path) -> list[dict]:
+    """The two sides' difference: the estimates (max |ours - WEFE|) or, for Hard Debias,
+    the vectors (min cosine, max |ours - WEFE| over the words both wrote)."""
+    import numpy as np
+
+    if case == "hard":
+        from genderscope.models.vectors import load_vectors
+
+        a, b = load_vectors(ours / "vectors.bin"), load_vectors(wefe_bin)
+        words = [w for w in a.words if w in b]
+        x, y = a.vectors(words).astype(np.float64), b.vectors(words).astype(np.float64)
+        cos = np.einsum("ij,ij->i", x, y) / (np.linalg.norm(x, axis=1)
+                                             * np.linalg.norm(y, axis=1) + 1e-300)
+        return [{"name": "vectors compared", "value": len(words)},
+                {"name": "1 - min cosine (ours, WEFE)", "value": float(1 - cos.min())},
+                {"name": "max |ours - WEFE|", "value": float(np.abs(x - y).max())}]
+    summary = json.loads((ours / "summary.json").read_text())["summary"]
+    mine = ({"all": summary[case]["estimate"]} if case in ("mac", "rnsb") else
+            {k: v["estimate"] for k, v in summary["attributes"].items()})
+    if sorted(mine) != sorted(wefe_out):
+        raise SystemExit(f"{case}: estimates of {sorted(mine)} vs WEFE's {sorted(wefe_out)}")
+    diff = max(abs(mine[k] - wefe_out[k]) for k in mine)
+    return [{"name": f"max |ours - WEFE| over {len(mine)} estimate"
+                     + ("s" if len(mine) > 1 else ""), "value": diff}]
+
+
+def whole_process(args: argparse.Namespace, recorder: Recorder) -> None:
+    """Each row's two ways as whole processes, python start to exit, timed from outside."""
+    from genderscope.datasets.locations import find_benchmark
+    from genderscope.models.vectors import load_vectors
+    from genderscope.vector_debias import write_word2vec_binary
+    from tests.wefe_env import wefe_python
+
+    python, why = wefe_python()
+    if python is None:
+        sys.exit(f"WEFE unavailable: {why}")
+    cases = [c for c in args.cases.split(",") if c]
+    work = Path(tempfile.mkdtemp(prefix="gs-bench-wefe-"))
+    vecs = load_vectors("glove-6b-50d")  # GloVe in gensim's own format, for WEFE's script
+    words = [w for w in vecs.words if w and not any(c.isspace() for c in w)]
+    write_word2vec_binary(work / "glove.bin", words, vecs.vectors(words))
+    n_words = len(vecs)
+    del vecs
+    kv = work / "glove.kv"
+    base_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    timed_process([str(python), "-c", "import sys; from gensim.models import KeyedVectors;"
+                   " KeyedVectors.load_word2vec_format(sys.argv[1], binary=True)"
+                   ".save(sys.argv[2])", str(work / "glove.bin"), str(kv)], base_env)
+    (work / "glove.bin").unlink()
+    data, lists = find_benchmark("seat").resolve().parent, find_benchmark("debiaswe")
+    env = dict(os.environ, COLUMNS="100", GENDERSCOPE_DATA=str(data))
+    script = Path(sys.executable).with_name("genderscope")
+    head = [str(script)] if script.is_file() else [
+        sys.executable, "-c", "from genderscope.cli.app import main; main()"]
+    typed = {c: (["debias", "hard", "--vectors", "glove-6b-50d"] if c == "hard" else
+                 ["run", c, "--vectors", "glove-6b-50d", "--test", args.test]) for c in cases}
+    wefe_t: dict[str, list[float]] = {c: [] for c in cases}
+    cli_t: dict[str, list[float]] = {c: [] for c in cases}
+    agree: dict[str, list[dict]] = {}
+    for k in range(args.repeats):  # alternating, so a drift in load hits both
+        for c in cases:
+            res, out, deb = work / f"wefe-{c}.json", work / f"gs-{c}-{k}", work / "wefe.bin"
+            extra = ["--lists", str(lists), "--out", str(deb)] if c == "hard" else []
+            wefe_t[c].append(timed_process([str(python), str(USER_SCRIPT), str(kv), c, *extra,
+                                            "--result", str(res)], base_env))
+            cli_t[c].append(timed_process([*head, *typed[c], "--out", str(out)], dict(
+                env, GENDERSCOPE_STORE=str(work / f"store-{c}-{k}.sqlite"))))
+            if k == 0:
+                agree[c] = _agreement(c, json.loads(res.read_text()), out, deb)
+            shutil.rmtree(out, ignore_errors=True)
+            print(f"repeat {k + 1} {c}: WEFE script {wefe_t[c][-1]:.2f} s, genderscope "
+                  f"{cli_t[c][-1]:.2f} s; {agree[c]}", flush=True)
+    shutil.rmtree(work, ignore_errors=True)
+    for c in cases:
+        wefe_s, cli_s = statistics.median(wefe_t[c]), statistics.median(cli_t[c])
+        shown = " ".join([*typed[c], "--out", "DIR"])
+        print(f"{c}: WEFE script {wefe_s:.2f} s, `genderscope {shown}` {cli_s:.2f} s: "
+              f"{wefe_s / cli_s:.2f}x")
+        what = (f"Hard Debias of GloVe 6B 50d ({n_words:,} words), debiased vectors saved"
+                if c == "hard" else f"{c.upper()} of {args.test}"
+                + (" (A and B)" if c in ("ripa", "rnd", "ect") else "")
+                + f" on GloVe 6B 50d ({n_words:,} words)")
+        base = ("HardDebias, vectors saved as word2vec binary" if c == "hard" else
+                f"{c.upper()} run_query" + (" x2 (A, B)" if c in ("ripa", "rnd", "ect")
+                                            else ""))
+        recorder.write(
+            case=f"{c}-whole-process", what=what,
+            baseline=f"WEFE 1.0.1 user script (gensim loads GloVe from its own format; "
+                     f"{base}; result printed), median of {args.repeats}",
+            baseline_s=wefe_s,
+            genderscope=f"`genderscope {shown}` ({CLI_EXTRA[c]}), median of {args.repeats}",
+            genderscope_s=cli_s, device=args.device, extra=agree[c])
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -67,9 +192,17 @@ def main() -> None:
                     help="alternating blocks of WEFE's then our samples, pooled")
     ap.add_argument("--test", default="weat6")
     ap.add_argument("--device", default="cpu", choices=["cpu"])
+    ap.add_argument("--whole-process", action="store_true",
+                    help="each way as a whole process, as typed (record cases "
+                         "<metric>-whole-process, hard-whole-process)")
+    ap.add_argument("--cases", default=",".join(("hard", *METRICS)),
+                    help="--whole-process: the rows to measure (comma-separated)")
     add_record_options(ap)
     args = ap.parse_args()
     recorder = Recorder.from_args(__file__, args)
+    if args.whole_process:
+        whole_process(args, recorder)
+        return
 
     from genderscope.datasets.locations import find_benchmark
     from genderscope.datasets.seat import resolve_test
