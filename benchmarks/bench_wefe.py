@@ -128,6 +128,7 @@ def whole_process(args: argparse.Namespace, recorder: Recorder) -> None:
     if python is None:
         sys.exit(f"WEFE unavailable: {why}")
     cases = [c for c in args.cases.split(",") if c]
+    data, lists = find_benchmark("seat").resolve().parent, find_benchmark("debiaswe")
     work = Path(tempfile.mkdtemp(prefix="gs-bench-wefe-"))
     vecs = load_vectors("glove-6b-50d")  # GloVe in gensim's own format, for WEFE's script
     words = [w for w in vecs.words if w and not any(c.isspace() for c in w)]
@@ -140,7 +141,6 @@ def whole_process(args: argparse.Namespace, recorder: Recorder) -> None:
                    " KeyedVectors.load_word2vec_format(sys.argv[1], binary=True)"
                    ".save(sys.argv[2])", str(work / "glove.bin"), str(kv)], base_env)
     (work / "glove.bin").unlink()
-    data, lists = find_benchmark("seat").resolve().parent, find_benchmark("debiaswe")
     env = dict(os.environ, COLUMNS="100", GENDERSCOPE_DATA=str(data))
     script = Path(sys.executable).with_name("genderscope")
     head = [str(script)] if script.is_file() else [
