@@ -43,30 +43,46 @@ class Row:
         return (self.script, self.case)
 
 
+WHOLE = "whole process (python start to exit, each command as a user types it)"
+
+WEFE = (("ripa", "RIPA of weat6 (A and B)"), ("rnd", "RND of weat6 (A and B)"),
+        ("ect", "ECT of weat6 (A and B)"), ("mac", "MAC of weat6"), ("rnsb", "RNSB of weat6"),
+        ("hard", "Hard Debias"))
+DEBIAS = (("inlp", "INLP"), ("sentence-debias", "SentenceDebias"),
+          ("self-debias", "Self-Debias"))
+
 TIMED = {
     "benchmarks/bench_engine_vs_pipeline.py": "in-process (model loaded before the clock)",
     "benchmarks/bench_bec_pro.py": "in-process (each way in its own process, its clock "
                                    "started after torch and transformers are imported)",
-    "benchmarks/bench_bec_pro.py#whole-process": "whole process (python start to exit, "
-                                                 "each command as a user types it)",
+    "benchmarks/bench_bec_pro.py#whole-process": WHOLE,
     "benchmarks/bench_crows_pairs.py": "in-process (model loaded before the clock)",
-    "benchmarks/bench_crows_pairs.py#whole-process": "whole process (python start to exit, "
-                                                     "each command as a user types it)",
+    "benchmarks/bench_crows_pairs.py#whole-process": WHOLE,
     "benchmarks/bench_weat_permutations.py": "in-process (the test alone)",
-    "benchmarks/bench_weat_permutations.py#whole-process": "whole process (python start to "
-                                                           "exit, each command as a user "
-                                                           "types it)",
+    "benchmarks/bench_weat_permutations.py#whole-process": WHOLE,
     "benchmarks/bench_attack.py": "in-process (models loaded before the clock)",
     "benchmarks/bench_generate.py": "in-process (model loaded before the clock; the rerun "
                                     "row: gs.run on a store that holds the run)",
     "benchmarks/bench_wefe.py": "in-process (vectors loaded before the clock, both sides; "
                                 "peak RSS of each side's whole process)",
     "benchmarks/bench_debias_scoring.py": "in-process (models loaded before the clock)",
+    "benchmarks/bench_attack.py#whole-process": WHOLE,
+    **{f"benchmarks/bench_wefe.py#{c}-whole-process": "whole process (python start to "
+       "exit, a WEFE user script on WEFE's venv python vs the command as a user types it)"
+       for c, _ in WEFE},
+    **{f"benchmarks/bench_generate.py#{pre}whole-process{post}": WHOLE
+       for pre in ("", "jobs-lum-") for post in ("", "-plain")},
+    **{f"benchmarks/bench_generate.py#{pre}whole-process-rerun": "whole process (python "
+       "start to exit, the command as a user types it, then again on its store)"
+       for pre in ("", "jobs-lum-")},
+    **{f"benchmarks/bench_debias_scoring.py#{t}-whole-process": WHOLE
+       for t, _ in DEBIAS},
     "benchmarks/bench_overhead.py": "whole process (python start to exit, the command as a "
                                     "user types it; its `--json --no-progress` rerun beside)",
 }
 """How each script times its rows: in-process (part of a run, the rest outside the
 clock) or whole process (what a user waits for, from start to exit)."""
+
 
 
 ROWS = (
@@ -105,6 +121,10 @@ ROWS = (
         "gender-analogy attack per text: LM filter batching",
         "python benchmarks/bench_attack.py --n 10 --record",
         "[results](docs/results/robustness_davidson.md)"),
+    Row("benchmarks/bench_attack.py", "whole-process",
+        "gender-analogy attack, 20 attacks on 10 tweets, as typed",
+        "python benchmarks/bench_attack.py --n 10 --whole-process --repeats 3 --record",
+        "[results](docs/results/robustness_davidson.md)"),
     Row("benchmarks/bench_overhead.py", "bec-pro-tiny",
         "warm-store rerun of `run bec-pro` (EN, 5,400 rows), tiny BERT",
         "python benchmarks/bench_overhead.py --case bec-pro-tiny --record",
@@ -127,6 +147,16 @@ ROWS = (
           ("vs-plain", "chat generation (SmolLM2, 24 prompts): vs a plain batched script"),
           ("rerun", "rerun of a stored discrimination-tamkin run (SmolLM2)"))),
     *(Row("benchmarks/bench_generate.py", case, what,
+          "python benchmarks/bench_generate.py --whole-process --record --prompts 24 --batch 8 "
+          "--max-new-tokens 24 --repeats 3",
+          "[docs/measures/genderbench.md](docs/measures/genderbench.md)")
+      for case, what in (
+          ("whole-process", "chat generation (SmolLM2, 24 prompts), as typed: vs a plain "
+                            "script, one prompt at a time"),
+          ("whole-process-plain", "chat generation (SmolLM2, 24 prompts), as typed: vs a "
+                                  "plain batched script"),
+          ("whole-process-rerun", "rerun of a stored discrimination-tamkin run, as typed"))),
+    *(Row("benchmarks/bench_generate.py", case, what,
           "python benchmarks/bench_generate.py --record --probe jobs-lum --prompts 16 "
           "--batch 8 --max-new-tokens 128 --repeats 2",
           "[docs/measures/genderbench.md](docs/measures/genderbench.md)")
@@ -136,6 +166,32 @@ ROWS = (
           ("jobs-lum-vs-plain", "chat generation, decode-heavy (SmolLM2, 16 JobsLum "
                                 "prompts, 128 tokens): vs a plain batched script"),
           ("jobs-lum-rerun", "rerun of a stored jobs-lum run (SmolLM2)"))),
+    *(Row("benchmarks/bench_generate.py", case, what,
+          "python benchmarks/bench_generate.py --whole-process --record --probe jobs-lum "
+          "--prompts 16 --batch 8 --max-new-tokens 128 --repeats 2",
+          "[docs/measures/genderbench.md](docs/measures/genderbench.md)")
+      for case, what in (
+          ("jobs-lum-whole-process", "chat generation, decode-heavy (16 JobsLum prompts), as "
+                                     "typed: vs a plain script, one prompt at a time"),
+          ("jobs-lum-whole-process-plain", "chat generation, decode-heavy (16 JobsLum "
+                                           "prompts), as typed: vs a plain batched script"),
+          ("jobs-lum-whole-process-rerun", "rerun of a stored jobs-lum run, as typed"))),
+    *(Row("benchmarks/bench_wefe.py", f"{c}{tail}", f"{what} on GloVe 6B 50d{as_typed}",
+          f"python benchmarks/bench_wefe.py{opts} --repeats {n} --record",
+          "[results](docs/results/wefe_agreement.md)")
+      for c, what in WEFE
+      for tail, as_typed, opts, n in (("", "", "", 5),
+                                      ("-whole-process", ", as typed", " --whole-process", 3))),
+    *(Row("benchmarks/bench_debias_scoring.py", tech,
+          f"log-likelihood of 300 CrowS-Pairs sentences, SmolLM2 debiased by {name} (cost)",
+          "python benchmarks/bench_debias_scoring.py --record",
+          "[docs/measures/debiasing.md](docs/measures/debiasing.md)")
+      for tech, name in DEBIAS),
+    *(Row("benchmarks/bench_debias_scoring.py", f"{tech}-whole-process",
+          f"CrowS-Pairs, 150 pairs, SmolLM2 debiased by {name}, as typed (cost)",
+          "python benchmarks/bench_debias_scoring.py --whole-process --repeats 3 --record",
+          "[docs/measures/debiasing.md](docs/measures/debiasing.md)")
+      for tech, name in DEBIAS),
 )
 
 
