@@ -20,7 +20,7 @@ on the terminal, no ``--json``); record case ``whole-process``. With ``--limit N
 score the CLI's seeded subset of N pairs (``--subset-seed 0``; a smoke test).
 
 Data: the CrowS-Pairs folder found by ``genderscope.datasets.locations.find_benchmark``
-(``$GENDERSCOPE_DATA``, else ``shared/data`` or ``../shared/data``).
+(``$GENDERSCOPE_DATA``, else ``../shared/data`` beside the checkout: benchrecord.use_shared_data).
 ``--record`` writes the row to benchmarks/results/ for the README speed table.
 """
 

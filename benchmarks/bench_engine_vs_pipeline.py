@@ -13,7 +13,7 @@ Baseline: ``transformers.pipeline("fill-mask", targets=persons)`` one sentence a
         [--device cpu|cuda] [--size base|tiny] [--record]
 
 Data: the BEC-Pro folder found by ``genderscope.datasets.locations.find_benchmark``
-(``$GENDERSCOPE_DATA``, else ``shared/data`` or ``../shared/data``).
+(``$GENDERSCOPE_DATA``, else ``../shared/data`` beside the checkout: benchrecord.use_shared_data).
 ``--record`` writes the row to benchmarks/results/ for the README speed table.
 """
 

@@ -29,9 +29,9 @@ shape) and CrowS-Pairs (sentence log-likelihood, SmolLM2; decisions that flip).
         [--record]
 
 Data: CrowS-Pairs from the folder ``genderscope.datasets.locations.find_benchmark``
-finds (``$GENDERSCOPE_DATA``, else ``shared/data`` or ``../shared/data``); BEC-Pro is
-generated. ``--record`` writes one row per case (first run vs warm-store rerun) to
-benchmarks/results/ for the README speed table.
+finds (``$GENDERSCOPE_DATA``, else ``../shared/data`` beside the checkout:
+benchrecord.use_shared_data); BEC-Pro is generated. ``--record`` writes one row per case
+(first run vs warm-store rerun) to benchmarks/results/ for the README speed table.
 """
 
 from __future__ import annotations

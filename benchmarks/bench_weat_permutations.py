@@ -18,7 +18,7 @@ T --permutations N --exact-limit 0 --out DIR`` as a user types it (fresh store t
 bootstrap CI and saves its files); record case ``whole-process``.
 
 Data: the SEAT tests folder found by ``genderscope.datasets.locations.find_benchmark``
-(``$GENDERSCOPE_DATA``, else ``shared/data`` or ``../shared/data``).
+(``$GENDERSCOPE_DATA``, else ``../shared/data`` beside the checkout: benchrecord.use_shared_data).
 ``--record`` writes the row to benchmarks/results/ for the README speed table.
 """
 

@@ -32,6 +32,19 @@ REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
 RESULTS_ENV = "GENDERSCOPE_BENCH_RESULTS"
 SCHEMA = 1
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+def use_shared_data() -> None:
+    """Point ``$GENDERSCOPE_DATA`` at this project's offline copy of the public data
+    (``../shared/data`` beside the checkout) when it is unset and that folder exists, so a
+    benchmark run from the checkout finds its data without the network. The product
+    itself never looks there; a set ``$GENDERSCOPE_DATA`` is kept."""
+    if not os.environ.get("GENDERSCOPE_DATA") and SHARED_DATA.is_dir():
+        os.environ["GENDERSCOPE_DATA"] = str(SHARED_DATA)
+
+
+use_shared_data()  # every benchmark script imports this module before any data look-up
 
 
 def add_record_options(ap: argparse.ArgumentParser) -> None:
