@@ -46,7 +46,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from benchrecord import Recorder, add_record_options, timed_process  # noqa: E402
+from benchrecord import Recorder, add_record_options, genderscope_command, timed_process  # noqa: E402
 
 from genderscope.attack import (  # noqa: E402
     DIRECTIONS,
@@ -124,9 +124,7 @@ def whole_process(args: argparse.Namespace, recorder: Recorder) -> None:
     pd.DataFrame({"tweet": tweets}).to_csv(work / "tweets.csv", index=False)
     env = dict(os.environ, COLUMNS="100",  # the data folder, as the README tells a user
                GENDERSCOPE_DATA=str(args.data_dir.resolve().parent))
-    script = Path(sys.executable).with_name("genderscope")
-    head = [str(script)] if script.is_file() else [
-        sys.executable, "-c", "from genderscope.cli.app import main; main()"]
+    head = genderscope_command()
     typed = ["attack", "--classifier", str(work / "davidson.joblib"), "--data",
              str(work / "tweets.csv"), "--limit", str(args.n), *TYPED, "--seed",
              str(args.seed)]

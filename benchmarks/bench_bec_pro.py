@@ -51,7 +51,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchrecord import Recorder, add_record_options
+from benchrecord import Recorder, add_record_options, genderscope_command
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -212,9 +212,7 @@ def cli_way(model_dir: Path, out_dir: Path, device: str) -> dict:
     """``genderscope run bec-pro`` as a user types it (the console script, the table on
     the terminal, no ``--json``), timed from outside: python start, imports, model load,
     scoring, statistics, plot, saving, exit."""
-    script = Path(sys.executable).with_name("genderscope")
-    head = [str(script)] if script.is_file() else [
-        sys.executable, "-c", "from genderscope.cli.app import main; main()"]
+    head = genderscope_command()
     store = out_dir / "bench-store-cli.sqlite"
     for p in (store, Path(f"{store}-wal"), Path(f"{store}-shm")):
         p.unlink(missing_ok=True)

@@ -39,7 +39,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import numpy as np  # noqa: E402
-from benchrecord import Recorder, add_record_options, timed_process  # noqa: E402
+from benchrecord import Recorder, add_record_options, genderscope_command, timed_process  # noqa: E402
 
 from genderscope.datasets.locations import find_benchmark  # noqa: E402
 
@@ -95,9 +95,7 @@ def whole_process(args: argparse.Namespace, recorder: Recorder) -> None:
     loop_s = timed_process([sys.executable, __file__, "--child-loop", str(work / "loop.csv"),
                      "--model", args.model, "--device", args.device, *limit], env)
     print(f"one sentence at a time, as a script: {loop_s:.1f} s", flush=True)
-    script = Path(sys.executable).with_name("genderscope")
-    head = [str(script)] if script.is_file() else [
-        sys.executable, "-c", "from genderscope.cli.app import main; main()"]
+    head = genderscope_command()
     typed = ["run", "crows-pairs", "--model", args.model, "--out", str(work / "gs"), *limit]
     if args.device != "cpu":
         typed += ["--device", args.device]

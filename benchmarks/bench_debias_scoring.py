@@ -33,7 +33,6 @@ import argparse
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -43,7 +42,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from benchrecord import Recorder, add_record_options, timed_process  # noqa: E402
+from benchrecord import Recorder, add_record_options, genderscope_command, timed_process  # noqa: E402
 
 TECHS = ("inlp", "sentence-debias", "self-debias")
 
@@ -122,9 +121,7 @@ def whole_process(args: argparse.Namespace, recorder: Recorder) -> None:
     work = Path(tempfile.mkdtemp(prefix="gs-bench-debias-"))
     env = dict(USER_ENV, COLUMNS="100", HF_HUB_OFFLINE="1",  # as the README tells a user
                GENDERSCOPE_DATA=str(find_benchmark("crows-pairs").resolve().parent))
-    script = Path(sys.executable).with_name("genderscope")
-    head = [str(script)] if script.is_file() else [
-        sys.executable, "-c", "from genderscope.cli.app import main; main()"]
+    head = genderscope_command()
     device = ["--device", args.device] if args.device != "cpu" else []
     models = {"plain": args.model, **{t: str(f) for t, f in folders.items()}}
     runs: dict[str, list[float]] = {name: [] for name in models}

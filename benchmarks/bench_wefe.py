@@ -48,7 +48,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchrecord import REPO, Recorder, add_record_options, timed_process
+from benchrecord import REPO, Recorder, add_record_options, genderscope_command, timed_process
 
 sys.path.insert(0, str(REPO))
 
@@ -142,9 +142,7 @@ def whole_process(args: argparse.Namespace, recorder: Recorder) -> None:
                    ".save(sys.argv[2])", str(work / "glove.bin"), str(kv)], base_env)
     (work / "glove.bin").unlink()
     env = dict(os.environ, COLUMNS="100", GENDERSCOPE_DATA=str(data))
-    script = Path(sys.executable).with_name("genderscope")
-    head = [str(script)] if script.is_file() else [
-        sys.executable, "-c", "from genderscope.cli.app import main; main()"]
+    head = genderscope_command()
     typed = {c: (["debias", "hard", "--vectors", "glove-6b-50d"] if c == "hard" else
                  ["run", c, "--vectors", "glove-6b-50d", "--test", args.test]) for c in cases}
     wefe_t: dict[str, list[float]] = {c: [] for c in cases}

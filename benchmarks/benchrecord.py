@@ -131,6 +131,15 @@ def timed_process(cmd: list[str], env: dict[str, str]) -> float:
     return wall
 
 
+def genderscope_command() -> list[str]:
+    """The ``genderscope`` command as a user types it: the console script installed next
+    to this Python (else the CLI's entry point run by this Python)."""
+    script = Path(sys.executable).with_name("genderscope")
+    if script.is_file():
+        return [str(script)]
+    return [sys.executable, "-c", "from genderscope.cli.app import main; main()"]
+
+
 def _utc() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
