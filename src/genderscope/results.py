@@ -1,7 +1,7 @@
 """The Result every measure returns: an item table, a summary with CIs, and metadata.
 
 This module imports neither numpy nor pandas at import time: a rerun that reuses a
-stored run (:func:`genderscope.api.run`) reads its summary without them, and a stored
+stored run (:func:`genderscope.engine.run`) reads its summary without them, and a stored
 run's item table is decoded only when ``items`` or ``tables`` is first read.
 """
 
@@ -108,22 +108,6 @@ class Result:
         if items:
             body["items"] = json.loads(self.items.to_json(orient="records", force_ascii=False))
         return to_json(body, indent=indent)
-
-    def plot(self, path: str | Path | None = None) -> Any:
-        """The measure's report figure (a matplotlib Figure), also written to ``path``
-        when given (.png, .svg or .pdf)."""
-        from genderscope.errors import GenderscopeError
-        from genderscope.report.registry import measures
-
-        entry = measures().get(self.method)
-        if entry is None or entry.plot is None:
-            raise GenderscopeError(f"no figure for {self.method!r} results")
-        fig = entry.plot(self)
-        if fig is None:
-            raise GenderscopeError(f"this {self.method} result has nothing to plot")
-        if path is not None:
-            fig.savefig(path, bbox_inches="tight")
-        return fig
 
     def save(self, out_dir: str | Path) -> Path:
         """Write ``summary.json``, ``items.csv`` and one CSV per extra table, all or

@@ -28,7 +28,7 @@ REUSE = {"enabled": True}
 
 
 def run_measure(*args: object, **kwargs: object) -> Result:
-    """:func:`genderscope.api.run` with the ``run`` group's ``--reuse/--no-reuse``."""
+    """:func:`genderscope.engine.run` with the ``run`` group's ``--reuse/--no-reuse``."""
     from genderscope.api import run
 
     return run(*args, reuse=REUSE["enabled"], **kwargs)  # type: ignore[arg-type]

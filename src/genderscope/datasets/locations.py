@@ -33,6 +33,7 @@ def find_benchmark(folder: str, roots: Sequence[Path] | None = None) -> Path:
     """The data set folder ``folder`` (see the module docstring); a one-line error when
     it is neither in ``roots`` nor a registered data set, or cannot be fetched."""
     from genderscope.datasets import registry
+    from genderscope.datasets.registry_fetch import locate
 
     roots = list(roots) if roots is not None else data_roots()
     for root in roots:
@@ -44,7 +45,7 @@ def find_benchmark(folder: str, roots: Sequence[Path] | None = None) -> Path:
         raise DataError(f"{folder} data not found{where}: not a registered data set "
                         f"({', '.join(registry.names())}); pass --data or set {DATA_ENV} "
                         f"to the folder that holds {name}/")
-    found = registry.locate(registry.get(name)).joinpath(*rest)
+    found = locate(registry.get(name)).joinpath(*rest)
     if not found.is_dir():
         raise DataError(f"{folder}: no such folder in data set {name} ({found.parent})")
     return found

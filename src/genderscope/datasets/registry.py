@@ -199,19 +199,6 @@ def cached_dir(ds: Dataset) -> Path | None:
     return d
 
 
-def locate(ds: Dataset, *, fetch: bool = True) -> Path:
-    """The set's folder: packaged, else the fetch cache, else fetched now (``fetch``)."""
-    found = packaged_dir(ds) or cached_dir(ds)
-    if found is not None:
-        return found
-    if not fetch:
-        raise GenderscopeError(f"{ds.name} is not fetched; run: genderscope data fetch "
-                               f"{ds.name}")
-    from genderscope.datasets.registry_fetch import fetch as do_fetch
-
-    return do_fetch(ds)
-
-
 @lru_cache(maxsize=1)
 def _by_digest() -> dict[str, tuple[Dataset, DataFile]]:
     return {f.sha256: (ds, f) for ds in registry().values() for f in ds.files}

@@ -30,6 +30,7 @@ from genderscope.datasets.registry import (
     cache_root,
     cached_dir,
     mirror,
+    packaged_dir,
 )
 from genderscope.errors import GenderscopeError
 
@@ -198,8 +199,6 @@ def verify(ds: Dataset) -> list[str]:
     one line naming the file, the expected and the actual digest; [] when all match."""
     import pooch
 
-    from genderscope.datasets.registry import packaged_dir
-
     problems = []
     where = [(d, [f for f in ds.files if f.packaged]) for d in [packaged_dir(ds)] if d]
     fetched = cache_root() / ds.name
@@ -215,3 +214,14 @@ def verify(ds: Dataset) -> list[str]:
             if actual != f.sha256:
                 problems.append(f"{p}: expected sha256 {f.sha256}, got {actual}")
     return problems
+
+
+def locate(ds: Dataset, *, fetch: bool = True) -> Path:
+    """The set's folder: packaged, else the fetch cache, else fetched now (``fetch``)."""
+    found = packaged_dir(ds) or cached_dir(ds)
+    if found is not None:
+        return found
+    if not fetch:
+        raise GenderscopeError(f"{ds.name} is not fetched; run: genderscope data fetch "
+                               f"{ds.name}")
+    return fetch(ds)

@@ -45,7 +45,7 @@ class AssociationTest:
     path: str = ""
     sha256: str = ""
     NOT_CONTENT: ClassVar[tuple[str, ...]] = ("path",)
-    """Not part of a run's reuse key (:mod:`genderscope.reuse`): the same test read from
+    """Not part of a run's reuse key (:mod:`genderscope.engine.keys`): the same test read from
     another folder is the same items (its ``sha256`` and sets are its content)."""
 
     @property

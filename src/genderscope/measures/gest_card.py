@@ -1,5 +1,5 @@
 """Report cards for GenderBench's Gest and GestCreative on chat models: the probe's plan
-(:mod:`genderscope.plans_chat`) on a seeded subset of GEST sentences, headlines with
+(:mod:`genderscope.catalog.chat`) on a seeded subset of GEST sentences, headlines with
 cluster bootstrap CIs over sentences and the probe's sign-flip tests (Holm within the
 probe), a plot, highlights and a method card.
 

@@ -4,7 +4,7 @@ options (a seeded subset of GAP's validation passages), headline, plot, highligh
 method card.
 
 The measure itself is :mod:`genderscope.measures.perplexity`, its plan
-:mod:`genderscope.plans_perplexity`.
+:mod:`genderscope.catalog.perplexity`.
 """
 
 from __future__ import annotations

@@ -11,9 +11,9 @@ from typing import Any
 
 import pandas as pd
 
+from genderscope.catalog.embedding_metrics import TESTED
 from genderscope.measures.card_tools import top_rows
 from genderscope.measures.weat_card import WEAT_TESTS, tests_dir, tests_of
-from genderscope.plans_embeddings import TESTED
 from genderscope.report import plots
 from genderscope.report.entry import Context, Headline, Measure, MethodCard, from_ci
 from genderscope.results import Result

@@ -159,3 +159,20 @@ def may_load(what: str) -> None:
     """Called just before a real load: refuses it inside :func:`peeking`."""
     if _PEEKING.get():
         raise WouldLoad(f"{what} would load (no memo in the store)")
+
+
+NOT_IDENTITY = ("device", "source", "batch_size")
+"""Adapter ``describe()`` keys that do not change a score (where and in what batches it
+runs, what the user called it: the fingerprint holds the weights' identity)."""
+
+
+def model_identity(adapter: Any) -> dict[str, Any] | None:
+    """What of the adapter an answer depends on (its ``describe()`` less
+    :data:`NOT_IDENTITY`), or None when it has no fingerprint."""
+    describe = getattr(adapter, "describe", None)
+    if describe is None or getattr(adapter, "identified", True) is False:
+        return None  # e.g. a classifier known only by its callable's name
+    info = dict(describe())
+    if not usable_fingerprint(info.get("fingerprint")):  # never a key from an empty hash
+        return None
+    return {k: v for k, v in info.items() if k not in NOT_IDENTITY}

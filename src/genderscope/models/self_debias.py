@@ -33,6 +33,10 @@ from typing import TYPE_CHECKING, Any
 
 from genderscope.errors import GenderscopeError
 from genderscope.models.engine import ForwardEngine
+from genderscope.models.self_debias_generate import (  # noqa: F401 - re-exported
+    debiased_logprobs,
+    generate_self_debiased,
+)
 
 if TYPE_CHECKING:
     from genderscope.models.hf import LanguageModelAdapter
@@ -41,19 +45,6 @@ GENDER_PREFIX = "The following text discriminates against people because of thei
 """bias-bench's Self-Debias prefix for gender (CrowS-Pairs, StereoSet)."""
 DECAY_CONSTANT = 50.0
 EPSILON = 0.01
-
-
-def debiased_logprobs(lp_regular: Any, lp_biased: Sequence[Any], decay_constant: float,
-                      epsilon: float) -> Any:
-    """log p~ (rows x vocabulary) from log p(. | x) and each prefix's log p(. | sdb_k(x))."""
-    import torch
-
-    p_reg = lp_regular.exp()
-    p_b = torch.stack([lp.exp() for lp in lp_biased]).amax(0)
-    delta = (p_b - p_reg).clamp_min(0.0)
-    log_alpha = (-decay_constant * delta).clamp_min(float(torch.log(torch.tensor(epsilon))))
-    out = lp_regular + log_alpha
-    return out - torch.logsumexp(out, dim=-1, keepdim=True)
 
 
 class SelfDebiasEngine(ForwardEngine):
@@ -74,8 +65,6 @@ class SelfDebiasEngine(ForwardEngine):
                  seeds: Sequence[int], *, batch_size: int) -> list[str]:
         """Answers to rendered chat prompts, each step's next-token distribution
         debiased (:func:`genderscope.models.self_debias_generate.generate_self_debiased`)."""
-        from genderscope.models.self_debias_generate import generate_self_debiased
-
         return generate_self_debiased(self.model, tokenizer, self.device, rendered, decoding,
                                       seeds, self.prefix_ids, self.decay_constant,
                                       self.epsilon, batch_size=batch_size)

@@ -22,7 +22,19 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from genderscope.models.generate import Decoding, _eos_ids, _until_eos, cut_at_stop
-from genderscope.models.self_debias import debiased_logprobs
+
+
+def debiased_logprobs(lp_regular: Any, lp_biased: Sequence[Any], decay_constant: float,
+                      epsilon: float) -> Any:
+    """log p~ (rows x vocabulary) from log p(. | x) and each prefix's log p(. | sdb_k(x))."""
+    import torch
+
+    p_reg = lp_regular.exp()
+    p_b = torch.stack([lp.exp() for lp in lp_biased]).amax(0)
+    delta = (p_b - p_reg).clamp_min(0.0)
+    log_alpha = (-decay_constant * delta).clamp_min(float(torch.log(torch.tensor(epsilon))))
+    out = lp_regular + log_alpha
+    return out - torch.logsumexp(out, dim=-1, keepdim=True)
 
 
 def insertion_point(tokenizer: Any, ids: Sequence[int]) -> int:

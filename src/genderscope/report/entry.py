@@ -11,9 +11,9 @@ collects the entries by name, :mod:`genderscope.report.runner` runs them and
 - ``langs``: report languages it has data for (``None``: any);
 - ``plan(ctx) -> (measure, options)``: the measure of :func:`genderscope.run` and
   the options it is run with (the subset: ``limit``, ``subset_seed``; ``seed``,
-  ``resamples`` ...). The runner runs it through :func:`genderscope.api.run`, the
+  ``resamples`` ...). The runner runs it through :func:`genderscope.engine.run`, the
   function behind ``genderscope run``, so the run is found and recorded under the
-  plan's reuse key (:mod:`genderscope.reuse`): one measurement, one stored run,
+  plan's reuse key (:mod:`genderscope.engine.keys`): one measurement, one stored run,
   whichever of run/report/sweep made it. The card loads no data itself;
 - or ``plans(ctx)``, several such plans (one per test), and ``combine``, which makes
   one Result of their stored runs (e.g. Holm over the tests);
@@ -308,7 +308,7 @@ class Measure:
     """Bump when the entry's defaults change, so stored runs are not reused (``run``
     entries only: a plan's options are in its key)."""
     plan: Callable[[Context], tuple[str, dict[str, Any]]] | None = None
-    """``ctx -> (measure, options)`` for :func:`genderscope.api.run` (see above)."""
+    """``ctx -> (measure, options)`` for :func:`genderscope.engine.run` (see above)."""
     plans: Callable[[Context], list[tuple[str, dict[str, Any]]]] | None = None
     """Several plans (WEAT 6, 7, 8: one per test), each run and stored on its own;
     ``combine(results, ctx)`` makes the entry's Result of their Results."""

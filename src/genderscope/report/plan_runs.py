@@ -1,9 +1,9 @@
 """A report card's measure run through its plan(s), the path of ``genderscope run``.
 
 A card names one plan (``Measure.plan``) or several (``Measure.plans``: WEAT 6, 7, 8,
-one plan per test). Each plan runs through :func:`genderscope.api.run`, the function
+one plan per test). Each plan runs through :func:`genderscope.engine.run`, the function
 behind ``genderscope run`` and ``gs.run``, so each is found in or recorded to the store
-under its own reuse key (:mod:`genderscope.reuse`): ``genderscope run weat --test
+under its own reuse key (:mod:`genderscope.engine.keys`): ``genderscope run weat --test
 weat6 ...`` and a report's WEAT section share the stored run of WEAT 6. A card with
 several plans makes its section's Result of theirs (``Measure.combine``: e.g. Holm
 over the tests), which is not stored itself; its metadata lists the parts' run ids.
@@ -40,9 +40,9 @@ def has_plans(measure: Measure) -> bool:
 
 
 def plan_keys(measure: Measure, subject: Subject, ctx: Context) -> list[str | None]:
-    """The reuse key of each plan (:func:`genderscope.api.run_key`), told without loading
+    """The reuse key of each plan (:func:`genderscope.engine.run_key`), told without loading
     weights; a None key: the store has not seen the model, or the plan is never reused."""
-    from genderscope.api import run_key
+    from genderscope.engine import run_key
     from genderscope.models.memo import peeking
 
     plans = plans_of(measure, ctx)
@@ -69,9 +69,9 @@ class PlanRun:
 
 def run_plans(measure: Measure, subject: Subject, ctx: Context, store: Store | None, *,
               reuse: bool, record: bool, command: str) -> PlanRun:
-    """Each plan of the entry through :func:`genderscope.api.run` (the same call as
+    """Each plan of the entry through :func:`genderscope.engine.run` (the same call as
     ``genderscope run``), found in or recorded to ``store``; several are combined."""
-    from genderscope.api import run as run_measure
+    from genderscope.engine import run as run_measure
 
     st = store if store is not None else Store(":memory:")
     keep = record and store is not None

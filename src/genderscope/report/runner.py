@@ -5,9 +5,9 @@ sentence encoder or classifier). Its ``identity`` is computed without loading
 weights (file hashes are memoised; Hub ids use the revision).
 
 A card that names its measure's plan (``Measure.plan``: the measure and its options,
-the subset among them) runs through :func:`genderscope.api.run`, the function behind
+the subset among them) runs through :func:`genderscope.engine.run`, the function behind
 ``genderscope run`` and ``gs.run``: the run is found or recorded under the plan's
-reuse key (:mod:`genderscope.reuse`: measure, options, model identity, the items'
+reuse key (:mod:`genderscope.engine.keys`: measure, options, model identity, the items'
 content, genderscope version), so ``genderscope run crows-pairs --bias-type gender
 --limit 40`` and a ``--quick`` report share one stored run. A model the store has
 seen opens deferred from its memo, so a report whose runs are all stored loads no
@@ -60,7 +60,7 @@ class Subject:
         self._loader = loader
         self.model_options = dict(model_options or MODEL_OPTIONS)
         """``kind``, ``dtype``, ``start_token`` as given (part of a plan's reuse key, as
-        :func:`genderscope.api.run` keys them)."""
+        :func:`genderscope.engine.run` keys them)."""
         self._adapter: Any = None
         self.load_seconds: float | None = None
 

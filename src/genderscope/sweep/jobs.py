@@ -5,7 +5,7 @@ Ray task), so it can be tested and run in sequence without Ray. The model loads
 once per job; each measure runs through
 :func:`genderscope.report.runner.run_one`, the same code path as
 ``genderscope report``, and so (for a card with a plan) through
-:func:`genderscope.api.run`, the function behind ``genderscope run``: a sweep gives
+:func:`genderscope.engine.run`, the function behind ``genderscope run``: a sweep gives
 the numbers, and the reuse key, that ``run`` and ``report`` give (a card with several
 plans returns each plan's Result, which the driver records under its own key).
 

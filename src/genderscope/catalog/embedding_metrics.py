@@ -1,0 +1,96 @@
+"""Plans of the WEFE-family word-embedding metrics RIPA, RND, ECT, MAC and RNSB (see
+:mod:`genderscope.core.declaration` for what a plan is; the metrics are in
+:mod:`genderscope.measures.embedding_metrics`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated, Any
+
+from genderscope.catalog._common import Plan, _association_test, _check_min, _measure
+from genderscope.core.declaration import Opt, Progress, Seed, declaration
+from genderscope.results import Result
+
+EMBEDDING_METRICS = ("ripa", "rnd", "ect", "mac", "rnsb")
+TESTED = ("ripa", "rnd")
+"""The metrics with a p-value (and so a ``--permutations`` option)."""
+
+
+def _plan(name: str) -> Callable[..., Plan]:
+    run_metric = _measure(f"genderscope.measures.embedding_metrics.{name}:{name}")
+
+    def plan(
+        *,
+        test: Annotated[
+            Any, Opt("Test name (weat6), glob ('weat*') or JSON file; repeat for several.")
+        ],
+        tests_dir: Annotated[
+            Path | None, Opt("Folder of <name>.jsonl test files.", key=False)
+        ] = None,
+        permutations: Annotated[
+            int, Opt("Random permutations or sign flips of the test (RIPA, RND).")
+        ] = 10_000,
+        exact_limit: Annotated[
+            int, Opt("Enumerate all partitions when there are at most this many.")
+        ] = 200_000,
+        seed: Seed = 0,
+        max_oov: Annotated[float, Opt("Largest share of a set that may be OOV.")] = 0.2,
+        case_fallback: Annotated[bool, Opt("Look up OOV words in lower case.")] = True,
+        resamples: Annotated[
+            int | None, Opt("Bootstrap replicates [10,000; RNSB 1,000, one classifier fit each].")
+        ] = None,
+        swap_roles: Annotated[
+            bool,
+            Opt(
+                "Use the attribute sets A, B as the two groups and X, "
+                "Y as the attribute sets (WEAT 7, 8 hold gender in A, "
+                "B)."
+            ),
+        ] = False,
+        progress: Progress = False,
+    ) -> Plan:
+        _check_min("--permutations", permutations, 1_000)
+        _check_min("--resamples", resamples, 100)
+        spec = _association_test(test, tests_dir)
+        if swap_roles:  # A, B become the target groups and X, Y the attribute sets
+            spec = replace(
+                spec,
+                name=f"{spec.name}-swapped",
+                targ1=spec.attr1,
+                targ2=spec.attr2,
+                attr1=spec.targ1,
+                attr2=spec.targ2,
+            )
+        opts: dict[str, Any] = {"seed": seed, "max_oov": max_oov, "case_fallback": case_fallback}
+        if resamples is not None:
+            opts["n_resamples"] = resamples
+        if name in TESTED:
+            opts["n_permutations"] = permutations
+        if name == "rnd":
+            opts["exact_limit"] = exact_limit
+
+        def run(vecs: Any) -> Result:
+            from genderscope.progress import progress_bar
+
+            with progress_bar(f"{name} {spec.name}", 1, enabled=progress) as advance:
+                result = run_metric(vecs, spec, **opts)
+                advance(1)
+            return result
+
+        return Plan(
+            name, "vectors", run, inputs=spec, key_options={"test": None}
+        )  # its content is in the inputs
+
+    plan.__name__ = name
+    plan.__doc__ = (
+        f"{name.upper()} of one WEAT/SEAT test (name, JSON file or "
+        "AssociationTest) on static word vectors."
+    )
+    return plan
+
+
+ripa, rnd, ect, mac, rnsb = (
+    declaration(n, _plan(n), needs="vectors", langs=("en",)) for n in EMBEDDING_METRICS
+)

@@ -1,0 +1,106 @@
+"""WEAT on static word vectors and SEAT on sentence encoders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+from genderscope.catalog._common import (
+    Plan,
+    _association_test,
+    _check_choice,
+    _check_min,
+    _measure,
+)
+from genderscope.core.declaration import Opt, Progress, Seed, declare
+from genderscope.results import Result
+
+T = TypeVar("T")
+
+
+@declare("weat", needs="vectors", langs=("en",))
+def weat(
+    *,
+    test: Annotated[
+        Any, Opt("Test name (weat6), glob ('weat*') or JSON file; repeat for several.")
+    ],
+    tests_dir: Annotated[Path | None, Opt("Folder of <name>.jsonl test files.", key=False)] = None,
+    permutations: Annotated[
+        int, Opt("Random permutations when the exact test is infeasible (at least 10,000).")
+    ] = 10_000,
+    exact_limit: Annotated[
+        int, Opt("Enumerate all partitions when there are at most this many.")
+    ] = 200_000,
+    seed: Seed = 0,
+    max_oov: Annotated[float, Opt("Largest share of a set that may be OOV.")] = 0.2,
+    phrases: Annotated[
+        str, Opt("Multi-word entries: skip (OOV) or mean (average of word vectors).")
+    ] = "skip",
+    case_fallback: Annotated[bool, Opt("Look up OOV words in lower case.")] = True,
+    progress: Progress = False,
+) -> Plan:
+    """WEAT (Caliskan et al. 2017) of one test (name, JSON file or AssociationTest) on
+    static word vectors."""
+    run_weat = _measure("genderscope.measures.weat:weat")
+
+    _check_min("--permutations", permutations, 10_000)
+    _check_choice("--phrases", phrases, ("skip", "mean"))
+    spec = _association_test(test, tests_dir)
+
+    def run(vecs: Any) -> Result:
+        from genderscope.progress import progress_bar
+
+        with progress_bar(f"weat {spec.name}", 1, enabled=progress) as advance:
+            result = run_weat(
+                vecs,
+                spec,
+                n_permutations=permutations,
+                seed=seed,
+                exact_limit=exact_limit,
+                max_oov=max_oov,
+                case_fallback=case_fallback,
+                phrases=phrases,
+            )
+            advance(1)
+        return result
+
+    return Plan(
+        "weat", "vectors", run, inputs=spec, key_options={"test": None}
+    )  # its content is in the inputs
+
+
+@declare("seat", needs="encoder", langs=("en",))
+def seat(
+    *,
+    test: Annotated[
+        Any, Opt("Test name (weat6), glob ('weat*') or JSON file; repeat for several.")
+    ],
+    tests_dir: Annotated[Path | None, Opt("Folder of <name>.jsonl test files.", key=False)] = None,
+    permutations: Annotated[
+        int, Opt("Random permutations when the exact test is infeasible (at least 10,000).")
+    ] = 10_000,
+    exact_limit: Annotated[
+        int, Opt("Enumerate all partitions when there are at most this many.")
+    ] = 200_000,
+    seed: Seed = 0,
+    progress: Progress = False,
+) -> Plan:
+    """SEAT (May et al. 2019) of one test on a sentence encoder."""
+    run_seat = _measure("genderscope.measures.weat:seat")
+
+    _check_min("--permutations", permutations, 10_000)
+    spec = _association_test(test, tests_dir)
+    return Plan(
+        "seat",
+        "encoder",
+        lambda enc: run_seat(
+            enc,
+            spec,
+            n_permutations=permutations,
+            seed=seed,
+            exact_limit=exact_limit,
+            progress=progress,
+        ),
+        inputs=spec,
+        key_options={"test": None},
+    )  # its content is in the inputs

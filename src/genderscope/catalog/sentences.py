@@ -1,0 +1,322 @@
+"""Pronoun resolution, grammaticality and sentence pairs: WinoBias, DaWinoBias, ABC,
+CrowS-Pairs and StereoSet."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+from genderscope.catalog._common import (
+    Plan,
+    _check_choice,
+    _check_min,
+    _measure,
+    _subset_note,
+    dataset_dir,
+    subset,
+)
+from genderscope.core.declaration import Opt, Progress, Resamples, Seed, SubsetSeed, declare
+from genderscope.errors import GenderscopeError
+
+T = TypeVar("T")
+
+
+@declare("winobias", needs="lm", langs=("en",))
+def winobias(
+    *,
+    split: Annotated[str, Opt("dev, test or all.")] = "test",
+    types: Annotated[Sequence[int] | str, Opt("WinoBias types, e.g. 1 or 1,2.")] = (1, 2),
+    include_multi_pronoun: Annotated[
+        bool, Opt("Keep sentences with a second coreferent pronoun (it reveals the gender).")
+    ] = False,
+    data: Annotated[
+        Path | None,
+        Opt(
+            "Data folder (CrowS-Pairs and StereoSet: also the file) [default: "
+            "$GENDERSCOPE_DATA/<dataset>].",
+            key=False,
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None, Opt("Score a seeded random subset of N items (see --subset-seed).", min=1)
+    ] = None,
+    subset_seed: SubsetSeed = 0,
+    seed: Seed = 0,
+    resamples: Resamples = 10_000,
+    progress: Progress = False,
+) -> Plan:
+    """WinoBias (English): pronoun prediction on pro- vs anti-stereotypical sentences."""
+    from genderscope.datasets.winobias import load_winobias
+
+    run_winobias = _measure("genderscope.measures.winobias:run_winobias")
+
+    if isinstance(types, str):
+        try:
+            types = tuple(int(t) for t in types.split(","))
+        except ValueError:
+            raise GenderscopeError(f"--types must be like 1 or 1,2, got {types!r}") from None
+    wb_types = tuple(int(t) for t in types)
+    _check_min("--limit", limit, 1)
+    _check_min("--resamples", resamples, 100)
+    every = load_winobias(dataset_dir(data, "winobias"), split=split, types=wb_types)
+    items = subset(every, limit, subset_seed)
+    params = {"split": split, "types": list(wb_types)}
+    return Plan(
+        "winobias",
+        "lm",
+        lambda lm: run_winobias(
+            lm,
+            items,
+            method="winobias",
+            exclude_multi_pronoun=not include_multi_pronoun,
+            n_resamples=resamples,
+            seed=seed,
+            progress=progress,
+            params=params,
+        ),
+        _subset_note(limit, subset_seed, len(items), len(every), "sentences"),
+        inputs=items,
+        key_options={"types": list(wb_types)},
+    )
+
+
+@declare("dawinobias", needs="lm", langs=("da",))
+def dawinobias(
+    *,
+    split: Annotated[
+        str, Opt("dev, test or all (GenDa Lens uses all 674 sentences per condition).")
+    ] = "all",
+    data: Annotated[
+        Path | None,
+        Opt(
+            "Data folder (CrowS-Pairs and StereoSet: also the file) [default: "
+            "$GENDERSCOPE_DATA/<dataset>].",
+            key=False,
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None, Opt("Score a seeded random subset of N items (see --subset-seed).", min=1)
+    ] = None,
+    subset_seed: SubsetSeed = 0,
+    seed: Seed = 0,
+    resamples: Resamples = 10_000,
+    progress: Progress = False,
+) -> Plan:
+    """DaWinoBias (Danish, GenDa Lens): pronoun prediction, pro vs anti."""
+    from genderscope.datasets.winobias import load_dawinobias
+
+    run_winobias = _measure("genderscope.measures.winobias:run_winobias")
+
+    _check_min("--limit", limit, 1)
+    _check_min("--resamples", resamples, 100)
+    every = load_dawinobias(dataset_dir(data, "genda-lens"), split=split)
+    items = subset(every, limit, subset_seed)
+    return Plan(
+        "dawinobias",
+        "lm",
+        lambda lm: run_winobias(
+            lm,
+            items,
+            method="dawinobias",
+            n_resamples=resamples,
+            seed=seed,
+            progress=progress,
+            params={"split": split},
+        ),
+        _subset_note(limit, subset_seed, len(items), len(every), "sentences"),
+        inputs=items,
+    )
+
+
+@declare("abc", needs="lm", langs=("da", "sv", "ru", "zh"))
+def abc(
+    *,
+    lang: Annotated[str, Opt("da, sv, ru or zh.")] = "da",
+    source: Annotated[
+        str,
+        Opt(
+            "genda-lens (Danish, split by occupation stereotype), abc (original ABC files) or auto "
+            "(genda-lens for da, abc otherwise)."
+        ),
+    ] = "auto",
+    include_invalid: Annotated[
+        bool, Opt("Also score groups whose sentences break the pattern.")
+    ] = False,
+    valid_only: Annotated[
+        bool,
+        Opt(
+            "Draw the --limit subset from the well-formed groups only, "
+            "so --limit N scores N groups (the report's subset); "
+            "default: from all groups, malformed ones skipped."
+        ),
+    ] = False,
+    data: Annotated[
+        Path | None,
+        Opt(
+            "Data folder (CrowS-Pairs and StereoSet: also the file) [default: "
+            "$GENDERSCOPE_DATA/<dataset>].",
+            key=False,
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None, Opt("Score a seeded random subset of N items (see --subset-seed).", min=1)
+    ] = None,
+    subset_seed: SubsetSeed = 0,
+    seed: Seed = 0,
+    resamples: Resamples = 10_000,
+    progress: Progress = False,
+) -> Plan:
+    """ABC anti-reflexive possessives: relative perplexity, female vs male.
+
+    ``limit`` draws a seeded subset of the groups, from all of them (the malformed
+    ones are then skipped: fewer than ``limit`` may be scored) or, with
+    ``valid_only``, from the well-formed groups only (``limit`` groups scored: the
+    report card's subset)."""
+    from genderscope.datasets.abc import LANGS, load_abc
+
+    run_abc = _measure("genderscope.measures.abc:run_abc")
+
+    _check_choice("--lang", lang, LANGS)
+    _check_min("--limit", limit, 1)
+    _check_min("--resamples", resamples, 100)
+    if valid_only and include_invalid:
+        raise GenderscopeError("--valid-only and --include-invalid exclude each other")
+    if source == "auto":
+        source = "genda-lens" if lang == "da" else "abc"
+    folder = "genda-lens" if source == "genda-lens" else "abc"
+    every = load_abc(dataset_dir(data, folder), lang=lang, source=source)
+    pool = [g for g in every if g.valid] if valid_only else every
+    groups = subset(pool, limit, subset_seed)
+    unit = "well-formed groups of three sentences" if valid_only else "groups of three sentences"
+    return Plan(
+        f"abc-{lang}",
+        "lm",
+        lambda lm: run_abc(
+            lm,
+            groups,
+            method="abc",
+            n_resamples=resamples,
+            seed=seed,
+            progress=progress,
+            include_invalid=include_invalid,
+            params={"lang": lang, "source": source},
+        ),
+        _subset_note(limit, subset_seed, len(groups), len(pool), unit),
+        inputs=groups,
+    )
+
+
+@declare("crows-pairs", needs="lm", langs=("en",))
+def crows_pairs(
+    *,
+    bias_type: Annotated[str | None, Opt("Only this bias type (e.g. gender).")] = None,
+    data: Annotated[
+        Path | None,
+        Opt(
+            "Data folder (CrowS-Pairs and StereoSet: also the file) [default: "
+            "$GENDERSCOPE_DATA/<dataset>].",
+            key=False,
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None, Opt("Score a seeded random subset of N items (see --subset-seed).", min=1)
+    ] = None,
+    subset_seed: SubsetSeed = 0,
+    progress: Progress = False,
+) -> Plan:
+    """CrowS-Pairs: % of pairs where the stereotypical sentence is preferred."""
+    from genderscope.datasets.crows_pairs import load_crows_pairs
+
+    run_crows_pairs = _measure("genderscope.measures.crows_pairs:run_crows_pairs")
+
+    _check_min("--limit", limit, 1)
+    pairs = load_crows_pairs(dataset_dir(data, "crows-pairs", file_ok=True))
+    if bias_type:
+        _check_choice("--bias-type", bias_type, sorted({p.bias_type for p in pairs}))
+        pairs = [p for p in pairs if p.bias_type == bias_type]
+    every = len(pairs)
+    pairs = subset(pairs, limit, subset_seed)
+    unit = f"{bias_type} pairs" if bias_type else "pairs"
+    return Plan(
+        "crows-pairs",
+        "lm",
+        lambda lm: run_crows_pairs(lm, pairs, progress=progress, params={"bias_type": bias_type}),
+        _subset_note(limit, subset_seed, len(pairs), every, unit),
+        inputs=pairs,
+    )
+
+
+@declare("stereoset", needs="lm", langs=("en",))
+def stereoset(
+    *,
+    bias_type: Annotated[
+        str | None, Opt("Only this domain (gender, profession, race, religion).")
+    ] = None,
+    split: Annotated[
+        str,
+        Opt("Only the dev split is available in the flattened copy; pass --data for another file."),
+    ] = "dev",
+    scoring: Annotated[
+        str,
+        Opt(
+            "Masked LMs: 'reference' (the paper's code: mean probability of the filler's pieces, "
+            "left to right, later pieces left out), 'l2r' (same, later pieces masked) or 'pll' "
+            "(mean pseudo-log-likelihood of the filler's pieces). Causal LMs: 'bias-bench' "
+            "reproduces bias-bench's rule (start token for the first token only); any other value "
+            "keeps the start token for every token."
+        ),
+    ] = "reference",
+    data: Annotated[
+        Path | None,
+        Opt(
+            "Data folder (CrowS-Pairs and StereoSet: also the "
+            "file) [default: $GENDERSCOPE_DATA/<dataset>].",
+            key=False,
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None, Opt("Score a seeded random subset of N items (see --subset-seed).", min=1)
+    ] = None,
+    subset_seed: SubsetSeed = 0,
+    seed: Seed = 0,
+    resamples: Resamples = 10_000,
+    progress: Progress = False,
+) -> Plan:
+    """StereoSet intrasentence: LMS, SS and ICAT (Nadeem et al. 2021)."""
+    from genderscope.datasets.stereoset import load_stereoset
+    from genderscope.measures.stereoset import SCORINGS, run_stereoset
+
+    if split != "dev":
+        raise GenderscopeError(
+            f"--split {split}: only the dev split of StereoSet is "
+            "public (its test labels were never released)"
+        )
+    if scoring not in SCORINGS:
+        raise GenderscopeError(f"--scoring {scoring}: choose one of {', '.join(SCORINGS)}")
+    domains = ("gender", "profession", "race", "religion")
+    if bias_type is not None and bias_type not in domains:
+        raise GenderscopeError(f"--bias-type {bias_type}: choose one of {', '.join(domains)}")
+    _check_min("--limit", limit, 1)
+    _check_min("--resamples", resamples, 100)
+    items = load_stereoset(
+        dataset_dir(data, "stereoset", file_ok=True), bias_types=(bias_type,) if bias_type else None
+    )
+    every = len(items)
+    items = subset(items, limit, subset_seed)
+    unit = f"{bias_type} contexts" if bias_type else "contexts"
+    return Plan(
+        "stereoset",
+        "lm",
+        lambda lm: run_stereoset(
+            lm,
+            items,
+            scoring=scoring,
+            n_resamples=resamples,
+            seed=seed,
+            progress=progress,
+            params={"bias_type": bias_type, "split": split},
+        ),
+        _subset_note(limit, subset_seed, len(items), every, unit),
+        inputs=items,
+    )

@@ -1,0 +1,246 @@
+"""Template measures on language models: BEC-Pro, the log-probability bias score test
+and the template probe (Kurita et al. 2019)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+from genderscope.catalog._common import (
+    Plan,
+    _check_choice,
+    _check_min,
+    _check_strategy,
+    _measure,
+    subset,
+)
+from genderscope.core.declaration import (
+    Opt,
+    Progress,
+    Resamples,
+    Seed,
+    SpanMasking,
+    Strategy,
+    SubsetSeed,
+    declare,
+)
+from genderscope.errors import GenderscopeError
+
+T = TypeVar("T")
+
+
+@declare("bec-pro", needs="lm", langs=("en", "de"))
+def bec_pro(
+    *,
+    lang: Annotated[str, Opt("Corpus language: en or de.")] = "en",
+    data: Annotated[
+        Path | None, Opt("A BEC-Pro-format TSV instead of the generated corpus.", key=False)
+    ] = None,
+    repair: Annotated[
+        bool, Opt("With --data: rebuild masked columns that do not match the sentence.")
+    ] = False,
+    span_masking: SpanMasking = "piece",
+    strategy: Strategy = "l2r",
+    limit: Annotated[
+        int | None,
+        Opt("Score only N rows, the first of each person gender in turn (quick checks).", min=1),
+    ] = None,
+    professions: Annotated[
+        int | None,
+        Opt("A seeded subset of N professions per profession group (the report's: 10; --quick 2)."),
+    ] = None,
+    templates: Annotated[
+        int | None, Opt("Only the first N sentence patterns (report --quick: 2).")
+    ] = None,
+    subset_seed: SubsetSeed = 0,
+    seed: Seed = 0,
+    resamples: Resamples = 10_000,
+    progress: Progress = False,
+) -> Plan:
+    """BEC-Pro association of person words and professions (Bartl et al. 2020, eq. 1).
+    ``professions``: a seeded subset (``subset_seed``) of N professions per profession
+    group; ``templates``: the first N sentence patterns (the report's subsets)."""
+    from genderscope.datasets import bec_pro as data_mod
+    from genderscope.results import file_sha256
+
+    _check_choice("--span-masking", span_masking, ("piece", "word"))
+    _check_strategy(strategy)
+    _check_choice("--lang", lang, data_mod.LANGS)
+    _check_min("--limit", limit, 1)
+    _check_min("--professions", professions, 1)
+    _check_min("--templates", templates, 1)
+    _check_min("--resamples", resamples, 100)
+    if data is not None:
+        data = Path(data)
+        rows = data_mod.load_tsv(data, repair=repair)
+        data_meta: dict[str, Any] = {
+            "file": str(data),
+            "file_sha256": file_sha256(data),
+            "repair": repair,
+        }
+    else:
+        rows = data_mod.generate(lang)
+        data_meta = {"generated": f"BEC-Pro {lang.upper()} (genderscope generator)", "lang": lang}
+    note: dict[str, Any] = {}
+    if professions is not None or templates is not None:
+        total = len(rows)
+        rows = _professions_subset(rows, professions, templates, subset_seed)
+        note = {
+            "professions": professions,
+            "templates": templates,
+            "subset_seed": subset_seed,
+            "subset": {"n": len(rows), "of": total, "unit": "rows", "seed": subset_seed},
+        }
+    if limit is not None:  # the first rows of each person gender in turn: the data is
+        rows = _first_of_each(rows, limit, lambda r: r.gender)  # ordered by gender
+    data_meta["n_rows"] = len(rows)
+    run = _measure("genderscope.measures.bec_pro:run")
+    return Plan(
+        "bec-pro",
+        "lm",
+        lambda lm: run(
+            lm,
+            rows,
+            strategy=strategy,
+            span_masking=span_masking,
+            n_resamples=resamples,
+            seed=seed,
+            data=data_meta,
+            progress=progress,
+        ),
+        note,
+        inputs=(rows, data_meta),
+    )
+
+
+def _professions_subset(
+    rows: Sequence[Any], per_group: int | None, templates: int | None, seed: int
+) -> list[Any]:
+    """BEC-Pro rows of ``per_group`` professions of each profession group (a seeded
+    subset of each group's professions, groups in sorted order) and of the first
+    ``templates`` sentence patterns (None: all)."""
+    by_group: dict[str, list[str]] = {}
+    for r in rows:
+        keys = by_group.setdefault(r.prof_gender, [])
+        if r.profession_key not in keys:
+            keys.append(r.profession_key)
+    keep: set[str] = set()
+    for group in sorted(by_group):
+        keep.update(subset(by_group[group], per_group, seed))
+    patterns = list(dict.fromkeys(r.template for r in rows))
+    kept = set(patterns[:templates] if templates is not None else patterns)
+    return [r for r in rows if r.profession_key in keep and r.template in kept]
+
+
+def _first_of_each(rows: Sequence[T], limit: int, group: Callable[[T], Any]) -> list[T]:
+    """``limit`` rows taken from each group in turn (its first rows), in their original
+    order: a limit never keeps one group only (BEC-Pro: --limit 10 on rows ordered by
+    person gender kept only male rows, and the gender comparison had no number)."""
+    groups: dict[Any, list[int]] = {}
+    for i, r in enumerate(rows):
+        groups.setdefault(group(r), []).append(i)
+    queues = [list(reversed(g)) for g in groups.values()]
+    keep: set[int] = set()
+    while len(keep) < min(limit, len(rows)):
+        for q in queues:
+            if q and len(keep) < limit:
+                keep.add(q.pop())
+    return [r for i, r in enumerate(rows) if i in keep]
+
+
+@declare("lpbs", needs="lm", langs=("en",))
+def lpbs(
+    *,
+    test: Annotated[
+        str,
+        Opt(
+            "Built-in test (career-family, math-arts, science-arts, "
+            "pleasant-unpleasant) or a test file (FILE or FILE:NAME)."
+        ),
+    ] = "career-family",
+    templates: Annotated[
+        Path | None,
+        Opt(
+            "Templates file (.txt one per line with GGG and XXX, or YAML/JSON) replacing the "
+            "test's templates."
+        ),
+    ] = None,
+    span_masking: SpanMasking = "piece",
+    strategy: Strategy = "l2r",
+    permutations: Annotated[
+        int, Opt("Random permutations when exact is infeasible (at least 10,000).")
+    ] = 10_000,
+    seed: Seed = 0,
+    resamples: Resamples = 10_000,
+    progress: Progress = False,
+) -> Plan:
+    """Kurita et al. (2019) log-probability bias score test with a WEAT-style effect size."""
+    from genderscope.datasets.templates import resolve_test
+    from genderscope.results import file_sha256
+
+    run = _measure("genderscope.measures.lpbs:run")
+
+    _check_choice("--span-masking", span_masking, ("piece", "word"))
+    _check_strategy(strategy)
+    _check_min("--permutations", permutations, 10_000)
+    _check_min("--resamples", resamples, 100)
+    spec = resolve_test(test, Path(templates) if templates is not None else None)
+    data_meta: dict[str, Any] = {
+        "test": spec.name,
+        "files": {f: file_sha256(f) for f in spec.files if Path(f).is_file()},
+    }
+    return Plan(
+        f"lpbs/{spec.name}",
+        "lm",
+        lambda lm: run(
+            lm,
+            spec,
+            strategy=strategy,
+            span_masking=span_masking,
+            n_permutations=permutations,
+            n_resamples=resamples,
+            seed=seed,
+            data=data_meta,
+            progress=progress,
+        ),
+        inputs=(spec, data_meta),
+    )
+
+
+@declare("probe", needs="lm")
+def probe(
+    *,
+    targets: Annotated[Sequence[str], Opt("Target words or phrases (XXX).")],
+    template: Annotated[
+        str, Opt("Sentence with a gender slot GGG and a target slot XXX.")
+    ] = "GGG is a XXX.",
+    pair: Annotated[Sequence[str] | str, Opt("Male and female word for GGG, comma-separated.")] = (
+        "he",
+        "she",
+    ),
+    strategy: Strategy = "l2r",
+    progress: Progress = False,
+) -> Plan:
+    """Gender-fill, prior-corrected and target-fill bias (Kurita et al. 2019)."""
+    from genderscope.measures.probe import check_template
+
+    _check_strategy(strategy)
+    from genderscope.measures.probe import probe as run_probe
+
+    check_template(template)
+    words = [w.strip() for w in pair.split(",")] if isinstance(pair, str) else list(pair)
+    if len(words) != 2:
+        raise GenderscopeError(f"--pair needs two comma-separated words, got {pair!r}")
+    if isinstance(targets, str):
+        targets = [targets]
+    if not targets:
+        raise GenderscopeError("probe needs at least one target word")
+    return Plan(
+        "probe",
+        "lm",
+        lambda lm: run_probe(
+            lm, template, (words[0], words[1]), list(targets), strategy=strategy, progress=progress
+        ),
+        inputs=(template, words, list(targets)),
+    )

@@ -1,0 +1,84 @@
+"""Command-line flags read from a measure's declaration (:mod:`genderscope.core.options`).
+
+:func:`declared_options` turns each declared :class:`~genderscope.core.options.Option`
+into a Typer option (flag ``--name-with-dashes``, the declared default, help, choices
+and bounds); :func:`with_declared_options` adds every declared option a hand-written
+``genderscope run NAME`` command does not spell out itself to its signature, and hands
+their values to the command as keyword arguments, so a new option of a measure is a
+flag without touching the CLI. ``tests/test_declarations.py`` checks that every
+declared option is a flag of ``genderscope run NAME`` with the same default.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from genderscope.core.options import Option
+
+_PY = {"int": int, "float": float, "str": str, "bool": bool, "path": Path, "strs": str,
+       "any": str}
+
+
+def _help(option: Option) -> str:
+    text = option.help
+    if option.choices is not None and "one of" not in text:
+        text = f"{text} One of: {', '.join(map(str, option.choices))}."
+    return text.strip()
+
+
+def typer_parameter(option: Option) -> inspect.Parameter:
+    """The Typer keyword parameter of one declared option."""
+    py = _PY[option.type]
+    annotation: Any = py if option.default is not None or option.type == "bool" \
+        else py | None
+    default: Any = option.default
+    if option.type in ("strs", "any") and isinstance(default, (list, tuple)):
+        default = ",".join(map(str, default))
+    if option.type == "path" and default is not None:
+        default = Path(default)
+    decls = [f"{option.flag}/--no-{option.flag[2:]}" if option.type == "bool" else option.flag]
+    kwargs: dict[str, Any] = {"help": _help(option)}
+    if option.min is not None and option.type in ("int", "float"):
+        kwargs["min"] = option.min
+    if option.max is not None and option.type in ("int", "float"):
+        kwargs["max"] = option.max
+    if option.metavar:
+        kwargs["metavar"] = option.metavar
+    if option.argument:
+        info: Any = typer.Argument(... if option.required else default, **kwargs)
+    else:
+        info = typer.Option(... if option.required else default, *decls, **kwargs)
+    return inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=info,
+                             annotation=annotation)
+
+
+def declared_options(name: str, skip: set[str] | None = None) -> list[inspect.Parameter]:
+    """Typer parameters of measure ``name``'s command-line options (less ``skip`` and
+    ``progress``, which every command spells out)."""
+    from genderscope.core.registry import get
+
+    skip = (skip or set()) | {"progress"}
+    return [typer_parameter(o) for o in get(name).options if o.cli and o.name not in skip]
+
+
+def with_declared_options(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give a command every declared option of measure ``name`` it does not declare
+    itself; the command receives them in ``**options`` (pass them on to ``gs.run``)."""
+
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        sig = inspect.signature(fn)
+        own = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        extra = declared_options(name, {p.name for p in own})
+        if extra and not any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+            raise TypeError(f"{fn.__name__} lacks **options for {[p.name for p in extra]}")
+        fn.__signature__ = sig.replace(parameters=[  # type: ignore[attr-defined]
+            *[p.replace(kind=p.KEYWORD_ONLY) if p.kind is p.POSITIONAL_OR_KEYWORD else p
+              for p in own], *extra])
+        return fn
+
+    return wrap

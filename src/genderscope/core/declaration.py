@@ -1,0 +1,185 @@
+"""The measure declaration: everything genderscope needs to know of a measure, in one
+place (docs/architecture.md, "One declaration per measure").
+
+A measure is declared once, as a :class:`Declaration`: its ``name``, the adapter it
+``needs`` (:mod:`genderscope.core.kinds`), its ``langs``, its options
+(:class:`~genderscope.core.options.Options`) and ``plan(**options) -> Plan``. The plan
+checks what the options cannot say alone, loads the items (no model: a mistake fails
+before any weights load) and returns a :class:`Plan`, whose ``run(adapter)`` scores the
+items and summarises them. The engine (:mod:`genderscope.engine`) runs every
+declaration the same way; the CLI's ``genderscope run NAME`` flags and
+``gs.run(NAME, ...)``'s keywords are both read from the declared options.
+
+:func:`declare` turns a plan function into a declaration, reading each option's name
+and default from the function's signature and its help, checks and type from the
+``Annotated[..., Opt(...)]`` metadata of its annotation (shared options such as
+:data:`Limit` are declared once, as annotated types).
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+from typing import Annotated, Any
+
+from genderscope.core.kinds import NEEDS, kinds_of
+from genderscope.core.options import Option, Options
+
+
+@dataclass
+class Plan:
+    """A measure ready to run on a model of ``needs`` (``lm``, ``vectors``, ``encoder``,
+    ``classifier``, or ``none``: no model)."""
+
+    method: str
+    """Folder name of its results (``genderscope-results/<method>``)."""
+    needs: str
+    run: Callable[[Any], Any]
+    data_note: dict[str, Any] = field(default_factory=dict)
+    """Added to ``result.metadata["data"]`` (e.g. the seeded subset)."""
+    figure: Callable[[Any, Path], Any] | None = None
+    """``draw(result, path)``: the figure written beside the results when they are saved."""
+    figure_path: Path | None = None
+    """Where that figure goes (default ``OUT/<figure_name>``)."""
+    figure_name: str = "figure.png"
+    inputs: Any = None
+    """The items the measure scores (dataclass rows, pairs, ...), when the plan can say:
+    with the options and the model's identity they key a reusable stored run
+    (:mod:`genderscope.engine.keys`). None: never reused."""
+    store: Any = None
+    """The results store, set by the engine before ``run`` (a plan that loads a second
+    model, e.g. the attack's LM filter, caches its scores there)."""
+    key_options: dict[str, Any] = field(default_factory=dict)
+    """Options in the canonical form the reuse key uses, where a value can be written
+    several ways (WinoBias ``types="1,2"`` on the command line, ``(1, 2)`` in Python)."""
+
+
+@dataclass(frozen=True)
+class Opt:
+    """The metadata of one option in a plan function's annotation:
+    ``limit: Annotated[int | None, Opt("Score N items.", min=1)] = None``."""
+
+    help: str
+    choices: tuple[Any, ...] | None = None
+    min: float | None = None
+    max: float | None = None
+    key: bool = True
+    type: str | None = None
+    """Overrides the type read from the annotation (``int``, ``str``, ``path``, ...)."""
+    argument: bool = False
+    cli: bool = True
+    required: bool = False
+
+
+# -- the options many measures share, declared once ------------------------------------
+Data = Annotated[Path | None, Opt("Data folder (or file, for one-file sets) [default: the "
+                                  "packaged or fetched set].", key=False)]
+Limit = Annotated[int | None, Opt("Score a seeded random subset of N items (see "
+                                  "--subset-seed) [default: every item].", min=1)]
+SubsetSeed = Annotated[int, Opt("Seed of the --limit subset.", min=0)]
+Seed = Annotated[int, Opt("Seed of the bootstrap.", min=0)]
+Resamples = Annotated[int, Opt("Bootstrap resamples.", min=100)]
+Permutations = Annotated[int, Opt("Permutations of the permutation test.", min=10_000)]
+Progress = Annotated[bool, Opt("Show a progress bar.", key=False)]
+Strategy = Annotated[str, Opt("Multi-piece words (masked LM): l2r (one mask per piece, "
+                              "filled left to right), independent, or first-piece.",
+                              choices=("l2r", "independent", "first-piece"))]
+SpanMasking = Annotated[str, Opt("piece: one mask per wordpiece; word: one mask per "
+                                 "word (Bartl et al.'s original).",
+                                 choices=("piece", "word"))]
+
+
+def _type_of(hint: Any) -> str:
+    """The option type of an annotation (``Optional`` stripped)."""
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        return _type_of(args[0]) if len(args) == 1 else "any"
+    if hint is bool:
+        return "bool"
+    if hint is int:
+        return "int"
+    if hint is float:
+        return "float"
+    if hint is str:
+        return "str"
+    if isinstance(hint, type) and issubclass(hint, PurePath):
+        return "path"
+    if origin in (list, tuple, Sequence, typing.Sequence) and args and args[0] is str:
+        return "strs"
+    return "any"
+
+
+def options_of(fn: Callable[..., Any]) -> Options:
+    """The options a plan function declares: its keyword parameters, with the help and
+    checks of their ``Annotated[..., Opt(...)]`` metadata."""
+    hints = typing.get_type_hints(fn, include_extras=True)
+    found: list[Option] = []
+    for name, param in inspect.signature(fn).parameters.items():
+        hint = hints.get(name, Any)
+        meta = next((m for m in getattr(hint, "__metadata__", ()) if isinstance(m, Opt)),
+                    None)
+        base = typing.get_args(hint)[0] if meta is not None else hint
+        default = None if param.default is inspect.Parameter.empty else param.default
+        required = param.default is inspect.Parameter.empty or bool(meta and meta.required)
+        if meta is None:
+            found.append(Option(name, default, "", type=_type_of(base), required=required))
+            continue
+        found.append(Option(name, default, meta.help, type=meta.type or _type_of(base),
+                            choices=meta.choices, min=meta.min, max=meta.max, key=meta.key,
+                            required=required, argument=meta.argument, cli=meta.cli))
+    return Options(tuple(found))
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """One measure, declared once."""
+
+    name: str
+    """What users type: ``genderscope run NAME``, ``gs.run(NAME)``."""
+    plan: Callable[..., Plan]
+    """``plan(**options) -> Plan``: options checked further, items loaded, no model."""
+    needs: str
+    """``lm``, ``vectors``, ``encoder``, ``classifier`` or ``none``."""
+    options: Options
+    summary: str
+    """One line: what it measures (the CLI's command list, the docs' tables)."""
+    description: str = ""
+    """Further paragraphs (``--help``)."""
+    langs: tuple[str, ...] | None = None
+    """Languages its data covers (None: any, e.g. texts the user gives)."""
+    version: int = 1
+
+    def __post_init__(self) -> None:
+        if self.needs not in NEEDS:
+            raise ValueError(f"measure {self.name}: needs must be one of {NEEDS}")
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The adapter kinds it applies to (:func:`genderscope.core.kinds.kinds_of`)."""
+        return kinds_of(self.needs)
+
+
+def declare(name: str, *, needs: str, langs: Sequence[str] | None = None,
+            version: int = 1) -> Callable[[Callable[..., Plan]], Declaration]:
+    """Declare the plan function below as measure ``name`` (options read from its
+    signature and annotations; summary and description from its docstring)."""
+
+    def wrap(fn: Callable[..., Plan]) -> Declaration:
+        return declaration(name, fn, needs=needs, langs=langs, version=version)
+
+    return wrap
+
+
+def declaration(name: str, fn: Callable[..., Plan], *, needs: str,
+                langs: Sequence[str] | None = None, version: int = 1,
+                options: Options | None = None, doc: str | None = None) -> Declaration:
+    """A :class:`Declaration` of ``fn`` (``options``: given, else read from ``fn``)."""
+    text = inspect.cleandoc(doc if doc is not None else fn.__doc__ or "")
+    summary, _, rest = text.partition("\n\n")
+    return Declaration(name, fn, needs, options if options is not None else options_of(fn),
+                       " ".join(summary.split()), rest.strip(),
+                       tuple(langs) if langs is not None else None, version)

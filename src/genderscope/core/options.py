@@ -1,0 +1,206 @@
+"""Declared options: each measure option is written down once, as an :class:`Option`,
+and the CLI flags, ``gs.run``'s keywords, their checks, the reuse key and the docs'
+option tables are all read from it.
+
+An option's ``name`` is the API keyword (snake case); its flag is ``--name-with-dashes``
+(:func:`flag`). A value is checked before any data or model loads (:meth:`Option.check`):
+a wrong type is a :class:`TypeError` naming the option, a value out of range or not
+among the choices a one-line :class:`~genderscope.errors.GenderscopeError`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from genderscope.errors import GenderscopeError
+
+TYPES = ("int", "float", "str", "bool", "path", "strs", "any")
+"""``strs``: a sequence of strings (a comma-separated string is split); ``any``: an object
+the API passes through (e.g. an ``AssociationTest``), a string on the command line."""
+
+
+def flag(name: str) -> str:
+    """``subset_seed`` -> ``--subset-seed``."""
+    return "--" + name.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a measure."""
+
+    name: str
+    default: Any = None
+    help: str = ""
+    type: str = "str"
+    choices: tuple[Any, ...] | None = None
+    min: float | None = None
+    max: float | None = None
+    key: bool = True
+    """Whether the value enters the reuse key (False: where the items are read from, e.g.
+    ``data``: their content is keyed instead; or how a run is shown, e.g. ``progress``)."""
+    required: bool = False
+    argument: bool = False
+    """On the command line a positional argument (``genderscope run probe nurse doctor``)."""
+    cli: bool = True
+    """Offered on the command line (False: an API-only value such as a callable)."""
+    metavar: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.type not in TYPES:
+            raise ValueError(f"option {self.name}: unknown type {self.type!r}")
+
+    @property
+    def flag(self) -> str:
+        return flag(self.name)
+
+    def but(self, **changes: Any) -> Option:
+        """This option with some fields changed (a shared option's measure default)."""
+        return replace(self, **changes)
+
+    def check(self, value: Any) -> Any:
+        """``value`` checked and in canonical form (None passes where it is the default or
+        the option is not required)."""
+        if value is None:
+            if self.required:
+                raise GenderscopeError(f"{self.flag} is required")
+            return None
+        if self.type == "int":
+            if isinstance(value, bool) or not isinstance(value, int):
+                if isinstance(value, float) and math.isnan(value):
+                    raise TypeError(f"{self.name} must be a whole number, got nan")
+                raise TypeError(f"{self.name} must be a whole number (int), got {value!r}")
+        elif self.type == "float":
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"{self.name} must be a number, got {value!r}")
+            if math.isnan(value):
+                raise GenderscopeError(f"{self.flag} must be a number, got nan")
+        elif self.type == "bool":
+            if not isinstance(value, bool):
+                raise TypeError(f"{self.name} must be True or False, got {value!r}")
+        elif self.type == "str":
+            if not isinstance(value, str):
+                raise TypeError(f"{self.name} must be a string, got {value!r}")
+        elif self.type == "path":
+            if not isinstance(value, (str, Path)):
+                raise TypeError(f"{self.name} must be a path, got {value!r}")
+        elif self.type == "strs":
+            if isinstance(value, str):
+                value = [w.strip() for w in value.split(",")]
+            if not isinstance(value, Iterable) or not all(isinstance(w, str) for w in value):
+                raise TypeError(f"{self.name} must be a list of strings, got {value!r}")
+        if self.choices is not None and value not in self.choices:
+            raise GenderscopeError(f"{self.flag} must be one of "
+                                   f"{', '.join(map(str, self.choices))}, got {value!r}")
+        if self.min is not None and value < self.min:
+            raise GenderscopeError(f"{self.flag} must be at least {_num(self.min)}, "
+                                   f"got {value}")
+        if self.max is not None and value > self.max:
+            raise GenderscopeError(f"{self.flag} must be at most {_num(self.max)}, "
+                                   f"got {value}")
+        return value
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+class Values(Mapping[str, Any]):
+    """A measure's option values, defaults filled in; read as ``values.limit``."""
+
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        self._values = dict(values)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["_values"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __getitem__(self, name: str) -> Any:
+        return self._values[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        return f"Values({self._values!r})"
+
+
+@dataclass(frozen=True)
+class Options:
+    """The ordered options of one measure."""
+
+    items: tuple[Option, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        names = [o.name for o in self.items]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"options declared twice: {', '.join(twice)}")
+
+    def __iter__(self) -> Iterator[Option]:
+        return iter(self.items)
+
+    def __contains__(self, name: object) -> bool:
+        return any(o.name == name for o in self.items)
+
+    def __getitem__(self, name: str) -> Option:
+        for o in self.items:
+            if o.name == name:
+                return o
+        raise KeyError(name)
+
+    @property
+    def names(self) -> list[str]:
+        return [o.name for o in self.items]
+
+    def defaults(self) -> dict[str, Any]:
+        return {o.name: o.default for o in self.items}
+
+    def resolve(self, given: Mapping[str, Any], measure: str) -> Values:
+        """Every option, the given value checked or its default; an unknown name is a
+        one-line error naming the options the measure takes."""
+        unknown = [k for k in given if k not in self]
+        if unknown:
+            raise GenderscopeError(f"{measure}: unknown option(s) {', '.join(unknown)}; it "
+                                   f"takes {', '.join(self.names)}")
+        checked = {name: self[name].check(value) for name, value in given.items()}
+        return Values({o.name: checked[o.name] if o.name in given else
+                       o.check(o.default) if o.required else o.default
+                       for o in self.items})
+
+
+def options(*declared: Option | Sequence[Option]) -> Options:
+    """:class:`Options` from options and groups of options, in order."""
+    flat: list[Option] = []
+    for d in declared:
+        flat.extend([d] if isinstance(d, Option) else d)
+    return Options(tuple(flat))
+
+
+# -- the options many measures share (each declared once) ------------------------------
+DATA = Option("data", None, "Data folder or file [default: the packaged or fetched set].",
+              type="path", key=False)
+LIMIT = Option("limit", None, "Score a seeded random subset of N items (see "
+               "--subset-seed) [default: every item].", type="int", min=1)
+SUBSET_SEED = Option("subset_seed", 0, "Seed of the --limit subset.", type="int", min=0)
+SEED = Option("seed", 0, "Seed of the bootstrap.", type="int", min=0)
+RESAMPLES = Option("resamples", 10_000, "Bootstrap resamples.", type="int", min=100)
+PERMUTATIONS = Option("permutations", 10_000, "Permutations of the permutation test.",
+                      type="int", min=10_000)
+PROGRESS = Option("progress", False, "Show a progress bar.", type="bool", key=False)
+STRATEGY = Option("strategy", "l2r", "Multi-piece word scoring: l2r (one mask per piece, "
+                  "filled left to right), independent, or first-piece.",
+                  choices=("l2r", "independent", "first-piece"))
+SPAN_MASKING = Option("span_masking", "piece", "piece: one mask per wordpiece; word: one "
+                      "mask per word (Bartl et al.'s original).", choices=("piece", "word"))
+
+SUBSET = (DATA, LIMIT, SUBSET_SEED)
+BOOTSTRAP = (SEED, RESAMPLES)

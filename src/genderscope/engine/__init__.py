@@ -1,0 +1,228 @@
+"""The engine: the one path that runs a measure (docs/architecture.md).
+
+``options -> plan (items loaded, no model) -> reuse key -> the stored run, or run +
+record``. :func:`genderscope.run`, the report, the sweep and ``compare`` all run
+measures through :func:`run`, so one measurement is one stored run under one key
+(:mod:`genderscope.engine.keys`), whichever of them made it. The measure's options and
+plan come from its declaration in the registry (:mod:`genderscope.core.registry`).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from genderscope.core import kinds
+from genderscope.errors import GenderscopeError
+
+if TYPE_CHECKING:
+    from genderscope.core.declaration import Plan
+    from genderscope.results import Result
+    from genderscope.store import Store
+
+SENTENCE_SCORED = ("crows-pairs", "stereoset", "abc")
+"""Measures whose decisions compare summed sentence scores (half precision warns)."""
+
+
+def open_store(store: Store | str | Path | None, *, readonly: bool = False
+               ) -> tuple[Store, bool]:
+    """(store, whether we opened it and must close it); ``readonly`` never creates or
+    changes a store."""
+    from genderscope.store import Store
+
+    if isinstance(store, Store):
+        return store, False
+    return Store(store, readonly=readonly), True
+
+
+def load_model(model: str | Path, *, kind: str = "auto", device: str | None = None,
+               dtype: str = "float32", start_token: str = "auto",
+               store: Store | str | Path | None = None, batch_size: int = 64,
+               base_url: str | None = None) -> Any:
+    """A model adapter, loaded once (pass it as ``model=`` to :func:`run`).
+
+    ``model``: Hugging Face Hub id, local folder, ``.gguf`` file or a packaged offline
+    name (``smollm2``, ``gemma3-270m``; ``glove-6b-50d`` with ``kind="vectors"``;
+    ``all-minilm-l6-v2`` with ``kind="encoder"``; a classifier SPEC with
+    ``kind="classifier"``). ``kind``: ``auto`` / ``masked`` / ``causal`` for language
+    models. ``store``: the score cache (default: ``$GENDERSCOPE_STORE`` or
+    ``~/.cache/genderscope/store.sqlite``); an LM adapter or encoder keeps it open.
+    Models the store has seen come back *deferred* (weights or vectors read on the
+    first answer no cache holds). Warning: a classifier SPEC runs code (a pickle is
+    unpickled, ``module:name`` / ``file.py:name`` imported and called): only trusted ones.
+    ``batch_size``:
+    texts per call of a classifier or sentence encoder. ``openai:NAME`` + ``base_url``: an
+    OpenAI-compatible chat endpoint (:mod:`genderscope.models.endpoint`).
+    """
+    if kind not in kinds.LOAD:
+        raise GenderscopeError(f"kind must be one of {', '.join(kinds.LOAD)}, got {kind!r}")
+    if kind == "classifier":
+        from genderscope.models.classifier import load_classifier
+
+        return load_classifier(str(model), batch_size=batch_size)
+    st, owned = open_store(store)
+    if kind == "vectors":  # the store only holds their memo: parsed on first lookup
+        from genderscope.models.vectors import load_vectors
+
+        try:
+            return load_vectors(str(model), store=st)
+        finally:
+            if owned:
+                st.close()
+    if kind == "encoder":
+        from genderscope.models.encoder import SentenceEncoder
+
+        return SentenceEncoder.load(str(model), device=device, store=st,
+                                    batch_size=batch_size)
+    from genderscope.models.loading import load_lm
+
+    return load_lm(model, kind, store=st, device=device, dtype=dtype, start_token=start_token,
+                   base_url=base_url)
+
+
+def plan_of(measure: str, options: dict[str, Any]) -> tuple[Plan, dict[str, Any]]:
+    """The measure's plan (options checked against its declaration, data loaded, no
+    model), and the options it takes with their defaults (less ``progress``)."""
+    from genderscope.checks import check_options
+    from genderscope.core.registry import get
+
+    check_options(options)  # seeds >= 0, whole-number counts: before any work
+    declared = get(measure)
+    declared.options.resolve(options, measure)
+    accepted = {o.name: o.default for o in declared.options if o.name != "progress"}
+    return declared.plan(**options), accepted
+
+
+def run_key(measure: str, adapter: Any, *, kind: str = "auto", dtype: str = "float32",
+            start_token: str = "auto", **options: Any) -> str | None:
+    """The key :func:`run` would find or record this call's run under (None: never
+    reused), told without running it; ``adapter`` may be deferred (nothing loads)."""
+    from genderscope.engine.keys import key_options, reuse_key
+
+    plan, accepted = plan_of(measure, dict(options))
+    return reuse_key(measure, plan, adapter,
+                     key_options(accepted, {**options, **plan.key_options}),
+                     {"kind": kind, "dtype": dtype, "start_token": start_token})
+
+
+def _call_text(measure: str, model: Any, options: dict[str, Any]) -> str:
+    args = [repr(measure)] + ([f"model={model!r}"] if isinstance(model, (str, Path)) else [])
+    args += [f"{k}={v!r}" for k, v in options.items()]
+    return f"genderscope.run({', '.join(args)})"
+
+
+def run(measure: str, model: Any = None, *, store: Store | str | Path | None = None,
+        out: str | Path | None = None, save: bool = False, progress: bool = False,
+        kind: str = "auto",
+        device: str | None = None, dtype: str = "float32", start_token: str = "auto",
+        batch_size: int = 64, command: str | None = None, reuse: bool = True,
+        base_url: str | None = None, record: bool = True,
+        **options: Any) -> Result:
+    """Run one measure on one model; record it in the store and return the Result.
+
+    ``measure``: one of :func:`genderscope.measures` (``crows-pairs``, ``winobias``,
+    ``bec-pro``, ...). ``model``: a model spec (see :func:`load_model`) or an adapter
+    :func:`load_model` returned (``None`` for ``bias-amplification``, which compares
+    texts). Warning: a classifier SPEC (``counterfactual``, ``attack``) runs code, as in
+    :func:`load_model`. ``options``: the measure's declared options, named as the CLI's
+    in snake case (``bias_type="gender"``, ``limit=100``, ``subset_seed=0``, ``seed=0``,
+    ``resamples=10_000``, ``data=...``); an unknown option or a value out of range is an
+    error. ``out``: also write ``summary.json`` + ``items.csv`` (+ tables) there
+    (``save=True``: to ``./genderscope-results/<method>``, as the CLI does);
+    ``metadata["out"]`` says where. The seed (where the measure has randomness), the
+    subset and the call are recorded in ``result.metadata``; ``metadata["run_id"]`` is the
+    run's id in the store.
+
+    ``reuse``: when the store already holds a run of this measure with the same options,
+    the same model identity and the same items (:mod:`genderscope.engine.keys`), return it
+    (``metadata["reused"]`` is True) without loading the model or recomputing anything;
+    ``out`` is rewritten only when it does not already hold that run. ``reuse=False``
+    recomputes (every score still comes from the score cache). ``record=False``: return
+    the result without recording it (a sweep worker ships it to the driver's store).
+    """
+    plan, accepted = plan_of(measure, {**options, "progress": progress})
+    if model is None and plan.needs != "none":
+        raise GenderscopeError(f"{measure}: give a model (model=...)")
+    if kind not in kinds.LM_LOAD:
+        raise GenderscopeError(f"kind must be auto, masked or causal, got {kind!r}")
+    if dtype != "float32" and measure in SENTENCE_SCORED:
+        import warnings
+
+        warnings.warn(f"{measure} with dtype {dtype}: sentence scores sum many token terms, "
+                      "and half precision moves them by nats (CrowS-Pairs on SmolLM2, "
+                      "bfloat16: 9 of 300 decisions flipped; docs/performance.md); float32 "
+                      "is the reference", UserWarning, stacklevel=2)
+    if out is None and save:
+        out = Path("genderscope-results") / plan.method
+    if out is not None:
+        from genderscope.outputs import check_output_folder, input_paths
+
+        check_output_folder(out, inputs=input_paths(model, options),
+                            files=("summary.json", "items.csv"))  # before any work
+    st, owned = open_store(store)
+    plan.store = st
+    try:
+        t0 = time.perf_counter()
+        if plan.needs == "none":
+            adapter = None
+        elif isinstance(model, (str, Path)):
+            adapter = load_model(model, kind=kind if plan.needs == "lm" else plan.needs,
+                                 device=device, dtype=dtype, start_token=start_token, store=st,
+                                 batch_size=batch_size, base_url=base_url)
+        else:
+            adapter = model
+        t_load = time.perf_counter() - t0
+        from genderscope.engine.keys import key_options, out_holds, reuse_key
+
+        key = reuse_key(measure, plan, adapter,
+                        key_options(accepted, {**options, **plan.key_options}),
+                        {"kind": kind, "dtype": dtype, "start_token": start_token})
+        if reuse and key is not None and (found := st.find_run(key)) is not None:
+            stored = st.load_run(found)
+            stored.metadata["reused"] = True
+            if out is not None:
+                stored.metadata["out_unchanged"] = out_holds(Path(out), key, stored, plan)
+                if stored.metadata["out_unchanged"]:
+                    stored.metadata["out"] = str(out)
+                else:
+                    _save(stored, plan, Path(out))
+            return stored
+        result = plan.run(adapter)
+        if key is not None:
+            result.metadata["cache_key"] = key
+        result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
+        result.metadata["load_s"] = round(t_load, 2)
+        result.metadata["command"] = command or _call_text(measure, model, options)
+        if "seed" in accepted:  # the seed of the measure's randomness (bootstrap, ...)
+            result.metadata["seed"] = options.get("seed", 0)
+        if plan.data_note:
+            data = result.metadata.setdefault("data", {})
+            if isinstance(data, dict):
+                data.update(plan.data_note)
+        data = result.metadata.get("data")
+        if isinstance(data, dict) and "datasets" not in data:  # registered sets it read
+            from genderscope.datasets.registry import provenance
+
+            data["datasets"] = provenance(data)
+        if out is not None:
+            _save(result, plan, Path(out))
+        if record:
+            result.metadata["run_id"] = st.record_run(result, dedupe=reuse)
+    finally:
+        if owned:
+            st.close()
+    return result
+
+
+def _save(result: Result, plan: Any, out: Path) -> None:
+    """Write the result (and the plan's figure, all or nothing) to ``out``."""
+    from genderscope.outputs import save_with_figures
+
+    figures = {}
+    if plan.figure is not None:
+        dest = plan.figure_path or out / plan.figure_name
+        figures[dest] = lambda p: plan.figure(result, p)
+    result.metadata["out"] = str(save_with_figures(result, out, figures))
+    if figures:
+        result.metadata["figure"] = str(dest)
