@@ -31,6 +31,8 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("api", {"api", "api_debias"}),
     ("cli", {"cli"}),
 ]
+MODULES = {".".join(p.relative_to(SRC.parent).with_suffix("").parts).removesuffix(".__init__")
+           for p in SRC.rglob("*.py")}
 WORKFLOWS = {"genderscope.vector_debias.evaluate": "engine"}
 """Modules that sit above their folder's layer: the before/after evaluation of
 ``genderscope debias hard ...`` runs measures through the engine."""
@@ -67,8 +69,10 @@ def imports_of(tree: ast.Module, package: str) -> set[str]:
             if node.level:
                 parts = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join(parts + ([node.module] if node.module else []))
-            found.add(base)
-            found.update(f"{base}.{a.name}" for a in node.names)  # submodules, if any
+            subs = {f"{base}.{a.name}" for a in node.names}
+            found.update(subs)  # submodules, if any
+            if not subs & MODULES:  # `from pkg import module` runs pkg's module level only
+                found.add(base)
         visit(node)
 
     visit(tree)

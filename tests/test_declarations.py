@@ -10,6 +10,7 @@ import pytest
 import typer
 
 import genderscope as gs
+from genderscope.api import measures
 from genderscope.cli.app import app
 from genderscope.core import registry
 from genderscope.core.declaration import declaration
@@ -106,7 +107,7 @@ def test_a_measure_declared_outside_genderscope_runs_with_no_other_change(
         Option("progress", False, "Progress bar.", type="bool", key=False))))
     registry.register(decl)
     try:
-        assert "count-items" in gs.measures()
+        assert "count-items" in measures()
         first = gs.run("count-items", n=4, store=tmp_path / "s.sqlite")
         again = gs.run("count-items", n=4, store=tmp_path / "s.sqlite")
         other = gs.run("count-items", n=5, store=tmp_path / "s.sqlite")

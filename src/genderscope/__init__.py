@@ -20,10 +20,10 @@ try:
 except PackageNotFoundError:  # running from a source tree without install
     __version__ = "0.0.0+unknown"
 
-__all__ = ["Result", "compare", "debias", "load_model", "measures", "plot", "report", "run"]
+__all__ = ["Result", "compare", "debias", "load_model", "plot", "report", "run"]
 
 _LAZY = {"run": "genderscope.api", "load_model": "genderscope.api",
-         "plot": "genderscope.api", "measures": "genderscope.api",
+         "plot": "genderscope.api",
          "compare": "genderscope.api", "debias": "genderscope.api",
          "Result": "genderscope.results"}
 
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
         compare,
         debias,
         load_model,
-        measures,
         plot,
         report,
         run,

@@ -19,7 +19,7 @@ genderscope`` loads neither torch nor transformers.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +27,6 @@ from genderscope.engine import load_model, open_store, run, run_key  # noqa: F40
 from genderscope.errors import GenderscopeError
 
 if TYPE_CHECKING:
-    from genderscope.report.runner import ReportData
     from genderscope.results import Result
     from genderscope.store import Store
 
@@ -91,66 +90,5 @@ def compare(before: Result | str | Path, after: Result | str | Path, *,
     return res
 
 
-def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
-           vectors: Sequence[str] = (), encoders: Sequence[str] = (),
-           classifiers: Sequence[str] = (), texts: str | Path | None = None,
-           measures: Sequence[str] | None = None, lang: str = "en", quick: bool = False,
-           full: bool | None = None, reuse: bool = True, kind: str = "auto",
-           start_token: str = "auto", data: str | Path | None = None, seed: int = 0,
-           device: str | None = None, dtype: str = "float32",
-           store: Store | str | Path | None = None, overwrite: bool = False,
-           progress: bool = False, command: str | None = None,
-           on_start: Callable[[Any, Any], None] | None = None,
-           on_section: Callable[[Any], None] | None = None,
-           cuda_available: Callable[[], bool] | None = None) -> ReportData:
-    """Every measure that applies to the given models, as one HTML page at ``out``.
-
-    ``full``: run every benchmark in full; ``None`` (default) decides by device: in full
-    on a GPU, seeded subsets on a CPU (see :func:`genderscope.report.runner.choose_scope`).
-    ``quick``: small subsets, a smoke test. An existing ``out`` is refused unless
-    ``overwrite=True``. Stored runs with the same model, parameters
-    and data are reused (``reuse=False`` re-runs them). Returns the page's data
-    (``.sections``: one per measure and model, with ``.result`` and ``.headlines``).
-    """
-    from genderscope.checks import no_model_twice
-    from genderscope.models.source import check_dtype
-    from genderscope.report import html as page
-    from genderscope.report import runner
-    from genderscope.report.registry import LANGS, Context
-
-    models = [models] if isinstance(models, str) else list(models)
-    no_model_twice([*models, *vectors, *encoders, *classifiers], seed)
-    check_dtype(dtype)  # an unknown dtype fails here, not once per measure
-    if lang not in LANGS:
-        raise GenderscopeError(f"--lang must be one of {', '.join(LANGS)}, got {lang!r}")
-    if not (models or vectors or encoders or classifiers):
-        raise GenderscopeError("give at least one --model (or --vectors, --encoder, "
-                               "--classifier)")
-    if data is not None and not Path(data).is_dir():
-        raise GenderscopeError(f"--data {data}: no such folder")
-    if texts is not None and not Path(texts).is_file():
-        raise GenderscopeError(f"--texts {texts}: no such file")
-    scope = runner.choose_scope(device, full=full, quick=quick, cuda_available=cuda_available)
-    page.check_writable(out, overwrite=overwrite)
-    ctx = Context(lang=lang, quick=scope == "quick", full=scope == "full", seed=seed,
-                  data_dir=Path(data) if data is not None else None, progress=progress,
-                  texts=Path(texts) if texts is not None else None)
-    st, owned = open_store(store)
-    try:
-        subjects = [runner.lm_subject(m, st, kind=kind, device=device, dtype=dtype,
-                                      start_token=start_token) for m in models]
-        subjects += [runner.vectors_subject(v, st) for v in vectors]
-        subjects += [runner.encoder_subject(e, st, device=device) for e in encoders]
-        subjects += [runner.classifier_subject(c) for c in classifiers]
-        result = runner.run_report(subjects, ctx, st, names=list(measures or []) or None,
-                                   reuse=reuse, command=command or f"genderscope.report("
-                                   f"{models!r}, out={str(out)!r})",
-                                   on_section=on_section, on_start=on_start)
-        page.write(result, out)
-    finally:
-        if owned:
-            st.close()
-    return result
-
-
 from genderscope.api_debias import debias  # noqa: E402,F401 - gs.debias
+from genderscope.report.build import report  # noqa: E402,F401 - gs.report

@@ -224,4 +224,7 @@ def locate(ds: Dataset, *, fetch: bool = True) -> Path:
     if not fetch:
         raise GenderscopeError(f"{ds.name} is not fetched; run: genderscope data fetch "
                                f"{ds.name}")
-    return fetch(ds)
+    return _fetch(ds)
+
+
+_fetch = fetch

@@ -1,7 +1,7 @@
 """The bias report: registry of measures, runner, HTML page, model comparison.
 
 ``genderscope.report`` is this package and, called, the API function
-:func:`genderscope.api.report` (``gs.report([...], out=...)``): the package and the
+:func:`genderscope.report.build.report` (``gs.report([...], out=...)``): the package and the
 function share the name, so the package is callable.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 class _CallablePackage(types.ModuleType):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from genderscope.api import report
+        from genderscope.report.build import report
 
         return report(*args, **kwargs)
 
