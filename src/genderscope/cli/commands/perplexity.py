@@ -41,7 +41,6 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         _execute,
         _finish,
     )
-
     from genderscope.cli.declared import with_declared_options
 
     @run_app.command("perplexity")
