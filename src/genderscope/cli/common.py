@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import typer
+from rich.table import Table
 
 from genderscope.cli.fit import FittingConsole
 from genderscope.results import Result
@@ -21,6 +24,14 @@ OUT_OPTION = typer.Option(None, "--out", help="Folder for items.csv and summary.
 DEVICE_OPTION = typer.Option(None, "--device", help="cpu, cuda or mps [default: best available].")
 DTYPE_OPTION = typer.Option("float32", "--dtype", help="float32, float16 or bfloat16.")
 JSON_OPTION = typer.Option(False, "--json", help="Print the summary as JSON instead of a table.")
+
+
+MODEL_OPTION = typer.Option(..., "--model", help="HF id, local folder, .gguf file, or a "
+                            "packaged model name (smollm2, gemma3-270m).")
+KIND_OPTION = typer.Option("auto", "--kind", help="auto, masked or causal.")
+PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
+START_OPTION = typer.Option("auto", "--start-token", help="Causal LM start-of-text token: "
+                            "auto (BOS, else EOS), none, or a token string.")
 
 
 REUSE = {"enabled": True}
@@ -61,3 +72,66 @@ def command_line() -> str:
     import sys
 
     return "genderscope " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
+def fmt(x: Any, nd: int = 3) -> str:
+    """A number with ``nd`` decimals (anything else as it is)."""
+    try:
+        return f"{float(x):.{nd}f}"
+    except (TypeError, ValueError):
+        return str(x)
+
+
+def ci_text(d: dict[str, Any] | None, nd: int = 3) -> str:
+    """``estimate [low, high]`` of a summary entry, ``-`` when there is none."""
+    if not d:
+        return "-"
+    return f"{fmt(d.get('estimate'), nd)} [{fmt(d.get('ci_low'), nd)}, " \
+           f"{fmt(d.get('ci_high'), nd)}]"
+
+
+def execute(measure: str, model: str, kind: str, start_token: str, device: str | None,
+            dtype: str, store_path: Path | None, out: Path | None, progress: bool,
+            **options: Any) -> tuple[Result, str, Path]:
+    """``genderscope.run`` with the command line recorded; (result, run id, folder)."""
+    result = run_measure(measure, model, store=store_path, out=out, save=True,
+                         progress=progress, kind=kind, device=device, dtype=dtype,
+                         start_token=start_token, command=command_line(), **options)
+    return result, result.metadata["run_id"], Path(result.metadata["out"])
+
+
+def finish(result: Result, run_id: str, base: Path, as_json: bool,
+           table: Callable[[Result], list[Table]]) -> None:
+    """Print the run: its tables and last line, or ``--json``."""
+    from genderscope.results import to_json
+
+    if as_json:
+        console.print_json(to_json({"run_id": run_id, "reused": bool(result.metadata.get(
+            "reused")), "summary": result.summary}))
+        return
+    for t in table(result):
+        console.print(t)
+    console.print(run_note(result, base))
+
+
+def lm_command(name: str, table: Callable[[Result], list[Table]]) -> Callable[..., None]:
+    """The ``genderscope run NAME`` command of a language-model measure: the model's flags
+    here, the measure's flags from its declaration (:mod:`genderscope.cli.declared`), its
+    help from the declaration's docstring; ``table`` prints the result."""
+    from genderscope.cli.declared import with_declared_options
+    from genderscope.core.registry import get
+
+    @with_declared_options(name)
+    def command(model: str = MODEL_OPTION, kind: str = KIND_OPTION,
+                start_token: str = START_OPTION, device: str | None = DEVICE_OPTION,
+                dtype: str = DTYPE_OPTION, out: Path | None = OUT_OPTION,
+                store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION,
+                progress: bool = PROGRESS_OPTION, **options: Any) -> None:
+        result, run_id, base = execute(name, model, kind, start_token, device, dtype,
+                                       store_path, out, progress, **options)
+        finish(result, run_id, base, as_json, table)
+
+    declared = get(name)
+    command.__doc__ = "\n\n".join(p for p in (declared.summary, declared.description) if p)
+    command.__name__ = f"{name.replace('-', '_')}_cmd"
+    return command
