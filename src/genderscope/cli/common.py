@@ -114,24 +114,73 @@ def finish(result: Result, run_id: str, base: Path, as_json: bool,
     console.print(run_note(result, base))
 
 
-def lm_command(name: str, table: Callable[[Result], list[Table]]) -> Callable[..., None]:
-    """The ``genderscope run NAME`` command of a language-model measure: the model's flags
-    here, the measure's flags from its declaration (:mod:`genderscope.cli.declared`), its
-    help from the declaration's docstring; ``table`` prints the result."""
+def summary_table(result: Result) -> list[Table]:
+    """The terminal table of a measure that has no table of its own: every summary number,
+    with its 95 % CI or p-value where it has one."""
+    t = Table(title=f"{result.method}: summary")
+    t.add_column("measure")
+    t.add_column("estimate [95% CI]", justify="right")
+    t.add_column("p", justify="right")
+    for key, value in result.summary.items():
+        if isinstance(value, dict) and "estimate" in value:
+            t.add_row(key, ci_text(value) if "ci_low" in value else fmt(value["estimate"]),
+                      fmt(value.get("p_value"), 4) if value.get("p_value") is not None
+                      else "")
+        elif isinstance(value, (int, float, str)) and not isinstance(value, bool):
+            t.add_row(key, fmt(value) if isinstance(value, float) else str(value), "")
+    return [t]
+
+
+MODEL_FLAG_HELP = {"vectors": "Word vectors: packaged name (glove-6b-50d) or file.",
+                   "encoder": "Sentence encoder: packaged name (all-minilm-l6-v2), HF id or "
+                              "folder.",
+                   "classifier": "Classifier SPEC (FILE.joblib|.pkl, module:callable, "
+                                 "file.py:callable or hf:MODEL); the first three run code."}
+
+
+def measure_command(name: str, table: Callable[[Result], list[Table]] | None = None
+                    ) -> Callable[..., None]:
+    """The ``genderscope run NAME`` command of a declared measure: the model's flags
+    (by what it needs), the measure's flags from its declaration
+    (:mod:`genderscope.cli.declared`) and its help; ``table`` prints the result (default:
+    :func:`summary_table`)."""
     from genderscope.cli.declared import with_declared_options
     from genderscope.core.registry import get
 
-    @with_declared_options(name)
-    def command(model: str = MODEL_OPTION, kind: str = KIND_OPTION,
-                start_token: str = START_OPTION, device: str | None = DEVICE_OPTION,
-                dtype: str = DTYPE_OPTION, out: Path | None = OUT_OPTION,
-                store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION,
-                progress: bool = PROGRESS_OPTION, **options: Any) -> None:
-        result, run_id, base = execute(name, model, kind, start_token, device, dtype,
-                                       store_path, out, progress, **options)
-        finish(result, run_id, base, as_json, table)
-
     declared = get(name)
+    show = table or summary_table
+    if declared.needs == "lm":
+        def command(model: str = MODEL_OPTION, kind: str = KIND_OPTION,
+                    start_token: str = START_OPTION, device: str | None = DEVICE_OPTION,
+                    dtype: str = DTYPE_OPTION, out: Path | None = OUT_OPTION,
+                    store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION,
+                    progress: bool = PROGRESS_OPTION, **options: Any) -> None:
+            result, run_id, base = execute(name, model, kind, start_token, device, dtype,
+                                           store_path, out, progress, **options)
+            finish(result, run_id, base, as_json, show)
+    elif declared.needs == "none":
+        def command(out: Path | None = OUT_OPTION,  # type: ignore[misc]
+                    store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION,
+                    progress: bool = PROGRESS_OPTION, **options: Any) -> None:
+            result, run_id, base = execute(name, None, "auto", "auto", None, "float32",
+                                           store_path, out, progress, **options)
+            finish(result, run_id, base, as_json, show)
+    else:
+        model_option = typer.Option(..., f"--{declared.needs}",
+                                    help=MODEL_FLAG_HELP[declared.needs])
+
+        def command(model: str = model_option,  # type: ignore[misc]
+                    device: str | None = DEVICE_OPTION, out: Path | None = OUT_OPTION,
+                    store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION,
+                    progress: bool = PROGRESS_OPTION, **options: Any) -> None:
+            result, run_id, base = execute(name, model, "auto", "auto", device, "float32",
+                                           store_path, out, progress, **options)
+            finish(result, run_id, base, as_json, show)
+
+    with_declared_options(name)(command)
     command.__doc__ = "\n\n".join(p for p in (declared.summary, declared.description) if p)
     command.__name__ = f"{name.replace('-', '_')}_cmd"
     return command
+
+
+lm_command = measure_command
