@@ -13,7 +13,7 @@ without a score store (nothing cached between configurations except the GloVe
 neighbours, warmed up before timing). Data: the gsoc2019-bias folder found by
 ``genderscope.datasets.locations.find_benchmark`` (under ``$GENDERSCOPE_DATA``, else the
 fetch cache or a download), or ``--data-dir``. ``--record`` writes two rows
-(query cache; LM batching) to benchmarks/results/ for the README speed table.
+(query cache; LM batching) to benchmarks/results/ for the speed table (docs/performance.md).
 
 ``--whole-process``: instead, each way as a whole process timed from outside, python
 start to exit (median of ``--repeats``, alternating). Set up once, untimed: the same
@@ -122,7 +122,7 @@ def whole_process(args: argparse.Namespace, recorder: Recorder) -> None:
     joblib.dump(model, work / "davidson.joblib")
     tweets = pick_tweets(pool, args.n, args.seed)
     pd.DataFrame({"tweet": tweets}).to_csv(work / "tweets.csv", index=False)
-    env = dict(os.environ, COLUMNS="100",  # the data folder, as the README tells a user
+    env = dict(os.environ, COLUMNS="100",  # the data folder, as docs/data.md tells a user
                GENDERSCOPE_DATA=str(args.data_dir.resolve().parent))
     head = genderscope_command()
     typed = ["attack", "--classifier", str(work / "davidson.joblib"), "--data",

@@ -35,7 +35,7 @@ Options: --data-dir (the folder holding bec-pro/; default: the one
 --work (model + outputs folder), --rows N (seed way on the first N rows only, scaled
 to 5,400), --size tiny (smoke test), --device cpu|cuda (every way), --repeats N (each
 way N times, alternating; medians), --record (write the row to benchmarks/results/ for
-the README speed table).
+the speed table in docs/performance.md).
 """
 
 from __future__ import annotations

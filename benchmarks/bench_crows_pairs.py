@@ -21,7 +21,7 @@ score the CLI's seeded subset of N pairs (``--subset-seed 0``; a smoke test).
 
 Data: the CrowS-Pairs folder found by ``genderscope.datasets.locations.find_benchmark``
 (``$GENDERSCOPE_DATA``, else ``../shared/data`` beside the checkout: benchrecord.use_shared_data).
-``--record`` writes the row to benchmarks/results/ for the README speed table.
+``--record`` writes the row to benchmarks/results/ for the speed table (docs/performance.md).
 """
 
 from __future__ import annotations

@@ -119,7 +119,7 @@ def whole_process(args: argparse.Namespace, recorder: Recorder) -> None:
 
     folders = debias_folders(args.model, args.work)
     work = Path(tempfile.mkdtemp(prefix="gs-bench-debias-"))
-    env = dict(USER_ENV, COLUMNS="100", HF_HUB_OFFLINE="1",  # as the README tells a user
+    env = dict(USER_ENV, COLUMNS="100", HF_HUB_OFFLINE="1",  # as docs/data.md tells a user
                GENDERSCOPE_DATA=str(find_benchmark("crows-pairs").resolve().parent))
     head = genderscope_command()
     device = ["--device", args.device] if args.device != "cpu" else []

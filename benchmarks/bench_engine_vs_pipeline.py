@@ -14,7 +14,7 @@ Baseline: ``transformers.pipeline("fill-mask", targets=persons)`` one sentence a
 
 Data: the BEC-Pro folder found by ``genderscope.datasets.locations.find_benchmark``
 (``$GENDERSCOPE_DATA``, else ``../shared/data`` beside the checkout: benchrecord.use_shared_data).
-``--record`` writes the row to benchmarks/results/ for the README speed table.
+``--record`` writes the row to benchmarks/results/ for the speed table (docs/performance.md).
 """
 
 from __future__ import annotations

@@ -165,7 +165,7 @@ def whole_process(args: argparse.Namespace, recorder: Recorder) -> None:
     items, prompts = probe_prompts(args.probe, args.prompts, data)
     work = Path(tempfile.mkdtemp(prefix="gs-bench-gen-wp-"))
     (work / "prompts.json").write_text(json.dumps(prompts), encoding="utf-8")
-    env = dict(os.environ, COLUMNS="100", HF_HUB_OFFLINE="1",  # the data, as the README says
+    env = dict(os.environ, COLUMNS="100", HF_HUB_OFFLINE="1",  # the data, as docs/data.md says
                GENDERSCOPE_DATA=str(data.resolve().parent))
     head = genderscope_command()
     typed = ["run", args.probe, "--model", args.model, "--limit", str(items),

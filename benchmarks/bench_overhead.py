@@ -31,7 +31,7 @@ shape) and CrowS-Pairs (sentence log-likelihood, SmolLM2; decisions that flip).
 Data: CrowS-Pairs from the folder ``genderscope.datasets.locations.find_benchmark``
 finds (``$GENDERSCOPE_DATA``, else ``../shared/data`` beside the checkout:
 benchrecord.use_shared_data); BEC-Pro is generated. ``--record`` writes one row per case
-(first run vs warm-store rerun) to benchmarks/results/ for the README speed table.
+(first run vs warm-store rerun) to benchmarks/results/ for the speed table (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -266,7 +266,7 @@ def report(res: dict) -> list[str]:
 
 
 def markdown(results: list[dict], args: argparse.Namespace, header: str) -> str:
-    """The figures as a Markdown table (for docs/performance.md and the README)."""
+    """The figures as a Markdown table (for docs/performance.md)."""
     rows = [header, "", "| case | run | process s | " + " | ".join(PHASES) +
             " | peak RSS MB | torch imported |", "|---|---|" + "---|" * (len(PHASES) + 3)]
     for res in results:

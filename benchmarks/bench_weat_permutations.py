@@ -19,7 +19,7 @@ bootstrap CI and saves its files); record case ``whole-process``.
 
 Data: the SEAT tests folder found by ``genderscope.datasets.locations.find_benchmark``
 (``$GENDERSCOPE_DATA``, else ``../shared/data`` beside the checkout: benchrecord.use_shared_data).
-``--record`` writes the row to benchmarks/results/ for the README speed table.
+``--record`` writes the row to benchmarks/results/ for the speed table (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def _scores(test_name: str) -> tuple[object, np.ndarray, np.ndarray, list]:
 def whole_process(args: argparse.Namespace, recorder: Recorder) -> None:
     """Both ways as whole processes, python start to exit, timed from outside."""
     work = Path(tempfile.mkdtemp(prefix="gs-bench-weat-"))
-    env = dict(os.environ, COLUMNS="100",  # the data folder, as the README tells a user
+    env = dict(os.environ, COLUMNS="100",  # the data folder, as docs/data.md tells a user
                GENDERSCOPE_DATA=str(find_benchmark("seat").resolve().parent))
     head = genderscope_command()
     typed = ["run", "weat", "--test", args.test, "--permutations", str(args.permutations),

@@ -1,10 +1,10 @@
-"""Machine-readable records of benchmark rows, for the README speed table.
+"""Machine-readable records of benchmark rows, for the speed table of docs/performance.md.
 
 A benchmark script run with ``--record`` writes one JSON file per measured row to
 ``benchmarks/results/<script-stem>[-<case>][-<device>].json`` (``<device>`` only when it
 is not the CPU), or to ``--record-dir`` / ``$GENDERSCOPE_BENCH_RESULTS`` when given
 (smoke runs that must not replace the committed records). ``benchmarks/speed_table.py``
-renders the README table from these files; nothing in the table is typed by hand.
+renders the table from these files; nothing in the table is typed by hand.
 
 A record holds: what was measured, the baseline (label, seconds), genderscope (label,
 seconds), their ratio (baseline seconds / genderscope seconds), extra figures, the
@@ -51,7 +51,7 @@ def add_record_options(ap: argparse.ArgumentParser) -> None:
     """``--record`` and ``--record-dir`` on a benchmark's argument parser."""
     ap.add_argument("--record", action="store_true",
                     help="write one JSON record per measured row (benchmarks/results/; "
-                         "benchmarks/speed_table.py renders the README table from them)")
+                         "benchmarks/speed_table.py renders docs/performance.md's table from them)")
     ap.add_argument("--record-dir", type=Path, default=None,
                     help=f"write the records here instead (also ${RESULTS_ENV}); implies "
                          "--record")
@@ -201,5 +201,5 @@ class Recorder:
         path = self.folder / record_name(self.script, case, device)
         path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
         self.written.append(path)
-        print(f"recorded {path} (README table: python benchmarks/speed_table.py)")
+        print(f"recorded {path} (speed table: python benchmarks/speed_table.py)")
         return path

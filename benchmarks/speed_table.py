@@ -1,4 +1,5 @@
-"""Render the README speed table from the benchmark records in benchmarks/results/.
+"""Render the speed table of docs/performance.md from the benchmark records in
+benchmarks/results/.
 
 Every figure in the table comes from a JSON record a benchmark script wrote with
 ``--record`` (see benchmarks/benchrecord.py); each row names the machine, date, load
@@ -6,11 +7,13 @@ average and exact command in a numbered note under the table. A row whose record
 missing reads "not measured yet (run: <command>)". Records measured on a GPU (device
 ``cuda``) go to a second table that names the GPU.
 
-    python benchmarks/speed_table.py            # rewrite the block in README.md
-    python benchmarks/speed_table.py --check    # exit 1 when README.md differs
+    python benchmarks/speed_table.py            # rewrite the block in docs/performance.md
+    python benchmarks/speed_table.py --check    # exit 1 when docs/performance.md differs
     python benchmarks/speed_table.py --print    # print the block
 
-The block lies between ``<!-- speed-table:start -->`` and ``<!-- speed-table:end -->``.
+The block lies between ``<!-- speed-table:start -->`` and ``<!-- speed-table:end -->``
+(``--doc FILE`` renders into another Markdown file). Links in the table are relative to
+docs/, where the page lives (the README links to it and holds no speed figures).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
-README = REPO / "README.md"
+DOC = REPO / "docs" / "performance.md"
 START = "<!-- speed-table:start -->"
 END = "<!-- speed-table:end -->"
 
@@ -94,58 +97,58 @@ ROWS = (
     Row("benchmarks/bench_engine_vs_pipeline.py", None,
         "p(person) for 18 words on the 900 BEC-Pro sentences, bert-base shape",
         "python benchmarks/bench_engine_vs_pipeline.py --record",
-        "[docs/models.md](docs/models.md)"),
+        "[models.md](models.md)"),
     Row("benchmarks/bench_bec_pro.py", None,
         "BEC-Pro EN end to end (5,400 rows), bert-base shape",
         "python benchmarks/bench_bec_pro.py --record",
-        "[docs/measures/bec_pro.md](docs/measures/bec_pro.md)"),
+        "[measures/bec_pro.md](measures/bec_pro.md)"),
     Row("benchmarks/bench_bec_pro.py", "whole-process",
         "BEC-Pro EN end to end (5,400 rows), bert-base shape, as typed",
         "python benchmarks/bench_bec_pro.py --record",
-        "[docs/measures/bec_pro.md](docs/measures/bec_pro.md)"),
+        "[measures/bec_pro.md](measures/bec_pro.md)"),
     Row("benchmarks/bench_crows_pairs.py", None, "CrowS-Pairs, 1,508 pairs, SmolLM2",
         "python benchmarks/bench_crows_pairs.py --record",
-        "[results](docs/results/bench_crows_pairs.md)"),
+        "[results](results/bench_crows_pairs.md)"),
     Row("benchmarks/bench_crows_pairs.py", "whole-process",
         "CrowS-Pairs, 1,508 pairs, smollm2, as typed",
         "python benchmarks/bench_crows_pairs.py --whole-process --record",
-        "[results](docs/results/bench_crows_pairs.md)"),
+        "[results](results/bench_crows_pairs.md)"),
     Row("benchmarks/bench_weat_permutations.py", None,
         "WEAT (weat6), 100,000 permutations, sets of 8, 8, 8, 8 words",
         "python benchmarks/bench_weat_permutations.py --record",
-        "[docs/measures/weat.md](docs/measures/weat.md)"),
+        "[measures/weat.md](measures/weat.md)"),
     Row("benchmarks/bench_weat_permutations.py", "whole-process",
         "WEAT (weat6), 100,000 permutations, GloVe 6B 50d, as typed",
         "python benchmarks/bench_weat_permutations.py --whole-process --record",
-        "[docs/measures/weat.md](docs/measures/weat.md)"),
+        "[measures/weat.md](measures/weat.md)"),
     Row("benchmarks/bench_attack.py", "query-cache",
         "gender-analogy attack per text: classifier query cache",
         "python benchmarks/bench_attack.py --n 10 --record",
-        "[results](docs/results/robustness_davidson.md)"),
+        "[results](results/robustness_davidson.md)"),
     Row("benchmarks/bench_attack.py", "lm-batching",
         "gender-analogy attack per text: LM filter batching",
         "python benchmarks/bench_attack.py --n 10 --record",
-        "[results](docs/results/robustness_davidson.md)"),
+        "[results](results/robustness_davidson.md)"),
     Row("benchmarks/bench_attack.py", "whole-process",
         "gender-analogy attack, 20 attacks on 10 tweets, as typed",
         "python benchmarks/bench_attack.py --n 10 --whole-process --repeats 3 --record",
-        "[results](docs/results/robustness_davidson.md)"),
+        "[results](results/robustness_davidson.md)"),
     Row("benchmarks/bench_overhead.py", "bec-pro-tiny",
         "warm-store rerun of `run bec-pro` (EN, 5,400 rows), tiny BERT",
         "python benchmarks/bench_overhead.py --case bec-pro-tiny --record",
-        "[docs/performance.md](docs/performance.md)"),
+        "[what makes a rerun cheap](#what-makes-a-rerun-cheap)"),
     Row("benchmarks/bench_overhead.py", "bec-pro-base",
         "warm-store rerun of `run bec-pro` (EN, 5,400 rows), bert-base shape",
         "python benchmarks/bench_overhead.py --case bec-pro-base --record",
-        "[docs/performance.md](docs/performance.md)"),
+        "[what makes a rerun cheap](#what-makes-a-rerun-cheap)"),
     Row("benchmarks/bench_overhead.py", "crows-smollm2",
         "warm-store rerun of `run crows-pairs`, SmolLM2 (150-pair subset)",
         "python benchmarks/bench_overhead.py --case crows-smollm2 --crows-limit 150 "
         "--repeats 1 --record",
-        "[docs/performance.md](docs/performance.md)"),
+        "[what makes a rerun cheap](#what-makes-a-rerun-cheap)"),
     *(Row("benchmarks/bench_generate.py", pre + case, f"{work}{typed}: {vs}",
           f"python benchmarks/bench_generate.py{mode} --record {opts}",
-          "[docs/measures/genderbench.md](docs/measures/genderbench.md)")
+          "[measures/genderbench.md](measures/genderbench.md)")
       for pre, opts, work in GENERATE
       for mode, typed, cases in (("", "", ("vs-one", "vs-plain", "rerun")),
                                  (" --whole-process", ", as typed",
@@ -155,19 +158,19 @@ ROWS = (
                                   "a stored run reused"), strict=True)),
     *(Row("benchmarks/bench_wefe.py", f"{c}{tail}", f"{what} on GloVe 6B 50d{as_typed}",
           f"python benchmarks/bench_wefe.py{opts} --repeats {n} --record",
-          "[results](docs/results/wefe_agreement.md)")
+          "[results](results/wefe_agreement.md)")
       for c, what in WEFE
       for tail, as_typed, opts, n in (("", "", "", 5),
                                       ("-whole-process", ", as typed", " --whole-process", 3))),
     *(Row("benchmarks/bench_debias_scoring.py", tech,
           f"log-likelihood of 300 CrowS-Pairs sentences, SmolLM2 debiased by {name} (cost)",
           "python benchmarks/bench_debias_scoring.py --record",
-          "[docs/measures/debiasing.md](docs/measures/debiasing.md)")
+          "[measures/debiasing.md](measures/debiasing.md)")
       for tech, name in DEBIAS),
     *(Row("benchmarks/bench_debias_scoring.py", f"{tech}-whole-process",
           f"CrowS-Pairs, 150 pairs, SmolLM2 debiased by {name}, as typed (cost)",
           "python benchmarks/bench_debias_scoring.py --whole-process --repeats 3 --record",
-          "[docs/measures/debiasing.md](docs/measures/debiasing.md)")
+          "[measures/debiasing.md](measures/debiasing.md)")
       for tech, name in DEBIAS),
 )
 
@@ -310,44 +313,45 @@ def render(records: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-# -- README -------------------------------------------------------------------------------
+# -- the page -----------------------------------------------------------------------------
 def replace_block(text: str, block: str) -> str:
     """``text`` with the part between the markers replaced by ``block``."""
     try:
         head, rest = text.split(START, 1)
         _, tail = rest.split(END, 1)
     except ValueError:
-        raise SystemExit(f"README has no {START} ... {END} block") from None
+        raise SystemExit(f"no {START} ... {END} block") from None
     return f"{head}{START}\n{block}{END}{tail}"
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", type=Path, default=RESULTS, help="folder of JSON records")
-    ap.add_argument("--readme", type=Path, default=README)
+    ap.add_argument("--doc", type=Path, default=DOC,
+                    help="Markdown file holding the block [default: docs/performance.md]")
     what = ap.add_mutually_exclusive_group()
     what.add_argument("--check", action="store_true",
-                      help="exit 1 when the README block differs from the rendering")
+                      help="exit 1 when the block differs from the rendering")
     what.add_argument("--print", action="store_true", help="print the block only")
     args = ap.parse_args(argv)
     block = render(load_records(args.results))
     if args.print:
         sys.stdout.write(block)
         return 0
-    text = args.readme.read_text(encoding="utf-8")
+    text = args.doc.read_text(encoding="utf-8")
     new = replace_block(text, block)
     if args.check:
         if new != text:
-            print(f"{args.readme}: speed table differs from the records in {args.results}; "
+            print(f"{args.doc}: speed table differs from the records in {args.results}; "
                   "run python benchmarks/speed_table.py", file=sys.stderr)
             return 1
-        print(f"{args.readme}: speed table matches {args.results}")
+        print(f"{args.doc}: speed table matches {args.results}")
         return 0
     if new != text:
-        args.readme.write_text(new, encoding="utf-8")
-        print(f"{args.readme}: speed table rewritten from {args.results}")
+        args.doc.write_text(new, encoding="utf-8")
+        print(f"{args.doc}: speed table rewritten from {args.results}")
     else:
-        print(f"{args.readme}: speed table already up to date")
+        print(f"{args.doc}: speed table already up to date")
     return 0
 
 

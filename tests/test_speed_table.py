@@ -1,4 +1,4 @@
-"""The README speed table is rendered from benchmark records, never typed
+"""The speed table of docs/performance.md is rendered from benchmark records, never typed
 (benchmarks/speed_table.py, benchmarks/benchrecord.py). No benchmark runs here."""
 
 from __future__ import annotations
@@ -42,8 +42,9 @@ def _write(folder: Path, script: str, case: str | None = None, *, base_s: float 
     return json.loads(path.read_text())
 
 
-def test_committed_readme_block_equals_rendering_of_committed_records() -> None:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+def test_committed_performance_block_equals_rendering_of_committed_records() -> None:
+    assert speed_table.DOC == REPO / "docs" / "performance.md"
+    text = speed_table.DOC.read_text(encoding="utf-8")
     block = text.split(speed_table.START, 1)[1].split(speed_table.END, 1)[0]
     assert block == "\n" + speed_table.render(speed_table.load_records(speed_table.RESULTS))
     assert speed_table.main(["--check"]) == 0
@@ -153,16 +154,33 @@ def test_record_of_an_unlisted_row_is_still_shown(tmp_path: Path) -> None:
     assert "| 2.0x |" in block
 
 
-def test_check_and_rewrite_of_a_readme(tmp_path: Path) -> None:
-    readme = tmp_path / "README.md"
-    readme.write_text(f"# T\n\nbefore\n\n{speed_table.START}\n| old | typed |\n"
-                      f"{speed_table.END}\n\nafter\n", encoding="utf-8")
+def test_the_readme_holds_no_speed_table() -> None:
+    """The README stays the front door (issue 35): it links to the table."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    assert speed_table.START not in text and "docs/performance.md" in text
+
+
+def test_table_links_resolve_from_docs() -> None:
+    """Links in the table are relative to docs/, where the table lives."""
+    import re
+
+    block = speed_table.render(speed_table.load_records(speed_table.RESULTS))
+    for target in set(re.findall(r"\]\(([^)#]+)\)", block)):
+        assert (speed_table.DOC.parent / target).is_file(), target
+    for row in speed_table.ROWS:
+        assert "docs/" not in row.docs, row.docs
+
+
+def test_check_and_rewrite_of_a_page(tmp_path: Path) -> None:
+    page = tmp_path / "performance.md"
+    page.write_text(f"# T\n\nbefore\n\n{speed_table.START}\n| old | typed |\n"
+                    f"{speed_table.END}\n\nafter\n", encoding="utf-8")
     results = tmp_path / "results"
     _write(results, "bench_crows_pairs.py", base_s=240.8, ours_s=71.6)
-    opts = ["--results", str(results), "--readme", str(readme)]
+    opts = ["--results", str(results), "--doc", str(page)]
     assert speed_table.main([*opts, "--check"]) == 1
     assert speed_table.main(opts) == 0
-    text = readme.read_text(encoding="utf-8")
+    text = page.read_text(encoding="utf-8")
     assert text.startswith("# T\n\nbefore\n\n") and text.endswith("\n\nafter\n")
     assert "| old | typed |" not in text and "| 3.4x |" in text
     assert speed_table.main([*opts, "--check"]) == 0
