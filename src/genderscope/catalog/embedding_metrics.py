@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from genderscope.catalog._common import Plan, _association_test, _check_min, _measure
-from genderscope.core.declaration import Opt, Progress, Seed, declaration
+from genderscope.core.declaration import Opt, Pairing, Progress, Seed, declaration
 from genderscope.results import Result
 
 EMBEDDING_METRICS = ("ripa", "rnd", "ect", "mac", "rnsb")
@@ -92,5 +92,7 @@ def _plan(name: str) -> Callable[..., Plan]:
 
 
 ripa, rnd, ect, mac, rnsb = (
-    declaration(n, _plan(n), needs="vectors", langs=("en",)) for n in EMBEDDING_METRICS
+    declaration(n, _plan(n), needs="vectors", langs=("en",),
+                # one value per word of a set (docs/measures/<name>.md)
+                pairing=Pairing(("set", "text"), "value", ("set",))) for n in EMBEDDING_METRICS
 )

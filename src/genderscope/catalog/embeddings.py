@@ -12,13 +12,15 @@ from genderscope.catalog._common import (
     _check_min,
     _measure,
 )
-from genderscope.core.declaration import Opt, Progress, Seed, declare
+from genderscope.core.declaration import Opt, Pairing, Progress, Seed, declare
 from genderscope.results import Result
 
 T = TypeVar("T")
 
 
-@declare("weat", needs="vectors", langs=("en",))
+# each target's association s(w, A, B), by target set
+@declare("weat", needs="vectors", langs=("en",),
+         pairing=Pairing(("set", "text"), "association", ("set",)))
 def weat(
     *,
     test: Annotated[
@@ -69,7 +71,10 @@ def weat(
     )  # its content is in the inputs
 
 
-@declare("seat", needs="encoder", langs=("en",))
+# SEAT's sentences of one source word resample together, as its test unit
+@declare("seat", needs="encoder", langs=("en",),
+         pairing=Pairing(("set", "text"), "association", ("set",), cluster="source_word",
+                         cluster_unit="source words"))
 def seat(
     *,
     test: Annotated[

@@ -6,7 +6,15 @@ from __future__ import annotations
 from typing import Annotated
 
 from genderscope.catalog._common import Plan, _check_min, _measure, _subset_note, subset
-from genderscope.core.declaration import Opt, Progress, Resamples, Seed, SubsetSeed, declare
+from genderscope.core.declaration import (
+    Opt,
+    Pairing,
+    Progress,
+    Resamples,
+    Seed,
+    SubsetSeed,
+    declare,
+)
 from genderscope.errors import GenderscopeError
 
 GAP_HELD_OUT = 4000
@@ -15,7 +23,8 @@ test 2,000, validation 454): the default held-out text, which `debias inlp` /
 `sentence-debias` never read with ``--limit`` <= 4000."""
 
 
-@declare("perplexity", needs="lm")
+# held-out negative log-likelihood per token (log perplexity), per sentence
+@declare("perplexity", needs="lm", pairing=Pairing(("sentence_id",), "nll_per_token"))
 def perplexity(
     *,
     corpus: Annotated[str, Opt("gap or a .txt/.tsv/.csv/.jsonl file of held-out text.")] = "gap",

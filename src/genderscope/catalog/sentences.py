@@ -16,7 +16,15 @@ from genderscope.catalog._common import (
     dataset_dir,
     subset,
 )
-from genderscope.core.declaration import Opt, Progress, Resamples, Seed, SubsetSeed, declare
+from genderscope.core.declaration import (
+    Opt,
+    Pairing,
+    Progress,
+    Resamples,
+    Seed,
+    SubsetSeed,
+    declare,
+)
 from genderscope.errors import GenderscopeError
 
 T = TypeVar("T")
@@ -129,7 +137,7 @@ def dawinobias(
     )
 
 
-@declare("abc", needs="lm", langs=("da", "sv", "ru", "zh"))
+@declare("abc", needs="lm", langs=("da", "sv", "ru", "zh"), sentence_scored=True)
 def abc(
     *,
     lang: Annotated[str, Opt("da, sv, ru or zh.")] = "da",
@@ -207,7 +215,10 @@ def abc(
     )
 
 
-@declare("crows-pairs", needs="lm", langs=("en",))
+# log-likelihood margin of the more- over the less-stereotypical sentence, and whether
+# the stereotypical sentence is preferred (binary)
+@declare("crows-pairs", needs="lm", langs=("en",), sentence_scored=True,
+         pairing=Pairing(("pair_id",), "margin", ("bias_type",), ("stereotypical_preferred",)))
 def crows_pairs(
     *,
     bias_type: Annotated[str | None, Opt("Only this bias type (e.g. gender).")] = None,
@@ -247,7 +258,7 @@ def crows_pairs(
     )
 
 
-@declare("stereoset", needs="lm", langs=("en",))
+@declare("stereoset", needs="lm", langs=("en",), sentence_scored=True)
 def stereoset(
     *,
     bias_type: Annotated[

@@ -17,6 +17,7 @@ from genderscope.catalog._common import (
 )
 from genderscope.core.declaration import (
     Opt,
+    Pairing,
     Progress,
     Resamples,
     Seed,
@@ -30,7 +31,10 @@ from genderscope.errors import GenderscopeError
 T = TypeVar("T")
 
 
-@declare("bec-pro", needs="lm", langs=("en", "de"))
+# log(p_target / p_prior) per sentence, by profession group x person gender
+@declare("bec-pro", needs="lm", langs=("en", "de"),
+         pairing=Pairing(("sentence", "person"), "association", ("prof_group", "gender"),
+                         cluster="profession_key", cluster_unit="professions"))
 def bec_pro(
     *,
     lang: Annotated[str, Opt("Corpus language: en or de.")] = "en",

@@ -58,6 +58,20 @@ class Plan:
 
 
 @dataclass(frozen=True)
+class Pairing:
+    """How two runs of a measure pair up item by item (``genderscope compare``): the item
+    key columns, the compared value column, grouping columns, further values compared,
+    and the column naming the unit items share (None: items are independent)."""
+
+    key: tuple[str, ...]
+    value: str
+    groups: tuple[str, ...] = ()
+    extra_values: tuple[str, ...] = ()
+    cluster: str | None = None
+    cluster_unit: str = "items"
+
+
+@dataclass(frozen=True)
 class Opt:
     """The metadata of one option in a plan function's annotation:
     ``limit: Annotated[int | None, Opt("Score N items.", min=1)] = None``."""
@@ -152,6 +166,10 @@ class Declaration:
     langs: tuple[str, ...] | None = None
     """Languages its data covers (None: any, e.g. texts the user gives)."""
     version: int = 1
+    pairing: Pairing | None = None
+    """How two runs pair up item by item (before/after comparisons)."""
+    sentence_scored: bool = False
+    """Its decisions compare summed sentence scores (half precision warns)."""
 
     def __post_init__(self) -> None:
         if self.needs not in NEEDS:
@@ -164,22 +182,23 @@ class Declaration:
 
 
 def declare(name: str, *, needs: str, langs: Sequence[str] | None = None,
-            version: int = 1) -> Callable[[Callable[..., Plan]], Declaration]:
+            **fields: Any) -> Callable[[Callable[..., Plan]], Declaration]:
     """Declare the plan function below as measure ``name`` (options read from its
-    signature and annotations; summary and description from its docstring)."""
+    signature and annotations; summary and description from its docstring; ``fields``:
+    further :class:`Declaration` fields, e.g. ``pairing``)."""
 
     def wrap(fn: Callable[..., Plan]) -> Declaration:
-        return declaration(name, fn, needs=needs, langs=langs, version=version)
+        return declaration(name, fn, needs=needs, langs=langs, **fields)
 
     return wrap
 
 
 def declaration(name: str, fn: Callable[..., Plan], *, needs: str,
-                langs: Sequence[str] | None = None, version: int = 1,
-                options: Options | None = None, doc: str | None = None) -> Declaration:
+                langs: Sequence[str] | None = None, options: Options | None = None,
+                doc: str | None = None, **fields: Any) -> Declaration:
     """A :class:`Declaration` of ``fn`` (``options``: given, else read from ``fn``)."""
     text = inspect.cleandoc(doc if doc is not None else fn.__doc__ or "")
     summary, _, rest = text.partition("\n\n")
     return Declaration(name, fn, needs, options if options is not None else options_of(fn),
                        " ".join(summary.split()), rest.strip(),
-                       tuple(langs) if langs is not None else None, version)
+                       tuple(langs) if langs is not None else None, **fields)

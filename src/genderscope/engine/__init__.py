@@ -21,10 +21,6 @@ if TYPE_CHECKING:
     from genderscope.results import Result
     from genderscope.store import Store
 
-SENTENCE_SCORED = ("crows-pairs", "stereoset", "abc")
-"""Measures whose decisions compare summed sentence scores (half precision warns)."""
-
-
 def open_store(store: Store | str | Path | None, *, readonly: bool = False
                ) -> tuple[Store, bool]:
     """(store, whether we opened it and must close it); ``readonly`` never creates or
@@ -79,6 +75,13 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
 
     return load_lm(model, kind, store=st, device=device, dtype=dtype, start_token=start_token,
                    base_url=base_url)
+
+
+def declared(measure: str) -> Any:
+    """The measure's declaration (:func:`genderscope.core.registry.get`)."""
+    from genderscope.core.registry import get
+
+    return get(measure)
 
 
 def plan_of(measure: str, options: dict[str, Any]) -> tuple[Plan, dict[str, Any]]:
@@ -146,7 +149,7 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
         raise GenderscopeError(f"{measure}: give a model (model=...)")
     if kind not in kinds.LM_LOAD:
         raise GenderscopeError(f"kind must be auto, masked or causal, got {kind!r}")
-    if dtype != "float32" and measure in SENTENCE_SCORED:
+    if dtype != "float32" and declared(measure).sentence_scored:
         import warnings
 
         warnings.warn(f"{measure} with dtype {dtype}: sentence scores sum many token terms, "

@@ -20,14 +20,13 @@ Multiplicity: the per-group rows of one table are a family ("compare per
 default, ``p_adjust="bh"`` for Benjamini-Hochberg), and McNemar p-values get
 ``<value>_mcnemar_p_adjusted`` the same way. The "(all)" row is a single test.
 
-Which columns are used is set per method in :data:`SPECS` and can be given
+Which columns are used is declared by each measure (its ``pairing``) and can be given
 explicitly (``key``, ``value``, ``groups``) for any other measure.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,43 +34,22 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from genderscope.core.declaration import Pairing
 from genderscope.errors import GenderscopeError
 from genderscope.results import Result
 from genderscope.stats import adjust_pvalues, bootstrap_ci, cluster_mean_ci, paired_test
 
 
-@dataclass(frozen=True)
-class CompareSpec:
-    """Item key columns, the compared value column, and grouping columns."""
+def _pairing(method: str) -> Pairing | None:
+    """The pairing declared by the measure that made ``method`` (its name, or a prefix:
+    ``abc-da``, ``lpbs/career-family``)."""
+    from genderscope.core.registry import declarations
 
-    key: tuple[str, ...]
-    value: str
-    groups: tuple[str, ...] = ()
-    extra_values: tuple[str, ...] = ()
-    cluster: str | None = None
-    """Column naming the resampling unit items share (None: items are independent)."""
-    cluster_unit: str = "items"
-
-
-SPECS: dict[str, CompareSpec] = {
-    # log(p_target / p_prior) per sentence, by profession group x person gender
-    "bec-pro": CompareSpec(("sentence", "person"), "association", ("prof_group", "gender"),
-                           cluster="profession_key", cluster_unit="professions"),
-    # log-likelihood margin of the more- over the less-stereotypical sentence,
-    # and whether the stereotypical sentence is preferred (binary)
-    "crows-pairs": CompareSpec(("pair_id",), "margin", ("bias_type",),
-                               ("stereotypical_preferred",)),
-    # held-out negative log-likelihood per token (log perplexity), per sentence
-    "perplexity": CompareSpec(("sentence_id",), "nll_per_token"),
-    # WEAT / SEAT: each target's association s(w, A, B), by target set; SEAT's
-    # sentences of one source word resample together, as its test unit
-    "weat": CompareSpec(("set", "text"), "association", ("set",)),
-    "seat": CompareSpec(("set", "text"), "association", ("set",), cluster="source_word",
-                        cluster_unit="source words"),
-    # word-embedding metrics: one value per word of a set (docs/measures/<name>.md)
-    **{m: CompareSpec(("set", "text"), "value", ("set",))
-       for m in ("ripa", "rnd", "ect", "mac", "rnsb")},
-}
+    found = declarations()
+    declared = found.get(method) or next(
+        (d for name, d in sorted(found.items(), key=lambda kv: -len(kv[0]))
+         if method.startswith(name)), None)
+    return declared.pairing if declared is not None else None
 
 
 def _derive(items: pd.DataFrame, method: str) -> pd.DataFrame:
@@ -82,14 +60,13 @@ def _derive(items: pd.DataFrame, method: str) -> pd.DataFrame:
 
 
 def _spec(method: str, key: Sequence[str] | None, value: str | None,
-          groups: Sequence[str] | None) -> CompareSpec:
-    base = SPECS.get(method) or next((s for m, s in SPECS.items() if method.startswith(m)),
-                                     None)
+          groups: Sequence[str] | None) -> Pairing:
+    base = _pairing(method)
     if base is None and (not key or not value):
         raise GenderscopeError(f"compare: no default columns for method {method!r}; pass "
                                "--key and --value (and --group-by)")
-    base = base or CompareSpec(tuple(key or ()), value or "")
-    return CompareSpec(tuple(key) if key else base.key, value or base.value,
+    base = base or Pairing(tuple(key or ()), value or "")
+    return Pairing(tuple(key) if key else base.key, value or base.value,
                        tuple(groups) if groups is not None else base.groups,
                        base.extra_values if not value else (), base.cluster,
                        base.cluster_unit)
@@ -103,7 +80,7 @@ def mcnemar_exact(before: np.ndarray, after: np.ndarray) -> dict[str, float]:
     return {"n_true_to_false": b, "n_false_to_true": c, "p_value": p}
 
 
-def _row(label: dict[str, Any], sub: pd.DataFrame, spec: CompareSpec, n_resamples: int,
+def _row(label: dict[str, Any], sub: pd.DataFrame, spec: Pairing, n_resamples: int,
          seed: int, clustered: bool) -> dict[str, Any]:
     a = sub[f"{spec.value}_before"].to_numpy(dtype=float)
     b = sub[f"{spec.value}_after"].to_numpy(dtype=float)
@@ -138,7 +115,7 @@ def _row(label: dict[str, Any], sub: pd.DataFrame, spec: CompareSpec, n_resample
     return rec
 
 
-def _adjust(recs: list[dict[str, Any]], family: str, spec: CompareSpec, method: str) -> None:
+def _adjust(recs: list[dict[str, Any]], family: str, spec: Pairing, method: str) -> None:
     """Holm (or BH) over the per-group rows: p_value and each McNemar p."""
     for col, out in [("p_value", "p_adjusted"),
                      *[(f"{e}_mcnemar_p", f"{e}_mcnemar_p_adjusted") for e in spec.extra_values]]:

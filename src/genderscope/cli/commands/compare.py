@@ -42,9 +42,12 @@ def _load(spec: str, store_path: Path | None) -> Result:
         store.close()
 
 
-LM_MEASURES = ("bec-pro", "lpbs", "winobias", "dawinobias", "abc", "crows-pairs", "stereoset",
-               "perplexity", "seat")
-"""Measures that ``--before/--after`` can run on two language models."""
+def model_measures(app: typer.Typer) -> list[str]:
+    """Measures that ``--before/--after`` can run on two language models: the
+    ``genderscope run`` commands with a ``--model`` flag."""
+    run = typer.main.get_command(app).commands["run"]  # type: ignore[attr-defined]
+    return [name for name, cmd in run.commands.items()
+            if any(p.name == "model" for p in cmd.params)]
 
 
 def _run_measure(app: typer.Typer, measure: str, model: str, folder: Path,
@@ -131,9 +134,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             if run_a or run_b or not (before_model and after_model and measure):
                 raise GenderscopeError("compare: give either RUN_A RUN_B, or --before, "
                                        "--after and --measure")
-            if measure not in LM_MEASURES:
+            if measure not in (lm_measures := model_measures(app)):
                 raise GenderscopeError(f"compare --measure {measure}: choose one of "
-                                       f"{', '.join(LM_MEASURES)} (language-model measures)")
+                                       f"{', '.join(lm_measures)} (language-model measures)")
             base = default_out(f"{measure}-compare", out)
             run_a, run_b = (_run_measure(app, measure, m, base / name, store, run_arg)
                             for name, m in (("before", before_model), ("after", after_model)))
