@@ -75,3 +75,23 @@ def test_check_measure_finds_what_it_looks_for() -> None:
     with pytest.raises(AssertionError, match="--n 5 gives the same reuse key as 4"):
         check_measure(_count_items([], ignores_n=True),
                       example={"model": None, "options": {"n": 4}})
+
+
+def test_a_generated_run_command_is_gs_run(tmp_path: Path, tiny_gpt2_dir: Path) -> None:
+    """``genderscope run probe`` (made from the declaration alone) gives gs.run's run."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from genderscope.cli.app import app
+
+    store = tmp_path / "s.sqlite"
+    res = CliRunner().invoke(app, ["run", "probe", "--model", str(tiny_gpt2_dir), "--targets",
+                                   "nurse", "--targets", "engineer", "--store", str(store),
+                                   "--out", str(tmp_path / "out"), "--json", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    shown = json.loads(res.output)
+    api = gs.run("probe", model=str(tiny_gpt2_dir), targets=["nurse", "engineer"],
+                 store=store)
+    assert api.metadata["reused"] is True and shown["run_id"] == api.metadata["run_id"]
+    assert list(api.items["target"]) == ["nurse", "engineer"]

@@ -247,4 +247,5 @@ def probe(
             lm, template, (words[0], words[1]), list(targets), strategy=strategy, progress=progress
         ),
         inputs=(template, words, list(targets)),
+        key_options={"pair": words, "targets": list(targets)},  # "he,she" is ["he", "she"]
     )

@@ -63,13 +63,13 @@ def _register_commands() -> None:
 
 
 def _register_declared() -> None:
-    """``genderscope run NAME`` for every declared measure without a command of its own
-    (a plug-in's measure, a new one): flags and help from its declaration."""
+    """``genderscope run NAME`` for every declared measure without a ``run`` command of its
+    own (a plug-in's measure, a new one; ``probe`` and ``attack``, which also have
+    commands of their own): flags and help from its declaration."""
     from genderscope.cli.common import measure_command
     from genderscope.core.registry import names
 
-    have = {info.name for info in run_app.registered_commands} | \
-        {info.name for info in app.registered_commands}
+    have = {info.name for info in run_app.registered_commands}
     for name in names():
         if name not in have:
             run_app.command(name)(measure_command(name))

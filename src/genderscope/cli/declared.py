@@ -20,13 +20,13 @@ import typer
 
 from genderscope.core.options import Option
 
-_PY = {"int": int, "float": float, "str": str, "bool": bool, "path": Path, "strs": str,
+_PY = {"int": int, "float": float, "str": str, "bool": bool, "path": Path, "strs": list[str],
        "any": str}
 
 
 def _help(option: Option) -> str:
     text = option.help
-    if option.choices is not None and "one of" not in text:
+    if option.choices is not None and not all(str(c) in text for c in option.choices):
         text = f"{text} One of: {', '.join(map(str, option.choices))}."
     return text.strip()
 
@@ -37,7 +37,9 @@ def typer_parameter(option: Option) -> inspect.Parameter:
     annotation: Any = py if option.default is not None or option.type == "bool" \
         else py | None
     default: Any = option.default
-    if option.type in ("strs", "any") and isinstance(default, (list, tuple)):
+    if option.type == "strs" and default is not None:
+        default = list(default)  # a repeated flag: --targets nurse --targets doctor
+    elif option.type == "any" and isinstance(default, (list, tuple)):
         default = ",".join(map(str, default))
     if option.type == "path" and default is not None:
         default = Path(default)

@@ -1,0 +1,166 @@
+"""Identity test: every number ``genderscope.run`` and ``genderscope.report`` give on
+the cases of ``record.py`` is the number recorded in ``baseline.json.gz`` (recorded on
+the code before the measure/engine/registry refactor, commit d37d9a8).
+
+One test per case (a case names its measure: ``winobias/causal``, ``bbq/hash-chat``):
+``test_same_numbers`` compares the reuse key (``metadata["cache_key"]``), the summary,
+the item table (columns, dtypes, every cell) and the further tables (some reuse keys
+hold absolute paths: they are compared where those paths are what they were at
+recording, see ``test_reuse_keys_are_compared_here``);
+``test_same_metadata`` the metadata less timings, ids and versions. Strings, ints and
+bools must be equal, floats to 1e-12 relative (NaN equals NaN). Re-record (only on
+purpose, on the code the baseline should hold) with::
+
+    PYTHONPATH=/tmp/baseline-wt/src python tests/identity/record.py
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import record
+
+BASELINE: dict[str, Any] = record.load_baseline() if record.BASELINE.is_file() else {}
+CASE_IDS = sorted(BASELINE.get("cases", {}))
+SHOWN = 25
+"""Differences listed in a failure message (then how many more)."""
+
+pytestmark = pytest.mark.skipif(not BASELINE, reason=f"no baseline at {record.BASELINE}")
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> record.Workspace:
+    if not record.data_dir().is_dir():
+        pytest.fail(f"benchmark data not found at {record.data_dir()}; set "
+                    "GENDERSCOPE_TEST_DATA")
+    return record.Workspace(tmp_path_factory.mktemp("identity"))
+
+
+@pytest.fixture(scope="module")
+def reruns() -> dict[str, dict[str, Any]]:
+    """Records of this session's runs by case id (each case runs once for both tests)."""
+    return {}
+
+
+def _plain(value: Any) -> Any:
+    """As the baseline was stored: through JSON (tuples become lists, keys strings)."""
+    return json.loads(json.dumps(value, ensure_ascii=False))
+
+
+def _rerun(case_id: str, workspace: record.Workspace,
+           reruns: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    if case_id not in reruns:
+        case = record.cases().get(case_id)
+        if case is None:
+            pytest.fail(f"{case_id}: in the baseline but not in record.CASES")
+        reruns[case_id] = _plain(record.record_case(case, workspace))
+    return reruns[case_id]
+
+
+def _check(what: str, diffs: list[str]) -> None:
+    if diffs:
+        more = f"\n... and {len(diffs) - SHOWN} more" if len(diffs) > SHOWN else ""
+        pytest.fail(f"{what}: {len(diffs)} difference(s) from the baseline "
+                    f"(expected -> actual)\n" + "\n".join(diffs[:SHOWN]) + more,
+                    pytrace=False)
+
+
+def test_baseline_covers_every_measure() -> None:
+    """Each measure of the recorded code has a case, and the cases are the ones
+    ``record.py`` defines (a case added or renamed there needs a new recording)."""
+    measured = {c["measure"] for c in BASELINE["cases"].values()}
+    assert len(BASELINE["measures"]) == 33
+    assert set(BASELINE["measures"]) <= measured, set(BASELINE["measures"]) - measured
+    assert sorted(c.id for c in record.CASES) == CASE_IDS
+
+
+def test_every_measure_is_still_offered() -> None:
+    from genderscope import api
+
+    measures = getattr(api, "measures", None)
+    if measures is None:
+        pytest.skip("genderscope.api.measures() is gone")
+    missing = set(BASELINE["measures"]) - set(measures())
+    assert not missing, f"genderscope.run no longer offers {sorted(missing)}"
+
+
+def _key_comparable(case_id: str) -> bool:
+    """Whether this case's reuse key can be compared here: the data and this folder are
+    where they were at recording (keys hold data file paths) and, for a case whose key
+    holds the package's path, so is the package (see ``record.locations``)."""
+    here, then = record.locations(), BASELINE["locations"]
+    same = [k for k in here if here[k] == then[k]]
+    return "data" in same and "tests" in same and (
+        case_id not in record.KEY_HOLDS_PACKAGE_PATH or "package" in same)
+
+
+def test_reuse_keys_are_compared_here() -> None:
+    """Says (as a skip) which reuse keys this session cannot compare, and why."""
+    here, then = record.locations(), BASELINE["locations"]
+    moved = {k: (then[k], here[k]) for k in here if here[k] != then[k]}
+    skipped = [c for c in CASE_IDS if not _key_comparable(c)]
+    if skipped:
+        pytest.skip(f"reuse keys not compared for {len(skipped)} case(s) "
+                    f"({', '.join(skipped[:6])}{', ...' if len(skipped) > 6 else ''}): "
+                    f"they hold paths, and these moved since recording: {moved}")
+
+
+@pytest.mark.parametrize("case_id", CASE_IDS)
+def test_same_numbers(case_id: str, workspace: record.Workspace,
+                      reruns: dict[str, dict[str, Any]]) -> None:
+    want = BASELINE["cases"][case_id]
+    _check(f"{case_id} options (record.py changed: re-record)",
+           list(record.compare(want["options"], _plain(record.options_record(
+               record.cases()[case_id].make(workspace)[1], workspace)), "options")))
+    got = _rerun(case_id, workspace, reruns)
+    diffs = []
+    parts = ("method", "cache_key", "summary", "items", "tables")
+    for part in parts if _key_comparable(case_id) else [p for p in parts if p != "cache_key"]:
+        diffs += record.compare(want[part], got[part], part)
+    _check(case_id, diffs)
+
+
+@pytest.mark.parametrize("case_id", CASE_IDS)
+def test_same_metadata(case_id: str, workspace: record.Workspace,
+                       reruns: dict[str, dict[str, Any]]) -> None:
+    got = _rerun(case_id, workspace, reruns)
+    _check(f"{case_id} metadata", list(record.compare(
+        BASELINE["cases"][case_id]["metadata"], got["metadata"], "metadata")))
+
+
+def test_same_report(workspace: record.Workspace) -> None:
+    """A --quick report's sections: status, headlines, summaries and reuse keys."""
+    if "report" not in BASELINE:
+        pytest.skip("the baseline holds no report")
+    want, got = BASELINE["report"], _plain(record.record_report(workspace))
+    if not _key_comparable("report"):
+        want, got = _without_keys(want), _without_keys(got)
+    _check("report", list(record.compare(want, got, "report")))
+
+
+def _without_keys(value: Any) -> Any:
+    """``value`` less every ``cache_key`` (reuse keys that cannot be compared here)."""
+    if isinstance(value, dict):
+        return {k: _without_keys(v) for k, v in value.items() if k != "cache_key"}
+    if isinstance(value, list):
+        return [_without_keys(v) for v in value]
+    return value
+
+
+def test_compare_catches_a_changed_number() -> None:
+    """The comparison this module relies on: a float one part in 1e9 off, an int, a
+    string, a NaN and a missing key are differences; 1e-14 relative is not."""
+    base = {"a": 0.1, "b": 3, "c": "x", "d": float("nan"), "e": [1.0, 2.0], "f": None}
+    same = {**base, "a": 0.1 * (1 + 1e-14), "d": float("nan")}
+    assert list(record.compare(base, same)) == []
+    for changed in ({**base, "a": 0.1 * (1 + 1e-9)}, {**base, "b": 4}, {**base, "b": 3.0},
+                    {**base, "c": "y"}, {**base, "d": 0.0}, {**base, "e": [1.0]},
+                    {k: v for k, v in base.items() if k != "f"}, {**base, "g": 1}):
+        assert list(record.compare(base, changed)), changed
+
+
+def test_baseline_file_is_small() -> None:
+    assert Path(record.BASELINE).stat().st_size < 2_000_000
