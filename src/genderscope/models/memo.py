@@ -1,7 +1,8 @@
 """What an adapter is, told without loading it: memoised file hashes and adapter memos.
 
 - :func:`cached_sha256`: a file's SHA-256, memoised under ``$GENDERSCOPE_CACHE/hashes``
-  by path, size and modification time (a changed file is hashed again).
+  by :func:`stat_key` (path, size, modification time, and what a user cannot set back:
+  inode change time, inode, device), so rewritten bytes are always hashed again.
 - Adapter memos: after a model loads once, its description (fingerprint, shape ...) is
   stored in the store under :data:`MEMO_MODEL`, keyed by :func:`memo_key` over a
   torch-free identity of its files. A later open finds the memo and defers the load to
@@ -18,6 +19,7 @@ import json
 import os
 import re
 import tempfile
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -34,48 +36,73 @@ def cache_dir() -> Path:
 HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
-def _stat_key(path: Path) -> str:
-    st = path.stat()
-    return f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}"
+RACY_NS = 2_000_000_000
+"""A memo is trusted only for a file whose inode last changed at least this long (2 s)
+before it was hashed. File times tick coarsely (a few milliseconds; seconds on some
+file systems): bytes rewritten within the tick of the hash could otherwise keep every
+part of :func:`stat_key`. A file that changed so recently is hashed again (as git does
+for "racily clean" files), until a hash made later than that vouches for it."""
+
+
+def stat_key(path: Path, st: os.stat_result | None = None) -> str:
+    """What tells a file's bytes without reading them: its resolved path, size,
+    modification time, inode change time (nanoseconds), inode and device. A user can set
+    the modification time back (``os.utime``) but not the change time (``utime`` itself
+    moves it to now) nor the inode, so rewritten bytes always change the key."""
+    st = st or path.stat()
+    return (f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{st.st_ctime_ns}|"
+            f"{st.st_ino}|{st.st_dev}")
 
 
 def cached_sha256(path: Path) -> str:
-    """SHA-256 hex digest of a file, memoised by path, size and mtime (nanoseconds).
+    """SHA-256 hex digest of a file, memoised by :func:`stat_key` (path, size, mtime,
+    ctime, inode, device).
 
-    The memo file is JSON holding the file's identity and the digest, written to a fresh
-    temporary sibling and renamed into place. A memo that is empty, truncated, not for
-    this file or whose digest is not 64 hex digits is never trusted: the file is hashed
-    again (one warning) and the memo rewritten. An empty digest can never come back."""
+    The memo file is JSON holding the file's identity, the digest and when the hash was
+    made, written to a fresh temporary sibling and renamed into place. A memo that is
+    empty, truncated, not for this file or whose digest is not 64 hex digits is never
+    trusted: the file is hashed again (one warning) and the memo rewritten. A memo made
+    within :data:`RACY_NS` of the file's last change is not trusted either (hashed again,
+    silently). An empty digest can never come back."""
     from genderscope.results import file_sha256
 
-    ident = _stat_key(path)
+    st = path.stat()
+    ident = stat_key(path, st)
     key = hashlib.sha1(ident.encode()).hexdigest()
     memo = cache_dir() / "hashes" / key
     if memo.is_file():
-        found = _read_hash_memo(memo, ident)
+        found, hashed_at = _read_hash_memo(memo, ident)
         if found is not None:
-            return found
-        warnings.warn(f"the file-hash memo {memo} is damaged; hashing {path} again",
-                      UserWarning, stacklevel=2)
+            if hashed_at is not None and st.st_ctime_ns < hashed_at - RACY_NS:
+                return found
+        else:
+            warnings.warn(f"the file-hash memo {memo} is damaged; hashing {path} again",
+                          UserWarning, stacklevel=2)
+    hashed_at = time.time_ns()  # before the first byte is read
     digest = file_sha256(path)
     if not HEX64.fullmatch(digest):  # pragma: no cover - file_sha256 returns hex
         raise ValueError(f"bad SHA-256 of {path}: {digest!r}")
     with contextlib.suppress(OSError):
         memo.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomic(memo, json.dumps({"file": ident, "sha256": digest}))
+        _write_atomic(memo, json.dumps({"file": ident, "sha256": digest,
+                                        "hashed_at": hashed_at}))
     return digest
 
 
-def _read_hash_memo(memo: Path, ident: str) -> str | None:
-    """The digest a memo holds for ``ident``, or None when it is unreadable or wrong."""
+def _read_hash_memo(memo: Path, ident: str) -> tuple[str | None, int | None]:
+    """The digest a memo holds for ``ident`` (None when it is unreadable or wrong) and
+    when it was hashed (nanoseconds since the epoch; None when not recorded)."""
     try:
         data = json.loads(memo.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
+        return None, None
     if not isinstance(data, dict) or data.get("file") != ident:
-        return None
+        return None, None
     digest = data.get("sha256")
-    return digest if isinstance(digest, str) and HEX64.fullmatch(digest) else None
+    if not (isinstance(digest, str) and HEX64.fullmatch(digest)):
+        return None, None
+    hashed_at = data.get("hashed_at")
+    return digest, hashed_at if isinstance(hashed_at, int) else None
 
 
 def _write_atomic(path: Path, text: str) -> None:

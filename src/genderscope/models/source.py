@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genderscope.errors import ModelLoadError
-from genderscope.models.memo import cache_dir
+from genderscope.models.memo import cache_dir, stat_key
 from genderscope.models.memo import cached_sha256 as _cached_sha256
 
 if TYPE_CHECKING:
@@ -161,9 +161,9 @@ class ModelSource:
         A GGUF file's weights are de-quantised by transformers in Python on every load
         (SmolLM2-135M: ~17 s on a 2-core CPU). The de-quantised model is kept as
         safetensors under ``$GENDERSCOPE_CACHE/gguf-models`` (keyed by the file's path,
-        size and mtime, the dtype and the transformers version) and later loads read
-        that instead: the same tensors, bit for bit. ``GENDERSCOPE_GGUF_CACHE=0`` turns
-        the cache off."""
+        size, mtime, ctime, inode and device, the dtype and the transformers version)
+        and later loads read that instead: the same tensors, bit for bit.
+        ``GENDERSCOPE_GGUF_CACHE=0`` turns the cache off."""
         import transformers
 
         kwargs: dict[str, Any] = {"dtype": dtype, "output_loading_info": True,
@@ -267,13 +267,13 @@ def _quiet_gguf() -> Iterator[None]:
 
 def _gguf_cache(gguf: Path, kind: str, *extra: object) -> Path:
     """Folder under ``$GENDERSCOPE_CACHE/<kind>`` for what transformers made of a GGUF
-    file (config, tokenizer, de-quantised model), keyed by the file's path, size and
-    mtime, the transformers version and ``extra``."""
+    file (config, tokenizer, de-quantised model), keyed by the file's
+    :func:`~genderscope.models.memo.stat_key` (path, size, mtime, and the inode change
+    time, inode and device a user cannot set back: other bytes written at the same path
+    never find this folder), the transformers version and ``extra``."""
     import transformers
 
-    st = gguf.stat()
-    parts = [str(gguf.resolve()), str(st.st_size), str(st.st_mtime_ns),
-             transformers.__version__, *map(str, extra)]
+    parts = [stat_key(gguf), transformers.__version__, *map(str, extra)]
     return cache_dir() / kind / hashlib.sha1("|".join(parts).encode()).hexdigest()[:16]
 
 
