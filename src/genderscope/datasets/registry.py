@@ -11,6 +11,13 @@ path, size in bytes and SHA-256. Sets that may be redistributed ship inside the 
 (:mod:`genderscope.datasets.registry_fetch`). Either way the folder has the layout of
 the upstream data set, as measures expect.
 
+A fetched copy is checked before every use (:func:`cached_dir`): each file's size, then
+its SHA-256 through the file-hash memo (:func:`genderscope.models.memo.cached_sha256`:
+it vouches for a file whose path, size, modification time, inode change time, inode and
+device are those it hashed, and hashes it again otherwise). A file that fails is never
+used: the set counts as damaged, and the next fetch (``genderscope data fetch NAME``, or
+the first use) downloads that file again.
+
 ``$GENDERSCOPE_DATA_MIRROR`` (an http(s) URL) replaces every source: file
 ``<name>/<path>`` is then read from ``<mirror>/<name>/<path>`` (a private or offline
 mirror with the layout of the data folder).
@@ -29,6 +36,7 @@ from typing import Any
 from urllib.parse import quote
 
 from genderscope.errors import GenderscopeError
+from genderscope.models.memo import cached_sha256
 
 REGISTRY_FILE = Path(__file__).resolve().parents[1] / "resources" / "datasets.json"
 PACKAGED_ROOT = Path(__file__).resolve().parents[1] / "data"
@@ -179,23 +187,43 @@ def packaged_dir(ds: Dataset) -> Path | None:
     return d if ds.packaged and d.is_dir() else None
 
 
-def cached_dir(ds: Dataset) -> Path | None:
-    """The set's folder in the fetch cache, when a complete verified copy of this version
-    is there (its completion record matches, every file has its size)."""
-    d = cache_root() / ds.name
+def intact(path: Path, f: DataFile) -> bool:
+    """Whether ``path`` holds the bytes of ``f``: its size first (no read), then its
+    SHA-256, memoised (see the module doc: a file that may have changed is hashed)."""
+    try:
+        return path.stat().st_size == f.size and cached_sha256(path) == f.sha256
+    except OSError:
+        return False
+
+
+def _recorded(ds: Dataset, d: Path) -> bool:
+    """Whether ``d`` holds the completion record of this version of ``ds``."""
     try:
         done = json.loads((d / COMPLETE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
+        return False
+    return isinstance(done, dict) and done.get("version") == ds.version and done.get(
+        "files") == {f.path: f.sha256 for f in ds.files}
+
+
+def damaged(ds: Dataset) -> list[DataFile]:
+    """The files of a fetched copy of ``ds`` that fail their check (missing, another
+    size, another SHA-256); [] when there is no fetched copy of this version."""
+    d = cache_root() / ds.name
+    if not _recorded(ds, d):
+        return []
+    return [f for f in ds.files if not intact(d / f.path, f)]
+
+
+def cached_dir(ds: Dataset) -> Path | None:
+    """The set's folder in the fetch cache, when a complete verified copy of this version
+    is there: its completion record matches and every file passes its check (size and
+    SHA-256, see the module doc) now."""
+    d = cache_root() / ds.name
+    if not _recorded(ds, d):
         return None
-    if done.get("version") != ds.version or done.get("files") != {
-            f.path: f.sha256 for f in ds.files}:
+    if not all(intact(d / f.path, f) for f in ds.files):
         return None
-    for f in ds.files:
-        try:
-            if (d / f.path).stat().st_size != f.size:
-                return None
-        except OSError:
-            return None
     return d
 
 
@@ -240,10 +268,13 @@ def annotate(metadata: dict[str, Any]) -> dict[str, Any]:
 
 
 def status(ds: Dataset) -> str:
-    """``packaged``, ``fetched`` or ``not fetched``."""
+    """``packaged``, ``fetched``, ``damaged`` (fetched, but a file fails its check: the
+    next fetch repairs it) or ``not fetched``."""
     if packaged_dir(ds) is not None:
         return "packaged"
-    return "fetched" if cached_dir(ds) is not None else "not fetched"
+    if cached_dir(ds) is not None:
+        return "fetched"
+    return "damaged" if _recorded(ds, cache_root() / ds.name) else "not fetched"
 
 
 def selected(spec: Iterable[str]) -> list[Dataset]:

