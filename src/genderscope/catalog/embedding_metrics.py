@@ -30,16 +30,19 @@ def _plan(name: str) -> Callable[..., Plan]:
             Path | None, Opt("Folder of <name>.jsonl test files.", key=False)
         ] = None,
         permutations: Annotated[
-            int, Opt("Random permutations or sign flips of the test (RIPA, RND).")
+            int, Opt("Random permutations or sign flips of the test (RIPA, RND).", min=1000)
         ] = 10_000,
         exact_limit: Annotated[
-            int, Opt("Enumerate all partitions when there are at most this many.")
+            int, Opt("Enumerate all partitions when there are at most this many.", min=0)
         ] = 200_000,
         seed: Seed = 0,
-        max_oov: Annotated[float, Opt("Largest share of a set that may be OOV.")] = 0.2,
+        max_oov: Annotated[
+            float, Opt("Largest share of a set that may be OOV.", min=0.0, max=1.0)
+        ] = 0.2,
         case_fallback: Annotated[bool, Opt("Look up OOV words in lower case.")] = True,
         resamples: Annotated[
-            int | None, Opt("Bootstrap replicates [10,000; RNSB 1,000, one classifier fit each].")
+            int | None,
+            Opt("Bootstrap replicates [10,000; RNSB 1,000, one classifier fit each].", min=100),
         ] = None,
         swap_roles: Annotated[
             bool,
@@ -92,7 +95,13 @@ def _plan(name: str) -> Callable[..., Plan]:
 
 
 ripa, rnd, ect, mac, rnsb = (
-    declaration(n, _plan(n), needs="vectors", langs=("en",),
-                # one value per word of a set (docs/measures/<name>.md)
-                pairing=Pairing(("set", "text"), "value", ("set",))) for n in EMBEDDING_METRICS
+    declaration(
+        n,
+        _plan(n),
+        needs="vectors",
+        langs=("en",),
+        # one value per word of a set (docs/measures/<name>.md)
+        pairing=Pairing(("set", "text"), "value", ("set",)),
+    )
+    for n in EMBEDDING_METRICS
 )

@@ -19,8 +19,12 @@ T = TypeVar("T")
 
 
 # each target's association s(w, A, B), by target set
-@declare("weat", needs="vectors", langs=("en",),
-         pairing=Pairing(("set", "text"), "association", ("set",)))
+@declare(
+    "weat",
+    needs="vectors",
+    langs=("en",),
+    pairing=Pairing(("set", "text"), "association", ("set",)),
+)
 def weat(
     *,
     test: Annotated[
@@ -28,13 +32,16 @@ def weat(
     ],
     tests_dir: Annotated[Path | None, Opt("Folder of <name>.jsonl test files.", key=False)] = None,
     permutations: Annotated[
-        int, Opt("Random permutations when the exact test is infeasible (at least 10,000).")
+        int,
+        Opt("Random permutations when the exact test is infeasible (at least 10,000).", min=10000),
     ] = 10_000,
     exact_limit: Annotated[
-        int, Opt("Enumerate all partitions when there are at most this many.")
+        int, Opt("Enumerate all partitions when there are at most this many.", min=0)
     ] = 200_000,
     seed: Seed = 0,
-    max_oov: Annotated[float, Opt("Largest share of a set that may be OOV.")] = 0.2,
+    max_oov: Annotated[
+        float, Opt("Largest share of a set that may be OOV.", min=0.0, max=1.0)
+    ] = 0.2,
     phrases: Annotated[
         str, Opt("Multi-word entries: skip (OOV) or mean (average of word vectors).")
     ] = "skip",
@@ -72,9 +79,14 @@ def weat(
 
 
 # SEAT's sentences of one source word resample together, as its test unit
-@declare("seat", needs="encoder", langs=("en",),
-         pairing=Pairing(("set", "text"), "association", ("set",), cluster="source_word",
-                         cluster_unit="source words"))
+@declare(
+    "seat",
+    needs="encoder",
+    langs=("en",),
+    pairing=Pairing(
+        ("set", "text"), "association", ("set",), cluster="source_word", cluster_unit="source words"
+    ),
+)
 def seat(
     *,
     test: Annotated[
@@ -82,10 +94,11 @@ def seat(
     ],
     tests_dir: Annotated[Path | None, Opt("Folder of <name>.jsonl test files.", key=False)] = None,
     permutations: Annotated[
-        int, Opt("Random permutations when the exact test is infeasible (at least 10,000).")
+        int,
+        Opt("Random permutations when the exact test is infeasible (at least 10,000).", min=10000),
     ] = 10_000,
     exact_limit: Annotated[
-        int, Opt("Enumerate all partitions when there are at most this many.")
+        int, Opt("Enumerate all partitions when there are at most this many.", min=0)
     ] = 200_000,
     seed: Seed = 0,
     progress: Progress = False,

@@ -217,8 +217,13 @@ def abc(
 
 # log-likelihood margin of the more- over the less-stereotypical sentence, and whether
 # the stereotypical sentence is preferred (binary)
-@declare("crows-pairs", needs="lm", langs=("en",), sentence_scored=True,
-         pairing=Pairing(("pair_id",), "margin", ("bias_type",), ("stereotypical_preferred",)))
+@declare(
+    "crows-pairs",
+    needs="lm",
+    langs=("en",),
+    sentence_scored=True,
+    pairing=Pairing(("pair_id",), "margin", ("bias_type",), ("stereotypical_preferred",)),
+)
 def crows_pairs(
     *,
     bias_type: Annotated[str | None, Opt("Only this bias type (e.g. gender).")] = None,

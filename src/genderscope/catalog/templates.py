@@ -32,9 +32,18 @@ T = TypeVar("T")
 
 
 # log(p_target / p_prior) per sentence, by profession group x person gender
-@declare("bec-pro", needs="lm", langs=("en", "de"),
-         pairing=Pairing(("sentence", "person"), "association", ("prof_group", "gender"),
-                         cluster="profession_key", cluster_unit="professions"))
+@declare(
+    "bec-pro",
+    needs="lm",
+    langs=("en", "de"),
+    pairing=Pairing(
+        ("sentence", "person"),
+        "association",
+        ("prof_group", "gender"),
+        cluster="profession_key",
+        cluster_unit="professions",
+    ),
+)
 def bec_pro(
     *,
     lang: Annotated[str, Opt("Corpus language: en or de.")] = "en",
@@ -52,10 +61,13 @@ def bec_pro(
     ] = None,
     professions: Annotated[
         int | None,
-        Opt("A seeded subset of N professions per profession group (the report's: 10; --quick 2)."),
+        Opt(
+            "A seeded subset of N professions per profession group (the report's: 10; --quick 2).",
+            min=1,
+        ),
     ] = None,
     templates: Annotated[
-        int | None, Opt("Only the first N sentence patterns (report --quick: 2).")
+        int | None, Opt("Only the first N sentence patterns (report --quick: 2).", min=1)
     ] = None,
     subset_seed: SubsetSeed = 0,
     seed: Seed = 0,
@@ -173,7 +185,7 @@ def lpbs(
     span_masking: SpanMasking = "piece",
     strategy: Strategy = "l2r",
     permutations: Annotated[
-        int, Opt("Random permutations when exact is infeasible (at least 10,000).")
+        int, Opt("Random permutations when exact is infeasible (at least 10,000).", min=10000)
     ] = 10_000,
     seed: Seed = 0,
     resamples: Resamples = 10_000,

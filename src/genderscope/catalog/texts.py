@@ -33,14 +33,16 @@ def attack(
         Sequence[str] | str, Opt("Swap directions, comma-separated: man->woman, woman->man.")
     ] = ("man->woman", "woman->man"),
     pop_size: Annotated[
-        int, Opt("Population of the genetic search (Alzantot et al. 2018 and TextAttack: 60).")
+        int,
+        Opt("Population of the genetic search (Alzantot et al. 2018 and TextAttack: 60).", min=2),
     ] = 60,
-    generations: Annotated[int, Opt("Generations at most (paper: 20).")] = 20,
+    generations: Annotated[int, Opt("Generations at most (paper: 20).", min=1)] = 20,
     max_queries: Annotated[
         int,
         Opt(
             "Distinct texts one attack may have classified, the original included (a cap of "
-            "genderscope's; the paper has none)."
+            "genderscope's; the paper has none).",
+            min=1,
         ),
     ] = 2000,
     target: Annotated[str | None, Opt("Targeted attack: label to reach.")] = None,
@@ -246,7 +248,7 @@ def bias_amplification(
         str, Opt("Without --objects: universal POS tags the tagger keeps, e.g. NOUN or NOUN,VERB.")
     ] = "NOUN",
     min_count: Annotated[
-        int, Opt("Without --objects: keep words the tagger finds at least this often.")
+        int, Opt("Without --objects: keep words the tagger finds at least this often.", min=1)
     ] = 5,
     plurals: Annotated[bool, Opt("Count regular plurals of objects.")] = True,
     ratios: Annotated[

@@ -101,7 +101,7 @@ def execute(measure: str, model: str, kind: str, start_token: str, device: str |
 
 
 def finish(result: Result, run_id: str, base: Path, as_json: bool,
-           table: Callable[[Result], list[Table]]) -> None:
+           table: Callable[[Result], list[Table | str]]) -> None:
     """Print the run: its tables and last line, or ``--json``."""
     from genderscope.results import to_json
 
@@ -138,7 +138,7 @@ MODEL_FLAG_HELP = {"vectors": "Word vectors: packaged name (glove-6b-50d) or fil
                                  "file.py:callable or hf:MODEL); the first three run code."}
 
 
-def measure_command(name: str, table: Callable[[Result], list[Table]] | None = None
+def measure_command(name: str, table: Callable[[Result], list[Table | str]] | None = None
                     ) -> Callable[..., None]:
     """The ``genderscope run NAME`` command of a declared measure: the model's flags
     (by what it needs), the measure's flags from its declaration

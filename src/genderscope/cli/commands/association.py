@@ -22,6 +22,7 @@ from genderscope.cli.common import (
     STORE_OPTION,
     command_line,
     console,
+    measure_command,
     run_note,
 )
 from genderscope.errors import GenderscopeError
@@ -66,6 +67,26 @@ def _bec_pro_plots(result: Any, path: Path) -> list[str]:
     from genderscope.measures import bec_pro as measure
 
     return [str(p) for p in measure.plot(result, path)]
+
+
+def _lpbs_tables(result: Any) -> list[Any]:
+    """The LPBS test over all templates and per template, and how to read d."""
+    s = result.summary
+    table = Table(title=f"LPBS {result.metadata['data']['test']}: {s['x']} vs {s['y']} "
+                        f"({s['n_templates']} templates, {s['n_items']} items)")
+    for col in ("templates", "d", "p one-sided", "p two-sided", f"mean {s['x']}",
+                f"mean {s['y']}"):
+        table.add_column(col, justify="left" if col == "templates" else "right")
+    perm = s["permutation"]
+    table.add_row("all (word means)" if s.get("test_unit") == "words" else
+                  "all (pooled items)", _fmt(s["effect_size"], 2),
+                  _p(s["p_one_sided"]), _p(s["p_two_sided"]),
+                  _fmt(perm["mean_x"]), _fmt(perm["mean_y"]))
+    for _, r in result.tables["by_template"].iterrows():
+        table.add_row(f"{r.template} ({r.male}/{r.female})", _fmt(r.effect_size, 2),
+                      _p(r.p_one_sided), _p(r.p_two_sided), _fmt(r.mean_x), _fmt(r.mean_y))
+    return [table, f"d > 0: {s['x']} words raise male vs female fill more than {s['y']} "
+                   "words (prior-corrected)."]
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
@@ -141,58 +162,4 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         console.print(tests)
         console.print(run_note(result, base) + (f"; plot {plots[0]}" if plots else ""))
 
-    @run_app.command("lpbs")
-    def lpbs_cmd(
-        model: str = MODEL_OPTION,
-        test: str = typer.Option("career-family", "--test", help="Built-in test (career-family, "
-                                 "math-arts, science-arts, pleasant-unpleasant) or a test file "
-                                 "(FILE or FILE:NAME)."),
-        templates: Path | None = typer.Option(None, "--templates", help="Templates file (.txt "
-                                              "one per line with GGG and XXX, or YAML/JSON) "
-                                              "replacing the test's templates."),
-        span_masking: str = typer.Option("piece", "--span-masking", help="Masked LM, attribute "
-                                         "hidden for the prior: piece or word."),
-        strategy: str = STRATEGY_OPTION,
-        kind: str = KIND_OPTION,
-        permutations: int = typer.Option(10_000, "--permutations", min=10_000,
-                                         help="Random permutations when exact is "
-                                         "infeasible (at least 10,000)."),
-        seed: int = SEED_OPTION,
-        resamples: int = RESAMPLES_OPTION,
-        device: str | None = DEVICE_OPTION,
-        dtype: str = DTYPE_OPTION,
-        out: Path | None = OUT_OPTION,
-        store_path: Path | None = STORE_OPTION,
-        as_json: bool = JSON_OPTION,
-        progress: bool = PROGRESS_OPTION,
-    ) -> None:
-        """Kurita et al. (2019) log-probability bias score test with a WEAT-style effect size."""
-        from genderscope.cli.common import run_measure as run
-
-        result = run("lpbs", model, store=store_path, out=out, save=True, progress=progress,
-                     kind=kind, device=device, dtype=dtype, command=command_line(), test=test,
-                     templates=templates, span_masking=span_masking, strategy=strategy,
-                     permutations=permutations, seed=seed, resamples=resamples)
-        run_id, base = result.metadata["run_id"], Path(result.metadata["out"])
-        spec_name = result.metadata["data"]["test"]
-        s = result.summary
-        if as_json:
-            console.print_json(to_json({"run_id": run_id, "reused": bool(result.metadata.get(
-                "reused")), "summary": s}))
-            return
-        table = Table(title=f"LPBS {spec_name}: {s['x']} vs {s['y']} "
-                            f"({s['n_templates']} templates, {s['n_items']} items)")
-        for col in ("templates", "d", "p one-sided", "p two-sided", f"mean {s['x']}",
-                    f"mean {s['y']}"):
-            table.add_column(col, justify="left" if col == "templates" else "right")
-        perm = s["permutation"]
-        table.add_row("all (word means)" if s.get("test_unit") == "words" else
-                      "all (pooled items)", _fmt(s["effect_size"], 2),
-                      _p(s["p_one_sided"]), _p(s["p_two_sided"]),
-                      _fmt(perm["mean_x"]), _fmt(perm["mean_y"]))
-        for _, r in result.tables["by_template"].iterrows():
-            table.add_row(f"{r.template} ({r.male}/{r.female})", _fmt(r.effect_size, 2),
-                          _p(r.p_one_sided), _p(r.p_two_sided), _fmt(r.mean_x), _fmt(r.mean_y))
-        console.print(table)
-        console.print(f"d > 0: {s['x']} words raise male vs female fill more than {s['y']} "
-                      f"words (prior-corrected). {run_note(result, base)}")
+    run_app.command("lpbs")(measure_command("lpbs", _lpbs_tables))
