@@ -1,14 +1,59 @@
-"""Errors a user can cause. The CLI prints them as one line and exits with code 2."""
+"""Errors a user can cause. The CLI prints them as one line and exits with code 2.
+
+Secrets never leave the process (issue 37): :func:`redact` replaces every secret the
+process was told of (:func:`add_secret`: an endpoint's API key, the credentials in its
+URL) and the userinfo of any URL (``http://user:pw@host`` -> ``http://***@host``) with
+``***``. A :class:`GenderscopeError`'s text is redacted, and so is every string of a
+result's summary and metadata when it is written (``genderscope.results.to_json``: the
+store's rows, ``summary.json``, the CLI's JSON).
+"""
 
 from __future__ import annotations
+
+import re
+import threading
+
+MASK = "***"
+_SECRETS: set[str] = set()
+_SECRETS_LOCK = threading.Lock()
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/?#\s]*@")
+MIN_SECRET = 4
+"""Shorter values are not secrets worth the name (and would mask ordinary text)."""
+
+
+def add_secret(value: str | None) -> None:
+    """Remember ``value`` (an API key, a password) as a secret :func:`redact` masks."""
+    if value and len(value) >= MIN_SECRET:
+        with _SECRETS_LOCK:
+            _SECRETS.add(value)
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret of :func:`add_secret` and every URL's userinfo
+    replaced by ``***``."""
+    if _SECRETS:
+        with _SECRETS_LOCK:
+            secrets = sorted(_SECRETS, key=len, reverse=True)
+        for secret in secrets:
+            if secret in text:
+                text = text.replace(secret, MASK)
+    if "@" in text and "://" in text:
+        text = _USERINFO.sub(rf"\1{MASK}@", text)
+    return text
 
 
 class GenderscopeError(Exception):
     """A problem with the user's input (file, word list, model path, option).
 
     The message must say what is wrong and where (file, line, column, option),
-    on one line, without a traceback.
+    on one line, without a traceback. Its text never holds a secret (:func:`redact`).
     """
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(redact(a) if isinstance(a, str) else a for a in args))
+
+    def __str__(self) -> str:  # a secret told after the error was made
+        return redact(super().__str__())
 
 
 class DataError(GenderscopeError):

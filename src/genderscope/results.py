@@ -18,21 +18,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genderscope import __version__
+from genderscope.errors import redact
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
 def _jsonable(value: Any) -> Any:
-    """Convert numpy / pandas scalars and containers into plain JSON types."""
+    """Convert numpy / pandas scalars and containers into plain JSON types; every string
+    redacted (:func:`genderscope.errors.redact`: no API key or URL password is written)."""
+    if isinstance(value, str):
+        return redact(value)
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {redact(str(k)): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
     if isinstance(value, float):
         return None if math.isnan(value) else value
     if isinstance(value, Path):
-        return str(value)
+        return redact(str(value))
     np = sys.modules.get("numpy")  # no numpy value can exist before numpy is imported
     if np is None:
         return value
@@ -49,7 +53,7 @@ def _jsonable(value: Any) -> Any:
 
 
 def to_json(value: Any, **kwargs: Any) -> str:
-    """Serialise summaries/metadata (numpy-aware, NaN -> null)."""
+    """Serialise summaries/metadata (numpy-aware, NaN -> null, secrets redacted)."""
     return json.dumps(_jsonable(value), ensure_ascii=False, **kwargs)
 
 

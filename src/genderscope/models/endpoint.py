@@ -9,23 +9,38 @@ answer without a message text, a body that is not JSON) stops the run with one l
 the answers of the chunk in flight are not recorded (earlier chunks are, so a rerun
 resumes).
 
-The API key is read from the environment variable ``api_key_env`` (default
-``OPENAI_API_KEY``) at each call: it is never stored, logged or written to a result.
+Secrets never leave the process. The API key is read from the environment variable
+``api_key_env`` (default ``OPENAI_API_KEY``) at each call; credentials in the URL
+(``http://user:PASSWORD@host/v1``) are sent (as HTTP Basic authentication) but never
+kept in the endpoint's identity: ``base_url``, the fingerprint and ``describe()`` hold
+the URL without userinfo. Both are told to :func:`genderscope.errors.add_secret`, so
+an error body or an answer that echoes them (e.g. the request's ``Authorization``
+header) is recorded and shown with ``***`` in their place, and no message, result,
+store row or page holds them.
+
+A redirect to another host (scheme, host and port; an ``http`` -> ``https`` upgrade of
+the same host is the same host) is refused with one line before the other host is
+asked: its answers would otherwise be recorded under this endpoint's fingerprint. Give
+that host's URL as ``--base-url`` to use it. Redirects within the host are followed.
+
 Generations are cached like a local model's (:mod:`genderscope.models.generate`),
 keyed by the messages as JSON, the decoding parameters and the repetition index, under
-the fingerprint ``openai:NAME@BASE_URL``. A sampled request carries the item's seed
-(servers that honour ``seed`` then answer reproducibly).
+the fingerprint ``openai:NAME@BASE_URL`` (BASE_URL without userinfo). A sampled request
+carries the item's seed (servers that honour ``seed`` then answer reproducibly).
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
 
-from genderscope.errors import GenderscopeError, ModelLoadError
+from genderscope.errors import MASK, GenderscopeError, ModelLoadError, add_secret, redact
 from genderscope.models.generate import (
     Decoding,
     Prompt,
@@ -41,6 +56,68 @@ PREFIX = "openai:"
 
 class EndpointError(GenderscopeError):
     """The endpoint refused a request or answered something that is not a chat answer."""
+
+
+class _OtherHost(Exception):  # noqa: N818 - a signal, raised inside the HTTP client
+    """A redirect to another host (the hook raises it before the request is sent)."""
+
+    def __init__(self, target: str) -> None:
+        super().__init__(target)
+        self.target = target
+
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def without_userinfo(url: str) -> tuple[str, list[str]]:
+    """``url`` without its userinfo (``user:password@``), and the secrets it held (the
+    password, a lone user name (a token), their HTTP Basic form)."""
+    parts = urlsplit(url)
+    userinfo, at, hostport = parts.netloc.rpartition("@")
+    if not at:
+        return url, []
+    user, colon, password = userinfo.partition(":")
+    secrets = [userinfo, password, unquote(password)] if colon else [user, unquote(user)]
+    for u, p in ((user, password), (unquote(user), unquote(password))):
+        secrets.append(base64.b64encode(f"{u}:{p}".encode()).decode())
+    return urlunsplit(parts._replace(netloc=hostport)), secrets
+
+
+def checked_url(url: str) -> str:
+    """``url`` without userinfo (its secrets told to :func:`add_secret` first); a URL
+    that is not ``http(s)://host...`` is a one-line :class:`ModelLoadError` that does
+    not show its credentials."""
+    shown = re.sub(r"^[^/?#]*@", f"{MASK}@", url) if "://" not in url else url
+    try:
+        public, secrets = without_userinfo(url)
+        for secret in secrets:
+            add_secret(secret)
+        parts = urlsplit(public)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError as exc:
+        raise ModelLoadError(f"--base-url {redact(shown)} is not a URL: {exc}") from None
+    if parts.scheme.lower() not in DEFAULT_PORTS or not parts.hostname:
+        raise ModelLoadError(f"--base-url must be an http:// or https:// URL with a host "
+                             f"(e.g. http://127.0.0.1:8000/v1), got {redact(shown)!r}")
+    return public
+
+
+def _origin(url: str) -> tuple[str, str, int]:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return scheme, (parts.hostname or "").lower(), port or DEFAULT_PORTS.get(scheme, 0)
+
+
+def same_host(base: str, target: str) -> bool:
+    """Whether ``target`` is on ``base``'s host (its scheme, host and port; or the
+    ``https`` upgrade of a default-port ``http`` URL)."""
+    a, b = _origin(base), _origin(target)
+    return a == b or (a[1] == b[1] and a[0] == "http" and a[2] == 80
+                      and b[0] == "https" and b[2] == 443)
 
 
 class OpenAIChat:
@@ -68,7 +145,9 @@ class OpenAIChat:
             raise ModelLoadError("OpenAI-compatible endpoints need the openai client: "
                                  "pip install 'genderscope[chat]'") from None
         self.name = name
-        self.base_url = base_url.rstrip("/")
+        add_secret(os.environ.get(api_key_env))
+        self._url = base_url.rstrip("/")  # what the client asks, credentials and all
+        self.base_url = checked_url(self._url)  # what is kept and shown: no userinfo
         self.store = store
         self.api_key_env = api_key_env
         self.concurrency = int(concurrency)
@@ -90,9 +169,26 @@ class OpenAIChat:
     def _client(self) -> Any:
         import openai
 
-        return openai.OpenAI(base_url=self.base_url, timeout=self.timeout,
-                             max_retries=self.max_retries,
-                             api_key=os.environ.get(self.api_key_env) or "none")
+        key = os.environ.get(self.api_key_env)
+        add_secret(key)
+        try:
+            http = openai.DefaultHttpxClient(
+                event_hooks={"response": [self._refuse_other_host]})
+            return openai.OpenAI(base_url=self._url, timeout=self.timeout,
+                                 max_retries=self.max_retries, api_key=key or "none",
+                                 http_client=http)
+        except Exception as exc:  # noqa: BLE001 - the client's URL checks, as one line
+            raise EndpointError(f"--base-url {self.base_url}: the OpenAI client refuses it "
+                                f"({type(exc).__name__}: {_short(str(exc))})") from None
+
+    def _refuse_other_host(self, response: Any) -> None:
+        """HTTP client hook: a redirect to another host stops the request before the
+        other host is asked (see module doc)."""
+        if not getattr(response, "has_redirect_location", False):
+            return
+        target = str(response.request.url.join(response.headers["Location"]))
+        if not same_host(self.base_url, target):
+            raise _OtherHost(target)
 
     def chat(self, prompts: Sequence[Prompt], decoding: Decoding | None = None, *,
              repetitions: Sequence[int] | None = None, batch_size: int = 8,
@@ -111,8 +207,11 @@ class OpenAIChat:
                 seed = None if dec.greedy else item_seed(dec, rendered[i], reps[i])
                 return self._request(client, messages[i], dec, seed)
 
-            with ThreadPoolExecutor(self.concurrency) as pool:
-                return list(pool.map(one, idx))
+            try:
+                with ThreadPoolExecutor(self.concurrency) as pool:
+                    return list(pool.map(one, idx))
+            finally:
+                client.close()
 
         return cached_generations(self.store, self.fingerprint, keys, compute,
                                   progress=progress, label=f"asking {self.name}",
@@ -132,6 +231,8 @@ class OpenAIChat:
         where = f"{self.base_url}/chat/completions"
         try:
             resp = client.chat.completions.create(**args)
+        except _OtherHost as exc:
+            raise self._redirected(exc) from None
         except openai.APIStatusError as exc:
             raise EndpointError(f"{where} answered HTTP {exc.status_code}"
                                 f"{' after retries' if _retried(exc.status_code) else ''}: "
@@ -140,6 +241,8 @@ class OpenAIChat:
             raise EndpointError(f"{where} did not answer within {self.timeout:g} s "
                                 f"({self.max_retries} retries)") from None
         except openai.APIConnectionError as exc:
+            if isinstance(exc.__cause__, _OtherHost):  # clients that wrap any exception
+                raise self._redirected(exc.__cause__) from None
             raise EndpointError(f"{where} cannot be reached: {_short(str(exc))}") from None
         except (ValueError, json.JSONDecodeError) as exc:
             raise EndpointError(f"{where} answered something that is not JSON: "
@@ -150,7 +253,14 @@ class OpenAIChat:
             raise EndpointError(f"{where} answered without a chat message text "
                                 f"({_short(repr(resp))}); is it an OpenAI-compatible "
                                 "chat endpoint?")
-        return text
+        return redact(text)  # an answer that echoes the key is not stored with it
+
+    def _redirected(self, exc: _OtherHost) -> EndpointError:
+        scheme, host, port = _origin(exc.target)
+        return EndpointError(
+            f"{self.base_url}/chat/completions redirected to another host "
+            f"({scheme}://{host}:{port}); refused: its answers would be recorded under "
+            f"this endpoint. Give that host's URL as --base-url if you trust it")
 
 
 def _answer_text(resp: Any) -> str | None:
@@ -178,5 +288,5 @@ def _retried(status: int) -> bool:
 
 
 def _short(text: str, n: int = 160) -> str:
-    line = " ".join(str(text).split())
+    line = " ".join(redact(str(text)).split())
     return line if len(line) <= n else line[:n - 1] + "…"
