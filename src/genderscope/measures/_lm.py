@@ -9,17 +9,16 @@ from typing import Any
 
 import numpy as np
 
+from genderscope.core.kinds import LM
 from genderscope.errors import GenderscopeError
 from genderscope.models.base import SeqScore
 from genderscope.results import file_sha256
-
-KINDS = ("masked", "causal")
 
 
 def model_kind(adapter: Any, method: str) -> str:
     """``"masked"`` or ``"causal"``; a clear error for anything else."""
     kind = getattr(adapter, "kind", None)
-    if kind not in KINDS:
+    if kind not in LM:
         raise GenderscopeError(f"{method} needs a masked or causal language model, got a "
                                f"model of kind {kind!r}")
     return str(kind)

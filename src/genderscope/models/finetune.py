@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from genderscope.core.kinds import LM
 from genderscope.errors import GenderscopeError, ModelLoadError
 from genderscope.models.checkpoint import (
     CHECKPOINTS,
@@ -123,7 +124,7 @@ def _load(spec: str, kind: str, dtype: torch.dtype) -> tuple[Any, Any, str, Mode
     path = resolve_spec(spec)
     if kind == "auto":
         kind = detect_kind(path)
-    if kind not in ("masked", "causal"):
+    if kind not in LM:
         raise ModelLoadError(f"unknown model kind {kind!r}; use auto, masked or causal")
     source = ModelSource(path)
     auto = AutoModelForMaskedLM if kind == "masked" else AutoModelForCausalLM

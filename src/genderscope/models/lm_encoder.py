@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from genderscope.core.kinds import LM
 from genderscope.errors import GenderscopeError
 
 NAMESPACE = "lm-sentence-embedding:mean-last-hidden:normalized"
@@ -43,7 +44,7 @@ class LMSentenceEncoder:
     kind = "encoder"
 
     def __init__(self, adapter: Any, *, batch_size: int = 32) -> None:
-        if getattr(adapter, "kind", None) not in ("masked", "causal"):
+        if getattr(adapter, "kind", None) not in LM:
             raise GenderscopeError(f"{adapter!r} is not a masked or causal language model")
         self.lm = adapter
         self.batch_size = max(1, int(batch_size))
@@ -119,7 +120,7 @@ def as_sentence_encoder(model: Any) -> Any:
     causal LM adapter."""
     if hasattr(model, "encode"):
         return model
-    if getattr(model, "kind", None) in ("masked", "causal"):
+    if getattr(model, "kind", None) in LM:
         return LMSentenceEncoder(model)
     raise GenderscopeError(f"SEAT needs a sentence encoder or a language model, not "
                            f"{type(model).__name__}")

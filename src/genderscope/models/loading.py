@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from genderscope.core.kinds import LM
 from genderscope.errors import ModelLoadError
 from genderscope.models.causal import CausalLM
 from genderscope.models.masked import MaskedLM
@@ -152,8 +153,7 @@ def _debias_manifest(spec: str | Path) -> dict[str, Any] | None:
         return None
     manifest = read_manifest(Path(str(spec)).expanduser())
     base = (manifest or {}).get("base_model")
-    if not isinstance(base, dict) or not base.get("spec") or base.get("kind") not in (
-            "masked", "causal"):
+    if not isinstance(base, dict) or not base.get("spec") or base.get("kind") not in LM:
         raise ModelLoadError(f"{spec}: its manifest names no base model (spec, kind)")
     return manifest
 

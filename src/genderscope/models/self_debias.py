@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from genderscope.core.kinds import LM
 from genderscope.errors import GenderscopeError
 from genderscope.models.engine import ForwardEngine
 from genderscope.models.self_debias_generate import (  # noqa: F401 - re-exported
@@ -130,7 +131,7 @@ def _leading_special(adapter: LanguageModelAdapter) -> int | None:
 def apply_self_debias(adapter: LanguageModelAdapter, prefixes: Sequence[str],
                       decay_constant: float = DECAY_CONSTANT, epsilon: float = EPSILON) -> None:
     """Replace a loaded adapter's engine by a :class:`SelfDebiasEngine`."""
-    if adapter.kind not in ("causal", "masked"):
+    if adapter.kind not in LM:
         raise GenderscopeError(f"{adapter.source}: Self-Debias needs a causal or masked LM")
     ids = [prefix_token_ids(adapter, p) for p in prefixes]
     if not ids or any(not x for x in ids):

@@ -28,11 +28,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from genderscope.core.kinds import LOAD
 from genderscope.errors import GenderscopeError
 
-MODEL_KINDS = ("auto", "masked", "causal", "vectors", "encoder")
-"""``auto``/``masked``/``causal``: language models; ``vectors``: word vectors (WEAT);
-``encoder``: sentence encoders (SEAT)."""
+MODEL_KINDS = tuple(k for k in LOAD if k != "classifier")
+"""The ``kind`` a sweep's model may have (:data:`genderscope.core.kinds.LOAD`, less
+``classifier``: a sweep gives no texts to classify): ``auto``/``masked``/``causal``:
+language models; ``vectors``: word vectors (WEAT); ``encoder``: sentence encoders (SEAT)."""
 CPU_ONLY_KINDS = ("vectors",)
 """Kinds whose measures never use a GPU: their jobs ask Ray for no GPU."""
 _MEASURE_KEYS = {"name", "lang", "quick", "seed"}
