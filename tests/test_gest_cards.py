@@ -59,7 +59,7 @@ def gest_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_cards_are_registered_plans_not_in_the_default_report() -> None:
     reg = measures()
     for e in ENTRIES:
-        assert reg[e.name] is e and e.plan is not None and e.run is None and not e.default
+        assert reg[e.name] is e and e.plan is not None and not e.default
 
 
 def test_cards_follow_the_stereotyped_model_with_holm_and_a_plot(gest_data: Path) -> None:

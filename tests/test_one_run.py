@@ -177,16 +177,16 @@ def test_sweep_reuses_the_run_of_genderscope_run(tmp_path: Path, tiny_gpt2_dir: 
 
 
 def test_converted_cards_load_no_data_themselves() -> None:
-    """The cards of the common measures name a plan and have no run of their own."""
+    """The cards of the common measures name a plan (a card has no run of its own)."""
     reg = measures()
     from genderscope.measures.chat_probes_card import ENTRIES
 
     for name in ("crows-pairs", "stereoset", "winobias", "dawinobias", "bec-pro", "lpbs",
                  "probe", *(e.name for e in ENTRIES)):
-        assert reg[name].plan is not None and reg[name].run is None, name
+        assert reg[name].plan is not None, name
     for name in ("weat", "seat", "ripa", "rnd", "ect", "mac", "rnsb"):  # one plan per test
         entry = reg[name]
-        assert entry.plans is not None and entry.combine is not None and entry.run is None
+        assert entry.plans is not None and entry.combine is not None
         assert [o["test"] for _, o in entry.plans(Context(quick=True))] == \
             [("sent-" if name == "seat" else "") + f"weat{k}" for k in (6, 7, 8)]
 
@@ -268,7 +268,7 @@ def test_probe_run_then_report_is_one_stored_run(tmp_path: Path, tiny_gpt2_dir: 
     """The template probe card runs the probe plan on the --quick seeded 12 professions:
     ``gs.run("probe", targets=...)`` then the report leave one stored run."""
     import genderscope as gs
-    from genderscope.measures.card_tools import subset
+    from genderscope.catalog._common import subset
     from genderscope.measures.probe_card import profession_targets
 
     path = tmp_path / "s.sqlite"
@@ -463,8 +463,8 @@ def test_multi_plan_cards_keep_the_numbers_of_their_own_runs(quick: bool, tmp_pa
     import numpy as np
 
     from genderscope.datasets.seat import resolve_test
+    from genderscope.measures.embedding_metrics import METRICS
     from genderscope.measures.weat import weat
-    from genderscope.measures.wefe_metrics import METRICS
     from genderscope.models.vectors import load_vectors
     from genderscope.report.runner import Subject, run_one
     from genderscope.results import Result

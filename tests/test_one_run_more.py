@@ -235,12 +235,13 @@ def test_bias_amplification_is_one_stored_run_by_content(tmp_path: Path) -> None
 def test_bias_amplification_card_never_runs_in_a_report() -> None:
     """No model a report is given writes captions: the card applies to none of them and
     has no run of its own (nothing loads data)."""
-    from genderscope.report.entry import KINDS, Context
+    from genderscope.core.kinds import MODEL
+    from genderscope.report.entry import Context
     from genderscope.report.registry import measures
 
     card = measures()["bias-amplification"]
-    assert card.run is None and card.plan is None
-    for kind in KINDS:
+    assert card.plan is None and card.plans is None
+    for kind in MODEL:
         assert "caption corpora" in card.not_applicable(kind, Context())
 
 
@@ -249,7 +250,7 @@ def test_converted_cards_name_a_plan() -> None:
 
     reg = measures()
     for name in ("abc", "counterfactual", "attack"):
-        assert reg[name].plan is not None and reg[name].run is None, name
+        assert reg[name].plan is not None, name
 
 
 def test_cards_keep_the_numbers_of_their_own_runs(tmp_path: Path, classifier,
@@ -260,11 +261,11 @@ def test_cards_keep_the_numbers_of_their_own_runs(tmp_path: Path, classifier,
     summary number and item."""
     from genderscope.api import report
     from genderscope.attack import AnalogyNeighbours, GenderAttack, GeneticSearch
+    from genderscope.catalog._common import subset
     from genderscope.datasets.abc import load_abc
     from genderscope.datasets.texts import load_texts
     from genderscope.measures.abc import run_abc
     from genderscope.measures.attack import summarize_attack
-    from genderscope.measures.card_tools import subset
     from genderscope.measures.counterfactual import flip_test
     from genderscope.models.classifier import load_classifier
     from genderscope.models.loading import load_lm

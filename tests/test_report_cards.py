@@ -20,12 +20,17 @@ from genderscope.report.entry import Measure, MethodCard
 SRC = Path(genderscope.__file__).parent
 
 
+FAMILIES = {"wefe_metrics_card": "embedding_metrics", "chat_probes_card": "genderbench"}
+"""Cards of a family of measures: beside the family's package."""
+
+
 def test_every_entry_comes_from_a_card_beside_its_measure() -> None:
     entries = registry.measures()
     assert list(entries)[:3] == ["crows-pairs", "stereoset", "winobias"]  # page order
     for name in registry.BUILTIN_CARDS:
         assert name.endswith("_card")
-        assert (SRC / "measures" / f"{name[:-len('_card')]}.py").is_file(), name
+        base = SRC / "measures" / FAMILIES.get(name, name[:-len("_card")])
+        assert base.with_suffix(".py").is_file() or (base / "__init__.py").is_file(), name
     for m in entries.values():
         module = m.headlines.__module__
         assert module.startswith("genderscope.measures.") and module.endswith("_card"), m.name
@@ -48,11 +53,20 @@ def test_card_modules_import_neither_the_registry_nor_torch() -> None:
 
 def test_register_refuses_a_clash_and_replaces_on_request(monkeypatch) -> None:
     monkeypatch.setattr(registry, "REGISTRY", dict(registry.measures()))
-    mine = Measure(name="probe", title="mine", kinds=("causal",), run=lambda a, c: None,
+    mine = Measure(name="probe", title="mine", kinds=("causal",), plan=lambda c: ("probe", {}),
                    headlines=lambda r: [], card=MethodCard(definition="d", citation="c"))
     with pytest.raises(GenderscopeError, match="'probe' is already registered"):
         registry.register(mine)
     assert registry.register(mine, replace=True) is registry.measures()["probe"]
+
+
+def test_register_refuses_an_entry_without_a_plan(monkeypatch) -> None:
+    """A card never runs its measure itself: an entry for a model kind names a plan."""
+    monkeypatch.setattr(registry, "REGISTRY", dict(registry.measures()))
+    bare = Measure(name="bare", title="bare", kinds=("causal",), headlines=lambda r: [],
+                   card=MethodCard(definition="d", citation="c"))
+    with pytest.raises(GenderscopeError, match="'bare' applies to causal but names no plan"):
+        registry.register(bare)
 
 
 def test_no_module_over_400_lines_without_a_reason() -> None:

@@ -190,7 +190,7 @@ def test_a_bare_estimate_is_caught() -> None:
 
     bare = [Headline("a bare number", 0.4, null=0.0)]
     r = Result("x", {}, pd.DataFrame(), {})
-    m = Measure(name="x", title="X", kinds=("causal",), run=lambda a, c: r,
+    m = Measure(name="x", title="X", kinds=("causal",), plan=lambda c: ("x", {}),
                 headlines=lambda _: bare, card=MethodCard("d", "c"))
     sec = Section(m, Subject("s", "causal", "s", lambda: None), "ok", result=r, run_id="r",
                   headlines=bare)

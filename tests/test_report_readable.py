@@ -28,7 +28,7 @@ def _section(name: str, headlines: list[Headline], subset: dict | None = None,
     meta = {"data": {"subset": subset} if subset else {}}
     result = Result(name, {}, pd.DataFrame(), meta)
     measure = Measure(name=name, title=name.title(), kinds=("causal",),
-                      run=lambda a, c: result, headlines=lambda r: headlines,
+                      plan=lambda c: (name, {}), headlines=lambda r: headlines,
                       card=MethodCard("definition", "citation"))
     subject = Subject(label, "causal", "id", lambda: None)
     return Section(measure, subject, "ok", result=result, run_id="r1", seconds=1.0,

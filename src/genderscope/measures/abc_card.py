@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from genderscope.core.kinds import LM
 from genderscope.measures.card_tools import (
-    LM_KINDS,
     item_frame,
     top_rows,
 )
@@ -90,9 +90,8 @@ def plot(r: Result) -> Any:
 
 
 ABC = Measure(
-    name="abc", title="ABC anti-reflexive possessives (Danish)", kinds=LM_KINDS, langs=("da",),
-    version="2",  # 2: log-ratio headline first; CIs over occupations x frames (issue 22)
-    run=None, plan=plan, headlines=headlines, plot=plot,
+    name="abc", title="ABC anti-reflexive possessives (Danish)", kinds=LM, langs=("da",),
+    plan=plan, headlines=headlines, plot=plot,
     paired=lambda r: Paired(item_frame(r.items, "group_id", ["ppl_female", "ppl_male"]),
                             _log_ratio, unit="groups", smooth=False),
     highlights=lambda r: top_rows(r.items.assign(gap=r.items["rel_ppl_female"]

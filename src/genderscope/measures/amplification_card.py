@@ -20,7 +20,7 @@ from genderscope.report.entry import Measure, MethodCard, from_ci
 
 BIAS_AMPLIFICATION = Measure(
     name="bias-amplification", title="Mean bias amplification (captions)",
-    kinds=("captions",), run=None, default=False,
+    kinds=("captions",), default=False,
     headlines=lambda r: [from_ci("mean bias amplification",
                                  r.summary.get("mean_bias_amplification"), null=0.0,
                                  ci_unit_default="objects",

@@ -45,7 +45,7 @@ def headlines(r: Result) -> list[Headline]:
 ATTACK = Measure(
     name="attack", title="Gender-analogy attack (classifier)", kinds=("classifier",),
     langs=("en",),
-    run=None, plan=plan, headlines=headlines, needs=needs_texts, default=False,
+    plan=plan, headlines=headlines, needs=needs_texts, default=False,
     highlights=lambda r: r.tables.get("examples"),
     card=MethodCard(
         definition="A genetic search (Alzantot et al. 2018) replaces words by their gender "

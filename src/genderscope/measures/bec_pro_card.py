@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from genderscope.core.kinds import LM
 from genderscope.measures.card_tools import (
-    LM_KINDS,
     mean_first_column,
     top_rows,
 )
@@ -122,8 +122,8 @@ def highlights(r: Result) -> pd.DataFrame | None:
 
 
 BEC_PRO = Measure(
-    name="bec-pro", title="BEC-Pro (professions and person words)", kinds=LM_KINDS, langs=("en",),
-    run=None, plan=plan, headlines=headlines, plot=plot, highlights=highlights,
+    name="bec-pro", title="BEC-Pro (professions and person words)", kinds=LM, langs=("en",),
+    plan=plan, headlines=headlines, plot=plot, highlights=highlights,
     paired=lambda r: paired(r),
     card=MethodCard(
         definition="Association of a person word with a profession: log P(person | sentence "

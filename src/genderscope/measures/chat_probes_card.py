@@ -101,7 +101,7 @@ def _probe(name: str, size: tuple[int, int], folders: tuple[tuple[str, str], ...
     default, quick = size
     return Measure(
         name=name, kinds=("causal",), langs=("en",), default=False,
-        run=None, plan=_plan(name, default, quick), highlights=_answers, **fields)
+        plan=_plan(name, default, quick), highlights=_answers, **fields)
 
 
 DISCRIMINATION_TAMKIN = _probe(

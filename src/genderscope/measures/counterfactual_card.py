@@ -61,7 +61,7 @@ def plot(r: Result) -> Any:
 COUNTERFACTUAL = Measure(
     name="counterfactual", title="Counterfactual flip test (classifier)", kinds=("classifier",),
     langs=("en",),
-    run=None, plan=plan, headlines=headlines, plot=plot, needs=needs_texts,
+    plan=plan, headlines=headlines, plot=plot, needs=needs_texts,
     highlights=lambda r: r.tables.get("examples", pd.DataFrame()).head(6)
     if r.tables.get("examples") is not None else None,
     card=MethodCard(

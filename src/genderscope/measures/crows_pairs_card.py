@@ -11,8 +11,8 @@ from typing import Any
 
 import pandas as pd
 
+from genderscope.core.kinds import LM
 from genderscope.measures.card_tools import (
-    LM_KINDS,
     item_frame,
     mean_first_column,
     top_rows,
@@ -73,8 +73,8 @@ def highlights(r: Result) -> pd.DataFrame | None:
 
 
 CROWS_PAIRS = Measure(
-    name="crows-pairs", title="CrowS-Pairs (gender)", kinds=LM_KINDS, langs=("en",),
-    run=None, plan=plan, headlines=headlines, plot=plot,
+    name="crows-pairs", title="CrowS-Pairs (gender)", kinds=LM, langs=("en",),
+    plan=plan, headlines=headlines, plot=plot,
     highlights=highlights,
     paired=lambda r: Paired(item_frame(r.items.assign(
         v=100.0 * r.items["stereotypical_preferred"].astype(float)), "pair_id", ["v"]),

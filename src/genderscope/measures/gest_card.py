@@ -55,7 +55,7 @@ def _plan(method: str, default: int, quick: int):  # type: ignore[no-untyped-def
 
 
 def _entry(name: str, size: tuple[int, int], **fields: Any) -> Measure:
-    return Measure(name=name, kinds=("causal",), langs=("en",), default=False, run=None,
+    return Measure(name=name, kinds=("causal",), langs=("en",), default=False,
                    plan=_plan(name, *size), needs=_needs, highlights=_answers, **fields)
 
 

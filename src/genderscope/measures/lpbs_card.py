@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from genderscope.core.kinds import LM
 from genderscope.measures.card_tools import (
-    LM_KINDS,
     item_frame,
     top_rows,
 )
@@ -67,9 +67,8 @@ def paired(r: Result) -> Paired:
 
 
 LPBS = Measure(
-    name="lpbs", title="Log-probability bias score (career vs family)", kinds=LM_KINDS,
-    langs=("en",), run=None, plan=plan, headlines=headlines, plot=plot, paired=paired,
-    version="3",  # 2: causal prior = prefix marginal; 3: test over attribute-word means
+    name="lpbs", title="Log-probability bias score (career vs family)", kinds=LM,
+    langs=("en",), plan=plan, headlines=headlines, plot=plot, paired=paired,
     highlights=lambda r: top_rows(r.items, "lpbs", ["set", "template", "attribute", "lpbs"], 3),
     card=MethodCard(
         definition="For templates like 'GGG likes to XXX', the prior-corrected bias of an "

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from genderscope.measures.card_tools import LM_KINDS, item_frame, top_rows
+from genderscope.core.kinds import LM
+from genderscope.measures.card_tools import item_frame, top_rows
 from genderscope.report import plots
 from genderscope.report.entry import Context, Headline, Measure, MethodCard, Paired, from_ci
 from genderscope.results import Result
@@ -85,7 +86,7 @@ def highlights(r: Result) -> pd.DataFrame | None:
 
 PERPLEXITY = Measure(
     name="perplexity", title="Perplexity of held-out text (language-modelling cost)",
-    kinds=LM_KINDS, langs=("en",), run=None, plan=plan, headlines=headlines, plot=plot,
+    kinds=LM, langs=("en",), plan=plan, headlines=headlines, plot=plot,
     paired=paired, highlights=highlights,
     card=MethodCard(
         definition="perplexity = exp(−Σ LL_i / Σ N_i) over held-out sentences, token-weighted "

@@ -11,11 +11,11 @@ from typing import Any
 
 import pandas as pd
 
+from genderscope.catalog._common import subset
+from genderscope.core.kinds import LM
 from genderscope.measures.card_tools import (
-    LM_KINDS,
     item_frame,
     mean_first_column,
-    subset,
     top_rows,
 )
 from genderscope.report import plots
@@ -52,8 +52,8 @@ def plot(r: Result) -> Any:
 
 
 PROBE = Measure(
-    name="probe", title="Template probe 'GGG is a XXX.' (professions)", kinds=LM_KINDS,
-    langs=("en",), run=None, plan=plan, version="2",  # 2: causal prior = prefix marginal
+    name="probe", title="Template probe 'GGG is a XXX.' (professions)", kinds=LM,
+    langs=("en",), plan=plan,
     headlines=lambda r: [from_ci("mean prior-corrected bias he vs she (nats)",
                                  r.summary.get("corrected_bias"), null=0.0,
                                  ci_unit_default="professions",

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from genderscope.core.kinds import LM
 from genderscope.measures.card_tools import (
-    LM_KINDS,
     top_rows,
 )
 from genderscope.report import plots
@@ -100,8 +100,8 @@ def highlights(r: Result) -> pd.DataFrame | None:
 
 
 STEREOSET = Measure(
-    name="stereoset", title="StereoSet intrasentence (gender)", kinds=LM_KINDS, langs=("en",),
-    run=None, plan=plan, headlines=headlines, plot=plot, highlights=highlights,
+    name="stereoset", title="StereoSet intrasentence (gender)", kinds=LM, langs=("en",),
+    plan=plan, headlines=headlines, plot=plot, highlights=highlights,
     paired=paired,
     card=MethodCard(
         definition="For each context with a blank, the model scores a stereotypical, an "

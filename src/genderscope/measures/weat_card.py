@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from genderscope.core.kinds import LM
 from genderscope.measures.card_tools import (
-    LM_KINDS,
     item_frame,
     top_rows,
 )
@@ -175,8 +175,7 @@ CAVEATS = ("Small word sets: one word can move d a lot; the two-sided permutatio
 
 WEAT = Measure(
     name="weat", title="WEAT (word vectors)", kinds=("vectors",), langs=("en",),
-    version="3",  # 2: Holm over the tests run together; 3: two-sided p, t CI over words
-    run=None, plans=lambda ctx: plans(ctx, sentences=False), combine=combine,
+    plans=lambda ctx: plans(ctx, sentences=False), combine=combine,
     headlines=headlines, plot=plot, highlights=highlights,
     card=MethodCard(
         definition="s(w) = mean cos(w, A) − mean cos(w, B); d = (mean s over X − mean s over "
@@ -191,9 +190,8 @@ WEAT = Measure(
 
 SEAT = Measure(
     name="seat", title="SEAT (sentence encoder or LM hidden states)",
-    kinds=("encoder", *LM_KINDS), langs=("en",),
-    version="3",  # 3: source words are the unit of the test and the CI; two-sided p
-    run=None, plans=lambda ctx: plans(ctx, sentences=True), combine=combine,
+    kinds=("encoder", *LM), langs=("en",),
+    plans=lambda ctx: plans(ctx, sentences=True), combine=combine,
     headlines=headlines, plot=plot, highlights=highlights, paired=paired,
     card=MethodCard(
         definition="WEAT's effect size and permutation test over sentence embeddings of "

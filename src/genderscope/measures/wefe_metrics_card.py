@@ -1,7 +1,7 @@
 """Report cards of RIPA, RND, ECT, MAC and RNSB (word vectors) on the gender tests WEAT
 6, 7, 8: one plan per test (each run and stored as ``genderscope run ripa --test weat6``
 runs it), combined into one section with headlines, plot, highlights and method card.
-The metrics are :mod:`genderscope.measures.wefe_metrics`; docs in
+The metrics are :mod:`genderscope.measures.embedding_metrics`; docs in
 ``docs/measures/<name>.md``.
 These entries are run on request only (``--measure ripa``), WEAT being the default."""
 
@@ -114,7 +114,7 @@ def _measure(name: str) -> Measure:
     title, definition, citation = CARDS[name]
     return Measure(
         name=name, title=title, kinds=("vectors",), langs=("en",), default=False,
-        run=None, plans=lambda ctx: plans(name, ctx), combine=combine,
+        plans=lambda ctx: plans(name, ctx), combine=combine,
         headlines=headlines, plot=plot, highlights=highlights,
         card=MethodCard(definition=definition, citation=citation,
                         caveats=("Same small word sets as WEAT 6, 7, 8: one word moves the "

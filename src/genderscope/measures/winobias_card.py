@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from genderscope.core.kinds import LM
 from genderscope.measures.card_tools import (
-    LM_KINDS,
     item_frame,
 )
 from genderscope.report import plots
@@ -112,8 +112,8 @@ _CARD = dict(
              "results.", "Sentences with a second pronoun revealing the gender are excluded."))
 
 WINOBIAS = Measure(
-    name="winobias", title="WinoBias (pronoun prediction)", kinds=LM_KINDS, langs=("en",),
-    run=None, plan=lambda ctx: plan(ctx, danish=False), headlines=headlines,
+    name="winobias", title="WinoBias (pronoun prediction)", kinds=LM, langs=("en",),
+    plan=lambda ctx: plan(ctx, danish=False), headlines=headlines,
     plot=plot, highlights=highlights, paired=lambda r: paired(r),
     card=MethodCard(citation="Zhao, Wang, Yatskar, Ordonez & Chang (2018). Gender Bias in "
                              "Coreference Resolution: Evaluation and Debiasing Methods. NAACL.",
@@ -121,9 +121,9 @@ WINOBIAS = Measure(
                     **_CARD))
 
 DAWINOBIAS = Measure(
-    name="dawinobias", title="DaWinoBias (Danish pronoun prediction)", kinds=LM_KINDS,
+    name="dawinobias", title="DaWinoBias (Danish pronoun prediction)", kinds=LM,
     langs=("da",),
-    run=None, plan=lambda ctx: plan(ctx, danish=True), headlines=headlines,
+    plan=lambda ctx: plan(ctx, danish=True), headlines=headlines,
     plot=plot, highlights=highlights, paired=lambda r: paired(r),
     card=MethodCard(citation="Zhao et al. (2018, NAACL); DaWinoBias: Koppelgaard & Brødbæk "
                              "(2021); main effect as "

@@ -5,9 +5,9 @@ A measure's card module (``genderscope/measures/<name>_card.py``) builds one
 collects the entries by name, :mod:`genderscope.report.runner` runs them and
 :mod:`genderscope.report.html` renders them. An entry:
 
-- ``kinds``: adapter kinds it applies to (``masked``, ``causal``, ``vectors``,
-  ``encoder``, ``classifier``; ``captions`` for corpus-level measures that no
-  model adapter feeds);
+- ``kinds``: adapter kinds it applies to (:data:`genderscope.core.kinds.MODEL`:
+  ``masked``, ``causal``, ``vectors``, ``encoder``, ``classifier``), or ``captions``
+  for a corpus-level measure that no model adapter feeds (:data:`CARD_KINDS`);
 - ``langs``: report languages it has data for (``None``: any);
 - ``plan(ctx) -> (measure, options)``: the measure of :func:`genderscope.run` and
   the options it is run with (the subset: ``limit``, ``subset_seed``; ``seed``,
@@ -16,11 +16,9 @@ collects the entries by name, :mod:`genderscope.report.runner` runs them and
   plan's reuse key (:mod:`genderscope.engine.keys`): one measurement, one stored run,
   whichever of run/report/sweep made it. The card loads no data itself;
 - or ``plans(ctx)``, several such plans (one per test), and ``combine``, which makes
-  one Result of their stored runs (e.g. Holm over the tests);
-- or, for entries not yet expressed as a plan, ``run(adapter, ctx) -> Result`` with
-  the default subset (``ctx.quick`` asks for a small, fast one) and ``ctx.seed``, and
-  ``params(ctx)`` and ``data_files(ctx)``: what identifies such a run (its own key
-  over model identity, parameters and data hashes, :func:`~genderscope.report.runner.entry_key`);
+  one Result of their stored runs (e.g. Holm over the tests). An entry that applies to
+  a model kind names one or the other (the registry refuses it otherwise): a card
+  never runs its measure itself;
 - ``headlines(result) -> list[Headline]``: estimate, 95 % CI or p-value, the value
   that means "no bias" and the words for each direction;
 - ``highlights(result)``: a few item rows worth reading; ``plot(result)``: a
@@ -41,10 +39,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from genderscope.core.kinds import MODEL
 from genderscope.datasets.locations import find_benchmark
 from genderscope.results import Result
 
-KINDS = ("masked", "causal", "vectors", "encoder", "classifier")
+CARD_KINDS: tuple[str, ...] = (*MODEL, "captions")
+"""What a card's ``kinds`` may name: the adapter kinds (:data:`genderscope.core.kinds.MODEL`)
+and the report's one addition, ``captions``: a measure of caption corpora (bias
+amplification), which no model a report is given feeds, so it applies to none of them."""
 LANGS = ("en", "da")
 
 
@@ -289,13 +291,9 @@ class Measure:
     name: str
     title: str
     kinds: tuple[str, ...]
-    run: Callable[[Any, Context], Result] | None
-    """An entry's own run (None when ``plan`` says how the measure runs)."""
     headlines: Callable[[Result], list[Headline]]
     card: MethodCard
     langs: tuple[str, ...] | None = None
-    params: Callable[[Context], dict[str, Any]] = field(default=lambda ctx: {})
-    data_files: Callable[[Context], list[Path]] = field(default=lambda ctx: [])
     highlights: Callable[[Result], pd.DataFrame | None] = field(default=lambda r: None)
     plot: Callable[[Result], Any] | None = None
     paired: Callable[[Result], Paired | None] = field(default=lambda r: None)
@@ -304,9 +302,6 @@ class Measure:
     """Reason the measure cannot run in this context (missing input), else None."""
     default: bool = True
     """Run when no --measure is given (False: only on request, e.g. slow ones)."""
-    version: str = "1"
-    """Bump when the entry's defaults change, so stored runs are not reused (``run``
-    entries only: a plan's options are in its key)."""
     plan: Callable[[Context], tuple[str, dict[str, Any]]] | None = None
     """``ctx -> (measure, options)`` for :func:`genderscope.engine.run` (see above)."""
     plans: Callable[[Context], list[tuple[str, dict[str, Any]]]] | None = None

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from genderscope.errors import GenderscopeError
 from genderscope.report.entry import Context, Measure
 from genderscope.results import Result
 from genderscope.store import Store
@@ -26,17 +27,12 @@ if TYPE_CHECKING:
 
 
 def plans_of(measure: Measure, ctx: Context) -> list[tuple[str, dict[str, Any]]]:
-    """The ``(measure, options)`` plans of an entry, in order ([] for an entry that runs
-    itself)."""
+    """The ``(measure, options)`` plans of an entry, in order."""
     if measure.plans is not None:
         return list(measure.plans(ctx))
     if measure.plan is not None:
         return [measure.plan(ctx)]
-    return []
-
-
-def has_plans(measure: Measure) -> bool:
-    return measure.plan is not None or measure.plans is not None
+    raise GenderscopeError(f"report measure {measure.name!r} names no plan")
 
 
 def plan_keys(measure: Measure, subject: Subject, ctx: Context) -> list[str | None]:

@@ -1,6 +1,6 @@
 """The report's registry of measures, by name.
 
-Each measure's report card (default subset, run, headlines, plot, highlights,
+Each measure's report card (default subset, plan, headlines, plot, highlights,
 method card) lives beside the measure in ``genderscope/measures/<name>_card.py``
 and exposes its entries as ``ENTRIES``; :data:`BUILTIN_CARDS` names those modules
 in page order, and :func:`measures` loads them on first use. Your own entries:
@@ -15,9 +15,10 @@ from __future__ import annotations
 import importlib
 from collections.abc import Sequence
 
+from genderscope.core.kinds import MODEL
 from genderscope.errors import GenderscopeError
 from genderscope.report.entry import (  # noqa: F401 - re-exported for callers
-    KINDS,
+    CARD_KINDS,
     LANGS,
     Context,
     Headline,
@@ -54,9 +55,12 @@ def _load_builtin() -> None:
 def _add(measure: Measure, *, replace: bool) -> Measure:
     if measure.name in REGISTRY and not replace:
         raise GenderscopeError(f"report measure {measure.name!r} is already registered")
-    bad = [k for k in measure.kinds if k not in (*KINDS, "captions")]
+    bad = [k for k in measure.kinds if k not in CARD_KINDS]
     if bad:
         raise GenderscopeError(f"report measure {measure.name!r}: unknown kinds {bad}")
+    if measure.plan is None and measure.plans is None and any(k in MODEL for k in measure.kinds):
+        raise GenderscopeError(f"report measure {measure.name!r} applies to "
+                               f"{', '.join(measure.kinds)} but names no plan")
     REGISTRY[measure.name] = measure
     return measure
 

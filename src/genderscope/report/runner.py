@@ -4,19 +4,17 @@ A *subject* is one model given to the report (language model, word vectors,
 sentence encoder or classifier). Its ``identity`` is computed without loading
 weights (file hashes are memoised; Hub ids use the revision).
 
-A card that names its measure's plan (``Measure.plan``: the measure and its options,
-the subset among them) runs through :func:`genderscope.engine.run`, the function behind
-``genderscope run`` and ``gs.run``: the run is found or recorded under the plan's
+Every card names its measure's plan (``Measure.plan``: the measure and its options,
+the subset among them), which runs through :func:`genderscope.engine.run`, the function
+behind ``genderscope run`` and ``gs.run``: the run is found or recorded under the plan's
 reuse key (:mod:`genderscope.engine.keys`: measure, options, model identity, the items'
 content, genderscope version), so ``genderscope run crows-pairs --bias-type gender
 --limit 40`` and a ``--quick`` report share one stored run. A model the store has
 seen opens deferred from its memo, so a report whose runs are all stored loads no
 weights and runs no forward pass. A card may name several plans (WEAT 6, 7, 8), each
 stored under its own key and combined into the section
-(:mod:`genderscope.report.plan_runs`). Entries without a plan keep their own key
-(:func:`entry_key`: entry version, model identity, parameters, data-file hashes).
-When a measure does run, the adapter's own score cache still avoids repeated
-forward passes.
+(:mod:`genderscope.report.plan_runs`). When a measure does run, the adapter's own
+score cache still avoids repeated forward passes.
 
 How much of each benchmark runs (:func:`choose_scope`): on a GPU, or with ``--full``,
 every benchmark in full; on a CPU the seeded subsets each card declares
@@ -38,11 +36,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from genderscope import __version__
+from genderscope.core.kinds import LM_LOAD
 from genderscope.errors import GenderscopeError
-from genderscope.report.plan_runs import has_plans, plan_keys, run_plans
+from genderscope.report.plan_runs import plan_keys, run_plans
 from genderscope.report.registry import Context, Headline, Measure, select
-from genderscope.results import Result, file_sha256, to_json
+from genderscope.results import Result
 from genderscope.store import Store
 
 MODEL_OPTIONS = {"kind": "auto", "dtype": "float32", "start_token": "auto"}
@@ -95,7 +93,7 @@ def lm_subject(spec: str, store: Store | None, *, kind: str = "auto", device: st
     from genderscope.models.loading import detect_kind, load_lm, resolve_spec
     from genderscope.models.source import ModelSource
 
-    if kind not in ("auto", "masked", "causal"):
+    if kind not in LM_LOAD:
         raise GenderscopeError(f"--kind must be auto, masked or causal, got {kind!r}")
     from genderscope.models.debias_folder import fingerprint_suffix, is_debias_folder
     if is_debias_folder(spec):  # a `debias` folder: its base model's identity + technique
@@ -279,24 +277,10 @@ def items_note(sec: Section, h: Headline | None = None) -> str:
     return "; ".join(parts)
 
 
-def entry_key(measure: Measure, subject: Subject, ctx: Context) -> str:
-    """The key of an entry that runs itself (``Measure.run``, no plan)."""
-    files = {str(p): file_sha256(p) for p in measure.data_files(ctx) if Path(p).is_file()}
-    key: dict[str, Any] = {"measure": measure.name, "entry_version": measure.version,
-                           "model": subject.identity, "params": measure.params(ctx),
-                           "data": files, "genderscope": __version__}
-    if ctx.full:  # only then, so that keys of earlier (subset) runs stay valid
-        key["scope"] = "full"
-    blob = to_json(key, sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()
-
-
 def reuse_keys(measure: Measure, subject: Subject, ctx: Context) -> list[str | None]:
     """The keys a run of ``measure`` on ``subject`` is stored under, told without loading
     weights: one per plan (:func:`~genderscope.report.plan_runs.plan_keys`; None when the
-    store has not seen the model, or the plan is never reused), else :func:`entry_key`."""
-    if not has_plans(measure):
-        return [entry_key(measure, subject, ctx)]
+    store has not seen the model, or the plan is never reused)."""
     return plan_keys(measure, subject, ctx)
 
 
@@ -317,36 +301,10 @@ def run_one(measure: Measure, subject: Subject, ctx: Context, store: Store | Non
         return Section(measure, subject, "not applicable", reason)
     t0 = time.perf_counter()
     try:
-        result: Result | None = None
-        run_id = None
-        reused = False
-        parts: list[Result] = []
-        if has_plans(measure):
-            done = run_plans(measure, subject, ctx, store, reuse=reuse, record=record,
-                             command=command)
-            result, parts, reused = done.result, done.parts, done.reused
-            run_id = ", ".join(done.run_ids) or None
-        else:
-            key = entry_key(measure, subject, ctx)
-            if reuse and store is not None:
-                run_id = store.find_run(key)
-                if run_id is not None:
-                    result = store.load_run(run_id)
-                    reused = True
-            if result is None:
-                assert measure.run is not None, f"{measure.name}: neither plan nor run"
-                result = measure.run(subject.adapter(), ctx)
-                result.metadata["cache_key"] = key
-                result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
-                result.metadata["command"] = command
-                result.metadata["model_name"] = subject.label  # the name typed
-                result.metadata["report_entry"] = {"name": measure.name,
-                                                   "version": measure.version,
-                                                   "params": measure.params(ctx)}
-                if result.metadata.get("seed") is None:
-                    result.metadata["seed"] = ctx.seed  # the seed of the subset
-                if store is not None and record:
-                    run_id = store.record_run(result)
+        done = run_plans(measure, subject, ctx, store, reuse=reuse, record=record,
+                         command=command)
+        result, parts, reused = done.result, done.parts, done.reused
+        run_id = ", ".join(done.run_ids) or None
         headlines = measure.headlines(result)
     except KeyboardInterrupt:
         raise
