@@ -28,6 +28,10 @@ def _help(option: Option) -> str:
     text = option.help
     if option.choices is not None and not all(str(c) in text for c in option.choices):
         text = f"{text} One of: {', '.join(map(str, option.choices))}."
+    bounds = [f"{word} {x:g}" for word, x in (("at least", option.min), ("at most", option.max))
+              if x is not None]
+    if bounds and option.type in ("int", "float"):
+        text = f"{text} [{', '.join(bounds)}]"
     return text.strip()
 
 
@@ -44,11 +48,8 @@ def typer_parameter(option: Option) -> inspect.Parameter:
     if option.type == "path" and default is not None:
         default = Path(default)
     decls = [f"{option.flag}/--no-{option.flag[2:]}" if option.type == "bool" else option.flag]
-    kwargs: dict[str, Any] = {"help": _help(option)}
-    if option.min is not None and option.type in ("int", "float"):
-        kwargs["min"] = option.min
-    if option.max is not None and option.type in ("int", "float"):
-        kwargs["max"] = option.max
+    kwargs: dict[str, Any] = {"help": _help(option)}  # bounds: checked by the engine, so
+    # a value out of range is the same one line from the CLI as from gs.run
     if option.metavar:
         kwargs["metavar"] = option.metavar
     if option.argument:
