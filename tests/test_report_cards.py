@@ -15,7 +15,7 @@ import pytest
 import genderscope
 from genderscope.errors import GenderscopeError
 from genderscope.report import registry
-from genderscope.report.entry import Measure, MethodCard
+from genderscope.report.entry import Card, MethodCard
 
 SRC = Path(genderscope.__file__).parent
 
@@ -53,7 +53,7 @@ def test_card_modules_import_neither_the_registry_nor_torch() -> None:
 
 def test_register_refuses_a_clash_and_replaces_on_request(monkeypatch) -> None:
     monkeypatch.setattr(registry, "REGISTRY", dict(registry.measures()))
-    mine = Measure(name="probe", title="mine", kinds=("causal",), plan=lambda c: ("probe", {}),
+    mine = Card(name="probe", title="mine", kinds=("causal",), plan=lambda c: ("probe", {}),
                    headlines=lambda r: [], card=MethodCard(definition="d", citation="c"))
     with pytest.raises(GenderscopeError, match="'probe' is already registered"):
         registry.register(mine)
@@ -63,7 +63,7 @@ def test_register_refuses_a_clash_and_replaces_on_request(monkeypatch) -> None:
 def test_register_refuses_an_entry_without_a_plan(monkeypatch) -> None:
     """A card never runs its measure itself: an entry for a model kind names a plan."""
     monkeypatch.setattr(registry, "REGISTRY", dict(registry.measures()))
-    bare = Measure(name="bare", title="bare", kinds=("causal",), headlines=lambda r: [],
+    bare = Card(name="bare", title="bare", kinds=("causal",), headlines=lambda r: [],
                    card=MethodCard(definition="d", citation="c"))
     with pytest.raises(GenderscopeError, match="'bare' applies to causal but names no plan"):
         registry.register(bare)

@@ -185,12 +185,12 @@ def test_attack_and_bias_amplification_cards(tmp_path: Path) -> None:
 
 def test_a_bare_estimate_is_caught() -> None:
     """The check above can fail: a number with neither CI nor p is reported."""
-    from genderscope.report.entry import Measure, MethodCard
+    from genderscope.report.entry import Card, MethodCard
     from genderscope.results import Result
 
     bare = [Headline("a bare number", 0.4, null=0.0)]
     r = Result("x", {}, pd.DataFrame(), {})
-    m = Measure(name="x", title="X", kinds=("causal",), plan=lambda c: ("x", {}),
+    m = Card(name="x", title="X", kinds=("causal",), plan=lambda c: ("x", {}),
                 headlines=lambda _: bare, card=MethodCard("d", "c"))
     sec = Section(m, Subject("s", "causal", "s", lambda: None), "ok", result=r, run_id="r",
                   headlines=bare)

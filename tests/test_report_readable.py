@@ -15,7 +15,7 @@ import pytest
 from rich.console import Console
 
 from genderscope.report import html, plots, terminal
-from genderscope.report.entry import Context, Headline, Measure, MethodCard, from_ci
+from genderscope.report.entry import Card, Context, Headline, MethodCard, from_ci
 from genderscope.report.runner import ReportData, Section, Subject
 from genderscope.results import Result
 
@@ -27,7 +27,7 @@ def _section(name: str, headlines: list[Headline], subset: dict | None = None,
              label: str = "smollm2") -> Section:
     meta = {"data": {"subset": subset} if subset else {}}
     result = Result(name, {}, pd.DataFrame(), meta)
-    measure = Measure(name=name, title=name.title(), kinds=("causal",),
+    measure = Card(name=name, title=name.title(), kinds=("causal",),
                       plan=lambda c: (name, {}), headlines=lambda r: headlines,
                       card=MethodCard("definition", "citation"))
     subject = Subject(label, "causal", "id", lambda: None)

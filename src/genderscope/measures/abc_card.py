@@ -17,7 +17,7 @@ from genderscope.measures.card_tools import (
     top_rows,
 )
 from genderscope.report import plots
-from genderscope.report.entry import Context, Headline, Measure, MethodCard, Paired, from_ci
+from genderscope.report.entry import Card, Context, Headline, MethodCard, Paired, from_ci
 from genderscope.results import Result
 
 
@@ -89,7 +89,7 @@ def plot(r: Result) -> Any:
     return fig
 
 
-ABC = Measure(
+ABC = Card(
     name="abc", title="ABC anti-reflexive possessives (Danish)", kinds=LM, langs=("da",),
     plan=plan, headlines=headlines, plot=plot,
     paired=lambda r: Paired(item_frame(r.items, "group_id", ["ppl_female", "ppl_male"]),

@@ -16,9 +16,9 @@ The measure itself is :mod:`genderscope.measures.amplification`; its docs page i
 
 from __future__ import annotations
 
-from genderscope.report.entry import Measure, MethodCard, from_ci
+from genderscope.report.entry import Card, MethodCard, from_ci
 
-BIAS_AMPLIFICATION = Measure(
+BIAS_AMPLIFICATION = Card(
     name="bias-amplification", title="Mean bias amplification (captions)",
     kinds=("captions",), default=False,
     headlines=lambda r: [from_ci("mean bias amplification",

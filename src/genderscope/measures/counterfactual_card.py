@@ -13,7 +13,7 @@ import pandas as pd
 
 from genderscope.measures.card_tools import needs_texts
 from genderscope.report import plots
-from genderscope.report.entry import Context, Headline, Measure, MethodCard, from_ci
+from genderscope.report.entry import Card, Context, Headline, MethodCard, from_ci
 from genderscope.results import Result
 
 
@@ -58,7 +58,7 @@ def plot(r: Result) -> Any:
                                                                   plots.MALE, plots.FEMALE])
 
 
-COUNTERFACTUAL = Measure(
+COUNTERFACTUAL = Card(
     name="counterfactual", title="Counterfactual flip test (classifier)", kinds=("classifier",),
     langs=("en",),
     plan=plan, headlines=headlines, plot=plot, needs=needs_texts,

@@ -18,7 +18,7 @@ from genderscope.measures.card_tools import (
     top_rows,
 )
 from genderscope.report import plots
-from genderscope.report.entry import Context, Headline, Measure, MethodCard, Paired, from_ci
+from genderscope.report.entry import Card, Context, Headline, MethodCard, Paired, from_ci
 from genderscope.results import Result
 
 BLODGETT = ("Blodgett, Lopez, Olteanu, Sim & Wallach (2021, ACL, 'Stereotyping Norwegian "
@@ -72,7 +72,7 @@ def highlights(r: Result) -> pd.DataFrame | None:
     return top_rows(df, col, ["direction", "sent_more", "sent_less", col], 3)
 
 
-CROWS_PAIRS = Measure(
+CROWS_PAIRS = Card(
     name="crows-pairs", title="CrowS-Pairs (gender)", kinds=LM, langs=("en",),
     plan=plan, headlines=headlines, plot=plot,
     highlights=highlights,

@@ -24,7 +24,7 @@ from genderscope.measures.chat_probes_card import (
     _tests,
 )
 from genderscope.measures.gest import gest_folder as find_gest
-from genderscope.report.entry import Context, Measure
+from genderscope.report.entry import Card, Context
 
 GEST = ("Pikuliak, Oresko, Hrckova & Simko (2024). Women Are Beautiful, Men Are Leaders: "
         "Gender Stereotypes in Machine Translation and Language Modeling. Findings of "
@@ -54,8 +54,8 @@ def _plan(method: str, default: int, quick: int):  # type: ignore[no-untyped-def
     return plan
 
 
-def _entry(name: str, size: tuple[int, int], **fields: Any) -> Measure:
-    return Measure(name=name, kinds=("causal",), langs=("en",), default=False,
+def _entry(name: str, size: tuple[int, int], **fields: Any) -> Card:
+    return Card(name=name, kinds=("causal",), langs=("en",), default=False,
                    plan=_plan(name, *size), needs=_needs, highlights=_answers, **fields)
 
 

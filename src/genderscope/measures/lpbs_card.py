@@ -16,7 +16,7 @@ from genderscope.measures.card_tools import (
 )
 from genderscope.measures.weat_card import d_rows, z_first
 from genderscope.report import plots
-from genderscope.report.entry import Context, Headline, Measure, MethodCard, Paired
+from genderscope.report.entry import Card, Context, Headline, MethodCard, Paired
 from genderscope.results import Result
 
 
@@ -66,7 +66,7 @@ def paired(r: Result) -> Paired:
                   unit="attribute words", standardize=z_first)
 
 
-LPBS = Measure(
+LPBS = Card(
     name="lpbs", title="Log-probability bias score (career vs family)", kinds=LM,
     langs=("en",), plan=plan, headlines=headlines, plot=plot, paired=paired,
     highlights=lambda r: top_rows(r.items, "lpbs", ["set", "template", "attribute", "lpbs"], 3),

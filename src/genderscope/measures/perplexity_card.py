@@ -17,7 +17,7 @@ import pandas as pd
 from genderscope.core.kinds import LM
 from genderscope.measures.card_tools import item_frame, top_rows
 from genderscope.report import plots
-from genderscope.report.entry import Context, Headline, Measure, MethodCard, Paired, from_ci
+from genderscope.report.entry import Card, Context, Headline, MethodCard, Paired, from_ci
 from genderscope.results import Result
 
 
@@ -84,7 +84,7 @@ def highlights(r: Result) -> pd.DataFrame | None:
     return top_rows(r.items, "nll_per_token", ["sentence", "n_tokens", "nll_per_token"], 3)
 
 
-PERPLEXITY = Measure(
+PERPLEXITY = Card(
     name="perplexity", title="Perplexity of held-out text (language-modelling cost)",
     kinds=LM, langs=("en",), plan=plan, headlines=headlines, plot=plot,
     paired=paired, highlights=highlights,

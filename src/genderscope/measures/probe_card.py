@@ -19,7 +19,7 @@ from genderscope.measures.card_tools import (
     top_rows,
 )
 from genderscope.report import plots
-from genderscope.report.entry import Context, Measure, MethodCard, Paired, from_ci
+from genderscope.report.entry import Card, Context, MethodCard, Paired, from_ci
 from genderscope.results import Result
 
 
@@ -51,7 +51,7 @@ def plot(r: Result) -> Any:
     return fig
 
 
-PROBE = Measure(
+PROBE = Card(
     name="probe", title="Template probe 'GGG is a XXX.' (professions)", kinds=LM,
     langs=("en",), plan=plan,
     headlines=lambda r: [from_ci("mean prior-corrected bias he vs she (nats)",

@@ -17,7 +17,7 @@ from genderscope.measures.card_tools import (
     top_rows,
 )
 from genderscope.report import plots
-from genderscope.report.entry import Context, Headline, Measure, MethodCard, Paired, from_ci
+from genderscope.report.entry import Card, Context, Headline, MethodCard, Paired, from_ci
 from genderscope.results import Result
 
 
@@ -99,7 +99,7 @@ def highlights(r: Result) -> pd.DataFrame | None:
     return top_rows(df, col, ["target", "context", "stereotype", "anti_stereotype", col], 3)
 
 
-STEREOSET = Measure(
+STEREOSET = Card(
     name="stereoset", title="StereoSet intrasentence (gender)", kinds=LM, langs=("en",),
     plan=plan, headlines=headlines, plot=plot, highlights=highlights,
     paired=paired,

@@ -24,9 +24,9 @@ from genderscope.measures.card_tools import (
 from genderscope.report import plots
 from genderscope.report.entry import (
     MULTIPLICITY_KEYS,
+    Card,
     Context,
     Headline,
-    Measure,
     MethodCard,
     Paired,
     from_ci,
@@ -173,7 +173,7 @@ CAVEATS = ("Small word sets: one word can move d a lot; the two-sided permutatio
            "Ethayarajh, Duvenaud & Hirst (2019, ACL) show WEAT can over- or "
            "understate associations; read d as descriptive.")
 
-WEAT = Measure(
+WEAT = Card(
     name="weat", title="WEAT (word vectors)", kinds=("vectors",), langs=("en",),
     plans=lambda ctx: plans(ctx, sentences=False), combine=combine,
     headlines=headlines, plot=plot, highlights=highlights,
@@ -188,7 +188,7 @@ WEAT = Measure(
                  "language corpora contain human-like biases. Science 356(6334).",
         caveats=CAVEATS, subset="the three gender tests WEAT 6, 7, 8 (all words)"))
 
-SEAT = Measure(
+SEAT = Card(
     name="seat", title="SEAT (sentence encoder or LM hidden states)",
     kinds=("encoder", *LM), langs=("en",),
     plans=lambda ctx: plans(ctx, sentences=True), combine=combine,

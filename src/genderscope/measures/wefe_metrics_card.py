@@ -15,7 +15,7 @@ from genderscope.catalog.embedding_metrics import TESTED
 from genderscope.measures.card_tools import top_rows
 from genderscope.measures.weat_card import WEAT_TESTS, tests_dir, tests_of
 from genderscope.report import plots
-from genderscope.report.entry import Context, Headline, Measure, MethodCard, from_ci
+from genderscope.report.entry import Card, Context, Headline, MethodCard, from_ci
 from genderscope.results import Result
 
 NULLS = {"ripa": 0.0, "rnd": 0.0, "ect": 1.0, "mac": None, "rnsb": 0.0}
@@ -110,9 +110,9 @@ CARDS = {
 }
 
 
-def _measure(name: str) -> Measure:
+def _measure(name: str) -> Card:
     title, definition, citation = CARDS[name]
-    return Measure(
+    return Card(
         name=name, title=title, kinds=("vectors",), langs=("en",), default=False,
         plans=lambda ctx: plans(name, ctx), combine=combine,
         headlines=headlines, plot=plot, highlights=highlights,

@@ -17,7 +17,7 @@ from genderscope.measures.card_tools import (
     item_frame,
 )
 from genderscope.report import plots
-from genderscope.report.entry import Context, Headline, Measure, MethodCard, Paired, from_ci
+from genderscope.report.entry import Card, Context, Headline, MethodCard, Paired, from_ci
 from genderscope.results import Result
 
 
@@ -111,7 +111,7 @@ _CARD = dict(
              "coreference-system evaluation; numbers are not comparable to WinoBias F1 "
              "results.", "Sentences with a second pronoun revealing the gender are excluded."))
 
-WINOBIAS = Measure(
+WINOBIAS = Card(
     name="winobias", title="WinoBias (pronoun prediction)", kinds=LM, langs=("en",),
     plan=lambda ctx: plan(ctx, danish=False), headlines=headlines,
     plot=plot, highlights=highlights, paired=lambda r: paired(r),
@@ -120,7 +120,7 @@ WINOBIAS = Measure(
                     subset="300 of 1,584 test sentences, types 1 and 2 (--quick: 40), seeded",
                     **_CARD))
 
-DAWINOBIAS = Measure(
+DAWINOBIAS = Card(
     name="dawinobias", title="DaWinoBias (Danish pronoun prediction)", kinds=LM,
     langs=("da",),
     plan=lambda ctx: plan(ctx, danish=True), headlines=headlines,

@@ -1,7 +1,7 @@
 """What a report entry is: the contract between a measure's report card and the page.
 
 A measure's card module (``genderscope/measures/<name>_card.py``) builds one
-:class:`Measure` per report entry from these types; :mod:`genderscope.report.registry`
+:class:`Card` per report entry from these types; :mod:`genderscope.report.registry`
 collects the entries by name, :mod:`genderscope.report.runner` runs them and
 :mod:`genderscope.report.html` renders them. An entry:
 
@@ -285,8 +285,8 @@ class Paired:
 
 
 @dataclass
-class Measure:
-    """One registry entry (see the module docstring)."""
+class Card:
+    """A report card: what the report shows of one measure (see the module docstring)."""
 
     name: str
     title: str

@@ -1,11 +1,11 @@
 """A report card's measure run through its plan(s), the path of ``genderscope run``.
 
-A card names one plan (``Measure.plan``) or several (``Measure.plans``: WEAT 6, 7, 8,
+A card names one plan (``Card.plan``) or several (``Card.plans``: WEAT 6, 7, 8,
 one plan per test). Each plan runs through :func:`genderscope.engine.run`, the function
 behind ``genderscope run`` and ``gs.run``, so each is found in or recorded to the store
 under its own reuse key (:mod:`genderscope.engine.keys`): ``genderscope run weat --test
 weat6 ...`` and a report's WEAT section share the stored run of WEAT 6. A card with
-several plans makes its section's Result of theirs (``Measure.combine``: e.g. Holm
+several plans makes its section's Result of theirs (``Card.combine``: e.g. Holm
 over the tests), which is not stored itself; its metadata lists the parts' run ids.
 
 :func:`plan_keys` tells the keys without loading weights (a model the store has seen
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from genderscope.errors import GenderscopeError
-from genderscope.report.entry import Context, Measure
+from genderscope.report.entry import Card, Context
 from genderscope.results import Result
 from genderscope.store import Store
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from genderscope.report.runner import Subject
 
 
-def plans_of(measure: Measure, ctx: Context) -> list[tuple[str, dict[str, Any]]]:
+def plans_of(measure: Card, ctx: Context) -> list[tuple[str, dict[str, Any]]]:
     """The ``(measure, options)`` plans of an entry, in order."""
     if measure.plans is not None:
         return list(measure.plans(ctx))
@@ -35,7 +35,7 @@ def plans_of(measure: Measure, ctx: Context) -> list[tuple[str, dict[str, Any]]]
     raise GenderscopeError(f"report measure {measure.name!r} names no plan")
 
 
-def plan_keys(measure: Measure, subject: Subject, ctx: Context) -> list[str | None]:
+def plan_keys(measure: Card, subject: Subject, ctx: Context) -> list[str | None]:
     """The reuse key of each plan (:func:`genderscope.engine.run_key`), told without loading
     weights; a None key: the store has not seen the model, or the plan is never reused."""
     from genderscope.engine import run_key
@@ -63,7 +63,7 @@ class PlanRun:
     """Every part was found in the store (nothing ran)."""
 
 
-def run_plans(measure: Measure, subject: Subject, ctx: Context, store: Store | None, *,
+def run_plans(measure: Card, subject: Subject, ctx: Context, store: Store | None, *,
               reuse: bool, record: bool, command: str) -> PlanRun:
     """Each plan of the entry through :func:`genderscope.engine.run` (the same call as
     ``genderscope run``), found in or recorded to ``store``; several are combined."""
@@ -90,7 +90,7 @@ def run_plans(measure: Measure, subject: Subject, ctx: Context, store: Store | N
     return PlanRun(result, parts, ids, reused)
 
 
-def combined(measure: Measure, parts: list[Result], ctx: Context) -> Result:
+def combined(measure: Card, parts: list[Result], ctx: Context) -> Result:
     """``measure.combine`` of the parts (stored or fresh), with their provenance: the sum
     of their runtimes, the first one's command. ``combine`` must not change the parts."""
     assert measure.combine is not None

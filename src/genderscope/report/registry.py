@@ -4,7 +4,7 @@ Each measure's report card (default subset, plan, headlines, plot, highlights,
 method card) lives beside the measure in ``genderscope/measures/<name>_card.py``
 and exposes its entries as ``ENTRIES``; :data:`BUILTIN_CARDS` names those modules
 in page order, and :func:`measures` loads them on first use. Your own entries:
-build a :class:`~genderscope.report.entry.Measure` and :func:`register` it.
+build a :class:`~genderscope.report.entry.Card` and :func:`register` it.
 
 The entry types live in :mod:`genderscope.report.entry` (re-exported here), so a
 card module never imports this registry: registry -> cards -> entry, no circle.
@@ -20,9 +20,9 @@ from genderscope.errors import GenderscopeError
 from genderscope.report.entry import (  # noqa: F401 - re-exported for callers
     CARD_KINDS,
     LANGS,
+    Card,
     Context,
     Headline,
-    Measure,
     MethodCard,
     Paired,
     fmt,
@@ -37,7 +37,7 @@ BUILTIN_CARDS = ("crows_pairs_card", "stereoset_card", "winobias_card", "abc_car
                  "chat_probes_card", "gest_card")
 """Card modules under ``genderscope.measures``, in the order their sections appear."""
 
-REGISTRY: dict[str, Measure] = {}
+REGISTRY: dict[str, Card] = {}
 _loaded = False
 
 
@@ -52,7 +52,7 @@ def _load_builtin() -> None:
         _add(entry, replace=False)
 
 
-def _add(measure: Measure, *, replace: bool) -> Measure:
+def _add(measure: Card, *, replace: bool) -> Card:
     if measure.name in REGISTRY and not replace:
         raise GenderscopeError(f"report measure {measure.name!r} is already registered")
     bad = [k for k in measure.kinds if k not in CARD_KINDS]
@@ -65,20 +65,20 @@ def _add(measure: Measure, *, replace: bool) -> Measure:
     return measure
 
 
-def register(measure: Measure, *, replace: bool = False) -> Measure:
+def register(measure: Card, *, replace: bool = False) -> Card:
     """Add an entry after the built-in ones (``replace=True`` to override one of the
     same name)."""
     _load_builtin()
     return _add(measure, replace=replace)
 
 
-def measures() -> dict[str, Measure]:
+def measures() -> dict[str, Card]:
     """Every registered entry, the built-in ones loaded."""
     _load_builtin()
     return REGISTRY
 
 
-def select(names: Sequence[str] | None) -> list[Measure]:
+def select(names: Sequence[str] | None) -> list[Card]:
     """Entries by name (all default ones when ``names`` is empty)."""
     reg = measures()
     if not names:

@@ -4,7 +4,7 @@ A *subject* is one model given to the report (language model, word vectors,
 sentence encoder or classifier). Its ``identity`` is computed without loading
 weights (file hashes are memoised; Hub ids use the revision).
 
-Every card names its measure's plan (``Measure.plan``: the measure and its options,
+Every card names its measure's plan (``Card.plan``: the measure and its options,
 the subset among them), which runs through :func:`genderscope.engine.run`, the function
 behind ``genderscope run`` and ``gs.run``: the run is found or recorded under the plan's
 reuse key (:mod:`genderscope.engine.keys`: measure, options, model identity, the items'
@@ -39,7 +39,7 @@ from typing import Any
 from genderscope.core.kinds import LM_LOAD
 from genderscope.errors import GenderscopeError
 from genderscope.report.plan_runs import plan_keys, run_plans
-from genderscope.report.registry import Context, Headline, Measure, select
+from genderscope.report.registry import Card, Context, Headline, select
 from genderscope.results import Result
 from genderscope.store import Store
 
@@ -171,7 +171,7 @@ def classifier_subject(spec: str) -> Subject:
 class Section:
     """One measure on one subject."""
 
-    measure: Measure
+    measure: Card
     subject: Subject
     status: str
     """``ok``, ``failed`` or ``not applicable``."""
@@ -277,21 +277,21 @@ def items_note(sec: Section, h: Headline | None = None) -> str:
     return "; ".join(parts)
 
 
-def reuse_keys(measure: Measure, subject: Subject, ctx: Context) -> list[str | None]:
+def reuse_keys(measure: Card, subject: Subject, ctx: Context) -> list[str | None]:
     """The keys a run of ``measure`` on ``subject`` is stored under, told without loading
     weights: one per plan (:func:`~genderscope.report.plan_runs.plan_keys`; None when the
     store has not seen the model, or the plan is never reused)."""
     return plan_keys(measure, subject, ctx)
 
 
-def reuse_key(measure: Measure, subject: Subject, ctx: Context) -> str | None:
+def reuse_key(measure: Card, subject: Subject, ctx: Context) -> str | None:
     """:func:`reuse_keys` as one string (several plans' keys joined by spaces; None when
     any is unknown)."""
     keys = reuse_keys(measure, subject, ctx)
     return None if not keys or None in keys else " ".join(k for k in keys if k)
 
 
-def run_one(measure: Measure, subject: Subject, ctx: Context, store: Store | None, *,
+def run_one(measure: Card, subject: Subject, ctx: Context, store: Store | None, *,
             reuse: bool = True, command: str = "", record: bool = True) -> Section:
     """Run (or reuse) one measure; never raises for a measure failure. ``record=False``:
     the result is not recorded in ``store`` (a sweep worker ships it, or each of its
@@ -319,7 +319,7 @@ def run_one(measure: Measure, subject: Subject, ctx: Context, store: Store | Non
 def run_report(subjects: Sequence[Subject], ctx: Context, store: Store | None, *,
                names: Sequence[str] | None = None, reuse: bool = True, command: str = "",
                on_section: Callable[[Section], None] | None = None,
-               on_start: Callable[[Measure, Subject], None] | None = None) -> ReportData:
+               on_start: Callable[[Card, Subject], None] | None = None) -> ReportData:
     """Every selected measure on every subject (in registry order)."""
     from genderscope.results import environment
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from genderscope.report.entry import Context, Measure
+from genderscope.report.entry import Card, Context
 from genderscope.report.runner import Subject, one_line, reuse_keys
 from genderscope.store import Store
 from genderscope.sweep.jobs import JobOutcome, JobPayload, make_subject, measure_context
@@ -58,7 +58,7 @@ class Planned:
 
     model: ModelSpec
     subject: Subject | None
-    pending: list[tuple[Measure, Context]] = field(default_factory=list)
+    pending: list[tuple[Card, Context]] = field(default_factory=list)
 
 
 @dataclass

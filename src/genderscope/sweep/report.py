@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from genderscope.report import plots
-from genderscope.report.registry import Context, Measure, fmt, measures
+from genderscope.report.registry import Card, Context, fmt, measures
 from genderscope.report.runner import ReportData, Section, Subject
 from genderscope.results import Result
 from genderscope.store import Store
@@ -33,7 +33,7 @@ def _placeholder(label: str, reason: str) -> Subject:
     return Subject(label, "unknown", "-", fail)
 
 
-def _stored(measure: Measure, st: JobStatus, store: Store, ctx: Context) -> Result:
+def _stored(measure: Card, st: JobStatus, store: Store, ctx: Context) -> Result:
     """The section's Result: the stored run, or the card's combination of its plans'
     stored runs (one per test)."""
     if measure.plans is None:
