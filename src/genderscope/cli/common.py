@@ -71,7 +71,9 @@ def command_line() -> str:
     import shlex
     import sys
 
-    return "genderscope " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    from genderscope.errors import redact
+
+    return redact("genderscope " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
 
 
 def fmt(x: Any, nd: int = 3) -> str:

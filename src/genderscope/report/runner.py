@@ -81,8 +81,11 @@ class Subject:
 
 # -- subjects for the model kinds ---------------------------------------------------------
 def _stat_id(path: Path) -> str:
-    st = path.stat()
-    return f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}"
+    """A file's identity without reading it (:func:`genderscope.models.memo.stat_key`:
+    rewritten bytes always change it)."""
+    from genderscope.models.memo import stat_key
+
+    return stat_key(path)
 
 
 def lm_subject(spec: str, store: Store | None, *, kind: str = "auto", device: str | None = None,
