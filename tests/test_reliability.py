@@ -45,12 +45,12 @@ def test_figures_land_next_to_results(tmp_path: Path) -> None:
 
 
 def test_cli_plot_failure_writes_and_records_nothing(tmp_path: Path, monkeypatch) -> None:
-    from genderscope.measures import amplification_card
+    from genderscope.measures import amplification
 
     def broken(result, path, **_):
         raise GenderscopeError("figure failed")
 
-    monkeypatch.setattr(amplification_card, "plot_amplification", broken)
+    monkeypatch.setattr(amplification, "plot_amplification", broken)
     (tmp_path / "c.txt").write_text("a man is cooking\na woman is cooking\n")
     (tmp_path / "o.txt").write_text("cooking\n")
     store = tmp_path / "s.sqlite"
