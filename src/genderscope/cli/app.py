@@ -131,8 +131,11 @@ def main() -> None:
     except typer.Abort:
         sys.exit(1)
     except Exception as exc:  # usage errors (bad option, extra argument ...)
-        if isinstance(exc, _click_exceptions()):
-            exc.show()  # type: ignore[attr-defined]
+        if isinstance(exc, _click_exceptions()):  # one line, as every other user mistake
+            ctx = getattr(exc, "ctx", None)
+            hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+            message = " ".join(exc.format_message().split())  # type: ignore[attr-defined]
+            typer.secho(f"error: {message}{hint}", err=True, fg="red")
             sys.exit(exc.exit_code)  # type: ignore[attr-defined]
         message = _file_problem(exc)
         if message is None:
