@@ -55,7 +55,12 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
     if texts is not None and not Path(texts).is_file():
         raise GenderscopeError(f"--texts {texts}: no such file")
     scope = runner.choose_scope(device, full=full, quick=quick, cuda_available=cuda_available)
-    page.check_writable(out, overwrite=overwrite)
+    from genderscope.store import Store, default_store_path
+
+    store_path = store.path if isinstance(store, Store) else \
+        Path(store) if store is not None else default_store_path()
+    page.check_writable(out, overwrite=overwrite, inputs=[  # never an input, --overwrite
+        *models, *vectors, *encoders, *classifiers, texts, data, store_path])  # or not
     ctx = Context(lang=lang, quick=scope == "quick", full=scope == "full", seed=seed,
                   data_dir=Path(data) if data is not None else None, progress=progress,
                   texts=Path(texts) if texts is not None else None)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -412,12 +413,14 @@ def write(data: ReportData, out: str | Path, extra: str = "") -> Path:
     return path
 
 
-def check_writable(out: str | Path, *, overwrite: bool = False) -> None:
-    """Fail before any model runs when ``out`` cannot be written, or already exists and
-    ``overwrite`` is False."""
+def check_writable(out: str | Path, *, overwrite: bool = False,
+                   inputs: Sequence[Any] = ()) -> None:
+    """Fail before any model runs when ``out`` cannot be written, is or holds one of the
+    ``inputs`` (whatever ``overwrite`` says), or already exists and ``overwrite`` is
+    False."""
     from genderscope.outputs import check_not_unsafe
 
-    path = check_not_unsafe(out, "--out")  # a link, a device, the current folder ...
+    path = check_not_unsafe(out, "--out", inputs)  # a link, a device, an input ...
     if path.is_dir():
         raise GenderscopeError(f"--out {path} is a folder; give a file name such as "
                                f"{path / 'report.html'}")
