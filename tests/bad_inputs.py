@@ -1,5 +1,6 @@
-"""Bad inputs a demanding user tries (issue 16), shared by ``tests/test_bad_inputs.py`` and
-``tests/reliability_table.py`` (which writes docs/reliability.md).
+"""Bad inputs a demanding user tries (issue 16), shared by
+``tests/reliability/test_bad_inputs.py`` and ``tests/reliability_table.py`` (which writes
+docs/reliability.md).
 
 Every case runs the real ``genderscope`` entry point in a prepared workspace and must end
 with exit code 2, one ``error: ...`` line on stderr naming the problem, no traceback, and the

@@ -54,7 +54,7 @@ def _product_data_dir(monkeypatch: pytest.MonkeyPatch) -> None:
     if _data_dir().is_dir():
         monkeypatch.setenv("GENDERSCOPE_DATA", str(_data_dir().resolve()))
     # a data set missing there would be downloaded: point downloads at a closed local
-    # port, so no test reaches the network (tests/test_data_registry.py serves its own)
+    # port, so no test reaches the network (tests/datasets/test_data_registry.py serves its own)
     monkeypatch.setenv("GENDERSCOPE_DATA_MIRROR", "http://127.0.0.1:9")
     monkeypatch.setenv("GENDERSCOPE_DATA_RETRIES", "0")
 

@@ -1,5 +1,5 @@
 """Runs GenderBench 1.1.0's own probes, evaluators and metric calculators (in its own
-Python 3.12 venv; driven by tests/test_genderbench_agreement.py, never imported by
+Python 3.12 venv; driven by tests/agreement/test_genderbench_agreement.py, never imported by
 genderscope).
 
 Reads JSON on stdin: ``{"nltk_data": DIR, "punkt": {...}, "cases": [...]}``. Each case

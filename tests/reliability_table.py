@@ -18,8 +18,8 @@ HEAD = """# Reliability: bad inputs and their outcomes
 
 Each row is one command (or Python API call) run on a prepared workspace of small files
 (issue 16, items 1-7; issue 24, items 24.1-24.5; the cases live in `tests/bad_inputs.py` and
-`tests/bad_inputs_issue24.py`, `tests/test_bad_inputs.py` asserts them). Expected for every
-row: exit code 2 (an API call: a `GenderscopeError`, `TypeError` or `ValueError`), one
+`tests/bad_inputs_issue24.py`, `tests/reliability/test_bad_inputs.py` asserts them). Expected
+for every row: exit code 2 (an API call: a `GenderscopeError`, `TypeError` or `ValueError`), one
 `error:` line naming the problem (or click's `Error: Invalid value` for an option outside its
 range), no traceback, and no file or folder written or changed. Rows marked "model cache
 only" loaded the model before refusing its input, so the store may hold that model's memo.
@@ -38,46 +38,46 @@ symbolic links to a user's file and folder, `dangling.csv` a link to a missing f
 
 ELSEWHERE = [
     ("a checkpoint is safetensors + JSON; resuming never unpickles (planted pickles under "
-     "every file name, with and without a matching `run.json`)", "tests/test_checkpoint.py"),
+     "every file name, with and without a matching `run.json`)", "tests/models/test_checkpoint.py"),
     ("a checkpoint is resumed only when `checkpoints/run.json` matches model, corpus hash "
-     "and parameters", "tests/test_checkpoint.py, "
-     "tests/test_finetune.py::test_resume_refuses_other_settings"),
+     "and parameters", "tests/models/test_checkpoint.py, "
+     "tests/models/test_finetune.py::test_resume_refuses_other_settings"),
     ("another application's SQLite file keeps its bytes, tables and journal mode",
-     "tests/test_store_safety.py::test_foreign_sqlite_file_refused_by_writers"),
+     "tests/store/test_store_safety.py::test_foreign_sqlite_file_refused_by_writers"),
     ("`runs list/show/export` never create a store or its folders; an old store is read "
-     "without migrating", "tests/test_store_safety.py"),
+     "without migrating", "tests/store/test_store_safety.py"),
     ("a store on read-only media (read-only bind mount, or a read-only folder) can be "
      "listed and shown",
-     "tests/test_store_safety.py::test_store_on_read_only_media_can_be_listed_and_shown"),
+     "tests/store/test_store_safety.py::test_store_on_read_only_media_can_be_listed_and_shown"),
     ("6 processes creating one new store at once, 8 times (each SQL statement delayed at "
      "random by up to 5 ms): no failure",
-     "tests/test_store_safety.py::test_concurrent_creation_is_race_free"),
+     "tests/store/test_store_safety.py::test_concurrent_creation_is_race_free"),
     ("a figure that fails while drawing leaves no items.csv/summary.json and records no run",
-     "tests/test_reliability.py"),
+     "tests/reliability/test_reliability.py"),
     ("`report --out` / `runs export --out` replace an existing file only with `--overwrite`",
-     "tests/test_reliability.py"),
+     "tests/reliability/test_reliability.py"),
     ("a UTF-8 byte-order mark at the start of a vectors file is dropped, not read as part "
-     "of the first word", "tests/test_reliability.py"),
+     "of the first word", "tests/reliability/test_reliability.py"),
     ("classifier SPECs that run code (.pkl/.joblib, module:name, file.py:name) say so in "
-     "`--help` and docs/measures/robustness.md", "tests/test_reliability.py"),
+     "`--help` and docs/measures/robustness.md", "tests/reliability/test_reliability.py"),
     ("issue 24 data loss: `debias cds --overwrite` checks everything before touching `--out`, "
      "never removes the current folder, an input or a folder genderscope did not write; a "
      "planted `OUT.tmp` link is never followed; `run --out` never replaces a user's "
      "summary.json; `runs export` never writes through a dangling link",
-     "tests/test_output_rule.py"),
+     "tests/reliability/test_output_rule.py"),
     ("disk full (RLIMIT_FSIZE) for `--out`, the store, the file-hash cache and a debias "
      "checkpoint: a clean error or the right answer, old output and stored runs intact, no "
-     "temporary file", "tests/test_faults.py"),
+     "temporary file", "tests/reliability/test_faults.py"),
     ("an empty/damaged file-hash memo is recomputed with one warning (two models never share "
      "a fingerprint); a damaged adapter memo is ignored; flipped bytes in the cached "
      "de-quantised GGUF weights are detected (SHA-256) and recomputed",
-     "tests/test_faults.py"),
+     "tests/reliability/test_faults.py"),
     ("a garbled store page is one `error:` line; 4 concurrent identical runs record one row",
-     "tests/test_faults.py"),
+     "tests/reliability/test_faults.py"),
     ("sweep requests no local node can satisfy, and bad sweep files, are refused before Ray "
-     "starts", "tests/test_sweep_refusals.py"),
+     "starts", "tests/sweep/test_sweep_refusals.py"),
     ("inputs longer than the model's positions (GPT-2, RoBERTa, BERT) are refused naming the "
-     "input and the limit", "tests/test_reliability.py::"
+     "input and the limit", "tests/reliability/test_reliability.py::"
      "test_input_longer_than_the_model_is_refused_by_name"),
 ]
 TAIL = "\n## What else holds (tested elsewhere)\n\n| what | test |\n|---|---|\n" + "".join(

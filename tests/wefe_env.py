@@ -1,6 +1,6 @@
 """WEFE 1.0.1 in its own venv (it pins numpy <= 1.26.4 and scipy < 1.13), built once
 under ``~/.cache/genderscope-ref/wefe-1.0.1`` (keyed by version) and reused; used by
-tests/test_wefe_agreement.py and benchmarks/bench_wefe.py. Building it needs the
+tests/agreement/test_wefe_agreement.py and benchmarks/bench_wefe.py. Building it needs the
 package registry; without one the caller skips with the reason."""
 
 from __future__ import annotations

