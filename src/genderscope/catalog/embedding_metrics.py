@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from genderscope.catalog._common import Plan, _association_test, _check_min, _measure
-from genderscope.core.declaration import Opt, Pairing, Progress, Seed, declaration
+from genderscope.core.declaration import Opt, Pairing, Progress, TestSeed, declaration
 from genderscope.results import Result
 
 EMBEDDING_METRICS = ("ripa", "rnd", "ect", "mac", "rnsb")
@@ -35,7 +35,7 @@ def _plan(name: str) -> Callable[..., Plan]:
         exact_limit: Annotated[
             int, Opt("Enumerate all partitions when there are at most this many.", min=0)
         ] = 200_000,
-        seed: Seed = 0,
+        seed: TestSeed = 0,
         max_oov: Annotated[
             float, Opt("Largest share of a set that may be OOV.", min=0.0, max=1.0)
         ] = 0.2,

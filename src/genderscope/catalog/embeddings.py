@@ -12,7 +12,7 @@ from genderscope.catalog._common import (
     _check_min,
     _measure,
 )
-from genderscope.core.declaration import Opt, Pairing, Progress, Seed, declare
+from genderscope.core.declaration import Opt, Pairing, Progress, TestSeed, declare
 from genderscope.results import Result
 
 T = TypeVar("T")
@@ -38,7 +38,7 @@ def weat(
     exact_limit: Annotated[
         int, Opt("Enumerate all partitions when there are at most this many.", min=0)
     ] = 200_000,
-    seed: Seed = 0,
+    seed: TestSeed = 0,
     max_oov: Annotated[
         float, Opt("Largest share of a set that may be OOV.", min=0.0, max=1.0)
     ] = 0.2,
@@ -100,7 +100,7 @@ def seat(
     exact_limit: Annotated[
         int, Opt("Enumerate all partitions when there are at most this many.", min=0)
     ] = 200_000,
-    seed: Seed = 0,
+    seed: TestSeed = 0,
     progress: Progress = False,
 ) -> Plan:
     """SEAT (May et al. 2019) of one test on a sentence encoder."""

@@ -20,10 +20,10 @@ from genderscope.core.declaration import (
     Pairing,
     Progress,
     Resamples,
-    Seed,
     SpanMasking,
     Strategy,
     SubsetSeed,
+    TestSeed,
     declare,
 )
 from genderscope.errors import GenderscopeError
@@ -70,7 +70,7 @@ def bec_pro(
         int | None, Opt("Only the first N sentence patterns (report --quick: 2).", min=1)
     ] = None,
     subset_seed: SubsetSeed = 0,
-    seed: Seed = 0,
+    seed: TestSeed = 0,
     resamples: Resamples = 10_000,
     progress: Progress = False,
 ) -> Plan:
@@ -187,7 +187,7 @@ def lpbs(
     permutations: Annotated[
         int, Opt("Random permutations when exact is infeasible (at least 10,000).", min=10000)
     ] = 10_000,
-    seed: Seed = 0,
+    seed: TestSeed = 0,
     resamples: Resamples = 10_000,
     progress: Progress = False,
 ) -> Plan:

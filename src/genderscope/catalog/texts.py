@@ -58,7 +58,7 @@ def attack(
         int | None, Opt("Sample --limit texts at random with this seed.", min=0)
     ] = None,
     examples: Annotated[int, Opt("Rows in the examples table.", min=0)] = 10,
-    seed: Seed = 0,
+    seed: Annotated[int, Opt("Seed of the genetic search and of the bootstrap CIs.", min=0)] = 0,
     resamples: Resamples = 10_000,
     progress: Progress = False,
 ) -> Plan:

@@ -95,6 +95,7 @@ Limit = Annotated[int | None, Opt("Score a seeded random subset of N items (see 
                                   "--subset-seed) [default: every item].", min=1)]
 SubsetSeed = Annotated[int, Opt("Seed of the --limit subset.", min=0)]
 Seed = Annotated[int, Opt("Seed of the bootstrap.", min=0)]
+TestSeed = Annotated[int, Opt("Seed of the permutations and the bootstrap.", min=0)]
 Resamples = Annotated[int, Opt("Bootstrap resamples.", min=100)]
 Permutations = Annotated[int, Opt("Permutations of the permutation test.", min=10_000)]
 Progress = Annotated[bool, Opt("Show a progress bar.", key=False)]

@@ -13,12 +13,8 @@ import typer
 from rich.table import Table
 
 from genderscope.cli.commands.embeddings import (
-    CASE_FALLBACK_OPTION,
-    EXACT_OPTION,
     FORMAT_OPTION,
-    MAX_OOV_OPTION,
     PROGRESS_OPTION,
-    SEED_OPTION,
     TEST_OPTION,
     TESTS_DIR_OPTION,
     VECTORS_OPTION,
@@ -64,29 +60,20 @@ def _rows(method: str, r: Result) -> list[dict[str, Any]]:
 
 
 def _command(method: str) -> Any:
+    from genderscope.cli.declared import with_declared_options
+
+    @with_declared_options(method)  # --permutations, --seed, ... as the metric declares them
     def command(
         vectors: str = VECTORS_OPTION,
         fmt: str = FORMAT_OPTION,
         vocab: Path | None = VOCAB_OPTION,
         test: list[str] = TEST_OPTION,
         tests_dir: Path | None = TESTS_DIR_OPTION,
-        permutations: int = typer.Option(10_000, "--permutations", min=1_000,
-                                         help="Random permutations or sign flips of the "
-                                              "test (RIPA, RND)."),
-        exact_limit: int = EXACT_OPTION,
-        resamples: int | None = typer.Option(None, "--resamples", min=100,
-                                             help="Bootstrap replicates [10,000; RNSB "
-                                                  "1,000, one classifier fit each]."),
-        seed: int = SEED_OPTION,
-        max_oov: float = MAX_OOV_OPTION,
-        case_fallback: bool = CASE_FALLBACK_OPTION,
-        swap_roles: bool = typer.Option(False, "--swap-roles", help="Use the attribute sets "
-                                        "A, B as the two groups and X, Y as the attribute "
-                                        "sets (WEAT 7, 8 hold gender in A, B)."),
         out: Path | None = OUT_OPTION,
         store_path: Path | None = STORE_OPTION,
         as_json: bool = JSON_OPTION,
         progress: bool = PROGRESS_OPTION,
+        **options: Any,
     ) -> None:
         from genderscope.cli.common import run_measure as run
         from genderscope.models.vectors import load_vectors
@@ -101,13 +88,10 @@ def _command(method: str) -> Any:
             vecs = load_vectors(vectors, fmt=fmt, vocab=vocab, store=store)
             for t in tests:
                 try:
-                    name = f"{t.name}-swapped" if swap_roles else t.name
+                    name = f"{t.name}-swapped" if options.get("swap_roles") else t.name
                     r = run(method, vecs, store=store, out=base / name if len(tests) > 1
                             else base, command=command_line(), test=t,
-                            permutations=permutations, exact_limit=exact_limit,
-                            resamples=resamples, seed=seed, max_oov=max_oov,
-                            case_fallback=case_fallback, swap_roles=swap_roles,
-                            progress=progress and not as_json)
+                            progress=progress and not as_json, **options)
                 except GenderscopeError as exc:
                     if len(tests) == 1:
                         raise
