@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -33,12 +34,6 @@ TEST_OPTION = typer.Option(..., "--test", help="Test name (weat6), glob ('weat*'
                            "file; repeat for several.")
 TESTS_DIR_OPTION = typer.Option(None, "--tests-dir", envvar="GENDERSCOPE_SEAT_DIR",
                                 help="Folder of <name>.jsonl test files.")
-PERM_OPTION = typer.Option(10_000, "--permutations", min=10_000,
-                           help="Random permutations when the exact test is infeasible "
-                           "(at least 10,000).")
-EXACT_OPTION = typer.Option(200_000, "--exact-limit", min=0,
-                            help="Enumerate all partitions when there are at most this many.")
-SEED_OPTION = typer.Option(0, "--seed", help="Seed of permutations and bootstrap.")
 PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
 VECTORS_OPTION = typer.Option("glove-6b-50d", "--vectors",
                               help="Word vectors: glove-6b-50d, or a GloVe/word2vec "
@@ -47,10 +42,6 @@ FORMAT_OPTION = typer.Option("auto", "--format", help="auto, glove, word2vec, "
                              "word2vec-binary or numpy.")
 VOCAB_OPTION = typer.Option(None, "--vocab", help="Vocabulary of a .npy "
                             "matrix (one word per line).")
-MAX_OOV_OPTION = typer.Option(0.2, "--max-oov", min=0.0, max=1.0,
-                              help="Largest share of a set that may be OOV.")
-CASE_FALLBACK_OPTION = typer.Option(True, "--case-fallback/--no-case-fallback",
-                                    help="Look up OOV words in lower case.")
 
 
 def _expand(specs: list[str], tests_dir: Path | None) -> list[AssociationTest]:
@@ -187,46 +178,43 @@ def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | N
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
+    from genderscope.cli.declared import with_declared_options
+
     @run_app.command("weat")
+    @with_declared_options("weat")  # --permutations, --seed, ... as WEAT declares them
     def weat_cmd(
         vectors: str = VECTORS_OPTION,
         fmt: str = FORMAT_OPTION,
         vocab: Path | None = VOCAB_OPTION,
         test: list[str] = TEST_OPTION,
         tests_dir: Path | None = TESTS_DIR_OPTION,
-        permutations: int = PERM_OPTION,
-        exact_limit: int = EXACT_OPTION,
-        seed: int = SEED_OPTION,
-        max_oov: float = MAX_OOV_OPTION,
-        phrases: str = typer.Option("skip", "--phrases", help="Multi-word entries: skip "
-                                    "(OOV) or mean (average of word vectors)."),
-        case_fallback: bool = CASE_FALLBACK_OPTION,
         out: Path | None = OUT_OPTION,
         store_path: Path | None = STORE_OPTION,
         as_json: bool = JSON_OPTION,
         progress: bool = PROGRESS_OPTION,
+        **options: Any,
     ) -> None:
         """WEAT (Caliskan et al. 2017) on static word vectors."""
         from genderscope.cli.common import run_measure as run
         from genderscope.models.vectors import load_vectors
 
         tests = _expand(test, tests_dir)
+        phrases = options.get("phrases", "skip")
         if phrases not in ("skip", "mean"):
             raise GenderscopeError(f"--phrases must be one of skip, mean, got {phrases!r}")
-        _check_before_work("weat", out, seed, tests, [vectors, vocab])
+        _check_before_work("weat", out, options.get("seed", 0), tests, [vectors, vocab])
         store = open_store(store_path)
         try:  # with the store's memo, a stored run's rerun never parses the vectors
             vecs = load_vectors(vectors, fmt=fmt, vocab=vocab, store=store)
             _run_tests("weat", tests, lambda t, folder: run(
                 "weat", vecs, store=store, out=folder, command=command_line(), test=t,
-                permutations=permutations, seed=seed, exact_limit=exact_limit,
-                max_oov=max_oov, case_fallback=case_fallback, phrases=phrases,
-                progress=progress and not as_json),
+                progress=progress and not as_json, **options),
                 out, store, as_json)
         finally:
             store.close()
 
     @run_app.command("seat")
+    @with_declared_options("seat")
     def seat_cmd(
         encoder: str | None = typer.Option(None, "--encoder",
                                            help="Sentence encoder: all-minilm-l6-v2 "
@@ -240,15 +228,13 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                  "causal."),
         test: list[str] = TEST_OPTION,
         tests_dir: Path | None = TESTS_DIR_OPTION,
-        permutations: int = PERM_OPTION,
-        exact_limit: int = EXACT_OPTION,
-        seed: int = SEED_OPTION,
         batch_size: int = typer.Option(64, "--batch-size", min=1),
         device: str | None = typer.Option(None, "--device", help="cpu, cuda or mps."),
         out: Path | None = OUT_OPTION,
         store_path: Path | None = STORE_OPTION,
         as_json: bool = JSON_OPTION,
         progress: bool = PROGRESS_OPTION,
+        **options: Any,
     ) -> None:
         """SEAT (May et al. 2019): WEAT statistics over sentence embeddings (of a sentence
         encoder, or of a language model with --model)."""
@@ -260,7 +246,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         if kind not in ("auto", "masked", "causal"):
             raise GenderscopeError(f"--kind must be auto, masked or causal, got {kind!r}")
         tests = _expand(test, tests_dir)
-        _check_before_work("seat", out, seed, tests, [model or encoder])
+        _check_before_work("seat", out, options.get("seed", 0), tests, [model or encoder])
         store = open_store(store_path)
         try:
             if model is not None:
@@ -273,51 +259,25 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                            batch_size=batch_size, store=store)
             _run_tests("seat", tests, lambda t, folder: run(
                 "seat", enc, store=store, out=folder, progress=progress and not as_json,
-                command=command_line(), test=t, permutations=permutations, seed=seed,
-                exact_limit=exact_limit), out, store, as_json)
+                command=command_line(), test=t, **options), out, store, as_json)
         finally:
             store.close()
 
     @run_app.command("bias-amplification")
+    @with_declared_options("bias-amplification")  # --train, --generated, ... as declared
     def amplification_cmd(
-        train: Path | None = typer.Option(None, "--train", help="Training captions: .txt "
-                                          "(one per line), .jsonl or .csv."),
-        generated: Path | None = typer.Option(None, "--generated",
-                                              help="Generated captions (same formats)."),
-        objects: Path | None = typer.Option(None, "--objects", help="Objects/activities, "
-                                            "one per line [default: nouns found by spaCy "
-                                            "en_core_web_sm, if installed]."),
-        gender_words: Path | None = typer.Option(None, "--gender-words",
-                                                 help="JSON {group: [words]} "
-                                                      "[default: man/woman lists]."),
-        pos: str = typer.Option("NOUN", "--pos", help="Without --objects: universal POS "
-                                "tags the tagger keeps, e.g. NOUN or NOUN,VERB."),
-        min_count: int = typer.Option(5, "--min-count", min=1, help="Without --objects: "
-                                      "keep words the tagger finds at least this often."),
-        plurals: bool = typer.Option(True, "--plurals/--no-plurals",
-                                     help="Count regular plurals of objects."),
-        ratios: Path | None = typer.Option(None, "--ratios", help="Per-object ratio table "
-                                           "(training_ratio + predicted ratio columns)."),
-        predicted_column: str | None = typer.Option(None, "--predicted-column",
-                                                    help="Predicted-ratio column of "
-                                                         "--ratios."),
-        plot: Path | None = typer.Option(None, "--plot", help="Figure path (.png/.svg) "
-                                         "[default: OUT/amplification.png]."),
-        seed: int = SEED_OPTION,
         out: Path | None = OUT_OPTION,
         store_path: Path | None = STORE_OPTION,
         as_json: bool = JSON_OPTION,
         progress: bool = PROGRESS_OPTION,
+        **options: Any,
     ) -> None:
         """Mean bias amplification (Zhao et al. 2017) between training data and output."""
         from genderscope.cli.common import run_measure as run
 
         open_store(store_path).close()  # a bad store is refused before the work
         result = run("bias-amplification", None, store=store_path, out=out, save=True,
-                     progress=progress, command=command_line(), train=train,
-                     generated=generated, objects=objects, gender_words=gender_words, pos=pos,
-                     min_count=min_count, plurals=plurals, ratios=ratios,
-                     predicted_column=predicted_column, plot=plot, seed=seed)
+                     progress=progress, command=command_line(), **options)
         run_id, folder, fig = (result.metadata[k] for k in ("run_id", "out", "figure"))
         s = result.summary
         if as_json:
