@@ -1,10 +1,12 @@
 """Rows printed as blocks where a table would not fit the terminal (rich only): a bold
 heading line per row, an optional line under it, then one ``word  value`` line per
 field, values wrapped at word boundaries. Used by the report's terminal summary and by
-every CLI table (``genderscope.cli.fit``)."""
+every CLI table (``genderscope.cli.fit``). :func:`visible` shows the control and bidi
+characters of a user's names as code points, on the page and in the terminal."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,6 +14,34 @@ from rich.console import Group
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
+
+_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
+                     "\u2066-\u2069]")
+"""Control characters (C0 but newline and tab, DEL, C1) and bidi formatting characters
+(marks, embeddings, overrides, isolates): they can make a name display as another."""
+
+
+def visible(text: str) -> str:
+    """``text`` with each control or bidi formatting character shown as its code point,
+    e.g. U+202E (right-to-left override) -> "⟨U+202E⟩"; newline and tab are kept."""
+    return _HIDDEN.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", text)
+
+
+def visible_text(text: Text) -> Text:
+    """:func:`visible` for a rich ``Text``, its styles kept (a shown code point takes the
+    style of the character it replaces)."""
+    cuts = sorted({i for m in _HIDDEN.finditer(text.plain) for i in (m.start(), m.end())})
+    if not cuts:
+        return text
+    out = text.blank_copy()
+    for piece in text.divide(cuts):
+        if _HIDDEN.fullmatch(piece.plain):
+            shown = Text(visible(piece.plain), style=piece.style)
+            for span in piece.spans:
+                shown.stylize(span.style, 0, len(shown))
+            piece = shown
+        out.append_text(piece)
+    return out
 
 
 def blocks(rows: Sequence[dict[str, str]], title: str | None, head_keys: Sequence[str],

@@ -13,6 +13,7 @@ import typer
 from genderscope import __version__
 from genderscope.cli import commands
 from genderscope.errors import GenderscopeError
+from genderscope.text_blocks import visible
 
 app = typer.Typer(
     name="genderscope",
@@ -102,7 +103,7 @@ def _one_line_warnings() -> None:
 
     def one_line(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001
         if os.path.abspath(filename).startswith(package):
-            typer.secho(f"warning: {message}", err=True, fg="yellow")
+            typer.secho(f"warning: {visible(str(message))}", err=True, fg="yellow")
         else:
             show(message, category, filename, lineno, file, line)
 
@@ -120,7 +121,7 @@ def main() -> None:
         if isinstance(code, int) and code:
             sys.exit(code)
     except GenderscopeError as exc:
-        typer.secho(f"error: {exc}", err=True, fg="red")
+        typer.secho(f"error: {visible(str(exc))}", err=True, fg="red")
         sys.exit(2)
     except KeyboardInterrupt:
         typer.secho("interrupted: finished batches are cached; rerun the same command to "
@@ -140,7 +141,7 @@ def main() -> None:
         message = _file_problem(exc)
         if message is None:
             raise
-        typer.secho(f"error: {message}", err=True, fg="red")
+        typer.secho(f"error: {visible(message)}", err=True, fg="red")
         sys.exit(2)
 
 

@@ -17,16 +17,16 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from genderscope.text_blocks import blocks
+from genderscope.text_blocks import blocks, visible, visible_text
 
 
 def _plain(cell: Any) -> str:
     """A cell's text: markup strings are parsed, ``Text`` keeps its characters."""
     if isinstance(cell, Text):
-        return cell.plain
+        return visible(cell.plain)
     if isinstance(cell, str):
-        return Text.from_markup(cell).plain
-    return str(cell)
+        return visible(Text.from_markup(cell).plain)
+    return visible(str(cell))
 
 
 _EDGES = re.compile(r"[\s│┃┏┓┗┛━─┡┩└┘┬┴┼╇╈┳┻├┤╭╮╰╯|]+")
@@ -59,7 +59,17 @@ def as_blocks(table: Table) -> Group:
 
 class FittingConsole(Console):
     """A rich Console whose ``print`` turns a table too wide for the terminal into
-    blocks (:func:`as_blocks`) instead of cutting its words."""
+    blocks (:func:`as_blocks`) instead of cutting its words, and which shows control and
+    bidi characters (a file named with U+202E ...) as code points
+    (:func:`genderscope.text_blocks.visible`) in everything it prints."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        return super().render_str(visible(text), **kwargs)
+
+    def render(self, renderable: Any, options: Any = None) -> Any:
+        if isinstance(renderable, Text):
+            renderable = visible_text(renderable)
+        return super().render(renderable, options)
 
     def print(self, *objects: Any, **kwargs: Any) -> None:  # noqa: A003 - rich's name
         objects = tuple(as_blocks(o) if isinstance(o, Table) and not fits(self, o) else o

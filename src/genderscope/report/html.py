@@ -24,6 +24,7 @@ from genderscope.report import plots
 from genderscope.report.findings import shown, verdict
 from genderscope.report.registry import Context, Headline, fmt, fmt_p
 from genderscope.report.runner import ReportData, Section, Subject, items_note
+from genderscope.text_blocks import visible
 
 CSS = """
 :root{--bg:#ffffff;--fg:#1c1e21;--muted:#5b6168;--line:#d9dde3;--panel:#f5f7fa;
@@ -71,7 +72,8 @@ border-radius:4px;font-size:.92rem}
 
 
 def esc(x: Any) -> str:
-    return html.escape("" if x is None else str(x), quote=True)
+    """HTML-escaped, control and bidi characters shown as code points (``visible``)."""
+    return html.escape(visible("" if x is None else str(x)), quote=True)
 
 
 def _slug(*parts: str) -> str:
@@ -392,7 +394,7 @@ def render(data: ReportData, extra: str = "") -> str:
         '<p class="muted">Per-run details (run id, data hashes, parameters) are under each '
         "section's Provenance. Every run is in the results store: <code>genderscope runs "
         "list</code>.</p></main></body></html>")
-    return "\n".join(parts)
+    return visible("\n".join(parts))  # the plots' SVG text and ``extra`` too
 
 
 def write(data: ReportData, out: str | Path, extra: str = "") -> Path:
