@@ -18,7 +18,10 @@ from genderscope.cli.common import (
     DEVICE_OPTION,
     DTYPE_OPTION,
     JSON_OPTION,
+    KIND_OPTION,
+    MODEL_OPTION,
     OUT_OPTION,
+    PROGRESS_OPTION,
     STORE_OPTION,
     command_line,
     console,
@@ -27,15 +30,6 @@ from genderscope.cli.common import (
 )
 from genderscope.errors import GenderscopeError
 from genderscope.results import to_json
-
-MODEL_OPTION = typer.Option(..., "--model", help="HF id, local folder, .gguf file, or a "
-                            "packaged model name (smollm2, gemma3-270m).")
-KIND_OPTION = typer.Option("auto", "--kind", help="auto, masked or causal.")
-STRATEGY_OPTION = typer.Option("l2r", "--strategy", help="Multi-piece candidates (masked LM): "
-                               "l2r, independent or first-piece.")
-SEED_OPTION = typer.Option(0, "--seed", help="Seed of bootstrap and permutations.")
-RESAMPLES_OPTION = typer.Option(10_000, "--resamples", min=100, help="Bootstrap resamples.")
-PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
 
 
 def _fmt(x: Any, nd: int = 3) -> str:
@@ -90,31 +84,13 @@ def _lpbs_tables(result: Any) -> list[Any]:
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
+    from genderscope.cli.declared import with_declared_options
+
     @run_app.command("bec-pro")
+    @with_declared_options("bec-pro")  # --lang, --professions, ... as BEC-Pro declares them
     def bec_pro_cmd(
         model: str = MODEL_OPTION,
-        lang: str = typer.Option("en", "--lang", help="Corpus language: en or de."),
-        data: Path | None = typer.Option(None, "--data", help="A BEC-Pro-format TSV instead of "
-                                         "the generated corpus."),
-        repair: bool = typer.Option(False, "--repair", help="With --data: rebuild masked "
-                                    "columns that do not match the sentence."),
-        span_masking: str = typer.Option("piece", "--span-masking", help="Masked LM, profession "
-                                         "in Sent_TAM: piece (one mask per wordpiece) or word "
-                                         "(one per word, as Bartl et al.'s code)."),
-        strategy: str = STRATEGY_OPTION,
         kind: str = KIND_OPTION,
-        limit: int | None = typer.Option(None, "--limit", min=1, help="Score only N rows, the "
-                                         "first of each person gender in turn (quick "
-                                         "checks)."),
-        professions: int | None = typer.Option(None, "--professions", min=1, help="A seeded "
-                                               "subset of N professions per profession "
-                                               "group (the report's: 10; --quick 2)."),
-        templates: int | None = typer.Option(None, "--templates", min=1, help="Only the "
-                                             "first N sentence patterns (report --quick: 2)."),
-        subset_seed: int = typer.Option(0, "--subset-seed", help="Seed of the "
-                                        "--professions subset."),
-        seed: int = SEED_OPTION,
-        resamples: int = RESAMPLES_OPTION,
         plot: bool = typer.Option(True, "--plot/--no-plot", help="Write association.png/.svg."),
         device: str | None = DEVICE_OPTION,
         dtype: str = DTYPE_OPTION,
@@ -122,16 +98,14 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         store_path: Path | None = STORE_OPTION,
         as_json: bool = JSON_OPTION,
         progress: bool = PROGRESS_OPTION,
+        **options: Any,
     ) -> None:
         """BEC-Pro association of person words and professions (Bartl et al. 2020, eq. 1)."""
         from genderscope.cli.common import run_measure as run
 
         result = run("bec-pro", model, store=store_path, out=out, save=True,
                      progress=progress, kind=kind, device=device, dtype=dtype,
-                     command=command_line(), lang=lang, data=data, repair=repair,
-                     span_masking=span_masking, strategy=strategy, limit=limit,
-                     professions=professions, templates=templates, subset_seed=subset_seed,
-                     seed=seed, resamples=resamples)
+                     command=command_line(), **options)
         run_id, base = result.metadata["run_id"], Path(result.metadata["out"])
         plots = _bec_pro_plots(result, base / "association") if plot else []
         if as_json:
