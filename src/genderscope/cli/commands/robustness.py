@@ -16,6 +16,7 @@ Data (``--data``): ``.txt`` one text per line, or ``.csv``/``.tsv`` with a heade
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -28,6 +29,7 @@ from genderscope.cli.common import (
     console,
     open_store,
 )
+from genderscope.cli.declared import with_declared_options
 from genderscope.results import Result, to_json
 
 CLASSIFIER_OPTION = typer.Option(..., "--classifier", help="Classifier SPEC: FILE.joblib|.pkl, "
@@ -35,16 +37,7 @@ CLASSIFIER_OPTION = typer.Option(..., "--classifier", help="Classifier SPEC: FIL
                                  "first three RUN CODE: a pickle runs code when loaded, and "
                                  "module:name / file.py:name import and execute that Python; "
                                  "give only files and modules you trust.")
-DATA_OPTION = typer.Option(..., "--data", help="Texts: .txt (one per line) or .csv/.tsv.")
-TEXT_COL_OPTION = typer.Option(None, "--text-column", help="Text column of a CSV/TSV.")
-LABEL_COL_OPTION = typer.Option(None, "--label-column", help="Gold label column (optional).")
-LIMIT_OPTION = typer.Option(None, "--limit", help="Use only N texts (the first N, or a seeded "
-                            "sample with --sample-seed).")
 PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
-SAMPLE_SEED_OPTION = typer.Option(None, "--sample-seed", help="Sample --limit texts at random "
-                                  "with this seed.")
-RESAMPLES_OPTION = typer.Option(10_000, "--resamples", min=100, help="Bootstrap resamples of "
-                                "the CIs.")
 
 
 def _num(x: float | None) -> str:
@@ -68,33 +61,18 @@ def _print(result: Result, as_json: bool, table: Table) -> None:
     console.print(f"saved to {result.metadata['out']} (run {result.metadata['run_id']})")
 
 
-def run_counterfactual(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OPTION,
-                       text_column: str | None = TEXT_COL_OPTION,
-                       label_column: str | None = LABEL_COL_OPTION,
-                       limit: int | None = LIMIT_OPTION,
-                       sample_seed: int | None = SAMPLE_SEED_OPTION,
-                       names: bool = typer.Option(False, "--names/--no-names",
-                                                  help="Also swap first names."),
-                       pairs: Path | None = typer.Option(None, "--pairs",
-                                                         help="Word-pair list for the swapper "
-                                                              "[default: packaged EN list]."),
-                       examples: int = typer.Option(10, "--examples",
-                                                    help="Rows in the examples table."),
+@with_declared_options("counterfactual")  # --data, --limit, ... as declared
+def run_counterfactual(classifier: str = CLASSIFIER_OPTION,
                        batch_size: int = typer.Option(64, "--batch-size"),
-                       seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
-                       resamples: int = RESAMPLES_OPTION,
                        store: Path | None = STORE_OPTION, out: Path | None = OUT_OPTION,
                        as_json: bool = JSON_OPTION,
-                       progress: bool = PROGRESS_OPTION) -> None:
+                       progress: bool = PROGRESS_OPTION, **options: Any) -> None:
     """Counterfactual flip test: swap gendered words, compare the classifier's answers."""
     from genderscope.cli.common import run_measure as run
 
     open_store(store).close()  # a bad store is refused before the work
     result = run("counterfactual", classifier, batch_size=batch_size, store=store, out=out,
-                 save=True, progress=progress, command=command_line(), data=data,
-                 text_column=text_column, label_column=label_column, limit=limit,
-                 sample_seed=sample_seed, names=names, pairs=pairs, examples=examples,
-                 seed=seed, resamples=resamples)
+                 save=True, progress=progress, command=command_line(), **options)
     s = result.summary
     table = Table(title=f"Counterfactual flip test ({s['n_swapped']} of {s['n_texts']} texts "
                         f"had gendered words)")
@@ -109,53 +87,18 @@ def run_counterfactual(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OP
     _print(result, as_json, table)
 
 
-def attack(classifier: str = CLASSIFIER_OPTION, data: Path = DATA_OPTION,
-           vectors: str = typer.Option("glove-6b-50d", "--vectors",
-                                       help="Word vectors: packaged name or file."),
-           lm: str = typer.Option("smollm2", "--lm", help="Causal LM for the fluency filter "
-                                  "(HF id, folder, .gguf, smollm2) or 'none'."),
-           lm_threshold: float = typer.Option(0.25, "--lm-threshold",
-                                              help="Keep a substitution when P(altered window)"
-                                                   " >= threshold x P(original window)."),
-           lm_window: int = typer.Option(3, "--lm-window",
-                                         help="Context words on each side of the word."),
-           candidates: int = typer.Option(8, "--candidates",
-                                          help="Analogy candidates per word (top-n cosine)."),
-           min_similarity: float = typer.Option(0.0, "--min-similarity",
-                                                help="Drop candidates below this cosine."),
-           directions: str = typer.Option("man->woman,woman->man", "--directions"),
-           pop_size: int = typer.Option(60, "--pop-size", min=2,
-                                        help="Population of the genetic search (Alzantot "
-                                             "et al. 2018 and TextAttack: 60)."),
-           generations: int = typer.Option(20, "--generations", min=1,
-                                           help="Generations at most (paper: 20)."),
-           max_queries: int = typer.Option(2000, "--max-queries", min=1,
-                                           help="Distinct texts one attack may have "
-                                                "classified, the original included (a cap "
-                                                "of genderscope's; the paper has none)."),
-           target: str | None = typer.Option(None, "--target",
-                                             help="Targeted attack: label to reach."),
-           text_column: str | None = TEXT_COL_OPTION,
-           limit: int | None = LIMIT_OPTION, sample_seed: int | None = SAMPLE_SEED_OPTION,
-           examples: int = typer.Option(10, "--examples"),
+@with_declared_options("attack")  # --data, --vectors, --lm, ... as declared
+def attack(classifier: str = CLASSIFIER_OPTION,
            batch_size: int = typer.Option(64, "--batch-size"),
-           seed: int = typer.Option(0, "--seed", help="Seed of the genetic search and "
-                                    "of the bootstrap CIs."),
-           resamples: int = RESAMPLES_OPTION,
            store: Path | None = STORE_OPTION, out: Path | None = OUT_OPTION,
-           as_json: bool = JSON_OPTION, progress: bool = PROGRESS_OPTION) -> None:
+           as_json: bool = JSON_OPTION, progress: bool = PROGRESS_OPTION,
+           **options: Any) -> None:
     """Genetic gender-analogy attack (Alzantot et al. 2018) on a classifier."""
     from genderscope.cli.common import run_measure as run
 
     open_store(store).close()  # a bad store is refused before the work
     result = run("attack", classifier, batch_size=batch_size, store=store,
-                 out=out, save=True, progress=progress, command=command_line(), data=data,
-                 vectors=vectors, lm=lm, lm_threshold=lm_threshold, lm_window=lm_window,
-                 candidates=candidates, min_similarity=min_similarity,
-                 directions=directions, pop_size=pop_size, generations=generations,
-                 max_queries=max_queries, target=target, text_column=text_column,
-                 limit=limit, sample_seed=sample_seed, examples=examples, seed=seed,
-                 resamples=resamples)
+                 out=out, save=True, progress=progress, command=command_line(), **options)
     dirs = result.metadata["params"]["directions"]
     s = result.summary
     table = Table(title=f"Gender-analogy attack on {s['n_texts']} texts")
