@@ -95,3 +95,19 @@ def test_a_generated_run_command_is_gs_run(tmp_path: Path, tiny_gpt2_dir: Path) 
                  store=store)
     assert api.metadata["reused"] is True and shown["run_id"] == api.metadata["run_id"]
     assert list(api.items["target"]) == ["nurse", "engineer"]
+
+
+def test_every_docs_page_s_options_table_is_current() -> None:
+    """docs/measures/*.md's options tables are rendered from the declarations."""
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    run = subprocess.run([sys.executable, str(repo / "scripts" / "options_tables.py"),
+                          "--check"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    from genderscope.core.registry import declarations
+
+    for name, d in declarations().items():  # every measure has a page with its table
+        page = (repo / "docs" / "measures" / d.docs_page).read_text(encoding="utf-8")
+        assert f"`genderscope run {name}`" in page.split("<!-- options:start -->")[1]

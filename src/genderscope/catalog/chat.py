@@ -174,7 +174,8 @@ def _probe_plan(
         return _plan(module, **kwargs)
 
     plan.__name__ = plan.__qualname__ = name.replace("-", "_")
-    return declaration(name, plan, needs="lm", options=declared, doc=doc)
+    return declaration(name, plan, needs="lm", options=declared, doc=doc,
+                       docs="genderbench.md")
 
 
 _PROBES: tuple[tuple[str, str, str, dict[str, int | None]], ...] = (

@@ -15,7 +15,7 @@ from genderscope.results import Result
 T = TypeVar("T")
 
 
-@declare("counterfactual", needs="classifier")
+@declare("counterfactual", needs="classifier", docs="robustness.md")
 def counterfactual(
     *,
     data: Annotated[Path, Opt("Texts: .txt (one per line) or .csv/.tsv.", key=False)],

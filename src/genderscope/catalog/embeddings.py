@@ -83,6 +83,7 @@ def weat(
     "seat",
     needs="encoder",
     langs=("en",),
+    docs="weat.md",
     pairing=Pairing(
         ("set", "text"), "association", ("set",), cluster="source_word", cluster_unit="source words"
     ),

@@ -89,7 +89,7 @@ def winobias(
     )
 
 
-@declare("dawinobias", needs="lm", langs=("da",))
+@declare("dawinobias", needs="lm", langs=("da",), docs="winobias.md")
 def dawinobias(
     *,
     split: Annotated[

@@ -171,6 +171,13 @@ class Declaration:
     """How two runs pair up item by item (before/after comparisons)."""
     sentence_scored: bool = False
     """Its decisions compare summed sentence scores (half precision warns)."""
+    docs: str | None = None
+    """Its page under docs/measures/ (default ``<name with _ for ->.md``), where
+    ``scripts/options_tables.py`` writes its options table."""
+
+    @property
+    def docs_page(self) -> str:
+        return self.docs or f"{self.name.replace('-', '_')}.md"
 
     def __post_init__(self) -> None:
         if self.needs not in NEEDS:
