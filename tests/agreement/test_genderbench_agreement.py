@@ -42,6 +42,8 @@ from genderscope.measures.genderbench import diversity_med_qa as dmqa  # noqa: E
 from genderscope.measures.genderbench.common import attempts_frame  # noqa: E402
 from genderscope.measures.genderbench.probe_run import point_metrics  # noqa: E402
 
+pytestmark = pytest.mark.slow
+
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "genderbench"
 VERSION = "1.1.0"
 CACHE = Path(os.environ.get("GENDERSCOPE_REF_CACHE",

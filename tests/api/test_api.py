@@ -69,6 +69,7 @@ def test_run_records_the_call_and_seed(tiny_gpt2_dir: Path, data_dir: Path) -> N
     assert again.items["pair_id"].tolist() == r.items["pair_id"].tolist()
 
 
+@pytest.mark.slow
 def test_cli_and_api_give_the_same_numbers(tiny_gpt2_dir: Path, data_dir: Path,
                                            tmp_path: Path) -> None:
     from typer.testing import CliRunner

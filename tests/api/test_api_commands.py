@@ -109,6 +109,7 @@ def _cds_api(model: Path, corpus: Path, out: Path, seed: int) -> dict:
                      seed=seed, names=False)
 
 
+@pytest.mark.slow
 def test_debias_cli_is_the_api(tiny_bert_dir: Path, tmp_path: Path) -> None:
     corpus = tmp_path / "c.txt"
     corpus.write_text("\n".join(CORPUS) + "\n")
@@ -124,6 +125,7 @@ def test_debias_cli_is_the_api(tiny_bert_dir: Path, tmp_path: Path) -> None:
     assert _weights(tmp_path / "cli") == _weights(tmp_path / "api")
 
 
+@pytest.mark.slow
 def test_debias_seed_is_honoured_and_recorded(tiny_bert_dir: Path, tmp_path: Path) -> None:
     corpus = tmp_path / "c.txt"
     corpus.write_text("\n".join(CORPUS) + "\n")

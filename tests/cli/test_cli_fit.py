@@ -43,6 +43,7 @@ def test_every_word_whole_at_any_width(width):
     assert ("┃" in out) is (width == 200)  # the table when it fits, blocks when not
 
 
+@pytest.mark.slow
 def test_cli_weat_at_80_columns(tmp_path: Path, data_dir: Path):
     """`genderscope run weat` at COLUMNS=80 printed "FemaleNa…" before."""
     r = subprocess.run([sys.executable, "-c", "from genderscope.cli.app import main; main()",

@@ -17,6 +17,7 @@ def _cli(*args: str, env_store: str) -> subprocess.CompletedProcess[str]:
                            *args], capture_output=True, text=True, env=env, timeout=300)
 
 
+@pytest.mark.slow
 def test_probe_json_and_cache(tiny_bert_dir, tmp_path) -> None:
     store = str(tmp_path / "s.sqlite")
     out = _cli("probe", "--model", str(tiny_bert_dir), "--json", "nurse", "housemaid",
@@ -28,6 +29,7 @@ def test_probe_json_and_cache(tiny_bert_dir, tmp_path) -> None:
     assert data["metadata"]["model"]["fingerprint"].startswith("sha256:")
 
 
+@pytest.mark.slow
 def test_probe_table(tiny_gpt2_dir, tmp_path) -> None:
     out = _cli("probe", "--model", str(tiny_gpt2_dir), "--pair", "he,she", "nurse",
                env_store=str(tmp_path / "s.sqlite"))
@@ -35,6 +37,7 @@ def test_probe_table(tiny_gpt2_dir, tmp_path) -> None:
     assert "corrected" in out.stdout and "nurse" in out.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, message", [
     (["--template", "GGG is a nurse.", "x"], "XXX"),
     (["--pair", "he", "nurse"], "two comma-separated"),
@@ -55,6 +58,7 @@ def test_probe_bad_input_is_one_line_exit_2(tiny_bert_dir, tmp_path, args, messa
     assert len([ln for ln in out.stderr.splitlines() if ln.startswith("error:")]) == 1
 
 
+@pytest.mark.slow
 def test_gguf_that_fails_to_parse_is_one_line_exit_2(tmp_path) -> None:
     bad = tmp_path / "broken.gguf"
     bad.write_bytes(b"GGUF" + b"\x00" * 64)
@@ -64,6 +68,7 @@ def test_gguf_that_fails_to_parse_is_one_line_exit_2(tmp_path) -> None:
     assert len([ln for ln in out.stderr.splitlines() if ln.startswith("error:")]) == 1
 
 
+@pytest.mark.slow
 def test_encoder_checkpoint_refused_by_cli(tmp_path) -> None:
     from transformers import BertConfig, BertModel
 
@@ -83,6 +88,7 @@ def test_help_reads_well() -> None:
     assert "(Kurita et al. 2019)" in " ".join(out.stdout.split())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["probe", "--bogus-option", "nurse"],
                                   ["runs", "export", "extra-argument", "--out", "x.csv"]])
 def test_usage_errors_exit_2_without_traceback(tmp_path, args) -> None:
@@ -91,6 +97,7 @@ def test_usage_errors_exit_2_without_traceback(tmp_path, args) -> None:
     assert "Traceback" not in out.stderr and "Error:" in out.stderr
 
 
+@pytest.mark.slow
 def test_file_problems_are_one_line_exit_2(tmp_path) -> None:
     """A path that is a folder, an output under a file, a binary input: one line, exit 2."""
     blocker = tmp_path / "file.txt"

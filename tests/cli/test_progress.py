@@ -16,6 +16,8 @@ from genderscope.cli.app import app
 sys.path.insert(0, str(Path(__file__).parents[1]))
 from tests.transforms.test_attack import _write_fixtures  # noqa: E402
 
+pytestmark = pytest.mark.slow
+
 LM = ["--limit", "4", "--resamples", "100"]
 COMMANDS = {
     "run winobias": ["run", "winobias", "--model", "{gpt2}", "--data", "{data}", *LM],

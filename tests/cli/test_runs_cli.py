@@ -92,6 +92,7 @@ def test_export_items(filled, tmp_path: Path) -> None:
     assert list(df["value"]) == [0.25, 1.25, 2.25] and set(df["run_id"]) == {ids[1]}
 
 
+@pytest.mark.slow
 def test_export_errors_exit_2(filled, tmp_path: Path) -> None:
     path, _ = filled
     r = subprocess.run([*MAIN, "runs", "export", "--out", str(tmp_path / "x.xlsx"),

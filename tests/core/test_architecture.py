@@ -159,6 +159,7 @@ def test_no_import_circle() -> None:
     assert cycles(import_graph()) == []
 
 
+@pytest.mark.slow
 def test_no_module_imports_from_a_layer_above_it() -> None:
     """cli -> api -> report/sweep -> engine -> catalog -> measures -> transforms ->
     models/datasets -> stats -> store -> core, imports inside functions included."""
@@ -168,6 +169,7 @@ def test_no_module_imports_from_a_layer_above_it() -> None:
     assert upward == []
 
 
+@pytest.mark.slow
 def test_the_core_imports_nothing_above_it() -> None:
     """genderscope.core imports no genderscope module outside the core layer."""
     graph = import_graph()

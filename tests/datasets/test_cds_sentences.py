@@ -44,6 +44,7 @@ def _train(tmp_path: Path, model: Path, *extra: str) -> tuple[list[str], dict]:
     return lines, json.loads((out / "manifest.json").read_text())["data"]
 
 
+@pytest.mark.slow
 def test_debias_trains_on_sentences_by_default(tiny_bert_dir: Path, tmp_path: Path) -> None:
     lines, data = _train(tmp_path, tiny_bert_dir)
     assert lines == split_sentences(PASSAGES) and len(lines) == 4

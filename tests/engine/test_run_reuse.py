@@ -38,6 +38,7 @@ def _run_id(done: subprocess.CompletedProcess) -> str:
     return json.loads(done.stdout)["run_id"]
 
 
+@pytest.mark.slow
 def test_cli_rerun_reuses_the_stored_run_without_heavy_imports(tmp_path: Path,
                                                                tiny_bert_dir: Path) -> None:
     store = str(tmp_path / "s.sqlite")
@@ -158,6 +159,7 @@ def test_measures_without_items_or_fingerprint_are_not_reused(tmp_path: Path) ->
     assert _run_key("x", plan, OnGpu(), {}, {}) == _run_key("x", plan, Adapter(), {}, {})
 
 
+@pytest.mark.slow
 def test_half_precision_on_sentence_pair_measures_warns(tmp_path: Path, data_dir: Path,
                                                         tiny_gpt2_dir: Path) -> None:
     import genderscope as gs
@@ -177,6 +179,7 @@ def test_half_precision_on_sentence_pair_measures_warns(tmp_path: Path, data_dir
     assert len(lines) == 1 and lines[0].startswith("warning: crows-pairs with dtype bfloat16")
 
 
+@pytest.mark.slow
 def test_crows_pairs_rerun_imports_no_measure_code(tmp_path: Path, data_dir: Path,
                                                     tiny_gpt2_dir: Path) -> None:
     args = ["run", "crows-pairs", "--model", str(tiny_gpt2_dir), "--data", str(data_dir),

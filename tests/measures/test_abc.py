@@ -164,6 +164,7 @@ def test_stats_file_missing_columns(tmp_path: Path) -> None:
         load_abc(tmp_path, lang="da")
 
 
+@pytest.mark.slow
 def test_real_tiny_adapters(data_dir: Path, tiny_bert, tiny_gpt2) -> None:
     groups = load_abc(data_dir / "genda-lens")[:3]
     for lm in (tiny_bert, tiny_gpt2):

@@ -218,6 +218,7 @@ def test_plot(tmp_path: Path, data_dir: Path) -> None:
     assert "<svg" in svg.read_text()[:500]
 
 
+@pytest.mark.slow
 def test_cli_captions_and_ratios(tmp_path: Path, data_dir: Path) -> None:
     from genderscope.cli.app import app
 
@@ -239,6 +240,7 @@ def test_cli_captions_and_ratios(tmp_path: Path, data_dir: Path) -> None:
     assert "Mean bias amplification" in r.output
 
 
+@pytest.mark.slow
 def test_cli_bad_input_exits_2(tmp_path: Path) -> None:
     (tmp_path / "empty.txt").write_text("")
     (tmp_path / "objs.txt").write_text("kitchen\n")
@@ -251,6 +253,7 @@ def test_cli_bad_input_exits_2(tmp_path: Path) -> None:
     assert proc.stderr.startswith("error: ") and "no captions" in proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extra, message", [
     (["--gender-words", "GW"], "group 'a' must be a list of words"),
     (["--plot", "x.bogus"], "use a .png, .svg or .pdf"),

@@ -194,6 +194,7 @@ def test_unknown_person_subject_left_unpaired(en_rows) -> None:
     assert res.summary["n_unpaired"] == int((items.subject == "My cousin").sum()) > 0
 
 
+@pytest.mark.slow
 def test_causal_definition_brute_force(en_rows) -> None:
     fake = FakeCausal()
     items = bec_pro.score_rows(fake, en_rows)

@@ -73,6 +73,7 @@ def test_piece_masking_uses_one_mask_per_wordpiece(tiny_bert, tiny_bert_dir: Pat
     assert piece.loc[0, "logp_tm"] == pytest.approx(word.loc[0, "logp_tm"])
 
 
+@pytest.mark.slow
 def test_causal_tiny_gpt2_definition(tiny_gpt2, sample_rows) -> None:
     rows = [r for r in sample_rows if r.template == sample_rows[0].template]
     items = bec_pro.score_rows(tiny_gpt2, rows)

@@ -136,6 +136,7 @@ def test_explicit_columns_for_any_measure():
     assert t.loc["a", "change"] == pytest.approx(1.5) and t.loc["b", "change"] == 3.5
 
 
+@pytest.mark.slow
 def test_cli_compare_store_and_folders(tmp_path):
     from genderscope.cli.app import app
     from genderscope.store import Store
@@ -160,6 +161,7 @@ def test_cli_compare_store_and_folders(tmp_path):
     assert '"n_items": 180' in r.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", [80, 150])
 def test_cli_compare_table_whole_at_any_width(tmp_path, width):
     """`genderscope compare` at COLUMNS=80 and 150: no cell cut ("…") or broken across
@@ -194,6 +196,7 @@ def test_cli_compare_table_whole_at_any_width(tmp_path, width):
     assert ("┃" in out) is (width >= 150)  # one table when it fits, one block per group not
 
 
+@pytest.mark.slow
 def test_cli_compare_bad_input_exit_2(tmp_path):
     before, _ = _bec(0.0, 0.0)
     before.save(tmp_path / "a")
@@ -209,6 +212,7 @@ def test_cli_compare_bad_input_exit_2(tmp_path):
     assert r.returncode == 2 and "no run" in r.stderr
 
 
+@pytest.mark.slow
 def test_crows_pairs_before_after_fine_tuning(tiny_gpt2_dir, data_dir, tmp_path):
     """Real adapters: CrowS-Pairs gender on a tiny GPT-2, before vs after CDS fine-tuning."""
     from genderscope.datasets.crows_pairs import load_crows_pairs
@@ -231,6 +235,7 @@ def test_crows_pairs_before_after_fine_tuning(tiny_gpt2_dir, data_dir, tmp_path)
     assert row["n"] == 12 and row["change"] != 0
 
 
+@pytest.mark.slow
 def test_cli_compare_before_after_models(tiny_gpt2_dir, data_dir, tmp_path, monkeypatch):
     """`compare --before M --after M2 --measure crows-pairs` runs the measure on both."""
     from genderscope.cli.app import app

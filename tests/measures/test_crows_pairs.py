@@ -116,6 +116,7 @@ def test_causal_sentence_log_likelihood() -> None:
     assert lm.calls == [("ll", 6)]
 
 
+@pytest.mark.slow
 def test_real_tiny_adapters(data_dir: Path, tiny_bert, tiny_roberta, tiny_gpt2) -> None:
     pairs = [p for p in load_crows_pairs(data_dir / "crows-pairs") if p.bias_type == "gender"][:4]
     for lm in (tiny_bert, tiny_roberta):
@@ -130,6 +131,7 @@ def test_real_tiny_adapters(data_dir: Path, tiny_bert, tiny_roberta, tiny_gpt2) 
 
 
 # -- CLI -------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_cli_run_and_resume(data_dir: Path, tiny_gpt2_dir: Path, tmp_path: Path) -> None:
     import json
 
@@ -169,6 +171,7 @@ def test_cli_run_and_resume(data_dir: Path, tiny_gpt2_dir: Path, tmp_path: Path)
     assert again["summary"]["percent_stereotypical"] == summary["summary"]["percent_stereotypical"]
 
 
+@pytest.mark.slow
 def test_cli_bad_csv_exits_2(tmp_path: Path) -> None:
     import subprocess
     import sys

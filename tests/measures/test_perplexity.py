@@ -50,6 +50,7 @@ def test_perplexity_of_a_masked_lm_is_pseudo_perplexity(tiny_bert, tmp_path, cor
     assert "pseudo-perplexity" in r.summary and r.summary["n_sentences"] == 3
 
 
+@pytest.mark.slow
 def test_compare_perplexity_before_after_self_debias(tiny_gpt2_dir, tmp_path, corpus):
     from genderscope.lm_debias.estimate import debias_lm
 

@@ -10,6 +10,7 @@ from genderscope.measures.probe import probe
 from genderscope.models.base import FillQuery
 
 
+@pytest.mark.slow
 def test_masked_definitions_and_order(tiny_bert) -> None:
     for template in ("GGG is a XXX.", "XXX is what GGG is."):
         res = probe(tiny_bert, template, ("he", "she"),

@@ -81,6 +81,7 @@ def _projection(folder: Path) -> tuple[np.ndarray, np.ndarray]:
     return t["projection"].astype(np.float64), t["directions"].astype(np.float64)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["inlp_bert", "sdb_gpt2"])
 def test_debiased_vectors_are_orthogonal_to_the_removed_directions(which, request):
     from genderscope.models.debias_folder import read_manifest
@@ -100,6 +101,7 @@ def test_debiased_vectors_are_orthogonal_to_the_removed_directions(which, reques
         assert np.abs(after - ref).max() < 1e-5
 
 
+@pytest.mark.slow
 def test_vectors_are_cached_under_the_debiased_fingerprint(inlp_bert, tiny_bert_dir, store):
     from genderscope.models.encoder import SentenceEncoder
     from genderscope.models.lm_encoder import LMSentenceEncoder
@@ -128,6 +130,7 @@ def _main(capsys, monkeypatch, *args: str) -> tuple[int, str]:
     return 0, capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_cli_seat_and_compare_on_a_debiased_lm(capsys, monkeypatch, inlp_bert, tiny_bert_dir,
                                               tmp_path, data_dir):
     tests = str(data_dir / "seat" / "tests")

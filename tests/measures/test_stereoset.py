@@ -180,6 +180,7 @@ def _by_hand(lm, text: str, filler: str, rule: str) -> list[float]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["tiny_roberta", "tiny_xlmr"])
 def test_bpe_and_sentencepiece_score_the_filler_pieces(which: str, request) -> None:
     """Byte-level BPE (RoBERTa, leading-space pieces) and SentencePiece (XLM-R)."""

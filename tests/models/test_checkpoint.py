@@ -72,6 +72,7 @@ def test_planted_pickle_never_runs_without_run_identity(tiny_bert_dir, tmp_path)
     assert not (out / "manifest.json").exists()
 
 
+@pytest.mark.slow
 def test_planted_pickle_never_runs_with_matching_identity(tiny_bert_dir, tmp_path) -> None:
     """Even a checkpoint whose run.json matches (copied from a real run) is read as
     safetensors + JSON only: pickles planted in it are never unpickled."""

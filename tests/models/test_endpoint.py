@@ -52,6 +52,7 @@ def test_answers_are_cached_and_the_key_is_never_stored(tmp_path: Path,
     assert "sk-secret-123" not in str(chat.describe())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", ["429", "500", "slow"])
 def test_transient_faults_are_retried(tmp_path: Path, fault: str) -> None:
     with serve() as srv:
@@ -62,6 +63,7 @@ def test_transient_faults_are_retried(tmp_path: Path, fault: str) -> None:
         assert len(srv.requests) == 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("faults", "message"), [
     (["403"], "HTTP 403: model access denied"),
     (["429"] * 3, "HTTP 429 after retries"),

@@ -56,6 +56,7 @@ def test_causal_lm_learns_its_corpus(tiny_gpt2_dir, tmp_path):
     assert manifest["loss_last_10pct"] < manifest["loss_first_10pct"]
 
 
+@pytest.mark.slow
 def test_resume_gives_same_weights(tiny_bert_dir, tmp_path):
     cfg = FinetuneConfig(lr=1e-3, epochs=2, save_every=2)
     full = tmp_path / "full"
@@ -71,6 +72,7 @@ def test_resume_gives_same_weights(tiny_bert_dir, tmp_path):
         np.testing.assert_allclose(a[k], b[k], rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.slow
 def test_resume_refuses_other_settings(tiny_bert_dir, tmp_path):
     cfg = FinetuneConfig(lr=1e-3, epochs=2, save_every=2)
     part = tmp_path / "part"
@@ -133,6 +135,7 @@ def test_cli_debias_cds_end_to_end(tiny_bert_dir, tmp_path):
     assert lines[0] == "She is a doctor and he is a nurse."
 
 
+@pytest.mark.slow
 def test_cli_bad_inputs_exit_2(tiny_bert_dir, tmp_path):
     model = str(tiny_bert_dir)
     empty = tmp_path / "empty.txt"

@@ -28,6 +28,7 @@ def _lm(model_dir: Path, tmp_path: Path, name: str = "s.sqlite") -> CausalLM:
     return CausalLM.from_pretrained(model_dir, store=Store(tmp_path / name))
 
 
+@pytest.mark.slow
 def test_batched_greedy_equals_one_at_a_time(model_dir: Path, tmp_path: Path) -> None:
     dec = Decoding(max_new_tokens=10)
     batched = _lm(model_dir, tmp_path, "a.sqlite").chat(PROMPTS, dec, batch_size=5)
@@ -37,6 +38,7 @@ def test_batched_greedy_equals_one_at_a_time(model_dir: Path, tmp_path: Path) ->
     assert len(set(batched)) > 1  # the prompts get different answers: a real test
 
 
+@pytest.mark.slow
 def test_sampling_is_independent_of_order_and_seeded(model_dir: Path, tmp_path: Path) -> None:
     dec = Decoding(max_new_tokens=10, temperature=1.0, seed=3)
     a = _lm(model_dir, tmp_path, "a.sqlite").chat(PROMPTS, dec)

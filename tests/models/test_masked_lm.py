@@ -69,6 +69,7 @@ def _naive(adapter: MaskedLM, q: FillQuery, strategy: str, span: str = "piece") 
     return total
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strategy", ["l2r", "independent", "first-piece"])
 @pytest.mark.parametrize("which", ["tiny_bert", "tiny_roberta"])
 def test_batched_equals_naive(request: pytest.FixtureRequest, which: str, strategy: str) -> None:
@@ -134,6 +135,7 @@ def test_pll_matches_naive_and_subset(tiny_bert: MaskedLM) -> None:
     assert again.total == pytest.approx(sub.total)
 
 
+@pytest.mark.slow
 def test_cache_rerun_runs_no_forward(tiny_bert_dir, store) -> None:
     queries = [FillQuery(t, c) for t in TEMPLATES[:2] for c in CANDIDATES]
     first = MaskedLM.from_pretrained(tiny_bert_dir, device="cpu", store=store)

@@ -12,6 +12,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parents[1]))
 from bad_inputs import CASES, make_workspace, run_case  # noqa: E402
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.item}-{c.what}" for c in CASES])
 def test_bad_input_refused_cleanly(case, tiny_bert_dir: Path, tmp_path: Path) -> None:

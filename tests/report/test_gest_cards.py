@@ -62,6 +62,7 @@ def test_cards_are_registered_plans_not_in_the_default_report() -> None:
         assert reg[e.name] is e and e.plan is not None and not e.default
 
 
+@pytest.mark.slow
 def test_cards_follow_the_stereotyped_model_with_holm_and_a_plot(gest_data: Path) -> None:
     ctx = Context(full=True, data_dir=gest_data)  # all 32 fixture sentences
     assert gest_folder(ctx) == gest_data / "gest"
@@ -85,6 +86,7 @@ def test_cards_follow_the_stereotyped_model_with_holm_and_a_plot(gest_data: Path
         plt.close(fig)
 
 
+@pytest.mark.slow
 def test_report_reuses_the_run_and_every_number_has_a_ci_or_p(gest_data: Path,
                                                                store) -> None:  # type: ignore[no-untyped-def]
     ctx = Context(quick=True, seed=2, data_dir=gest_data)

@@ -205,6 +205,7 @@ def test_two_models_leaderboard_and_differences(ctx: Context, store, tmp_path: P
     assert text.count("<svg") == 2 * 2 + 2  # two sections per model + two comparison plots
 
 
+@pytest.mark.slow
 def test_cli_report_second_run_costs_no_forward_pass(tiny_gpt2_dir: Path, data_dir: Path,
                                                      tmp_path: Path, monkeypatch) -> None:
     from genderscope.models import engine
@@ -248,6 +249,7 @@ def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([*MAIN, *args], capture_output=True, text=True, cwd=cwd, timeout=120)
 
 
+@pytest.mark.slow
 def test_cli_unwritable_output(tmp_path: Path) -> None:
     blocker = tmp_path / "file.txt"
     blocker.write_text("x")
@@ -263,6 +265,7 @@ def test_cli_unwritable_output(tmp_path: Path) -> None:
     assert "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 def test_cli_failed_measure_writes_page_and_exits_1(tmp_path: Path) -> None:
     ragged = tmp_path / "rag.txt"
     ragged.write_text("he 1 2 3\nshe 1 2\n")
@@ -275,6 +278,7 @@ def test_cli_failed_measure_writes_page_and_exits_1(tmp_path: Path) -> None:
     assert "status-failed" in page_text and "expected 3" in page_text
 
 
+@pytest.mark.slow
 def test_cli_bad_inputs(tmp_path: Path) -> None:
     r = _cli("report", "--out", str(tmp_path / "r.html"))
     assert r.returncode == 2 and "give at least one --model" in r.stderr
@@ -288,6 +292,7 @@ def test_cli_bad_inputs(tmp_path: Path) -> None:
     assert not (tmp_path / "r.html").exists()
 
 
+@pytest.mark.slow
 def test_cli_model_no_measure_applies(tmp_path: Path) -> None:
     clf = tmp_path / "clf.py"
     clf.write_text("def predict(texts):\n    return [[0.5, 0.5] for _ in texts]\n")

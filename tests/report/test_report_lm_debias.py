@@ -37,6 +37,7 @@ def test_seat_and_perplexity_are_default_lm_measures() -> None:
         assert {"seat", "perplexity", "crows-pairs", "stereoset", "bec-pro"} <= set(names)
 
 
+@pytest.mark.slow
 def test_report_of_an_lm_and_its_debiased_folder(gpt2_and_sdb, data_dir: Path, tmp_path: Path
                                                  ) -> None:
     from genderscope.report import html as page
@@ -88,6 +89,7 @@ def test_report_of_an_lm_and_its_debiased_folder(gpt2_and_sdb, data_dir: Path, t
     store.close()
 
 
+@pytest.mark.slow
 def test_report_command_on_a_debiased_folder(gpt2_and_sdb, tmp_path: Path, capsys,
                                              monkeypatch) -> None:
     """``genderscope report --model DIR`` of a debias folder (it failed with 'no weights

@@ -240,6 +240,7 @@ def test_runs_show_the_model_name_and_export_one_row_per_headline(tmp_path) -> N
                 assert (param.help or "").strip(), f"runs {name} {param.opts} has no help"
 
 
+@pytest.mark.slow
 def test_plain_rerun_prints_its_table_without_pandas_or_pyarrow(tmp_path, tiny_gpt2_dir,
                                                                data_dir) -> None:
     """The rerun users type (no --json) prints the stored run's table from its summary:
@@ -329,6 +330,7 @@ def test_full_and_quick_mean_the_same_in_report_and_sweep() -> None:
         spec.check()
 
 
+@pytest.mark.slow
 def test_unreachable_hub_fails_fast_with_a_hint(tmp_path) -> None:
     """A Hub id while the Hub cannot be reached (HF_HUB_OFFLINE unset): one line naming
     HF_HUB_OFFLINE=1 and a local folder, in seconds (it used to retry for ~30 s)."""

@@ -118,6 +118,7 @@ def test_paired_difference_resamples_clusters() -> None:
         means.mean() + half)
 
 
+@pytest.mark.slow
 def test_two_model_page_names_the_comparison_unit(data_dir: Path, store) -> None:
     data = run_report([subject(HashCausal("a"), "A"), subject(HashCausal("b"), "B")],
                       Context(lang="en", quick=True, data_dir=data_dir), store,
@@ -193,6 +194,7 @@ def test_adjusted_p_when_the_raw_result_was_null_already() -> None:
                                 "estimate leans male.")
 
 
+@pytest.mark.slow
 def test_every_ci_on_a_page_names_its_unit(data_dir: Path, store) -> None:
     """Each CI cell of the page (headline table, sections, comparison) and each reading
     that cites a CI says what it resamples (or, for a Wilson interval, its unit)."""

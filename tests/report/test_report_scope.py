@@ -67,6 +67,7 @@ def test_card_sizes_follow_the_scope() -> None:
         assert card.subset_size(full) is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("on_gpu", [False, True])
 def test_report_items_by_device(on_gpu: bool, tiny_gpt2_dir: Path, data_dir: Path,
                                 tmp_path: Path) -> None:
@@ -88,6 +89,7 @@ def test_report_items_by_device(on_gpu: bool, tiny_gpt2_dir: Path, data_dir: Pat
     assert "--full" in page
 
 
+@pytest.mark.slow
 def test_seed_picks_the_subset_and_is_recorded(tiny_gpt2_dir: Path, data_dir: Path,
                                                tmp_path: Path) -> None:
     """--seed draws the report's subsets (and seeds its bootstrap); it is recorded per run,

@@ -53,6 +53,7 @@ def _lpbs_items(rng: np.random.Generator, shift: float = 0.0) -> pd.DataFrame:
                          "lpbs": word_effect[rows] + rng.normal(0, 0.3, rows.size)})
 
 
+@pytest.mark.slow
 def test_lpbs_word_level_test_is_calibrated_and_pooled_is_not() -> None:
     rng = np.random.default_rng(11)
     sims = [_lpbs_items(rng) for _ in range(400)]
@@ -66,6 +67,7 @@ def test_lpbs_word_level_test_is_calibrated_and_pooled_is_not() -> None:
     assert np.mean(np.array(power) < ALPHA) > 0.8
 
 
+@pytest.mark.slow
 def test_lpbs_set_mean_ci_over_words_covers() -> None:
     """The set-mean CI LPBS reports (t over 8 word means) covers; a percentile
     bootstrap over the same 8 words does not (the interval it replaced)."""
@@ -117,6 +119,7 @@ def _bec_items(rng: np.random.Generator, shift: float = 0.0, n_prof: int = 20) -
                          "association": np.r_[female + diff, female]})
 
 
+@pytest.mark.slow
 def test_bec_pro_group_test_over_professions_is_calibrated() -> None:
     rng = np.random.default_rng(31)
     p, p_rows = [], []
@@ -133,6 +136,7 @@ def test_bec_pro_group_test_over_professions_is_calibrated() -> None:
     assert np.mean(np.array(power) < ALPHA) > 0.8
 
 
+@pytest.mark.slow
 def test_profession_cluster_ci_covers() -> None:
     rng = np.random.default_rng(32)
     hits = []
@@ -147,6 +151,7 @@ def test_profession_cluster_ci_covers() -> None:
 
 
 # -- proportions: CrowS-Pairs / StereoSet ---------------------------------------------------
+@pytest.mark.slow
 def test_proportion_ci_and_bias_type_test() -> None:
     rng = np.random.default_rng(41)
     k = rng.binomial(200, 0.5, 2000)
@@ -190,6 +195,7 @@ def _ss_over_contexts(pro: np.ndarray, term: np.ndarray, n_terms: int) -> np.nda
         return np.nanmean(np.where(count > 0, 100.0 * n_pro / count, np.nan), axis=1)
 
 
+@pytest.mark.slow
 def test_stereoset_ss_interval_and_test_over_targets() -> None:
     """SS: the t interval / t-test over target means covers and holds its size; the
     old percentile bootstrap over contexts does not, nor does a percentile cluster
@@ -229,6 +235,7 @@ def test_stereoset_ss_interval_and_test_over_targets() -> None:
 
 
 # -- bias amplification: the mean runs over objects ------------------------------------------
+@pytest.mark.slow
 def test_amplification_ci_over_objects_covers(tmp_path) -> None:
     """66 objects (as COCO MLC): training share b* ~ U(0.2, 0.8), each object's true
     drift towards its majority d ~ N(0, 0.04) (mean 0: no amplification on average),
@@ -274,6 +281,7 @@ def test_compare_paired_test_and_change_ci() -> None:
 
 
 # -- counterfactual flip rates ---------------------------------------------------------------
+@pytest.mark.slow
 def test_flip_rate_cis_cover() -> None:
     rng = np.random.default_rng(61)
     one, two = [], []
@@ -289,6 +297,7 @@ def test_flip_rate_cis_cover() -> None:
 
 
 # -- ABC (groups) and WinoBias (occupations) ---------------------------------------------------
+@pytest.mark.slow
 def test_abc_median_ci_over_groups_covers() -> None:
     rng = np.random.default_rng(71)
     hits = [(c := bootstrap_ci(rng.normal(0, 1, 200) + rng.standard_t(3, 200) * 0.2,
@@ -312,6 +321,7 @@ def _wino(rng: np.random.Generator, gap: float = 0.0) -> pd.DataFrame:
                          "correct": correct, "type": 1})
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_winobias_occupation_ci_covers_and_finds_a_gap() -> None:
     rng = np.random.default_rng(81)
@@ -344,6 +354,7 @@ def _seat_scores(rng: np.random.Generator, shift: float = 0.0
     return sx, sy, words, [f"v{w}" for w in words]
 
 
+@pytest.mark.slow
 def test_seat_word_level_test_and_ci_are_calibrated_sentence_level_is_not() -> None:
     """Row 1 of issue 22: the test and d's CI over source words hold their size and
     coverage; May et al.'s sentence-level permutation (today ``p_as_published``, the
@@ -374,6 +385,7 @@ def test_seat_word_level_test_and_ci_are_calibrated_sentence_level_is_not() -> N
     assert np.mean(np.array(power) < ALPHA) > 0.8
 
 
+@pytest.mark.slow
 def test_report_compare_permutes_the_clusters_it_resamples() -> None:
     """Row 2: two models whose gap varies by profession with mean 0 (20 professions x 9
     items). The permutation at professions holds its size; swapping single items (the
@@ -416,6 +428,7 @@ def _old_bartl_rule(d: np.ndarray) -> float:
     return float(stats.wilcoxon(d, method="approx").pvalue)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [5, 10, 20, 60])
 def test_paired_mean_test_under_skewed_mean_zero_units(n: int) -> None:
     """Row 3: the sign-flip test of the mean over n units (professions) with skewed,
@@ -443,6 +456,7 @@ def test_paired_mean_test_under_skewed_mean_zero_units(n: int) -> None:
         assert np.mean(old < ALPHA) > 0.1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [10, 20])
 def test_bootstrap_t_holds_under_heavy_skew_where_sign_flip_does_not(n: int) -> None:
     """The heavy-skew case of docs/measures/bec_pro.md: n units whose mean-0 effects are a
@@ -466,6 +480,7 @@ def test_bootstrap_t_holds_under_heavy_skew_where_sign_flip_does_not(n: int) -> 
     assert one.test == "bootstrap-t test of the mean" and 0 < one.p_value <= 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", [5, 10, 20])
 def test_cluster_mean_ci_with_few_skewed_clusters(k: int) -> None:
     """Rows 7 and 8: a mean over k clusters (professions x 9 person words each) with
@@ -502,6 +517,7 @@ def _abc_log_ratios(rng: np.random.Generator, n: int | None = 300
     return v, rr, cc
 
 
+@pytest.mark.slow
 def test_abc_median_ci_over_occupations_and_frames_covers() -> None:
     """Row 5: the ABC median's two-way interval over occupations x frames covers on the
     report subset (300 groups) and on all 4,560; the percentile bootstrap over groups
@@ -540,6 +556,7 @@ def test_abc_median_ci_over_occupations_and_frames_covers() -> None:
     assert np.mean(old) < 0.85
 
 
+@pytest.mark.slow
 def test_probe_mean_over_twelve_targets_covers() -> None:
     """Row 8: the probe's mean over 12 targets (the report's --quick professions) with
     skewed mean-0 target effects: the t interval it now reports covers; the percentile
@@ -566,6 +583,7 @@ def test_probe_mean_over_twelve_targets_covers() -> None:
     assert np.mean(old) < 0.92
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", [5, 10, 20])
 def test_report_compare_ci_with_few_clusters_covers(k: int) -> None:
     """Item 3 of issue 22: the report's tested difference (A − B, mean over items) with a

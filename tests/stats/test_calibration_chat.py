@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from genderscope.measures.genderbench import discrimination_tamkin as dt
 from genderscope.measures.genderbench.probe_run import ProbeSpec, clustered_test
 from genderscope.stats.resample import cluster_bootstrap_ci
+
+pytestmark = pytest.mark.slow
 
 FPR = (0.03, 0.07)
 GENDERS = dt.GENDERS

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from genderscope.measures.weat_card import d_rows, z_first
 from genderscope.report.compare import paired_difference
 from genderscope.report.entry import Paired
+
+pytestmark = pytest.mark.slow
 
 
 def _model(rng: np.random.Generator, words: np.ndarray, scale: float, shift: float,

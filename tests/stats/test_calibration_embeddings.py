@@ -28,6 +28,7 @@ def _world(rng: np.random.Generator, n_target: int, n_attr: int, dim: int = 10
     return WordVectors(mat.astype(np.float32), words, fingerprint="sim"), test
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("metric", ["ripa", "rnd"])
 def test_false_positive_rate_under_the_null(metric: str) -> None:
     rng = np.random.default_rng(20261124)

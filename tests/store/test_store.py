@@ -54,6 +54,7 @@ WORDS = ["tea", "coffee", "music", "dogs", "cats", "rain", "snow", "books", "fil
          "apples", "grapes", "lemons"]
 
 
+@pytest.mark.slow
 def test_interrupted_run_resumes_from_cache(tiny_bert_dir, store: Store, monkeypatch) -> None:
     """A run killed after its first chunk keeps that chunk; the rerun computes only the rest."""
     queries = [FillQuery(f"{{target}} likes {w}.", p) for w in WORDS for p in ("he", "she")]
@@ -87,6 +88,7 @@ def test_interrupted_run_resumes_from_cache(tiny_bert_dir, store: Store, monkeyp
     np.testing.assert_allclose(resumed, ref, atol=1e-6)
 
 
+@pytest.mark.slow
 def test_shared_input_runs_once_across_chunks(tiny_bert_dir) -> None:
     """Keys far apart that share a masked sentence (every sentence's "he" query first,
     then every "she" query) run that sentence once, not once per chunk of keys."""

@@ -212,6 +212,7 @@ def _open_and_write(path: str, barrier, errors) -> None:
         errors.put(f"{type(exc).__name__}: {exc}")
 
 
+@pytest.mark.slow
 def test_concurrent_creation_is_race_free(tmp_path: Path) -> None:
     """6 processes open the same brand-new store at the same instant, 8 times over."""
     ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")

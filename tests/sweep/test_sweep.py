@@ -23,6 +23,8 @@ from genderscope.sweep.jobs import CRASH_ENV, measure_context
 from genderscope.sweep.report import write_report
 from genderscope.sweep.spec import MeasureSpec, ModelSpec, SweepSpec, load_file
 
+pytestmark = pytest.mark.slow
+
 ray = pytest.importorskip("ray")
 
 MEASURES = ["crows-pairs", "probe"]

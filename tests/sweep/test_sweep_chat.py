@@ -14,6 +14,8 @@ from genderscope.store import Store
 from genderscope.sweep import driver
 from genderscope.sweep.spec import load_file
 
+pytestmark = pytest.mark.slow
+
 ray = pytest.importorskip("ray")
 
 

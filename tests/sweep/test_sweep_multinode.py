@@ -34,7 +34,7 @@ from genderscope.sweep.spec import MeasureSpec, ModelSpec, SweepSpec
 ray = pytest.importorskip("ray")
 cluster_utils = pytest.importorskip("ray.cluster_utils")
 
-pytestmark = pytest.mark.ray_cluster
+pytestmark = [pytest.mark.ray_cluster, pytest.mark.slow]
 
 PAUSED = ["pause-me", "hold-me"]
 

@@ -17,6 +17,8 @@ import pytest
 
 pytest.importorskip("ray")
 
+pytestmark = pytest.mark.slow
+
 SERVER = textwrap.dedent("""
     import json, os, subprocess, sys
     from genderscope.sweep import driver

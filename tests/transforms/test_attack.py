@@ -391,6 +391,7 @@ def test_cli_attack_end_to_end(tmp_path: Path):
     st.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("content, extra, match", [
     ("text\n", [], "empty data"),
     ("a,b\nx,y\n", [], "no text column"),
@@ -409,6 +410,7 @@ def test_cli_attack_bad_input_exit_2(tmp_path: Path, content, extra, match):
     assert match in proc.stderr and "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_cli_attack_masked_lm_filter_refused(tmp_path: Path, tiny_bert_dir):
     vec, mod, _ = _write_fixtures(tmp_path)
     data = tmp_path / "d.csv"

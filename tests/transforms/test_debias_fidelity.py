@@ -99,6 +99,7 @@ def _ref_inlp_loop(male, female, neutral, n_classifiers: int) -> np.ndarray:
     return eye - rowspace(np.sum(projs, axis=0))
 
 
+@pytest.mark.slow
 def test_inlp_projection_equals_bias_bench_reimplementation(bert768_dir, gap_sentences,
                                                            tmp_path):
     """Same features in, same P out; and genderscope's batched features equal bias-bench's
@@ -163,6 +164,7 @@ def _ref_sentence_debias_direction(model_dir: Path, pairs: list[tuple[str, str]]
     return pca.components_[0]
 
 
+@pytest.mark.slow
 def test_sentence_debias_projection_equals_bias_bench_reimplementation(bert768_dir, tmp_path):
     from genderscope.lm_debias.estimate import debias_lm
     from genderscope.models.debias_folder import load_projection, read_manifest
@@ -183,6 +185,7 @@ def test_sentence_debias_projection_equals_bias_bench_reimplementation(bert768_d
     assert np.abs(ours - ref).max() < TOL
 
 
+@pytest.mark.slow
 def test_projection_hook_equals_bias_bench_hook(bert768_dir, tmp_path):
     """Scores of the debiased adapter equal BertForMaskedLM with bias-bench's INLP hook
     (x[:, t] = P x[:, t] for every position, on the body's output)."""
@@ -350,6 +353,7 @@ def _ref_mlm_self_debias(model_dir: Path, masked_ids: list[int], prefixes: list[
     return _ref_bias_bench_processor(logits[:, col, :], decay, eps)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["bert768_dir", "tiny_roberta_dir"])
 def test_self_debias_masked_lm_equals_bias_bench_reimplementation(which, request, tmp_path):
     """Masked LMs (bert-base width with the real vocabulary; a RoBERTa with byte-level

@@ -226,6 +226,7 @@ def test_dropout_cli_trains_and_refuses_another_run(gs_main, tiny_gpt2_dir, tmp_
                     "other settings")
 
 
+@pytest.mark.slow
 def test_compare_before_after_a_debiased_folder(gs_main, inlp_dir, tiny_bert_dir, tmp_path):
     out = tmp_path / "cmp"
     code, err = gs_main("compare", "--before", str(tiny_bert_dir), "--after", str(inlp_dir),
@@ -248,6 +249,7 @@ def chat_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_chat_llama(tmp_path_factory.mktemp("chat") / "m")
 
 
+@pytest.mark.slow
 def test_self_debias_generation(chat_dir, tmp_path):
     """Generation with Self-Debias: batched greedy answers equal one-at-a-time answers,
     differ from the base model's, are cached under a key that holds the prefixes, λ and ε
