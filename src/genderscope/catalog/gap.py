@@ -161,7 +161,7 @@ def score(lm: Any, examples: list[GapExample], *, seed: int, resamples: int,
     return Result(method="gap", summary=summary, items=items, metadata=meta)
 
 
-@declare("gap", needs="lm", langs=("en",),
+@declare("gap", needs="lm", langs=("en",), family="pronouns and grammar",
          pairing=Pairing(("id",), "correct", ("gender",)))
 def gap(
     *,

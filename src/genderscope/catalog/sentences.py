@@ -30,7 +30,7 @@ from genderscope.errors import GenderscopeError
 T = TypeVar("T")
 
 
-@declare("winobias", needs="lm", langs=("en",))
+@declare("winobias", needs="lm", langs=("en",), family="pronouns and grammar")
 def winobias(
     *,
     split: Annotated[str, Opt("dev, test or all.")] = "test",
@@ -89,7 +89,8 @@ def winobias(
     )
 
 
-@declare("dawinobias", needs="lm", langs=("da",), docs="winobias.md")
+@declare("dawinobias", needs="lm", langs=("da",), docs="winobias.md",
+         family="pronouns and grammar")
 def dawinobias(
     *,
     split: Annotated[
@@ -137,7 +138,8 @@ def dawinobias(
     )
 
 
-@declare("abc", needs="lm", langs=("da", "sv", "ru", "zh"), sentence_scored=True)
+@declare("abc", needs="lm", langs=("da", "sv", "ru", "zh"), sentence_scored=True,
+         family="pronouns and grammar")
 def abc(
     *,
     lang: Annotated[str, Opt("da, sv, ru or zh.")] = "da",
@@ -221,6 +223,7 @@ def abc(
     "crows-pairs",
     needs="lm",
     langs=("en",),
+    family="sentence pairs",
     sentence_scored=True,
     pairing=Pairing(("pair_id",), "margin", ("bias_type",), ("stereotypical_preferred",)),
 )
@@ -263,7 +266,8 @@ def crows_pairs(
     )
 
 
-@declare("stereoset", needs="lm", langs=("en",), sentence_scored=True)
+@declare("stereoset", needs="lm", langs=("en",), sentence_scored=True,
+         family="sentence pairs")
 def stereoset(
     *,
     bias_type: Annotated[

@@ -36,6 +36,7 @@ T = TypeVar("T")
     "bec-pro",
     needs="lm",
     langs=("en", "de"),
+    family="templates and association",
     pairing=Pairing(
         ("sentence", "person"),
         "association",
@@ -165,7 +166,7 @@ def _first_of_each(rows: Sequence[T], limit: int, group: Callable[[T], Any]) -> 
     return [r for i, r in enumerate(rows) if i in keep]
 
 
-@declare("lpbs", needs="lm", langs=("en",))
+@declare("lpbs", needs="lm", langs=("en",), family="templates and association")
 def lpbs(
     *,
     test: Annotated[
@@ -224,7 +225,7 @@ def lpbs(
     )
 
 
-@declare("probe", needs="lm")
+@declare("probe", needs="lm", family="templates and association")
 def probe(
     *,
     targets: Annotated[Sequence[str], Opt("Target words or phrases (XXX).")],

