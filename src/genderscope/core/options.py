@@ -78,6 +78,8 @@ class Option:
                 raise TypeError(f"{self.name} must be a number, got {value!r}")
             if math.isnan(value):
                 raise GenderscopeError(f"{self.flag} must be a number, got nan")
+            if math.isinf(value) and value not in (self.min, self.max):  # unless declared
+                raise GenderscopeError(f"{self.flag} must be a finite number, got {value}")
         elif self.type == "bool":
             if not isinstance(value, bool):
                 raise TypeError(f"{self.name} must be True or False, got {value!r}")

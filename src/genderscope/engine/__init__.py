@@ -53,6 +53,9 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
     """
     if kind not in kinds.LOAD:
         raise GenderscopeError(f"kind must be one of {', '.join(kinds.LOAD)}, got {kind!r}")
+    if base_url and not str(model).startswith("openai:"):  # never silently ignored
+        raise GenderscopeError(f"--base-url is for an endpoint model (openai:NAME); {model} "
+                               "is not one")
     if kind == "classifier":
         from genderscope.models.classifier import load_classifier
 

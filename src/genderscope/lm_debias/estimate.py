@@ -10,6 +10,7 @@ records the base model, the prefixes, λ and ε.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -57,14 +58,16 @@ def debias_lm(technique: str, model: str | Path, out: str | Path, *, corpus: str
         raise GenderscopeError(f"unknown debias technique {technique!r}; choose one of "
                                f"{', '.join(TECHNIQUES)}")
     out = Path(out)
+    if technique == "self-debias" and not (math.isfinite(decay_constant) and decay_constant >= 0
+                                           and 0 < epsilon <= 1):  # before --overwrite clears
+        raise GenderscopeError(f"--decay-constant must be a finite number >= 0 and --epsilon "
+                               f"in (0, 1], got {decay_constant} and {epsilon}")
     prepare(out, technique, overwrite)
     t0 = time.perf_counter()
     manifest: dict[str, Any] = {"what": WHAT, "technique": technique}
     if technique == "self-debias":
         from genderscope.models.self_debias import GENDER_PREFIX, apply_self_debias
 
-        if decay_constant < 0 or not 0 < epsilon <= 1:
-            raise GenderscopeError("--decay-constant must be >= 0 and --epsilon in (0, 1]")
         adapter = _load(model, kind, device, start_token)
         params = {"prefixes": list(prefixes) or [GENDER_PREFIX],
                   "decay_constant": float(decay_constant), "epsilon": float(epsilon)}

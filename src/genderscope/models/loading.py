@@ -122,6 +122,9 @@ def load_lm(spec: str | Path, kind: str = "auto", *, store: Store | None = None,
         from genderscope.models.endpoint import OpenAIChat
 
         return OpenAIChat(str(spec), base_url, store=store)
+    if base_url:
+        raise ModelLoadError(f"--base-url is for an endpoint model (openai:NAME); {spec} "
+                             "is not one")
     check_device(device)  # also when the store answers without loading (a deferred adapter)
     debiased = _debias_manifest(spec)
     if debiased is not None:
