@@ -66,7 +66,7 @@ def test_rnd_hand_computed_and_exact_permutation_p() -> None:
 
 
 def test_ect_hand_computed() -> None:
-    r = ect(_vecs(), _test(a=("a1", "a2", "b1")), n_resamples=200)
+    r = ect(_vecs(), _test(a=("a1", "a2", "b1"), b=("b1", "b2", "a1")), n_resamples=200)
     mx, my = (_v("x1") + _v("x2")) / 2, (_v("y1") + _v("y2")) / 2
     from scipy.stats import spearmanr
 
@@ -298,8 +298,8 @@ def test_debias_records_before_after_with_paired_changes_and_checks(
     vec = _gender_world(tmp_path)
     t = {"targ1": {"category": "M", "examples": ["man", "boy", "king"]},
          "targ2": {"category": "F", "examples": ["woman", "girl", "queen"]},
-         "attr1": {"category": "C", "examples": ["doctor", "engineer"]},
-         "attr2": {"category": "H", "examples": ["nurse", "table"]}}
+         "attr1": {"category": "C", "examples": ["doctor", "engineer", "he"]},
+         "attr2": {"category": "H", "examples": ["nurse", "table", "she"]}}  # ECT: 3 each
     (tmp_path / "t.json").write_text(json.dumps(t))
     pairs = [["he", "she"], ["man", "woman"], ["boy", "girl"]]
     code, err = _main(["debias", "multiclass-hard", "--vectors", str(vec), "--out",

@@ -85,24 +85,30 @@ def compare_metric(before: Result, after: Result, seed: int = 0) -> dict[str, An
 
 def evaluate(before_spec: Any, after_spec: Any, tests: list[Any], *, store: Any,
              out: Path, seed: int = 0, progress: bool = False) -> list[dict[str, Any]]:
-    """Every metric of every test on both vector sets (runs saved under
-    ``out/<metric>/<test>/{before,after}``), with their paired changes."""
+    """Every metric of every test on both vector sets, with their paired changes; the runs
+    are saved under ``out/<metric>/<test>/{before,after}`` once every one has run (a metric
+    that fails leaves no folder behind)."""
     from genderscope.engine import run
+    from genderscope.outputs import check_output_folder, result_files, save_result
 
     rows: list[dict[str, Any]] = []
+    done: dict[Path, Result] = {}
     for test in tests:
         for metric in METRICS:
             runs = {}
             for side, spec in (("before", before_spec), ("after", after_spec)):
-                runs[side] = run(metric, spec, store=store,
-                                 out=out / metric / test.name / side, test=test, seed=seed,
-                                 progress=progress)
+                runs[side] = done[out / metric / test.name / side] = run(
+                    metric, spec, store=store, test=test, seed=seed, progress=progress)
             rows.append({"metric": metric, "test": test.name,
                          "run_before": runs["before"].metadata["run_id"],
                          "run_after": runs["after"].metadata["run_id"],
                          "before": _headline(runs["before"]),
                          "after": _headline(runs["after"]),
                          "paired": compare_metric(runs["before"], runs["after"], seed)})
+    for folder, result in done.items():
+        check_output_folder(folder, files=result_files(result))
+    for folder, result in done.items():
+        result.metadata["out"] = str(save_result(result, folder))
     return rows
 
 

@@ -30,8 +30,8 @@ DEFAULT_ALPHA = 60.0
 def hsr_debias(vectors: Any, lists: DebiasLists, *, alpha: float = DEFAULT_ALPHA
                ) -> tuple[np.ndarray, HardDebiasFit]:
     """The debiased (n_words, dim) float32 matrix, row order of ``vectors.words``."""
-    if alpha <= 0:
-        raise DataError(f"--alpha must be positive, got {alpha}")
+    if not np.isfinite(alpha) or alpha <= 0:  # nan would give vectors full of NaN
+        raise DataError(f"--alpha must be a positive finite number, got {alpha}")
     index = vectors.index
     defs = [w for w in dict.fromkeys(lists.gender_specific) if w in index]
     if len(defs) < 2:

@@ -64,9 +64,20 @@ def _debias(method: str, vectors: str, fmt: str, vocab: Path | None, out: Path,
             definitional: Path | None, equalize: Path | None, gender_specific: Path | None,
             test: list[str], tests_dir: Path | None, evaluate_: bool, seed: int,
             store_path: Path | None, progress: bool, options: dict[str, Any]) -> None:
-    """Debias ``vectors`` with ``method``, write them and (optionally) evaluate."""
+    """Debias ``vectors`` with ``method``, evaluate them (optionally), then publish:
+    ``vectors.bin`` is written beside ``out`` and moved into it only once everything that
+    decides whether it is valid has run (a failure leaves ``out`` as it was)."""
+    import os
+    import shutil
+
+    from genderscope.errors import DataError
     from genderscope.models.vectors import load_vectors
-    from genderscope.outputs import check_output_folder, mark_folder, write_text
+    from genderscope.outputs import (
+        check_output_folder,
+        mark_folder,
+        new_folder_beside,
+        write_text,
+    )
     from genderscope.vector_debias import load_lists, write_word2vec_binary
 
     files = ("vectors.bin", "debias.json")
@@ -75,17 +86,21 @@ def _debias(method: str, vectors: str, fmt: str, vocab: Path | None, out: Path,
                        gender_specific=gender_specific)
     tests = _expand(test, tests_dir) if evaluate_ else []
     store = open_store(store_path)
+    work: Path | None = None
     try:
         before = load_vectors(vectors, fmt=fmt, vocab=vocab, store=store)
+        if before.dim < 2:  # the gender direction would be the whole space: all zeros
+            raise DataError(f"{vectors}: {method} debiasing removes a gender direction and "
+                            f"needs vectors of at least 2 dimensions; these have {before.dim}")
         if tests:  # a test the vectors cannot score is refused before anything is written
             from genderscope.measures.embedding_metrics._sets import look_up
+            from genderscope.measures.embedding_metrics.ect import check_sizes
 
             for t in tests:
-                look_up(before, t)
+                check_sizes(look_up(before, t))
         matrix, fit = _method(method)(before, lists, **options)  # NaN, < 2 pairs: refused
-        out.mkdir(parents=True, exist_ok=True)
-        write_word2vec_binary(out / "vectors.bin", before.words, matrix)
-        mark_folder(out, ["vectors.bin"])
+        work = new_folder_beside(out)
+        write_word2vec_binary(work / "vectors.bin", before.words, matrix)
         record: dict[str, Any] = {"method": method, "vectors": before.describe(),
                                   "lists": lists.source, "fit": fit.describe(),
                                   "fit_line": fit.line()}
@@ -97,18 +112,24 @@ def _debias(method: str, vectors: str, fmt: str, vocab: Path | None, out: Path,
                 evaluate,
             )
 
-            after = load_vectors(out / "vectors.bin", store=store)
-            record["metrics"] = evaluate(before, after, tests, store=store, out=out / "eval",
-                                         seed=seed, progress=progress)
-            record["analogy"] = {"query": list(ANALOGY), "before": analogy(before),
-                                 "after": analogy(after)}
+            after = load_vectors(work / "vectors.bin", fmt="word2vec-binary")
+            after.name = str(out / "vectors.bin")  # its name once published
             exclude = set(lists.gender_specific) | {w for p in lists.definitional +
                                                    lists.equalize for w in p}
-            record["cluster_test"] = cluster_test(before, after, exclude, seed=seed)
+            checks = {"analogy": {"query": list(ANALOGY), "before": analogy(before),
+                                  "after": analogy(after)},
+                      "cluster_test": cluster_test(before, after, exclude, seed=seed)}
+            record["metrics"] = evaluate(before, after, tests, store=store, out=out / "eval",
+                                         seed=seed, progress=progress)  # saved when all ran
+            record.update(checks)
+        out.mkdir(parents=True, exist_ok=True)
+        os.replace(work / "vectors.bin", out / "vectors.bin")
         write_text(out / "debias.json", json.dumps(record, indent=1, default=float) + "\n")
         mark_folder(out, files)
     finally:
         store.close()
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
     _print(record, out)
 
 

@@ -79,7 +79,8 @@ class LookedUp:
 def look_up(vectors: Any, test: AssociationTest, *, max_oov: float = DEFAULT_MAX_OOV,
             case_fallback: bool = True) -> LookedUp:
     """Each set's in-vocabulary words (first occurrence kept, order kept). A set that
-    loses every word, or more than ``max_oov`` of them, is a :class:`DataError`."""
+    loses every word, or more than ``max_oov`` of them, and a word whose vector is all
+    zeros, are a :class:`DataError`."""
     words: dict[str, list[str]] = {}
     keys: dict[str, list[str]] = {}
     missing: dict[str, list[str]] = {}
@@ -112,6 +113,13 @@ def look_up(vectors: Any, test: AssociationTest, *, max_oov: float = DEFAULT_MAX
         rows = rows.astype(np.float64, copy=False)
         if not np.isfinite(rows).all():
             vectors.vectors(every)  # raises, naming the words
+    zero = ~rows.any(axis=1)
+    if zero.any():  # no direction, no cosine: refused as WEAT refuses it, by name
+        i = int(np.flatnonzero(zero)[0])
+        role = ROLES[int(np.searchsorted(np.cumsum([len(keys[r]) for r in ROLES]), i,
+                                         side="right"))]
+        raise DataError(f"{test.name}: the vector of {every[i]!r} (set {role}) is all zeros; "
+                        "its direction and cosine are undefined")
     emb, lo = {}, 0
     for r in ROLES:
         emb[r] = rows[lo:lo + len(keys[r])]

@@ -20,9 +20,11 @@ import numpy as np
 from scipy import stats
 
 from genderscope.datasets.seat import AssociationTest
+from genderscope.errors import DataError
 from genderscope.measures.embedding_metrics._sets import (
     ATTRS,
     DEFAULT_RESAMPLES,
+    LookedUp,
     ci_fields,
     look_up,
     resample_counts,
@@ -30,6 +32,20 @@ from genderscope.measures.embedding_metrics._sets import (
 )
 from genderscope.measures.weat import DEFAULT_MAX_OOV
 from genderscope.results import Result
+
+MIN_WORDS = 3
+"""In-vocabulary words an attribute set needs: a Spearman correlation over 2 words is
+always +1 or -1, over 1 undefined."""
+
+
+def check_sizes(looked: LookedUp) -> None:
+    """Refuse an attribute set too small for ECT's rank correlation (:data:`MIN_WORDS`)."""
+    for role in ATTRS:
+        if len(looked.words[role]) < MIN_WORDS:
+            raise DataError(f"{looked.test.name}: ECT ranks the words of each attribute set "
+                            f"and needs at least {MIN_WORDS} in the vocabulary; set {role} "
+                            f"({looked.categories()[role]}) has {len(looked.words[role])} "
+                            "(a Spearman correlation over 2 words is always +1 or -1)")
 
 
 def average_ranks(a: np.ndarray) -> np.ndarray:
@@ -59,6 +75,7 @@ def ect(vectors: Any, test: AssociationTest, *, seed: int = 0, max_oov: float = 
         **_: Any) -> Result:
     """ECT of attribute sets A and B between target sets X and Y (module docstring)."""
     looked = look_up(vectors, test, max_oov=max_oov, case_fallback=case_fallback)
+    check_sizes(looked)
     x, y = looked.emb["X"], looked.emb["Y"]
     if n_resamples:
         rng = np.random.default_rng(seed)
