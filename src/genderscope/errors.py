@@ -72,3 +72,12 @@ def where(path: object, line: int | None = None, column: str | None = None) -> s
     if column is not None:
         out += f" (column {column!r})"
     return out
+
+
+def user_code_failure(exc: BaseException) -> str:
+    """What a user's code (a classifier's module, factory or function) did, in one line:
+    ``it called exit(3)`` for ``SystemExit``, else ``TypeError: <first line>``."""
+    if isinstance(exc, SystemExit):
+        return f"it called exit({exc.code!r})"
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {first}"[:300]

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from genderscope.errors import GenderscopeError, ModelLoadError
+from genderscope.errors import GenderscopeError, ModelLoadError, user_code_failure
 
 PICKLE_SUFFIXES = (".joblib", ".pkl", ".pickle")
 
@@ -192,14 +192,10 @@ class Classifier:
         except GenderscopeError:
             raise
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - user code
-            if isinstance(exc, SystemExit):
-                why = f"it called exit({exc.code!r})"
-            else:
-                first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-                why = f"{type(exc).__name__}: {first}"[:300]
             raise GenderscopeError(f"classifier {self.name} failed on a batch of "
-                                   f"{len(batch)} texts ({why}); is it a function from a "
-                                   "list of texts to class probabilities?") from None
+                                   f"{len(batch)} texts ({user_code_failure(exc)}); is it a "
+                                   "function from a list of texts to class probabilities?"
+                                   ) from None
 
     def _validate(self, out: Any, n: int) -> np.ndarray:
         try:
@@ -269,9 +265,9 @@ def load_classifier(spec: str, *, batch_size: int = 64) -> Classifier:
 
         try:
             obj = joblib.load(path)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - a pickle runs code
             raise ModelLoadError(f"cannot unpickle classifier {path}: "
-                                 f"{type(exc).__name__}: {exc}") from None
+                                 f"{user_code_failure(exc)}") from None
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         return Classifier.wrap(obj, batch_size=batch_size, name=path.name,
                                fingerprint=f"file:{digest}")
@@ -297,19 +293,23 @@ def _load_attr(spec: str, batch_size: int) -> Classifier:
         sys.modules[mod_name] = module
         try:
             mspec.loader.exec_module(module)
-        except Exception as exc:
-            raise ModelLoadError(f"importing {file} failed: {type(exc).__name__}: {exc}") from None
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - user code
+            raise ModelLoadError(f"importing {spec} failed: {user_code_failure(exc)}") from None
     else:
         try:
             module = importlib.import_module(target)
-        except ImportError as exc:
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - its top-level code too
+            why = exc if isinstance(exc, ImportError) else user_code_failure(exc)
             raise ModelLoadError(f"cannot import module {target!r} from SPEC {spec!r}: "
-                                 f"{exc}") from None
+                                 f"{why}") from None
     if not hasattr(module, attr):
         raise ModelLoadError(f"{target!r} has no attribute {attr!r} (SPEC {spec!r})")
     obj = getattr(module, attr)
     if factory:
-        obj = obj()
+        try:
+            obj = obj()
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - user code
+            raise ModelLoadError(f"classifier {spec}: {user_code_failure(exc)}") from None
     code = Path(getattr(module, "__file__", None) or "")  # an edited file: another classifier
     digest = hashlib.sha256(code.read_bytes()).hexdigest() if code.is_file() else None
     return Classifier.wrap(obj, batch_size=batch_size, name=f"{target}:{attr}",
