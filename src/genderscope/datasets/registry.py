@@ -61,7 +61,7 @@ class DataFile:
     commit: str | None = None
     git_blob: str | None = None
     mirrored: bool = True
-    """False for a file the staged data mirror lacks (``shared/data``): it is checked
+    """False for a file the staged data mirror lacks: it is checked
     against its pinned source instead (see ``scripts/build_data_registry.py``)."""
 
 

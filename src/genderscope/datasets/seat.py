@@ -130,14 +130,26 @@ def resolve_test(spec: str, tests_dir: str | Path | None = None) -> AssociationT
     raise DataError(f"no test named {spec!r} in {folder} (e.g. {', '.join(known[:8])})")
 
 
-def list_tests(folder: str | Path, pattern: str = "*.jsonl") -> list[str]:
-    """Test names in ``folder`` matching ``pattern``, in natural order (weat2 < weat10)."""
+def _natural(name: str) -> list[object]:
+    """Sort key of natural order (weat2 < weat10)."""
     import re
 
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+
+
+def list_tests(folder: str | Path, pattern: str = "*.jsonl") -> list[str]:
+    """Test names in ``folder`` matching ``pattern``, in natural order (weat2 < weat10)."""
     names = [p.name.removesuffix(".jsonl").removesuffix(".json")
              for p in Path(folder).glob(pattern)]
+    return sorted(names, key=_natural)
 
-    def natural(name: str) -> list[object]:
-        return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
 
-    return sorted(names, key=natural)
+def registered_tests() -> list[str]:
+    """The names of the tests in the registry's ``seat`` data set (``tests/<name>.jsonl``),
+    in natural order: read from the registry, so nothing is fetched."""
+    from genderscope.datasets import registry
+
+    files = [f.path for f in registry.get("seat").files]
+    names = [Path(p).name.removesuffix(".jsonl") for p in files
+             if p.startswith("tests/") and p.endswith(".jsonl")]
+    return sorted(names, key=_natural)

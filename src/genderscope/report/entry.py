@@ -80,8 +80,8 @@ class Context:
         return 1_000 if self.quick else 10_000
 
     def data(self, folder: str) -> Path:
-        """The benchmark folder ``folder``: under ``data_dir``, ``$GENDERSCOPE_DATA``,
-        ``./shared/data`` or ``../shared/data``."""
+        """The benchmark folder ``folder``: under ``data_dir`` (else ``$GENDERSCOPE_DATA``),
+        else packaged or fetched (:func:`genderscope.datasets.locations.find_benchmark`)."""
         roots = [Path(self.data_dir)] if self.data_dir is not None else None
         return find_benchmark(folder, roots)
 

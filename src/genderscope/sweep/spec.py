@@ -13,7 +13,7 @@ add models and measures to the file's and override its settings). The file::
     measures:
       - crows-pairs
       - {name: bec-pro, quick: false, seed: 1}
-    settings: {lang: en, quick: true, seed: 0, data: /shared/data}
+    settings: {lang: en, quick: true, seed: 0, data: /srv/benchmark-data}
     resources: {cpus_per_job: 1, gpus_per_job: 1}
 
 Validation happens here, before Ray starts or anything is written: a mistake is

@@ -131,5 +131,7 @@ def _command(method: str) -> Any:
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
+    from genderscope.cli.help import WordTestsCommand
+
     for method in TITLES:
-        run_app.command(method)(_command(method))
+        run_app.command(method, cls=WordTestsCommand)(_command(method))

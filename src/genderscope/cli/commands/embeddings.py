@@ -179,8 +179,9 @@ def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | N
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
     from genderscope.cli.declared import with_declared_options
+    from genderscope.cli.help import SentenceTestsCommand, WordTestsCommand
 
-    @run_app.command("weat")
+    @run_app.command("weat", cls=WordTestsCommand)
     @with_declared_options("weat")  # --permutations, --seed, ... as WEAT declares them
     def weat_cmd(
         vectors: str = VECTORS_OPTION,
@@ -213,7 +214,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         finally:
             store.close()
 
-    @run_app.command("seat")
+    @run_app.command("seat", cls=SentenceTestsCommand)
     @with_declared_options("seat")
     def seat_cmd(
         encoder: str | None = typer.Option(None, "--encoder",

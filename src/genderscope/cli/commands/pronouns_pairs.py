@@ -1,10 +1,10 @@
 """Pronoun, grammaticality and sentence-pair commands:
 ``genderscope run winobias | dawinobias | abc | crows-pairs | stereoset``.
 
-Each loads the data set (``--data``, else ``$GENDERSCOPE_DATA/<folder>``, else
-``./shared/data/<folder>`` or ``../shared/data/<folder>``), scores it with a
-masked or causal LM, saves ``items.csv`` + ``summary.json`` (+ tables) under
-``--out``, records the run in the store and prints a summary table. Scores are
+Each loads the data set (``--data``, else ``$GENDERSCOPE_DATA/<folder>``, else the
+packaged or fetched set), scores it with a masked or causal LM, saves ``items.csv`` +
+``summary.json`` (+ tables) under ``--out``, records the run in the store and prints a
+summary table. Scores are
 cached in the store batch by batch, so a killed run resumes where it stopped
 when the same command is run again.
 """

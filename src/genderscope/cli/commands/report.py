@@ -50,9 +50,10 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         kind: str = typer.Option("auto", "--kind", help="LM kind: auto, masked or causal."),
         start_token: str = typer.Option("auto", "--start-token", help="Causal LM start "
                                         "token: auto, none or a token string."),
-        data: Path | None = typer.Option(None, "--data", help="Benchmark data folder; default: "
-                                         "$GENDERSCOPE_DATA, ./shared/data or "
-                                         "../shared/data."),
+        data: Path | None = typer.Option(None, "--data", help="Folder holding the benchmark data "
+                                         "sets (<name>/ folders) [default: "
+                                         "$GENDERSCOPE_DATA, else the packaged or "
+                                         "fetched sets]."),
         seed: int = typer.Option(0, "--seed", help="Seed of subsets, bootstrap and "
                                  "permutations."),
         device: str | None = DEVICE_OPTION,
