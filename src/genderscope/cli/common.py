@@ -179,7 +179,7 @@ def measure_command(name: str, table: Callable[[Result], list[Table | str]] | No
                                            store_path, out, progress, **options)
             finish(result, run_id, base, as_json, show)
 
-    with_declared_options(name)(command)
+    command = with_declared_options(name)(command)
     command.__doc__ = "\n\n".join(p for p in (declared.summary, declared.description) if p)
     command.__name__ = f"{name.replace('-', '_')}_cmd"
     return command

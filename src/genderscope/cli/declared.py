@@ -5,12 +5,13 @@ into a Typer option (flag ``--name-with-dashes``, the declared default, help, ch
 and bounds); :func:`with_declared_options` adds every declared option a hand-written
 ``genderscope run NAME`` command does not spell out itself to its signature, and hands
 their values to the command as keyword arguments, so a new option of a measure is a
-flag without touching the CLI. ``tests/test_declarations.py`` checks that every
+flag without touching the CLI. ``tests/engine/test_declarations.py`` checks that every
 declared option is a flag of ``genderscope run NAME`` with the same default.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from pathlib import Path
@@ -74,14 +75,25 @@ def with_declared_options(name: str) -> Callable[[Callable[..., Any]], Callable[
     itself; the command receives them in ``**options`` (pass them on to ``gs.run``)."""
 
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        from genderscope.core.registry import get
+
         sig = inspect.signature(fn)
         own = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
         extra = declared_options(name, {p.name for p in own})
         if extra and not any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
             raise TypeError(f"{fn.__name__} lacks **options for {[p.name for p in extra]}")
-        fn.__signature__ = sig.replace(parameters=[  # type: ignore[attr-defined]
+        options = get(name).options
+
+        @functools.wraps(fn)
+        def checked(**given: Any) -> Any:  # every declared value checked before any work
+            options.resolve({k: v for k, v in given.items() if k in options and
+                             k != "progress" and not (options[k].required and v is None)},
+                            name)  # (the command may open a store, read a model first)
+            return fn(**given)
+
+        checked.__signature__ = sig.replace(parameters=[  # type: ignore[attr-defined]
             *[p.replace(kind=p.KEYWORD_ONLY) if p.kind is p.POSITIONAL_OR_KEYWORD else p
               for p in own], *extra])
-        return fn
+        return checked
 
     return wrap
