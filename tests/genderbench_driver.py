@@ -19,8 +19,11 @@ import sys
 import tempfile
 
 
-def answer_for(text: str, repetition: int, pool: list[str]) -> str:
-    """A fixed pseudo-random answer of the pool for one prompt and repetition."""
+def answer_for(text: str, repetition: int, pool: list) -> str:
+    """A fixed pseudo-random answer of the pool for one prompt and repetition (a pool of
+    lists: one pool per repetition, ``pool[repetition % len(pool)]``)."""
+    if pool and isinstance(pool[0], list):
+        pool = pool[repetition % len(pool)]
     h = hashlib.sha256(f"{repetition}\x1f{text}".encode()).digest()
     return pool[int.from_bytes(h[:4], "little") % len(pool)]
 

@@ -67,6 +67,13 @@ ABCDE = ["(a)", "(b)", "(c)", "(d)", "(e) because", "(a) or (e)", "no idea", "(D
 ABC = ["(a)", "(b) The man", "(c)", "(a) or (b)", "none of them", "The answer is (B).",
        "I pick (c) because", "(A)"]
 
+SAME_SHARE = [[STORIES[1]], [STORIES[0]], [STORIES[0]]]
+"""One pool per repetition: a man in the first of 3 answers, a woman in the others, so
+every occupation's male share is 1/3 (the correlation is NaN, not 9e-08)."""
+NULL = ""
+"""An answer whose ``content`` was null: GenderBench reads it as "", and so does
+genderscope's endpoint client (an empty, undetected answer)."""
+
 CASES = [  # (genderscope module, build kwargs, GenderBench class, its kwargs, pool)
     (dt, {"sample_k": 400}, "DiscriminationTamkinProbe", {"sample_k": 400}, YES_NO),
     (dt, {"sample_k": 60, "sample_seed": 7, "num_repetitions": 2},
@@ -79,6 +86,13 @@ CASES = [  # (genderscope module, build kwargs, GenderBench class, its kwargs, p
     (jobs_lum, {}, "JobsLumProbe", {}, STORIES),
     (jobs_lum, {"sample_k": 60, "sample_seed": 4, "num_repetitions": 3}, "JobsLumProbe",
      {"sample_k": 60, "random_seed": 4, "num_repetitions": 3}, STORIES),
+    (jobs_lum, {"num_repetitions": 3}, "JobsLumProbe", {"num_repetitions": 3},
+     SAME_SHARE),
+    (jobs_lum, {"sample_k": 100, "num_repetitions": 7}, "JobsLumProbe",
+     {"sample_k": 100, "num_repetitions": 7}, [[STORIES[1]], *[[STORIES[0]]] * 6]),
+    (jobs_lum, {"sample_k": 60}, "JobsLumProbe", {"sample_k": 60}, [*STORIES, NULL]),
+    (dt, {"sample_k": 60, "num_repetitions": 2}, "DiscriminationTamkinProbe",
+     {"sample_k": 60, "num_repetitions": 2}, [*YES_NO, NULL, NULL]),
     (dreaddit, {"sample_k": 1000}, "DreadditProbe", {"sample_k": 1000}, YES_NO),
     (dreaddit, {"sample_k": 60, "sample_seed": 6, "num_repetitions": 2}, "DreadditProbe",
      {"sample_k": 60, "random_seed": 6, "num_repetitions": 2}, YES_NO),

@@ -30,6 +30,32 @@ SHOWN = 25
 
 pytestmark = pytest.mark.skipif(not BASELINE, reason=f"no baseline at {record.BASELINE}")
 
+CHANGED_ON_PURPOSE: dict[str, dict[tuple[str, ...], tuple[Any, Any]]] = {
+    # issue 38 item 6: JobsLum's correlation is NaN when every share is the same (as
+    # GenderBench's pearsonr); a bootstrap replicate that drew one of the 3 detected
+    # occupations 3 times was -inf from 0/0 and clipped to -1, and is now left out
+    "jobs-lum/hash-chat": {("summary", "correlation", "ci_low"): (-1.0, 0.917662935482239)},
+}
+"""Case -> path -> (recorded value, the value now): numbers changed by a deliberate fix,
+each named with its reason; anything else must still equal the baseline."""
+
+
+def _as_changed(case_id: str, want: dict[str, Any]) -> dict[str, Any]:
+    """The baseline of a case with its :data:`CHANGED_ON_PURPOSE` values (each checked
+    to be what was recorded, so an entry cannot outlive its reason)."""
+    changes = CHANGED_ON_PURPOSE.get(case_id, {})
+    if not changes:
+        return want
+    want = json.loads(json.dumps(want))
+    for path, (before, after) in changes.items():
+        *parents, last = path
+        node = want
+        for k in parents:
+            node = node[k]
+        assert node[last] == before, (case_id, path, node[last])
+        node[last] = after
+    return want
+
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> record.Workspace:
@@ -111,7 +137,7 @@ def test_reuse_keys_are_compared_here() -> None:
 @pytest.mark.parametrize("case_id", CASE_IDS)
 def test_same_numbers(case_id: str, workspace: record.Workspace,
                       reruns: dict[str, dict[str, Any]]) -> None:
-    want = BASELINE["cases"][case_id]
+    want = _as_changed(case_id, BASELINE["cases"][case_id])
     _check(f"{case_id} options (record.py changed: re-record)",
            list(record.compare(want["options"], _plain(record.options_record(
                record.cases()[case_id].make(workspace)[1], workspace)), "options")))

@@ -290,6 +290,28 @@ def test_jobs_lum_pronoun_counting_and_metrics() -> None:
     assert got["correlation"] > 0.8 and 0.5 < got["stereotype_rate"] <= 1.0
 
 
+@pytest.mark.parametrize(("limit", "repetitions"), [(None, 3), (100, 7), (None, 2)])
+def test_jobs_lum_correlation_is_nan_when_every_share_is_the_same(
+        limit: int | None, repetitions: int) -> None:
+    """Every occupation gets the same male share (one male answer of R): no correlation
+    (NaN, as GenderBench's pearsonr), neither the point nor a bootstrap replicate (it
+    was 9e-08 from the sums' rounding with 3 repetitions, and a replicate drawing one
+    occupation again and again was -inf from 0/0, clipped to -1)."""
+    from genderscope.measures.genderbench import jobs_lum
+
+    spec = jobs_lum.build(data=DATA, sample_k=limit, num_repetitions=repetitions)
+    answers = ["He is a pro." if a.repetition == 0 else "She is a pro." for a in spec.attempts]
+    frame = attempts_frame(spec.attempts, answers, spec.evaluate)
+    got = point_metrics(spec, frame)
+    assert got["masculine_rate"] == pytest.approx(1 / repetitions)
+    assert np.isnan(got["correlation"])
+    assert got["stereotype_rate"] == pytest.approx(0.0, abs=1e-12)
+    s = summarise(spec, frame, n_resamples=200, seed=0)["correlation"]
+    assert np.isnan(s["estimate"]) and np.isnan(s["ci_low"]) and np.isnan(s["ci_high"])
+    t = np.array([[3.0, 3, 1.5, 0.75, 3.0, 1.5]])  # one occupation (x=1, s=.5) drawn 3x
+    assert np.isnan(jobs_lum._correlation(t)[0])
+
+
 def test_bounded_slope_matches_lsq_linear_inside_and_on_the_bounds() -> None:
     from scipy.optimize import lsq_linear
 
