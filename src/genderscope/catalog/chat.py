@@ -22,22 +22,6 @@ from genderscope.catalog._common import Plan, _check_min, _subset_note
 from genderscope.core.declaration import Declaration, declaration
 from genderscope.core.options import Option, Options, options
 
-PROBES = (
-    "discrimination-tamkin",
-    "bbq",
-    "direct",
-    "diversity-med-qa",
-    "jobs-lum",
-    "hiring-an",
-    "hiring-bloomberg",
-    "inventories",
-    "isear",
-    "dreaddit",
-    "relationship-levy",
-    "business-vocabulary",
-    "gest",
-    "gest-creative",
-)
 
 
 def _decoding(max_new_tokens: int, temperature: float, top_p: float, sample_seed: int) -> Any:
