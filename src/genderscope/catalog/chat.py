@@ -23,7 +23,6 @@ from genderscope.core.declaration import Declaration, declaration
 from genderscope.core.options import Option, Options, options
 
 
-
 def _decoding(max_new_tokens: int, temperature: float, top_p: float, sample_seed: int) -> Any:
     from genderscope.models.generate import Decoding
 
