@@ -2,7 +2,8 @@
 heading line per row, an optional line under it, then one ``word  value`` line per
 field, values wrapped at word boundaries. Used by the report's terminal summary and by
 every CLI table (``genderscope.cli.fit``). :func:`visible` shows the control and bidi
-characters of a user's names as code points, on the page and in the terminal."""
+characters of a user's names as code points, on the page and in the terminal;
+:func:`plural` counts things ("1 measure", "2 measures")."""
 
 from __future__ import annotations
 
@@ -25,6 +26,13 @@ def visible(text: str) -> str:
     """``text`` with each control or bidi formatting character shown as its code point,
     e.g. U+202E (right-to-left override) -> "⟨U+202E⟩"; newline and tab are kept."""
     return _HIDDEN.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", text)
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``n`` and ``word``, pluralised when ``n`` is not 1: ``plural(1, "measure")`` ->
+    "1 measure", ``plural(3, "difference")`` -> "3 differences" (``many``: an irregular
+    plural)."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
 
 
 def visible_text(text: Text) -> Text:

@@ -24,7 +24,7 @@ from genderscope.report import plots
 from genderscope.report.findings import shown, verdict
 from genderscope.report.registry import Context, Headline, fmt, fmt_p
 from genderscope.report.runner import ReportData, Section, Subject, items_note
-from genderscope.text_blocks import visible
+from genderscope.text_blocks import plural, visible
 
 CSS = """
 :root{--bg:#ffffff;--fg:#1c1e21;--muted:#5b6168;--line:#d9dde3;--panel:#f5f7fa;
@@ -368,7 +368,7 @@ def render(data: ReportData, extra: str = "") -> str:
         f"<h1>Gender bias report</h1><p class=\"sub\">{esc(models)} · {esc(when)} · "
         f"genderscope {esc(__version__)} · language {esc(data.ctx.lang)}"
         + (" · quick subsets" if data.ctx.quick else " · full benchmarks" if data.ctx.full
-           else " · CPU subsets") + f" · {n_ok} measures ran"
+           else " · CPU subsets") + f" · {plural(n_ok, 'measure')} ran"
         + (f", {n_fail} failed" if n_fail else "") + "</p>",
         '<p class="note">Each number comes with a 95% confidence interval (or a p-value). '
         "“No evidence of bias” means the interval includes the value of no bias (for numbers "

@@ -30,6 +30,7 @@ from genderscope.cli.common import (
 )
 from genderscope.errors import GenderscopeError
 from genderscope.results import to_json
+from genderscope.text_blocks import plural
 
 
 def _fmt(x: Any, nd: int = 3) -> str:
@@ -63,11 +64,37 @@ def _bec_pro_plots(result: Any, path: Path) -> list[str]:
     return [str(p) for p in measure.plot(result, path)]
 
 
+def _bec_pro_tables(result: Any) -> list[Any]:
+    """The association per profession group and person gender, and the male vs female
+    tests per group."""
+    n_rows = result.metadata["data"]["n_rows"]
+    table = Table(title=f"BEC-Pro association (nats), {plural(n_rows, 'row')}, "
+                        f"{result.metadata['params']['model_kind']} LM")
+    for col in ("professions", "person words", "n", "mean [95% CI]"):
+        table.add_column(col, justify="right" if col in ("n", "mean [95% CI]") else "left")
+    for group, by_gender in result.summary["association_by_group"].items():
+        for gender, g in by_gender.items():
+            table.add_row(group, gender, str(int(g["n"])),
+                          f"{_fmt(g['estimate'])} [{_fmt(g['ci_low'])}, "
+                          f"{_fmt(g['ci_high'])}]")
+    tests = Table(title="Male vs female person words per profession group (paired over "
+                        "professions; Holm across groups)")
+    for col in ("professions", "n professions", "pairs", "test", "p", "p Holm",
+                "effect size r"):
+        tests.add_column(col)
+    for group, t in result.summary["male_vs_female"].items():
+        tests.add_row(group, str(int(t["n_professions"])), str(int(t["n_pairs"])),
+                      str(t["test"]), _p(t["p_value"]), _p(t.get("p_adjusted")),
+                      _fmt(t.get("effect_size_r")))
+    return [table, tests]
+
+
 def _lpbs_tables(result: Any) -> list[Any]:
     """The LPBS test over all templates and per template, and how to read d."""
     s = result.summary
     table = Table(title=f"LPBS {result.metadata['data']['test']}: {s['x']} vs {s['y']} "
-                        f"({s['n_templates']} templates, {s['n_items']} items)")
+                        f"({plural(s['n_templates'], 'template')}, "
+                        f"{plural(s['n_items'], 'item')})")
     for col in ("templates", "d", "p one-sided", "p two-sided", f"mean {s['x']}",
                 f"mean {s['y']}"):
         table.add_column(col, justify="left" if col == "templates" else "right")
@@ -113,27 +140,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                 "reused")), "summary": result.summary,
                                         "plots": plots}))
             return
-        n_rows = result.metadata["data"]["n_rows"]
-        table = Table(title=f"BEC-Pro association (nats), {n_rows} rows, "
-                            f"{result.metadata['params']['model_kind']} LM")
-        for col in ("professions", "person words", "n", "mean [95% CI]"):
-            table.add_column(col, justify="right" if col in ("n", "mean [95% CI]") else "left")
-        for group, by_gender in result.summary["association_by_group"].items():
-            for gender, g in by_gender.items():
-                table.add_row(group, gender, str(int(g["n"])),
-                              f"{_fmt(g['estimate'])} [{_fmt(g['ci_low'])}, "
-                              f"{_fmt(g['ci_high'])}]")
-        console.print(table)
-        tests = Table(title="Male vs female person words per profession group (paired over "
-                            "professions; Holm across groups)")
-        for col in ("professions", "n professions", "pairs", "test", "p", "p Holm",
-                    "effect size r"):
-            tests.add_column(col)
-        for group, t in result.summary["male_vs_female"].items():
-            tests.add_row(group, str(int(t["n_professions"])), str(int(t["n_pairs"])),
-                          str(t["test"]), _p(t["p_value"]), _p(t.get("p_adjusted")),
-                          _fmt(t.get("effect_size_r")))
-        console.print(tests)
+        for t in _bec_pro_tables(result):
+            console.print(t)
         console.print(run_note(result, base) + (f"; plot {plots[0]}" if plots else ""))
 
     run_app.command("lpbs")(measure_command("lpbs", _lpbs_tables))

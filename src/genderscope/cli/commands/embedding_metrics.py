@@ -59,6 +59,26 @@ def _rows(method: str, r: Result) -> list[dict[str, Any]]:
              "ci_high": e["ci_high"], "p": ""}]
 
 
+def metric_tables(method: str, rows: list[dict[str, Any]]) -> list[Table]:
+    """One row per test and attribute set (:func:`_rows`; a failed test's row holds its
+    ``error``)."""
+    table = Table(title=TITLES[method])
+    for col in ("test", "X vs Y", "set", "value [95% CI]", "p"):
+        table.add_column(col, justify="left" if col in ("test", "X vs Y", "set")
+                         else "right")
+    for r in rows:
+        if r.get("error"):
+            table.add_row(str(r["test"]), "", "", "[red]error[/red]", "")
+            continue
+        attr = r["attribute"]
+        label = r[attr] if attr in ("A", "B") else f"{r['A']} / {r['B']}"
+        p = r["p"]
+        table.add_row(str(r["test"]), f"{r['X']} vs {r['Y']}", str(label),
+                      f"{r['value']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]",
+                      f"{p:.2g}" if isinstance(p, float) else "")
+    return [table]
+
+
 def _command(method: str) -> Any:
     from genderscope.cli.declared import with_declared_options
 
@@ -108,21 +128,8 @@ def _command(method: str) -> Any:
         if as_json:
             console.print_json(to_json({"runs": runs, "tests": rows}))
         else:
-            table = Table(title=TITLES[method])
-            for col in ("test", "X vs Y", "set", "value [95% CI]", "p"):
-                table.add_column(col, justify="left" if col in ("test", "X vs Y", "set")
-                                 else "right")
-            for r in rows:
-                if r.get("error"):
-                    table.add_row(str(r["test"]), "", "", "[red]error[/red]", "")
-                    continue
-                attr = r["attribute"]
-                label = r[attr] if attr in ("A", "B") else f"{r['A']} / {r['B']}"
-                p = r["p"]
-                table.add_row(str(r["test"]), f"{r['X']} vs {r['Y']}", str(label),
-                              f"{r['value']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]",
-                              f"{p:.2g}" if isinstance(p, float) else "")
-            console.print(table)
+            for t in metric_tables(method, rows):
+                console.print(t)
             console.print(f"saved to {base}; runs {', '.join(runs.values())}")
         _raise_if_failed(failed, len(tests), base)
 

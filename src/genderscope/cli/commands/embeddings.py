@@ -116,6 +116,44 @@ def _raise_if_failed(failed: list[str], n_tests: int, base: Path) -> None:
                                f"{', '.join(failed)} (details in {base / 'tests.csv'})")
 
 
+def tests_tables(method: str, rows: list[dict[str, object]]) -> list[Table | str]:
+    """One row per test (:func:`_row`; a failed test's row holds its ``error``), and how
+    to read it."""
+    table = Table(title=f"{method.upper()} (effect size d: Caliskan et al. 2017; "
+                        f"two-sided permutation p over words)")
+    for col in ("test", "X vs Y", "A vs B", "n", "OOV", "d [95% CI]", "p", "p Holm"):
+        table.add_column(col, justify="left" if col in ("test", "X vs Y", "A vs B")
+                         else "right")
+    for r in rows:
+        if r.get("error"):
+            table.add_row(str(r["test"]), "", "", "", "", "[red]error[/red]", "")
+            continue
+        table.add_row(str(r["test"]), f"{r['X']} vs {r['Y']}", f"{r['A']} vs {r['B']}",
+                      f"{r['n_x']}/{r['n_y']}/{r['n_a']}/{r['n_b']}", str(r["oov"]),
+                      f"{r['d']:.2f} [{r['d_ci_low']:.2f}, {r['d_ci_high']:.2f}]",
+                      f"{r['p']:.2g}" + ("" if r["exact"] else "*"), f"{r['p_holm']:.2g}")
+    return [table, "n = |X|/|Y|/|A|/|B|; * = p from random permutations (else exact); "
+                   "p Holm: adjusted over the tests of this run"]
+
+
+def amplification_tables(result: Result) -> list[Table]:
+    """Mean bias amplification, its share of objects and the extremes."""
+    s = result.summary
+    m = s["mean_bias_amplification"]
+    table = Table(title="Mean bias amplification (Zhao et al. 2017)")
+    table.add_column("quantity")
+    table.add_column("value", justify="right")
+    table.add_row("mean bias amplification [95% CI]",
+                  f"{m['estimate']:+.4f} [{m['ci_low']:+.4f}, {m['ci_high']:+.4f}]")
+    table.add_row("objects (included)", str(s["n_objects"]))
+    table.add_row("objects amplified", f"{s['share_amplified']['estimate']:.1%}")
+    table.add_row("most amplified", ", ".join(f"{r['object']} ({r['amplification']:+.3f})"
+                                              for r in s["most_amplified"][:3]))
+    table.add_row("least amplified", ", ".join(f"{r['object']} ({r['amplification']:+.3f})"
+                                               for r in s["least_amplified"][:3]))
+    return [table]
+
+
 def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | None,
                store, as_json: bool) -> None:
     base = default_out(method, out)
@@ -153,23 +191,9 @@ def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | N
     if as_json:
         console.print_json(to_json({"runs": runs, "tests": rows, "reused": reused}))
     else:
-        table = Table(title=f"{method.upper()} (effect size d: Caliskan et al. 2017; "
-                            f"two-sided permutation p over words)")
-        for col in ("test", "X vs Y", "A vs B", "n", "OOV", "d [95% CI]", "p", "p Holm"):
-            table.add_column(col, justify="left" if col in ("test", "X vs Y", "A vs B")
-                             else "right")
-        for r in rows:
-            if r.get("error"):
-                table.add_row(str(r["test"]), "", "", "", "", "[red]error[/red]", "")
-                continue
-            table.add_row(str(r["test"]), f"{r['X']} vs {r['Y']}", f"{r['A']} vs {r['B']}",
-                          f"{r['n_x']}/{r['n_y']}/{r['n_a']}/{r['n_b']}", str(r["oov"]),
-                          f"{r['d']:.2f} [{r['d_ci_low']:.2f}, {r['d_ci_high']:.2f}]",
-                          f"{r['p']:.2g}" + ("" if r["exact"] else "*"), f"{r['p_holm']:.2g}")
+        table, note = tests_tables(method, rows)
         console.print(table)
-        console.print("n = |X|/|Y|/|A|/|B|; * = p from random permutations (else exact); "
-                      "p Holm: adjusted over the tests of this run; "
-                      f"saved to {base}")
+        console.print(f"{note}; saved to {base}")
         if reused:
             console.print(f"reused stored run {', '.join(runs[n] for n in reused)} (same "
                           "model, options and test; `genderscope run --no-reuse ...` "
@@ -284,17 +308,6 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         if as_json:
             console.print_json(to_json({"run_id": run_id, "summary": s}))
             return
-        m = s["mean_bias_amplification"]
-        table = Table(title="Mean bias amplification (Zhao et al. 2017)")
-        table.add_column("quantity")
-        table.add_column("value", justify="right")
-        table.add_row("mean bias amplification [95% CI]",
-                      f"{m['estimate']:+.4f} [{m['ci_low']:+.4f}, {m['ci_high']:+.4f}]")
-        table.add_row("objects (included)", str(s["n_objects"]))
-        table.add_row("objects amplified", f"{s['share_amplified']['estimate']:.1%}")
-        table.add_row("most amplified", ", ".join(f"{r['object']} ({r['amplification']:+.3f})"
-                                                  for r in s["most_amplified"][:3]))
-        table.add_row("least amplified", ", ".join(f"{r['object']} ({r['amplification']:+.3f})"
-                                                   for r in s["least_amplified"][:3]))
-        console.print(table)
+        for t in amplification_tables(result):
+            console.print(t)
         console.print(f"saved to {folder}, plot {fig} (run {run_id})")

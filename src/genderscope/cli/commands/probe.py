@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -15,6 +16,24 @@ from genderscope.cli.common import (
     console,
     open_store,
 )
+
+
+def probe_tables(result: Any, model: str | None = None) -> list[Any]:
+    """Each target's fill, prior, prior-corrected and target-fill bias, and how to read
+    them (``model``: the name typed, else the one recorded)."""
+    p, kind = result.metadata.get("params", {}), result.metadata.get("model", {}).get("kind")
+    if model is None:
+        from genderscope.report.export import model_name
+
+        model = model_name(result.metadata) or "?"
+    table = Table(title=f"{p.get('template')}  ({p.get('male')} vs {p.get('female')}; "
+                        f"{kind} LM {model})", title_justify="left")
+    for col in ("target", "fill bias", "prior", "corrected", "target-fill"):
+        table.add_column(col, justify="left" if col == "target" else "right")
+    for _, r in result.items.iterrows():
+        table.add_row(str(r["target"]), f"{r['fill_bias']:+.3f}", f"{r['prior_bias']:+.3f}",
+                      f"{r['corrected_bias']:+.3f}", f"{r['target_fill_bias']:+.3f}")
+    return [table, f"nats; > 0 leans '{p.get('male')}', < 0 leans '{p.get('female')}'."]
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
@@ -64,17 +83,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         finally:
             st.close()
         run_id = result.metadata["run_id"]
-        words = [w.strip() for w in pair.split(",")]
         if as_json:
             typer.echo(result.summary_json())
             return
-        table = Table(title=f"{template}  ({words[0]} vs {words[1]}; {adapter.kind} LM "
-                            f"{model})", title_justify="left")
-        for col in ("target", "fill bias", "prior", "corrected", "target-fill"):
-            table.add_column(col, justify="left" if col == "target" else "right")
-        for _, r in result.items.iterrows():
-            table.add_row(str(r["target"]), f"{r['fill_bias']:+.3f}", f"{r['prior_bias']:+.3f}",
-                          f"{r['corrected_bias']:+.3f}", f"{r['target_fill_bias']:+.3f}")
+        table, note = probe_tables(result, model)
         console.print(table)
-        console.print(f"nats; > 0 leans '{words[0]}', < 0 leans '{words[1]}'. "
-                      f"run {run_id} saved in {st.path}")
+        console.print(f"{note} run {run_id} saved in {st.path}")

@@ -11,6 +11,8 @@ when the same command is run again.
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 from rich.table import Table
 
@@ -20,11 +22,12 @@ from genderscope.cli.common import (
     lm_command,
 )
 from genderscope.results import Result
+from genderscope.text_blocks import plural
 
 
 def _wino_tables(result: Result) -> list[Table]:
     s = result.summary
-    t = Table(title=f"{result.method}: pronoun prediction, {s['n_items']} sentences "
+    t = Table(title=f"{result.method}: pronoun prediction, {plural(s['n_items'], 'sentence')} "
                     f"({s['n_excluded_multi_pronoun']} multi-pronoun excluded)")
     t.add_column("measure")
     t.add_column("estimate [95% CI]", justify="right")
@@ -69,19 +72,33 @@ def _abc_tables(result: Result) -> list[Table]:
     return [t, n]
 
 
+def _p(x: Any) -> str:
+    """A p-value with two significant digits, ``–`` when there is none."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return "–"
+    return "–" if v != v else f"{v:.2g}"
+
+
 def _crows_tables(result: Result) -> list[Table]:
     s = result.summary
     t = Table(title=f"CrowS-Pairs: % pairs where the stereotypical sentence is preferred "
-                    f"({s['n_pairs']} pairs, {s['n_ties']} ties)")
-    for col in ("bias type", "n", "% stereotypical [95% CI]"):
+                    f"({plural(s['n_pairs'], 'pair')}, {plural(s['n_ties'], 'tie')})",
+              caption="p: exact binomial test of the share vs 50 %; p Holm: adjusted over "
+                      "the bias types of this run")
+    for col in ("bias type", "n", "% stereotypical [95% CI]", "p", "p Holm"):
         t.add_column(col, justify="left" if col == "bias type" else "right")
-    t.add_row("[bold]all[/bold]", str(s["n_pairs"]), ci_text(s["percent_stereotypical"], 1))
+    overall = s["percent_stereotypical"]
+    t.add_row("[bold]all[/bold]", str(s["n_pairs"]), ci_text(overall, 1),
+              _p(overall.get("p_value")), "")
     # from the summary, not the by_bias_type table: printing a stored run then needs
     # neither pandas nor pyarrow (the table is the same numbers)
     by_type = sorted((s.get("by_bias_type") or {}).items(), key=lambda kv: -kv[1]["n"])
     for bias_type, d in by_type:  # largest first, as the table
         name = f"[bold]{bias_type}[/bold]" if bias_type == "gender" else bias_type
-        t.add_row(name, str(int(d["n"])), ci_text(d, 1))
+        t.add_row(name, str(int(d["n"])), ci_text(d, 1), _p(d.get("p_value")),
+                  _p(d.get("p_adjusted")))
     return [t]
 
 

@@ -31,6 +31,7 @@ from genderscope.cli.common import (
 )
 from genderscope.cli.declared import with_declared_options
 from genderscope.results import Result, to_json
+from genderscope.text_blocks import plural
 
 CLASSIFIER_OPTION = typer.Option(..., "--classifier", help="Classifier SPEC: FILE.joblib|.pkl, "
                                  "module:callable, file.py:callable[()] or hf:MODEL. The "
@@ -61,6 +62,41 @@ def _print(result: Result, as_json: bool, table: Table) -> None:
     console.print(f"saved to {result.metadata['out']} (run {result.metadata['run_id']})")
 
 
+def _counterfactual_tables(result: Result) -> list[Table]:
+    """Flip rates and probability changes by swap direction."""
+    s = result.summary
+    table = Table(title=f"Counterfactual flip test ({s['n_swapped']} of "
+                        f"{plural(s['n_texts'], 'text')} had gendered words)")
+    for col in ("group", "n", "flip rate", "mean |Δp|", "max |Δp|"):
+        table.add_column(col)
+    for g in ("all", "m2f", "f2m", "mixed"):
+        row = s[g]
+        table.add_row(g, str(row["n"]), _fmt(row["flip_rate"]), _fmt(row["mean_abs_delta"]),
+                      _num(row["max_abs_delta"]))
+    d = s["m2f_minus_f2m"]
+    table.add_row("m2f - f2m", "", _fmt(d["flip_rate"]), _fmt(d["mean_abs_delta"]), "")
+    return [table]
+
+
+def _attack_tables(result: Result) -> list[Table]:
+    """The attack's success by direction."""
+    dirs = result.metadata["params"]["directions"]
+    s = result.summary
+    table = Table(title=f"Gender-analogy attack on {plural(s['n_texts'], 'text')}")
+    for col in ("direction", "attacked", "not attackable", "success rate",
+                "words/success", "queries/attack", "s/attack"):
+        table.add_column(col)
+    for d in dirs:
+        r = s[d]
+        table.add_row(d, str(r["n_attacked"]), str(r["n_not_attackable"]),
+                      _fmt(r["success_rate"]), _fmt(r["words_changed_per_success"]),
+                      _fmt(r["queries_per_attack"]), _fmt(r["seconds_per_attack"]))
+    if "asymmetry_success_rate" in s:
+        table.add_row("man->woman - woman->man", "", "", _fmt(s["asymmetry_success_rate"]),
+                      "", "", "")
+    return [table]
+
+
 @with_declared_options("counterfactual")  # --data, --limit, ... as declared
 def run_counterfactual(classifier: str = CLASSIFIER_OPTION,
                        batch_size: int = typer.Option(64, "--batch-size"),
@@ -73,18 +109,7 @@ def run_counterfactual(classifier: str = CLASSIFIER_OPTION,
     open_store(store).close()  # a bad store is refused before the work
     result = run("counterfactual", classifier, batch_size=batch_size, store=store, out=out,
                  save=True, progress=progress, command=command_line(), **options)
-    s = result.summary
-    table = Table(title=f"Counterfactual flip test ({s['n_swapped']} of {s['n_texts']} texts "
-                        f"had gendered words)")
-    for col in ("group", "n", "flip rate", "mean |Δp|", "max |Δp|"):
-        table.add_column(col)
-    for g in ("all", "m2f", "f2m", "mixed"):
-        row = s[g]
-        table.add_row(g, str(row["n"]), _fmt(row["flip_rate"]), _fmt(row["mean_abs_delta"]),
-                      _num(row["max_abs_delta"]))
-    d = s["m2f_minus_f2m"]
-    table.add_row("m2f - f2m", "", _fmt(d["flip_rate"]), _fmt(d["mean_abs_delta"]), "")
-    _print(result, as_json, table)
+    _print(result, as_json, _counterfactual_tables(result)[0])
 
 
 @with_declared_options("attack")  # --data, --vectors, --lm, ... as declared
@@ -99,21 +124,7 @@ def attack(classifier: str = CLASSIFIER_OPTION,
     open_store(store).close()  # a bad store is refused before the work
     result = run("attack", classifier, batch_size=batch_size, store=store,
                  out=out, save=True, progress=progress, command=command_line(), **options)
-    dirs = result.metadata["params"]["directions"]
-    s = result.summary
-    table = Table(title=f"Gender-analogy attack on {s['n_texts']} texts")
-    for col in ("direction", "attacked", "not attackable", "success rate",
-                "words/success", "queries/attack", "s/attack"):
-        table.add_column(col)
-    for d in dirs:
-        r = s[d]
-        table.add_row(d, str(r["n_attacked"]), str(r["n_not_attackable"]),
-                      _fmt(r["success_rate"]), _fmt(r["words_changed_per_success"]),
-                      _fmt(r["queries_per_attack"]), _fmt(r["seconds_per_attack"]))
-    if "asymmetry_success_rate" in s:
-        table.add_row("man->woman - woman->man", "", "", _fmt(s["asymmetry_success_rate"]),
-                      "", "", "")
-    _print(result, as_json, table)
+    _print(result, as_json, _attack_tables(result)[0])
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:

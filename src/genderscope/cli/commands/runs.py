@@ -2,9 +2,10 @@
 
 ``list`` prints (or ``--json``) the stored runs, filtered by ``--method`` and
 ``--model`` (a substring of the model fingerprint); ``show RUN`` prints one
-run's summary and metadata; ``diff A B`` what differs between two runs
-(summary numbers, model, parameters, data hashes, seed; timings and ids aside);
-``export`` writes runs to CSV, Parquet or JSON: one row per run (``--what
+run's tables, rounded, as ``genderscope run`` printed them (:mod:`genderscope.cli.tables`),
+with its model and options (``--json``: the whole record); ``diff A B`` what differs
+between two runs (summary numbers, model, parameters, data hashes, seed; timings and ids
+aside); ``export`` writes runs to CSV, Parquet or JSON: one row per run (``--what
 runs``: id, model name and fingerprint, method, created, parameters and the flattened
 summary), one row per headline number (``--what headlines``: estimate, CI, unit, p,
 Holm p, n, reading; :mod:`genderscope.report.export`) or the item tables of the runs
@@ -25,6 +26,7 @@ from rich.table import Table
 from genderscope.cli.common import JSON_OPTION, STORE_OPTION, console, open_store
 from genderscope.errors import GenderscopeError
 from genderscope.results import to_json
+from genderscope.text_blocks import plural
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -108,7 +110,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                  "params": json.loads(r["params"])}
                                 for r, name in zip(runs, names, strict=True)], indent=2))
             return
-        table = Table(title=f"{len(runs)} runs in {store.path}")
+        table = Table(title=f"{plural(len(runs), 'run')} in {store.path}")
         table.add_column("run id", no_wrap=True, min_width=22)
         table.add_column("created (UTC)", overflow="fold")
         table.add_column("method", no_wrap=True)
@@ -123,8 +125,11 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
     @runs_app.command("show")
     def show_cmd(run_id: str = typer.Argument(..., help="Run id or a unique prefix."),
                  items: int = typer.Option(0, "--items", help="Also print the first N items."),
-                 store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION) -> None:
-        """One run's summary and metadata."""
+                 store_path: Path | None = STORE_OPTION,
+                 as_json: bool = typer.Option(False, "--json", help="Print the whole "
+                                              "record (summary, metadata) as JSON instead "
+                                              "of the tables.")) -> None:
+        """One run's tables, as `genderscope run` printed them, its model and options."""
         store = open_store(store_path, readonly=True)
         try:
             res = store.load_run(run_id)
@@ -136,20 +141,21 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                 "n_items": len(res.items), "tables": list(res.tables)},
                                indent=2))
             return
-        console.print(f"[bold]{res.method}[/bold] run {res.metadata.get('run_id')} "
-                      f"({len(res.items)} items; tables: {', '.join(res.tables) or '-'})")
-        table = Table(title="summary")
-        table.add_column("key")
-        table.add_column("value", overflow="fold")
-        for k, v in flatten(res.summary).items():
-            table.add_row(k, str(v))
-        console.print(table)
+        from genderscope.cli.tables import tables_of
         from genderscope.report.export import model_name
 
-        model = res.metadata.get("model")
-        console.print(f"model: {model_name(res.metadata) or '–'}")
-        console.print(f"model details: {to_json(model)}")
+        console.print(f"[bold]{res.method}[/bold] run {res.metadata.get('run_id')} "
+                      f"({plural(len(res.items), 'item')}; tables: "
+                      f"{', '.join(res.tables) or '-'})")
+        for t in tables_of(res):
+            console.print(t)
+        model = res.metadata.get("model") or {}
+        fingerprint = model.get("fingerprint") if isinstance(model, dict) else None
+        console.print(f"model: {model_name(res.metadata) or '–'}"
+                      + (f" ({_short(fingerprint, 40)})" if fingerprint else ""))
         console.print(f"params: {to_json(res.metadata.get('params', {}))}")
+        console.print("the whole record: genderscope runs show "
+                      f"{res.metadata.get('run_id')} --json")
         if items:
             console.print(res.items.head(items).to_string())
 
@@ -177,7 +183,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         if df.empty:
             console.print(f"runs {ids[0]} and {ids[1]} agree (timings and ids aside)")
             return
-        table = Table(title=f"{len(df)} differences: A = {ids[0]}, B = {ids[1]}")
+        table = Table(title=f"{plural(len(df), 'difference')}: A = {ids[0]}, B = {ids[1]}")
         for col in ("part", "key", "A", "B", "B - A"):
             table.add_column(col, overflow="fold",
                              justify="right" if col in ("A", "B", "B - A") else "left")
@@ -254,4 +260,4 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         # checked again, then a fresh sibling renamed into place (never through a link)
         check_output_file(out, "--out", overwrite=overwrite)
         write_file(out, writers.get(kind, writers["json"]))
-        console.print(f"exported {len(df)} rows to {out} ({kind})")
+        console.print(f"exported {plural(len(df), 'row')} to {out} ({kind})")
