@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Annotated, Any
 
+from genderscope.core.design import Design
 from genderscope.core.kinds import NEEDS, kinds_of
 from genderscope.core.options import Option, Options
 
@@ -176,6 +177,10 @@ class Declaration:
     version: int = 1
     pairing: Pairing | None = None
     """How two runs pair up item by item (before/after comparisons)."""
+    design: Design | None = None
+    """The sampling design of its headline statistic (:mod:`genderscope.core.design`):
+    :func:`genderscope.stats.design.infer` picks the interval from it. None: the measure
+    still chooses its own statistics (issue 36)."""
     sentence_scored: bool = False
     """Its decisions compare summed sentence scores (half precision warns)."""
     docs: str | None = None
