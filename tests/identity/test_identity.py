@@ -35,6 +35,31 @@ CHANGED_ON_PURPOSE: dict[str, dict[tuple[str, ...], tuple[Any, Any]]] = {
     # GenderBench's pearsonr); a bootstrap replicate that drew one of the 3 detected
     # occupations 3 times was -inf from 0/0 and clipped to -1, and is now left out
     "jobs-lum/hash-chat": {("summary", "correlation", "ci_low"): (-1.0, 0.917662935482239)},
+    # issue 36 rows 1 and 3: statistics chosen from the declared design. The flip rate
+    # is a proportion of texts: Wilson's interval, not a percentile bootstrap of 0/1 flips
+    # (which gave [1, 1] for 2 of 2 flips); RIPA is a mean over few word pairs: the t
+    # interval over pairs, not a percentile bootstrap (estimates, tests and metadata
+    # unchanged)
+    "counterfactual/gap": {
+        ("summary", "all", "flip_rate", "ci_high"): (0.9166666666666666, 0.8618799089087867),
+        ("summary", "all", "flip_rate", "ci_low"): (0.3333333333333333, 0.39062208887279953),
+        ("summary", "all", "flip_rate", "method"): ("percentile bootstrap", "wilson"),
+        ("summary", "f2m", "flip_rate", "ci_low"): (1.0, 0.34238022750665303),
+        ("summary", "f2m", "flip_rate", "method"): ("percentile", "wilson"),
+        ("summary", "m2f", "flip_rate", "ci_low"): (1.0, 0.34238022750665303),
+        ("summary", "m2f", "flip_rate", "method"): ("percentile", "wilson"),
+        ("summary", "mixed", "flip_rate", "ci_high"): (0.7531250000000007, 0.7847839377861224),
+        ("summary", "mixed", "flip_rate", "ci_low"): (0.2468750000000005, 0.21521606221387757),
+        ("summary", "mixed", "flip_rate", "method"): ("percentile bootstrap", "wilson"),
+    },
+    "ripa/glove": {
+        ("summary", "attributes", "A", "ci_high"): (1.3182341182588704, 1.3827048054216777),
+        ("summary", "attributes", "A", "ci_low"): (0.9802290246971113, 0.8990807430898421),
+        ("summary", "attributes", "A", "method"): ("percentile bootstrap", "t interval"),
+        ("summary", "attributes", "B", "ci_high"): (0.13714800188480417, 0.3241130625283854),
+        ("summary", "attributes", "B", "ci_low"): (-0.6320312058014055, -0.869380043502058),
+        ("summary", "attributes", "B", "method"): ("percentile bootstrap", "t interval"),
+    },
 }
 """Case -> path -> (recorded value, the value now): numbers changed by a deliberate fix,
 each named with its reason; anything else must still equal the baseline."""

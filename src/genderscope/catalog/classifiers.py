@@ -10,13 +10,14 @@ from genderscope.catalog._common import (
     _check_min,
 )
 from genderscope.core.declaration import Opt, Progress, Resamples, Seed, declare
+from genderscope.core.design import Design
 from genderscope.results import Result
 
 T = TypeVar("T")
 
 
 @declare("counterfactual", needs="classifier", docs="robustness.md",
-         family="classifiers")
+         family="classifiers", design=Design("proportion", unit="texts"))
 def counterfactual(
     *,
     data: Annotated[Path, Opt("Texts: .txt (one per line) or .csv/.tsv.", key=False)],

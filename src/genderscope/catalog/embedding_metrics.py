@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 from genderscope.catalog._common import Plan, _association_test, _check_min, _measure
 from genderscope.core.declaration import Opt, Pairing, Progress, TestSeed, declaration
+from genderscope.core.design import Design
 from genderscope.results import Result
 
 EMBEDDING_METRICS = ("ripa", "rnd", "ect", "mac", "rnsb")
@@ -103,6 +104,7 @@ ripa, rnd, ect, mac, rnsb = (
         family="embeddings",
         # one value per word of a set (docs/measures/<name>.md)
         pairing=Pairing(("set", "text"), "value", ("set",)),
+        design=Design("mean", unit="word pairs", paired="pair order") if n == "ripa" else None,
     )
     for n in EMBEDDING_METRICS
 )

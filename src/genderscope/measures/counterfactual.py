@@ -14,11 +14,18 @@ about both versions. With ``y = argmax p(x)`` the original prediction:
 Texts are grouped by direction: ``m2f`` (only male words, swapped to female),
 ``f2m`` (only female words), ``mixed`` (both) and ``all``. Texts without a
 gendered word are counted (``n_unswappable``) and left out of every rate.
-CIs: percentile bootstrap over texts (``genderscope.stats.bootstrap_ci``) for
-the flip rate and mean |delta|; the max has no CI (the bootstrap of a maximum
-is inconsistent). The m2f - f2m difference of flip rate and of mean |delta|
-gets an independent two-group bootstrap CI. Unit of resampling: the text
-(``ci_unit: "texts"``); no p-values, so no multiplicity family.
+CIs: the flip rate is a proportion of texts (its declared design, :data:`DESIGN`), so
+its interval is the one :func:`genderscope.stats.design.infer` chooses for it: Wilson's
+score interval over texts (never [0, 0]: with no flip it is [0, 3.84 / (n + 3.84)]), or,
+when ``clusters`` says which texts share a template, the design-effect Wilson interval
+over templates (issue 36, row 1: a percentile bootstrap of the 0/1 flips covered 0.87
+when flips are rare, and 0.78 with shared templates). The means of |delta| and delta:
+percentile bootstrap over texts (``genderscope.stats.bootstrap_ci``), or the cluster t
+interval over templates; the max has no CI (the bootstrap of a maximum is inconsistent).
+The m2f - f2m difference of flip rate and of mean |delta| gets an independent two-group
+bootstrap CI over texts (a percentile cluster bootstrap over templates when ``clusters``
+is given). ``ci_unit`` says which unit each interval is over; no p-values, so no
+multiplicity family.
 """
 
 from __future__ import annotations
@@ -29,12 +36,19 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
+from genderscope.core.design import Design
 from genderscope.errors import DataError
 from genderscope.models.classifier import Classifier
 from genderscope.results import Result
 from genderscope.stats import bootstrap_ci
+from genderscope.stats.design import infer
+from genderscope.stats.resample import cluster_bootstrap_ci, cluster_totals
 
 DIRECTIONS = ("m2f", "f2m", "mixed")
+DESIGN = Design("proportion", unit="texts")
+"""The flip rate's design: a proportion of independent texts (the declaration's
+``design``, catalog/classifiers.py; with ``clusters``, the same clustered by templates)."""
+CLUSTERS = "templates"
 
 
 class Swapper(Protocol):
@@ -66,15 +80,41 @@ def diff_ci(a: np.ndarray, b: np.ndarray, *, n_resamples: int = 10_000, seed: in
             "method": "two-group percentile bootstrap", "ci_unit": "texts"}
 
 
+def cluster_diff_ci(swapped: pd.DataFrame, column: str, *, n_resamples: int = 10_000,
+                    seed: int = 0, confidence: float = 0.95) -> dict[str, Any]:
+    """Mean of ``column`` over m2f texts minus over f2m texts, with a percentile cluster
+    bootstrap over the ``template`` of each text (both directions' texts of a template
+    drawn together; :func:`genderscope.stats.resample.cluster_bootstrap_ci`)."""
+    d = swapped["direction"].to_numpy()
+    v = swapped[column].to_numpy(dtype=float)
+    m, f = (d == "m2f").astype(float), (d == "f2m").astype(float)
+    tot = cluster_totals(swapped["template"].tolist(), np.column_stack([v * m, m, v * f, f]))
+
+    def stat(t: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return t[:, 0] / t[:, 1] - t[:, 2] / t[:, 3]
+
+    ci = cluster_bootstrap_ci(tot, stat, unit=CLUSTERS, n_items=int(m.sum() + f.sum()),
+                              confidence=confidence, n_resamples=n_resamples, seed=seed)
+    return {**ci.as_dict(), "n_a": int(m.sum()), "n_b": int(f.sum())}
+
+
 def flip_test(texts: Sequence[str], classifier: Classifier, swapper: Swapper, *,
               gold: Sequence[Any] | None = None, n_examples: int = 10,
-              n_resamples: int = 10_000, seed: int = 0) -> Result:
-    """Run the flip test on ``texts``; returns a Result with an ``examples`` table."""
+              n_resamples: int = 10_000, seed: int = 0,
+              clusters: Sequence[Any] | None = None) -> Result:
+    """Run the flip test on ``texts``; returns a Result with an ``examples`` table.
+
+    ``clusters``: the template (any label) of each text, when texts share templates:
+    the intervals are then over templates (module docstring), and the item table has a
+    ``template`` column."""
     texts = list(texts)
     if not texts:
         raise DataError("flip test: no texts to test")
     if gold is not None and len(gold) != len(texts):
         raise DataError(f"flip test: {len(gold)} gold labels for {len(texts)} texts")
+    if clusters is not None and len(clusters) != len(texts):
+        raise DataError(f"flip test: {len(clusters)} templates for {len(texts)} texts")
     swapped = [_swapped_text(swapper.swap(t)) for t in texts]
     direction = [swapper.direction(t) for t in texts]
     changed = np.array([s != t for s, t in zip(swapped, texts, strict=True)])
@@ -98,32 +138,48 @@ def flip_test(texts: Sequence[str], classifier: Classifier, swapper: Swapper, *,
     })
     if gold is not None:
         items.insert(1, "gold", [str(g) for g in gold])
+    if clusters is not None:
+        items.insert(1, "template", list(clusters))
     sw = items[items["swapped"]]
     summary: dict[str, Any] = {"n_texts": len(texts), "n_swapped": int(changed.sum()),
                                "n_unswappable": int((~changed).sum())}
     groups = {"all": sw, **{d: sw[sw["direction"] == d] for d in DIRECTIONS}}
+    design = DESIGN if clusters is None else DESIGN.clustered(CLUSTERS)
+
+    def mean_ci(g: pd.DataFrame, column: str) -> dict[str, Any]:
+        values = g[column].to_numpy(dtype=float)
+        if clusters is None:
+            return bootstrap_ci(values, n_resamples=n_resamples, seed=seed,
+                                unit="texts").as_dict()
+        return infer(Design("mean", unit="texts", clusters=CLUSTERS), values,
+                     g["template"].tolist()).as_dict()
+
     for name, g in groups.items():
-        flips = g["flip"].to_numpy(dtype=float)
         absd = g["abs_delta"].to_numpy(dtype=float)
         summary[name] = {
             "n": len(g),
-            "flip_rate": bootstrap_ci(flips, n_resamples=n_resamples, seed=seed,
-                                      unit="texts").as_dict(),
-            "mean_abs_delta": bootstrap_ci(absd, n_resamples=n_resamples, seed=seed,
-                                           unit="texts").as_dict(),
-            "mean_delta": bootstrap_ci(g["delta"].to_numpy(dtype=float),
-                                       n_resamples=n_resamples, seed=seed,
-                                       unit="texts").as_dict(),
+            "flip_rate": infer(design, g["flip"].to_numpy(dtype=float),
+                               None if clusters is None else g["template"].tolist()
+                               ).as_dict(),
+            "mean_abs_delta": mean_ci(g, "abs_delta"),
+            "mean_delta": mean_ci(g, "delta"),
             "max_abs_delta": float(absd.max()) if len(g) else float("nan"),
         }
     m2f, f2m = groups["m2f"], groups["f2m"]
-    summary["m2f_minus_f2m"] = {
-        "flip_rate": diff_ci(m2f["flip"].to_numpy(float), f2m["flip"].to_numpy(float),
-                             n_resamples=n_resamples, seed=seed),
-        "mean_abs_delta": diff_ci(m2f["abs_delta"].to_numpy(float),
-                                  f2m["abs_delta"].to_numpy(float),
-                                  n_resamples=n_resamples, seed=seed),
-    }
+    if clusters is None:
+        summary["m2f_minus_f2m"] = {
+            "flip_rate": diff_ci(m2f["flip"].to_numpy(float), f2m["flip"].to_numpy(float),
+                                 n_resamples=n_resamples, seed=seed),
+            "mean_abs_delta": diff_ci(m2f["abs_delta"].to_numpy(float),
+                                      f2m["abs_delta"].to_numpy(float),
+                                      n_resamples=n_resamples, seed=seed),
+        }
+    else:
+        summary["m2f_minus_f2m"] = {
+            "flip_rate": cluster_diff_ci(sw, "flip", n_resamples=n_resamples, seed=seed),
+            "mean_abs_delta": cluster_diff_ci(sw, "abs_delta", n_resamples=n_resamples,
+                                              seed=seed),
+        }
     if gold is not None:
         summary["accuracy_original"] = float(np.mean(items["label"] == items["gold"]))
         summary["accuracy_swapped"] = float(np.mean(items["label_swapped"] == items["gold"]))

@@ -67,7 +67,7 @@ COUNTERFACTUAL = Card(
     card=MethodCard(
         definition="Swap gendered words (he↔she, man↔woman, …) in each text and compare the "
                    "classifier's label and probability before and after; flip rate with a "
-                   "percentile bootstrap CI, and male→female vs female→male difference.",
+                   "Wilson CI over texts, and male→female vs female→male difference.",
         citation="Garg, Perot, Limtiaco, Taly, Chi & Beutel (2019). Counterfactual Fairness in "
                  "Text Classification through Robustness. AIES; Dixon et al. (2018).",
         caveats=("Word swaps can produce ungrammatical or implausible texts (e.g. her → his/"

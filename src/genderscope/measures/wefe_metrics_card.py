@@ -71,8 +71,9 @@ def plot(r: Result) -> Any:
             for label, e in _entries(s, r.method)]
     if not rows:
         return None
+    ci = "t CI over word pairs" if r.method == "ripa" else "bootstrap CI"
     return plots.forest(rows, null=NULLS[r.method], xlabel=f"{r.method.upper()} (95% "
-                        "bootstrap CI)", title=f"{r.method.upper()}: gender association tests",
+                        f"{ci})", title=f"{r.method.upper()}: gender association tests",
                         height=0.5 * len(rows) + 1.1)
 
 
@@ -84,7 +85,7 @@ def highlights(r: Result) -> pd.DataFrame | None:
 
 CARDS = {
     "ripa": ("RIPA (word vectors)", "mean over attribute words a of a · (x_i − y_i)/‖x_i − y_i‖ "
-             "over the X/Y word pairs (Ethayarajh et al. 2019, Def. 3); CI over word pairs, "
+             "over the X/Y word pairs (Ethayarajh et al. 2019, Def. 3); t CI over word pairs, "
              "two-sided sign-flip p.",
              "Ethayarajh, Duvenaud & Hirst (2019). Understanding Undesirable Word Embedding "
              "Associations. ACL."),
