@@ -14,7 +14,7 @@ Prints aggregate numbers only (never a tweet); writes under ``--out``:
 ``test_tweets.csv`` (the attacked tweets, for the CLI), ``flip/`` and ``attack/``
 (summary.json, items.csv, examples.csv) and ``run.json`` (hashes, params, runtimes).
 
-    flock /tmp/gs-heavy.lock python examples/davidson_attack.py --out /tmp/davidson
+    python examples/davidson_attack.py --out /tmp/davidson
 """
 
 from __future__ import annotations

@@ -77,7 +77,7 @@ CLI = [
     Case("24.3", "sweep --num-cpus 0", (*SWEEP, "--num-cpus", "0"), "--num-cpus"),
     Case("24.3", "sweep --cpus-per-job 64 --num-cpus 2",
          (*SWEEP, "--cpus-per-job", "64", "--num-cpus", "2"), "asks for 64 CPUs"),
-    Case("24.3", "sweep --gpus-per-job more than this machine has",
+    Case("24.3", "sweep --gpus-per-job more than the machine has",
          (*SWEEP, "--gpus-per-job", "99"), "asks for 99 GPUs"),
     Case("24.3", "sweep --cpus-per-job nan", (*SWEEP, "--cpus-per-job", "nan"),
          "--cpus-per-job"),

@@ -17,8 +17,8 @@ from bad_inputs import CASES, make_workspace, run_case  # noqa: E402
 HEAD = """# Reliability: bad inputs and their outcomes
 
 Each row is one command (or Python API call) run on a prepared workspace of small files
-(issue 16, items 1-7; issue 24, items 24.1-24.5; the cases live in `tests/bad_inputs.py` and
-`tests/bad_inputs_issue24.py`, `tests/reliability/test_bad_inputs.py` asserts them). Expected
+(column "item": the group of cases, 1-7 and 24.1-24.5; the cases live in `tests/bad_inputs.py`
+and `tests/bad_inputs_issue24.py`, `tests/reliability/test_bad_inputs.py` asserts them). Expected
 for every row: exit code 2 (an API call: a `GenderscopeError`, `TypeError` or `ValueError`), one
 `error:` line naming the problem (or click's `Error: Invalid value` for an option outside its
 range), no traceback, and no file or folder written or changed. Rows marked "model cache
@@ -60,7 +60,7 @@ ELSEWHERE = [
      "of the first word", "tests/reliability/test_reliability.py"),
     ("classifier SPECs that run code (.pkl/.joblib, module:name, file.py:name) say so in "
      "`--help` and docs/measures/robustness.md", "tests/reliability/test_reliability.py"),
-    ("issue 24 data loss: `debias cds --overwrite` checks everything before touching `--out`, "
+    ("data loss: `debias cds --overwrite` checks everything before touching `--out`, "
      "never removes the current folder, an input or a folder genderscope did not write; a "
      "planted `OUT.tmp` link is never followed; `run --out` never replaces a user's "
      "summary.json; `runs export` never writes through a dangling link",

@@ -1,0 +1,71 @@
+"""The repository a new user reads (issue 41, items 2, 8 and 11): a LICENSE that says
+what pyproject.toml says, a CONTRIBUTING.md that leads to the guide, and user-facing
+text that speaks of the user's machine, not the project's: no "this machine", no
+issue numbers, no lock files around commands."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+USER_DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+"""The README and the guides (docs/results/ holds records of runs, commands as run)."""
+LOCKED = [*USER_DOCS, *sorted((REPO / "docs" / "measures").glob("*.md")),
+          *sorted((REPO / "examples").glob("*.py"))]
+
+
+def _prose(path: Path) -> list[tuple[int, str]]:
+    """Numbered lines outside fenced code blocks, less quoted program output
+    (``error: ...`` in the tables of docs/reliability.md)."""
+    out, fenced = [], False
+    for k, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        if not fenced:
+            out.append((k, re.sub(r"error: [^|]*", "", line)))
+    return out
+
+
+def _hits(paths: list[Path], pattern: str) -> list[str]:
+    found = re.compile(pattern, re.I)
+    return [f"{p.relative_to(REPO)}:{k}: {line.strip()[:100]}" for p in paths
+            for k, line in _prose(p) if found.search(line)]
+
+
+def test_license_is_the_mit_licence_pyproject_names() -> None:
+    text = (REPO / "LICENSE").read_text(encoding="utf-8")
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["license"] == {"text": "MIT"}
+    assert text.startswith("MIT License\n")
+    assert "Copyright (c) 2026 the genderscope authors" in text
+    assert "Permission is hereby granted, free of charge" in text
+    assert 'THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND' in text
+
+
+def test_contributing_leads_to_the_guide_and_its_sections() -> None:
+    text = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    guide = (REPO / "docs" / "contributing.md").read_text(encoding="utf-8")
+    for link in re.findall(r"\]\(([^)#]+)(?:#([^)]+))?\)", text):
+        assert (REPO / link[0]).exists(), link
+        if link[1]:
+            headings = {re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-")
+                        for h in re.findall(r"^#+ (.+)$", guide, re.M)}
+            assert link[1] in headings, link
+    assert "docs/contributing.md#recording-a-benchmark" in text
+    for needed in ("--record", "benchmarks/speed_table.py", "benchrecord.py", "--check"):
+        assert needed in guide, needed
+
+
+def test_user_docs_do_not_say_this_machine() -> None:
+    assert not _hits(USER_DOCS, r"\bthis machine\b")
+
+
+def test_user_docs_cite_no_issue_numbers() -> None:
+    assert not _hits(USER_DOCS, r"\bissues? #?\d+")
+
+
+def test_no_user_text_wraps_commands_in_a_lock() -> None:
+    assert not _hits(LOCKED, r"\bflock\b|\block ?file\b|gs-heavy\.lock")
