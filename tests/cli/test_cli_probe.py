@@ -94,7 +94,8 @@ def test_help_reads_well() -> None:
 def test_usage_errors_exit_2_without_traceback(tmp_path, args) -> None:
     out = _cli(*args, env_store=str(tmp_path / "s.sqlite"))
     assert out.returncode == 2
-    assert "Traceback" not in out.stderr and "Error:" in out.stderr
+    assert "Traceback" not in out.stderr and out.stderr.startswith("error: ")
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr  # one line, as every error
 
 
 @pytest.mark.slow
