@@ -180,7 +180,8 @@ def measure_command(name: str, table: Callable[[Result], list[Table | str]] | No
             finish(result, run_id, base, as_json, show)
 
     command = with_declared_options(name)(command)
-    command.__doc__ = "\n\n".join(p for p in (declared.summary, declared.description) if p)
+    command.__doc__ = "\n\n".join(p for p in (declared.summary, declared.description)
+                                    if p).replace("``", "")  # reST marks read as noise
     command.__name__ = f"{name.replace('-', '_')}_cmd"
     return command
 
