@@ -35,7 +35,9 @@ def open_store(store: Store | str | Path | None, *, readonly: bool = False
 def load_model(model: str | Path, *, kind: str = "auto", device: str | None = None,
                dtype: str = "float32", start_token: str = "auto",
                store: Store | str | Path | None = None, batch_size: int = 64,
-               base_url: str | None = None) -> Any:
+               base_url: str | None = None, concurrency: int | None = None,
+               timeout: float | None = None, retries: int | None = None,
+               api_key_env: str | None = None, headers: Any = None) -> Any:
     """A model adapter, loaded once (pass it as ``model=`` to :func:`run`).
 
     ``model``: Hugging Face Hub id, local folder, ``.gguf`` file or a packaged offline
@@ -49,13 +51,19 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
     unpickled, ``module:name`` / ``file.py:name`` imported and called): only trusted ones.
     ``batch_size``:
     texts per call of a classifier or sentence encoder. ``openai:NAME`` + ``base_url``: an
-    OpenAI-compatible chat endpoint (:mod:`genderscope.models.endpoint`).
+    OpenAI-compatible chat endpoint (:mod:`genderscope.models.endpoint`), and its client
+    settings (None: the defaults): ``concurrency`` (requests in flight, 4), ``timeout``
+    (seconds, 120), ``retries`` (4), ``api_key_env`` (the key's variable,
+    ``OPENAI_API_KEY``), ``headers`` (``{"K": "V"}`` or ``["K:V"]``); they are not part of
+    the model's identity (reuse keys).
     """
     if kind not in kinds.LOAD:
         raise GenderscopeError(f"kind must be one of {', '.join(kinds.LOAD)}, got {kind!r}")
     if base_url and not str(model).startswith("openai:"):  # never silently ignored
         raise GenderscopeError(f"--base-url is for an endpoint model (openai:NAME); {model} "
                                "is not one")
+    client = _client_settings(model, concurrency=concurrency, timeout=timeout,
+                              max_retries=retries, api_key_env=api_key_env, headers=headers)
     if kind == "classifier":
         from genderscope.models.classifier import load_classifier
 
@@ -74,10 +82,28 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
 
         return SentenceEncoder.load(str(model), device=device, store=st,
                                     batch_size=batch_size)
+    if client:
+        from genderscope.models.endpoint import OpenAIChat
+
+        return OpenAIChat(str(model), base_url, store=st, **client)
     from genderscope.models.loading import load_lm
 
     return load_lm(model, kind, store=st, device=device, dtype=dtype, start_token=start_token,
                    base_url=base_url)
+
+
+def _client_settings(model: Any, **given: Any) -> dict[str, Any]:
+    """The endpoint client settings given (not None); refused in one line for a model
+    that is not ``openai:NAME``."""
+    client = {k: v for k, v in given.items() if v is not None}
+    if client and not (isinstance(model, (str, Path)) and str(model).startswith("openai:")):
+        flags = ", ".join("--retries" if k == "max_retries" else "--" + k.replace("_", "-")
+                          for k in client)
+        what = model if isinstance(model, (str, Path)) else "a loaded model (give them to " \
+            "load_model)"
+        raise GenderscopeError(f"{flags} {'is' if len(client) == 1 else 'are'} for an "
+                               f"endpoint model (openai:NAME); {what} is not one")
+    return client
 
 
 def declared(measure: str) -> Any:
@@ -96,7 +122,8 @@ def plan_of(measure: str, options: dict[str, Any]) -> tuple[Plan, dict[str, Any]
     check_options(options)  # seeds >= 0, whole-number counts: before any work
     declared = get(measure)
     declared.options.resolve(options, measure)
-    accepted = {o.name: o.default for o in declared.options if o.name != "progress"}
+    accepted = {o.name: o.default for o in declared.options  # key=False: keyed, if at
+                if o.name != "progress" and o.key}  # all, through the plan's inputs
     return declared.plan(**options), accepted
 
 
@@ -114,7 +141,7 @@ def run_key(measure: str, adapter: Any, *, kind: str = "auto", dtype: str = "flo
 
 def _call_text(measure: str, model: Any, options: dict[str, Any]) -> str:
     args = [repr(measure)] + ([f"model={model!r}"] if isinstance(model, (str, Path)) else [])
-    args += [f"{k}={v!r}" for k, v in options.items()]
+    args += [f"{k}={str(v) if isinstance(v, Path) else v!r}" for k, v in options.items()]
     return f"genderscope.run({', '.join(args)})"
 
 
@@ -123,7 +150,9 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
         kind: str = "auto",
         device: str | None = None, dtype: str = "float32", start_token: str = "auto",
         batch_size: int = 64, command: str | None = None, reuse: bool = True,
-        base_url: str | None = None, record: bool = True,
+        base_url: str | None = None, record: bool = True, concurrency: int | None = None,
+        timeout: float | None = None, retries: int | None = None,
+        api_key_env: str | None = None, headers: Any = None,
         **options: Any) -> Result:
     """Run one measure on one model; record it in the store and return the Result.
 
@@ -146,7 +175,12 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
     ``out`` is rewritten only when it does not already hold that run. ``reuse=False``
     recomputes (every score still comes from the score cache). ``record=False``: return
     the result without recording it (a sweep worker ships it to the driver's store).
+    ``concurrency``, ``timeout``, ``retries``, ``api_key_env``, ``headers``: an endpoint
+    model's client settings (see :func:`load_model`; not part of the reuse key).
     """
+    client = dict(concurrency=concurrency, timeout=timeout, retries=retries,
+                  api_key_env=api_key_env, headers=headers)
+    _client_settings(model, **client)  # before any work
     plan, accepted = plan_of(measure, {**options, "progress": progress})
     if model is None and plan.needs != "none":
         raise GenderscopeError(f"{measure}: give a model (model=...)")
@@ -175,7 +209,7 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
         elif isinstance(model, (str, Path)):
             adapter = load_model(model, kind=kind if plan.needs == "lm" else plan.needs,
                                  device=device, dtype=dtype, start_token=start_token, store=st,
-                                 batch_size=batch_size, base_url=base_url)
+                                 batch_size=batch_size, base_url=base_url, **client)
         else:
             adapter = model
         t_load = time.perf_counter() - t0
@@ -199,7 +233,8 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
             result.metadata["cache_key"] = key
         result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
         result.metadata["load_s"] = round(t_load, 2)
-        result.metadata["command"] = command or _call_text(measure, model, options)
+        result.metadata["command"] = command or _call_text(  # every option, defaults too:
+            measure, model, {**accepted, **options})  # a call a user can paste
         if "seed" in accepted:  # the seed of the measure's randomness (bootstrap, ...)
             result.metadata["seed"] = options.get("seed", 0)
         if plan.data_note:

@@ -74,11 +74,24 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
         subjects += [runner.encoder_subject(e, st, device=device) for e in encoders]
         subjects += [runner.classifier_subject(c) for c in classifiers]
         result = runner.run_report(subjects, ctx, st, names=list(measures or []) or None,
-                                   reuse=reuse, command=command or f"genderscope.report("
-                                   f"{models!r}, out={str(out)!r})",
+                                   reuse=reuse, command=command or _call(
+                                       models, out, vectors=list(vectors),
+                                       encoders=list(encoders), classifiers=list(classifiers),
+                                       texts=texts, measures=measures, lang=lang,
+                                       quick=quick, full=full, reuse=reuse, kind=kind,
+                                       start_token=start_token, data=data, seed=seed,
+                                       device=device, dtype=dtype),
                                    on_section=on_section, on_start=on_start)
         page.write(result, out)
     finally:
         if owned:
             st.close()
     return result
+
+
+def _call(models: Sequence[str], out: str | Path, **options: Any) -> str:
+    """The report's call with every argument, defaults included: a line a user can paste
+    to make the same page."""
+    args = [repr(list(models)), f"out={str(out)!r}"]
+    args += [f"{k}={str(v) if isinstance(v, Path) else v!r}" for k, v in options.items()]
+    return f"genderscope.report({', '.join(args)})"
