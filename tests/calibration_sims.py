@@ -145,44 +145,48 @@ def flip_rate_templates_row(sims: int, seed: int = 362) -> Row:
 
 # -- RIPA: few word pairs (issue 36, row 3) ------------------------------------------------
 RIPA_DIM = 10
-RIPA_SHIFT = 1.0
-"""Pairs differ by RIPA_SHIFT along axis 0 plus N(0, 2) noise per coordinate."""
+RIPA_NOISE = {"random": 1.0, "aligned": 0.2}
+"""Pairs x_i = c_i + e_0 / 2 + noise, y_i = c_i - e_0 / 2 + noise', each coordinate's noise
+N(0, sd^2): ``random`` relation vectors (sd 1: the pairs' directions vary widely) or
+``aligned`` ones (sd 0.2: every pair points nearly along e_0, as gendered word pairs do in
+real embeddings)."""
 
 
-def _ripa_kappa() -> float:
-    """E[b_0] for b = (x - y) / ||x - y||, x - y ~ N(RIPA_SHIFT e_0, 2 I): the mean relation
+def _ripa_kappa(sd: float) -> float:
+    """E[b_0] for b = (x - y) / ||x - y||, x - y ~ N(e_0, 2 sd^2 I): the mean relation
     vector is kappa e_0 (by symmetry), so RIPA's truth for attribute words a is kappa *
     mean(a_0). Monte Carlo with 4 million draws (error about 1e-4)."""
     rng = np.random.default_rng(20361)
     total = 0.0
     for _ in range(4):
-        u = rng.normal(0.0, np.sqrt(2.0), (1_000_000, RIPA_DIM))
-        u[:, 0] += RIPA_SHIFT
+        u = rng.normal(0.0, np.sqrt(2.0) * sd, (1_000_000, RIPA_DIM))
+        u[:, 0] += 1.0
         total += float(np.mean(u[:, 0] / np.linalg.norm(u, axis=1)))
     return total / 4
 
 
-_KAPPA: list[float] = []
+_KAPPA: dict[str, float] = {}
 
 
-def ripa_kappa() -> float:
-    if not _KAPPA:
-        _KAPPA.append(_ripa_kappa())
-    return _KAPPA[0]
+def ripa_kappa(pairs: str = "random") -> float:
+    if pairs not in _KAPPA:
+        _KAPPA[pairs] = _ripa_kappa(RIPA_NOISE[pairs])
+    return _KAPPA[pairs]
 
 
-def ripa_world(rng: np.random.Generator, n_pairs: int, n_attr: int = 8):  # noqa: ANN201
-    """(vectors, test, attribute vectors of A): pairs x_i = c_i + shift e_0 / 2 + e,
-    y_i = c_i - shift e_0 / 2 + e'; attribute words a ~ N(0.5, 1) per coordinate (not
-    centred on the pairs)."""
+def ripa_world(rng: np.random.Generator, n_pairs: int, n_attr: int = 8,
+               pairs: str = "random"):  # noqa: ANN201
+    """(vectors, test, attribute vectors of A): word pairs as :data:`RIPA_NOISE` says;
+    attribute words a ~ N(0.5, 1) per coordinate (not centred on the pairs)."""
     from genderscope.datasets.seat import AssociationTest, WordSet
     from genderscope.models.vectors import WordVectors
 
+    sd = RIPA_NOISE[pairs]
     e0 = np.zeros(RIPA_DIM)
-    e0[0] = RIPA_SHIFT / 2
+    e0[0] = 0.5
     c = rng.normal(size=(n_pairs, RIPA_DIM))
-    x = c + e0 + rng.normal(size=(n_pairs, RIPA_DIM))
-    y = c - e0 + rng.normal(size=(n_pairs, RIPA_DIM))
+    x = c + e0 + sd * rng.normal(size=(n_pairs, RIPA_DIM))
+    y = c - e0 + sd * rng.normal(size=(n_pairs, RIPA_DIM))
     a = rng.normal(size=(n_attr, RIPA_DIM)) + 0.5
     b = rng.normal(size=(n_attr, RIPA_DIM)) + 0.5
     names = {"X": [f"x{i}" for i in range(n_pairs)], "Y": [f"y{i}" for i in range(n_pairs)],
@@ -194,51 +198,259 @@ def ripa_world(rng: np.random.Generator, n_pairs: int, n_attr: int = 8):  # noqa
             mat[2 * n_pairs:2 * n_pairs + n_attr].astype(float))
 
 
-def ripa_row(n_pairs: int, sims: int, seed: int = 363) -> Row:
+def ripa_row(n_pairs: int, sims: int, seed: int = 363, pairs: str = "random") -> Row:
     """RIPA(A) on ``n_pairs`` word pairs, attribute words held fixed: does its CI cover
     kappa * mean(a_0), the value over the population of pairs for these attributes?"""
     from genderscope.measures.embedding_metrics import ripa
 
-    rng = _seeds(seed + n_pairs)
-    kappa = ripa_kappa()
+    rng = _seeds(seed + n_pairs + (1000 if pairs == "aligned" else 0))
+    kappa = ripa_kappa(pairs)
     hits = 0
     for s in range(sims):
-        vecs, test, attrs = ripa_world(rng, n_pairs)
+        vecs, test, attrs = ripa_world(rng, n_pairs, pairs=pairs)
         ci = ripa(vecs, test, n_permutations=0, seed=s, n_resamples=200).summary[
             "attributes"]["A"]
         hits += ci["ci_low"] <= kappa * float(attrs[:, 0].mean()) <= ci["ci_high"]
-    return Row(f"ripa-{n_pairs}", f"{n_pairs} word pairs (random relation vectors, mean "
-               "along one axis), 8 attribute words held fixed", "RIPA CI: t over word pairs",
-               "coverage", sims, hits,
+    return Row(f"ripa-{n_pairs}" + ("-aligned" if pairs == "aligned" else ""),
+               f"{n_pairs} word pairs ({pairs} relation vectors), 8 attribute words held "
+               "fixed", "RIPA CI: t over word pairs", "coverage", sims, hits,
                "tests/stats/test_calibration_design.py::test_ripa_ci_over_pairs_covers")
 
 
 def ripa_population_row(sims: int, seed: int = 364, n_pairs: int = 20) -> Row:
-    """As :func:`ripa_row`, but the truth is the value over the population of attribute
-    words too (kappa * 0.5): the interval holds the attribute words fixed (a known limit,
-    issue 36 row 3's second half)."""
+    """As :func:`ripa_row` with aligned pairs, but the truth is the value over the
+    population of attribute words too (kappa * 0.5): the interval holds the attribute words
+    fixed (a known limit, issue 36 row 3's second half)."""
     from genderscope.measures.embedding_metrics import ripa
 
     rng = _seeds(seed)
-    truth = ripa_kappa() * 0.5
+    truth = ripa_kappa("aligned") * 0.5
     hits = 0
     for s in range(sims):
-        vecs, test, _ = ripa_world(rng, n_pairs)
+        vecs, test, _ = ripa_world(rng, n_pairs, pairs="aligned")
         ci = ripa(vecs, test, n_permutations=0, seed=s, n_resamples=200).summary[
             "attributes"]["A"]
         hits += ci["ci_low"] <= truth <= ci["ci_high"]
-    return Row("ripa-population", f"{n_pairs} word pairs, 8 attribute words drawn anew "
-               "(truth: the value over attribute words too)", "RIPA CI: t over word pairs",
-               "coverage", sims, hits, "scripts/calibration_table.py (table only)",
+    return Row("ripa-population", f"{n_pairs} word pairs (aligned relation vectors), 8 "
+               "attribute words drawn anew; truth: the value over attribute words too",
+               "RIPA CI: t over word pairs", "coverage", sims, hits,
+               "tests/stats/test_calibration_design.py::"
+               "test_ripa_ci_holds_attribute_words_fixed",
                limit="the interval is over word pairs for the attribute words given; it "
-               "does not count their sampling (crossed design, issue 36 row 3)")
+               "does not count their sampling (crossed pairs x attribute words, issue 36 "
+               "row 3)")
 
 
-ROWS: dict[str, Callable[[int], Row]] = {
-    "flip-rate": flip_rate_row,
-    "flip-rate-templates": flip_rate_templates_row,
-    "ripa-8": lambda sims: ripa_row(8, sims),
-    "ripa-20": lambda sims: ripa_row(20, sims),
-    "ripa-population": ripa_population_row,
-}
-"""Every row of the table by key: ``ROWS[key](sims) -> Row``."""
+# -- rows of the calibration tests before issue 36 (tests/stats/test_calibration*.py) ------
+CAL = "tests/stats/test_calibration.py::"
+
+
+def skewed(rng: np.random.Generator, size: tuple[int, ...] | int, shape: float = 6.0
+           ) -> np.ndarray:
+    """Mean-0, sd-1 effects with skewness 2 / sqrt(shape) (a centred gamma)."""
+    return (rng.gamma(shape, 1.0, size) - shape) / np.sqrt(shape)
+
+
+def wilson_row(sims: int = 2000, seed: int = 41, rng: np.random.Generator | None = None
+               ) -> Row:
+    """Wilson's interval of a share of 200 independent items, truth 0.5 (CrowS-Pairs,
+    StereoSet's shares)."""
+    from genderscope.stats import proportion_ci
+
+    rng = rng if rng is not None else _seeds(seed)
+    k = rng.binomial(200, 0.5, sims)
+    hits = sum(bool((c := proportion_ci(int(x), 200)).ci_low <= 0.5 <= c.ci_high) for x in k)
+    return Row("wilson-200", "200 independent items, share 0.5", "proportion CI: Wilson",
+               "coverage", sims, hits, CAL + "test_proportion_ci_and_bias_type_test")
+
+
+def weat_permutation_rows(sims: int = 1000, seed: int = 21,
+                          rng: np.random.Generator | None = None) -> list[Row]:
+    """WEAT's permutation test of 8 + 8 exchangeable word scores (N(0, 1)), 200 random
+    permutations: one- and two-sided p below alpha."""
+    from genderscope.stats import difference_of_sums_test
+
+    rng = rng if rng is not None else _seeds(seed)
+    one = two = 0
+    for _ in range(sims):
+        s = rng.normal(0, 1, 16)
+        r = difference_of_sums_test(s[:8], s[8:], n_permutations=200, exact_limit=0,
+                                    seed=int(rng.integers(1 << 31)))
+        one += r.p_one_sided < ALPHA
+        two += r.p_two_sided < ALPHA
+    design = "8 + 8 exchangeable word scores, N(0, 1)"
+    src = CAL + "test_weat_permutation_test_fpr_and_power"
+    return [Row("weat-permutation-one-sided", design, "WEAT permutation test, one-sided",
+                "FPR", sims, int(one), src),
+            Row("weat-permutation-two-sided", design, "WEAT permutation test, two-sided",
+                "FPR", sims, int(two), src)]
+
+
+def skewed_units(n: int, sims: int) -> np.ndarray:
+    """(sims, n) skewed mean-0 unit differences (centred gamma, skewness 0.8; 1.4 at 60
+    units) plus N(0, 0.1) noise."""
+    rng = _seeds(223 + n)
+    shape = 2.0 if n == 60 else 6.0
+    return skewed(rng, (sims, n), shape) + rng.normal(0, 0.1, (sims, n))
+
+
+def sign_flip_row(n: int, sims: int = 4000) -> Row:
+    """The sign-flip test of mean 0 (``paired_test``'s default) over n skewed units."""
+    from genderscope.stats.signflip import sign_flip_pvalues
+
+    p = sign_flip_pvalues(skewed_units(n, sims), n_flips=1000, seed=n)[0]
+    limit = ("too few units to test: with 5 units the smallest two-sided p is 1/16, so "
+             "it never rejects at 0.05 (valid, not sized)") if n <= 5 else ""
+    return Row(f"sign-flip-{n}", f"{n} units, skewed mean-0 differences (skewness "
+               f"{2 / np.sqrt(2.0 if n == 60 else 6.0):.1f})", "paired test: sign flip",
+               "FPR", sims, int(np.sum(p < ALPHA)),
+               CAL + "test_paired_mean_test_under_skewed_mean_zero_units", limit)
+
+
+def heavy_skew_units(n: int, sims: int) -> np.ndarray:
+    """(sims, n) centred exponential unit effects (skewness 2)."""
+    return skewed(_seeds(2240 + n), (sims, n), shape=1.0)
+
+
+def heavy_skew_rows(n: int, sims: int = 2000) -> list[Row]:
+    """Under heavy skew: the bootstrap-t test and interval of the mean
+    (``paired_test(method="bootstrap-t")``), and the sign-flip test, which assumes
+    symmetric differences (issue 36 row 6)."""
+    from genderscope.stats.bootstrap_t import bootstrap_t_pvalues
+    from genderscope.stats.signflip import sign_flip_pvalues
+
+    d = heavy_skew_units(n, sims)
+    p_sf = sign_flip_pvalues(d, n_flips=1000, seed=n)[0]
+    p_bt, low, high, _ = bootstrap_t_pvalues(d, n_resamples=999, seed=n)
+    design = f"{n} units, centred exponential effects (skewness 2)"
+    src = CAL + "test_bootstrap_t_holds_under_heavy_skew_where_sign_flip_does_not"
+    return [Row(f"bootstrap-t-{n}", design, "paired test: bootstrap-t", "FPR", sims,
+                int(np.sum(p_bt < ALPHA)), src),
+            Row(f"bootstrap-t-ci-{n}", design, "paired CI: bootstrap-t", "coverage", sims,
+                int(np.sum((low <= 0) & (high >= 0))), src),
+            Row(f"sign-flip-heavy-skew-{n}", design, "paired test: sign flip (the default)",
+                "FPR", sims, int(np.sum(p_sf < ALPHA)), src,
+                "the sign-flip test assumes symmetric differences; under heavy skew use "
+                "method='bootstrap-t' (issue 36 row 6)")]
+
+
+def skewed_cluster_values(rng: np.random.Generator, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """k clusters (professions) x 9 items: skewed mean-0 cluster effect + N(0, 0.5)."""
+    clusters = np.repeat(np.arange(k), 9)
+    return skewed(rng, k)[clusters] + rng.normal(0, 0.5, clusters.size), clusters
+
+
+def cluster_t_row(k: int, sims: int = 2000) -> Row:
+    """The cluster t interval of a mean over k skewed clusters (``cluster_mean_ci``:
+    BEC-Pro's professions, the report's clusters)."""
+    from genderscope.stats import cluster_mean_ci
+
+    rng = _seeds(224 + k)
+    hits = 0
+    for _ in range(sims):
+        v, clusters = skewed_cluster_values(rng, k)
+        ci = cluster_mean_ci(v, clusters, unit="professions")
+        hits += ci.ci_low <= 0.0 <= ci.ci_high
+    return Row(f"cluster-t-{k}", f"{k} clusters x 9 items, skewed mean-0 cluster effects",
+               "cluster mean CI: cluster t (CR1)", "coverage", sims, int(hits),
+               CAL + "test_cluster_mean_ci_with_few_skewed_clusters")
+
+
+def probe_targets(rng: np.random.Generator) -> np.ndarray:
+    """12 targets' values: skewed mean-0 effect + N(0, 0.2)."""
+    return skewed(rng, 12) + rng.normal(0, 0.2, 12)
+
+
+def probe_t_row(sims: int = 2000) -> Row:
+    """The probe's t interval over 12 targets (the report's --quick professions)."""
+    from genderscope.stats import t_mean_ci
+
+    rng = _seeds(226)
+    hits = 0
+    for _ in range(sims):
+        ci = t_mean_ci(probe_targets(rng), unit="targets")
+        hits += ci.ci_low <= 0.0 <= ci.ci_high
+    return Row("probe-t-12", "12 targets, skewed mean-0 target effects",
+               "probe CI: t over targets", "coverage", sims, int(hits),
+               CAL + "test_probe_mean_over_twelve_targets_covers")
+
+
+def compare_rows(sims: int = 600, seed: int = 51, rng: np.random.Generator | None = None
+                 ) -> list[Row]:
+    """``compare`` before/after over 60 items with no true change (t(5) noise): the
+    sign-flip test's size and the percentile bootstrap CI of the mean change."""
+    from genderscope.stats import bootstrap_ci
+    from genderscope.stats.signflip import sign_flip_pvalues
+
+    rng = rng if rng is not None else _seeds(seed)
+    diffs, hits = [], 0
+    for _ in range(sims):
+        before = rng.normal(0, 1, 60)
+        after = before + rng.standard_t(5, 60)
+        diffs.append(after - before)
+        ci = bootstrap_ci(after - before, n_resamples=500, seed=int(rng.integers(1 << 31)))
+        hits += ci.ci_low <= 0.0 <= ci.ci_high
+    p = sign_flip_pvalues(np.array(diffs), n_flips=1000, seed=51, exact_limit=0)[0]
+    design = "60 items before/after, no change, t(5) differences"
+    src = CAL + "test_compare_paired_test_and_change_ci"
+    return [Row("compare-test", design, "compare: sign-flip test", "FPR", sims,
+                int(np.sum(p < ALPHA)), src),
+            Row("compare-ci", design, "compare: percentile bootstrap CI of the change",
+                "coverage", sims, int(hits), src)]
+
+
+def association_world(rng: np.random.Generator, n_target: int, n_attr: int, dim: int = 10
+                      ):  # noqa: ANN201
+    """(vectors, test) of an association test under the null: every word N(0, I) plus one
+    shared offset (attributes not centred on the targets)."""
+    from genderscope.datasets.seat import AssociationTest, WordSet
+    from genderscope.models.vectors import WordVectors
+
+    names = {r: [f"{r.lower()}{i}" for i in range(n)] for r, n in
+             (("X", n_target), ("Y", n_target), ("A", n_attr), ("B", n_attr))}
+    words = [w for ws in names.values() for w in ws]
+    mat = rng.normal(size=(len(words), dim)) + rng.normal(size=dim)
+    test = AssociationTest("sim", *(WordSet(r, tuple(ws)) for r, ws in names.items()))
+    return WordVectors(mat.astype(np.float32), words, fingerprint="sim"), test
+
+
+def embedding_null_row(metric: str, sims: int = 1500, seed: int = 20261124) -> Row:
+    """RIPA's sign-flip test over word pairs or RND's permutation test of X/Y
+    membership, run through the metric on 10 + 10 targets and 6 + 6 attributes under the
+    null."""
+    from genderscope.measures.embedding_metrics import ripa, rnd
+
+    rng = _seeds(seed)
+    rejected = 0
+    for sim in range(sims):
+        vecs, test = association_world(rng, n_target=10, n_attr=6)
+        if metric == "ripa":
+            res = ripa(vecs, test, n_permutations=1_000, seed=sim, n_resamples=100)
+        else:
+            res = rnd(vecs, test, n_permutations=1_000, seed=sim, n_resamples=100,
+                      exact_limit=0)
+        rejected += res.summary["attributes"]["A"]["p_value"] <= ALPHA
+    test_name = "sign-flip test over pairs" if metric == "ripa" else "permutation test"
+    return Row(f"{metric}-test", "10 + 10 target words, 6 + 6 attribute words, no "
+               "association", f"{metric.upper()} {test_name}", "FPR", sims, int(rejected),
+               "tests/stats/test_calibration_embeddings.py::"
+               "test_false_positive_rate_under_the_null")
+
+
+TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
+    ("Counterfactual flip rate (issue 36, row 1)", lambda: [
+        flip_rate_row(500), flip_rate_templates_row(500)]),
+    ("RIPA (issue 36, row 3)", lambda: [
+        ripa_row(8, 1000), ripa_row(20, 1000), ripa_row(20, 1000, pairs="aligned"),
+        ripa_population_row(500), embedding_null_row("ripa", 500)]),
+    ("RND", lambda: [embedding_null_row("rnd", 500)]),
+    ("WEAT", weat_permutation_rows),
+    ("Proportions", lambda: [wilson_row()]),
+    ("Paired tests and compare", lambda: [
+        *(sign_flip_row(n) for n in (5, 10, 20, 60)),
+        *heavy_skew_rows(10), *heavy_skew_rows(20), *compare_rows()]),
+    ("Clustered means and few units", lambda: [
+        *(cluster_t_row(k) for k in (5, 10, 20)), probe_t_row()]),
+]
+"""The page's sections and their rows, with the simulations each row runs (fixed seeds:
+the same page every time)."""

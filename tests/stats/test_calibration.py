@@ -13,6 +13,20 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from calibration_sims import (
+    cluster_t_row,
+    compare_rows,
+    heavy_skew_rows,
+    heavy_skew_units,
+    probe_t_row,
+    probe_targets,
+    sign_flip_row,
+    skewed_cluster_values,
+    skewed_units,
+    weat_permutation_rows,
+    wilson_row,
+)
+from calibration_sims import skewed as _skewed
 
 from genderscope.datasets.captions import RatioTable
 from genderscope.measures import bec_pro, lpbs, stereoset
@@ -89,15 +103,9 @@ def test_lpbs_set_mean_ci_over_words_covers() -> None:
 # -- WEAT / SEAT permutation test ---------------------------------------------------------
 def test_weat_permutation_test_fpr_and_power() -> None:
     rng = np.random.default_rng(21)
-    one, two, power = [], [], []
-    for _ in range(1000):
-        s = rng.normal(0, 1, 16)
-        r = difference_of_sums_test(s[:8], s[8:], n_permutations=200, exact_limit=0,
-                                    seed=int(rng.integers(1 << 31)))
-        one.append(r.p_one_sided)
-        two.append(r.p_two_sided)
-    assert _within(float(np.mean(np.array(one) < ALPHA)), FPR)
-    assert _within(float(np.mean(np.array(two) < ALPHA)), FPR)
+    power = []
+    for row in weat_permutation_rows(1000, rng=rng):  # one- and two-sided (docs/calibration.md)
+        assert row.within, row
     for _ in range(100):
         s = rng.normal(0, 1, 16) + np.r_[np.full(8, 1.5), np.zeros(8)]
         power.append(difference_of_sums_test(s[:8], s[8:], n_permutations=200,
@@ -154,9 +162,7 @@ def test_profession_cluster_ci_covers() -> None:
 @pytest.mark.slow
 def test_proportion_ci_and_bias_type_test() -> None:
     rng = np.random.default_rng(41)
-    k = rng.binomial(200, 0.5, 2000)
-    hits = [(c := proportion_ci(int(x), 200)).ci_low <= 0.5 <= c.ci_high for x in k]
-    assert _within(float(np.mean(hits)), COVER)
+    assert wilson_row(2000, rng=rng).within  # Wilson at n = 200 (docs/calibration.md)
     # exact binomial test: its size at n = 350 is 0.048 (discreteness; at n = 200, 0.040)
     pref = rng.random((300, 2, 350)) < 0.5
     p = []
@@ -263,18 +269,15 @@ def test_compare_paired_test_and_change_ci() -> None:
     from genderscope.stats.signflip import sign_flip_pvalues
 
     rng = np.random.default_rng(51)
-    diffs, hits = [], []
-    for _ in range(600):
-        before = rng.normal(0, 1, 60)
-        after = before + rng.standard_t(5, 60)  # no true change, heavy tails
-        diffs.append(after - before)
-        ci = bootstrap_ci(after - before, n_resamples=500, seed=int(rng.integers(1 << 31)))
-        hits.append(ci.ci_low <= 0.0 <= ci.ci_high)
-    # paired_test's sign-flip test, vectorised over the 600 simulations
-    p = sign_flip_pvalues(np.array(diffs), n_flips=1000, seed=51, exact_limit=0)[0]
-    assert paired_test(diffs[0], np.zeros(60)).p_value == pytest.approx(p[0], abs=0.02)
-    assert _within(float(np.mean(np.array(p) < ALPHA)), FPR)
-    assert _within(float(np.mean(hits)), COVER)
+    # no true change, heavy tails: paired_test's sign-flip test (vectorised over the 600
+    # simulations) and the bootstrap CI of the change (docs/calibration.md)
+    test, change = compare_rows(600, rng=rng)
+    first = np.random.default_rng(51)  # the first simulation again
+    before = first.normal(0, 1, 60)
+    d0 = (before + first.standard_t(5, 60)) - before
+    p0 = sign_flip_pvalues(d0[None, :], n_flips=1000, seed=51, exact_limit=0)[0][0]
+    assert paired_test(d0, np.zeros(60)).p_value == pytest.approx(p0, abs=0.02)
+    assert test.within and change.within
     shifted = [paired_test(b + 0.5 + rng.normal(0, 1, 60), b).p_value
                for b in rng.normal(0, 1, (50, 60))]
     assert np.mean(np.array(shifted) < ALPHA) > 0.8
@@ -337,12 +340,6 @@ def test_winobias_occupation_ci_covers_and_finds_a_gap() -> None:
 
 
 # -- issue 22: crossed random effects, skewed mean-0 effects, few clusters ------------------
-def _skewed(rng: np.random.Generator, size: tuple[int, ...] | int, shape: float = 6.0
-            ) -> np.ndarray:
-    """Mean-0, sd-1 effects with skewness 2 / sqrt(shape) (a centred gamma)."""
-    return (rng.gamma(shape, 1.0, size) - shape) / np.sqrt(shape)
-
-
 def _seat_scores(rng: np.random.Generator, shift: float = 0.0
                  ) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
     """SEAT-like association scores: 8 + 8 words x 8 templates; a skewed word effect, a
@@ -438,18 +435,17 @@ def test_paired_mean_test_under_skewed_mean_zero_units(n: int) -> None:
     pseudo-median and rejects ~3x too often."""
     from genderscope.stats.signflip import sign_flip_pvalues
 
-    rng = np.random.default_rng(223 + n)
-    shape = 2.0 if n == 60 else 6.0
-    d = _skewed(rng, (4000, n), shape) + rng.normal(0, 0.1, (4000, n))
-    p, _, _, _, exact = sign_flip_pvalues(d, n_flips=1000, seed=n)  # exact to n = 24
+    row = sign_flip_row(n, 4000)  # docs/calibration.md
+    d = skewed_units(n, 4000)
+    p, _, _, _, exact = sign_flip_pvalues(d[:1] if n > 5 else d, n_flips=1000,
+                                          seed=n)  # exact to n = 24
     assert paired_test(d[0], np.zeros(n)).p_value == pytest.approx(
         p[0], abs=0.02 if not exact else 1e-12)
-    rate = float(np.mean(p < ALPHA))
-    print(f"sign-flip test, {n} skewed units: FPR {rate:.3f}")
+    print(f"sign-flip test, {n} skewed units: FPR {row.rate:.3f}")
     if n == 5:
-        assert exact and p.min() >= 1 / 16 and rate == 0.0
+        assert exact and p.min() >= 1 / 16 and row.rate == 0.0 and row.limit
         return
-    assert _within(rate, FPR)
+    assert row.within
     if n == 60:
         old = np.array([_old_bartl_rule(row) for row in d[:1000]])
         print(f"old Shapiro -> Wilcoxon rule: FPR {np.mean(old < ALPHA):.3f}")
@@ -463,20 +459,13 @@ def test_bootstrap_t_holds_under_heavy_skew_where_sign_flip_does_not(n: int) -> 
     centred exponential (skewness 2). The sign-flip test assumes symmetry and rejects
     ~0.09; the equal-tailed bootstrap-t test (``paired_test(method="bootstrap-t")``)
     keeps its size, and its interval covers the true mean 0."""
-    from genderscope.stats.bootstrap_t import bootstrap_t_pvalues
-    from genderscope.stats.signflip import sign_flip_pvalues
-
-    rng = np.random.default_rng(2240 + n)
-    d = _skewed(rng, (2000, n), shape=1.0)
-    p_sf = sign_flip_pvalues(d, n_flips=1000, seed=n)[0]
-    p_bt, low, high, _ = bootstrap_t_pvalues(d, n_resamples=999, seed=n)
-    rate_sf, rate_bt = float(np.mean(p_sf < ALPHA)), float(np.mean(p_bt < ALPHA))
-    cover = float(np.mean((low <= 0) & (high >= 0)))
-    print(f"heavy skew, {n} units: sign-flip FPR {rate_sf:.3f}, bootstrap-t FPR "
-          f"{rate_bt:.3f}, bootstrap-t coverage {cover:.3f}")
-    assert _within(rate_bt, FPR) and _within(cover, COVER)
-    assert rate_sf > FPR[1]
-    one = paired_test(d[0], np.zeros(n), method="bootstrap-t", n_flips=999, seed=n)
+    test_bt, ci_bt, test_sf = heavy_skew_rows(n, 2000)  # docs/calibration.md
+    print(f"heavy skew, {n} units: sign-flip FPR {test_sf.rate:.3f}, bootstrap-t FPR "
+          f"{test_bt.rate:.3f}, bootstrap-t coverage {ci_bt.rate:.3f}")
+    assert test_bt.within and ci_bt.within
+    assert test_sf.rate > FPR[1] and test_sf.limit  # a known limit on the page
+    d0 = heavy_skew_units(n, 2000)[0]
+    one = paired_test(d0, np.zeros(n), method="bootstrap-t", n_flips=999, seed=n)
     assert one.test == "bootstrap-t test of the mean" and 0 < one.p_value <= 1
 
 
@@ -486,21 +475,18 @@ def test_cluster_mean_ci_with_few_skewed_clusters(k: int) -> None:
     """Rows 7 and 8: a mean over k clusters (professions x 9 person words each) with
     skewed mean-0 cluster effects; the cluster t interval covers, the percentile
     cluster bootstrap (the interval before issue 22) does not at 5 and 10 clusters."""
-    rng = np.random.default_rng(224 + k)
-    clusters = np.repeat(np.arange(k), 9)
-    hits, boot = [], []
-    for s in range(2000):
-        v = _skewed(rng, k)[clusters] + rng.normal(0, 0.5, clusters.size)
-        ci = cluster_mean_ci(v, clusters, unit="professions")
-        hits.append(ci.ci_low <= 0.0 <= ci.ci_high)
-        if s < 300:
-            tot = np.column_stack([np.bincount(clusters, v), np.bincount(clusters)])
-            b = cluster_bootstrap_ci(tot, lambda t: t[:, 0] / t[:, 1], unit="professions",
-                                     n_resamples=400, seed=s)
-            boot.append(b.ci_low <= 0.0 <= b.ci_high)
-    print(f"{k} clusters: t coverage {np.mean(hits):.3f}, percentile {np.mean(boot):.3f}")
-    assert ci.method == "cluster t interval"
-    assert _within(float(np.mean(hits)), COVER)
+    row = cluster_t_row(k, 2000)  # docs/calibration.md
+    rng = np.random.default_rng(224 + k)  # its first 300 simulations again
+    boot = []
+    for s in range(300):
+        v, clusters = skewed_cluster_values(rng, k)
+        tot = np.column_stack([np.bincount(clusters, v), np.bincount(clusters)])
+        b = cluster_bootstrap_ci(tot, lambda t: t[:, 0] / t[:, 1], unit="professions",
+                                 n_resamples=400, seed=s)
+        boot.append(b.ci_low <= 0.0 <= b.ci_high)
+    print(f"{k} clusters: t coverage {row.rate:.3f}, percentile {np.mean(boot):.3f}")
+    assert cluster_mean_ci(v, clusters, unit="professions").method == "cluster t interval"
+    assert row.within
     if k <= 10:
         assert np.mean(boot) < 0.91
 
@@ -563,23 +549,20 @@ def test_probe_mean_over_twelve_targets_covers() -> None:
     bootstrap it reported before issue 22 does not."""
     from genderscope.measures import probe
 
-    rng = np.random.default_rng(226)
-    hits, old = [], []
-    for k in range(2000):
-        v = _skewed(rng, 12) + rng.normal(0, 0.2, 12)
-        ci = t_mean_ci(v, unit="targets")
-        hits.append(ci.ci_low <= 0.0 <= ci.ci_high)
-        if k < 300:
-            b = bootstrap_ci(v, n_resamples=400, seed=k)
-            old.append(b.ci_low <= 0.0 <= b.ci_high)
-    print(f"probe, 12 targets: t coverage {np.mean(hits):.3f}, percentile {np.mean(old):.3f}")
+    row = probe_t_row(2000)  # docs/calibration.md
+    rng = np.random.default_rng(226)  # its first 300 simulations again
+    old = []
+    for k in range(300):
+        b = bootstrap_ci(probe_targets(rng), n_resamples=400, seed=k)
+        old.append(b.ci_low <= 0.0 <= b.ci_high)
+    print(f"probe, 12 targets: t coverage {row.rate:.3f}, percentile {np.mean(old):.3f}")
     from fake_lm import FakeCausal
 
     targets = [f"t{i}" for i in range(12)]
     lm = FakeCausal({t: -float(i % 5) for i, t in enumerate(targets)} | {"he": -1.0})
     res = probe.probe(lm, "GGG is a XXX.", ("he", "she"), targets).summary["fill_bias"]
     assert res["method"] == "t interval" and res["ci_unit"] == "targets"
-    assert _within(float(np.mean(hits)), COVER)
+    assert row.within
     assert np.mean(old) < 0.92
 
 
