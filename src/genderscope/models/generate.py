@@ -8,12 +8,17 @@ endpoint), the decoding parameters and the repetition index; the store keeps it 
 the model's fingerprint (namespace :data:`NAMESPACE`). A rerun generates nothing, and
 an interrupted run resumes: answers are written chunk by chunk.
 
-Decoding is greedy by default (``temperature=0``). Sampling (``temperature>0``) draws
-each generation with its own seed, derived from ``seed``, the rendered prompt and the
-repetition index (:func:`item_seed`), and runs one prompt at a time, so an answer
-depends neither on the batch it ran in nor on the order of the prompts. Greedy
-prompts run in batches, left-padded (the new tokens of every row start at the same
-position), shortest first.
+Decoding is greedy by default: genderscope asks for ``temperature=0`` and nothing
+else. A server may still change a greedy answer with its own defaults: llama.cpp's
+server applies ``repeat_penalty`` 1.1 even at temperature 0, unless told
+(``repeat_penalty=1.0`` asks for plain greedy). ``repeat_penalty`` (None: the server's or
+model's own) and ``extra_body`` (fields passed through to an endpoint's request body)
+enter the cache key only when set, so the keys of earlier answers are unchanged.
+Sampling (``temperature>0``) draws each generation with its own seed, derived from
+``seed``, the rendered prompt and the repetition index (:func:`item_seed`), and runs one
+prompt at a time, so an answer depends neither on the batch it ran in nor on the order
+of the prompts. Greedy prompts run in batches, left-padded (the new tokens of every row
+start at the same position), shortest first.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from math import inf
 from typing import TYPE_CHECKING, Any
 
 from genderscope.errors import GenderscopeError
@@ -40,13 +46,21 @@ class Decoding:
 
     ``max_new_tokens``: at most this many tokens per answer. ``temperature``: 0 is
     greedy; > 0 samples (with ``top_p`` nucleus sampling). ``stop``: an answer is cut
-    before the first of these strings. ``seed``: base seed of sampled answers."""
+    before the first of these strings. ``seed``: base seed of sampled answers.
+    ``repeat_penalty``: the repetition penalty (1: none; None: the server's or model's
+    own: llama.cpp's server applies 1.1, even at temperature 0); an endpoint is sent it
+    as ``repeat_penalty`` (llama.cpp) and ``repetition_penalty`` (vLLM), a local model
+    gets transformers' ``repetition_penalty``. ``extra_body``: a JSON object (a dict or
+    its JSON text) merged into an endpoint's request body (last, so it may override any
+    field); local models refuse it."""
 
     max_new_tokens: int = 300
     temperature: float = 0.0
     top_p: float = 1.0
     stop: tuple[str, ...] = field(default=())
     seed: int = 0
+    repeat_penalty: float | None = None
+    extra_body: Mapping[str, Any] | str | None = field(default=None, hash=False)
 
     def __post_init__(self) -> None:
         if int(self.max_new_tokens) < 1:
@@ -56,7 +70,14 @@ class Decoding:
             raise GenderscopeError(f"--temperature must be >= 0, got {self.temperature}")
         if not 0 < self.top_p <= 1:
             raise GenderscopeError(f"--top-p must be in (0, 1], got {self.top_p}")
+        if self.repeat_penalty is not None:
+            if isinstance(self.repeat_penalty, bool) or not isinstance(
+                    self.repeat_penalty, (int, float)) or not 0 < self.repeat_penalty < inf:
+                raise GenderscopeError(f"--repeat-penalty must be a number > 0 (1: no "
+                                       f"penalty), got {self.repeat_penalty!r}")
+            object.__setattr__(self, "repeat_penalty", float(self.repeat_penalty))
         object.__setattr__(self, "stop", tuple(str(s) for s in self.stop if s))
+        object.__setattr__(self, "extra_body", extra_body_of(self.extra_body))
 
     @property
     def greedy(self) -> bool:
@@ -65,10 +86,43 @@ class Decoding:
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["stop"] = list(self.stop)
+        for name in ("repeat_penalty", "extra_body"):  # keyed only when set
+            if d[name] is None:
+                d.pop(name)
         if self.greedy:  # the seed and top_p change nothing in greedy decoding
             d.pop("seed")
             d.pop("top_p")
         return d
+
+
+def extra_body_of(value: Mapping[str, Any] | str | None) -> dict[str, Any] | None:
+    """``--extra-body``: a JSON object (a dict or its JSON text) as a plain dict, None
+    when empty; anything else is a one-line :class:`GenderscopeError`."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value) if value.strip() else {}
+        except ValueError as exc:
+            raise GenderscopeError(f"--extra-body must be a JSON object, e.g. "
+                                   f"'{{\"repeat_penalty\": 1.0}}': {exc}") from None
+    if not isinstance(value, Mapping):
+        raise GenderscopeError(f"--extra-body must be a JSON object, e.g. "
+                               f"'{{\"repeat_penalty\": 1.0}}', got {value!r:.80}")
+    try:  # plain JSON values only (it is sent as JSON and keys the answers)
+        plain = json.loads(json.dumps(dict(value), allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise GenderscopeError(f"--extra-body must hold JSON values only: {exc}") from None
+    return plain or None
+
+
+def local_decoding(decoding: Decoding, what: str = "a local model") -> None:
+    """Refuse, in one line, what ``what`` cannot do: an ``extra_body`` (there is no
+    request body)."""
+    if decoding.extra_body:
+        raise GenderscopeError(f"--extra-body is passed to an endpoint's request body; "
+                               f"{what} has none (drop it, or use --model openai:NAME "
+                               "--base-url URL)")
 
 
 def as_messages(prompt: Prompt) -> list[dict[str, str]]:
@@ -158,6 +212,7 @@ def generate_local(model: Any, tokenizer: Any, device: Any, rendered: Sequence[s
     import torch
     from transformers import GenerationConfig
 
+    local_decoding(decoding)
     ids = [tokenizer(t, add_special_tokens=False)["input_ids"] for t in rendered]
     eos = _eos_ids(model, tokenizer)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos[0]
@@ -165,7 +220,9 @@ def generate_local(model: Any, tokenizer: Any, device: Any, rendered: Sequence[s
                            do_sample=not decoding.greedy, eos_token_id=eos, pad_token_id=pad,
                            **({} if decoding.greedy else {
                                "temperature": float(decoding.temperature),
-                               "top_p": float(decoding.top_p), "top_k": None}))
+                               "top_p": float(decoding.top_p), "top_k": None}),
+                           **({} if decoding.repeat_penalty is None else {
+                               "repetition_penalty": decoding.repeat_penalty}))
     extra: dict[str, Any] = {}
     if decoding.stop:
         cfg.stop_strings = list(decoding.stop)

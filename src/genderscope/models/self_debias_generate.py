@@ -21,7 +21,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from genderscope.models.generate import Decoding, _eos_ids, _until_eos, cut_at_stop
+from genderscope.errors import GenderscopeError
+from genderscope.models.generate import (
+    Decoding,
+    _eos_ids,
+    _until_eos,
+    cut_at_stop,
+    local_decoding,
+)
 
 
 def debiased_logprobs(lp_regular: Any, lp_biased: Sequence[Any], decay_constant: float,
@@ -70,6 +77,10 @@ def generate_self_debiased(model: Any, tokenizer: Any, device: Any, rendered: Se
     given, receives each step's debiased log-distribution of prompt i (for tests)."""
     import torch
 
+    local_decoding(decoding, "Self-Debias generation")
+    if decoding.repeat_penalty is not None:
+        raise GenderscopeError("--repeat-penalty: Self-Debias generation decodes by itself "
+                               "and applies no repetition penalty; drop the option")
     ids = [list(tokenizer(t, add_special_tokens=False)["input_ids"]) for t in rendered]
     eos = _eos_ids(model, tokenizer)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos[0]
