@@ -1,7 +1,7 @@
 """A local stand-in for an OpenAI-compatible ``/v1/chat/completions`` endpoint (standard
 library only), served on 127.0.0.1 in a thread. Each request is answered by
 ``server.answer(body) -> text`` unless a scripted fault is queued in ``server.faults``:
-``429`` / ``500`` (with ``Retry-After: 0``), ``403``, ``slow`` (sleeps past the client's
+``429`` / ``500`` (with ``Retry-After: 0``), ``401``, ``403``, ``slow`` (sleeps past the client's
 timeout, then answers), ``garbage`` (a 200 body that is not JSON) or ``nomessage``
 (JSON without ``choices``)."""
 
@@ -64,6 +64,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if fault == "403":
             self._send(403, b'{"error": {"message": "model access denied"}}')
+            return
+        if fault == "401":
+            self._send(401, b'{"error": {"message": "invalid api key"}}')
             return
         if fault == "slow":
             time.sleep(self.server.slow_s)

@@ -33,9 +33,11 @@ from genderscope.errors import GenderscopeError
 
 MODEL_FLAGS = {"model", "vectors", "encoder", "classifier", "kind", "start_token", "device",
                "dtype", "out", "store", "store_path", "as_json", "progress", "batch_size",
-               "base_url", "vocab", "fmt"}
-"""Command-line parameters that say which model runs and where results go (``gs.run``'s
-own keywords), not how the measure measures."""
+               "base_url", "vocab", "fmt", "concurrency", "timeout", "retries", "api_key_env",
+               "header"}
+"""Command-line parameters that say which model runs, how it is asked (an endpoint's
+client settings) and where results go (``gs.run``'s own keywords), not how the measure
+measures."""
 PRINT_FLAGS = {"plot", "list_tests"}
 """Command-line flags that print or draw something beside the run."""
 NO_MODEL = "no-such-model:check-measure"

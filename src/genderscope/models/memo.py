@@ -188,9 +188,12 @@ def may_load(what: str) -> None:
         raise WouldLoad(f"{what} would load (no memo in the store)")
 
 
-NOT_IDENTITY = ("device", "source", "batch_size")
+NOT_IDENTITY = ("device", "source", "batch_size", "concurrency", "timeout", "max_retries",
+                "api_key_env", "headers")
 """Adapter ``describe()`` keys that do not change a score (where and in what batches it
-runs, what the user called it: the fingerprint holds the weights' identity)."""
+runs, what the user called it: the fingerprint holds the weights' identity; how an
+endpoint's client asks: requests in flight, timeout, retries, the key's variable,
+extra headers)."""
 
 
 def model_identity(adapter: Any) -> dict[str, Any] | None:

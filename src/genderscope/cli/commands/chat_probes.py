@@ -4,8 +4,10 @@ dreaddit | relationship-levy | business-vocabulary | gest | gest-creative --mode
 
 MODEL is a causal LM with a chat template (Hub id, folder, GGUF, ``smollm2``) or
 ``openai:NAME`` with ``--base-url URL`` (an OpenAI-compatible endpoint; the API key is
-read from ``$OPENAI_API_KEY``). Every answer is cached in the store, so a rerun
-generates nothing and an interrupted run resumes.
+read from ``$OPENAI_API_KEY``, or the variable ``--api-key-env`` names; the client's
+``--concurrency``, ``--timeout``, ``--retries`` and ``--header K:V`` change how answers
+are asked for, not which, so they are not part of any key). Every answer is cached in
+the store, so a rerun generates nothing and an interrupted run resumes.
 """
 
 from __future__ import annotations
@@ -34,6 +36,18 @@ BASE_URL_OPTION = typer.Option(None, "--base-url", help="OpenAI-compatible endpo
                                "--model openai:NAME, e.g. http://127.0.0.1:8000/v1 (API key "
                                "from $OPENAI_API_KEY).")
 PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
+CONCURRENCY_OPTION = typer.Option(None, "--concurrency", help="Endpoint requests in flight "
+                                  "at once [default: 4].")
+TIMEOUT_OPTION = typer.Option(None, "--timeout", help="Seconds an endpoint request may "
+                              "take before it is retried [default: 120].")
+RETRIES_OPTION = typer.Option(None, "--retries", help="Retries of an endpoint request "
+                              "that timed out or got 408/409/429/5xx [default: 4].")
+API_KEY_ENV_OPTION = typer.Option(None, "--api-key-env", metavar="NAME", help="Environment "
+                                  "variable the endpoint's API key is read from [default: "
+                                  "OPENAI_API_KEY].")
+HEADER_OPTION = typer.Option(None, "--header", metavar="K:V", help="A header sent with "
+                             "every endpoint request (repeatable; the values of auth, key, "
+                             "token and cookie headers are kept out of every record).")
 
 
 def _fmt(x: Any, nd: int = 3) -> str:
@@ -70,12 +84,16 @@ def tables(result: Result) -> list[Table]:
 
 def _execute(measure: str, model: str, base_url: str | None, device: str | None, dtype: str,
              store_path: Path | None, out: Path | None, progress: bool, as_json: bool,
-             **options: Any) -> None:
+             client: dict[str, Any], **options: Any) -> None:
     from genderscope.cli.common import run_measure as run
 
+    if client.get("headers"):  # their secrets known before the command line is recorded
+        from genderscope.models.endpoint import parse_headers
+
+        parse_headers(client["headers"])
     result = run(measure, model, store=store_path, out=out, save=True, progress=progress,
                  device=device, dtype=dtype, base_url=base_url, command=command_line(),
-                 **options)
+                 **client, **options)
     if as_json:
         console.print_json(to_json({"run_id": result.metadata["run_id"], "reused": bool(
             result.metadata.get("reused")), "summary": result.summary}))
@@ -94,9 +112,14 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                 device: str | None = DEVICE_OPTION, dtype: str = DTYPE_OPTION,
                 out: Path | None = OUT_OPTION, store_path: Path | None = STORE_OPTION,
                 as_json: bool = JSON_OPTION, progress: bool = PROGRESS_OPTION,
-                **options: Any) -> None:
+                concurrency: int | None = CONCURRENCY_OPTION,
+                timeout: float | None = TIMEOUT_OPTION, retries: int | None = RETRIES_OPTION,
+                api_key_env: str | None = API_KEY_ENV_OPTION,
+                header: list[str] | None = HEADER_OPTION, **options: Any) -> None:
+            client = {"concurrency": concurrency, "timeout": timeout, "retries": retries,
+                      "api_key_env": api_key_env, "headers": header or None}
             _execute(measure, model, base_url, device, dtype, store_path, out, progress,
-                     as_json, **options)
+                     as_json, client, **options)
 
         cmd.__doc__ = doc
         run_app.command(measure)(cmd)
