@@ -237,8 +237,8 @@ def ripa_population_row(sims: int, seed: int = 364, n_pairs: int = 20) -> Row:
                "tests/stats/test_calibration_design.py::"
                "test_ripa_ci_holds_attribute_words_fixed",
                limit="the interval is over word pairs for the attribute words given; it "
-               "does not count their sampling (crossed pairs x attribute words, issue 36 "
-               "row 3)")
+               "does not count their sampling (pairs and attribute words are crossed; "
+               "not counted yet)")
 
 
 # -- rows of the calibration tests before issue 36 (tests/stats/test_calibration*.py) ------
@@ -331,7 +331,7 @@ def heavy_skew_rows(n: int, sims: int = 2000) -> list[Row]:
             Row(f"sign-flip-heavy-skew-{n}", design, "paired test: sign flip (the default)",
                 "FPR", sims, int(np.sum(p_sf < ALPHA)), src,
                 "the sign-flip test assumes symmetric differences; under heavy skew use "
-                "method='bootstrap-t' (issue 36 row 6)")]
+                "method='bootstrap-t' (the default is not changed yet)")]
 
 
 def skewed_cluster_values(rng: np.random.Generator, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -438,9 +438,9 @@ def embedding_null_row(metric: str, sims: int = 1500, seed: int = 20261124) -> R
 
 
 TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
-    ("Counterfactual flip rate (issue 36, row 1)", lambda: [
+    ("Counterfactual flip rate", lambda: [
         flip_rate_row(500), flip_rate_templates_row(500)]),
-    ("RIPA (issue 36, row 3)", lambda: [
+    ("RIPA", lambda: [
         ripa_row(8, 1000), ripa_row(20, 1000), ripa_row(20, 1000, pairs="aligned"),
         ripa_population_row(500), embedding_null_row("ripa", 500)]),
     ("RND", lambda: [embedding_null_row("rnd", 500)]),
