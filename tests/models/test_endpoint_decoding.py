@@ -197,3 +197,13 @@ def test_local_generation_gets_the_penalty_and_refuses_extra_body(
     with pytest.raises(GenderscopeError, match="--extra-body is passed to an endpoint") as err:
         lm.chat(prompts, Decoding(max_new_tokens=12, extra_body={"top_k": 1}))
     assert "\n" not in str(err.value)
+
+
+def test_the_recorded_call_names_the_unset_decoding_options(tmp_path: Path) -> None:
+    """Options keyed only when set are still written out, defaults included, in the call
+    a run records (a line one can paste)."""
+    with serve() as srv:
+        r = _run(srv.base_url, tmp_path, temperature=0.5)
+    call = r.metadata["command"]
+    assert "temperature=0.5" in call and "repeat_penalty=None" in call
+    assert "extra_body=None" in call and f"data='{DATA}'" in call

@@ -234,7 +234,8 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
         result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
         result.metadata["load_s"] = round(t_load, 2)
         result.metadata["command"] = command or _call_text(  # every option, defaults too:
-            measure, model, {**accepted, **options})  # a call a user can paste
+            measure, model, {**{o.name: o.default for o in declared(measure).options  # a
+                                if o.name != "progress"}, **options})  # call one can paste
         if "seed" in accepted:  # the seed of the measure's randomness (bootstrap, ...)
             result.metadata["seed"] = options.get("seed", 0)
         if plan.data_note:
