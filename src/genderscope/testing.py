@@ -1,7 +1,7 @@
 """The conformance suite of a measure declaration, as scikit-learn's ``check_estimator``:
 ``check_measure(name_or_declaration)`` raises :class:`AssertionError` listing every
 problem, or returns the names of the checks that ran. Every registry entry passes it in
-CI (``tests/test_declarations.py``); a plug-in package runs it on its own measures::
+CI (``tests/engine/test_declarations.py``); a plug-in package runs it on its own measures::
 
     from genderscope.testing import check_measure
     check_measure(MY_DECLARATION, example={"model": None, "options": {"n": 3}})

@@ -32,7 +32,7 @@ from genderscope.results import Result
 
 def per_group(ctx: Context) -> int | None:
     # 10, not 5: a CI over 5 professions covered 0.83-0.85 with a percentile bootstrap
-    # (issue 22); the cluster t interval over 10 covers 0.94 (tests/test_calibration.py)
+    # (issue 22); the cluster t interval over 10 covers 0.94 (tests/stats/test_calibration.py)
     return ctx.size(10, quick=2)
 
 

@@ -47,7 +47,7 @@ observation and permutes items, as the authors' replication notebook
 (``weat_result_replication.ipynb``) does. **Warning**: that test is not valid
 when a word's effect is shared across templates; with 8 + 8 words, 3 templates,
 a per-word effect and no difference between the sets it rejects at alpha = 0.05
-far more often than 5 % (tests/test_calibration.py). Use it only to reproduce
+far more often than 5 % (tests/stats/test_calibration.py). Use it only to reproduce
 the notebook.
 
 Per-template effect sizes (table ``by_template``; within one template every

@@ -46,7 +46,7 @@ targets (``ci_unit: "targets"``):
 
 - SS and LMS: Student-t 95 % CI of the mean of the per-target SS_t (LMS_t) over
   the K targets (:func:`~genderscope.stats.t_mean_ci`; a percentile bootstrap of
-  10 gender targets covers only about 0.90, tests/test_calibration.py);
+  10 gender targets covers only about 0.90, tests/stats/test_calibration.py);
 - ICAT: cluster percentile bootstrap over targets
   (:func:`~genderscope.stats.cluster_bootstrap_ci`), approximate with few targets;
 - test of SS against 50 per bias type: one-sample t-test of SS_t - 50 over targets

@@ -81,7 +81,7 @@ def effect_size_ci(sx: np.ndarray, sy: np.ndarray, words_x: Sequence[str] | None
     fixed). With one entry per word (WEAT) this is Student's two-sample t interval over
     words, scaled. An addition to the paper, which reports d without an interval; a
     percentile bootstrap over 8 + 8 words covered 0.90 (issue 22, measured in
-    tests/test_calibration.py)."""
+    tests/stats/test_calibration.py)."""
     from scipy import stats as st
 
     wx = list(words_x) if words_x is not None else [str(i) for i in range(sx.size)]

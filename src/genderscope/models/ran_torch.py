@@ -16,7 +16,7 @@ turns into a step of up to lr per component. The result therefore depends on the
 float32 operations, and this module performs the same ones in the same order (torch's
 ``cosine_similarity`` on (1, d) rows, ``matmul`` / ``norm`` for the repulsion, one
 ``Adam`` over [anchor, moving]) so that its output matches WEFE's
-(tests/test_wefe_agreement.py; docs/measures/vector_debias.md). One word at a time, as
+(tests/agreement/test_wefe_agreement.py; docs/measures/vector_debias.md). One word at a time, as
 WEFE does: batching changes the reductions' rounding.
 """
 

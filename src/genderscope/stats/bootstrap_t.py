@@ -9,7 +9,7 @@ that interval excludes 0: p = 2 min(P*(T* >= t), P*(T* <= t)) with the (k + 1) /
 estimator. Unlike the sign-flip test it does not assume the differences are symmetric
 under the null, which is why it keeps its size under heavy skew where the sign-flip test
 does not (10 units, centred exponential: 0.055 against 0.084-0.099;
-``benchmarks/calibration_heavy_skew_alternatives.py``, tests/test_calibration.py). It is
+``benchmarks/calibration_heavy_skew_alternatives.py``, tests/stats/test_calibration.py). It is
 not exact: with 5 units it rejected 0.070. A resample whose units are all equal has
 s* = 0; its T* is +-inf (or 0 when its mean equals the sample mean).
 """

@@ -12,7 +12,7 @@ and the interval is estimate +- t(min(R, C) - 1) sqrt(V). Resampling items, or o
 factor only, ignores the other factor's variation (issue 22: ABC coverage 0.26 with
 groups resampled); Owen's (2007) pigeonhole bootstrap covered 0.98-1.00 on ABC-like
 sparse data (too conservative), this interval 0.94-0.97
-(tests/test_calibration.py). Vectorised: one (B, n) weight matrix per chunk.
+(tests/stats/test_calibration.py). Vectorised: one (B, n) weight matrix per chunk.
 """
 
 from __future__ import annotations

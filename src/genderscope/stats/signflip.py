@@ -8,7 +8,7 @@ Every one of the 2^n vectors when 2^n <= ``exact_limit`` (n <= 24 by default; th
 p-value is then exact, e.g. p >= 1/16 two-sided at n = 5), else ``n_flips`` seeded
 random vectors with the (k + 1) / (B + 1) estimator. The test is of the *mean*, the
 same quantity as the estimate and its CI; its size holds for symmetric differences,
-and approximately for skewed ones (tests/test_calibration.py measures it).
+and approximately for skewed ones (tests/stats/test_calibration.py measures it).
 
 Hodges-Lehmann estimate (Hodges & Lehmann 1963): the median of the Walsh averages
 (d_i + d_j) / 2, i <= j; the location the Wilcoxon signed-rank test is about.

@@ -19,7 +19,7 @@ word alone, which in English carries most of the signal:
 :class:`SpacyTagger` uses spaCy's part-of-speech tags (``PRP$`` vs ``PRP``)
 when spaCy and an English pipeline (``en_core_web_sm``) are installed; pass
 ``tagger="spacy"`` or leave ``"auto"``. Accuracy of the heuristic on a
-hand-labelled set is measured in ``tests/test_swap_her.py``.
+hand-labelled set is measured in ``tests/transforms/test_swap_her.py``.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ Word frequency skews the gender direction; Double-Hard Debias first removes one
    least recoverable) is chosen.
 5. The chosen step is applied.
 
-As in WEFE 1.0.1's ``DoubleHardDebias`` (and agreeing with it, tests/test_wefe_agreement.py):
+As in WEFE 1.0.1's ``DoubleHardDebias`` (and agreeing with it,
+tests/agreement/test_wefe_agreement.py):
 step 5 rewrites only the 2 x ``n_words`` probe words (every other vector is left as it
 is), the frequency projection uses ``u_i . w`` of the un-centred w as Algorithm 1 writes
 it, vectors are not normalised, and only the gender direction is removed (no equalize

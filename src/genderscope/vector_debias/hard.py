@@ -13,7 +13,7 @@ Programmer as Woman is to Homemaker?", NeurIPS, Sec. 5 "Debiasing algorithms").
    a keeps its side of g), making them equidistant from every neutral word.
 
 The details where the paper leaves a choice follow WEFE 1.0.1's ``HardDebias`` (and so
-agree with it, tests/test_wefe_agreement.py): vectors are normalised before and after
+agree with it, tests/agreement/test_wefe_agreement.py): vectors are normalised before and after
 each step; definitional and equalize words are looked up exactly (no case folding);
 a pair with a word outside the vocabulary is skipped; equalize vectors are those
 before neutralising; a word in several equalize pairs ends with its last pair's

@@ -11,7 +11,7 @@ on them by ridge regression and the fitted part is subtracted:
 d x d matrix P, every non-definitional vector becomes ``v - P v``: one matrix product
 over the vocabulary. Vectors are raw (not normalised); the definitional words (those of
 the gender-specific list found in the vocabulary) are left as they are. Agrees with
-WEFE 1.0.1's ``HalfSiblingRegression`` (tests/test_wefe_agreement.py).
+WEFE 1.0.1's ``HalfSiblingRegression`` (tests/agreement/test_wefe_agreement.py).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ not rebuilt: building one costs ~90 us). The fit calls liblinear's ``train_wrap`
 the arguments ``_fit_liblinear`` passes for this estimator (L2 logistic regression in
 the primal, solver 0; C=1, tol=1e-4, intercept as a feature of scale 1, unit class and
 sample weights); where that private entry point is missing, the public estimator is
-used. tests/test_embedding_metrics.py checks both against scikit-learn's public calls.
+used. tests/measures/test_embedding_metrics.py checks both against scikit-learn's public calls.
 """
 
 from __future__ import annotations
