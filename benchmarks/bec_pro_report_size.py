@@ -13,7 +13,7 @@ import time
 
 import genderscope as gs
 from genderscope.measures import bec_pro_card
-from genderscope.report.entry import Context
+from genderscope.reporting.entry import Context
 
 
 def main() -> None:

@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 
-from genderscope.report.compare import _jackknife_t, _percentile
+from genderscope.reporting.compare import _jackknife_t, _percentile
 
 MU = 0.3
 

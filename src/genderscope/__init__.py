@@ -23,7 +23,7 @@ except PackageNotFoundError:  # running from a source tree without install
 __all__ = ["Result", "compare", "debias", "load_model", "plot", "report", "run"]
 
 _LAZY = {"run": "genderscope.api", "load_model": "genderscope.api",
-         "plot": "genderscope.api",
+         "plot": "genderscope.api", "report": "genderscope.api",
          "compare": "genderscope.api", "debias": "genderscope.api",
          "Result": "genderscope.results"}
 
@@ -40,10 +40,6 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    if name == "report":  # the package genderscope.report, callable as api.report
-        import importlib
-
-        return importlib.import_module("genderscope.report")
     if name in _LAZY:
         import importlib
 

@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("measures", {"measures"}),
     ("catalog", {"catalog"}),
     ("engine", {"engine"}),
-    ("report/sweep", {"report", "sweep"}),  # + the report cards, measures/*_card.py
+    ("report/sweep", {"reporting", "sweep"}),  # + the report cards, measures/*_card.py
     ("api", {"api", "api_debias"}),
     ("cli", {"cli", "testing"}),  # testing: check_measure reads the CLI too
 ]
@@ -184,7 +184,7 @@ def test_the_core_never_imports_the_page(modules: tuple[str, ...]) -> None:
     code = (f"import sys, {', '.join(modules)}\n"
             "from genderscope.store import Store\n"
             "Store(':memory:').close()\n"
-            "print(sorted(m for m in sys.modules if m.startswith('genderscope.report')))\n")
+            "print(sorted(m for m in sys.modules if m.startswith('genderscope.reporting')))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=120)
     assert out.stdout.strip() == "[]", out.stdout
@@ -194,7 +194,7 @@ def test_no_subpackage_shadows_a_public_name() -> None:
     """``gs.debias`` and the other public names stay callable whatever was imported:
     importing a subpackage ``genderscope.X`` sets attribute ``X`` on the package, so a
     module sharing a name with an entry of ``genderscope.__all__`` must itself be
-    callable (as ``genderscope.report`` is, by design)."""
+    callable."""
     import importlib
     import pkgutil
     import subprocess

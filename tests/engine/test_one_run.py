@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from genderscope.cli.app import app
-from genderscope.report.entry import Context
-from genderscope.report.registry import measures
+from genderscope.reporting.entry import Context
+from genderscope.reporting.registry import measures
 from genderscope.results import to_json
 from genderscope.store import Store
 
@@ -424,8 +424,8 @@ def test_seat_card_runs_one_plan_per_test(tmp_path: Path) -> None:
     """SEAT: ``gs.run("seat", test=...)`` of one test, then the card: that run is the
     card's first part; three stored runs in all."""
     import genderscope as gs
-    from genderscope.report.entry import Context
-    from genderscope.report.runner import Subject, run_one
+    from genderscope.reporting.entry import Context
+    from genderscope.reporting.runner import Subject, run_one
 
     class Encoder:  # a sentence encoder of seeded hash features
         kind = "encoder"
@@ -474,7 +474,7 @@ def test_multi_plan_cards_keep_the_numbers_of_their_own_runs(quick: bool, tmp_pa
     from genderscope.measures.embedding_metrics import METRICS
     from genderscope.measures.weat import weat
     from genderscope.models.vectors import load_vectors
-    from genderscope.report.runner import Subject, run_one
+    from genderscope.reporting.runner import Subject, run_one
     from genderscope.results import Result
     from genderscope.stats import annotate_family
 

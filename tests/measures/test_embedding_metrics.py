@@ -255,9 +255,9 @@ def test_report_cards_on_request(data_dir: Path, store, tmp_path: Path) -> None:
     vectors and renders its section with a headline per test and attribute set."""
     from genderscope.datasets.seat import resolve_test
     from genderscope.measures.weat_card import WEAT_TESTS
-    from genderscope.report import html as page
-    from genderscope.report.registry import Context
-    from genderscope.report.runner import Subject, run_report
+    from genderscope.reporting import html as page
+    from genderscope.reporting.registry import Context
+    from genderscope.reporting.runner import Subject, run_report
 
     vocab = sorted({w.lower() for t in WEAT_TESTS for ws in
                     resolve_test(t, data_dir / "seat" / "tests").sets() for w in ws.examples})

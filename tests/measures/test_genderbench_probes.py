@@ -233,8 +233,8 @@ def test_decoding_rejects_zero_tokens() -> None:
 def test_report_cards_run_headline_and_plot() -> None:
     from genderscope.api import run as run_measure
     from genderscope.measures.chat_probes_card import ENTRIES
-    from genderscope.report.entry import Context
-    from genderscope.report.registry import measures
+    from genderscope.reporting.entry import Context
+    from genderscope.reporting.registry import measures
 
     model = Scripted(lambda p: "Yes. (a) she. You have been selected" if " she " in p
                      else "No. (b) he. We regret to inform you")

@@ -99,7 +99,7 @@ def test_debias_overwrite_replaces_only_a_folder_it_wrote(tmp_path, tiny_bert_di
 
 
 def test_report_tmp_link_is_not_followed(tmp_path: Path, monkeypatch) -> None:
-    from genderscope.report import html
+    from genderscope.reporting import html
 
     victim = tmp_path / "victim.txt"
     victim.write_text("precious")

@@ -83,7 +83,7 @@ def test_export_replaces_only_with_overwrite(tmp_path: Path) -> None:
 
 
 def test_report_out_checked_for_overwrite(tmp_path: Path) -> None:
-    from genderscope.report.html import check_writable
+    from genderscope.reporting.html import check_writable
 
     page = tmp_path / "r.html"
     page.write_text("mine")

@@ -49,7 +49,7 @@ def test_report_out_never_replaces_an_input(tmp_path: Path, monkeypatch: pytest.
 
 def test_report_out_beside_its_inputs_is_fine(tmp_path: Path) -> None:
     """The check refuses inputs only: a new page name in the same folder passes it."""
-    from genderscope.report.html import check_writable
+    from genderscope.reporting.html import check_writable
 
     vec = tmp_path / "vec.txt"
     vec.write_text("he 0.1\n", encoding="utf-8")

@@ -15,9 +15,9 @@ from test_report_every_number import _check_page
 from genderscope.api import run as run_measure
 from genderscope.errors import GenderscopeError
 from genderscope.measures.gest_card import ENTRIES, MISSING, gest_folder
-from genderscope.report.entry import Context
-from genderscope.report.registry import measures
-from genderscope.report.runner import Subject, run_one, run_report
+from genderscope.reporting.entry import Context
+from genderscope.reporting.registry import measures
+from genderscope.reporting.runner import Subject, run_one, run_report
 from tests.datasets.test_gest_registry import _fixture
 
 _STEREO = re.compile(r"thing (\d+)\.")
@@ -102,7 +102,7 @@ def test_report_reuses_the_run_and_every_number_has_a_ci_or_p(gest_data: Path,
         assert sec.result.summary["n_items"] == {"gest": 6, "gest-creative": 8}[
             sec.measure.name]
     assert _check_page(data) >= 2 * len(ENTRIES)
-    from genderscope.report import html
+    from genderscope.reporting import html
 
     # a reused run reads NaN back as None: the plots must still draw (they failed, and
     # leaked their figure, before plots.forest took None as NaN)

@@ -17,10 +17,10 @@ from typer.testing import CliRunner
 
 from genderscope.cli.app import app
 from genderscope.errors import GenderscopeError
-from genderscope.report import html as page
-from genderscope.report.compare import differences, leaderboard, paired_difference
-from genderscope.report.registry import Context, Headline, Paired, measures
-from genderscope.report.runner import Subject, reuse_key, run_report
+from genderscope.reporting import html as page
+from genderscope.reporting.compare import differences, leaderboard, paired_difference
+from genderscope.reporting.registry import Context, Headline, Paired, measures
+from genderscope.reporting.runner import Subject, reuse_key, run_report
 
 MAIN = [sys.executable, "-c", "from genderscope.cli.app import main; main()"]
 
@@ -384,7 +384,7 @@ def test_weat_and_seat_entries(data_dir: Path, store, tmp_path: Path) -> None:
 def test_cell_shows_estimate_with_the_ci_precision() -> None:
     from types import SimpleNamespace
 
-    from genderscope.report.compare import cell
+    from genderscope.reporting.compare import cell
 
     h = SimpleNamespace(has_ci=True, estimate=60.0, ci_low=44.6, ci_high=73.65, p_value=None)
     assert cell(h) == "60.00 [44.60, 73.65]"

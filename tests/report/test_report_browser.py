@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from test_report import HashCausal, HashMasked, subject
 
-from genderscope.report import html as page
-from genderscope.report.registry import Context
-from genderscope.report.runner import run_report
+from genderscope.reporting import html as page
+from genderscope.reporting.registry import Context
+from genderscope.reporting.runner import run_report
 
 CHROMIUM = next((p for p in (shutil.which(n) for n in ("chromium", "chromium-browser",
                                                         "google-chrome")) if p), None)

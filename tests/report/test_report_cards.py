@@ -14,8 +14,8 @@ import pytest
 
 import genderscope
 from genderscope.errors import GenderscopeError
-from genderscope.report import registry
-from genderscope.report.entry import Card, MethodCard
+from genderscope.reporting import registry
+from genderscope.reporting.entry import Card, MethodCard
 
 SRC = Path(genderscope.__file__).parent
 
@@ -39,11 +39,11 @@ def test_every_entry_comes_from_a_card_beside_its_measure() -> None:
 
 def test_card_modules_import_neither_the_registry_nor_torch() -> None:
     code = ("import importlib, sys\n"
-            "from genderscope.report.registry import BUILTIN_CARDS\n"
-            "del sys.modules['genderscope.report.registry']\n"
+            "from genderscope.reporting.registry import BUILTIN_CARDS\n"
+            "del sys.modules['genderscope.reporting.registry']\n"
             "for n in BUILTIN_CARDS:\n"
             "    importlib.import_module('genderscope.measures.' + n)\n"
-            "print('registry' if 'genderscope.report.registry' in sys.modules else '-',\n"
+            "print('registry' if 'genderscope.reporting.registry' in sys.modules else '-',\n"
             "      'torch' if 'torch' in sys.modules else '-')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120)
@@ -90,8 +90,8 @@ def test_lpbs_paired_form_is_the_word_level_headline(data_dir: Path, store) -> N
     from test_report import subject
 
     from genderscope.measures.weat_card import d_rows as _d
-    from genderscope.report.entry import Context
-    from genderscope.report.runner import run_report
+    from genderscope.reporting.entry import Context
+    from genderscope.reporting.runner import run_report
 
     def h(*parts: str) -> float:
         return int(hashlib.sha256("|".join(parts).encode()).hexdigest()[:8], 16) / 2**32 - .5

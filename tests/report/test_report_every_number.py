@@ -21,12 +21,12 @@ import pandas as pd
 import pytest
 from test_report import HashCausal, HashMasked, _hash_lp
 
-from genderscope.report import html as page
-from genderscope.report import terminal
-from genderscope.report.entry import Context, Headline
-from genderscope.report.findings import shown
-from genderscope.report.registry import measures
-from genderscope.report.runner import ReportData, Section, Subject, run_report
+from genderscope.reporting import html as page
+from genderscope.reporting import terminal
+from genderscope.reporting.entry import Context, Headline
+from genderscope.reporting.findings import shown
+from genderscope.reporting.registry import measures
+from genderscope.reporting.runner import ReportData, Section, Subject, run_report
 
 
 class FakeEncoder:
@@ -188,7 +188,7 @@ def test_attack_and_bias_amplification_cards(tmp_path: Path) -> None:
 
 def test_a_bare_estimate_is_caught() -> None:
     """The check above can fail: a number with neither CI nor p is reported."""
-    from genderscope.report.entry import Card, MethodCard
+    from genderscope.reporting.entry import Card, MethodCard
     from genderscope.results import Result
 
     bare = [Headline("a bare number", 0.4, null=0.0)]

@@ -30,7 +30,7 @@ def gpt2_and_sdb(tmp_path_factory: pytest.TempPathFactory, data_dir: Path
 
 
 def test_seat_and_perplexity_are_default_lm_measures() -> None:
-    from genderscope.report.registry import Context, select
+    from genderscope.reporting.registry import Context, select
 
     for kind in ("causal", "masked"):
         names = [m.name for m in select(None) if not m.not_applicable(kind, Context())]
@@ -40,10 +40,10 @@ def test_seat_and_perplexity_are_default_lm_measures() -> None:
 @pytest.mark.slow
 def test_report_of_an_lm_and_its_debiased_folder(gpt2_and_sdb, data_dir: Path, tmp_path: Path
                                                  ) -> None:
-    from genderscope.report import html as page
-    from genderscope.report.compare import differences
-    from genderscope.report.registry import Context
-    from genderscope.report.runner import lm_subject, run_report
+    from genderscope.reporting import html as page
+    from genderscope.reporting.compare import differences
+    from genderscope.reporting.registry import Context
+    from genderscope.reporting.runner import lm_subject, run_report
     from genderscope.store import Store
 
     base, sdb = gpt2_and_sdb

@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 from rich.console import Console
 
-from genderscope.report import html, plots, terminal
-from genderscope.report.entry import Card, Context, Headline, MethodCard, from_ci
-from genderscope.report.runner import ReportData, Section, Subject
+from genderscope.reporting import html, plots, terminal
+from genderscope.reporting.entry import Card, Context, Headline, MethodCard, from_ci
+from genderscope.reporting.runner import ReportData, Section, Subject
 from genderscope.results import Result
 
 LONG = ("resolves pronouns better when they match the occupation stereotype, which is a "

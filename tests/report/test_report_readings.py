@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from test_report import HashCausal, subject
 
-from genderscope.report import html as page
-from genderscope.report.entry import Headline, from_ci
-from genderscope.report.registry import Context, measures
-from genderscope.report.runner import run_report
+from genderscope.reporting import html as page
+from genderscope.reporting.entry import Headline, from_ci
+from genderscope.reporting.registry import Context, measures
+from genderscope.reporting.runner import run_report
 
 
 def _h(**kw) -> Headline:
@@ -78,7 +78,7 @@ def test_adjusted_p_words(p: float, words: str) -> None:
 
 
 def test_comparison_and_terminal_cells_name_the_unit_and_adjusted_p() -> None:
-    from genderscope.report.compare import cell
+    from genderscope.reporting.compare import cell
 
     assert cell(_h()) == "0.400 [0.100, 0.700], resampling professions"
     assert cell(_h(ci_low=None, ci_high=None, p_adjusted=0.03, p_adjust_method="holm")) == \
@@ -91,8 +91,8 @@ def test_paired_difference_resamples_clusters() -> None:
     import numpy as np
     import pandas as pd
 
-    from genderscope.report.compare import paired_difference
-    from genderscope.report.entry import Paired
+    from genderscope.reporting.compare import paired_difference
+    from genderscope.reporting.entry import Paired
 
     values = np.repeat([-1.0, -0.5, 0.0, 0.5, 1.0, 1.5], 50)
     idx = [f"r{k}" for k in range(values.size)]
@@ -123,7 +123,7 @@ def test_two_model_page_names_the_comparison_unit(data_dir: Path, store) -> None
     data = run_report([subject(HashCausal("a"), "A"), subject(HashCausal("b"), "B")],
                       Context(lang="en", quick=True, data_dir=data_dir), store,
                       names=["crows-pairs", "bec-pro", "winobias"])
-    from genderscope.report.compare import differences
+    from genderscope.reporting.compare import differences
 
     diffs = differences(data)
     assert {d.measure: d.ci_unit for d in diffs} == {"crows-pairs": "pairs",
@@ -153,7 +153,7 @@ def test_weat_tests_run_together_are_one_holm_family(data_dir: Path, store) -> N
     from genderscope.datasets.seat import resolve_test
     from genderscope.measures.weat_card import WEAT_TESTS
     from genderscope.models.vectors import WordVectors
-    from genderscope.report.runner import Subject
+    from genderscope.reporting.runner import Subject
     from genderscope.stats import adjust_pvalues
 
     vocab = sorted({w.lower() for t in WEAT_TESTS for ws in
@@ -172,7 +172,7 @@ def test_weat_tests_run_together_are_one_holm_family(data_dir: Path, store) -> N
 
 
 def test_non_bootstrap_intervals_are_not_called_resampling() -> None:
-    from genderscope.report import plots
+    from genderscope.reporting import plots
 
     wilson = from_ci("share", {"estimate": 0.6, "ci_low": 0.4, "ci_high": 0.8,
                                "method": "wilson", "ci_unit": "pairs"}, null=0.5)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from genderscope.errors import GenderscopeError
-from genderscope.report.entry import Context
-from genderscope.report.runner import choose_scope
+from genderscope.reporting.entry import Context
+from genderscope.reporting.runner import choose_scope
 
 
 def _never() -> bool:

@@ -387,8 +387,8 @@ def test_report_compare_permutes_the_clusters_it_resamples() -> None:
     """Row 2: two models whose gap varies by profession with mean 0 (20 professions x 9
     items). The permutation at professions holds its size; swapping single items (the
     p-value before issue 22, here with no clusters given) does not."""
-    from genderscope.report.compare import paired_difference
-    from genderscope.report.entry import Paired
+    from genderscope.reporting.compare import paired_difference
+    from genderscope.reporting.entry import Paired
 
     rng = np.random.default_rng(222)
     prof = np.repeat(np.arange(20), 9)
@@ -573,8 +573,8 @@ def test_report_compare_ci_with_few_clusters_covers(k: int) -> None:
     model gap that varies by profession (skewed, known mean 0.3) over k professions x 9
     items. Its CI (jackknife-t below 50 clusters) covers; the percentile cluster bootstrap,
     the interval before this change, does not at 5 and 10."""
-    from genderscope.report.compare import _percentile, ci_method, paired_difference
-    from genderscope.report.entry import Paired
+    from genderscope.reporting.compare import _percentile, ci_method, paired_difference
+    from genderscope.reporting.entry import Paired
 
     rng = np.random.default_rng(2230 + k)
     prof = np.repeat(np.arange(k), 9)

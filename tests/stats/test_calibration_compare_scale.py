@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 from genderscope.measures.weat_card import d_rows, z_first
-from genderscope.report.compare import paired_difference
-from genderscope.report.entry import Paired
+from genderscope.reporting.compare import paired_difference
+from genderscope.reporting.entry import Paired
 
 pytestmark = pytest.mark.slow
 

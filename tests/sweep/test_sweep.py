@@ -15,8 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from genderscope.errors import GenderscopeError
-from genderscope.report.registry import measures
-from genderscope.report.runner import lm_subject, run_one
+from genderscope.reporting.registry import measures
+from genderscope.reporting.runner import lm_subject, run_one
 from genderscope.store import Store
 from genderscope.sweep import driver
 from genderscope.sweep.jobs import CRASH_ENV, measure_context

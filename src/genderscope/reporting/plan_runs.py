@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from genderscope.errors import GenderscopeError
-from genderscope.report.entry import Card, Context
+from genderscope.reporting.entry import Card, Context
 from genderscope.results import Result
 from genderscope.store import Store
 
 if TYPE_CHECKING:
-    from genderscope.report.runner import Subject
+    from genderscope.reporting.runner import Subject
 
 
 def plans_of(measure: Card, ctx: Context) -> list[tuple[str, dict[str, Any]]]:

@@ -16,8 +16,8 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
-from genderscope.report.findings import shown
-from genderscope.report.runner import ReportData, items_note
+from genderscope.reporting.findings import shown
+from genderscope.reporting.runner import ReportData, items_note
 from genderscope.text_blocks import blocks
 
 WIDE = 120
@@ -38,7 +38,7 @@ SCOPE_WORDS = {
 def headline_rows(data: ReportData) -> list[dict[str, str]]:
     """One row per number the page's headline table shows (primary numbers, and any
     secondary number whose own test finds bias), plus one per section that did not run."""
-    from genderscope.report.compare import cell
+    from genderscope.reporting.compare import cell
 
     rows: list[dict[str, str]] = []
     for sec in data.sections:

@@ -1,9 +1,9 @@
 """What a report entry is: the contract between a measure's report card and the page.
 
 A measure's card module (``genderscope/measures/<name>_card.py``) builds one
-:class:`Card` per report entry from these types; :mod:`genderscope.report.registry`
-collects the entries by name, :mod:`genderscope.report.runner` runs them and
-:mod:`genderscope.report.html` renders them. An entry:
+:class:`Card` per report entry from these types; :mod:`genderscope.reporting.registry`
+collects the entries by name, :mod:`genderscope.reporting.runner` runs them and
+:mod:`genderscope.reporting.html` renders them. An entry:
 
 - ``kinds``: adapter kinds it applies to (:data:`genderscope.core.kinds.MODEL`:
   ``masked``, ``causal``, ``vectors``, ``encoder``, ``classifier``), or ``captions``
@@ -22,7 +22,7 @@ collects the entries by name, :mod:`genderscope.report.runner` runs them and
 - ``headlines(result) -> list[Headline]``: estimate, 95 % CI or p-value, the value
   that means "no bias" and the words for each direction;
 - ``highlights(result)``: a few item rows worth reading; ``plot(result)``: a
-  matplotlib Figure (use :mod:`genderscope.report.plots`);
+  matplotlib Figure (use :mod:`genderscope.reporting.plots`);
 - ``card``: definition, citation, caveats, default subset.
 
 This module imports no entry and no registry, so card modules can import it freely.

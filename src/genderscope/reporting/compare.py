@@ -1,7 +1,7 @@
 """Several models side by side: a leaderboard of headline numbers and tested differences.
 
 Two models measured on the same items are compared item by item (the registry
-entry's :class:`~genderscope.report.registry.Paired` form of its first headline):
+entry's :class:`~genderscope.reporting.registry.Paired` form of its first headline):
 
 - **difference** = statistic(model A's items) − statistic(model B's items), over the
   items both runs scored;
@@ -39,10 +39,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from genderscope.report import plots
-from genderscope.report.entry import _finite, unit_words
-from genderscope.report.registry import Paired, fmt, fmt_p
-from genderscope.report.runner import ReportData, Section
+from genderscope.reporting import plots
+from genderscope.reporting.entry import _finite, unit_words
+from genderscope.reporting.registry import Paired, fmt, fmt_p
+from genderscope.reporting.runner import ReportData, Section
 from genderscope.stats import adjust_pvalues
 
 

@@ -228,7 +228,7 @@ def ci_label(cis: Iterable[Any], name: str = "CI", default: str | None = None) -
     """'95% CI resampling professions' for axis labels, from the CI dicts (or unit
     strings) a plot draws ('over pairs' for a non-bootstrap CI such as Wilson's); a dict
     without ``ci_unit`` takes ``default``; '95% CI' when no unit is known."""
-    from genderscope.report.entry import unit_words
+    from genderscope.reporting.entry import unit_words
 
     words = sorted({unit_words(c.get("ci_unit") or default, c.get("method"))
                     if isinstance(c, dict) else unit_words(c or default) for c in cis} - {""})

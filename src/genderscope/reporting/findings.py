@@ -4,7 +4,7 @@ headline)."""
 
 from __future__ import annotations
 
-from genderscope.report.entry import Headline
+from genderscope.reporting.entry import Headline
 
 
 def shown(headlines: list[Headline]) -> list[Headline]:

@@ -34,8 +34,8 @@ def headline_records(store: Any, runs: list[dict[str, Any]]) -> list[dict[str, A
     """One record per headline number of each stored run in ``runs`` (rows of
     ``Store.list_runs``) whose measure has a report card; runs of other measures, or whose
     summary the card cannot read, give none."""
-    from genderscope.report.registry import select
-    from genderscope.report.runner import Section, Subject, items_note
+    from genderscope.reporting.registry import select
+    from genderscope.reporting.runner import Section, Subject, items_note
 
     cards = {m.name: m for m in select(None)}
     out: list[dict[str, Any]] = []

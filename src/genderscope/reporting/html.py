@@ -1,4 +1,4 @@
-"""One self-contained HTML page from a :class:`~genderscope.report.runner.ReportData`.
+"""One self-contained HTML page from a :class:`~genderscope.reporting.runner.ReportData`.
 
 No network is needed to view it: CSS is inline, plots are inline SVG (they take
 the page's text colour, so they read in light and dark mode), there are no
@@ -20,10 +20,10 @@ from typing import Any
 import pandas as pd
 
 from genderscope.errors import GenderscopeError
-from genderscope.report import plots
-from genderscope.report.findings import shown, verdict
-from genderscope.report.registry import Context, Headline, fmt, fmt_p
-from genderscope.report.runner import ReportData, Section, Subject, items_note
+from genderscope.reporting import plots
+from genderscope.reporting.findings import shown, verdict
+from genderscope.reporting.registry import Context, Headline, fmt, fmt_p
+from genderscope.reporting.runner import ReportData, Section, Subject, items_note
 from genderscope.text_blocks import plural, visible
 
 CSS = """
@@ -289,7 +289,7 @@ def section_html(sec: Section) -> str:
             if fig is not None:
                 parts.append(figure_html(fig, f"{sec.measure.title} — {sec.subject.label}"))
         except Exception as exc:  # noqa: BLE001 - a plot bug must not lose the numbers
-            from genderscope.report.runner import one_line
+            from genderscope.reporting.runner import one_line
 
             plots.close_all()  # a figure left half-drawn by the failure
             parts.append(f'<p class="reason">Plot failed: {esc(one_line(exc))}</p>')
@@ -308,7 +308,7 @@ def section_html(sec: Section) -> str:
 
 
 def comparison_html(data: ReportData) -> str:
-    from genderscope.report import compare
+    from genderscope.reporting import compare
 
     if len(data.subjects) < 2:
         return ""

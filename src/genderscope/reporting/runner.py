@@ -13,12 +13,12 @@ content, genderscope version), so ``genderscope run crows-pairs --bias-type gend
 seen opens deferred from its memo, so a report whose runs are all stored loads no
 weights and runs no forward pass. A card may name several plans (WEAT 6, 7, 8), each
 stored under its own key and combined into the section
-(:mod:`genderscope.report.plan_runs`). When a measure does run, the adapter's own
+(:mod:`genderscope.reporting.plan_runs`). When a measure does run, the adapter's own
 score cache still avoids repeated forward passes.
 
 How much of each benchmark runs (:func:`choose_scope`): on a GPU, or with ``--full``,
 every benchmark in full; on a CPU the seeded subsets each card declares
-(:meth:`~genderscope.report.entry.Context.size`), and ``--quick`` smaller ones. Each
+(:meth:`~genderscope.reporting.entry.Context.size`), and ``--quick`` smaller ones. Each
 section says how many items its numbers come from (:func:`items_note`).
 
 Failures never stop the report: a measure that raises becomes a section marked
@@ -38,8 +38,8 @@ from typing import Any
 
 from genderscope.core.kinds import LM_LOAD
 from genderscope.errors import GenderscopeError
-from genderscope.report.plan_runs import plan_keys, run_plans
-from genderscope.report.registry import Card, Context, Headline, select
+from genderscope.reporting.plan_runs import plan_keys, run_plans
+from genderscope.reporting.registry import Card, Context, Headline, select
 from genderscope.results import Result
 from genderscope.store import Store
 
@@ -282,7 +282,7 @@ def items_note(sec: Section, h: Headline | None = None) -> str:
 
 def reuse_keys(measure: Card, subject: Subject, ctx: Context) -> list[str | None]:
     """The keys a run of ``measure`` on ``subject`` is stored under, told without loading
-    weights: one per plan (:func:`~genderscope.report.plan_runs.plan_keys`; None when the
+    weights: one per plan (:func:`~genderscope.reporting.plan_runs.plan_keys`; None when the
     store has not seen the model, or the plan is never reused)."""
     return plan_keys(measure, subject, ctx)
 

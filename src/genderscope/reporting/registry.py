@@ -4,9 +4,9 @@ Each measure's report card (default subset, plan, headlines, plot, highlights,
 method card) lives beside the measure in ``genderscope/measures/<name>_card.py``
 and exposes its entries as ``ENTRIES``; :data:`BUILTIN_CARDS` names those modules
 in page order, and :func:`measures` loads them on first use. Your own entries:
-build a :class:`~genderscope.report.entry.Card` and :func:`register` it.
+build a :class:`~genderscope.reporting.entry.Card` and :func:`register` it.
 
-The entry types live in :mod:`genderscope.report.entry` (re-exported here), so a
+The entry types live in :mod:`genderscope.reporting.entry` (re-exported here), so a
 card module never imports this registry: registry -> cards -> entry, no circle.
 """
 
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from genderscope.core.kinds import MODEL
 from genderscope.errors import GenderscopeError
-from genderscope.report.entry import (  # noqa: F401 - re-exported for callers
+from genderscope.reporting.entry import (  # noqa: F401 - re-exported for callers
     CARD_KINDS,
     LANGS,
     Card,

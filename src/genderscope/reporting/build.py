@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from genderscope.errors import GenderscopeError
 
 if TYPE_CHECKING:
-    from genderscope.report.runner import ReportData
+    from genderscope.reporting.runner import ReportData
     from genderscope.store import Store
 
 
@@ -30,7 +30,7 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
     """Every measure that applies to the given models, as one HTML page at ``out``.
 
     ``full``: run every benchmark in full; ``None`` (default) decides by device: in full
-    on a GPU, seeded subsets on a CPU (see :func:`genderscope.report.runner.choose_scope`).
+    on a GPU, seeded subsets on a CPU (see :func:`genderscope.reporting.runner.choose_scope`).
     ``quick``: small subsets, a smoke test. An existing ``out`` is refused unless
     ``overwrite=True``. Stored runs with the same model, parameters
     and data are reused (``reuse=False`` re-runs them). Returns the page's data
@@ -38,9 +38,9 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
     """
     from genderscope.checks import no_model_twice
     from genderscope.models.source import check_dtype
-    from genderscope.report import html as page
-    from genderscope.report import runner
-    from genderscope.report.registry import LANGS, Context
+    from genderscope.reporting import html as page
+    from genderscope.reporting import runner
+    from genderscope.reporting.registry import LANGS, Context
 
     models = [models] if isinstance(models, str) else list(models)
     no_model_twice([*models, *vectors, *encoders, *classifiers], seed)
