@@ -40,7 +40,7 @@ def measures() -> list[str]:
 def plot(result: Result, path: str | Path | None = None) -> Any:
     """The report figure of ``result``'s measure (a matplotlib Figure), also written to
     ``path`` when given (.png, .svg or .pdf)."""
-    from genderscope.report.registry import measures as cards
+    from genderscope.reporting.registry import measures as cards
 
     entry = cards().get(result.method)
     if entry is None or entry.plot is None:
@@ -91,4 +91,4 @@ def compare(before: Result | str | Path, after: Result | str | Path, *,
 
 
 from genderscope.api_debias import debias  # noqa: E402,F401 - gs.debias
-from genderscope.report.build import report  # noqa: E402,F401 - gs.report
+from genderscope.reporting.build import report  # noqa: E402,F401 - gs.report

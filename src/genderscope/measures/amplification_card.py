@@ -16,7 +16,7 @@ The measure itself is :mod:`genderscope.measures.amplification`; its docs page i
 
 from __future__ import annotations
 
-from genderscope.report.entry import Card, MethodCard, from_ci
+from genderscope.reporting.entry import Card, MethodCard, from_ci
 
 BIAS_AMPLIFICATION = Card(
     name="bias-amplification", title="Mean bias amplification (captions)",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from genderscope.measures.card_tools import needs_texts
-from genderscope.report.entry import Card, Context, Headline, MethodCard, from_ci
+from genderscope.reporting.entry import Card, Context, Headline, MethodCard, from_ci
 from genderscope.results import Result
 
 

@@ -17,8 +17,8 @@ from genderscope.measures.card_tools import (
     mean_first_column,
     top_rows,
 )
-from genderscope.report import plots
-from genderscope.report.entry import (
+from genderscope.reporting import plots
+from genderscope.reporting.entry import (
     MULTIPLICITY_KEYS,
     Card,
     Context,

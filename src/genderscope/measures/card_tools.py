@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from genderscope.report.entry import Context
+from genderscope.reporting.entry import Context
 
 
 def top_rows(df: pd.DataFrame, col: str, cols: list[str], n: int = 5) -> pd.DataFrame:

@@ -16,8 +16,8 @@ from typing import Any
 
 import pandas as pd
 
-from genderscope.report import plots
-from genderscope.report.entry import Card, Context, Headline, MethodCard, from_ci
+from genderscope.reporting import plots
+from genderscope.reporting.entry import Card, Context, Headline, MethodCard, from_ci
 from genderscope.results import Result
 
 TAMKIN = ("Tamkin, Askell, Lovitt, Durmus, Joseph, Kravec, Nguyen, Kaplan & Ganguli (2023). "

@@ -17,8 +17,8 @@ from genderscope.measures.card_tools import (
     mean_first_column,
     top_rows,
 )
-from genderscope.report import plots
-from genderscope.report.entry import Card, Context, Headline, MethodCard, Paired, from_ci
+from genderscope.reporting import plots
+from genderscope.reporting.entry import Card, Context, Headline, MethodCard, Paired, from_ci
 from genderscope.results import Result
 
 BLODGETT = ("Blodgett, Lopez, Olteanu, Sim & Wallach (2021, ACL, 'Stereotyping Norwegian "

@@ -24,7 +24,7 @@ from genderscope.measures.chat_probes_card import (
     _tests,
 )
 from genderscope.measures.gest import gest_folder as find_gest
-from genderscope.report.entry import Card, Context
+from genderscope.reporting.entry import Card, Context
 
 GEST = ("Pikuliak, Oresko, Hrckova & Simko (2024). Women Are Beautiful, Men Are Leaders: "
         "Gender Stereotypes in Machine Translation and Language Modeling. Findings of "

@@ -15,8 +15,8 @@ from genderscope.measures.card_tools import (
     top_rows,
 )
 from genderscope.measures.weat_card import d_rows, z_first
-from genderscope.report import plots
-from genderscope.report.entry import Card, Context, Headline, MethodCard, Paired
+from genderscope.reporting import plots
+from genderscope.reporting.entry import Card, Context, Headline, MethodCard, Paired
 from genderscope.results import Result
 
 

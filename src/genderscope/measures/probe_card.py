@@ -18,8 +18,8 @@ from genderscope.measures.card_tools import (
     mean_first_column,
     top_rows,
 )
-from genderscope.report import plots
-from genderscope.report.entry import Card, Context, MethodCard, Paired, from_ci
+from genderscope.reporting import plots
+from genderscope.reporting.entry import Card, Context, MethodCard, Paired, from_ci
 from genderscope.results import Result
 
 

@@ -21,8 +21,8 @@ from genderscope.measures.card_tools import (
     item_frame,
     top_rows,
 )
-from genderscope.report import plots
-from genderscope.report.entry import (
+from genderscope.reporting import plots
+from genderscope.reporting.entry import (
     MULTIPLICITY_KEYS,
     Card,
     Context,

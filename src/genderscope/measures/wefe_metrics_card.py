@@ -14,8 +14,8 @@ import pandas as pd
 from genderscope.catalog.embedding_metrics import TESTED
 from genderscope.measures.card_tools import top_rows
 from genderscope.measures.weat_card import WEAT_TESTS, tests_dir, tests_of
-from genderscope.report import plots
-from genderscope.report.entry import Card, Context, Headline, MethodCard, from_ci
+from genderscope.reporting import plots
+from genderscope.reporting.entry import Card, Context, Headline, MethodCard, from_ci
 from genderscope.results import Result
 
 NULLS = {"ripa": 0.0, "rnd": 0.0, "ect": 1.0, "mac": None, "rnsb": 0.0}

@@ -16,8 +16,8 @@ from genderscope.core.kinds import LM
 from genderscope.measures.card_tools import (
     item_frame,
 )
-from genderscope.report import plots
-from genderscope.report.entry import Card, Context, Headline, MethodCard, Paired, from_ci
+from genderscope.reporting import plots
+from genderscope.reporting.entry import Card, Context, Headline, MethodCard, Paired, from_ci
 from genderscope.results import Result
 
 

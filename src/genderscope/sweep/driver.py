@@ -4,7 +4,7 @@
   and kind are read as the report reads them; a (model, measure) whose run is already
   in the store under the same key is skipped, so a rerun of a finished sweep runs no
   job. The key is the one ``genderscope run`` and ``report`` use
-  (:func:`genderscope.report.runner.reuse_keys`: the measure plan's key, one per plan
+  (:func:`genderscope.reporting.runner.reuse_keys`: the measure plan's key, one per plan
   for a card with several, told from the adapter memo the store holds once the model
   has loaded anywhere; a model the store has not seen yet always runs).
 - **Run**: one Ray task per model with its pending measures grouped, so a model
@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from genderscope.errors import GenderscopeError
-from genderscope.report.runner import one_line
+from genderscope.reporting.runner import one_line
 from genderscope.store import Store
 from genderscope.sweep.jobs import JobOutcome, JobPayload, run_model_job
 from genderscope.sweep.planning import (  # noqa: F401 - re-exported for callers

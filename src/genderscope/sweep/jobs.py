@@ -3,7 +3,7 @@
 No Ray here: :func:`run_model_job` is a plain function (the driver wraps it in a
 Ray task), so it can be tested and run in sequence without Ray. The model loads
 once per job; each measure runs through
-:func:`genderscope.report.runner.run_one`, the same code path as
+:func:`genderscope.reporting.runner.run_one`, the same code path as
 ``genderscope report``, and so (for a card with a plan) through
 :func:`genderscope.engine.run`, the function behind ``genderscope run``: a sweep gives
 the numbers, and the reuse key, that ``run`` and ``report`` give (a card with several
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from genderscope.errors import GenderscopeError
-from genderscope.report.entry import Context
+from genderscope.reporting.entry import Context
 from genderscope.results import Result
 from genderscope.store import Store
 from genderscope.sweep.spec import MeasureSpec, ModelSpec, SweepSpec
@@ -92,7 +92,7 @@ def measure_context(spec: SweepSpec, measure: MeasureSpec) -> Context:
 def make_subject(model: ModelSpec, cache: object, *, device: str | None, dtype: str,
                  start_token: str):
     """The report Subject of ``model`` (identity read without loading weights)."""
-    from genderscope.report import runner
+    from genderscope.reporting import runner
 
     if model.kind == "vectors":
         subject = runner.vectors_subject(model.spec, cache)  # type: ignore[arg-type]
@@ -155,8 +155,8 @@ class JobPayload:
 def run_model_job(job: JobPayload, attempt: int = 1) -> JobOutcome:
     """Load ``job.model`` once and run each of its measures (never raises for a measure
     or model failure: those become failed outcomes with a one-line reason)."""
-    from genderscope.report.registry import measures
-    from genderscope.report.runner import one_line, run_one
+    from genderscope.reporting.registry import measures
+    from genderscope.reporting.runner import one_line, run_one
 
     t0 = time.perf_counter()
     cache = JobCache(job.store_path)

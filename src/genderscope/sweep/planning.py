@@ -2,7 +2,7 @@
 finished job's Results are recorded.
 
 A job is skipped when every run it would make is already stored under the key
-``genderscope run`` and ``report`` use (:func:`genderscope.report.runner.reuse_keys`):
+``genderscope run`` and ``report`` use (:func:`genderscope.reporting.runner.reuse_keys`):
 one key per plan, several for a card that runs several plans (WEAT 6, 7, 8), so a
 sweep reuses what ``genderscope run weat --test weat6 ...`` recorded and records, per
 plan, what a later ``run`` finds. :mod:`genderscope.sweep.driver` runs the jobs.
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from genderscope.report.entry import Card, Context
-from genderscope.report.runner import Subject, one_line, reuse_keys
+from genderscope.reporting.entry import Card, Context
+from genderscope.reporting.runner import Subject, one_line, reuse_keys
 from genderscope.store import Store
 from genderscope.sweep.jobs import JobOutcome, JobPayload, make_subject, measure_context
 from genderscope.sweep.spec import ModelSpec, SweepSpec
@@ -78,7 +78,7 @@ class SweepRun:
 
 def plan(spec: SweepSpec, store: Store) -> tuple[list[Planned], SweepRun]:
     """Which (model, measure) jobs must run; everything else gets its status now."""
-    from genderscope.report.registry import select
+    from genderscope.reporting.registry import select
 
     chosen = select([m.name for m in spec.measures])
     contexts = {ms.name: measure_context(spec, ms) for ms in spec.measures}

@@ -1,6 +1,6 @@
 """The sweep's leaderboard page, read back from the store.
 
-The page is the multi-model report (:mod:`genderscope.report.html`: side-by-side
+The page is the multi-model report (:mod:`genderscope.reporting.html`: side-by-side
 table, tested differences, one section per model and measure). Every number on
 it is a run recorded in the store (this sweep's or an earlier one's with the same
 ``cache_key``). Models swept at several revisions (or listed in one ``series``)
@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from genderscope.report import plots
-from genderscope.report.registry import Card, Context, fmt, measures
-from genderscope.report.runner import ReportData, Section, Subject
+from genderscope.reporting import plots
+from genderscope.reporting.registry import Card, Context, fmt, measures
+from genderscope.reporting.runner import ReportData, Section, Subject
 from genderscope.results import Result
 from genderscope.store import Store
 from genderscope.sweep.driver import SweepRun
@@ -38,7 +38,7 @@ def _stored(measure: Card, st: JobStatus, store: Store, ctx: Context) -> Result:
     stored runs (one per test)."""
     if measure.plans is None:
         return store.load_run(st.run_id or "")
-    from genderscope.report.plan_runs import combined
+    from genderscope.reporting.plan_runs import combined
 
     result = combined(measure, [store.load_run(i) for i in st.run_ids], ctx)
     result.metadata["run_ids"] = list(st.run_ids)
@@ -129,7 +129,7 @@ def trajectory_figure(spec: SweepSpec, series: str, secs: list[Section]) -> Any:
 
 def trajectory_html(spec: SweepSpec, data: ReportData) -> str:
     """The page's "Trajectories" part ('' when no model has two revisions)."""
-    from genderscope.report.html import esc, figure_html
+    from genderscope.reporting.html import esc, figure_html
 
     groups = trajectories(spec, data)
     if not groups:
@@ -149,7 +149,7 @@ def trajectory_html(spec: SweepSpec, data: ReportData) -> str:
 def write_report(spec: SweepSpec, run: SweepRun, store: Store, out: Path,
                  command: str) -> tuple[Path, ReportData]:
     """Write the leaderboard page to ``out``; returns its path and the data behind it."""
-    from genderscope.report import html
+    from genderscope.reporting import html
 
     data = report_data(spec, run, store, command)
     return html.write(data, out, trajectory_html(spec, data)), data

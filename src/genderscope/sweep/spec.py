@@ -116,7 +116,7 @@ class SweepSpec:
 
     def check(self) -> SweepSpec:
         """Refuse an empty or inconsistent sweep (one line); returns self."""
-        from genderscope.report.registry import LANGS, select
+        from genderscope.reporting.registry import LANGS, select
 
         if not self.models:
             raise GenderscopeError("a sweep needs at least one model (--model or a file's "

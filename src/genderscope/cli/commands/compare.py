@@ -161,7 +161,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         if as_json:
             console.print_json(to_json({"run_id": run_id, "summary": res.summary}))
             return
-        from genderscope.report.terminal import print_rows
+        from genderscope.reporting.terminal import print_rows
 
         title = (f"{res.method}: {res.summary['value']} after - before "
                  f"({res.summary['n_items']} paired items)")

@@ -23,7 +23,7 @@ def probe_tables(result: Any, model: str | None = None) -> list[Any]:
     them (``model``: the name typed, else the one recorded)."""
     p, kind = result.metadata.get("params", {}), result.metadata.get("model", {}).get("kind")
     if model is None:
-        from genderscope.report.export import model_name
+        from genderscope.reporting.export import model_name
 
         model = model_name(result.metadata) or "?"
     table = Table(title=f"{p.get('template')}  ({p.get('male')} vs {p.get('female')}; "

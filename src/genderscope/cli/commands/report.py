@@ -76,8 +76,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             raise GenderscopeError(f"--out {out} already exists; pass --overwrite to "
                                    "replace it")
         from genderscope.api import report
-        from genderscope.report.runner import choose_scope
-        from genderscope.report.terminal import SCOPE_WORDS, headline_rows, print_rows
+        from genderscope.reporting.runner import choose_scope
+        from genderscope.reporting.terminal import SCOPE_WORDS, headline_rows, print_rows
 
         command = "genderscope " + " ".join(shlex.quote(a) for a in sys.argv[1:])
         scope = choose_scope(device, full=full, quick=quick)

@@ -8,7 +8,7 @@ between two runs (summary numbers, model, parameters, data hashes, seed; timings
 aside); ``export`` writes runs to CSV, Parquet or JSON: one row per run (``--what
 runs``: id, model name and fingerprint, method, created, parameters and the flattened
 summary), one row per headline number (``--what headlines``: estimate, CI, unit, p,
-Holm p, n, reading; :mod:`genderscope.report.export`) or the item tables of the runs
+Holm p, n, reading; :mod:`genderscope.reporting.export`) or the item tables of the runs
 with a ``run_id`` column (``--what items``). Models are shown by the name typed
 (``smollm2``) beside their fingerprint.
 """
@@ -54,7 +54,7 @@ def flatten(d: Any, prefix: str = "") -> dict[str, Any]:
 def runs_frame(store: Any, method: str | None, model: str | None) -> pd.DataFrame:
     import pandas as pd
 
-    from genderscope.report.export import model_name
+    from genderscope.reporting.export import model_name
 
     rows = []
     for r in store.list_runs(method=method, model=model):
@@ -97,7 +97,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
     def list_cmd(method: str | None = METHOD_FILTER, model: str | None = MODEL_FILTER,
                  store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION) -> None:
         """Stored runs, oldest first: the model's name as typed beside its fingerprint."""
-        from genderscope.report.export import model_name
+        from genderscope.reporting.export import model_name
 
         store = open_store(store_path, readonly=True)
         try:
@@ -142,7 +142,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                indent=2))
             return
         from genderscope.cli.tables import tables_of
-        from genderscope.report.export import model_name
+        from genderscope.reporting.export import model_name
 
         console.print(f"[bold]{res.method}[/bold] run {res.metadata.get('run_id')} "
                       f"({plural(len(res.items), 'item')}; tables: "
@@ -226,7 +226,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             elif what == "headlines":
                 import pandas as pd
 
-                from genderscope.report.export import HEADLINE_COLUMNS, headline_records
+                from genderscope.reporting.export import HEADLINE_COLUMNS, headline_records
 
                 runs = [r for r in store.list_runs(method=method, model=model)
                         if not run_id or r["run_id"].startswith(tuple(run_id))]

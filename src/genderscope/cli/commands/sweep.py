@@ -73,7 +73,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         skipped, so rerunning an interrupted sweep resumes it.
         """
         from genderscope.models.source import pick_dtype
-        from genderscope.report import html as page
+        from genderscope.reporting import html as page
         from genderscope.sweep import spec as sweep_spec
 
         spec = sweep_spec.load_file(file) if file is not None else sweep_spec.SweepSpec()
@@ -105,7 +105,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
 def run_and_report(spec, command: str, *, progress: bool = True,
                    num_cpus: int | None = None) -> None:
     """Run the sweep with a progress bar and status lines, then write the page."""
-    from genderscope.report.compare import cell
+    from genderscope.reporting.compare import cell
     from genderscope.sweep.driver import run_sweep
     from genderscope.sweep.report import write_report
 
