@@ -88,6 +88,8 @@ def ci_text(d: dict[str, Any] | None, nd: int = 3) -> str:
     """``estimate [low, high]`` of a summary entry, ``-`` when there is none."""
     if not d:
         return "-"
+    if d.get("estimate") is None:  # NaN, as a stored run reads it back
+        return "n/a"
     return f"{fmt(d.get('estimate'), nd)} [{fmt(d.get('ci_low'), nd)}, " \
            f"{fmt(d.get('ci_high'), nd)}]"
 

@@ -27,6 +27,7 @@ from genderscope.cli.common import (
     JSON_OPTION,
     OUT_OPTION,
     STORE_OPTION,
+    ci_text,
     command_line,
     console,
     default_out,
@@ -74,7 +75,8 @@ def metric_tables(method: str, rows: list[dict[str, Any]]) -> list[Table]:
         label = r[attr] if attr in ("A", "B") else f"{r['A']} / {r['B']}"
         p = r["p"]
         table.add_row(str(r["test"]), f"{r['X']} vs {r['Y']}", str(label),
-                      f"{r['value']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]",
+                      ci_text({"estimate": r["value"], "ci_low": r["ci_low"],
+                               "ci_high": r["ci_high"]}),  # a stored NaN reads nan
                       f"{p:.2g}" if isinstance(p, float) else "")
     return [table]
 
