@@ -196,7 +196,10 @@ class LanguageModelAdapter:
         apart the keys lie. The distinct inputs run shortest first in chunks of
         ``chunk`` inputs (default: 8 engine batches); after each chunk the keys whose
         inputs are all answered are written in one transaction, so an interrupted
-        run resumes where it stopped.
+        run resumes where it stopped. The progress bar counts distinct inputs and
+        advances after every forward batch (a chunk holds several), so that it moves
+        and gives an ETA however slow the device; chunks, and so batches, are the same
+        with or without it.
         """
         out: list[np.ndarray | None] = [None] * len(keys)
         found: dict[str, np.ndarray] = {}
@@ -238,7 +241,7 @@ class LanguageModelAdapter:
         answers: dict[tuple[int, ...], dict[tuple[int, int], float]] = {}
         done: dict[str, np.ndarray] = {}
 
-        def complete(ready: list[int], advance: Callable[[int], None]) -> None:
+        def complete(ready: list[int]) -> None:
             fresh = {}
             for i in ready:
                 reqs, finish = plans.pop(i)
@@ -251,13 +254,12 @@ class LanguageModelAdapter:
             if self.store is not None and fresh:
                 self.store.put_arrays(self.fingerprint, namespace, fresh)
             done.update(fresh)
-            advance(len(ready))
 
-        with progress_bar(label, total=len(todo), enabled=progress) as advance:
-            complete([i for i in todo if pending[i] == 0], advance)  # nothing to run
+        complete([i for i in todo if pending[i] == 0])  # nothing to run
+        with progress_bar(label, total=len(inputs), enabled=progress) as advance:
             for s in range(0, len(inputs), step):
                 part = [Request(inp, tuple(sorted(reads[inp]))) for inp in inputs[s:s + step]]
-                for req, vals in zip(part, self.engine.run(part), strict=True):
+                for req, vals in zip(part, self.engine.run(part, on_batch=advance), strict=True):
                     answers[req.input_ids] = dict(zip(req.reads, vals.tolist(), strict=True))
                 ready = []
                 for req in part:
@@ -265,7 +267,7 @@ class LanguageModelAdapter:
                         pending[i] -= 1
                         if pending[i] == 0:
                             ready.append(i)
-                complete(ready, advance)
+                complete(ready)
         return done
 
 
