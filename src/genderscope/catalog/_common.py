@@ -5,9 +5,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from genderscope.core.declaration import Plan  # noqa: F401 - the catalog's Plan
+from genderscope.core.declaration import (
+    Opt,
+    Plan,  # noqa: F401 - the catalog's Plan
+)
 from genderscope.errors import DataError, GenderscopeError
 
 T = TypeVar("T")
@@ -90,3 +93,13 @@ def _association_test(test: Any, tests_dir: Path | None) -> Any:
     if isinstance(test, AssociationTest):
         return test
     return resolve_test(str(test), Path(tests_dir) if tests_dir else default_tests_dir())
+
+
+# -- the options of every association test (WEAT, SEAT, the WEFE metrics) --------------
+TestName = Annotated[Any, Opt("Test name (weat6), glob ('weat*') or JSON file; repeat for "
+                              "several.")]
+TestsDir = Annotated[Path | None, Opt("Folder of <name>.jsonl test files.", key=False)]
+ExactLimit = Annotated[int, Opt("Enumerate all partitions when there are at most this many.",
+                                min=0)]
+MaxOov = Annotated[float, Opt("Largest share of a set that may be OOV.", min=0.0, max=1.0)]
+CaseFallback = Annotated[bool, Opt("Look up OOV words in lower case.")]

@@ -6,10 +6,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 from typing import Annotated, Any
 
-from genderscope.catalog._common import Plan, _association_test, _check_min, _measure
+from genderscope.catalog._common import (
+    CaseFallback,
+    ExactLimit,
+    MaxOov,
+    Plan,
+    TestName,
+    TestsDir,
+    _association_test,
+    _check_min,
+    _measure,
+)
 from genderscope.core.declaration import Opt, Pairing, Progress, TestSeed, declaration
 from genderscope.core.design import Design
 from genderscope.results import Result
@@ -24,23 +33,15 @@ def _plan(name: str) -> Callable[..., Plan]:
 
     def plan(
         *,
-        test: Annotated[
-            Any, Opt("Test name (weat6), glob ('weat*') or JSON file; repeat for several.")
-        ],
-        tests_dir: Annotated[
-            Path | None, Opt("Folder of <name>.jsonl test files.", key=False)
-        ] = None,
+        test: TestName,
+        tests_dir: TestsDir = None,
         permutations: Annotated[
             int, Opt("Random permutations or sign flips of the test (RIPA, RND).", min=1000)
         ] = 10_000,
-        exact_limit: Annotated[
-            int, Opt("Enumerate all partitions when there are at most this many.", min=0)
-        ] = 200_000,
+        exact_limit: ExactLimit = 200_000,
         seed: TestSeed = 0,
-        max_oov: Annotated[
-            float, Opt("Largest share of a set that may be OOV.", min=0.0, max=1.0)
-        ] = 0.2,
-        case_fallback: Annotated[bool, Opt("Look up OOV words in lower case.")] = True,
+        max_oov: MaxOov = 0.2,
+        case_fallback: CaseFallback = True,
         resamples: Annotated[
             int | None,
             Opt("Bootstrap replicates [10,000; RNSB 1,000, one classifier fit each].", min=100),

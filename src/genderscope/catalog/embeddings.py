@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 from genderscope.catalog._common import (
+    CaseFallback,
+    ExactLimit,
+    MaxOov,
     Plan,
+    TestName,
+    TestsDir,
     _association_test,
     _check_choice,
     _check_min,
@@ -28,25 +32,19 @@ T = TypeVar("T")
 )
 def weat(
     *,
-    test: Annotated[
-        Any, Opt("Test name (weat6), glob ('weat*') or JSON file; repeat for several.")
-    ],
-    tests_dir: Annotated[Path | None, Opt("Folder of <name>.jsonl test files.", key=False)] = None,
+    test: TestName,
+    tests_dir: TestsDir = None,
     permutations: Annotated[
         int,
         Opt("Random permutations when the exact test is infeasible (at least 10,000).", min=10000),
     ] = 10_000,
-    exact_limit: Annotated[
-        int, Opt("Enumerate all partitions when there are at most this many.", min=0)
-    ] = 200_000,
+    exact_limit: ExactLimit = 200_000,
     seed: TestSeed = 0,
-    max_oov: Annotated[
-        float, Opt("Largest share of a set that may be OOV.", min=0.0, max=1.0)
-    ] = 0.2,
+    max_oov: MaxOov = 0.2,
     phrases: Annotated[
         str, Opt("Multi-word entries: skip (OOV) or mean (average of word vectors).")
     ] = "skip",
-    case_fallback: Annotated[bool, Opt("Look up OOV words in lower case.")] = True,
+    case_fallback: CaseFallback = True,
     progress: Progress = False,
 ) -> Plan:
     """WEAT (Caliskan et al. 2017) of one test (name, JSON file or AssociationTest) on
@@ -92,17 +90,13 @@ def weat(
 )
 def seat(
     *,
-    test: Annotated[
-        Any, Opt("Test name (weat6), glob ('weat*') or JSON file; repeat for several.")
-    ],
-    tests_dir: Annotated[Path | None, Opt("Folder of <name>.jsonl test files.", key=False)] = None,
+    test: TestName,
+    tests_dir: TestsDir = None,
     permutations: Annotated[
         int,
         Opt("Random permutations when the exact test is infeasible (at least 10,000).", min=10000),
     ] = 10_000,
-    exact_limit: Annotated[
-        int, Opt("Enumerate all partitions when there are at most this many.", min=0)
-    ] = 200_000,
+    exact_limit: ExactLimit = 200_000,
     seed: TestSeed = 0,
     progress: Progress = False,
 ) -> Plan:
