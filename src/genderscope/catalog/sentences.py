@@ -4,7 +4,6 @@ CrowS-Pairs and StereoSet."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Annotated, TypeVar
 
 from genderscope.catalog._common import (
@@ -17,6 +16,8 @@ from genderscope.catalog._common import (
     subset,
 )
 from genderscope.core.declaration import (
+    Data,
+    Limit,
     Opt,
     Pairing,
     Progress,
@@ -38,17 +39,8 @@ def winobias(
     include_multi_pronoun: Annotated[
         bool, Opt("Keep sentences with a second coreferent pronoun (it reveals the gender).")
     ] = False,
-    data: Annotated[
-        Path | None,
-        Opt(
-            "Data folder (CrowS-Pairs and StereoSet: also the file) [default: "
-            "$GENDERSCOPE_DATA/<dataset>].",
-            key=False,
-        ),
-    ] = None,
-    limit: Annotated[
-        int | None, Opt("Score a seeded random subset of N items (see --subset-seed).", min=1)
-    ] = None,
+    data: Data = None,
+    limit: Limit = None,
     subset_seed: SubsetSeed = 0,
     seed: Seed = 0,
     resamples: Resamples = 10_000,
@@ -96,17 +88,8 @@ def dawinobias(
     split: Annotated[
         str, Opt("dev, test or all (GenDa Lens uses all 674 sentences per condition).")
     ] = "all",
-    data: Annotated[
-        Path | None,
-        Opt(
-            "Data folder (CrowS-Pairs and StereoSet: also the file) [default: "
-            "$GENDERSCOPE_DATA/<dataset>].",
-            key=False,
-        ),
-    ] = None,
-    limit: Annotated[
-        int | None, Opt("Score a seeded random subset of N items (see --subset-seed).", min=1)
-    ] = None,
+    data: Data = None,
+    limit: Limit = None,
     subset_seed: SubsetSeed = 0,
     seed: Seed = 0,
     resamples: Resamples = 10_000,
@@ -161,17 +144,8 @@ def abc(
             "default: from all groups, malformed ones skipped."
         ),
     ] = False,
-    data: Annotated[
-        Path | None,
-        Opt(
-            "Data folder (CrowS-Pairs and StereoSet: also the file) [default: "
-            "$GENDERSCOPE_DATA/<dataset>].",
-            key=False,
-        ),
-    ] = None,
-    limit: Annotated[
-        int | None, Opt("Score a seeded random subset of N items (see --subset-seed).", min=1)
-    ] = None,
+    data: Data = None,
+    limit: Limit = None,
     subset_seed: SubsetSeed = 0,
     seed: Seed = 0,
     resamples: Resamples = 10_000,
@@ -230,17 +204,8 @@ def abc(
 def crows_pairs(
     *,
     bias_type: Annotated[str | None, Opt("Only this bias type (e.g. gender).")] = None,
-    data: Annotated[
-        Path | None,
-        Opt(
-            "Data folder (CrowS-Pairs and StereoSet: also the file) [default: "
-            "$GENDERSCOPE_DATA/<dataset>].",
-            key=False,
-        ),
-    ] = None,
-    limit: Annotated[
-        int | None, Opt("Score a seeded random subset of N items (see --subset-seed).", min=1)
-    ] = None,
+    data: Data = None,
+    limit: Limit = None,
     subset_seed: SubsetSeed = 0,
     progress: Progress = False,
 ) -> Plan:
@@ -287,17 +252,8 @@ def stereoset(
             "keeps the start token for every token."
         ),
     ] = "reference",
-    data: Annotated[
-        Path | None,
-        Opt(
-            "Data folder (CrowS-Pairs and StereoSet: also the "
-            "file) [default: $GENDERSCOPE_DATA/<dataset>].",
-            key=False,
-        ),
-    ] = None,
-    limit: Annotated[
-        int | None, Opt("Score a seeded random subset of N items (see --subset-seed).", min=1)
-    ] = None,
+    data: Data = None,
+    limit: Limit = None,
     subset_seed: SubsetSeed = 0,
     seed: Seed = 0,
     resamples: Resamples = 10_000,
