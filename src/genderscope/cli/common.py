@@ -187,5 +187,3 @@ def measure_command(name: str, table: Callable[[Result], list[Table | str]] | No
     command.__name__ = f"{name.replace('-', '_')}_cmd"
     return command
 
-
-lm_command = measure_command

@@ -228,15 +228,12 @@ def verify(ds: Dataset) -> list[str]:
     return problems
 
 
-def locate(ds: Dataset, *, fetch: bool = True) -> Path:
-    """The set's folder: packaged, else the fetch cache, else fetched now (``fetch``)."""
+def locate(ds: Dataset, *, download: bool = True) -> Path:
+    """The set's folder: packaged, else the fetch cache, else fetched now (``download``)."""
     found = packaged_dir(ds) or cached_dir(ds)
     if found is not None:
         return found
-    if not fetch:
+    if not download:
         raise GenderscopeError(f"{ds.name} is not fetched; run: genderscope data fetch "
                                f"{ds.name}")
-    return _fetch(ds)
-
-
-_fetch = fetch
+    return fetch(ds)

@@ -38,6 +38,7 @@ from typing import Any
 
 from genderscope.core.kinds import LM_LOAD
 from genderscope.errors import GenderscopeError
+from genderscope.models.memo import stat_key
 from genderscope.reporting.plan_runs import plan_keys, run_plans
 from genderscope.reporting.registry import Card, Context, Headline, select
 from genderscope.results import Result
@@ -80,12 +81,6 @@ class Subject:
 
 
 # -- subjects for the model kinds ---------------------------------------------------------
-def _stat_id(path: Path) -> str:
-    """A file's identity without reading it (:func:`genderscope.models.memo.stat_key`:
-    rewritten bytes always change it)."""
-    from genderscope.models.memo import stat_key
-
-    return stat_key(path)
 
 
 def lm_subject(spec: str, store: Store | None, *, kind: str = "auto", device: str | None = None,
@@ -137,7 +132,7 @@ def vectors_subject(spec: str, store: Store | None = None) -> Subject:
     if key in PACKAGED and not Path(spec).exists():
         ident = _packaged_id(key, PACKAGED[key].replace("_", "-"))
     elif Path(spec).exists():
-        ident = _stat_id(Path(spec))
+        ident = stat_key(Path(spec))
     else:
         raise ModelLoadError(f"word vectors not found: {spec} (give a file or one of "
                              f"{', '.join(PACKAGED)})")
@@ -151,8 +146,8 @@ def encoder_subject(spec: str, store: Store | None, *, device: str | None = None
     if key in PACKAGED and not Path(spec).exists():
         ident = _packaged_id(key, PACKAGED[key].replace("_", "-"))
     elif Path(spec).exists():
-        ident = "|".join(_stat_id(p) for p in sorted(Path(spec).rglob("*")) if p.is_file()) \
-            if Path(spec).is_dir() else _stat_id(Path(spec))
+        ident = "|".join(stat_key(p) for p in sorted(Path(spec).rglob("*")) if p.is_file()) \
+            if Path(spec).is_dir() else stat_key(Path(spec))
         ident = hashlib.sha256(ident.encode()).hexdigest()
     else:
         ident = f"hub:{spec}"
@@ -165,7 +160,7 @@ def classifier_subject(spec: str) -> Subject:
 
     path = Path(spec.split(":", 1)[0]) if ":" in spec and not spec.startswith("hf:") else \
         Path(spec)
-    ident = f"{spec}|{_stat_id(path)}" if path.is_file() else spec
+    ident = f"{spec}|{stat_key(path)}" if path.is_file() else spec
     return Subject(spec, "classifier", ident, lambda: load_classifier(spec))
 
 

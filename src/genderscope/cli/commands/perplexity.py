@@ -6,7 +6,7 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
-from genderscope.cli.common import lm_command
+from genderscope.cli.common import measure_command
 from genderscope.results import Result
 
 
@@ -23,4 +23,4 @@ def _table(result: Result) -> list[Table]:
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
-    run_app.command("perplexity")(lm_command("perplexity", _table))
+    run_app.command("perplexity")(measure_command("perplexity", _table))

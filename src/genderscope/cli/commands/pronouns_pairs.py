@@ -19,7 +19,7 @@ from rich.table import Table
 from genderscope.cli.common import (
     ci_text,
     fmt,
-    lm_command,
+    measure_command,
 )
 from genderscope.results import Result
 from genderscope.text_blocks import plural
@@ -125,4 +125,4 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
     for name, tables in (("winobias", _wino_tables), ("dawinobias", _wino_tables),
                          ("abc", _abc_tables), ("crows-pairs", _crows_tables),
                          ("stereoset", _stereoset_tables)):
-        run_app.command(name)(lm_command(name, tables))
+        run_app.command(name)(measure_command(name, tables))
