@@ -100,7 +100,6 @@ def test_weat_and_seat_help_list_the_builtin_tests(monkeypatch, tmp_path) -> Non
         raise AssertionError("help fetched a data set")
 
     monkeypatch.setattr(registry_fetch, "fetch", no_fetch)
-    monkeypatch.setattr(registry_fetch, "_fetch", no_fetch)
     monkeypatch.setenv("GENDERSCOPE_CACHE", str(tmp_path))
     weat = _flat(_help("run", "weat"))
     assert all(re.search(rf"\bweat{k}\b", weat) for k in range(1, 11))

@@ -529,9 +529,9 @@ def normalise(value: Any, ws: Workspace | None = None) -> Any:
 
 
 def _text(value: Any, ws: Workspace | None) -> str:
-    """``str(value)`` with the workspace folder written ``<ws>`` and the genderscope
-    package's folder ``<genderscope>`` (its packaged resources' paths differ between a
-    baseline checkout and the one under test)."""
+    """``str(value)`` with the workspace folder written ``<ws>``, the genderscope
+    package's folder ``<genderscope>`` and this folder ``<identity>`` (their paths differ
+    between a baseline checkout and the one under test, and between clones)."""
     text = str(value)
     for folder, name in _places(ws):
         text = text.replace(folder, name)
@@ -541,7 +541,8 @@ def _text(value: Any, ws: Workspace | None) -> str:
 def _places(ws: Workspace | None) -> list[tuple[str, str]]:
     pkg, data = package_dir(), data_dir()
     out = {str(pkg): "<genderscope>", str(pkg.resolve()): "<genderscope>",
-           str(data): "<data>", str(data.resolve()): "<data>"}
+           str(data): "<data>", str(data.resolve()): "<data>",
+           str(HERE): "<identity>", str(HERE.resolve()): "<identity>"}  # this folder
     if ws is not None:
         out.update({str(ws.root): "<ws>", str(ws.root.resolve()): "<ws>"})
     return sorted(out.items(), key=lambda kv: -len(kv[0]))  # longest first
