@@ -87,11 +87,18 @@ def _check_min(name: str, value: int | None, least: int) -> None:
         raise GenderscopeError(f"{name} must be at least {least}, got {value}")
 
 
-def _association_test(test: Any, tests_dir: Path | None) -> Any:
+def _association_test(test: Any, tests_dir: Path | None, metric: str = "weat") -> Any:
+    """The test (or, for MAC/RNSB beyond 2 x 2, the query) ``metric`` runs on: an
+    AssociationTest, a Query (datasets/query.py), a query file, a test file or name."""
+    from genderscope.datasets.query import Query, for_metric, is_query_file, load_query
     from genderscope.datasets.seat import AssociationTest, default_tests_dir, resolve_test
 
     if isinstance(test, AssociationTest):
         return test
+    if isinstance(test, Query):
+        return for_metric(test, metric)
+    if isinstance(test, (str, Path)) and is_query_file(test):
+        return for_metric(load_query(test), metric)
     return resolve_test(str(test), Path(tests_dir) if tests_dir else default_tests_dir())
 
 

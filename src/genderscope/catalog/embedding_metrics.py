@@ -58,7 +58,7 @@ def _plan(name: str) -> Callable[..., Plan]:
     ) -> Plan:
         _check_min("--permutations", permutations, 1_000)
         _check_min("--resamples", resamples, 100)
-        spec = _association_test(test, tests_dir)
+        spec = _association_test(test, tests_dir, name)
         if swap_roles:  # A, B become the target groups and X, Y the attribute sets
             spec = replace(
                 spec,
