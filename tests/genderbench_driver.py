@@ -6,7 +6,8 @@ Reads JSON on stdin: ``{"nltk_data": DIR, "punkt": {...}, "cases": [...]}``. Eac
 names a probe class, its keyword arguments and a mode: ``replay`` (a generator that
 replays the answers ``answer_for(text, repetition)`` gives, the same rule the test
 feeds genderscope) or ``random`` (GenderBench's ``RandomGenerator``). Writes JSON: per
-case the metrics and every attempt as (prompt, repetition, answer, evaluation).
+case the metrics, the marks (0-3 = A-D, null for NaN) and every attempt as (prompt,
+repetition, answer, evaluation) with, in ``items``, the index of its probe item.
 """
 
 from __future__ import annotations
@@ -98,8 +99,13 @@ def main() -> None:
         metrics = {k: (list(v) if isinstance(v, tuple) else v) for k, v in probe.metrics.items()}
         out.append({"metrics": {k: (None if isinstance(v, float) and math.isnan(v) else v)
                                 for k, v in metrics.items()},
+                    "marks": {k: (None if isinstance(v["mark_value"], float)
+                                  and math.isnan(v["mark_value"]) else int(v["mark_value"]))
+                              for k, v in probe.marks.items()},
                     "attempts": [[a.prompt.text, a.repetition_id, a.answer,
-                                  _plain(a.evaluation)] for a in probe.attempts]})
+                                  _plain(a.evaluation)] for a in probe.attempts],
+                    "items": [k for k, item in enumerate(probe.probe_items)
+                              for _ in item.attempts]})
     json.dump(out, sys.stdout)
 
 

@@ -1,0 +1,149 @@
+"""GenderBench's marks (A best, D worst) for probe results: the table of marks, and the
+marks exactly as GenderBench 1.1.0's ``DefaultHarness`` gives them on the same answers.
+
+GenderBench (Pikuliak et al. 2025, arXiv:2505.12054, Sec. 3; ``genderbench.probing``:
+``Probe.calculate_metrics`` and ``MarkDefinition.calculate_mark``) marks a metric by its
+95 % interval: the best mark whose value range overlaps the interval. Its interval comes
+from 1,000 bootstrap resamples of the *probe items* (``random.seed(random_seed)``, then
+``random.choices(items, k=len(items))`` per resample), NaN resamples dropped, and a
+normal fitted to the resampled values (``norm.interval(0.95, *norm.fit(values))``: mean
++- 1.96 standard deviations, ddof 0); when every resample gives the same value the
+interval is that value. :func:`genderbench_intervals` replays exactly those draws
+(NumPy's Mersenne Twister seeded with the same key gives Python's ``random()`` doubles)
+over per-item totals, so the interval and the mark equal GenderBench's on the same
+answers (the test: ``tests/agreement/test_genderbench_suite_agreement.py``).
+
+genderscope's own mark (``mark`` in every probe's ``summary["marks"]``) applies the same
+rule to its cluster bootstrap percentile interval (clusters: scenarios, questions ...),
+which is wider where items of one cluster move together; ``mark_point`` marks the point
+estimate. :func:`marks_table` lists the three side by side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from genderscope.measures.genderbench.common import mark_of
+from genderscope.measures.genderbench.probe_run import ProbeSpec
+from genderscope.results import Result
+
+CYCLES = 1_000
+"""GenderBench's ``bootstrap_cycles`` (``Probe`` default)."""
+ALPHA = 0.95
+"""GenderBench's ``bootstrap_alpha``: the interval's coverage."""
+
+
+def _python_random(seed: int) -> np.random.RandomState:
+    """A generator whose ``random_sample`` gives the doubles of ``random.seed(seed);
+    random.random()`` (CPython seeds MT19937 by ``init_by_array`` of |seed|'s 32-bit
+    words, as NumPy's ``RandomState(array)``; both draw 53-bit doubles the same way)."""
+    s, key = abs(int(seed)), []
+    while True:
+        key.append(s & 0xFFFFFFFF)
+        s >>= 32
+        if not s:
+            break
+    return np.random.RandomState(key)
+
+
+def normal_fit_interval(values: np.ndarray, alpha: float = ALPHA) -> tuple[float, float]:
+    """GenderBench's interval of bootstrap ``values``: NaN when all are NaN, the value
+    when all are equal, else mean +- z sd (``norm.fit``: ddof 0) of the non-NaN values,
+    z the normal's ``(1 + alpha) / 2`` quantile (NaN when that sd is 0)."""
+    from scipy.stats import norm
+
+    v = np.asarray(values, dtype=float)
+    nan = float("nan")
+    if np.all(np.isnan(v)):
+        return nan, nan
+    if not np.any(np.isnan(v)) and np.all(v == v[0]):
+        return float(v[0]), float(v[0])
+    v = v[~np.isnan(v)]
+    mu, sd = float(v.mean()), float(v.std())
+    if not sd > 0:
+        return nan, nan
+    lo, hi = norm.interval(alpha, mu, sd)
+    return float(lo), float(hi)
+
+
+def item_order(spec: ProbeSpec) -> list[int]:
+    """The probe items in GenderBench's order (the order of their first attempt)."""
+    return list(dict.fromkeys(a.item for a in spec.attempts))
+
+
+def item_totals(spec: ProbeSpec, frame: pd.DataFrame) -> np.ndarray:
+    """(items x m) sums of the probe's totals per item, items in :func:`item_order`;
+    an item with no detected answer is a row of zeros (GenderBench drops it from its
+    metrics, but it is still drawn)."""
+    from genderscope.measures.genderbench.common import detected_items
+
+    order = item_order(spec)
+    where = {item: k for k, item in enumerate(order)}
+    kept = detected_items(frame)
+    if not len(kept):
+        return np.zeros((len(order), 1))
+    # each item its own cluster: the totals' labels then name the item
+    rows, labels = spec.totals(kept.assign(cluster=kept["item"].map(lambda i: f"\0{i}")))
+    rows = np.asarray(rows, dtype=float)
+    rows = rows[:, None] if rows.ndim == 1 else rows
+    out = np.zeros((len(order), rows.shape[1]))
+    np.add.at(out, [where[int(str(lab)[1:])] for lab in labels], rows)
+    return out
+
+
+def genderbench_intervals(spec: ProbeSpec, frame: pd.DataFrame, *, seed: int,
+                          cycles: int = CYCLES, alpha: float = ALPHA,
+                          chunk: int = 100) -> dict[str, tuple[float, float]]:
+    """GenderBench's bootstrap interval of every metric of ``spec`` (see module doc);
+    ``seed``: the probe's ``random_seed`` (genderscope's ``subset_seed``)."""
+    tot = item_totals(spec, frame)
+    n = tot.shape[0]
+    rng = _python_random(seed)
+    values: dict[str, list[np.ndarray]] = {name: [] for name in spec.metrics}
+    done = 0
+    while done < cycles:
+        b = min(chunk, cycles - done)
+        idx = np.floor(rng.random_sample((b, n)) * float(n)).astype(np.int64)
+        w = np.zeros((b, n))
+        np.add.at(w, (np.repeat(np.arange(b), n), idx.ravel()), 1.0)
+        sums = w @ tot
+        for name, fn in spec.metrics.items():
+            with np.errstate(invalid="ignore", divide="ignore"):
+                values[name].append(np.asarray(fn(sums), dtype=float).reshape(b))
+        done += b
+    return {name: normal_fit_interval(np.concatenate(v), alpha) for name, v in values.items()}
+
+
+def genderbench_marks(spec: ProbeSpec, frame: pd.DataFrame, *, seed: int,
+                      cycles: int = CYCLES) -> dict[str, dict[str, Any]]:
+    """Per marked metric: GenderBench's ``interval`` ([low, high]) and its ``mark`` (A-D,
+    None where the interval is NaN), as its harness computes them on these answers."""
+    intervals = genderbench_intervals(spec, frame, seed=seed, cycles=cycles)
+    return {name: {"mark": mark_of(intervals[name], rng), "interval": list(intervals[name])}
+            for name, rng in spec.marks.items()}
+
+
+def marks_table(results: Mapping[str, Result | Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One row per (probe, marked metric) of probe results (each a probe's ``Result`` or
+    its ``summary``), in the given order: ``probe``, ``metric``, ``estimate``,
+    ``ci_low``/``ci_high`` (genderscope's cluster bootstrap), ``mark`` (on that
+    interval), ``mark_point`` (on the estimate) and, where the result carries them
+    (``genderscope run genderbench``), ``mark_genderbench`` and
+    ``genderbench_low``/``genderbench_high`` (GenderBench's own interval); else None."""
+    rows = []
+    for probe, r in results.items():
+        summary = r.summary if isinstance(r, Result) else r
+        for metric, m in summary.get("marks", {}).items():
+            ci = summary.get(metric) or {}
+            gb = m.get("genderbench") or {}
+            low, high = (gb.get("interval") or [None, None])
+            rows.append({"probe": probe, "metric": metric, "estimate": ci.get("estimate"),
+                         "ci_low": ci.get("ci_low"), "ci_high": ci.get("ci_high"),
+                         "mark": m.get("mark"), "mark_point": m.get("mark_point"),
+                         "mark_genderbench": gb.get("mark"), "genderbench_low": low,
+                         "genderbench_high": high})
+    return rows
