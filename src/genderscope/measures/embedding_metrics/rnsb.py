@@ -5,7 +5,9 @@ A logistic-regression classifier is trained to tell attribute set A (label +1, e
 positive words) from B (label -1, e.g. negative words). For every target word t of X
 and Y, p(t) is its predicted probability of class B; P = p / sum(p) over the targets,
 and ``RNSB = KL(P || U)`` with U uniform over the targets (natural log, nats): 0 when
-every target is equally likely to be "B", larger when the groups differ.
+every target is equally likely to be "B", larger when the groups differ. With a
+:class:`~genderscope.datasets.query.Query` the targets may form any number of groups
+(WEFE 1.0.1's "n" x 2 template: P runs over the words of every group together).
 
 As WEFE 1.0.1 does (and so agreeing with it): the classifier is scikit-learn's
 ``LogisticRegression(solver="liblinear", max_iter=10000, random_state=seed)`` trained
@@ -28,9 +30,11 @@ from typing import Any
 
 import numpy as np
 
+from genderscope.datasets.query import Query
 from genderscope.datasets.seat import AssociationTest
 from genderscope.measures.embedding_metrics._logreg import fit_logistic, stratified_split
 from genderscope.measures.embedding_metrics._sets import look_up, percentile_ci
+from genderscope.measures.embedding_metrics.groups import look_up_groups
 from genderscope.measures.weat import DEFAULT_MAX_OOV
 from genderscope.results import Result
 
@@ -68,45 +72,94 @@ def negative_probability(model: tuple[np.ndarray, float], targets: np.ndarray) -
     return 1.0 - 1.0 / (1.0 + np.exp(-_decision(model, targets)))
 
 
-def rnsb(vectors: Any, test: AssociationTest, *, seed: int = 0,
-         max_oov: float = DEFAULT_MAX_OOV, case_fallback: bool = True,
-         n_resamples: int = DEFAULT_RNSB_RESAMPLES, **_: Any) -> Result:
-    """RNSB of targets X, Y with a classifier of A vs B (module docstring)."""
-    from genderscope.errors import DataError
-
-    looked = look_up(vectors, test, max_oov=max_oov, case_fallback=case_fallback)
-    pos, neg = looked.emb["A"], looked.emb["B"]
-    if min(len(pos), len(neg)) < 3:
-        raise DataError(f"{test.name}: RNSB trains a classifier on A vs B and needs at least "
-                        "3 in-vocabulary words in each")
-    targets = np.vstack([looked.emb["X"], looked.emb["Y"]])
+def rnsb_values(pos: np.ndarray, neg: np.ndarray, targets: list[np.ndarray], seed: int,
+                n_resamples: int) -> tuple[float, float, np.ndarray, np.ndarray]:
+    """(RNSB, hold-out accuracy, bootstrap draws, P(B | t) per target word) of any
+    number of target sets (WEFE's "n" x 2 template: the KL runs over the words of every
+    set together). Each replicate resamples A, B and every target set on its own."""
+    every = np.vstack(targets)
     model, accuracy = fit_classifier(pos, neg, seed)
-    p = negative_probability(model, targets)
+    p = negative_probability(model, every)
     est = kl_from_uniform(p)
     rng = np.random.default_rng(seed)
-    nx = len(looked.emb["X"])
+    sizes = [len(t) for t in targets]
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     draws = np.empty(n_resamples)
     for k in range(n_resamples):
         bp = pos[rng.integers(0, len(pos), len(pos))]
         bn = neg[rng.integers(0, len(neg), len(neg))]
-        bt = np.concatenate([rng.integers(0, nx, nx),
-                             nx + rng.integers(0, len(targets) - nx, len(targets) - nx)])
+        bt = np.concatenate([lo + rng.integers(0, n, n)
+                             for lo, n in zip(offsets, sizes, strict=True)])
         try:
             bmodel, _ = fit_classifier(bp, bn, int(rng.integers(0, 2**31 - 1)))
         except ValueError:  # a degenerate resample (one class in the training split)
             draws[k] = np.nan
             continue
-        draws[k] = kl_from_uniform(negative_probability(bmodel, targets[bt]))
-    ci = percentile_ci(est, draws, n=len(targets) + len(pos) + len(neg),
+        draws[k] = kl_from_uniform(negative_probability(bmodel, every[bt]))
+    return est, accuracy, draws, p
+
+
+def _params(max_oov: float, case_fallback: bool, n_resamples: int, seed: int
+            ) -> dict[str, Any]:
+    return {"max_oov": max_oov, "case_fallback": case_fallback, "n_bootstrap": n_resamples,
+            "classifier": "LogisticRegression(solver=liblinear, max_iter=10000)",
+            "holdout": 0.2, "random_state": seed}
+
+
+def _check_attributes(name: str, pos: np.ndarray, neg: np.ndarray) -> None:
+    from genderscope.errors import DataError
+
+    if min(len(pos), len(neg)) < 3:
+        raise DataError(f"{name}: RNSB trains a classifier on A vs B and needs at least "
+                        "3 in-vocabulary words in each")
+
+
+def rnsb(vectors: Any, test: AssociationTest | Query, *, seed: int = 0,
+         max_oov: float = DEFAULT_MAX_OOV, case_fallback: bool = True,
+         n_resamples: int = DEFAULT_RNSB_RESAMPLES, **_: Any) -> Result:
+    """RNSB of targets X, Y with a classifier of A vs B (module docstring); a
+    :class:`~genderscope.datasets.query.Query` gives any number of target sets."""
+    if isinstance(test, Query):
+        return _rnsb_groups(vectors, test, seed=seed, max_oov=max_oov,
+                            case_fallback=case_fallback, n_resamples=n_resamples)
+    looked = look_up(vectors, test, max_oov=max_oov, case_fallback=case_fallback)
+    pos, neg = looked.emb["A"], looked.emb["B"]
+    _check_attributes(test.name, pos, neg)
+    est, accuracy, draws, p = rnsb_values(pos, neg, [looked.emb["X"], looked.emb["Y"]],
+                                          seed, n_resamples)
+    n_t = len(p)
+    ci = percentile_ci(est, draws, n=n_t + len(pos) + len(neg),
                        unit="words (targets and classifier training words, new split each)")
     rows, cats = [], looked.categories()
+    nx = len(looked.emb["X"])
     for role, lo in (("X", 0), ("Y", nx)):
         for i, w in enumerate(looked.words[role]):
             rows.append({"set": role, "category": cats[role], "text": w,
                          "value": float(p[lo + i]), "share": float(p[lo + i] / p.sum())})
     summary = {**looked.base_summary(), "rnsb": ci.as_dict(), "holdout_accuracy": accuracy,
                "n_failed_resamples": int(np.isnan(draws).sum())}
-    params = {"max_oov": max_oov, "case_fallback": case_fallback, "n_bootstrap": n_resamples,
-              "classifier": "LogisticRegression(solver=liblinear, max_iter=10000)",
-              "holdout": 0.2, "random_state": seed}
-    return looked.result("rnsb", summary, rows, params, seed)
+    return looked.result("rnsb", summary, rows,
+                         _params(max_oov, case_fallback, n_resamples, seed), seed)
+
+
+def _rnsb_groups(vectors: Any, query: Query, *, seed: int, max_oov: float,
+                 case_fallback: bool, n_resamples: int) -> Result:
+    """RNSB of a query's n target sets with a classifier of its attribute sets A1 (+1)
+    vs A2 (-1) (WEFE's n x 2)."""
+    groups = look_up_groups(vectors, query, max_oov=max_oov, case_fallback=case_fallback)
+    pos, neg = (groups.emb[r] for r in groups.attributes)
+    _check_attributes(query.name, pos, neg)
+    est, accuracy, draws, p = rnsb_values(pos, neg, [groups.emb[r] for r in groups.targets],
+                                          seed, n_resamples)
+    ci = percentile_ci(est, draws, n=len(p) + len(pos) + len(neg),
+                       unit="words (targets and classifier training words, new split each)")
+    rows, cats, i = [], groups.categories(), 0
+    for role in groups.targets:
+        for w in groups.words[role]:
+            rows.append({"set": role, "category": cats[role], "text": w,
+                         "value": float(p[i]), "share": float(p[i] / p.sum())})
+            i += 1
+    summary = {**groups.base_summary(), "rnsb": ci.as_dict(), "holdout_accuracy": accuracy,
+               "n_failed_resamples": int(np.isnan(draws).sum())}
+    return groups.result("rnsb", summary, rows,
+                         _params(max_oov, case_fallback, n_resamples, seed), seed)

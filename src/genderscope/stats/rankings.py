@@ -1,0 +1,90 @@
+"""Rankings of models by their bias scores and the rank correlations between metrics,
+as WEFE 1.0.1's ``run_queries(aggregate_results=True)``, ``create_ranking`` and
+``calculate_ranking_correlations`` (Badilla, Bravo-Marquez & Pérez 2020, "WEFE: The
+Word Embeddings Fairness Evaluation Framework", IJCAI, Sec. 4: a metric's scores over a
+set of queries are aggregated per model, models are ranked by the aggregate, and
+metrics are compared by the correlation of their rankings).
+
+- :func:`aggregate`: one score per model and metric from its query scores: ``abs_avg``
+  (WEFE's default: mean of absolute values), ``avg``, ``sum`` or ``abs_sum``.
+- :func:`create_ranking`: rank of each model within each metric's column, 1 for the
+  lowest score with ``ascending=True`` (WEFE's default); ties as WEFE, by pandas'
+  ``rank``: ``first`` (order of the rows, WEFE's default), ``average``, ``min``,
+  ``max`` or ``dense``; a missing score has no rank.
+- :func:`ranking_correlations`: Spearman's rho or Kendall's tau-b between every two
+  metrics' rankings (``scipy.stats``), over the models both rank; with
+  :func:`correlation_tests` each pair's two-sided p-value beside it.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+
+from genderscope.errors import GenderscopeError
+
+AGGREGATIONS = ("abs_avg", "avg", "sum", "abs_sum")
+RANK_METHODS = ("first", "average", "min", "max", "dense")
+CORRELATIONS = ("spearman", "kendall")
+
+
+def aggregate(scores: pd.DataFrame, how: str = "abs_avg") -> pd.Series:
+    """One value per row of ``scores`` (rows: models, columns: queries): WEFE's
+    aggregation functions (``abs_avg`` = mean of |score| over the queries)."""
+    if how not in AGGREGATIONS:
+        raise GenderscopeError(f"--aggregate must be one of {', '.join(AGGREGATIONS)}, "
+                               f"got {how!r}")
+    values = scores.abs() if how.startswith("abs_") else scores
+    return values.mean(axis=1) if how.endswith("avg") else values.sum(axis=1)
+
+
+def create_ranking(scores: pd.DataFrame, method: str = "first",
+                   ascending: bool = True) -> pd.DataFrame:
+    """Rank of each model (row) per metric (column) of ``scores``: 1 for the lowest
+    score when ``ascending`` (WEFE's ``create_ranking``; ties by ``method``)."""
+    if method not in RANK_METHODS:
+        raise GenderscopeError(f"--rank-method must be one of {', '.join(RANK_METHODS)}, "
+                               f"got {method!r}")
+    return scores.rank(method=method, ascending=ascending)  # type: ignore[arg-type]
+
+
+def _pair(x: np.ndarray, y: np.ndarray, method: str) -> tuple[float, float, int]:
+    """(correlation, two-sided p, models both rank)."""
+    from scipy import stats
+
+    both = np.isfinite(x) & np.isfinite(y)
+    x, y = x[both], y[both]
+    n = int(both.sum())
+    if n < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan"), float("nan"), n
+    res = stats.spearmanr(x, y) if method == "spearman" else stats.kendalltau(x, y)
+    return float(res.statistic), float(res.pvalue), n
+
+
+def correlation_tests(rankings: pd.DataFrame, method: str = "spearman") -> pd.DataFrame:
+    """One row per pair of metrics (columns of ``rankings``): ``a``, ``b``, the rank
+    correlation (``spearman``: rho; ``kendall``: tau-b), its two-sided p-value
+    (scipy.stats: t approximation / exact or normal for tau) and the number of models."""
+    if method not in CORRELATIONS:
+        raise GenderscopeError(f"--correlation must be one of {', '.join(CORRELATIONS)}, "
+                               f"got {method!r}")
+    rows = []
+    for a, b in itertools.combinations(rankings.columns, 2):
+        r, p, n = _pair(rankings[a].to_numpy(float), rankings[b].to_numpy(float), method)
+        rows.append({"a": a, "b": b, method: r, "p_value": p, "n_models": n})
+    return pd.DataFrame(rows, columns=["a", "b", method, "p_value", "n_models"])
+
+
+def ranking_correlations(rankings: pd.DataFrame, method: str = "spearman") -> pd.DataFrame:
+    """Square matrix of the rank correlations between the metrics' rankings (WEFE's
+    ``calculate_ranking_correlations``; 1 on the diagonal)."""
+    tests = correlation_tests(rankings, method)
+    cols = list(rankings.columns)
+    out = pd.DataFrame(np.eye(len(cols)), index=cols, columns=cols)
+    for c in cols:  # a ranking that does not vary correlates with nothing, itself included
+        out.loc[c, c] = _pair(*(rankings[c].to_numpy(float),) * 2, method)[0]
+    for row in tests.itertuples(index=False):
+        out.loc[row.a, row.b] = out.loc[row.b, row.a] = getattr(row, method)
+    return out
