@@ -15,9 +15,11 @@ likely are pushed down. Defaults as bias-bench (``self_debiasing.py`` /
 (``benchmark/crows/crows.py``: "The following text discriminates against people because
 of their gender: ").
 
-Inputs: a causal LM's prefix tokens go after the start token (before the text when there
-is none), so the regular row [s, w_1, ..., w_n] and the prefixed row
-[s, q_1, ..., q_P, w_1, ..., w_n] are read at positions t and t + P. A masked LM's go
+Inputs: a causal LM's prefix tokens go after the start token when the row begins with it
+and before the text when it does not (no start token, or a request without one, as the
+later tokens of StereoSet's ``--scoring bias-bench``), so the regular row
+[s, w_1, ..., w_n] and the prefixed row [s, q_1, ..., q_P, w_1, ..., w_n] are read at
+positions t and t + P. A masked LM's go
 after its first special token, as bias-bench's ``MaskedLMWrapper`` builds them
 ([CLS] + tokens of "[CLS] <prefix>" less that [CLS] + the text after [CLS]); every
 masked position read is rescaled. Each batch runs once per prefix more (cost (1 + K)
@@ -52,12 +54,13 @@ class SelfDebiasEngine(ForwardEngine):
     """A :class:`ForwardEngine` whose log-probabilities are Self-Debias's p~."""
 
     def __init__(self, base: ForwardEngine, prefix_ids: Sequence[Sequence[int]],
-                 insert_at: int, decay_constant: float, epsilon: float) -> None:
+                 lead_id: int | None, decay_constant: float, epsilon: float) -> None:
         k = len(prefix_ids)
         super().__init__(base.model, base.pad_id, base.device, max_batch=base.max_batch,
                          max_tokens=max(256, base.max_tokens // (1 + k)))
         self.prefix_ids = [list(p) for p in prefix_ids]
-        self.insert_at = insert_at
+        self.lead_id = lead_id
+        """The prefix goes after this token in a row that begins with it, else first."""
         self.decay_constant = float(decay_constant)
         self.epsilon = float(epsilon)
         self.head_rows = max(1, base.head_rows // (1 + k))
@@ -81,18 +84,23 @@ class SelfDebiasEngine(ForwardEngine):
         split = self._split is not None if split is None else split
         regular = self._gathered(ids, mask, where, split)
         biased = []
-        a = self.insert_at
+        n = ids.shape[0]
+        after_lead = (ids[:, :1] == self.lead_id) if self.lead_id is not None else \
+            torch.zeros(n, 1, dtype=torch.bool, device=ids.device)
         longest = int(ids.shape[1]) + max(len(p) for p in self.prefix_ids)
         if self.max_positions and longest > self.max_positions:
             raise GenderscopeError(
                 f"Self-Debias: a prefixed input has {longest} tokens, more than the model's "
                 f"{self.max_positions} positions; use a shorter --prefix or shorter texts")
         for pre in self.prefix_ids:
-            pre_t = torch.tensor(pre, dtype=ids.dtype, device=ids.device)
-            n = ids.shape[0]
-            ids_k = torch.cat([ids[:, :a], pre_t.expand(n, -1), ids[:, a:]], dim=1)
-            mask_k = torch.cat([mask[:, :a], torch.ones(n, len(pre), dtype=mask.dtype,
-                                                          device=mask.device), mask[:, a:]], 1)
+            pre_t = torch.tensor(pre, dtype=ids.dtype, device=ids.device).expand(n, -1)
+            ones = torch.ones(n, len(pre), dtype=mask.dtype, device=mask.device)
+            # the rows that begin with the lead token get the prefix after it, the others
+            # before their first token; either way every position moves by len(pre)
+            ids_k = torch.where(after_lead, torch.cat([ids[:, :1], pre_t, ids[:, 1:]], 1),
+                                torch.cat([pre_t, ids], 1))
+            mask_k = torch.where(after_lead, torch.cat([mask[:, :1], ones, mask[:, 1:]], 1),
+                                 torch.cat([ones, mask], 1))
             shifted = torch.stack([where[0], where[1] + len(pre)])
             biased.append(self._gathered(ids_k, mask_k, shifted, split))
         values = torch.empty(read_pos.shape[0], dtype=torch.float32, device=regular.device)
@@ -136,8 +144,6 @@ def apply_self_debias(adapter: LanguageModelAdapter, prefixes: Sequence[str],
     ids = [prefix_token_ids(adapter, p) for p in prefixes]
     if not ids or any(not x for x in ids):
         raise GenderscopeError("Self-Debias needs at least one non-empty prefix")
-    if adapter.kind == "causal":
-        at = 1 if adapter._extra.get("start_token_id") is not None else 0
-    else:
-        at = 1 if _leading_special(adapter) is not None else 0
-    adapter._engine = SelfDebiasEngine(adapter.engine, ids, at, decay_constant, epsilon)
+    lead = adapter._extra.get("start_token_id") if adapter.kind == "causal" \
+        else _leading_special(adapter)
+    adapter._engine = SelfDebiasEngine(adapter.engine, ids, lead, decay_constant, epsilon)
