@@ -91,7 +91,7 @@ def _association_test(test: Any, tests_dir: Path | None, metric: str = "weat") -
     """The test (or, for MAC/RNSB beyond 2 x 2, the query) ``metric`` runs on: an
     AssociationTest, a Query (datasets/query.py), a query file, a test file or name."""
     from genderscope.datasets.query import Query, for_metric, is_query_file, load_query
-    from genderscope.datasets.seat import AssociationTest, default_tests_dir, resolve_test
+    from genderscope.datasets.seat import AssociationTest, resolve_test
 
     if isinstance(test, AssociationTest):
         return test
@@ -99,7 +99,63 @@ def _association_test(test: Any, tests_dir: Path | None, metric: str = "weat") -
         return for_metric(test, metric)
     if isinstance(test, (str, Path)) and is_query_file(test):
         return for_metric(load_query(test), metric)
-    return resolve_test(str(test), Path(tests_dir) if tests_dir else default_tests_dir())
+    # a test file is read as it is: the default folder (a download) is resolved only
+    # for a name (resolve_test), never for a file
+    return resolve_test(str(test), Path(tests_dir) if tests_dir else None)
+
+
+def _lookup_rules(case: str, case_fallback: bool, strip_accents: str,
+                  preprocessor: Callable[[str], str] | None, normalize: bool = False
+                  ) -> dict[str, Any]:
+    """The look-up rules of a word list (``Case``, ``StripAccents``, ``Preprocessor``,
+    ``Normalize``) that differ from the defaults, checked before any vectors load; empty
+    when all are default (then neither the run nor its reuse key changes)."""
+    from genderscope.casing import ACCENTS, CASES
+
+    _check_choice("--case", case, CASES)
+    _check_choice("--strip-accents", strip_accents, ACCENTS)
+    if preprocessor is not None and not callable(preprocessor):
+        raise GenderscopeError(f"preprocessor must be a function str -> str, got "
+                               f"{type(preprocessor).__name__}")
+    if case == "fallback" and not case_fallback:
+        case = "exact"  # --no-case-fallback, the older spelling of --case exact
+        if strip_accents == "none" and preprocessor is None and not normalize:
+            return {}  # as before: case_fallback=False alone keys and runs as it did
+    rules: dict[str, Any] = {}
+    if case != "fallback":
+        rules["case"] = case
+    if strip_accents != "none":
+        rules["accents"] = strip_accents
+    if preprocessor is not None:
+        rules["preprocessor"] = preprocessor
+    if normalize:
+        rules["normalize"] = True
+    return rules
+
+
+def _with_rules(vecs: Any, rules: dict[str, Any]) -> Any:
+    """``vecs`` seen through ``rules`` (:func:`_lookup_rules`; none: ``vecs`` itself)."""
+    if not rules:
+        return vecs
+    from genderscope.measures.weat import LookupVectors
+
+    return LookupVectors(vecs, **rules)
+
+
+def _keyed_inputs(spec: Any, rules: dict[str, Any]) -> Any:
+    """The plan's inputs: the test, and the look-up rules only when some differ from the
+    defaults (so a default run keeps its key; a Python callable makes the run unkeyed,
+    never reused)."""
+    return {"test": spec, "lookup": rules} if rules else spec
+
+
+def _add_rules(result: Any, rules: dict[str, Any]) -> Any:
+    """``metadata["params"]`` of a run under non-default look-up rules names them."""
+    if rules:
+        shown = {k: getattr(v, "__qualname__", repr(v)) if callable(v) else v
+                 for k, v in rules.items()}
+        result.metadata.setdefault("params", {}).update(shown)
+    return result
 
 
 # -- the options of every association test (WEAT, SEAT, the WEFE metrics) --------------
@@ -110,3 +166,15 @@ ExactLimit = Annotated[int, Opt("Enumerate all partitions when there are at most
                                 min=0)]
 MaxOov = Annotated[float, Opt("Largest share of a set that may be OOV.", min=0.0, max=1.0)]
 CaseFallback = Annotated[bool, Opt("Look up OOV words in lower case.")]
+Case = Annotated[str, Opt("Look-up of each word: fallback (as written, else lower case), "
+                          "exact (as written only: WEFE's default) or lower (lower case "
+                          "only).", choices=("fallback", "exact", "lower"), key=False)]
+StripAccents = Annotated[str, Opt("Strip accents before look-up: none, unicode or ascii "
+                                  "(WEFE's strip_accents).",
+                                  choices=("none", "unicode", "ascii"), key=False)]
+Preprocessor = Annotated[Callable[[str], str] | None,
+                         Opt("A function applied to each word before look-up (Python "
+                             "API only; such a run is never reused).", key=False,
+                             cli=False)]
+Normalize = Annotated[bool, Opt("Scale every vector to unit length first (WEFE's "
+                                "normalize).", key=False)]

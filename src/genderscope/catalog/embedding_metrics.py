@@ -9,23 +9,42 @@ from dataclasses import replace
 from typing import Annotated, Any
 
 from genderscope.catalog._common import (
+    Case,
     CaseFallback,
     ExactLimit,
     MaxOov,
+    Normalize,
     Plan,
+    Preprocessor,
+    StripAccents,
     TestName,
     TestsDir,
+    _add_rules,
     _association_test,
+    _check_choice,
     _check_min,
+    _keyed_inputs,
+    _lookup_rules,
     _measure,
+    _with_rules,
 )
-from genderscope.core.declaration import Opt, Pairing, Progress, TestSeed, declaration
+from genderscope.core.declaration import (
+    Opt,
+    Pairing,
+    Progress,
+    TestSeed,
+    declaration,
+    options_of,
+)
 from genderscope.core.design import Design
+from genderscope.core.options import Options
 from genderscope.results import Result
 
 EMBEDDING_METRICS = ("ripa", "rnd", "ect", "mac", "rnsb")
 TESTED = ("ripa", "rnd")
 """The metrics with a p-value (and so a ``--permutations`` option)."""
+DISTANCES = ("euclidean", "cosine")
+"""RND's distances (measures/embedding_metrics/rnd.DISTANCES)."""
 
 
 def _plan(name: str) -> Callable[..., Plan]:
@@ -42,6 +61,13 @@ def _plan(name: str) -> Callable[..., Plan]:
         seed: TestSeed = 0,
         max_oov: MaxOov = 0.2,
         case_fallback: CaseFallback = True,
+        case: Case = "fallback",
+        strip_accents: StripAccents = "none",
+        preprocessor: Preprocessor = None,
+        normalize: Normalize = False,
+        distance: Annotated[str, Opt("RND's distance: euclidean (Garg et al.) or cosine "
+                                     "(1 - cos; WEFE's 'cos' is the negative).",
+                                     choices=DISTANCES, key=False)] = "euclidean",
         resamples: Annotated[
             int | None,
             Opt("Bootstrap replicates [10,000; RNSB 1,000, one classifier fit each].", min=100),
@@ -58,6 +84,9 @@ def _plan(name: str) -> Callable[..., Plan]:
     ) -> Plan:
         _check_min("--permutations", permutations, 1_000)
         _check_min("--resamples", resamples, 100)
+        _check_choice("--distance", distance, DISTANCES)
+        rules = _lookup_rules(case, case_fallback, strip_accents, preprocessor, normalize)
+        modes = {**rules, **({"distance": distance} if distance != "euclidean" else {})}
         spec = _association_test(test, tests_dir, name)
         if swap_roles:  # A, B become the target groups and X, Y the attribute sets
             spec = replace(
@@ -75,18 +104,20 @@ def _plan(name: str) -> Callable[..., Plan]:
             opts["n_permutations"] = permutations
         if name == "rnd":
             opts["exact_limit"] = exact_limit
+            if distance != "euclidean":
+                opts["distance"] = distance
 
         def run(vecs: Any) -> Result:
             from genderscope.progress import progress_bar
 
             with progress_bar(f"{name} {spec.name}", 1, enabled=progress) as advance:
-                result = run_metric(vecs, spec, **opts)
+                result = _add_rules(run_metric(_with_rules(vecs, rules), spec, **opts), rules)
                 advance(1)
             return result
 
-        return Plan(
-            name, "vectors", run, inputs=spec, key_options={"test": None}
-        )  # its content is in the inputs
+        return Plan(  # the test's content (and any non-default mode) is in the inputs
+            name, "vectors", run, inputs=_keyed_inputs(spec, modes), key_options={"test": None}
+        )
 
     plan.__name__ = name
     plan.__doc__ = (
@@ -96,10 +127,17 @@ def _plan(name: str) -> Callable[..., Plan]:
     return plan
 
 
+def _options(name: str) -> Options:
+    """The options of metric ``name``'s plan; ``distance`` is RND's alone."""
+    return Options(tuple(o for o in options_of(_plan(name))
+                         if o.name != "distance" or name == "rnd"))
+
+
 ripa, rnd, ect, mac, rnsb = (
     declaration(
         n,
         _plan(n),
+        options=_options(n),
         needs="vectors",
         langs=("en",),
         family="embeddings",

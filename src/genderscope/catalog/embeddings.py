@@ -5,16 +5,23 @@ from __future__ import annotations
 from typing import Annotated, Any, TypeVar
 
 from genderscope.catalog._common import (
+    Case,
     CaseFallback,
     ExactLimit,
     MaxOov,
     Plan,
+    Preprocessor,
+    StripAccents,
     TestName,
     TestsDir,
+    _add_rules,
     _association_test,
     _check_choice,
     _check_min,
+    _keyed_inputs,
+    _lookup_rules,
     _measure,
+    _with_rules,
 )
 from genderscope.core.declaration import Opt, Pairing, Progress, TestSeed, declare
 from genderscope.results import Result
@@ -45,6 +52,12 @@ def weat(
         str, Opt("Multi-word entries: skip (OOV) or mean (average of word vectors).")
     ] = "skip",
     case_fallback: CaseFallback = True,
+    case: Case = "fallback",
+    strip_accents: StripAccents = "none",
+    preprocessor: Preprocessor = None,
+    effect_size: Annotated[str, Opt("d over the sample SD (caliskan, as Caliskan et al.) or "
+                                    "the population SD (wefe, as WEFE 1.0.1).",
+                                    choices=("caliskan", "wefe"), key=False)] = "caliskan",
     progress: Progress = False,
 ) -> Plan:
     """WEAT (Caliskan et al. 2017) of one test (name, JSON file or AssociationTest) on
@@ -53,6 +66,9 @@ def weat(
 
     _check_min("--permutations", permutations, 10_000)
     _check_choice("--phrases", phrases, ("skip", "mean"))
+    _check_choice("--effect-size", effect_size, ("caliskan", "wefe"))
+    rules = _lookup_rules(case, case_fallback, strip_accents, preprocessor)
+    modes = {**rules, **({"effect_size": effect_size} if effect_size != "caliskan" else {})}
     spec = _association_test(test, tests_dir)
 
     def run(vecs: Any) -> Result:
@@ -60,7 +76,7 @@ def weat(
 
         with progress_bar(f"weat {spec.name}", 1, enabled=progress) as advance:
             result = run_weat(
-                vecs,
+                _with_rules(vecs, rules),
                 spec,
                 n_permutations=permutations,
                 seed=seed,
@@ -68,13 +84,14 @@ def weat(
                 max_oov=max_oov,
                 case_fallback=case_fallback,
                 phrases=phrases,
+                **({"effect_size": effect_size} if effect_size != "caliskan" else {}),
             )
             advance(1)
-        return result
+        return _add_rules(result, rules)
 
-    return Plan(
-        "weat", "vectors", run, inputs=spec, key_options={"test": None}
-    )  # its content is in the inputs
+    return Plan(  # the test's content (and any non-default mode) is in the inputs
+        "weat", "vectors", run, inputs=_keyed_inputs(spec, modes), key_options={"test": None}
+    )
 
 
 # SEAT's sentences of one source word resample together, as its test unit

@@ -27,12 +27,14 @@ the association scores (vectorised: one cosine matrix per test).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
+from genderscope.casing import lookup_forms
 from genderscope.datasets.seat import AssociationTest
 from genderscope.errors import DataError
 from genderscope.measures.seat_words import source_words
@@ -45,6 +47,64 @@ ROLES = ("X", "Y", "A", "B")
 
 DEFAULT_MAX_OOV = 0.2
 """Largest share of one set's words that may be out of vocabulary (as WEFE's default)."""
+
+EFFECT_SIZES = ("caliskan", "wefe")
+"""WEAT's d over the sample SD (Caliskan et al. 2017) or the population SD (WEFE 1.0.1)."""
+
+
+class LookupVectors:
+    """Word vectors seen through a word list's look-up rules: each entry is looked up
+    in the forms :func:`genderscope.casing.lookup_forms` gives (``case``,
+    ``accents``, a Python ``preprocessor``), and with ``normalize`` every row is scaled
+    to unit L2 norm (WEFE's ``normalize=True``). Stands in for
+    :class:`~genderscope.models.vectors.WordVectors` in WEAT and the embedding metrics
+    (``key_for``, ``in``, ``vectors``, ``describe``); it has no ``index``, so the
+    metrics take the per-word path."""
+
+    index = None
+
+    def __init__(self, base: Any, *, case: str = "fallback", accents: str = "none",
+                 preprocessor: Callable[[str], str] | None = None,
+                 normalize: bool = False) -> None:
+        self.base, self.case, self.accents = base, case, accents
+        self.preprocessor, self.normalize = preprocessor, normalize
+        self.fingerprint = base.fingerprint
+
+    def key_for(self, word: str, *, case_fallback: bool = True) -> str | None:
+        """The first of the word's look-up forms in the vocabulary (``case_fallback``
+        is ignored: ``case`` rules here)."""
+        for form in lookup_forms(word, case=self.case, accents=self.accents,
+                                 preprocessor=self.preprocessor):
+            if form in self.base:
+                return form
+        return None
+
+    def __contains__(self, word: object) -> bool:
+        return word in self.base
+
+    def vectors(self, words: Sequence[str]) -> np.ndarray:
+        rows = self.base.vectors(words)
+        if not self.normalize:
+            return rows
+        norms = np.linalg.norm(rows, axis=1, keepdims=True)
+        return np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
+
+    def describe(self) -> dict[str, object]:
+        return self.base.describe()
+
+    def rules(self) -> dict[str, object]:
+        """The look-up rules that differ from the default (for ``metadata["params"]``)."""
+        out: dict[str, object] = {}
+        if self.case != "fallback":
+            out["case"] = self.case
+        if self.accents != "none":
+            out["strip_accents"] = self.accents
+        if self.preprocessor is not None:
+            out["preprocessor"] = getattr(self.preprocessor, "__qualname__",
+                                          repr(self.preprocessor))
+        if self.normalize:
+            out["normalize"] = True
+        return out
 
 
 class _Encoder(Protocol):
@@ -140,7 +200,7 @@ def _check_sets(test: AssociationTest, kept: dict[str, list[str]],
 def _run(test: AssociationTest, emb: dict[str, np.ndarray], kept: dict[str, list[str]],
          keys: dict[str, list[str]], missing: dict[str, list[str]], *, method: str,
          model: dict[str, object], n_permutations: int, seed: int, exact_limit: int,
-         n_resamples: int, params: dict[str, Any]) -> Result:
+         n_resamples: int, params: dict[str, Any], effect_size: str = "caliskan") -> Result:
     targets = np.vstack([emb["X"], emb["Y"]])
     s, mean_a, mean_b = association_scores(targets, emb["A"], emb["B"])
     nx = len(kept["X"])
@@ -154,6 +214,10 @@ def _run(test: AssociationTest, emb: dict[str, np.ndarray], kept: dict[str, list
                                             exact_limit=exact_limit)
     ci = effect_size_ci(sx, sy, labels[0], labels[1],
                         unit="words" if method == "weat" else "source words")
+    if effect_size == "wefe":  # population SD: d (and its interval) times sqrt(n / (n - 1))
+        scale = float(np.sqrt(s.size / (s.size - 1)))
+        ci = replace(ci, estimate=ci.estimate * scale, ci_low=ci.ci_low * scale,
+                     ci_high=ci.ci_high * scale)
     items = pd.DataFrame({
         "set": ["X"] * nx + ["Y"] * len(kept["Y"]),
         "category": [test.targ1.category] * nx + [test.targ2.category] * len(kept["Y"]),
@@ -193,7 +257,7 @@ def _run(test: AssociationTest, emb: dict[str, np.ndarray], kept: dict[str, list
 def weat(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, seed: int = 0,
          exact_limit: int = DEFAULT_EXACT_LIMIT, max_oov: float = DEFAULT_MAX_OOV,
          case_fallback: bool = True, phrases: str = "skip",
-         n_resamples: int = 10_000) -> Result:
+         n_resamples: int = 10_000, effect_size: str = "caliskan") -> Result:
     """WEAT of ``test`` on :class:`~genderscope.models.vectors.WordVectors`.
 
     Out-of-vocabulary words are dropped and listed in ``tables["oov"]`` and
@@ -204,7 +268,14 @@ def weat(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, s
     ``phrases="mean"`` embeds a multi-word entry absent from the vocabulary
     ("European American") as the mean of its words' vectors (the bag-of-words
     encoder of May et al. 2019); ``"skip"`` (default) counts it as OOV.
+    ``effect_size``: ``"caliskan"`` (default) divides by the sample SD (ddof = 1), as
+    Caliskan et al.; ``"wefe"`` by the population SD (ddof = 0), as WEFE 1.0.1's WEAT
+    ``effect_size`` (larger by sqrt(n / (n - 1)), n = |X| + |Y|; its interval scaled alike).
+    Two spellings that find one vocabulary entry ("He", "he") count once.
     """
+    if effect_size not in EFFECT_SIZES:
+        raise DataError(f"effect_size must be one of {', '.join(EFFECT_SIZES)}, "
+                        f"got {effect_size!r}")
     if phrases not in ("skip", "mean"):
         raise DataError(f"phrases must be 'skip' or 'mean', got {phrases!r}")
     kept: dict[str, list[str]] = {}
@@ -220,8 +291,8 @@ def weat(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, s
                 k = " ".join(parts) if all(p is not None for p in parts) else None
             if k is None:
                 missing[role].append(w)
-            elif w not in seen:
-                seen.add(w)
+            elif k not in seen:  # two spellings of one vocabulary entry count once
+                seen.add(k)
                 kept[role].append(w)
                 keys[role].append(k)
     _check_sets(test, kept, missing, max_oov)
@@ -231,9 +302,11 @@ def weat(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, s
               "ci": "t over source words", "test_unit": "source words",
               "similarity": "cosine",
               "effect_size_std": "sample (ddof=1)"}
+    if effect_size == "wefe":
+        params["effect_size_std"] = "population (ddof=0), as WEFE"
     return _run(test, emb, kept, keys, missing, method="weat", model=vectors.describe(),
                 n_permutations=n_permutations, seed=seed, exact_limit=exact_limit,
-                n_resamples=n_resamples, params=params)
+                n_resamples=n_resamples, params=params, effect_size=effect_size)
 
 
 def _lookup(vectors: Any, key: str) -> np.ndarray:

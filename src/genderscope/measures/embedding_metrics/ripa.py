@@ -53,14 +53,16 @@ def relation_vectors(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def word_pairs(vectors: Any, test: AssociationTest, *, case_fallback: bool
                ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """(pairs kept as vocabulary keys, pairs dropped) of X[i] with Y[i]; a pair is kept
-    only when both words are in the vocabulary (so OOV words never shift the pairing)."""
+    only when both words are in the vocabulary (so OOV words never shift the pairing),
+    and once when two spellings find the same two vocabulary entries."""
     kept: list[tuple[str, str]] = []
     dropped: list[tuple[str, str]] = []
     for wx, wy in zip(test.targ1.examples, test.targ2.examples, strict=False):
         kx = vectors.key_for(wx, case_fallback=case_fallback)
         ky = vectors.key_for(wy, case_fallback=case_fallback)
         if kx is not None and ky is not None:
-            kept.append((kx, ky))
+            if (kx, ky) not in kept:  # ("He", "She") after ("he", "she"): one pair
+                kept.append((kx, ky))
         else:
             dropped.append((wx, wy))
     if not kept:

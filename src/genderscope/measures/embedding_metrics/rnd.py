@@ -6,7 +6,9 @@ With ``v_X``, ``v_Y`` the averages of the target sets' vectors, the RND of an at
 set S is ``mean_{a in S} (||a - v_X|| - ||a - v_Y||)`` (Euclidean norms of raw vectors;
 Garg et al. sum over S, WEFE averages: we average, so values do not grow with |S|).
 Negative: S is closer to X than to Y. Computed for S = A and S = B; in the units of
-the vectors.
+the vectors. With ``distance="cosine"`` (WEFE's option, Garg et al. use the Euclidean
+norm) each distance is the cosine distance ``1 - cos(a, v)``: unitless, same sign
+convention; WEFE 1.0.1's ``"cos"`` subtracts cosine similarities, the negative of ours.
 
 Statistics (additions to the paper): the 95 % CI is a percentile bootstrap over
 *words*, resampling X, Y and S independently (v_X, v_Y are recomputed per resample);
@@ -24,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from genderscope.datasets.seat import AssociationTest
+from genderscope.errors import DataError
 from genderscope.measures.embedding_metrics._sets import (
     ATTRS,
     DEFAULT_RESAMPLES,
@@ -35,11 +38,32 @@ from genderscope.measures.weat import DEFAULT_MAX_OOV
 from genderscope.results import Result
 from genderscope.stats.permutation import DEFAULT_EXACT_LIMIT
 
+DISTANCES = ("euclidean", "cosine")
+"""RND's distance: Euclidean (Garg et al.) or cosine distance ``1 - cos(a, v)``."""
 
-def distance_differences(attr: np.ndarray, mean_x: np.ndarray, mean_y: np.ndarray
-                         ) -> np.ndarray:
+
+def cosine_differences(attr: np.ndarray, mean_x: np.ndarray, mean_y: np.ndarray
+                       ) -> np.ndarray:
+    """``(1 - cos(a, v_X)) - (1 - cos(a, v_Y)) = cos(a, v_Y) - cos(a, v_X)``, shaped as
+    :func:`distance_differences` gives. WEFE 1.0.1's ``distance="cos"`` takes the cosine
+    *similarity* as its "distance", so its value is the negative of this one."""
+    au = attr / np.linalg.norm(attr, axis=1, keepdims=True)
+
+    def cos(m: np.ndarray) -> np.ndarray:
+        m2 = np.atleast_2d(m)
+        return au @ (m2 / np.linalg.norm(m2, axis=1, keepdims=True)).T
+
+    out = cos(mean_y) - cos(mean_x)
+    return out[:, 0] if mean_x.ndim == 1 else out
+
+
+def distance_differences(attr: np.ndarray, mean_x: np.ndarray, mean_y: np.ndarray,
+                         distance: str = "euclidean") -> np.ndarray:
     """``||a - v_X|| - ||a - v_Y||``; ``mean_x``/``mean_y`` are (d,) or (k, d) (one pair
-    of centroids per row), giving (n_attr,) or (n_attr, k)."""
+    of centroids per row), giving (n_attr,) or (n_attr, k). ``distance="cosine"``:
+    :func:`cosine_differences`."""
+    if distance == "cosine":
+        return cosine_differences(attr, mean_x, mean_y)
     if mean_x.ndim == 1:  # one pair of centroids: the differences directly (exact, fast)
         diff = attr[:, None, :] - np.array([mean_x, mean_y])  # (n_attr, 2, d)
         dist = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
@@ -57,7 +81,7 @@ def distance_differences(attr: np.ndarray, mean_x: np.ndarray, mean_y: np.ndarra
 
 def permutation_p(targets: np.ndarray, nx: int, attr: np.ndarray, observed: float, *,
                   n_permutations: int, seed: int, exact_limit: int,
-                  chunk: int = 4096) -> tuple[float, int, bool]:
+                  chunk: int = 4096, distance: str = "euclidean") -> tuple[float, int, bool]:
     """Two-sided p of |RND| over re-partitions of the target rows into |X| and |Y|."""
     n = targets.shape[0]
     ny = n - nx
@@ -79,7 +103,8 @@ def permutation_p(targets: np.ndarray, nx: int, attr: np.ndarray, observed: floa
         member = np.zeros((idx.shape[0], n))
         np.put_along_axis(member, idx, 1.0, axis=1)
         sum_x = member @ targets
-        stat = distance_differences(attr, sum_x / nx, (total - sum_x) / ny).mean(axis=0)
+        stat = distance_differences(attr, sum_x / nx, (total - sum_x) / ny,
+                                    distance).mean(axis=0)
         hits += int(np.count_nonzero(np.abs(stat) >= abs(observed) - tol))
         done += idx.shape[0]
     if exact:
@@ -89,15 +114,20 @@ def permutation_p(targets: np.ndarray, nx: int, attr: np.ndarray, observed: floa
 
 def rnd(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, seed: int = 0,
         exact_limit: int = DEFAULT_EXACT_LIMIT, max_oov: float = DEFAULT_MAX_OOV,
-        case_fallback: bool = True, n_resamples: int = DEFAULT_RESAMPLES) -> Result:
-    """RND of attribute sets A and B between target sets X and Y (module docstring)."""
+        case_fallback: bool = True, n_resamples: int = DEFAULT_RESAMPLES,
+        distance: str = "euclidean") -> Result:
+    """RND of attribute sets A and B between target sets X and Y (module docstring);
+    ``distance`` one of :data:`DISTANCES`."""
+    if distance not in DISTANCES:
+        raise DataError(f"distance must be one of {', '.join(DISTANCES)}, got {distance!r}")
     looked = look_up(vectors, test, max_oov=max_oov, case_fallback=case_fallback)
     x, y = looked.emb["X"], looked.emb["Y"]
     mean_x = np.add.reduce(x, 0) / len(x)  # = x.mean(axis=0), without its wrapper
     mean_y = np.add.reduce(y, 0) / len(y)
     sizes = [len(looked.emb[r]) for r in ATTRS]
     # A and B in one pass, then split (the item table's values)
-    both = distance_differences(np.concatenate([looked.emb[r] for r in ATTRS]), mean_x, mean_y)
+    both = distance_differences(np.concatenate([looked.emb[r] for r in ATTRS]), mean_x, mean_y,
+                                distance)
     per_role = {ATTRS[0]: both[:sizes[0]], ATTRS[1]: both[sizes[0]:]}
     rng = np.random.default_rng(seed) if n_resamples else None
     if rng is not None:
@@ -114,17 +144,18 @@ def rnd(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, se
         if rng is not None:
             ca = resample_counts(rng, len(attr), n_resamples)
             draws = np.einsum("kn,nk->k", ca,
-                              distance_differences(attr, boot_x, boot_y)) / len(attr)
+                              distance_differences(attr, boot_x, boot_y, distance)
+                              ) / len(attr)
         ci = ci_fields(est, draws, n=len(attr) + len(x) + len(y), unit="words")
         p, n_perm, exact = (float("nan"), 0, False) if targets is None else permutation_p(
             targets, len(x), attr, est, n_permutations=n_permutations, seed=seed,
-            exact_limit=exact_limit)
+            exact_limit=exact_limit, distance=distance)
         by_attr[role] = {**ci, "p_value": p, "exact": exact,
                          "n_permutations": n_perm}
     summary = {**looked.base_summary(), "attributes": by_attr}
     params = {"n_permutations": n_permutations, "exact_limit": exact_limit,
               "max_oov": max_oov, "case_fallback": case_fallback, "n_bootstrap": n_resamples,
-              "distance": "euclidean", "normalize": False}
+              "distance": distance, "normalize": False}
 
     def rows() -> list[dict[str, Any]]:
         cats = looked.categories()
