@@ -13,7 +13,8 @@ metrics are compared by the correlation of their rankings).
   ``max`` or ``dense``; a missing score has no rank.
 - :func:`ranking_correlations`: Spearman's rho or Kendall's tau-b between every two
   metrics' rankings (``scipy.stats``), over the models both rank; with
-  :func:`correlation_tests` each pair's two-sided p-value beside it.
+  :func:`correlation_tests` each pair's two-sided p-value beside it (exact over all
+  orderings of up to :data:`EXACT_MAX_MODELS` models, else scipy's).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from genderscope.errors import GenderscopeError
 AGGREGATIONS = ("abs_avg", "avg", "sum", "abs_sum")
 RANK_METHODS = ("first", "average", "min", "max", "dense")
 CORRELATIONS = ("spearman", "kendall")
+EXACT_MAX_MODELS = 8
+"""Up to this many models a correlation's p-value is exact (all n! orderings)."""
 
 
 def aggregate(scores: pd.DataFrame, how: str = "abs_avg") -> pd.Series:
@@ -60,13 +63,26 @@ def _pair(x: np.ndarray, y: np.ndarray, method: str) -> tuple[float, float, int]
     if n < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return float("nan"), float("nan"), n
     res = stats.spearmanr(x, y) if method == "spearman" else stats.kendalltau(x, y)
-    return float(res.statistic), float(res.pvalue), n
+    r = float(res.statistic)
+    if n > EXACT_MAX_MODELS:
+        return r, float(res.pvalue), n
+    # few models: scipy's approximations are far off (rho = 1 of 3 models reads p = 0);
+    # the exact two-sided p over all n! orderings of y
+    orders = np.array(list(itertools.permutations(range(n))))
+    if method == "spearman":
+        rx, ry = stats.rankdata(x), stats.rankdata(y)[orders]
+        rx, ry = rx - rx.mean(), ry - ry.mean(axis=1, keepdims=True)
+        null = ry @ rx / np.sqrt((rx @ rx) * np.einsum("ij,ij->i", ry, ry))
+    else:
+        null = np.array([stats.kendalltau(x, y[o]).statistic for o in orders])
+    return r, float(np.mean(np.abs(null) >= abs(r) - 1e-12)), n
 
 
 def correlation_tests(rankings: pd.DataFrame, method: str = "spearman") -> pd.DataFrame:
     """One row per pair of metrics (columns of ``rankings``): ``a``, ``b``, the rank
-    correlation (``spearman``: rho; ``kendall``: tau-b), its two-sided p-value
-    (scipy.stats: t approximation / exact or normal for tau) and the number of models."""
+    correlation (``spearman``: rho; ``kendall``: tau-b), its two-sided p-value (exact
+    permutation p up to :data:`EXACT_MAX_MODELS` models, else scipy.stats': t
+    approximation for rho, exact or normal for tau) and the number of models."""
     if method not in CORRELATIONS:
         raise GenderscopeError(f"--correlation must be one of {', '.join(CORRELATIONS)}, "
                                f"got {method!r}")
