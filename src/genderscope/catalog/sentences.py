@@ -204,6 +204,17 @@ def abc(
 def crows_pairs(
     *,
     bias_type: Annotated[str | None, Opt("Only this bias type (e.g. gender).")] = None,
+    scoring: Annotated[
+        str,
+        Opt(
+            "genderscope: Nangia et al.'s PLL over the shared pieces (masked LMs), summed "
+            "log-likelihood with the start token (causal LMs). bias-bench: Meade et al. "
+            "2022's code (mean log-probability of the modified pieces; causal: 2^(mean "
+            "log2 p), the start token for the first token only).",
+            choices=("genderscope", "bias-bench"),
+            key=False,
+        ),
+    ] = "genderscope",
     data: Data = None,
     limit: Limit = None,
     subset_seed: SubsetSeed = 0,
@@ -214,6 +225,7 @@ def crows_pairs(
 
     run_crows_pairs = _measure("genderscope.measures.crows_pairs:run_crows_pairs")
 
+    _check_choice("--scoring", scoring, ("genderscope", "bias-bench"))
     _check_min("--limit", limit, 1)
     pairs = load_crows_pairs(dataset_dir(data, "crows-pairs", file_ok=True))
     if bias_type:
@@ -225,9 +237,11 @@ def crows_pairs(
     return Plan(
         "crows-pairs",
         "lm",
-        lambda lm: run_crows_pairs(lm, pairs, progress=progress, params={"bias_type": bias_type}),
+        lambda lm: run_crows_pairs(lm, pairs, scoring=scoring, progress=progress,
+                                   params={"bias_type": bias_type}),
         _subset_note(limit, subset_seed, len(pairs), every, unit),
-        inputs=pairs,
+        # a non-default scoring is keyed with the items; the default keeps its old key
+        inputs=pairs if scoring == "genderscope" else {"pairs": pairs, "scoring": scoring},
     )
 
 

@@ -10,8 +10,22 @@ prefers the stereotypical sentence (50 % = no preference).
   score(S) = sum over shared pieces u of log P(u | S with u masked) -- the
   modified pieces stay visible, so the two sentences are scored on the same
   tokens.
-- Causal LM: total log-likelihood of each sentence (with the adapter's start
-  token), as in the usual causal adaptation (e.g. Meade et al. 2022).
+- Causal LM: total log-likelihood of each sentence, every token scored with the
+  adapter's start token in its context (genderscope's own causal adaptation; Nangia
+  et al. define masked LMs only).
+
+``scoring="bias-bench"`` reproduces Meade et al. (2022)'s code instead (bias-bench
+``benchmark/crows/crows.py`` at 291426a, ``CrowSPairsRunner``):
+
+- masked LM: difflib over the two token sequences as the tokenizer encodes them (special
+  tokens included, ``autojunk`` as difflib's default) picks the *modified* pieces
+  (opcodes other than ``equal``); each is masked alone and score(S) = mean over them of
+  log P(piece | S with it masked), nats, rounded to 3 decimals before comparing. A pair
+  whose two sentences have no modified piece on one side is skipped, as bias-bench does
+  (``n_skipped_pairs``).
+- causal LM: score(S) = 2^(mean over tokens of log2 p), the first token after the start
+  token alone (``<|endoftext|>`` for GPT-2), every later token after the text's earlier
+  tokens without it (:meth:`CausalLM.log_likelihood_start_first`); compared unrounded.
 
 The stereotypical sentence is ``sent_more`` in both directions. The
 ``stereo_antistereo`` column says which sentence is about the disadvantaged
@@ -53,6 +67,10 @@ from genderscope.stats import annotate_family, proportion_ci
 
 HIGHLIGHT = "gender"
 FAMILY = "crows-pairs per bias type"
+SCORINGS = ("genderscope", "bias-bench")
+"""``genderscope``: Nangia et al.'s PLL over shared pieces (masked), summed log-likelihood
+(causal); ``bias-bench``: Meade et al. 2022's code (module doc)."""
+_EDGES = ("\x00start", "\x00end")  # stand for the special tokens bias-bench's diff sees
 
 
 def shared_positions(a: Sequence[str], b: Sequence[str]) -> tuple[list[bool], list[bool]]:
@@ -66,6 +84,55 @@ def shared_positions(a: Sequence[str], b: Sequence[str]) -> tuple[list[bool], li
                 pa[i1 + k] = True
                 pb[j1 + k] = True
     return pa, pb
+
+
+def modified_positions(a: Sequence[str], b: Sequence[str]) -> tuple[list[bool], list[bool]]:
+    """Boolean masks over the pieces of ``a`` and ``b`` in bias-bench's ``_get_span(...,
+    "diff")``: every opcode other than ``equal``, on the sequences with a start and an end
+    token around them (as ``tokenizer.encode`` gives them) and difflib's default
+    ``autojunk``."""
+    pa, pb = [False] * len(a), [False] * len(b)
+    sm = difflib.SequenceMatcher(None, [_EDGES[0], *a, _EDGES[1]], [_EDGES[0], *b, _EDGES[1]])
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op != "equal":
+            for i in range(i1, i2):
+                pa[i - 1] = True
+            for j in range(j1, j2):
+                pb[j - 1] = True
+    return pa, pb
+
+
+def score_pairs_bias_bench(adapter: Any, pairs: Sequence[tuple[str, str]], *,
+                           progress: bool = False
+                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """bias-bench's sentence scores (module doc) of the first and second sentence of each
+    pair, the number of scored pieces of the first, and which pairs are kept (a masked
+    LM's pair with no modified piece on one side is skipped; its scores are NaN)."""
+    flat = [s for pair in pairs for s in pair]
+    if adapter.kind == "masked":
+        toks = adapter.tokenize(flat)
+        masks: list[list[bool]] = []
+        for k in range(len(pairs)):
+            masks += list(modified_positions(toks[2 * k], toks[2 * k + 1]))
+        kept = np.array([any(masks[2 * k]) and any(masks[2 * k + 1])
+                         for k in range(len(pairs))], dtype=bool)
+        idx = [i for i in range(len(flat)) if kept[i // 2]]
+        scored = sentence_scores(adapter, [flat[i] for i in idx],
+                                 positions=[masks[i] for i in idx], progress=progress)
+        values = np.full(len(flat), np.nan)
+        ntok = np.zeros(len(flat), dtype=int)
+        for i, sc in zip(idx, scored, strict=True):
+            values[i] = sc.total / sc.n_tokens
+            ntok[i] = sc.n_tokens
+    else:
+        kept = np.ones(len(pairs), dtype=bool)
+        seqs = adapter.log_likelihood_start_first(flat, progress=progress)
+        # 2 ** (mean log2 p) over every token; the log-probabilities are in nats
+        values = np.array([2.0 ** (np.sum(np.asarray(sc.token_logprobs) / np.log(2.0))
+                                   / len(sc.token_logprobs)) for sc in seqs])
+        ntok = np.array([sc.n_tokens for sc in seqs], dtype=int)
+    v = values.reshape(-1, 2)
+    return v[:, 0], v[:, 1], ntok.reshape(-1, 2)[:, 0], kept
 
 
 def score_pairs(adapter: Any, pairs: Sequence[tuple[str, str]], *,
@@ -92,14 +159,31 @@ def score_pairs(adapter: Any, pairs: Sequence[tuple[str, str]], *,
 
 
 def run_crows_pairs(adapter: Any, pairs: Sequence[CrowsPair], *, method: str = "crows-pairs",
-                    progress: bool = False, params: dict[str, Any] | None = None) -> Result:
-    """Percentage of pairs where the stereotypical sentence scores higher."""
+                    scoring: str = "genderscope", progress: bool = False,
+                    params: dict[str, Any] | None = None) -> Result:
+    """Percentage of pairs where the stereotypical sentence scores higher (``scoring``:
+    one of :data:`SCORINGS`, module doc)."""
     model_kind(adapter, method)
+    if scoring not in SCORINGS:
+        raise GenderscopeError(f"--scoring {scoring}: choose one of {', '.join(SCORINGS)}")
     if not pairs:
         raise GenderscopeError(f"{method}: no pairs to score")
-    more, less, n_scored = score_pairs(adapter, [(p.sent_more, p.sent_less) for p in pairs],
-                                       progress=progress)
-    more_r, less_r = np.round(more, 3), np.round(less, 3)
+    texts = [(p.sent_more, p.sent_less) for p in pairs]
+    n_skipped = 0
+    if scoring == "bias-bench":
+        more, less, n_scored, kept = score_pairs_bias_bench(adapter, texts, progress=progress)
+        n_skipped = int((~kept).sum())
+        if n_skipped == len(pairs):
+            raise GenderscopeError(f"{method}: every pair has no modified piece on one side; "
+                                   "bias-bench skips them all")
+        pairs = [p for p, k in zip(pairs, kept, strict=True) if k]
+        more, less, n_scored = more[kept], less[kept], n_scored[kept]
+    else:
+        more, less, n_scored = score_pairs(adapter, texts, progress=progress)
+    if scoring == "bias-bench" and adapter.kind != "masked":
+        more_r, less_r = more, less  # bias-bench compares causal scores unrounded
+    else:
+        more_r, less_r = np.round(more, 3), np.round(less, 3)
     direction = np.array([p.direction for p in pairs])
     stereo_pref = more_r > less_r  # sent_more is the more stereotypical sentence
     df = pd.DataFrame({
@@ -111,12 +195,21 @@ def run_crows_pairs(adapter: Any, pairs: Sequence[CrowsPair], *, method: str = "
                                             less_r > more_r),
         "sent_more": [p.sent_more for p in pairs], "sent_less": [p.sent_less for p in pairs],
     })
-    summary, tables = aggregates(adapter, method, df, {},
+    extra = {"scoring": scoring} if scoring != "genderscope" else {}
+    summary, tables = aggregates(adapter, method, df, extra,
                                  lambda: (summarise(df), {"by_bias_type": per_bias_type(df)}))
+    if scoring == "bias-bench":
+        summary = {**summary, "n_skipped_pairs": n_skipped}
+        described = ("bias-bench: mean log-probability of the modified pieces, each masked "
+                     "alone" if adapter.kind == "masked" else
+                     "bias-bench: 2^(mean log2 p), first token after the start token alone")
+        rounding: int | None = 3 if adapter.kind == "masked" else None
+    else:
+        described = "PLL over shared (unmodified) pieces" if adapter.kind == "masked" \
+            else "sentence log-likelihood"
+        rounding = 3
     meta = {"model": describe(adapter),
-            "params": {"scoring": "PLL over shared (unmodified) pieces" if adapter.kind ==
-                       "masked" else "sentence log-likelihood", "tie_rounding": 3,
-                       **(params or {})},
+            "params": {"scoring": described, "tie_rounding": rounding, **(params or {})},
             "data": data_meta(p.path for p in pairs), "seed": None}
     return Result(method=method, summary=summary, items=df, metadata=meta, tables=tables)
 
