@@ -60,6 +60,15 @@ class DataError(GenderscopeError):
     """A data file is missing, malformed or inconsistent."""
 
 
+class DataUnavailable(DataError):
+    """A registered data set is neither here nor fetchable now (offline, or its source
+    unreachable); ``dataset`` names it, for one ``genderscope data fetch`` hint."""
+
+    def __init__(self, dataset: str, message: str) -> None:
+        super().__init__(message)
+        self.dataset = dataset
+
+
 class ModelLoadError(GenderscopeError):
     """A model cannot be loaded or is unsuitable (e.g. its LM head is missing)."""
 

@@ -14,6 +14,7 @@ from genderscope import __version__
 from genderscope.cli import commands
 from genderscope.cli.help import MeasureGroup, SectionedGroup
 from genderscope.errors import GenderscopeError
+from genderscope.progress import set_enabled as set_progress
 from genderscope.text_blocks import visible
 
 app = typer.Typer(
@@ -129,6 +130,8 @@ def main() -> None:
     """Entry point: user errors -> one line on stderr, exit code 2."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     _one_line_warnings()
+    if "--no-progress" in sys.argv[1:]:  # process-wide: model loads and third-party bars too
+        set_progress(False)
     try:
         code = app(standalone_mode=False)  # click returns typer.Exit's code in this mode
         if code == 130:  # typer's vendored click turns Ctrl-C into this return code

@@ -15,7 +15,7 @@ upstream data set. It looks, in this order:
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from genderscope.errors import DataError
@@ -36,6 +36,9 @@ def find_benchmark(folder: str, roots: Sequence[Path] | None = None) -> Path:
     from genderscope.datasets.registry_fetch import locate
 
     roots = list(roots) if roots is not None else data_roots()
+    if _LISTENING:
+        _LISTENING[-1].append(Path(folder).parts[0])
+        raise _Needed(folder)
     for root in roots:
         if (root / folder).is_dir():
             return root / folder
@@ -49,3 +52,41 @@ def find_benchmark(folder: str, roots: Sequence[Path] | None = None) -> Path:
     if not found.is_dir():
         raise DataError(f"{folder}: no such folder in data set {name} ({found.parent})")
     return found
+
+
+class _Needed(Exception):
+    """Raised by :func:`find_benchmark` while :func:`needed_sets` listens."""
+
+
+_LISTENING: list[list[str]] = []
+
+
+def needed_sets(build: Callable[[], object]) -> list[str]:
+    """The registered data sets ``build()`` asks :func:`find_benchmark` for, learnt
+    without reading or fetching them: the first request stops ``build`` (so a plan that
+    needs two sets names the first). Any other error of ``build`` is left for the real
+    run to report."""
+    heard: list[str] = []
+    _LISTENING.append(heard)
+    try:
+        build()
+    except Exception:  # noqa: BLE001 - _Needed, or a problem the real run reports
+        pass
+    finally:
+        _LISTENING.pop()
+    return heard
+
+
+def available_here(name: str, roots: Sequence[Path] | None = None) -> bool:
+    """Whether data set ``name`` can be read without a download: in ``roots`` (else
+    ``$GENDERSCOPE_DATA``), packaged, or in the fetch cache."""
+    from genderscope.datasets import registry
+    from genderscope.datasets.registry import cached_dir, packaged_dir
+
+    roots = list(roots) if roots is not None else data_roots()
+    if any((root / name).is_dir() for root in roots):
+        return True
+    if name not in registry.registry():
+        return True  # not ours to fetch: the run says what is wrong
+    ds = registry.get(name)
+    return packaged_dir(ds) is not None or cached_dir(ds) is not None

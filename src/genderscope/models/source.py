@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from genderscope.errors import ModelLoadError
 from genderscope.models.memo import cache_dir, stat_key
 from genderscope.models.memo import cached_sha256 as _cached_sha256
+from genderscope.models.quiet import loading
 
 if TYPE_CHECKING:
     import torch
@@ -157,6 +158,12 @@ class ModelSource:
 
     def load(self, auto_class: Any, dtype: torch.dtype) -> tuple[Any, dict[str, Any]]:
         """Instantiate ``auto_class`` with pretrained weights; returns (model, loading info).
+        A stage line shows while it loads (:func:`genderscope.models.quiet.loading`)."""
+        with loading(f"loading {self.spec}"):
+            return self._weights(auto_class, dtype)
+
+    def _weights(self, auto_class: Any, dtype: torch.dtype) -> tuple[Any, dict[str, Any]]:
+        """:meth:`load`'s work.
 
         A GGUF file's weights are de-quantised by transformers in Python on every load
         (SmolLM2-135M: ~17 s on a 2-core CPU). The de-quantised model is kept as

