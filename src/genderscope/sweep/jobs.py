@@ -86,7 +86,7 @@ def measure_context(spec: SweepSpec, measure: MeasureSpec) -> Context:
     quick = spec.quick if measure.quick is None else measure.quick
     return Context(lang=measure.lang or spec.lang, quick=quick, full=spec.full and not quick,
                    seed=spec.seed if measure.seed is None else measure.seed,
-                   data_dir=spec.data, progress=False)
+                   data_dir=spec.data, progress=False, decoding=spec.decoding)
 
 
 def make_subject(model: ModelSpec, cache: object, *, device: str | None, dtype: str,
@@ -94,7 +94,11 @@ def make_subject(model: ModelSpec, cache: object, *, device: str | None, dtype: 
     """The report Subject of ``model`` (identity read without loading weights)."""
     from genderscope.reporting import runner
 
-    if model.kind == "vectors":
+    if model.endpoint:
+        client = {"max_retries" if k == "retries" else k: v for k, v in model.client}
+        subject = runner.endpoint_subject(model.spec, cache, base_url=model.base_url,  # type: ignore
+                                          client=client)
+    elif model.kind == "vectors":
         subject = runner.vectors_subject(model.spec, cache)  # type: ignore[arg-type]
     elif model.kind == "encoder":
         subject = runner.encoder_subject(model.spec, cache, device=device)  # type: ignore

