@@ -30,6 +30,7 @@ k-means noise): the agreement test gives both the same component.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -94,10 +95,15 @@ def _alignment(emb: np.ndarray, n_words: int, seed: int) -> float:
 
 def double_hard_debias(vectors: Any, lists: DebiasLists, *, n_words: int = 1000,
                        n_components: int = 4, bias_words: tuple[str, str] = ("he", "she"),
-                       seed: int = 0, component: int | None = None
+                       seed: int = 0, component: int | None = None,
+                       targets: Sequence[str] | None = None,
+                       ignore: Sequence[str] | None = None
                        ) -> tuple[np.ndarray, HardDebiasFit]:
     """The debiased (n_words, dim) float32 matrix, row order of ``vectors.words``.
-    ``component``: use this frequency component instead of choosing by k-means."""
+    ``component``: use this frequency component instead of choosing by k-means.
+    ``targets``: debias these words (in the vocabulary, outside the gender-specific
+    list) instead of the probe words; the component is still chosen on the probe
+    words. ``ignore``: words neither probed nor debiased."""
     missing = [w for w in bias_words if w not in vectors]
     if missing:
         raise DataError(f"double-hard debias: {', '.join(missing)} not in the vocabulary")
@@ -111,14 +117,19 @@ def double_hard_debias(vectors: Any, lists: DebiasLists, *, n_words: int = 1000,
     centred = (emb - emb.mean(axis=1, keepdims=True)).reshape(2 * len(used), -1)
     centred -= centred.mean(axis=0)
     g = np.linalg.svd(centred, full_matrices=False)[2][0]
-    probes = probe_words(vectors, set(lists.gender_specific), n_words, bias_words)
+    exclude = set(lists.gender_specific) | set(ignore or ())
+    probes = probe_words(vectors, exclude, n_words, bias_words)
     pv = vectors.vectors(probes)
     scores = [_alignment(_step(pv, mean, comps[i], g), n_words, seed)
               for i in range(n_components)]
     best = int(np.argmin(scores)) if component is None else component
     out = np.array(vectors.matrix, dtype=np.float32)
-    rows = [vectors.index[w] for w in probes]
-    out[rows] = _step(pv, mean, comps[best], g).astype(np.float32)
+    chosen = probes if targets is None else [
+        w for w in dict.fromkeys(targets) if w in vectors and w not in exclude]
+    rows = [vectors.index[w] for w in chosen]
+    if rows:
+        cv = pv if targets is None else vectors.vectors(chosen)
+        out[rows] = _step(cv, mean, comps[best], g).astype(np.float32)
     fit = HardDebiasFit(g / np.linalg.norm(g), [], used, [], n_ignored=len(vectors) -
                         len(rows), skipped={"definitional": []},
                         extra={"component": best, "alignments": scores,

@@ -22,14 +22,14 @@ vector. An all-zero vector stays zero (WEFE would give NaN).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from genderscope.errors import DataError
-from genderscope.vector_debias.lists import DebiasLists
+from genderscope.vector_debias.lists import DebiasLists, left_alone
 
 CHUNK_ROWS = 65_536
 
@@ -118,8 +118,13 @@ def equalize_candidates(vectors: Any, pairs: tuple[tuple[str, str], ...]
     return out
 
 
-def hard_debias(vectors: Any, lists: DebiasLists) -> tuple[np.ndarray, HardDebiasFit]:
-    """The debiased (n_words, dim) float32 matrix, row order of ``vectors.words``."""
+def hard_debias(vectors: Any, lists: DebiasLists, *, targets: Sequence[str] | None = None,
+                ignore: Sequence[str] | None = None) -> tuple[np.ndarray, HardDebiasFit]:
+    """The debiased (n_words, dim) float32 matrix, row order of ``vectors.words``.
+    ``targets``: neutralise only these words; ``ignore``: never neutralise these (both
+    on top of the gender-specific list, :func:`~genderscope.vector_debias.lists.left_alone`;
+    every vector is still normalised and the equalize pairs still equalised, as WEFE's
+    ``transform(target=, ignore=)``)."""
     g, ratio, used, skipped = gender_direction(vectors, lists.definitional)
     eq = equalize_candidates(vectors, lists.equalize)
     eq_orig = {w: _unit(vectors.vectors([w]))[0] for p in eq for w in p}
@@ -127,6 +132,8 @@ def hard_debias(vectors: Any, lists: DebiasLists) -> tuple[np.ndarray, HardDebia
     keep = np.zeros(len(vectors), dtype=bool)
     specific = [index[w] for w in dict.fromkeys(lists.gender_specific) if w in index]
     keep[specific] = True
+    if targets is not None or ignore:
+        keep |= left_alone(vectors, targets, ignore)
     src = vectors.matrix
     out = np.empty(src.shape, dtype=np.float32)
     g32 = g.astype(np.float32)
@@ -144,6 +151,6 @@ def hard_debias(vectors: Any, lists: DebiasLists) -> tuple[np.ndarray, HardDebia
             z = -z
         out[index[a]] = _unit(nu + z * g)
         out[index[b]] = _unit(nu - z * g)
-    fit = HardDebiasFit(g, ratio, used, eq, n_ignored=len(specific),
+    fit = HardDebiasFit(g, ratio, used, eq, n_ignored=int(keep.sum()),
                         skipped={"definitional": skipped})
     return out, fit

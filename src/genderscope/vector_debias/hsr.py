@@ -16,20 +16,24 @@ WEFE 1.0.1's ``HalfSiblingRegression`` (tests/agreement/test_wefe_agreement.py).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from genderscope.errors import DataError
 from genderscope.vector_debias.hard import CHUNK_ROWS, HardDebiasFit, finite_blocks
-from genderscope.vector_debias.lists import DebiasLists
+from genderscope.vector_debias.lists import DebiasLists, left_alone
 
 DEFAULT_ALPHA = 60.0
 
 
-def hsr_debias(vectors: Any, lists: DebiasLists, *, alpha: float = DEFAULT_ALPHA
+def hsr_debias(vectors: Any, lists: DebiasLists, *, alpha: float = DEFAULT_ALPHA,
+               targets: Sequence[str] | None = None, ignore: Sequence[str] | None = None
                ) -> tuple[np.ndarray, HardDebiasFit]:
-    """The debiased (n_words, dim) float32 matrix, row order of ``vectors.words``."""
+    """The debiased (n_words, dim) float32 matrix, row order of ``vectors.words``.
+    ``targets`` / ``ignore``: which words lose their predicted gender information, as
+    :func:`~genderscope.vector_debias.hard.hard_debias` (the rest stay as they are)."""
     if not np.isfinite(alpha) or alpha <= 0:  # nan would give vectors full of NaN
         raise DataError(f"--alpha must be a positive finite number, got {alpha}")
     index = vectors.index
@@ -42,6 +46,8 @@ def hsr_debias(vectors: Any, lists: DebiasLists, *, alpha: float = DEFAULT_ALPHA
     proj = vd @ np.linalg.solve(gram, vd.T)  # d x d
     keep = np.zeros(len(vectors), dtype=bool)
     keep[[index[w] for w in defs]] = True
+    if targets is not None or ignore:
+        keep |= left_alone(vectors, targets, ignore)
     src = vectors.matrix
     out = np.empty(src.shape, dtype=np.float32)
     p32 = proj.astype(np.float32)
@@ -49,7 +55,7 @@ def hsr_debias(vectors: Any, lists: DebiasLists, *, alpha: float = DEFAULT_ALPHA
         fitted = block @ p32.T
         fitted[keep[lo:lo + CHUNK_ROWS]] = 0.0
         out[lo:lo + CHUNK_ROWS] = block - fitted
-    fit = HardDebiasFit(np.zeros(src.shape[1]), [], [], [], n_ignored=len(defs),
+    fit = HardDebiasFit(np.zeros(src.shape[1]), [], [], [], n_ignored=int(keep.sum()),
                         skipped={"definitional": []},
                         extra={"alpha": alpha, "n_definition_words": len(defs)})
     return out, fit

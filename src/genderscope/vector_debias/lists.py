@@ -5,8 +5,12 @@ gender-specific words (left un-neutralised)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from genderscope.errors import DataError, where
 
@@ -69,3 +73,43 @@ def load_lists(*, definitional: Path | None = None, equalize: Path | None = None
         pick(gender_specific, "gender_specific")
     return DebiasLists(read_pairs(d, "definitional"), read_pairs(e, "equalize"),
                        read_words(g), source=str(folder or d.parent))
+
+
+def read_word_list(path: Path, what: str = "word") -> tuple[str, ...]:
+    """A list of words for ``--target`` / ``--ignore``: a JSON list of strings, or plain
+    text with one word per line (blank lines skipped)."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{what} list not found: {path}")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise DataError(f"{path}: not UTF-8 text") from None
+    if text.lstrip().startswith("["):
+        raw = _read_json(path)
+        if not isinstance(raw, list) or not all(isinstance(w, str) for w in raw):
+            raise DataError(f"{path}: the {what} list must be a JSON list of words")
+        words = [w.strip() for w in raw]
+    else:
+        words = [line.strip() for line in text.splitlines()]
+    words = [w for w in words if w]
+    if not words:
+        raise DataError(f"{path}: the {what} list is empty")
+    return tuple(dict.fromkeys(words))
+
+
+def left_alone(vectors: Any, targets: Sequence[str] | None,
+               ignore: Sequence[str] | None) -> np.ndarray:
+    """Boolean mask over ``vectors.words``: the rows a debias method leaves as they are
+    because of ``targets`` (given: every word outside them) and ``ignore`` (these words),
+    on top of the method's own kept words (the gender-specific list). WEFE 1.0.1's
+    ``transform(target=..., ignore=...)``, except that WEFE disregards ``ignore`` when
+    ``target`` is given and here an ignored word is never debiased."""
+    index = vectors.index
+    mask = np.zeros(len(vectors), dtype=bool)
+    if targets is not None:
+        mask[:] = True
+        mask[[index[w] for w in dict.fromkeys(targets) if w in index]] = False
+    if ignore:
+        mask[[index[w] for w in dict.fromkeys(ignore) if w in index]] = True
+    return mask

@@ -25,7 +25,7 @@ import numpy as np
 
 from genderscope.errors import DataError
 from genderscope.vector_debias.hard import CHUNK_ROWS, HardDebiasFit, _unit, finite_blocks
-from genderscope.vector_debias.lists import DebiasLists
+from genderscope.vector_debias.lists import DebiasLists, left_alone
 
 
 def bias_subspace(vectors: Any, sets: Sequence[Sequence[str]], k: int
@@ -48,15 +48,20 @@ def bias_subspace(vectors: Any, sets: Sequence[Sequence[str]], k: int
     return vt[:k], (sv ** 2 / np.sum(sv ** 2)).tolist(), used
 
 
-def multiclass_hard_debias(vectors: Any, lists: DebiasLists, *, n_components: int = 1
+def multiclass_hard_debias(vectors: Any, lists: DebiasLists, *, n_components: int = 1,
+                           targets: Sequence[str] | None = None,
+                           ignore: Sequence[str] | None = None
                            ) -> tuple[np.ndarray, HardDebiasFit]:
-    """The debiased (n_words, dim) float32 matrix, row order of ``vectors.words``."""
+    """The debiased (n_words, dim) float32 matrix, row order of ``vectors.words``.
+    ``targets`` / ``ignore``: as :func:`~genderscope.vector_debias.hard.hard_debias`."""
     basis, ratio, used = bias_subspace(vectors, lists.definitional, n_components)
     eq_sets = [tuple(s) for s in lists.equalize if all(w in vectors for w in s)]
     index = vectors.index
     keep = np.zeros(len(vectors), dtype=bool)
     fixed = set(lists.gender_specific) | {w for s in lists.definitional for w in s}
     keep[[index[w] for w in fixed if w in index]] = True
+    if targets is not None or ignore:
+        keep |= left_alone(vectors, targets, ignore)
     src = vectors.matrix
     out = np.empty(src.shape, dtype=np.float32)
     b32 = basis.astype(np.float32)

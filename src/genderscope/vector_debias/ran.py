@@ -160,11 +160,13 @@ def ran_debias(vectors: Any, lists: DebiasLists, *, variant: str = "paper",
                n_words: int = DEFAULT_N_WORDS, targets: Sequence[str] | None = None,
                weights: Sequence[float] | None = None, lr: float = 0.01, epochs: int = 300,
                n_neighbours: int = 100, theta: float = 0.05,
-               progress: bool = False) -> tuple[np.ndarray, HardDebiasFit]:
+               progress: bool = False, ignore: Sequence[str] | None = None
+               ) -> tuple[np.ndarray, HardDebiasFit]:
     """The debiased (n_words, dim) float32 matrix, row order of ``vectors.words``.
 
     Targets: ``targets`` (words outside the vocabulary skipped) or else the first
-    ``n_words`` of the vocabulary (0: all), less the gender-specific list's words."""
+    ``n_words`` of the vocabulary (0: all), less the gender-specific list's words and
+    ``ignore``."""
     if variant not in VARIANTS:
         raise DataError(f"unknown RAN variant {variant!r}; choose from {', '.join(VARIANTS)}")
     if epochs < 1 or lr <= 0 or n_neighbours < 0 or n_words < 0:
@@ -177,7 +179,7 @@ def ran_debias(vectors: Any, lists: DebiasLists, *, variant: str = "paper",
         g32 = wefe_direction(vectors, used)
         g = g32.astype(np.float64)  # unit up to float32 rounding; casts back exactly
     index = vectors.index
-    keep = set(lists.gender_specific)
+    keep = set(lists.gender_specific) | set(ignore or ())
     pool = list(targets) if targets is not None else (
         vectors.words[:n_words] if n_words else vectors.words)
     words = [w for w in dict.fromkeys(pool) if w in index and w not in keep]

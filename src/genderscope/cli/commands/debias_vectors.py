@@ -218,6 +218,12 @@ def _command(method: str) -> Any:
         frequency_components: int = typer.Option(4, "--frequency-components", min=1,
                                                  help="double-hard: candidate frequency "
                                                       "components."),
+        target: Path | None = typer.Option(None, "--target", help="Debias only these words "
+                                           "(JSON list or one word per line; WEFE's "
+                                           "target) [default: every word]."),
+        ignore: Path | None = typer.Option(None, "--ignore", help="Never debias these words "
+                                           "(JSON list or one per line), besides the "
+                                           "gender-specific list (WEFE's ignore)."),
     ) -> None:
         options: dict[str, Any] = {
             "multiclass-hard": {"n_components": components}, "hsr": {"alpha": alpha},
@@ -227,6 +233,13 @@ def _command(method: str) -> Any:
                     "n_words": DEFAULT_RAN_WORDS if n_words is None else n_words},
         }.get(method, {})
         _check_options(method, options)
+        if target is not None or ignore is not None:  # read (and refused) before the vectors
+            from genderscope.vector_debias.lists import read_word_list
+
+            if target is not None:
+                options["targets"] = list(read_word_list(target, "--target"))
+            if ignore is not None:
+                options["ignore"] = list(read_word_list(ignore, "--ignore"))
         _debias(method, vectors, fmt, vocab, out, definitional, equalize, gender_specific,
                 test, tests_dir, evaluate_, seed, store_path, progress, options)
 
