@@ -19,7 +19,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Report and compare", ("report", "compare")),
     ("Reduce bias", ("debias",)),
     ("Data and stored runs", ("data", "runs")),
-    ("Many models at once", ("sweep",)),
+    ("Many models at once", ("sweep", "run-many")),
 )
 """The sections of ``genderscope --help``, in order, with the commands of each."""
 OTHER = "Other commands"
