@@ -1,0 +1,88 @@
+"""The report's verdict (issue 41, item 7): per model one line at the top of the page
+(measures with evidence of bias, of how many; how many hold after Holm across measures;
+the largest effects with their CIs), and a scale note beside each headline number."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from genderscope.reporting import html
+from genderscope.reporting.entry import Card, Context, Headline, MethodCard, from_ci
+from genderscope.reporting.runner import ReportData, Section, Subject
+from genderscope.reporting.verdict import model_line, scale_note
+from genderscope.results import Result
+
+SUBJECT = Subject("smollm2", "causal", "id", lambda: None)
+
+
+def _section(name: str, *headlines: Headline) -> Section:
+    card = Card(name=name, title=name.title(), kinds=("causal",), plan=lambda c: (name, {}),
+                headlines=lambda r: list(headlines), card=MethodCard("definition", "cite"))
+    return Section(card, SUBJECT, "ok", result=Result(name, {}, pd.DataFrame(), {}),
+                   run_id="r", headlines=list(headlines))
+
+
+def _pct(label: str, est: float, lo: float, hi: float, p: float | None = None) -> Headline:
+    return from_ci(label, {"estimate": est, "ci_low": lo, "ci_high": hi, "p_value": p,
+                           "n": 100}, null=50.0, unit="%", thresholds=(2.0, 5.0, 10.0))
+
+
+def _d(label: str, est: float, lo: float, hi: float, p: float) -> Headline:
+    return from_ci(label, {"estimate": est, "ci_low": lo, "ci_high": hi, "p_value": p,
+                           "n": 16}, null=0.0, thresholds=(0.2, 0.5, 0.8))
+
+
+def _data() -> ReportData:
+    return ReportData([SUBJECT], [
+        _section("crows-pairs", _pct("pairs preferring the stereotype", 58.0, 53.0, 63.0,
+                                     p=0.004)),
+        _section("stereoset", _pct("stereotype score", 51.0, 47.0, 55.0)),
+        _section("weat", _d("weat6 (d)", 1.7, 1.2, 2.2, p=0.03)),
+        _section("seat", _d("sent-weat6 (d)", 0.3, 0.05, 0.55, p=0.04)),
+        Section(Card(name="abc", title="Abc", kinds=("causal",), plan=lambda c: ("abc", {}),
+                     headlines=lambda r: [], card=MethodCard("d", "c")), SUBJECT,
+                "failed", "boom"),
+    ], Context(), "cmd", 0.0, {})
+
+
+def test_model_line_counts_holm_and_names_the_largest() -> None:
+    line = model_line(_data(), SUBJECT)
+    # crows-pairs, weat and seat exclude the null; stereoset does not; abc failed
+    assert line.startswith("evidence of bias in 3 of 4 measures")
+    # Holm over p = 0.004, 0.03, 0.04 (stereoset has none): 0.012, 0.06, 0.06
+    assert "(1 of the 3 with a p-value hold after Holm across measures)" in line
+    # ranked by |x - null| / large: weat 1.7/0.8 = 2.1, crows 8/10 = 0.8, seat 0.3/0.8
+    largest = line.split("Largest: ")[1]
+    assert largest.index("Weat") < largest.index("Crows-Pairs") < largest.index("Seat")
+    assert "Crows-Pairs pairs preferring the stereotype 58% [53, 63] (moderate" in largest
+    assert "Weat weat6 (d) 1.70 [1.20, 2.20] (large, leans male)" in largest
+
+
+def test_scale_notes() -> None:
+    assert scale_note(_pct("x", 58, 53, 63)) == (
+        "50 % = no preference; size |x − 50|: 2 small, 5 moderate, 10 large")
+    assert scale_note(_d("d", 1, 0, 2, 0.1)) == (
+        "0 = no bias; size |x|: 0.200 small, 0.500 moderate, 0.800 large")
+    assert scale_note(Headline("perplexity", 12.0, null=None)) == ""
+
+
+def test_page_opens_with_the_verdict_and_notes_each_number() -> None:
+    page = html.render(_data())
+    verdict = re.search(r'<section id="verdict">(.*?)</section>', page)
+    assert verdict is not None
+    assert page.index('id="verdict"') < page.index('id="headlines"')
+    assert "evidence of bias in 3 of 4 measures" in verdict.group(1)
+    assert page.count('<span class="scale">') == 4  # one per headline number
+
+
+def test_highlights_use_readable_column_names() -> None:
+    from genderscope.reporting.columns import readable
+
+    df = pd.DataFrame({"sent_more": ["a"], "score_more": [-1.0], "association": [0.1],
+                       "n_scored_tokens": [3]})
+    assert list(readable(df, "crows-pairs").columns) == [
+        "more stereotypical sentence", "log-likelihood, more stereotypical (nats)",
+        "association (nats)", "n scored tokens"]
+    assert readable(df, "weat").columns[2] == "association s(w, A, B) (cosine difference)"
