@@ -20,12 +20,14 @@ try:
 except PackageNotFoundError:  # running from a source tree without install
     __version__ = "0.0.0+unknown"
 
-__all__ = ["Result", "compare", "debias", "load_model", "plot", "report", "run"]
+__all__ = ["Query", "Result", "compare", "debias", "load_model", "plot", "report", "run",
+           "run_many"]
 
 _LAZY = {"run": "genderscope.api", "load_model": "genderscope.api",
          "plot": "genderscope.api", "report": "genderscope.api",
          "compare": "genderscope.api", "debias": "genderscope.api",
-         "Result": "genderscope.results"}
+         "Result": "genderscope.results", "Query": "genderscope.datasets.query",
+         "run_many": "genderscope.sweep.many"}
 
 if TYPE_CHECKING:
     from genderscope.api import (  # noqa: F401
@@ -36,7 +38,9 @@ if TYPE_CHECKING:
         report,
         run,
     )
+    from genderscope.datasets.query import Query
     from genderscope.results import Result
+    from genderscope.sweep.many import run_many
 
 
 def __getattr__(name: str) -> Any:

@@ -24,8 +24,8 @@ def readme_api_example() -> str:
 
 
 def test_all_lists_exactly_the_api() -> None:
-    assert sorted(gs.__all__) == ["Result", "compare", "debias", "load_model", "plot",
-                                   "report", "run"]
+    assert sorted(gs.__all__) == ["Query", "Result", "compare", "debias", "load_model",
+                                   "plot", "report", "run", "run_many"]
     for name in gs.__all__:
         assert callable(getattr(gs, name))
 
