@@ -14,6 +14,13 @@ Without ``--record`` the README block between ``<!-- sample-output:start -->`` a
 
 The GGUF caches under ``$GENDERSCOPE_CACHE`` are kept (the record says whether they were
 warm); only the results store is fresh.
+
+The same run's page is the README's picture: ``--record`` also screenshots its
+``report.html`` with headless Chromium (light and dark, ``docs/report.png`` and
+``docs/report-dark.png``) and records the pictures' SHA-256 and the page's headline
+numbers (estimate and interval text, from the page's headline table), so that a test
+(tests/core/test_readme_sample.py) checks that the picture, the page and the terminal
+sample are one run.
 """
 
 from __future__ import annotations
@@ -37,6 +44,12 @@ RECORD = REPO / "benchmarks" / "results" / "readme" / "sample.json"
 README = REPO / "README.md"
 START = "<!-- sample-output:start -->"
 END = "<!-- sample-output:end -->"
+SHOTS = {"light": REPO / "docs" / "report.png", "dark": REPO / "docs" / "report-dark.png"}
+"""The README's and docs/report.md's pictures of the recorded page."""
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                  "--disable-background-networking", "--no-first-run",
+                  "--disable-extensions", "--disable-dev-shm-usage",
+                  "--virtual-time-budget=10000", "--window-size=1280,1500"]
 COMMAND = ["genderscope", "report", "--model", "smollm2", "--vectors", "glove-6b-50d",
            "--encoder", "all-minilm-l6-v2", "--out", "report.html"]
 
@@ -61,20 +74,57 @@ def record(path: Path = RECORD, data: Path | None = None) -> dict[str, Any]:
                               capture_output=True, text=True, check=False)
         wall = time.perf_counter() - t0
         store_mb = sum(p.stat().st_size for p in Path(tmp).glob("store.sqlite*")) / 2**20
-    if done.returncode != 0:
-        raise SystemExit(f"the main job failed ({done.returncode}):\n{done.stderr[-3000:]}")
+        if done.returncode != 0:
+            raise SystemExit(f"the main job failed ({done.returncode}):\n"
+                             f"{done.stderr[-3000:]}")
+        page = (Path(tmp) / "report.html").read_text(encoding="utf-8")
+        shots = screenshot(Path(tmp) / "report.html")
     rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)
     rec = {"command": " ".join(COMMAND), "stdout": done.stdout, "wall_s": round(wall, 1),
            "peak_rss_mb": round(int(rss.group(1)) / 1024) if rss else None,
            "columns": 80, "fresh_store": True, "gguf_cache_warm": warm,
            "store_mb": round(store_mb, 1), "cache_mb": round(_size(cache) / 2**20),
            "started_utc": start, "finished_utc": _utc(), "commit": git_commit(),
-           "machine": machine("cpu"), "load_start": load0, "load_end": _load()}
+           "machine": machine("cpu"), "load_start": load0, "load_end": _load(),
+           "page_numbers": page_numbers(page), "screenshots": shots}
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp_path = path.with_name(path.name + ".tmp")
     tmp_path.write_text(json.dumps(rec, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     tmp_path.replace(path)
     return rec
+
+
+def page_numbers(page: str) -> list[str]:
+    """The estimates of the page's headline table (the HTML cells ``td.num`` of
+    ``table#headline``), as printed: what the terminal sample must show too."""
+    import html
+
+    table = re.search(r'<table id="headline">(.*?)</table>', page, re.S)
+    if table is None:
+        return []
+    cells = re.findall(r'<td class="num">(.*?)</td>', table.group(1), re.S)
+    return [html.unescape(re.sub(r"<[^>]+>.*", "", c, flags=re.S)).strip() for c in cells
+            if not c.startswith("[") and not c.startswith("&ndash;")][:200]
+
+
+def screenshot(page: Path) -> dict[str, str]:
+    """Light and dark screenshots of ``page`` into :data:`SHOTS`; their SHA-256."""
+    import hashlib
+    import shutil
+
+    chromium = next((p for p in (shutil.which(n) for n in (
+        "chromium", "chromium-browser", "google-chrome")) if p), None)
+    if chromium is None:
+        raise SystemExit("--record needs Chromium for the README's screenshot "
+                         "(Debian: apt-get install -y chromium)")
+    digests = {}
+    for scheme, path in SHOTS.items():
+        subprocess.run([chromium, *CHROMIUM_FLAGS,
+                        f"--blink-settings=preferredColorScheme={0 if scheme == 'dark' else 1}",
+                        f"--screenshot={path}", page.as_uri()],
+                       capture_output=True, check=True, timeout=180)
+        digests[scheme] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return digests
 
 
 def render(rec: dict[str, Any]) -> str:
