@@ -156,6 +156,10 @@ def test_ranking_ties_and_correlations() -> None:
     assert list(create_ranking(scores)["m1"]) == [2, 3, 4, 1]  # first: order of rows
     assert list(create_ranking(scores, "min")["m1"]) == [2, 3, 3, 1]
     assert list(create_ranking(scores, "dense", ascending=False)["m1"]) == [2, 1, 1, 3]
+    mixed = create_ranking(scores, ascending={"m2": False})  # ECT-like: high = less bias
+    assert list(mixed["m2"]) == [2, 4, 3, 1] and list(mixed["m1"]) == [2, 3, 4, 1]
+    with pytest.raises(GenderscopeError, match="no scores of 'ect'"):
+        create_ranking(scores, ascending={"ect": False})
     ranks = create_ranking(scores, "average")
     corr = ranking_correlations(ranks)
     assert corr.loc["m1", "m2"] == pytest.approx(stats.spearmanr(ranks.m1, ranks.m2)[0])
@@ -253,9 +257,11 @@ def test_cli_run_many_and_run_query(tmp_path: Path, capsys: pytest.CaptureFixtur
     code, err = _main(["run-many", "--vectors", f"A={a}", "--vectors", f"B={b}",
                        "--query", str(q2), "--query", str(q3), "--metric", "mac",
                        "--metric", "ripa", "--resamples", "100", "--out", str(out),
-                       "--store", store, "--correlation", "kendall"], capsys, monkeypatch)
+                       "--store", store, "--correlation", "kendall", "--reverse", "mac"],
+                      capsys, monkeypatch)
     assert code == 0, err
-    assert "ripa" in err and "three" in err  # the refused cell is said, not fatal
+    # the refused cell is said once for both models, not fatal
+    assert "three · ripa (every model): ripa takes 2 target" in err
     table = pd.read_csv(out / "results.csv")
     assert set(table.model) == {"A", "B"} and set(table.metric) == {"mac", "ripa"}
     ranks = pd.read_csv(out / "rankings.csv", index_col="model")

@@ -20,6 +20,7 @@ metrics are compared by the correlation of their rankings).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -44,13 +45,23 @@ def aggregate(scores: pd.DataFrame, how: str = "abs_avg") -> pd.Series:
 
 
 def create_ranking(scores: pd.DataFrame, method: str = "first",
-                   ascending: bool = True) -> pd.DataFrame:
+                   ascending: bool | Mapping[str, bool] = True) -> pd.DataFrame:
     """Rank of each model (row) per metric (column) of ``scores``: 1 for the lowest
-    score when ``ascending`` (WEFE's ``create_ranking``; ties by ``method``)."""
+    score when ``ascending`` (WEFE's ``create_ranking``; ties by ``method``). A mapping
+    ``{metric: False}`` ranks those columns from the highest score (a metric whose
+    higher value means less bias, as ECT's), the others ascending."""
     if method not in RANK_METHODS:
         raise GenderscopeError(f"--rank-method must be one of {', '.join(RANK_METHODS)}, "
                                f"got {method!r}")
-    return scores.rank(method=method, ascending=ascending)  # type: ignore[arg-type]
+    if isinstance(ascending, bool):
+        return scores.rank(method=method, ascending=ascending)  # type: ignore[arg-type]
+    unknown = set(ascending) - set(scores.columns)
+    if unknown:
+        raise GenderscopeError(f"no scores of {sorted(unknown)[0]!r} to rank (metrics: "
+                               f"{', '.join(map(str, scores.columns))})")
+    return pd.DataFrame({c: scores[c].rank(method=method,  # type: ignore[arg-type]
+                                           ascending=ascending.get(c, True))
+                         for c in scores.columns}, index=scores.index)
 
 
 def _pair(x: np.ndarray, y: np.ndarray, method: str) -> tuple[float, float, int]:

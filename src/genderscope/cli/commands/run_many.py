@@ -61,7 +61,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         rank_method: str = typer.Option("first", "--rank-method", help="Ties: first, "
                                         "average, min, max, dense (as WEFE)."),
         descending: bool = typer.Option(False, "--descending", help="Rank 1 = the highest "
-                                        "score (WEFE's ascending=False)."),
+                                        "score, for every metric (WEFE's ascending=False)."),
+        reverse: list[str] = typer.Option([], "--reverse", help="Rank this metric from its "
+                                          "highest score (ECT: 1 is no bias); repeat."),
         correlation: str = typer.Option("spearman", "--correlation",
                                         help="spearman or kendall."),
         out: Path | None = typer.Option(None, "--out", help="Output folder [default: "
@@ -109,14 +111,19 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         table = run_many(models, queries, list(dict.fromkeys(metric)), store=store_path,
                          options=options)
         scores = score_table(table, aggregate)
-        rankings = create_ranking(scores, rank_method, ascending=not descending)
+        order: bool | dict[str, bool] = not descending
+        if reverse:
+            order = {m: descending for m in reverse}
+            order.update({m: not descending for m in scores.columns if m not in reverse})
+        rankings = create_ranking(scores, rank_method, ascending=order)
         tests = correlation_tests(rankings, correlation)
         corr = ranking_correlations(rankings, correlation)
         _write(base, table, scores, rankings, tests, corr)
         errors = table[table["error"] != ""]
-        for row in errors.itertuples(index=False):
-            err_console.print(f"[yellow]{row.model} · {row.query} · {row.metric}: "
-                              f"{row.error}[/yellow]")
+        for (q, m, e), part in errors.groupby(["query", "metric", "error"], sort=False):
+            who = ("every model" if part["model"].nunique() == len(models)
+                   else ", ".join(part["model"]))
+            err_console.print(f"[yellow]{q} · {m} ({who}): {e}[/yellow]")
         if as_json:
             import json
 
@@ -164,7 +171,7 @@ def _print(table: Any, rankings: Any, tests: Any, correlation: str) -> None:
                   ci_text({"estimate": r.value, "ci_low": r.ci_low, "ci_high": r.ci_high}),
                   f"{p:.2g}" if isinstance(p, float) and p == p else "")
     console.print(t)
-    rt = Table(title="rank of each model per metric (1 = lowest score)")
+    rt = Table(title="rank of each model per metric (1 = lowest score unless reversed)")
     rt.add_column("model")
     for c in rankings.columns:
         rt.add_column(str(c), justify="right")
