@@ -20,11 +20,20 @@ Two sets are built, following bias-bench's data loaders:
 
 Random draws use ``numpy.random.default_rng(seed)`` (bias-bench: Python's ``random``),
 so the sentences are not bias-bench's own draws; the rules are.
+
+``rule="bias-bench"`` follows bias-bench's loaders (``dataset/inlp.py``,
+``dataset/sentence_debias.py`` at 291426a) where the default departs from them: INLP
+draws with Python's ``random`` seeded as bias-bench (``random.seed(seed)``; the passages
+shuffled with ``random.shuffle``, clips with ``random.randint``) and clips after the
+*first occurrence* of the last attribute word found (``tokens.index(token)``);
+SentenceDebias lower-cases each passage *before* splitting it into sentences (Punkt
+sees lower-case text). Same corpus and seed: the same sentences as bias-bench.
 """
 
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +43,7 @@ from genderscope.errors import DataError
 
 WORDS_FOLDER = "bias-bench-words"
 WORDS_FILE = "bias_attribute_words.json"
+RULES = ("genderscope", "bias-bench")
 
 
 def load_word_pairs(path: str | Path | None = None) -> tuple[list[tuple[str, str]], str]:
@@ -79,15 +89,27 @@ def _sentences(passages: list[str], language: str) -> list[list[str]]:
 
 def inlp_sentences(passages: list[str], pairs: list[tuple[str, str]], *,
                    n_per_class: int = 10_000, seed: int = 0,
-                   language: str = "english") -> InlpSentences:
+                   language: str = "english", rule: str = "genderscope") -> InlpSentences:
     """The male, female and neutral INLP sentences of ``passages`` (see module doc)."""
     male_set = {m for m, _ in pairs}
     female_set = {f for _, f in pairs}
-    rng = np.random.default_rng(seed)
-    order = rng.permutation(len(passages))
+    bias_bench = rule == "bias-bench"
+    if bias_bench:
+        py = random.Random(seed)  # bias-bench: random.seed(seed); random.shuffle(lines)
+        shuffled = list(passages)
+        py.shuffle(shuffled)
+
+        def draw(lo: int, hi: int) -> int:  # an integer in [lo, hi]
+            return py.randint(lo, hi)
+    else:
+        rng = np.random.default_rng(seed)
+        shuffled = [passages[i] for i in rng.permutation(len(passages))]
+
+        def draw(lo: int, hi: int) -> int:
+            return int(rng.integers(lo, hi + 1))
     out = InlpSentences([], [], [])
     seen: set[str] = set()
-    split = _sentences([passages[i] for i in order], language)
+    split = _sentences(shuffled, language)
     for sents in split:
         for sentence in sents:
             tokens = [t.lower() for t in sentence.split(" ")]
@@ -95,15 +117,16 @@ def inlp_sentences(passages: list[str], pairs: list[tuple[str, str]], *,
                 continue
             idx, is_m, is_f = -1, False, False
             for j, tok in enumerate(tokens):
+                at = tokens.index(tok) if bias_bench else j  # bias-bench: first occurrence
                 if tok in male_set:
-                    is_m, idx = True, j
+                    is_m, idx = True, at
                 if tok in female_set:
-                    is_f, idx = True, j
+                    is_f, idx = True, at
                 if is_m and is_f:
                     break
             if not is_m and not is_f:
                 if len(out.neutral) < n_per_class:
-                    cut = int(rng.integers(4, len(tokens) + 1))
+                    cut = draw(4, len(tokens))
                     out.neutral.append(" ".join(tokens[:cut]))
                 continue
             if is_m and is_f:
@@ -111,7 +134,7 @@ def inlp_sentences(passages: list[str], pairs: list[tuple[str, str]], *,
             target = out.male if is_m else out.female
             if len(target) < n_per_class and sentence not in seen:
                 seen.add(sentence)
-                cut = int(rng.integers(idx, len(tokens) + 1))
+                cut = draw(idx, len(tokens))
                 target.append(" ".join(tokens[:cut + 1]))
         if len(out.male) == len(out.female) == len(out.neutral) == n_per_class:
             break
@@ -119,11 +142,13 @@ def inlp_sentences(passages: list[str], pairs: list[tuple[str, str]], *,
 
 
 def counterfactual_pairs(passages: list[str], pairs: list[tuple[str, str]], *,
-                         language: str = "english",
-                         limit: int | None = None) -> list[tuple[str, str]]:
+                         language: str = "english", limit: int | None = None,
+                         rule: str = "genderscope") -> list[tuple[str, str]]:
     """(male, female) sentence pairs for SentenceDebias (see module doc), in corpus
     order; at most ``limit``."""
     out: list[tuple[str, str]] = []
+    if rule == "bias-bench":  # lower-cased before Punkt splits it
+        passages = [p.lower() for p in passages]
     for sents in _sentences(passages, language):
         for sentence in sents:
             words = sentence.lower().strip().split(" ")

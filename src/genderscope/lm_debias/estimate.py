@@ -6,6 +6,15 @@ INLP and SentenceDebias read sentences with attribute words from a corpus (defau
 hidden states, :func:`genderscope.models.projection.sentence_features`) and estimate the
 projection (:mod:`genderscope.lm_debias.subspace`). Self-Debias estimates nothing: its folder
 records the base model, the prefixes, λ and ε.
+
+``features="bias-bench"`` builds the sentences and features as bias-bench does (Meade et
+al. 2022; ``dataset/``, ``debias/inlp/context_nullspace_projection.py``,
+``debias/sentence_debias.py`` at 291426a) where genderscope's default departs from it: no
+start token for a causal LM (the tokenizer's own special tokens only), INLP features not
+cut at ``max_length`` (bias-bench: the tokenizer's ``model_max_length``), SentenceDebias's
+pairs in batches of ``batch_size`` with the partial last batch left out, and the
+sentence rules of :mod:`genderscope.lm_debias.attribute_data` (Python's ``random``, the
+clip index, lower-casing before sentence splitting).
 """
 
 from __future__ import annotations
@@ -81,7 +90,7 @@ def debias_lm(technique: str, model: str | Path, out: str | Path, *, corpus: str
                                            seed=seed, language=language,
                                            batch_size=batch_size, max_length=max_length,
                                            kind=kind, device=device, start_token=start_token,
-                                           progress=progress)
+                                           features=features, progress=progress)
         manifest.update(manifest_part)
     manifest.update(seconds=time.perf_counter() - t0, environment=environment(),
                     created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
@@ -95,7 +104,7 @@ def _estimate(technique: str, model: str | Path, *, corpus: str, words: str | Pa
               limit: int | None, n_per_class: int, max_pairs: int | None,
               n_classifiers: int, seed: int, language: str, batch_size: int,
               max_length: int, kind: str, device: str | None, start_token: str,
-              progress: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+              features: str, progress: bool) -> tuple[dict[str, Any], dict[str, Any]]:
     import numpy as np
 
     from genderscope.datasets.corpus import load_corpus
@@ -118,25 +127,36 @@ def _estimate(technique: str, model: str | Path, *, corpus: str, words: str | Pa
     where = f"corpus {corpus} ({len(docs.texts)} documents)"
     if technique == "inlp":
         sents = inlp_sentences(docs.texts, pairs, n_per_class=n_per_class, seed=seed,
-                               language=language)
+                               language=language, rule=features)
         if min(len(sents.male), len(sents.female)) < 2:
             raise DataError(f"{where} has too few sentences with attribute words "
                             f"({sents.counts()}) from {words_file}")
         groups = [sents.male, sents.female, sents.neutral]
         data["sentences"] = sents.counts()
     else:
-        cf = counterfactual_pairs(docs.texts, pairs, language=language, limit=max_pairs)
+        cf = counterfactual_pairs(docs.texts, pairs, language=language, limit=max_pairs,
+                                  rule=features)
         if not cf:
             raise DataError(f"{where} has no sentence with an attribute word from "
                             f"{words_file}")
+        if features == "bias-bench":  # whole batches only, as compute_gender_subspace
+            whole = len(cf) // batch_size * batch_size
+            if not whole:
+                raise DataError(f"{where} gave {len(cf)} counterfactual pairs, fewer than one "
+                                f"batch of {batch_size}; bias-bench's batching uses none")
+            data["pairs_left_out"] = len(cf) - whole
+            cf = cf[:whole]
         groups = [[m for m, _ in cf], [f for _, f in cf]]
         data["counterfactual_pairs"] = len(cf)
     adapter = _load(model, kind, device, start_token)
     texts = [t for g in groups for t in g]
     with progress_bar(f"encoding {len(texts)} sentences", len(texts),
                       enabled=progress) as advance:
-        feats = sentence_features(adapter, texts, batch_size=batch_size,
-                                  max_length=max_length, progress=advance)
+        # bias-bench cuts SentenceDebias's inputs at max_length (128), INLP's nowhere
+        cut: int | None = None if features == "bias-bench" and technique == "inlp" \
+            else max_length
+        feats = sentence_features(adapter, texts, batch_size=batch_size, max_length=cut,
+                                  progress=advance, rule=features)
     cuts = np.cumsum([len(g) for g in groups])[:-1]
     parts = np.split(feats, cuts)
     if technique == "inlp":
@@ -148,6 +168,8 @@ def _estimate(technique: str, model: str | Path, *, corpus: str, words: str | Pa
         sub = sentence_debias(*parts)
         params = {"components": 1, "max_pairs": max_pairs}
     params.update(seed=seed, pooling="mean of last hidden states", max_length=max_length)
+    if features != "genderscope":
+        params["features"] = features
     return ({"base_model": _base(adapter, model), "params": params, "data": data,
              "estimate": sub.info},
             {"projection": sub.projection, "directions": sub.directions})

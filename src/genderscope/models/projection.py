@@ -39,9 +39,19 @@ def hidden_body(model: Any, spec: str = "model") -> Any:
     return body
 
 
-def _input_ids(adapter: LanguageModelAdapter, text: str, max_length: int) -> list[int]:
+def _input_ids(adapter: LanguageModelAdapter, text: str, max_length: int | None,
+               rule: str = "genderscope") -> list[int]:
     """Token ids as the adapter feeds them: special tokens of a masked LM, the recorded
-    start token of a causal LM."""
+    start token of a causal LM; at most ``max_length``. ``rule="bias-bench"``: as
+    bias-bench's ``tokenizer(text, add_special_tokens=True, truncation=True[,
+    max_length])``: the tokenizer's own special tokens (none for GPT-2: no start token),
+    cut at ``max_length`` or, when None, at the tokenizer's ``model_max_length``."""
+    if rule == "bias-bench":
+        kw = {"max_length": max_length} if max_length is not None else {}
+        return list(adapter.tokenizer(text, add_special_tokens=True, truncation=True,
+                                      **kw)["input_ids"])
+    if max_length is None:
+        raise GenderscopeError("max_length is required")
     if adapter.kind == "causal":
         ids = adapter._ids(text)  # type: ignore[attr-defined]
     else:
@@ -50,14 +60,15 @@ def _input_ids(adapter: LanguageModelAdapter, text: str, max_length: int) -> lis
 
 
 def sentence_features(adapter: LanguageModelAdapter, texts: Sequence[str], *,
-                      batch_size: int = 32, max_length: int = 128,
-                      progress: Callable[[int], None] | None = None) -> np.ndarray:
+                      batch_size: int = 32, max_length: int | None = 128,
+                      progress: Callable[[int], None] | None = None,
+                      rule: str = "genderscope") -> np.ndarray:
     """Mean-pooled last hidden states (float64, len(texts) x d) of the base model, for
-    estimating a subspace (see :func:`pooled_states`)."""
+    estimating a subspace (see :func:`pooled_states`; ``rule``: :func:`_input_ids`)."""
     if adapter.describe().get("debias"):
         raise GenderscopeError(f"{adapter.source}: the model is already debiased; estimate "
                                "a subspace on the base model")
-    ids = [_input_ids(adapter, t, max_length) for t in texts]
+    ids = [_input_ids(adapter, t, max_length, rule) for t in texts]
     return pooled_states(adapter, ids, batch_size=batch_size, progress=progress)
 
 

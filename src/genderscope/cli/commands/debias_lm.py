@@ -32,6 +32,9 @@ START = typer.Option("auto", "--start-token", help="Causal LMs: start-of-text to
 BATCH = typer.Option(32, "--batch-size", help="Sentences per forward pass when encoding.")
 MAXLEN = typer.Option(128, "--max-length", help="Truncate sentences to N tokens "
                       "(bias-bench: 128).")
+FEATURES = typer.Option("genderscope", "--features", help="genderscope, or bias-bench: "
+                        "sentences and features as bias-bench builds them (no start token, "
+                        "INLP not truncated, its clip index, random draws and batching).")
 OVERWRITE = typer.Option(False, "--overwrite", help="Replace an --out this technique wrote.")
 PROGRESS = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
 
@@ -42,7 +45,7 @@ def _show(technique: str, out: Path, manifest: dict[str, Any]) -> None:
     table.add_column("value")
     rows: dict[str, Any] = {"base model": manifest["base_model"]["spec"]}
     data = manifest.get("data") or {}
-    for key in ("sentences", "counterfactual_pairs"):
+    for key in ("sentences", "counterfactual_pairs", "pairs_left_out"):
         if key in data:
             rows[key] = data[key]
     est = manifest.get("estimate") or {}
@@ -80,7 +83,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                      per_class: int = typer.Option(10_000, "--per-class", help="At most N "
                                                    "male, female and neutral sentences."),
                      seed: int = SEED, batch_size: int = BATCH, max_length: int = MAXLEN,
-                     kind: str = KIND, start_token: str = START,
+                     kind: str = KIND, start_token: str = START, features: str = FEATURES,
                      device: str | None = DEVICE_OPTION, overwrite: bool = OVERWRITE,
                      progress: bool = PROGRESS) -> None:
         """INLP (Ravfogel et al. 2020): nullspace projection of the last hidden states.
@@ -90,7 +93,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         _run("inlp", model, out, corpus=corpus, words=words, limit=limit,
              n_classifiers=n_classifiers, n_per_class=per_class, seed=seed,
              batch_size=batch_size, max_length=max_length, kind=kind,
-             start_token=start_token, device=device, overwrite=overwrite, progress=progress)
+             start_token=start_token, features=features, device=device, overwrite=overwrite,
+             progress=progress)
 
     @debias_app.command("sentence-debias")
     def sentence_debias_command(model: str = MODEL, out: Path = OUT, corpus: str = CORPUS,
@@ -100,7 +104,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                     "sentence pairs."),
                                 seed: int = SEED, batch_size: int = BATCH,
                                 max_length: int = MAXLEN, kind: str = KIND,
-                                start_token: str = START, device: str | None = DEVICE_OPTION,
+                                start_token: str = START, features: str = FEATURES,
+                                device: str | None = DEVICE_OPTION,
                                 overwrite: bool = OVERWRITE, progress: bool = PROGRESS) -> None:
         """SentenceDebias (Liang et al. 2020): remove a gender direction from hidden states.
 
@@ -108,8 +113,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         representations (attribute words swapped)."""
         _run("sentence-debias", model, out, corpus=corpus, words=words, limit=limit,
              max_pairs=max_pairs, seed=seed, batch_size=batch_size, max_length=max_length,
-             kind=kind, start_token=start_token, device=device, overwrite=overwrite,
-             progress=progress)
+             kind=kind, start_token=start_token, features=features, device=device,
+             overwrite=overwrite, progress=progress)
 
     @debias_app.command("self-debias")
     def self_debias_command(model: str = MODEL, out: Path = OUT,
