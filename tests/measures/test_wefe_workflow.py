@@ -89,6 +89,10 @@ def test_templates_as_wefe() -> None:
                           ("rnsb", (2, 1)), ("ect", (3, 1))):
         with pytest.raises(GenderscopeError, match=f"^{metric} takes"):
             for_metric(_query(*shape), metric)
+    import genderscope as gs
+
+    with pytest.raises(GenderscopeError, match="--swap-roles takes a 2 x 2 test"):
+        gs.run("mac", _vecs(), test=_query(3, 2), swap_roles=True)
 
 
 # -- MAC and RNSB over n groups -----------------------------------------------------------

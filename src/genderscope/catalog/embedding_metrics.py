@@ -89,6 +89,11 @@ def _plan(name: str) -> Callable[..., Plan]:
         modes = {**rules, **({"distance": distance} if distance != "euclidean" else {})}
         spec = _association_test(test, tests_dir, name)
         if swap_roles:  # A, B become the target groups and X, Y the attribute sets
+            if not hasattr(spec, "targ1"):  # a query of n groups: its order is its roles
+                from genderscope.errors import GenderscopeError
+
+                raise GenderscopeError(f"--swap-roles takes a 2 x 2 test; query "
+                                       f"{spec.name!r}: list its sets in the roles wanted")
             spec = replace(
                 spec,
                 name=f"{spec.name}-swapped",
