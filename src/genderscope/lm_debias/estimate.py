@@ -59,13 +59,17 @@ def debias_lm(technique: str, model: str | Path, out: str | Path, *, corpus: str
               decay_constant: float = 50.0, epsilon: float = 0.01, seed: int = 0,
               language: str = "english", batch_size: int = 32, max_length: int = 128,
               kind: str = "auto", device: str | None = None, start_token: str = "auto",
-              overwrite: bool = False, progress: bool = False) -> dict[str, Any]:
+              features: str = "genderscope", overwrite: bool = False,
+              progress: bool = False) -> dict[str, Any]:
     """Write ``out`` for ``technique`` on ``model``; returns the manifest."""
+    from genderscope.lm_debias.attribute_data import RULES
     from genderscope.results import environment
 
     if technique not in TECHNIQUES:
         raise GenderscopeError(f"unknown debias technique {technique!r}; choose one of "
                                f"{', '.join(TECHNIQUES)}")
+    if features not in RULES:
+        raise GenderscopeError(f"--features {features}: choose one of {', '.join(RULES)}")
     out = Path(out)
     if technique == "self-debias" and not (math.isfinite(decay_constant) and decay_constant >= 0
                                            and 0 < epsilon <= 1):  # before --overwrite clears
