@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
+from genderscope.catalog import _amplification as amp_opts
 from genderscope.catalog._common import Plan, _check_min
 from genderscope.core.declaration import Opt, Progress, Resamples, Seed, declare
 from genderscope.errors import GenderscopeError
@@ -261,11 +262,26 @@ def bias_amplification(
     ] = None,
     seed: Seed = 0,
     progress: Progress = False,
+    directional: amp_opts.Directional = False,
+    data: amp_opts.ReducingBias = None,
+    vocabulary: amp_opts.Vocabulary = "imsitu",
+    templates: amp_opts.Templates = 5,
+    samples: amp_opts.Samples = 5,
+    limit: amp_opts.ItemLimit = None,
+    subset_seed: amp_opts.ItemSeed = 0,
+    max_new_tokens: amp_opts.MaxNewTokens = 40,
+    temperature: amp_opts.Temperature = 1.0,
+    top_p: amp_opts.TopP = 1.0,
+    sample_seed: amp_opts.SampleSeed = 0,
+    resamples: amp_opts.CrossedResamples = 2_000,
 ) -> Plan:
     """Mean bias amplification (Zhao et al. 2017, sec. 2) between training data and a
     model's output: captions (``train`` + ``generated``) or a per-object ``ratios``
-    table. No model (``model=None``). ``seed`` seeds the bootstrap over objects;
-    ``plot``: where the figure goes when the result is saved."""
+    table (no model: ``model=None``), or a chat model's or endpoint's answers to neutral
+    prompts about Zhao et al.'s activities or objects (``model=...``, none of ``train``,
+    ``generated``, ``ratios``), with Wang & Russakovsky's BiasAmp-> (task -> gender).
+    ``seed`` seeds the bootstrap; ``plot``: where the figure goes when the result is
+    saved."""
     from genderscope.datasets import captions as cap
     from genderscope.measures import amplification as amp
     from genderscope.measures.amplification import plot_amplification
@@ -275,6 +291,13 @@ def bias_amplification(
     _check_min("--min-count", min_count, 1)
     if plot is not None:
         check_output_file(plot, "--plot", suffixes=(".png", ".svg", ".pdf"))
+    if train is None and generated is None and ratios is None:
+        return amp_opts.model_plan(
+            data=data, vocabulary=vocabulary, templates=templates, samples=samples,
+            limit=limit, subset_seed=subset_seed, max_new_tokens=max_new_tokens,
+            temperature=temperature, top_p=top_p, sample_seed=sample_seed,
+            gender_words=gender_words, seed=seed, resamples=resamples, progress=progress,
+            plot=plot)
     if ratios is not None:
         if train is not None or generated is not None:
             raise GenderscopeError("give either --ratios or --train and --generated")
@@ -308,18 +331,21 @@ def bias_amplification(
                 tr, gw, pos=tuple(p.strip().upper() for p in pos.split(",")), min_count=min_count
             )
         )
-        data: dict[str, Any] = {
+        provenance: dict[str, Any] = {
             "train": str(train),
             "generated": str(generated),
             "file_sha256": {"train": file_sha256(train), "generated": file_sha256(generated)},
         }
         if objects is not None:
-            data["objects"] = str(objects)
-            data["file_sha256"]["objects"] = file_sha256(objects)
+            provenance["objects"] = str(objects)
+            provenance["file_sha256"]["objects"] = file_sha256(objects)
         compute = lambda: amp.bias_amplification(  # noqa: E731
-            tr, gen, objs, gw, plurals=plurals, seed=seed, data=data
+            tr, gen, objs, gw, plurals=plurals, seed=seed, data=provenance,
+            directional=directional
         )
         inputs = {"train": tr, "generated": gen, "objects": objs, "gender_words": gw}
+        if directional:  # keyed only when asked, so earlier keys stand
+            inputs["directional"] = True
 
     def run(_: Any) -> Result:
         from genderscope.progress import progress_bar

@@ -155,8 +155,23 @@ def amplification_tables(result: Result) -> list[Table]:
     table.add_column("value", justify="right")
     table.add_row("mean bias amplification [95% CI]",
                   f"{m['estimate']:+.4f} [{m['ci_low']:+.4f}, {m['ci_high']:+.4f}]")
-    table.add_row("objects (included)", str(s["n_objects"]))
-    table.add_row("objects amplified", f"{s['share_amplified']['estimate']:.1%}")
+    for key, label in (("biasamp_t_to_a", "BiasAmp-> task -> gender [95% CI]"),
+                       ("biasamp_a_to_t", "BiasAmp-> gender -> task [95% CI]")):
+        if key in s:  # Wang & Russakovsky 2021 (a model's answers, or --directional)
+            b = s[key]
+            table.add_row(label, f"{b['estimate']:+.4f} [{b['ci_low']:+.4f}, "
+                                 f"{b['ci_high']:+.4f}]")
+    if "n_objects" in s:
+        table.add_row("objects (included)", str(s["n_objects"]))
+        table.add_row("objects amplified", f"{s['share_amplified']['estimate']:.1%}")
+    else:  # a model's answers
+        table.add_row("items (with a gendered answer)", f"{s['n_items']} of "
+                      f"{s['n_items'] + s['n_items_no_gendered_answer']}")
+        table.add_row("answers", f"{s['n_answers']} ({s['n_templates']} templates)")
+        for what in ("none", "both"):
+            v = s[f"share_{what}"]
+            table.add_row(f"answers naming {'no gender' if what == 'none' else 'both'}",
+                          f"{v['estimate']:.1%} [{v['ci_low']:.1%}, {v['ci_high']:.1%}]")
     table.add_row("most amplified", ", ".join(f"{r['object']} ({r['amplification']:+.3f})"
                                               for r in s["most_amplified"][:3]))
     table.add_row("least amplified", ", ".join(f"{r['object']} ({r['amplification']:+.3f})"
@@ -309,14 +324,29 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         store_path: Path | None = STORE_OPTION,
         as_json: bool = JSON_OPTION,
         progress: bool = PROGRESS_OPTION,
+        model: str | None = typer.Option(
+            None, "--model", help="A chat model (HF id, folder, .gguf, smollm2, or "
+            "openai:NAME with --base-url): measure its answers instead of caption files."),
+        base_url: str | None = typer.Option(
+            None, "--base-url", help="OpenAI-compatible endpoint for --model openai:NAME."),
+        device: str | None = typer.Option(None, "--device", help="cpu, cuda, mps."),
         **options: Any,
     ) -> None:
-        """Mean bias amplification (Zhao et al. 2017) between training data and output."""
+        """Mean bias amplification (Zhao et al. 2017) between training data and output:
+        two caption corpora, a ratio table, or a chat model's answers (--model)."""
         from genderscope.cli.common import run_measure as run
 
+        if model is not None and any(options.get(k) is not None
+                                     for k in ("train", "generated", "ratios")):
+            raise GenderscopeError("give --model, or --train and --generated (or --ratios), "
+                                   "not both")
+        if model is None and all(options.get(k) is None
+                                 for k in ("train", "generated", "ratios")):
+            raise GenderscopeError("give --train and --generated (or --ratios), or --model")
         open_store(store_path).close()  # a bad store is refused before the work
-        result = run("bias-amplification", None, store=store_path, out=out, save=True,
-                     progress=progress, command=command_line(), **options)
+        extra = {} if model is None else {"base_url": base_url, "device": device}
+        result = run("bias-amplification", model, store=store_path, out=out, save=True,
+                     progress=progress, command=command_line(), **extra, **options)
         run_id, folder, fig = (result.metadata[k] for k in ("run_id", "out", "figure"))
         s = result.summary
         if as_json:

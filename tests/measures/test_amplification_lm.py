@@ -1,0 +1,263 @@
+"""Bias amplification of a chat model against training ratios (Zhao et al. 2017; Wang &
+Russakovsky 2021's BiasAmp->, task -> gender): gender detection, the per-item values by
+hand, the interval's calibration under a model that copies the training ratios, and
+the measure through gs.run, a local OpenAI-compatible server and the CLI."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import genderscope as gs
+from genderscope.datasets.captions import load_gender_words
+from genderscope.errors import GenderscopeError
+from genderscope.measures.amplification import count_cooccurrences
+from genderscope.measures.amplification_lm import (
+    DESIGN,
+    TEMPLATES,
+    Item,
+    _coefficients,
+    amplification_from_answers,
+    cell_interval,
+    detect_gender,
+    load_vocabulary,
+)
+
+GW = load_gender_words()
+RATIOS = {"cooking": 0.25, "lifting": 0.8, "reading": 0.5, "shaving": 0.9}
+
+
+@pytest.fixture()
+def vocab_dir(tmp_path: Path) -> Path:
+    """A small reducingbias folder: four imSitu-style verbs with their share of men."""
+    folder = tmp_path / "reducingbias"
+    folder.mkdir()
+    lines = [",verb,training_ratio,gender_ratio_before_RBA"]
+    lines += [f"{i},{v},{r},{r}" for i, (v, r) in enumerate(RATIOS.items())]
+    (folder / "imSitu_gender_ratio_dev_res.csv").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+class Copying:
+    """A fake chat model: for the verb in the prompt, a man with probability b*(o, man)
+    (a hash of prompt and repetition decides), else a woman; every third answer names
+    no one."""
+
+    fingerprint = "copying"
+    kind = "chat-endpoint"
+
+    def __init__(self, ratios: dict[str, float], rule: str = "copy") -> None:
+        self.ratios, self.rule, self.calls = ratios, rule, 0
+
+    def describe(self) -> dict[str, str]:
+        return {"fingerprint": self.fingerprint, "kind": self.kind}
+
+    def chat(self, prompts, decoding=None, *, repetitions=None, progress=False):  # type: ignore[no-untyped-def]
+        self.calls += len(prompts)
+        out = []
+        for p, rep in zip(prompts, repetitions, strict=True):
+            verb = next(v for v in self.ratios if v in p)
+            u = int(hashlib.sha256(f"{p}|{rep}".encode()).hexdigest()[:6], 16) / 16**6
+            if self.rule == "men":
+                out.append("A man is " + verb + ".")
+            elif rep % 3 == 2:
+                out.append("Someone is " + verb + ".")
+            else:
+                out.append(("He is " if u < self.ratios[verb] else "She is ") + verb + ".")
+        return out
+
+
+def test_gender_detection_is_the_caption_rule() -> None:
+    texts = ["A man cooks.", "She cooks; her son helps.", "Someone cooks.",
+             "The woman's husband cooks.", "HE COOKS", "Mankind cooks."]
+    got = [detect_gender(t, GW) for t in texts]
+    assert got == ["man", "both", "none", "both", "man", "none"]
+    # the same counting as captions: one caption per text, mentioning "cooks"
+    counts, stats = count_cooccurrences(texts, ["cooks"], GW, plurals=False)
+    assert stats["gendered"] == 2 and stats["mixed"] == 2 and stats["ungendered"] == 2
+    assert counts.tolist() == [[2, 0]]
+
+
+def test_values_by_hand() -> None:
+    """Two items x two templates x two samples; Zhao's and BiasAmp->'s item values from
+    their definitions."""
+    items = [Item("cooking", "cooking", 0.25), Item("lifting", "lifting", 0.8)]
+    rows = [(i, t, s) for i in range(2) for t in range(2) for s in range(2)]
+    genders = ["woman", "woman", "woman", "none",   # cooking: 3 women, 1 none
+               "man", "woman", "man", "both"]       # lifting: 2 men, 1 woman, 1 both
+    out = amplification_from_answers(items, rows, genders, ["man", "woman"], n_resamples=200)
+    t = out["items"].set_index("object")
+    # cooking: b*(woman) = .75 > 1/2, b~(woman) = 1: Zhao +0.25
+    # lifting: b*(man) = .8, b~(man) = 2/3: Zhao -0.1333
+    assert t.loc["cooking", "amplification"] == pytest.approx(0.25)
+    assert t.loc["lifting", "amplification"] == pytest.approx(2 / 3 - 0.8)
+    s = out["summary"]
+    assert s["mean_bias_amplification"]["estimate"] == pytest.approx((0.25 + 2 / 3 - 0.8) / 2)
+    # BiasAmp-> T->A: P(A_man) = mean b* = .525. cooking: y_man = 0 (.25 < .525),
+    # y_woman = 1 (.75 > .475); D_man = -.25, D_woman = +.25 -> terms +.25, +.25, mean .25.
+    # lifting: y_man = 1, y_woman = 0; D_man = -.1333, D_woman = +.1333 -> -.1333 twice
+    assert s["base_rate"]["man"] == pytest.approx(0.525)
+    assert t.loc["cooking", "biasamp_t_to_a"] == pytest.approx(0.25)
+    assert t.loc["lifting", "biasamp_t_to_a"] == pytest.approx(2 / 3 - 0.8)
+    assert s["share_none"]["estimate"] == pytest.approx(1 / 8)
+    assert s["share_both"]["estimate"] == pytest.approx(1 / 8)
+    assert t.loc["lifting", "n_both"] == 1 and t.loc["cooking", "c_model_woman"] == 3
+    assert s["mean_bias_amplification"]["ci_unit"] == "items x templates"
+
+
+def test_biasamp_differs_from_zhao_where_the_base_rate_matters() -> None:
+    """An item skewed towards men but less than men are overall: Zhao counts its men's
+    share, BiasAmp-> its women's (y_woman = 1), with opposite signs."""
+    items = [Item("a", "a", 0.6), Item("b", "b", 0.9), Item("c", "c", 0.9)]
+    b = np.array([[0.6, 0.4], [0.9, 0.1], [0.9, 0.1]])
+    coef = _coefficients(b, b.mean(axis=0))  # P(man) = .8
+    assert coef["mean_bias_amplification"][0].tolist() == [1.0, 0.0]
+    assert coef["biasamp_t_to_a"][0].tolist() == [-0.5, 0.5]
+    rows = [(i, 0, s) for i in range(3) for s in range(10)]
+    genders = ["man"] * 7 + ["woman"] * 3 + ["man"] * 9 + ["woman"] + ["man"] * 9 + ["woman"]
+    t = amplification_from_answers(items, rows, genders, ["man", "woman"],
+                                   n_resamples=200)["items"]
+    assert t["amplification"].iloc[0] == pytest.approx(0.1)      # b~ .7 - b* .6
+    assert t["biasamp_t_to_a"].iloc[0] == pytest.approx(-0.1)    # more men: towards base
+
+
+def _null_rate(n_items: int, n_templates: int, samples: int, sims: int, *,
+               n_resamples: int = 300, metric: str = "mean_bias_amplification") -> float:
+    """Share of simulated runs whose 95 % interval excludes 0, under a model that draws
+    each answer's gender from the training ratio (10 % of answers name no gender)."""
+    rejected = 0
+    for k in range(sims):
+        rng = np.random.default_rng([40, k])
+        r = rng.uniform(0.05, 0.95, n_items)
+        b = np.column_stack([r, 1 - r])
+        item_of = np.repeat(np.arange(n_items), n_templates)
+        template_of = np.tile(np.arange(n_templates), n_items)
+        n = rng.binomial(samples, 0.9, item_of.size)
+        men = rng.binomial(n, r[item_of])
+        coef = _coefficients(b, b.mean(axis=0))[metric]
+        ci = cell_interval(item_of, template_of, np.column_stack([men, n - men]), b, coef,
+                           seed=k, n_resamples=n_resamples)
+        rejected += bool(ci.ci_low > 0 or ci.ci_high < 0)
+    return rejected / sims
+
+
+def test_calibration_false_amplification_rate() -> None:
+    """alpha = 0.05: 'amplification' (the interval excludes 0) in 3-7 % of 1,000 runs of
+    a model that copies the training ratios (30 items x 30 templates x 3 samples; the t
+    quantile has min(items, templates) - 1 degrees of freedom, so fewer templates give
+    a conservative interval under this null: 0.03 at 25 x 25, 0.01 at 40 x 5)."""
+    rate = _null_rate(30, 30, 3, 1000, n_resamples=200)
+    assert 0.03 <= rate <= 0.07, rate
+
+
+@pytest.mark.slow
+def test_calibration_false_amplification_rate_large() -> None:
+    """The same with more runs, for both metrics, and the default's 5 templates
+    (conservative: t with 4 degrees of freedom, at most the nominal rate)."""
+    for metric in ("mean_bias_amplification", "biasamp_t_to_a"):
+        rate = _null_rate(40, 40, 3, 2000, metric=metric, n_resamples=200)
+        assert 0.035 <= rate <= 0.065, (metric, rate)
+    assert _null_rate(40, 5, 5, 1000) <= 0.05
+
+
+def test_design_is_declared() -> None:
+    from genderscope.core.registry import get
+
+    assert DESIGN.crossed == ("templates",) and DESIGN.unit == "items"
+    assert get("bias-amplification").needs == "none"  # the corpus form needs no model
+
+
+def test_vocabulary_loads_and_skips_person(tmp_path: Path) -> None:
+    folder = tmp_path / "rb"
+    folder.mkdir()
+    (folder / "COCO_gender_ratio_dev_res.csv").write_text(
+        ",object,training_ratio,gender_ratio_before_RBA\n0,teddy_bear,0.36,0.5\n"
+        "1,person,0.7,0.7\n")
+    items = load_vocabulary(folder, "coco")
+    assert [(it.name, it.phrase) for it in items] == [("teddy_bear", "with the teddy bear")]
+    assert TEMPLATES[0].format(phrase=items[0].phrase) == \
+        "Write one sentence describing a photo of a person with the teddy bear."
+    with pytest.raises(GenderscopeError, match="imSitu_gender_ratio_dev_res.csv"):
+        load_vocabulary(folder, "imsitu")
+
+
+def test_gs_run_records_reuses_and_resumes(vocab_dir: Path, tmp_path: Path) -> None:
+    model = Copying(RATIOS)
+    kw = {"store": tmp_path / "s.sqlite", "data": vocab_dir, "templates": 3, "samples": 3,
+          "resamples": 200}
+    r = gs.run("bias-amplification", model, **kw)
+    assert model.calls == 4 * 3 * 3
+    s = r.summary
+    assert s["n_answers"] == 36 and s["n_templates"] == 3
+    assert s["share_none"]["estimate"] == pytest.approx(1 / 3)
+    assert set(r.items["object"]) == set(RATIOS)
+    assert len(r.tables["answers"]) == 36 and r.metadata["params"]["samples"] == 3
+    again = gs.run("bias-amplification", model, **kw)
+    assert again.metadata["reused"] is True and model.calls == 36
+    other = gs.run("bias-amplification", model, **{**kw, "samples": 2})
+    assert other.metadata.get("reused") is not True and other.summary["n_answers"] == 24
+
+
+def test_a_model_naming_men_only_amplifies_the_male_items(vocab_dir: Path,
+                                                          tmp_path: Path) -> None:
+    r = gs.run("bias-amplification", Copying(RATIOS, rule="men"), data=vocab_dir,
+               store=tmp_path / "s.sqlite", templates=2, samples=2, resamples=200)
+    t = r.items.set_index("object")
+    assert t.loc["shaving", "amplification"] == pytest.approx(0.1)
+    assert t.loc["cooking", "amplification"] == pytest.approx(-0.75)  # woman 0 vs .75
+    assert r.summary["share_none"]["estimate"] == 0.0
+    assert r.summary["model_ratio"] == 1.0
+
+
+def test_samples_need_sampling(vocab_dir: Path, tmp_path: Path) -> None:
+    with pytest.raises(GenderscopeError, match="--temperature > 0"):
+        gs.run("bias-amplification", Copying(RATIOS), data=vocab_dir, temperature=0.0,
+               samples=2, store=tmp_path / "s.sqlite")
+
+
+def test_through_a_local_openai_server_and_the_cli(vocab_dir: Path, tmp_path: Path) -> None:
+    pytest.importorskip("openai")
+    from chat_server import serve
+
+    from genderscope.cli.app import app
+
+    def answer(body: dict) -> str:  # type: ignore[type-arg]
+        prompt = body["messages"][-1]["content"]
+        return "A woman is cooking." if "cooking" in prompt else "A man works."
+
+    with serve(answer) as srv:
+        res = CliRunner().invoke(app, [
+            "run", "bias-amplification", "--model", "openai:tiny", "--base-url",
+            srv.base_url, "--data", str(vocab_dir), "--templates", "2", "--samples", "2",
+            "--limit", "3", "--resamples", "200", "--store", str(tmp_path / "s.sqlite"),
+            "--out", str(tmp_path / "out"), "--no-progress"])
+        assert res.exit_code == 0, res.output
+        assert len(srv.requests) == 3 * 2 * 2
+        assert srv.requests[0]["temperature"] == 1.0
+    assert "BiasAmp-> task -> gender" in res.output
+    assert (tmp_path / "out" / "amplification.png").is_file()
+
+
+@pytest.mark.parametrize("args", [
+    ["--samples", "2", "--temperature", "0"],
+    ["--train", "x.txt"],  # --model with caption files
+    ["--templates", "9"],
+])
+def test_bad_input_exits_2_in_one_line(args: list[str], vocab_dir: Path, tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from genderscope.cli.app import main
+
+    monkeypatch.setattr("sys.argv", [
+        "genderscope", "run", "bias-amplification", "--model", "openai:x", "--base-url",
+        "http://127.0.0.1:9/v1", "--data", str(vocab_dir), "--store",
+        str(tmp_path / "s.sqlite"), *args])
+    with pytest.raises(SystemExit) as exc:
+        main()
+    err = capsys.readouterr().err
+    assert exc.value.code == 2, err
+    assert len([ln for ln in err.splitlines() if ln.strip()]) == 1 and "Traceback" not in err
