@@ -1,6 +1,6 @@
 """WEFE 1.0.1's workflow (``run_queries``, ``create_ranking``,
 ``calculate_ranking_correlations``) inside its own venv (tests/wefe_env.py), for
-tests/agreement/test_wefe_workflow.py. Not a test module:
+tests/agreement/test_wefe_workflow_agreement.py. Not a test module:
 ``python wefe_workflow_reference.py SPEC.json OUT.json``.
 
 SPEC: {"models": {name: word2vec binary}, "runs": [{"metric", "queries": [{"targets":

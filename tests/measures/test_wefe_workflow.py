@@ -1,7 +1,7 @@
 """WEFE's workflow in genderscope (issue 39 item 3) on hand-built vectors: the Query
 (files, names, templates), MAC and RNSB over n target groups, ``run_many`` through the
 engine, rankings and rank correlations, the figures and ``genderscope run-many``.
-Agreement with WEFE 1.0.1 itself: tests/agreement/test_wefe_workflow.py."""
+Agreement with WEFE 1.0.1 itself: tests/agreement/test_wefe_workflow_agreement.py."""
 
 from __future__ import annotations
 
