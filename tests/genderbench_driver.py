@@ -5,9 +5,11 @@ genderscope).
 Reads JSON on stdin: ``{"nltk_data": DIR, "punkt": {...}, "cases": [...]}``. Each case
 names a probe class, its keyword arguments and a mode: ``replay`` (a generator that
 replays the answers ``answer_for(text, repetition)`` gives, the same rule the test
-feeds genderscope) or ``random`` (GenderBench's ``RandomGenerator``). Writes JSON: per
-case the metrics, the marks (0-3 = A-D, null for NaN) and every attempt as (prompt,
-repetition, answer, evaluation) with, in ``items``, the index of its probe item.
+feeds genderscope) or ``random`` (GenderBench's ``RandomGenerator``); or, given
+``"harness"`` instead of cases, runs ``DefaultHarness`` on replayed answers
+(``_harness``). Writes JSON: per case the metrics, the marks (0-3 = A-D, null for
+NaN) and every attempt as (prompt, repetition, answer, evaluation) with, in ``items``,
+the index of its probe item.
 """
 
 from __future__ import annotations
@@ -54,6 +56,49 @@ def _plain(evaluation: object) -> object:
     return evaluation
 
 
+def _harness(spec: dict, log_dir: str, generator_base: type) -> dict:
+    """``DefaultHarness().run`` (its probes, repetitions, reorderings, bootstrap CIs and
+    marks) with each probe's ``sample_k`` set to ``spec["sizes"][class]`` before it runs,
+    on a generator that replays ``answer_for(text, repetition, spec["pools"][class])``.
+    Returns per probe class its marks (0-3, null for NaN), interval metrics and the
+    probe-item index of every attempt."""
+    from genderbench.harnesses.default import DefaultHarness
+
+    harness = DefaultHarness(log_dir=log_dir, log_strategy="no")
+    for probe in harness.probes:
+        probe.sample_k = spec["sizes"][type(probe).__name__]
+
+    class HarnessReplay(generator_base):
+        """Answers the harness's probes in the order it runs them."""
+
+        def __init__(self) -> None:
+            self.next = 0
+
+        def generate(self, texts: list[str]) -> list[str]:
+            probe = harness.probes[self.next]
+            self.next += 1
+            attempts = list(probe.attempts)
+            assert [a.prompt.text for a in attempts] == texts
+            pool = spec["pools"][type(probe).__name__]
+            return [answer_for(a.prompt.text, a.repetition_id, pool) for a in attempts]
+
+    marks, metrics = harness.run(HarnessReplay())
+
+    def plain(v: object) -> object:
+        if isinstance(v, tuple):
+            return [None if math.isnan(x) else float(x) for x in v]
+        return None if isinstance(v, float) and math.isnan(v) else v
+
+    return {cls: {"marks": {k: (None if isinstance(m["mark_value"], float)
+                                and math.isnan(m["mark_value"]) else int(m["mark_value"]))
+                            for k, m in marks[cls].items()},
+                  "metrics": {k: plain(v) for k, v in metrics[cls].items()},
+                  "attempts": [[a.prompt.text, a.repetition_id, k]
+                               for k, item in enumerate(probe.probe_items)
+                               for a in item.attempts]}
+            for cls, probe in ((type(p).__name__, p) for p in harness.probes)}
+
+
 def main() -> None:
     job = json.load(sys.stdin)
     os.environ["NLTK_DATA"] = job["nltk_data"]
@@ -83,6 +128,9 @@ def main() -> None:
 
     out = []
     log_dir = tempfile.mkdtemp()
+    if job.get("harness"):  # GenderBench's DefaultHarness on replayed answers
+        json.dump(_harness(job["harness"], log_dir, Generator), sys.stdout)
+        return
     for case in job["cases"]:
         cls = getattr(probes, case["probe"])
         probe = cls(calculate_cis=case.get("cis", False), log_strategy="no", log_dir=log_dir,

@@ -22,6 +22,7 @@ def _by_name() -> dict[str, Tables]:
         chat_probes,
         embedding_metrics,
         embeddings,
+        genderbench_suite,
         perplexity,
         probe,
         pronouns_pairs,
@@ -45,6 +46,7 @@ def _by_name() -> dict[str, Tables]:
         "bias-amplification": embeddings.amplification_tables,
         "counterfactual": robustness._counterfactual_tables,
         "attack": robustness._attack_tables,
+        "genderbench": genderbench_suite.tables,
         **{m: metric(m) for m in embedding_metrics.TITLES},
     }
     for name, d in declarations().items():  # the GenderBench probes share one table

@@ -12,6 +12,7 @@ the store, so a rerun generates nothing and an interrupted run resumes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +85,10 @@ def tables(result: Result) -> list[Table]:
 
 def _execute(measure: str, model: str, base_url: str | None, device: str | None, dtype: str,
              store_path: Path | None, out: Path | None, progress: bool, as_json: bool,
-             client: dict[str, Any], **options: Any) -> None:
+             client: dict[str, Any], table: Callable[[Result], list[Any]] | None = None,
+             **options: Any) -> None:
+    """Run ``measure`` with the command line recorded and print ``table(result)``
+    (default: :func:`tables`, one probe's) or ``--json``."""
     from genderscope.cli.common import run_measure as run
 
     if client.get("headers"):  # their secrets known before the command line is recorded
@@ -98,7 +102,7 @@ def _execute(measure: str, model: str, base_url: str | None, device: str | None,
         console.print_json(to_json({"run_id": result.metadata["run_id"], "reused": bool(
             result.metadata.get("reused")), "summary": result.summary}))
         return
-    for t in tables(result):
+    for t in (table or tables)(result):
         console.print(t)
     console.print(run_note(result, Path(result.metadata["out"])))
 

