@@ -71,20 +71,19 @@ def progress_bar(label: str, total: int, enabled: bool = True) -> Iterator[Calla
 
 @contextmanager
 def stage(label: str) -> Iterator[None]:
-    """A step with no count (loading a model, parsing vectors): a spinner with the label
-    and the elapsed time while it runs, then one line ``label: done in S s`` (seconds)."""
-    if not _SWITCH["on"]:
+    """A step with no count (loading a model, parsing vectors): on a terminal, a spinner
+    with the label and the elapsed time while it runs, then one line ``label: done in
+    S s`` (seconds). Not on a terminal (a log, a pipe, a script reading stderr) it
+    prints nothing: stderr there keeps to results and one-line errors."""
+    console = _console()
+    if not (_SWITCH["on"] and console.is_terminal):
         yield
         return
-    console = _console()
     start = time.perf_counter()
-    if console.is_terminal:  # a live spinner; elsewhere (a log file) only the last line
-        prog = Progress(SpinnerColumn(), TextColumn("{task.description}"),
-                        TimeElapsedColumn(), console=console, transient=True)
-        with prog:
-            prog.add_task(label, total=None)
-            yield
-    else:
+    prog = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                    console=console, transient=True)
+    with prog:
+        prog.add_task(label, total=None)
         yield
     console.print(f"{label}: done in {time.perf_counter() - start:.1f} s", highlight=False)
 

@@ -203,7 +203,9 @@ def abc(
 )
 def crows_pairs(
     *,
-    bias_type: Annotated[str | None, Opt("Only this bias type (e.g. gender).")] = None,
+    bias_type: Annotated[str, Opt(
+        "The bias type scored (gender: 262 of the 1,508 pairs; race-color, religion, ...), "
+        "or 'all' for every type (Nangia et al.'s headline number).")] = "gender",
     scoring: Annotated[
         str,
         Opt(
@@ -228,20 +230,22 @@ def crows_pairs(
     _check_choice("--scoring", scoring, ("genderscope", "bias-bench"))
     _check_min("--limit", limit, 1)
     pairs = load_crows_pairs(dataset_dir(data, "crows-pairs", file_ok=True))
-    if bias_type:
-        _check_choice("--bias-type", bias_type, sorted({p.bias_type for p in pairs}))
-        pairs = [p for p in pairs if p.bias_type == bias_type]
+    kind = None if bias_type == "all" else bias_type  # None: every type, as keyed before
+    if kind:
+        _check_choice("--bias-type", kind, ["all", *sorted({p.bias_type for p in pairs})])
+        pairs = [p for p in pairs if p.bias_type == kind]
     every = len(pairs)
     pairs = subset(pairs, limit, subset_seed)
-    unit = f"{bias_type} pairs" if bias_type else "pairs"
+    unit = f"{kind} pairs" if kind else "pairs"
     return Plan(
         "crows-pairs",
         "lm",
         lambda lm: run_crows_pairs(lm, pairs, scoring=scoring, progress=progress,
-                                   params={"bias_type": bias_type}),
+                                   params={"bias_type": kind}),
         _subset_note(limit, subset_seed, len(pairs), every, unit),
         # a non-default scoring is keyed with the items; the default keeps its old key
         inputs=pairs if scoring == "genderscope" else {"pairs": pairs, "scoring": scoring},
+        key_options={"bias_type": kind},
     )
 
 
@@ -250,8 +254,9 @@ def crows_pairs(
 def stereoset(
     *,
     bias_type: Annotated[
-        str | None, Opt("Only this domain (gender, profession, race, religion).")
-    ] = None,
+        str, Opt("The domain scored (gender, profession, race, religion), or 'all' for every "
+                 "domain.")
+    ] = "gender",
     split: Annotated[
         str,
         Opt("Only the dev split is available in the flattened copy; pass --data for another file."),
@@ -285,16 +290,18 @@ def stereoset(
     if scoring not in SCORINGS:
         raise GenderscopeError(f"--scoring {scoring}: choose one of {', '.join(SCORINGS)}")
     domains = ("gender", "profession", "race", "religion")
-    if bias_type is not None and bias_type not in domains:
-        raise GenderscopeError(f"--bias-type {bias_type}: choose one of {', '.join(domains)}")
+    if bias_type not in (*domains, "all"):
+        raise GenderscopeError(f"--bias-type {bias_type}: choose one of "
+                               f"{', '.join(domains)}, all")
+    kind = None if bias_type == "all" else bias_type  # None: every domain, as keyed before
     _check_min("--limit", limit, 1)
     _check_min("--resamples", resamples, 100)
     items = load_stereoset(
-        dataset_dir(data, "stereoset", file_ok=True), bias_types=(bias_type,) if bias_type else None
+        dataset_dir(data, "stereoset", file_ok=True), bias_types=(kind,) if kind else None
     )
     every = len(items)
     items = subset(items, limit, subset_seed)
-    unit = f"{bias_type} contexts" if bias_type else "contexts"
+    unit = f"{kind} contexts" if kind else "contexts"
     return Plan(
         "stereoset",
         "lm",
@@ -305,8 +312,9 @@ def stereoset(
             n_resamples=resamples,
             seed=seed,
             progress=progress,
-            params={"bias_type": bias_type, "split": split},
+            params={"bias_type": kind, "split": split},
         ),
         _subset_note(limit, subset_seed, len(items), every, unit),
         inputs=items,
+        key_options={"bias_type": kind},
     )
