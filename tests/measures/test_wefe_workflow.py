@@ -208,6 +208,21 @@ def test_run_many_table_is_stored_and_reused(tmp_path: Path) -> None:
     assert list(scores.index) == ["base", "noisy"]
 
 
+def test_run_many_reads_test_names_from_tests_dir(tmp_path: Path) -> None:
+    from genderscope.sweep.many import run_many
+
+    sets = {k: {"category": k, "examples": ws} for k, ws in
+            zip(("targ1", "targ2", "attr1", "attr2"), [*list(SETS["T"].values())[:2],
+                                                       *list(SETS["A"].values())[:2]],
+                strict=True)}
+    (tmp_path / "mine.jsonl").write_text(json.dumps(sets))
+    table = run_many([_vecs()], ["mine"], ["mac"], tests_dir=tmp_path,
+                     store=tmp_path / "s.sqlite", options={"mac": {"resamples": 100}})
+    assert table.error.tolist() == [""] and table["query"].tolist() == ["mine"]
+    want = mac(_vecs(), _query(2, 2), n_resamples=100).summary["mac"]["estimate"]
+    assert table.value[0] == pytest.approx(want, abs=1e-12)
+
+
 def test_run_many_refuses_an_unknown_metric() -> None:
     from genderscope.sweep.many import run_many
 

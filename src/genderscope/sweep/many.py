@@ -72,15 +72,16 @@ def result_rows(metric: str, summary: Mapping[str, Any], single_attribute: bool
 def run_many(models: Sequence[Any] | Mapping[str, Any], queries: Sequence[Any],
              metrics: Sequence[str] = METRICS, *, store: Any = None,
              options: Mapping[str, Mapping[str, Any]] | None = None,
-             reuse: bool = True, raise_errors: bool = False,
-             progress: bool = False) -> pd.DataFrame:
+             tests_dir: str | Path | None = None, reuse: bool = True,
+             raise_errors: bool = False, progress: bool = False) -> pd.DataFrame:
     """Run every metric on every query on every model; one row per reported value
     (:data:`COLUMNS`), each with its 95 % CI and p-value where the metric has one.
 
     ``models``: word-vector specs (``glove-6b-50d``, a file) or loaded vectors, or a
     mapping ``{label: spec}``. ``queries``: :class:`~genderscope.datasets.query.Query`
-    objects, query files (JSON/YAML), WEAT/SEAT test names or files, or
-    ``AssociationTest`` objects. ``metrics``: among :data:`METRICS`. ``options``:
+    objects, query files (JSON/YAML), WEAT/SEAT test names (in ``tests_dir``, else
+    ``$GENDERSCOPE_SEAT_DIR`` or the data folder) or files, or ``AssociationTest``
+    objects. ``metrics``: among :data:`METRICS`. ``options``:
     per-metric options, ``{"rnsb": {"resamples": 200}}``, or ``{"*": {...}}`` for every
     metric that declares them.
     A query a metric's template does not take, or a model that cannot run it, gives a
@@ -116,6 +117,8 @@ def run_many(models: Sequence[Any] | Mapping[str, Any], queries: Sequence[Any],
                     base = {"model": label, "query": qname, "metric": metric}
                     given = {**{k: v for k, v in opts.get("*", {}).items()
                                 if k in takes[metric]}, **opts.get(metric, {})}
+                    if tests_dir is not None and isinstance(query, str):
+                        given["tests_dir"] = Path(tests_dir)
                     try:
                         r = engine_run(metric, adapter, store=st, test=query, reuse=reuse,
                                        progress=progress, **given)
