@@ -7,6 +7,7 @@ misplaced endpoint flags are one line; a sweep file's endpoint model runs its pr
 
 from __future__ import annotations
 
+import pickle
 import re
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ def _cli(*args: str) -> Any:
     return CliRunner().invoke(app, list(args))
 
 
+@pytest.mark.slow  # every probe on two models: about a minute on 2 busy cores
 def test_cli_report_on_an_endpoint_runs_the_chat_section_with_marks(
         tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from genderscope.measures.chat_probes_card import DECODING
@@ -119,6 +121,7 @@ def test_a_sweep_file_with_an_endpoint_model_runs(tmp_path: Path, data_dir: Path
             f"settings: {{quick: true, data: {data_dir}, decoding: {{repeat_penalty: 1.0}}}}\n",
             encoding="utf-8")
         spec = load_file(f)
+        assert pickle.loads(pickle.dumps(spec)) == spec  # what Ray ships to a worker
         store = Store(tmp_path / "s.sqlite")
         try:
             run = run_sequential(spec, store)
@@ -179,3 +182,17 @@ def test_marks_table_and_grid_from_probe_summaries() -> None:
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+def test_sweep_endpoint_flags_need_an_endpoint_model(tmp_path: Path) -> None:
+    for flags in (["--base-url", "http://127.0.0.1:9/v1"], ["--header", "X-Org:a"]):
+        res = _cli("sweep", "--model", "smollm2", "--measure", "direct", "--out",
+                   str(tmp_path / "s.html"), *flags)
+        assert isinstance(res.exception, GenderscopeError), res.output
+        assert "openai:NAME" in str(res.exception) and "\n" not in str(res.exception)
+    f = tmp_path / "bad.yaml"
+    f.write_text("models: [{model: smollm2, base_url: 'http://127.0.0.1:9/v1'}]\n"
+                 "measures: [direct]\n", encoding="utf-8")
+    res = _cli("sweep", str(f), "--out", str(tmp_path / "s.html"))
+    assert isinstance(res.exception, GenderscopeError) and "openai:NAME" in str(
+        res.exception), res.output
