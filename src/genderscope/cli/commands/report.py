@@ -67,7 +67,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
     @with_decoding_options
     def report_cmd(
         model: list[str] = typer.Option([], "--model", "-m", help="Language model (HF id, "
-                                        "folder, .gguf, smollm2, gemma3-270m); repeat to "
+                                        "folder, .gguf, smollm2, gemma3-270m), or a chat "
+                                        "model openai:NAME with --base-url; repeat to "
                                         "compare several."),
         out: Path = typer.Option(Path("report.html"), "--out", "-o",
                                  help="HTML file to write."),
