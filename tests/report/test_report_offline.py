@@ -43,6 +43,7 @@ def test_check_names_the_sets_to_fetch(offline: dict[str, str]) -> None:
                        Context(lang="en", quick=True), ["weat", "ripa"])
     assert check.needs == {"seat": ["weat", "ripa"]}
     assert check.missing == ["seat"]
+    assert check.runs == 2
     assert check.line() == "data: none here; to fetch: seat (for ripa, weat)"
 
 

@@ -9,12 +9,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genderscope.errors import GenderscopeError
+from genderscope.progress import honours_progress_argument
 
 if TYPE_CHECKING:
     from genderscope.reporting.runner import ReportData
     from genderscope.store import Store
 
 
+@honours_progress_argument
 def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
            vectors: Sequence[str] = (), encoders: Sequence[str] = (),
            classifiers: Sequence[str] = (), texts: str | Path | None = None,

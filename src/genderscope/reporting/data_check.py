@@ -25,6 +25,8 @@ class DataCheck:
 
     needs: dict[str, list[str]] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
+    runs: int = 0
+    """Measure x model sections that will run (for 'n of N' progress)."""
 
     def line(self) -> str:
         """One line for the terminal: the sets read, and which must be fetched."""
@@ -52,7 +54,10 @@ def check_data(subjects: Sequence[Subject], ctx: Context,
     seen: set[str] = set()
     for subject in subjects:
         for card in (chat if subject.endpoint and not names else chosen):
-            if card.name in seen or not_applicable(card, subject, ctx):
+            if not_applicable(card, subject, ctx):
+                continue
+            check.runs += 1
+            if card.name in seen:
                 continue
             seen.add(card.name)
 

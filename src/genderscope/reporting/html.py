@@ -21,9 +21,11 @@ import pandas as pd
 
 from genderscope.errors import GenderscopeError
 from genderscope.reporting import plots
+from genderscope.reporting.columns import readable
 from genderscope.reporting.findings import shown, verdict
 from genderscope.reporting.registry import Context, Headline, fmt, fmt_p
 from genderscope.reporting.runner import ReportData, Section, Subject, items_note
+from genderscope.reporting.verdict import model_line, scale_note
 from genderscope.text_blocks import plural, visible
 
 CSS = """
@@ -48,6 +50,8 @@ th{background:var(--panel);font-weight:600}
 td.model{white-space:nowrap}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .ciu{display:block;white-space:normal;color:var(--muted);font-size:.82em}
+.scale{display:block;color:var(--muted);font-size:.82em}
+#verdict ul{margin:.3em 0 1em 1.2em;padding:0}
 .badge{display:inline-block;border-radius:999px;padding:1px 10px;font-size:.8rem;
 font-weight:600;white-space:nowrap;border:1px solid currentColor}
 .b-bias{color:var(--bias);background:var(--bias-bg)}.b-none{color:var(--ok);
@@ -141,8 +145,20 @@ def headline_rows(sections: list[Section], *, with_model: bool) -> str:
                 f'<td class="num">{esc(fmt(h.estimate))}{esc(_unit(h))}</td>'
                 f'<td class="num">{_ci(h, p_part)}'
                 f'</td><td class="items">{esc(items_note(sec, h))}</td>'
-                f"<td>{badge(h)} {esc(h.reading())}</td></tr>")
+                f"<td>{badge(h)} {esc(h.reading())}{_scale(h)}</td></tr>")
     return "".join(rows)
+
+
+def _scale(h: Headline) -> str:
+    note = scale_note(h)
+    return f'<span class="scale">{esc(note)}</span>' if note else ""
+
+
+def verdict_html(data: ReportData) -> str:
+    """Per model, one line (:func:`genderscope.reporting.verdict.model_line`)."""
+    lines = "".join(f"<li><b>{esc(s.label)}</b>: {esc(model_line(data, s))}</li>"
+                    for s in data.subjects)
+    return f'<section id="verdict"><h2>Verdict</h2><ul>{lines}</ul></section>'
 
 
 def headline_table(data: ReportData) -> str:
@@ -299,7 +315,8 @@ def section_html(sec: Section) -> str:
         hl = None
     if hl is not None and len(hl):
         parts.append("<details open><summary>Item-level highlights (most extreme items; "
-                     f"single items' values, descriptive: no CI)</summary>{frame_table(hl)}"
+                     f"single items' values, descriptive: no CI)</summary>"
+                     f"{frame_table(readable(hl, sec.measure.name))}"
                      "</details>")
     parts.append(card_html(sec))
     parts.append(provenance(sec))
@@ -395,6 +412,7 @@ def render(data: ReportData, extra: str = "") -> str:
         "tested together as a family: the multiplicity-adjusted p-value is 0.05 or more); "
         "it does not prove the model unbiased. Benchmarks probe narrow, mostly English and binary "
         "notions of gender; read the method cards and caveats.</p>",
+        verdict_html(data),
         f'<nav class="toc">{toc}{comp_link}<a href="#provenance">provenance</a></nav>',
         '<h2 id="headlines">Headline numbers</h2>', headline_table(data), comparison,
         marks_html(data), extra]

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from genderscope.core.kinds import LM_LOAD
-from genderscope.errors import GenderscopeError
+from genderscope.errors import DataUnavailable, GenderscopeError
 from genderscope.models.memo import stat_key
 from genderscope.reporting.plan_runs import plan_keys, run_plans
 from genderscope.reporting.registry import Card, Context, Headline, select
@@ -208,7 +208,7 @@ class Section:
     measure: Card
     subject: Subject
     status: str
-    """``ok``, ``failed`` or ``not applicable``."""
+    """``ok``, ``failed``, ``not applicable`` or ``needs data`` (:data:`NEEDS_DATA`)."""
     reason: str = ""
     result: Result | None = None
     run_id: str | None = None
@@ -217,6 +217,8 @@ class Section:
     headlines: list[Headline] = field(default_factory=list)
     parts: list[Result] = field(default_factory=list)
     """The Result of each plan, as stored (a card with several plans combines them)."""
+    dataset: str | None = None
+    """The data set it could not fetch (status ``needs data``)."""
 
 
 @dataclass
@@ -325,6 +327,10 @@ def reuse_key(measure: Card, subject: Subject, ctx: Context) -> str | None:
     return None if not keys or None in keys else " ".join(k for k in keys if k)
 
 
+NEEDS_DATA = "needs data"
+"""A section's status when its data set is neither here nor fetchable now (offline)."""
+
+
 def run_one(measure: Card, subject: Subject, ctx: Context, store: Store | None, *,
             reuse: bool = True, command: str = "", record: bool = True) -> Section:
     """Run (or reuse) one measure; never raises for a measure failure. ``record=False``:
@@ -342,6 +348,10 @@ def run_one(measure: Card, subject: Subject, ctx: Context, store: Store | None, 
         headlines = measure.headlines(result)
     except KeyboardInterrupt:
         raise
+    except DataUnavailable as exc:  # offline: said once, by whoever prints the page's end
+        return Section(measure, subject, NEEDS_DATA, f"the {exc.dataset} data set could not be "
+                       "fetched", seconds=round(time.perf_counter() - t0, 2),
+                       dataset=exc.dataset)
     except Exception as exc:  # noqa: BLE001 - a failing measure must not stop the report
         return Section(measure, subject, "failed", one_line(exc),
                        seconds=round(time.perf_counter() - t0, 2))

@@ -32,6 +32,7 @@ from genderscope.cli.common import (
     console,
 )
 from genderscope.errors import GenderscopeError
+from genderscope.text_blocks import plural
 
 REPORT_MAX_NEW_TOKENS = 48
 """The report's chat cards' answer length (``measures.chat_probes_card.DECODING``; kept
@@ -130,8 +131,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             raise GenderscopeError(f"--out {out} already exists; pass --overwrite to "
                                    "replace it")
         from genderscope.api import report
-        from genderscope.reporting.runner import choose_scope
+        from genderscope.reporting.runner import NEEDS_DATA, choose_scope
         from genderscope.reporting.terminal import SCOPE_WORDS, headline_rows, print_rows
+        from genderscope.reporting.verdict import model_line
 
         if header:  # their secrets known before the command line is recorded
             from genderscope.models.endpoint import parse_headers
@@ -142,15 +144,25 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         if progress:
             console.print(f"[dim]{SCOPE_WORDS[scope]}[/dim]")
 
+        planned = {"runs": 0, "started": 0}
+
+        def data_known(check) -> None:
+            planned["runs"] = check.runs
+            console.print(check.line())
+
         def started(m, s) -> None:
+            planned["started"] += 1
             if progress:
-                console.print(f"[dim]{s.label}: {m.name} …[/dim]")
+                of = f"[{planned['started']}/{planned['runs']}] " if planned["runs"] else ""
+                console.print(f"[dim]{of}{s.label}: {m.name} …[/dim]")
 
         def done(sec) -> None:
             if sec.status == "ok":
                 mark = "[green]ok[/green]" + (" (reused)" if sec.reused else "")
             elif sec.status == "failed":
                 mark = f"[red]failed[/red]: {sec.reason}"
+            elif sec.status == NEEDS_DATA:
+                mark = f"[yellow]{NEEDS_DATA}[/yellow]: {sec.reason}"
             else:
                 mark = f"[yellow]not applicable[/yellow]: {sec.reason}"
             console.print(f"{sec.subject.label}: {sec.measure.name} {mark} "
@@ -162,17 +174,28 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                        data=data, seed=seed, device=device, dtype=dtype, store=store_path,
                        overwrite=overwrite,
                        progress=progress, command=command, on_start=started,
-                       on_section=done,
+                       on_section=done, on_data=data_known,
                        base_url=base_url, concurrency=concurrency,
                        timeout=timeout, retries=retries, api_key_env=api_key_env,
                        headers=header or None,
                        **{k: v for k, v in decoding.items() if v is not None})
         print_rows(console, headline_rows(data_),
                    title=f"Headline numbers ({time.perf_counter() - t0:.0f} s)")
+        for subject in data_.subjects:  # the page's verdict, one line per model
+            console.print(f"[bold]{subject.label}[/bold]: {model_line(data_, subject)}")
         console.print(SCOPE_WORDS[scope])
         n_failed = sum(s.status == "failed" for s in data_.sections)
         console.print(f"report written to {out}"
-                      + (f" ([red]{n_failed} measure(s) failed[/red]; see the page)"
+                      + (f" ([red]{plural(n_failed, 'measure')} failed[/red]; see the page)"
                          if n_failed else ""))
+        unfetched = sorted({str(s.dataset) for s in data_.sections if s.status == NEEDS_DATA})
+        if unfetched:  # said once, not once per measure
+            n = sum(s.status == NEEDS_DATA for s in data_.sections)
+            console.print(f"[yellow]{plural(n, 'measure')} could not run: data set(s) "
+                          f"{', '.join(unfetched)} could not be fetched[/yellow]; run "
+                          f"`genderscope data fetch {' '.join(unfetched)}` where their source "
+                          "is reachable, then rerun this command (finished runs are reused)")
         if n_failed:  # the page is written, but scripts should see that something failed
             raise typer.Exit(1)
+        if unfetched:  # complete but for data it could not fetch
+            raise typer.Exit(3)
