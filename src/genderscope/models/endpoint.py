@@ -261,9 +261,7 @@ class OpenAIChat:
         rendered = [json.dumps(m, ensure_ascii=False, sort_keys=True) for m in messages]
         keys = [generation_key(r, dec, k) for r, k in zip(rendered, reps, strict=True)]
 
-        held: dict[str, Any] = {}  # one client (its connections) and one pool for every
-        # chunk of this call: made anew per chunk they cost 13 % of the wall time at
-        # concurrency 16 (benchmarks/bench_endpoint.py); none when the store answers all
+        held: dict[str, Any] = {}  # one client and pool for all chunks (docs/performance.md)
 
         def compute(idx: list[int]) -> list[str]:
             if not held:
