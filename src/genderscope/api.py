@@ -19,12 +19,34 @@ genderscope`` loads neither torch nor transformers.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from genderscope.engine import load_model, open_store, run, run_key  # noqa: F401 - gs.*
+from genderscope import engine
+from genderscope.checks import check_call
+from genderscope.engine import open_store, run_key  # noqa: F401 - gs.*
 from genderscope.errors import GenderscopeError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def checked(fn: F) -> F:
+    """``fn`` with its arguments checked first (:func:`genderscope.checks.check_call`):
+    a bad argument of the public API is one line, a :class:`GenderscopeError` naming the
+    function and the argument, before any work (issue 37)."""
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        check_call(fn, args, kwargs)
+        return fn(*args, **kwargs)
+
+    return call  # type: ignore[return-value]
+
+
+run = checked(engine.run)
+load_model = checked(engine.load_model)
 
 if TYPE_CHECKING:
     from genderscope.results import Result
@@ -37,6 +59,7 @@ def measures() -> list[str]:
     return names()
 
 
+@checked
 def plot(result: Result, path: str | Path | None = None) -> Any:
     """The report figure of ``result``'s measure (a matplotlib Figure), also written to
     ``path`` when given (.png, .svg or .pdf)."""
@@ -53,6 +76,7 @@ def plot(result: Result, path: str | Path | None = None) -> Any:
     return fig
 
 
+@checked
 def compare(before: Result | str | Path, after: Result | str | Path, *,
             store: Store | str | Path | None = None, key: Sequence[str] | None = None,
             value: str | None = None, group_by: Sequence[str] | None = None,
@@ -90,5 +114,8 @@ def compare(before: Result | str | Path, after: Result | str | Path, *,
     return res
 
 
-from genderscope.api_debias import debias  # noqa: E402,F401 - gs.debias
-from genderscope.reporting.build import report  # noqa: E402,F401 - gs.report
+from genderscope.api_debias import debias as _debias  # noqa: E402
+from genderscope.reporting.build import report as _report  # noqa: E402
+
+debias = checked(_debias)
+report = checked(_report)

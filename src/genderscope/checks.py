@@ -5,9 +5,12 @@ raised before any work."""
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from genderscope.errors import GenderscopeError
+from genderscope.errors import ArgumentError, GenderscopeError
 
 SEED_OPTIONS = ("seed", "subset_seed", "sample_seed")
 """Option names that seed a random number generator: whole numbers >= 0."""
@@ -25,8 +28,8 @@ def whole_number(value: Any, name: str, minimum: int | None = None) -> int:
     TypeError naming the option."""
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float) and math.isnan(value):
-            raise TypeError(f"{name} must be a whole number, got nan")
-        raise TypeError(f"{name} must be a whole number (int), got {value!r}")
+            raise ArgumentError(f"{name} must be a whole number, got nan")
+        raise ArgumentError(f"{name} must be a whole number (int), got {value!r}")
     if minimum is not None and value < minimum:
         raise GenderscopeError(f"{flag(name)} must be at least {minimum}, got {value}")
     return value
@@ -56,3 +59,206 @@ def check_debias_options(limit: Any, prob: Any) -> None:
         whole_number(limit, "limit")
     if isinstance(prob, bool) or not isinstance(prob, (int, float)) or not 0 <= prob <= 1:
         raise GenderscopeError(f"--prob must be a number in [0, 1], got {prob!r}")
+
+
+# -- the public API's arguments (issue 37, item 7) ---------------------------------------------
+def _shown(value: Any) -> str:
+    """``value`` for a one-line message: its type and an ASCII repr (a surrogate-escaped
+    name must not make the message itself unprintable), at most 60 characters."""
+    text = ascii(value)
+    return f"{type(value).__name__} {text[:57] + '...' if len(text) > 60 else text}"
+
+
+def path_arg(value: Any, name: str, *, optional: bool = False) -> Path | None:
+    """``value`` as a Path: a str or os.PathLike naming something (not bytes, not empty) in
+    valid UTF-8; a surrogate-escaped name (a file name that is not UTF-8) is refused in one
+    line instead of a ``UnicodeEncodeError`` later."""
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, os.PathLike)):
+        raise ArgumentError(f"{name} must be a path (str or os.PathLike), got {_shown(value)}")
+    text = os.fspath(value)
+    if not isinstance(text, str):
+        raise ArgumentError(f"{name} must be a path given as text, got {_shown(value)}")
+    if not text.strip():
+        raise GenderscopeError(f"{name}: empty path")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise GenderscopeError(f"{name} {text!a}: the name is not valid UTF-8 (it holds "
+                               "surrogate escapes); rename the file") from None
+    return Path(text)
+
+
+def model_arg(value: Any, name: str = "model", *, optional: bool = False) -> Any:
+    """A model: a name, a path (checked as :func:`path_arg`) or an already loaded adapter
+    (any object that is not a number, bytes or a container)."""
+    if value is None and optional:
+        return None
+    if isinstance(value, (str, os.PathLike)):
+        return path_arg(value, name) and value
+    if value is None or isinstance(value, (bool, int, float, bytes, list, tuple, dict, set)):
+        raise ArgumentError(f"{name} must be a model name, a path or a loaded model, got "
+                            f"{_shown(value)}")
+    return value
+
+
+def models_arg(value: Any, name: str) -> list[Any]:
+    """One model or a list of them (each as :func:`model_arg`)."""
+    if isinstance(value, (str, os.PathLike)):
+        return [model_arg(value, name)]
+    if not isinstance(value, (list, tuple)):
+        raise ArgumentError(f"{name} must be a model or a list of models, got "
+                            f"{_shown(value)}")
+    return [model_arg(v, f"{name}[{i}]") for i, v in enumerate(value)]
+
+
+def model_list_arg(value: Any, name: str) -> list[Any]:
+    """A list of models (each as :func:`model_arg`); one name alone is refused."""
+    if not isinstance(value, (list, tuple)):
+        raise ArgumentError(f"{name} must be a list of models, got {_shown(value)}")
+    return [model_arg(v, f"{name}[{i}]") for i, v in enumerate(value)]
+
+
+def result_arg(value: Any, name: str, *, stored: bool = True) -> Any:
+    """A ``Result`` (anything with ``method``, ``summary`` and ``items``), or, when
+    ``stored``, a run id or a folder written with ``out=`` (as :func:`path_arg`)."""
+    if all(hasattr(value, a) for a in ("method", "summary", "items")):
+        return value
+    if stored and isinstance(value, (str, os.PathLike)):
+        return path_arg(value, name)
+    what = "a Result, a run id or a results folder" if stored else "a Result"
+    raise ArgumentError(f"{name} must be {what}, got {_shown(value)}")
+
+
+def paths_arg(value: Any, name: str) -> list[Path]:
+    """A list of paths (each as :func:`path_arg`); one path alone is refused (a str is
+    itself a sequence, of letters)."""
+    if isinstance(value, (str, os.PathLike)) or not isinstance(value, (list, tuple)):
+        raise ArgumentError(f"{name} must be a list of paths, got {_shown(value)}")
+    return [p for i, v in enumerate(value) if (p := path_arg(v, f"{name}[{i}]")) is not None]
+
+
+def flag_arg(value: Any, name: str) -> bool:
+    """True or False, nothing else (``"no"`` is truthy)."""
+    if not isinstance(value, bool):
+        raise ArgumentError(f"{name} must be True or False, got {_shown(value)}")
+    return value
+
+
+def text_arg(value: Any, name: str, *, optional: bool = False) -> str | None:
+    """A string (None when ``optional``)."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise ArgumentError(f"{name} must be a string, got {_shown(value)}")
+    return value
+
+
+def texts_arg(value: Any, name: str, *, optional: bool = False) -> list[str] | None:
+    """A list of strings (None when ``optional``)."""
+    if value is None and optional:
+        return None
+    if isinstance(value, str) or not isinstance(value, (list, tuple)) or \
+            not all(isinstance(v, str) for v in value):
+        raise ArgumentError(f"{name} must be a list of strings, got {_shown(value)}")
+    return list(value)
+
+
+def store_arg(value: Any, name: str = "store") -> Any:
+    """None (the default store), an open ``Store`` or a path to one."""
+    if value is None or (hasattr(value, "record_run") and hasattr(value, "path")):
+        return value
+    return path_arg(value, name)
+
+
+def number_arg(value: Any, name: str) -> float:
+    """A real number (not a bool); its range is the called function's to check (its own
+    message names the option)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ArgumentError(f"{name} must be a number, got {_shown(value)}")
+    return float(value)
+
+
+def _optional(check: Callable[..., Any]) -> Callable[[Any, str], Any]:
+    return lambda value, name: None if value is None else check(value, name)
+
+
+ARGUMENTS: dict[str, Callable[[Any, str], Any]] = {
+    "model": lambda v, n: model_arg(v, n, optional=True),
+    "models": models_arg,
+    "vectors": lambda v, n: model_list_arg(v, n),
+    "encoders": lambda v, n: model_list_arg(v, n),
+    "classifiers": lambda v, n: model_list_arg(v, n),
+    "before": lambda v, n: result_arg(v, n),
+    "after": lambda v, n: result_arg(v, n),
+    "result": lambda v, n: result_arg(v, n, stored=False),
+    "out": _optional(path_arg),
+    "path": _optional(path_arg),
+    "texts": _optional(path_arg),
+    "data": _optional(path_arg),
+    "corpus": lambda v, n: path_arg(v, n),
+    "pairs": paths_arg,
+    "store": store_arg,
+    "measure": lambda v, n: text_arg(v, n),
+    "measures": lambda v, n: texts_arg(v, n, optional=True),
+    "key": lambda v, n: texts_arg(v, n, optional=True),
+    "group_by": lambda v, n: texts_arg(v, n, optional=True),
+    "value": lambda v, n: text_arg(v, n, optional=True),
+    "p_adjust": lambda v, n: text_arg(v, n),
+    "command": lambda v, n: text_arg(v, n, optional=True),
+    "kind": lambda v, n: text_arg(v, n),
+    "dtype": lambda v, n: text_arg(v, n, optional=True),
+    "device": lambda v, n: text_arg(v, n, optional=True),
+    "start_token": lambda v, n: text_arg(v, n),
+    "lang": lambda v, n: text_arg(v, n),
+    "mode": lambda v, n: text_arg(v, n),
+    "unit": lambda v, n: text_arg(v, n),
+    "language": lambda v, n: text_arg(v, n),
+    "base_url": lambda v, n: text_arg(v, n, optional=True),
+    "api_key_env": lambda v, n: text_arg(v, n, optional=True),
+    **{flag_name: flag_arg for flag_name in ("save", "progress", "reuse", "record", "quick",
+                                             "overwrite", "names")},
+    "full": _optional(flag_arg),
+    "seed": lambda v, n: whole_number(v, n, 0),
+    "resamples": lambda v, n: whole_number(v, n, 1),
+    "batch_size": lambda v, n: whole_number(v, n, 1),
+    "epochs": lambda v, n: whole_number(v, n, 1),
+    "max_length": lambda v, n: whole_number(v, n, 1),
+    "save_every": lambda v, n: whole_number(v, n, 1),
+    "limit": _optional(lambda v, n: whole_number(v, n, 1)),
+    "max_steps": _optional(lambda v, n: whole_number(v, n, 1)),
+    "concurrency": _optional(lambda v, n: whole_number(v, n, 1)),
+    "retries": _optional(lambda v, n: whole_number(v, n, 0)),
+    "timeout": _optional(number_arg),
+    "lr": number_arg,
+    "prob": number_arg,
+}
+"""How the public API checks an argument, by its name (the same name means the same thing
+in every function). Declared measure options are checked by the engine instead."""
+
+
+def check_call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
+               where: str | None = None) -> None:
+    """Check every argument given to the public function ``fn`` whose name
+    :data:`ARGUMENTS` knows (its own parameters only, not ``**options``), before any
+    work: a wrong type is one-line :class:`ArgumentError`, a bad value a
+    :class:`GenderscopeError`, both naming ``gs.<function>`` and the argument."""
+    import inspect
+
+    sig = inspect.signature(fn)
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError as exc:  # a missing or unknown argument: Python's words, one line
+        raise ArgumentError(f"gs.{where or fn.__name__}: {exc}") from None
+    label = where or fn.__name__
+    for name, value in bound.arguments.items():
+        param = sig.parameters[name]
+        if param.kind in (param.VAR_KEYWORD, param.VAR_POSITIONAL):
+            continue
+        check = ARGUMENTS.get(name)
+        if check is not None:
+            try:
+                check(value, name)
+            except ArgumentError as exc:  # a value error names its option already
+                raise ArgumentError(f"gs.{label}: {exc}") from None

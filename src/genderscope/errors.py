@@ -56,6 +56,12 @@ class GenderscopeError(Exception):
         return redact(super().__str__())
 
 
+class ArgumentError(GenderscopeError, TypeError):
+    """An argument of a public function (or a declared option) of the wrong type: one line
+    naming it and what it must be. A :class:`GenderscopeError` like every bad input, and a
+    ``TypeError`` as Python's own type errors are."""
+
+
 class DataError(GenderscopeError):
     """A data file is missing, malformed or inconsistent."""
 

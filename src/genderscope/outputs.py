@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from genderscope.errors import GenderscopeError
+from genderscope.errors import ArgumentError, GenderscopeError
 
 MARKER = ".genderscope-output"
 """File genderscope writes into each output folder it fills: JSON naming the files it
@@ -42,7 +42,7 @@ def _nearest_existing(path: Path) -> Path:
 
 def _as_path(path: Any, option: str) -> Path:
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"{option} must be a path (str or os.PathLike), got "
+        raise ArgumentError(f"{option} must be a path (str or os.PathLike), got "
                         f"{type(path).__name__}")
     p = Path(path)
     if not str(p).strip():
@@ -87,16 +87,72 @@ def check_not_unsafe(path: PathLike, option: str, inputs: Iterable[Any] = ()) ->
     return p
 
 
-def input_paths(model: Any, options: dict[str, Any]) -> list[Any]:
-    """The paths a call reads (the model spec, existing data files named by options),
-    which no output may be or hold."""
-    found = [model] if isinstance(model, (str, os.PathLike)) else []
-    for value in options.values():
-        if isinstance(value, (str, os.PathLike)) and str(value) and Path(value).exists():
-            found.append(value)
-        elif isinstance(value, (list, tuple)):
-            found += [v for v in value if isinstance(v, (str, os.PathLike)) and str(v)]
+STORE_ENV = "GENDERSCOPE_STORE"
+"""The store's environment variable (as ``genderscope.store.schema.ENV_VAR``; this layer
+sits below the store, so it reads the variable itself)."""
+
+
+def store_location(store: Any = None) -> Path:
+    """Where a command's results store is: a ``Store``'s ``path``, a given path, else
+    ``$GENDERSCOPE_STORE`` or ``~/.cache/genderscope/store.sqlite`` (as
+    ``genderscope.store.default_store_path``)."""
+    given = getattr(store, "path", store)
+    if isinstance(given, (str, os.PathLike)) and str(given):
+        return Path(given)
+    env = os.environ.get(STORE_ENV)
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / ".cache" / "genderscope" / "store.sqlite"
+
+
+def _spec_paths(spec: str | os.PathLike[str]) -> list[str | os.PathLike[str]]:
+    """The files a model SPEC names: the spec itself (a folder, a vector or GGUF file), or
+    the file of a classifier SPEC ``file.py:name`` / ``model.joblib`` (never a Hub id or an
+    ``openai:`` endpoint, which name no local file)."""
+    text = os.fspath(spec)
+    found: list[str | os.PathLike[str]] = [spec]
+    if ":" in text and not os.path.lexists(text):
+        head = text.rsplit(":", 1)[0]
+        if head and os.path.lexists(head):
+            found.append(head)
     return found
+
+
+def command_inputs(*, models: Iterable[Any] = (), options: Mapping[str, Any] | None = None,
+                   paths: Iterable[Any] = (), store: Any = None,
+                   uses_store: bool = True) -> list[str | os.PathLike[str]]:
+    """Everything a command reads, which no output may be or hold (issue 37), whatever
+    ``--overwrite`` says: each model, vector file, encoder and classifier named in
+    ``models`` (a classifier SPEC's file too), every existing path among ``options``'
+    values (data files, ``--texts``, ``--corpus``, ``--query``, test files; lists
+    included), the further ``paths`` (a sweep file, compared result folders), and the
+    results store (``store``, else ``$GENDERSCOPE_STORE`` or the default) when the
+    command ``uses_store``. Objects that are not paths (loaded adapters) are skipped."""
+    found: list[str | os.PathLike[str]] = []
+
+    def add(value: Any) -> None:
+        if isinstance(value, (str, os.PathLike)) and str(value):
+            found.extend(_spec_paths(value))
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            for v in value:
+                add(v)
+
+    for model in models:
+        add(model)
+    for value in (options or {}).values():
+        add(value)
+    for value in paths:
+        add(value)
+    if uses_store:
+        found.append(store_location(store))
+    return [p for p in found if _exists(p)]
+
+
+def _exists(path: Any) -> bool:
+    try:
+        return os.path.lexists(path)
+    except (OSError, ValueError):  # a name with a NUL byte, or not encodable
+        return False
 
 
 def check_output_file(path: PathLike, option: str, *, overwrite: bool = True,

@@ -164,5 +164,8 @@ def test_result_save_onto_a_file_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_report_out_of_the_wrong_type_is_a_type_error() -> None:
-    with pytest.raises(TypeError, match="--out must be a path"):
+    """A GenderscopeError naming the function and the argument (issue 37), and still a
+    TypeError."""
+    with pytest.raises(GenderscopeError, match="gs.report: out must be a path") as info:
         gs.report(vectors=["v.txt"], out=123)  # type: ignore[arg-type]
+    assert isinstance(info.value, TypeError)

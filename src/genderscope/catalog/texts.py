@@ -285,12 +285,14 @@ def bias_amplification(
     from genderscope.datasets import captions as cap
     from genderscope.measures import amplification as amp
     from genderscope.measures.amplification import plot_amplification
-    from genderscope.outputs import check_output_file
+    from genderscope.outputs import check_output_file, command_inputs
     from genderscope.results import file_sha256
 
     _check_min("--min-count", min_count, 1)
     if plot is not None:
-        check_output_file(plot, "--plot", suffixes=(".png", ".svg", ".pdf"))
+        check_output_file(plot, "--plot", suffixes=(".png", ".svg", ".pdf"),
+                          inputs=command_inputs(paths=[train, generated, objects, gender_words,
+                                                       ratios]))
     if train is None and generated is None and ratios is None:
         return amp_opts.model_plan(
             data=data, vocabulary=vocabulary, templates=templates, samples=samples,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from genderscope.errors import GenderscopeError
+from genderscope.errors import ArgumentError, GenderscopeError
 
 TYPES = ("int", "float", "str", "bool", "path", "strs", "any")
 """``strs``: a sequence of strings (a comma-separated string is split); ``any``: an object
@@ -71,29 +71,29 @@ class Option:
         if self.type == "int":
             if isinstance(value, bool) or not isinstance(value, int):
                 if isinstance(value, float) and math.isnan(value):
-                    raise TypeError(f"{self.name} must be a whole number, got nan")
-                raise TypeError(f"{self.name} must be a whole number (int), got {value!r}")
+                    raise ArgumentError(f"{self.name} must be a whole number, got nan")
+                raise ArgumentError(f"{self.name} must be a whole number (int), got {value!r}")
         elif self.type == "float":
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise TypeError(f"{self.name} must be a number, got {value!r}")
+                raise ArgumentError(f"{self.name} must be a number, got {value!r}")
             if math.isnan(value):
                 raise GenderscopeError(f"{self.flag} must be a number, got nan")
             if math.isinf(value) and value not in (self.min, self.max):  # unless declared
                 raise GenderscopeError(f"{self.flag} must be a finite number, got {value}")
         elif self.type == "bool":
             if not isinstance(value, bool):
-                raise TypeError(f"{self.name} must be True or False, got {value!r}")
+                raise ArgumentError(f"{self.name} must be True or False, got {value!r}")
         elif self.type == "str":
             if not isinstance(value, str):
-                raise TypeError(f"{self.name} must be a string, got {value!r}")
+                raise ArgumentError(f"{self.name} must be a string, got {value!r}")
         elif self.type == "path":
             if not isinstance(value, (str, Path)):
-                raise TypeError(f"{self.name} must be a path, got {value!r}")
+                raise ArgumentError(f"{self.name} must be a path, got {value!r}")
         elif self.type == "strs":
             if isinstance(value, str):
                 value = [w.strip() for w in value.split(",")]
             if not isinstance(value, Iterable) or not all(isinstance(w, str) for w in value):
-                raise TypeError(f"{self.name} must be a list of strings, got {value!r}")
+                raise ArgumentError(f"{self.name} must be a list of strings, got {value!r}")
         if self.choices is not None and value not in self.choices:
             raise GenderscopeError(f"{self.flag} must be one of "
                                    f"{', '.join(map(str, self.choices))}, got {value!r}")

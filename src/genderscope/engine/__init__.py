@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from genderscope.core import kinds
 from genderscope.errors import GenderscopeError
+from genderscope.progress import honours_progress_argument
 
 if TYPE_CHECKING:
     from genderscope.core.declaration import Plan
@@ -145,6 +146,7 @@ def _call_text(measure: str, model: Any, options: dict[str, Any]) -> str:
     return f"genderscope.run({', '.join(args)})"
 
 
+@honours_progress_argument
 def run(measure: str, model: Any = None, *, store: Store | str | Path | None = None,
         out: str | Path | None = None, save: bool = False, progress: bool = False,
         kind: str = "auto",
@@ -181,6 +183,8 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
     client = dict(concurrency=concurrency, timeout=timeout, retries=retries,
                   api_key_env=api_key_env, headers=headers)
     _client_settings(model, **client)  # before any work
+    if out is not None:  # before the plan reads a file: never an input, never unsafe
+        _check_out(out, model, options, store)
     plan, accepted = plan_of(measure, {**options, "progress": progress})
     if model is None and plan.needs != "none":
         raise GenderscopeError(f"{measure}: give a model (model=...)")
@@ -195,11 +199,7 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
                       "is the reference", UserWarning, stacklevel=2)
     if out is None and save:
         out = Path("genderscope-results") / plan.method
-    if out is not None:
-        from genderscope.outputs import check_output_folder, input_paths
-
-        check_output_folder(out, inputs=input_paths(model, options),
-                            files=("summary.json", "items.csv"))  # before any work
+        _check_out(out, model, options, store)
     st, owned = open_store(store)
     plan.store = st
     try:
@@ -255,6 +255,16 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
         if owned:
             st.close()
     return result
+
+
+def _check_out(out: Any, model: Any, options: dict[str, Any], store: Any) -> None:
+    """Refuse, before any work, an ``out`` folder that is unsafe or is or holds anything
+    the run reads (:func:`genderscope.outputs.command_inputs`)."""
+    from genderscope.outputs import check_output_folder, command_inputs
+
+    check_output_folder(out, inputs=command_inputs(models=[model], options=options,
+                                                   store=store),
+                        files=("summary.json", "items.csv"))
 
 
 def _save(result: Result, plan: Any, out: Path) -> None:

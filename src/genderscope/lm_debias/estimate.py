@@ -75,6 +75,12 @@ def debias_lm(technique: str, model: str | Path, out: str | Path, *, corpus: str
                                            and 0 < epsilon <= 1):  # before --overwrite clears
         raise GenderscopeError(f"--decay-constant must be a finite number >= 0 and --epsilon "
                                f"in (0, 1], got {decay_constant} and {epsilon}")
+    from genderscope.checks import whole_number
+    from genderscope.outputs import check_not_unsafe, command_inputs
+
+    whole_number(seed, "seed", 0)  # numpy's own error for -1 would be a traceback
+    check_not_unsafe(out, "--out", command_inputs(  # never an input, --overwrite or not
+        models=[model], paths=[corpus, words], uses_store=False))
     prepare(out, technique, overwrite)
     t0 = time.perf_counter()
     manifest: dict[str, Any] = {"what": WHAT, "technique": technique}

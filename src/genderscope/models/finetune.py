@@ -41,7 +41,7 @@ import numpy as np
 import torch
 
 from genderscope.core.kinds import LM
-from genderscope.errors import GenderscopeError, ModelLoadError
+from genderscope.errors import ArgumentError, GenderscopeError, ModelLoadError
 from genderscope.models.checkpoint import (
     CHECKPOINTS,
     check_same_run,
@@ -81,10 +81,10 @@ class FinetuneConfig:
         for name in ("epochs", "batch_size", "seed", "max_length", "warmup_steps",
                      "save_every"):
             if not _is_int(getattr(self, name)):
-                raise TypeError(f"{name} must be an integer, got "
+                raise ArgumentError(f"{name} must be an integer, got "
                                 f"{getattr(self, name)!r}")
         if self.max_steps is not None and not _is_int(self.max_steps):
-            raise TypeError(f"max_steps must be an integer, got {self.max_steps!r}")
+            raise ArgumentError(f"max_steps must be an integer, got {self.max_steps!r}")
         for name in ("lr", "mlm_probability", "weight_decay", "adam_epsilon", "grad_clip"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) \

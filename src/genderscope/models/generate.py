@@ -116,6 +116,29 @@ def extra_body_of(value: Mapping[str, Any] | str | None) -> dict[str, Any] | Non
     return plain or None
 
 
+CHARS_PER_TOKEN = 64
+"""The longest answer kept, in characters per allowed new token (no tokenizer's tokens
+are longer in practice). An answer beyond ``max_new_tokens * CHARS_PER_TOKEN``
+characters (a server that ignores ``max_tokens``, or a store written before the cap) is
+cut there before it is stored or read, so an oversized answer can neither fill the store
+nor stall the answer detection."""
+
+
+def max_answer_chars(decoding: Decoding) -> int:
+    """The most characters an answer under ``decoding`` may hold (see
+    :data:`CHARS_PER_TOKEN`)."""
+    return int(decoding.max_new_tokens) * CHARS_PER_TOKEN
+
+
+def check_new_tokens(decoding: Decoding, context: int | None, source: str) -> None:
+    """Refuse, in one line, ``max_new_tokens`` above the model's context (its positions):
+    no answer can be that long, and asking for it only makes the run hang."""
+    n = int(decoding.max_new_tokens)
+    if context is not None and n > context:
+        raise GenderscopeError(f"--max-new-tokens {n} is more than the context of {source} "
+                               f"({context} tokens); give at most {context}")
+
+
 def local_decoding(decoding: Decoding, what: str = "a local model") -> None:
     """Refuse, in one line, what ``what`` cannot do: an ``extra_body`` (there is no
     request body)."""
@@ -153,19 +176,24 @@ def cut_at_stop(text: str, stop: Sequence[str]) -> str:
 
 def cached_generations(store: Store | None, fingerprint: str, keys: Sequence[str],
                        compute: Callable[[list[int]], list[str]], *, progress: bool,
-                       label: str, chunk: int, sizes: Sequence[int] | None = None
-                       ) -> list[str]:
+                       label: str, chunk: int, sizes: Sequence[int] | None = None,
+                       max_chars: int | None = None) -> list[str]:
     """Answers for ``keys``: from the store, else ``compute(indices)`` (indices into
     ``keys``, each distinct key once), run ``chunk`` at a time; each chunk's answers are
     written in one transaction once all of them are there (a failed chunk records
     nothing). ``sizes`` (e.g. the rendered prompts' lengths): the missing prompts are
     chunked shortest first, so that a chunk's batches hold prompts of like length (less
-    left padding than sorting within each chunk only)."""
+    left padding than sorting within each chunk only). ``max_chars``: answers are cut to
+    this many characters, those computed before they are stored and those read from the
+    store (:data:`CHARS_PER_TOKEN`)."""
     from genderscope.progress import progress_bar
+
+    def cut(text: str) -> str:
+        return text if max_chars is None or len(text) <= max_chars else text[:max_chars]
 
     found: dict[str, str] = {}
     if store is not None:
-        found = {k: json.loads(v)["text"] for k, v in store.get_texts(
+        found = {k: cut(_stored_text(v)) for k, v in store.get_texts(
             fingerprint, NAMESPACE, list(dict.fromkeys(keys))).items()}
     first: dict[str, int] = {}
     for i, k in enumerate(keys):
@@ -182,13 +210,23 @@ def cached_generations(store: Store | None, fingerprint: str, keys: Sequence[str
                 if len(answers) != len(part) or not all(isinstance(a, str) for a in answers):
                     raise GenderscopeError(f"{label}: the model gave {len(answers)} answers "
                                            f"for {len(part)} prompts")
-                fresh = {keys[i]: a for i, a in zip(part, answers, strict=True)}
+                fresh = {keys[i]: cut(a) for i, a in zip(part, answers, strict=True)}
                 if store is not None:
                     store.put_texts(fingerprint, NAMESPACE, {
                         k: json.dumps({"text": a}, ensure_ascii=False) for k, a in fresh.items()})
                 found.update(fresh)
                 advance(len(part))
     return [found[k] for k in keys]
+
+
+def _stored_text(value: str) -> str:
+    """The answer text of a stored generation; a damaged record reads as an empty
+    (undetected) answer instead of stopping the run."""
+    try:
+        text = json.loads(value)["text"]
+    except (ValueError, TypeError, KeyError):
+        return ""
+    return text if isinstance(text, str) else ""
 
 
 # -- local models (torch) ----------------------------------------------------------------
@@ -213,6 +251,11 @@ def generate_local(model: Any, tokenizer: Any, device: Any, rendered: Sequence[s
     from transformers import GenerationConfig
 
     local_decoding(decoding)
+    from genderscope.models.engine import max_positions
+
+    check_new_tokens(decoding, max_positions(getattr(model, "config", None)),
+                     str(getattr(getattr(model, "config", None), "_name_or_path", "") or
+                         "the model"))
     ids = [tokenizer(t, add_special_tokens=False)["input_ids"] for t in rendered]
     eos = _eos_ids(model, tokenizer)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos[0]

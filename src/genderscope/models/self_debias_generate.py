@@ -26,6 +26,7 @@ from genderscope.models.generate import (
     Decoding,
     _eos_ids,
     _until_eos,
+    check_new_tokens,
     cut_at_stop,
     local_decoding,
 )
@@ -81,6 +82,10 @@ def generate_self_debiased(model: Any, tokenizer: Any, device: Any, rendered: Se
     if decoding.repeat_penalty is not None:
         raise GenderscopeError("--repeat-penalty: Self-Debias generation decodes by itself "
                                "and applies no repetition penalty; drop the option")
+    from genderscope.models.engine import max_positions
+
+    check_new_tokens(decoding, max_positions(getattr(model, "config", None)),
+                     "the Self-Debias model")
     ids = [list(tokenizer(t, add_special_tokens=False)["input_ids"]) for t in rendered]
     eos = _eos_ids(model, tokenizer)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos[0]

@@ -20,6 +20,7 @@ Ray is imported only here (``pip install "genderscope[ray]"``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import time
@@ -91,10 +92,14 @@ def start_ray(address: str | None, num_cpus: int | None = None) -> bool:
             if "RAY_AUTH_MODE" not in os.environ:
                 _use_fresh_token()
             ray.init(num_cpus=num_cpus, _node_ip_address="127.0.0.1", **kwargs)
-    except (ConnectionError, ValueError, RuntimeError) as exc:
+    except Exception as exc:  # noqa: BLE001 - any start failure (Ray raises a bare
+        # Exception("The current node timed out during startup") on a busy machine)
         forget_ray_token()
+        with contextlib.suppress(Exception):  # a half-started instance is not left behind
+            ray.shutdown()
         where = f"the Ray cluster at {address}" if address else "a local Ray instance"
-        raise GenderscopeError(f"cannot start {where}: {one_line(exc)}") from None
+        reason = one_line(exc) or type(exc).__name__
+        raise GenderscopeError(f"cannot start {where}: {reason}") from None
     return True
 
 

@@ -143,14 +143,18 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         elif not (run_a and run_b):
             raise GenderscopeError("compare: give RUN_A and RUN_B (or --before, --after, "
                                    "--measure)")
+        from genderscope.outputs import command_inputs
+
+        inputs = command_inputs(paths=[run_a, run_b], store=store)
         if out is not None:
-            check_output_folder(out)
+            check_output_folder(out, inputs=inputs)
         open_store(store).close()  # a bad store is refused before the work
         before, after = _load(run_a, store), _load(run_b, store)
         res = compare_results(before, after, key=key or None, value=value,
                               group_by=group_by or None, resamples=n_resamples, seed=seed,
                               p_adjust=p_adjust, record=False)  # recorded once saved
         folder = default_out(res.method, out)
+        check_output_folder(folder, inputs=inputs)
         save_with_figures(res, folder, {folder / "change": lambda p: plot_change(res, p)}
                           if plot else {})
         st = open_store(store)

@@ -19,6 +19,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
+from genderscope.checks import whole_number
 from genderscope.cli.commands.debias import debias_app
 from genderscope.cli.commands.embeddings import (
     FORMAT_OPTION,
@@ -74,6 +75,7 @@ def _debias(method: str, vectors: str, fmt: str, vocab: Path | None, out: Path,
     from genderscope.models.vectors import load_vectors
     from genderscope.outputs import (
         check_output_folder,
+        command_inputs,
         mark_folder,
         new_folder_beside,
         write_text,
@@ -81,7 +83,9 @@ def _debias(method: str, vectors: str, fmt: str, vocab: Path | None, out: Path,
     from genderscope.vector_debias import load_lists, write_word2vec_binary
 
     files = ("vectors.bin", "debias.json")
-    check_output_folder(out, inputs=[vectors], files=files)
+    check_output_folder(out, inputs=command_inputs(
+        models=[vectors], paths=[vocab, definitional, equalize, gender_specific, tests_dir,
+                                 *test], store=store_path), files=files)
     lists = load_lists(definitional=definitional, equalize=equalize,
                        gender_specific=gender_specific)
     tests = _expand(test, tests_dir) if evaluate_ else []
@@ -167,8 +171,12 @@ def _print(record: dict[str, Any], out: Path) -> None:
 
 def _check_options(method: str, options: dict[str, Any]) -> None:
     """Options refused before any vectors load."""
+    import math
+
     from genderscope.errors import DataError
 
+    if method == "hsr" and not (math.isfinite(options["alpha"]) and options["alpha"] > 0):
+        raise DataError(f"--alpha must be a positive finite number, got {options['alpha']}")
     if method == "double-hard" and options["n_words"] < 1:
         raise DataError("--n-words must be at least 1 for double-hard")
     if method == "ran":
@@ -232,6 +240,7 @@ def _command(method: str) -> Any:
             "ran": {"variant": variant, "progress": progress,
                     "n_words": DEFAULT_RAN_WORDS if n_words is None else n_words},
         }.get(method, {})
+        whole_number(seed, "seed", 0)  # KMeans' own error for -1 would be a traceback
         _check_options(method, options)
         if target is not None or ignore is not None:  # read (and refused) before the vectors
             from genderscope.vector_debias.lists import read_word_list

@@ -247,12 +247,14 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         """WEAT (Caliskan et al. 2017) on static word vectors."""
         from genderscope.cli.common import run_measure as run
         from genderscope.models.vectors import load_vectors
+        from genderscope.outputs import command_inputs
 
         tests = _expand(test, tests_dir)
         phrases = options.get("phrases", "skip")
         if phrases not in ("skip", "mean"):
             raise GenderscopeError(f"--phrases must be one of skip, mean, got {phrases!r}")
-        _check_before_work("weat", out, options.get("seed", 0), tests, [vectors, vocab])
+        _check_before_work("weat", out, options.get("seed", 0), tests, command_inputs(
+            models=[vectors], paths=[vocab, tests_dir, *test], store=store_path))
         store = open_store(store_path)
         try:  # with the store's memo, a stored run's rerun never parses the vectors
             vecs = load_vectors(vectors, fmt=fmt, vocab=vocab, store=store)
@@ -290,13 +292,15 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         encoder, or of a language model with --model)."""
         from genderscope.cli.common import run_measure as run
         from genderscope.models.encoder import SentenceEncoder
+        from genderscope.outputs import command_inputs
 
         if encoder is not None and model is not None:
             raise GenderscopeError("give --encoder or --model, not both")
         if kind not in ("auto", "masked", "causal"):
             raise GenderscopeError(f"--kind must be auto, masked or causal, got {kind!r}")
         tests = _expand(test, tests_dir)
-        _check_before_work("seat", out, options.get("seed", 0), tests, [model or encoder])
+        _check_before_work("seat", out, options.get("seed", 0), tests, command_inputs(
+            models=[model or encoder], paths=[tests_dir, *test], store=store_path))
         store = open_store(store_path)
         try:
             if model is not None:

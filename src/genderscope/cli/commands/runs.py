@@ -211,10 +211,11 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                                   help="Replace an existing --out file.")
                    ) -> None:
         """Write runs or their item tables to CSV, Parquet or JSON."""
-        from genderscope.outputs import check_output_file
+        from genderscope.outputs import check_output_file, command_inputs
 
         kind = _format(out, fmt)
-        check_output_file(out, "--out", overwrite=overwrite)
+        inputs = command_inputs(store=store_path)
+        check_output_file(out, "--out", overwrite=overwrite, inputs=inputs)
         if what not in ("runs", "headlines", "items"):
             raise GenderscopeError(f"--what must be runs, headlines or items, got {what!r}")
         store = open_store(store_path, readonly=True)
@@ -258,6 +259,6 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                                               force_ascii=False, indent=1),
                                                   encoding="utf-8")}
         # checked again, then a fresh sibling renamed into place (never through a link)
-        check_output_file(out, "--out", overwrite=overwrite)
+        check_output_file(out, "--out", overwrite=overwrite, inputs=inputs)
         write_file(out, writers.get(kind, writers["json"]))
         console.print(f"exported {plural(len(df), 'row')} to {out} ({kind})")
