@@ -31,7 +31,8 @@ from genderscope.reporting.entry import (  # noqa: F401 - re-exported for caller
 )
 
 BUILTIN_CARDS = ("crows_pairs_card", "stereoset_card", "winobias_card", "abc_card",
-                 "bec_pro_card", "lpbs_card", "probe_card", "perplexity_card", "weat_card",
+                 "bec_pro_card", "lpbs_card", "probe_card", "perplexity_card", "downstream_card",
+                 "weat_card",
                  "wefe_metrics_card",
                  "counterfactual_card", "attack_card", "amplification_card",
                  "chat_probes_card", "gest_card")
