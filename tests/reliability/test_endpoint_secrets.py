@@ -287,6 +287,35 @@ def test_report_writes_and_prints_no_secret(tmp_path: Path, monkeypatch: pytest.
     assert_nowhere(tmp_path, res.output, page)
 
 
+def test_sweep_writes_no_secret(tmp_path: Path) -> None:
+    """A sweep file's endpoint model with credentials in its URL and a key header: the
+    jobs run, and neither the store nor the sweep's page holds a secret."""
+    from genderscope.store import Store
+    from genderscope.sweep.driver import run_sequential
+    from genderscope.sweep.report import write_report
+    from genderscope.sweep.spec import load_file
+
+    with servers("ok") as (srv, _):
+        f = tmp_path / "sweep.yaml"
+        f.write_text(f"models:\n  - {{model: 'openai:tiny', base_url: '{srv.url(True)}',\n"
+                     f"     headers: ['X-Api-Key:{KEY}']}}\n"
+                     f"measures: [direct]\nsettings: {{quick: true, data: {DATA.parent}}}\n",
+                     encoding="utf-8")
+        spec = load_file(f)
+        store = Store(tmp_path / "s.sqlite")
+        try:
+            run = run_sequential(spec, store, command=f"genderscope sweep {f}")
+            page, _ = write_report(spec, run, store, tmp_path / "sweep.html",
+                                   f"genderscope sweep {f}")
+        finally:
+            store.close()
+        assert srv.requests > 0
+    assert run.statuses[("openai:tiny", "direct")].status == "done"
+    assert 'id="genderbench-marks"' in page.read_text(encoding="utf-8")
+    f.unlink()  # the one file that holds them: the user's own sweep file
+    assert_nowhere(tmp_path, page.read_text(encoding="utf-8"))
+
+
 def test_identity_is_the_url_without_userinfo(tmp_path: Path) -> None:
     """A run made without credentials is reused by the same call with them: the reuse key
     holds the URL without userinfo, exactly what it held before credentials were
