@@ -182,6 +182,14 @@ def test_scope_sizes() -> None:
     assert full_reps["jobs-lum"] == 5 and full_reps["bbq"] == 1
 
 
+def test_scope_sets_the_answer_length_unless_given() -> None:
+    from genderscope.core.registry import get
+
+    plan = get("genderbench").plan
+    assert plan(scope="quick", data=DATA).inputs[1]["max_new_tokens"] == 48
+    assert plan(scope="quick", data=DATA, max_new_tokens=7).inputs[1]["max_new_tokens"] == 7
+
+
 def test_bad_scope_is_one_line_and_exit_2(tmp_path: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(GenderscopeError, match="scope"):
         gs.run("genderbench", Replay(), scope="tiny", store=tmp_path / "s.sqlite")

@@ -3,7 +3,8 @@
 run, by ``scope`` (see :mod:`genderscope.measures.genderbench.suite`).
 
 Its options are the probes' (:mod:`genderscope.catalog.chat`) less what a scope fixes
-(``limit``, ``repetitions``, ``reorderings``), plus ``scope`` and ``gest_data``.
+(``limit``, ``repetitions``, ``reorderings``), plus ``scope`` and ``gest_data``;
+``max_new_tokens`` defaults by scope (:data:`SCOPE_TOKENS`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from genderscope.catalog._common import Plan, _check_min
+from genderscope.catalog._common import Plan, _check_choice, _check_min
 from genderscope.catalog.chat import _decoding, _options
 from genderscope.core.declaration import Declaration, declaration
 from genderscope.core.options import Option, options
@@ -30,8 +31,14 @@ OPTIONS = options(
     Option("gest_data", None, "Folder or file of the GEST sentences (gest.csv) for Gest and "
            "GestCreative [default: the gest data set when fetched; without it those two "
            "probes are not run].", type="path", key=False),
-    *_SHARED[2:],
+    *[o.but(default=None, help="Most tokens generated per answer [default: 300 with "
+            "--scope full; 48, the report's, with cpu and quick].")
+      if o.name == "max_new_tokens" else o for o in _SHARED[2:]],
 )
+
+SCOPE_TOKENS = {"full": 300, "cpu": 48, "quick": 48}
+"""The default ``max_new_tokens`` of each scope (cpu and quick: the report's chat
+decoding, ``measures/chat_probes_card.DECODING``)."""
 
 
 def _plan(**given: Any) -> Plan:
@@ -39,7 +46,10 @@ def _plan(**given: Any) -> Plan:
 
     o = {**OPTIONS.defaults(), **given}
     _check_min("--resamples", o["resamples"], 100)
-    decoding = _decoding(o["max_new_tokens"], o["temperature"], o["top_p"], o["sample_seed"],
+    _check_choice("--scope", o["scope"], tuple(SCOPE_TOKENS))
+    tokens = o["max_new_tokens"] if o["max_new_tokens"] is not None else \
+        SCOPE_TOKENS[o["scope"]]
+    decoding = _decoding(tokens, o["temperature"], o["top_p"], o["sample_seed"],
                          o["repeat_penalty"], o["extra_body"])
     specs, not_run = build_suite(
         o["scope"], data=Path(o["data"]) if o["data"] is not None else None,
@@ -66,8 +76,9 @@ GENDERBENCH: Declaration = declaration(
     doc="""GenderBench 1.1.0's whole suite: the 14 probes of its DefaultHarness in one run,
     with GenderBench's marks (A-D) per metric.
 
-    --scope full runs DefaultHarness's sample sizes and repetitions; cpu and quick the
-    report's seeded subsets (one repetition). One result: every probe's metrics with
+    --scope full runs DefaultHarness's sample sizes and repetitions (300 new tokens); cpu
+    and quick the report's seeded subsets and decoding (one repetition, 48 new tokens).
+    Gest and GestCreative need gest.csv (--gest-data). One result: every probe's metrics with
     cluster bootstrap CIs, the mark GenderBench's harness gives on the same answers
     beside genderscope's own, every paired test with Holm over the suite. Every answer is
     cached, so a rerun generates nothing and an interrupted run resumes.""")

@@ -9,7 +9,8 @@ HiringAn 20,000 and RelationshipLevy 3,000 sampled items; repetitions BusinessVo
 3, DiscriminationTamkin 3, Dreaddit 2, GestCreative 4, Inventories 5, JobsLum 5, the
 others 1; each probe's own number of reorderings); ``cpu`` and ``quick`` take the seeded
 subsets of the report's chat cards (``genderscope report``: its CPU and ``--quick``
-sizes) with one repetition. Items are drawn as GenderBench draws them
+sizes) with one repetition (and, by the plan's default, the report's 48 new tokens per
+answer instead of 300). Items are drawn as GenderBench draws them
 (``subset_seed``: its ``random_seed``, 123).
 
 Every answer comes from the chat model's cached generation (one call for the whole
