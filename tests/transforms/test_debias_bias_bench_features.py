@@ -220,3 +220,34 @@ def test_features_option_is_checked(tiny_gpt2_dir, tmp_path):
 
     with pytest.raises(GenderscopeError, match="--features"):
         debias_lm("inlp", tiny_gpt2_dir, tmp_path / "x", features="meade")
+
+
+def test_cli_features_flag(tiny_gpt2_dir, tmp_path, capsys, monkeypatch):
+    """``genderscope debias sentence-debias --features bias-bench`` writes the mode into the
+    manifest and shows the pairs left out; an unknown value is one line, exit 2."""
+    import sys
+
+    from genderscope.cli.app import main
+    from genderscope.models.debias_folder import read_manifest
+
+    def run(*args: str) -> tuple[int, str, str]:
+        monkeypatch.setattr(sys, "argv", ["genderscope", *args])
+        capsys.readouterr()
+        try:
+            main()
+            code = 0
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+        cap = capsys.readouterr()
+        return code, cap.out, cap.err
+
+    out = tmp_path / "sd"
+    code, text, err = run("debias", "sentence-debias", "--model", str(tiny_gpt2_dir), "--out",
+                          str(out), "--limit", "40", "--max-pairs", "40", "--features",
+                          "bias-bench", "--no-progress")
+    assert code == 0, err
+    assert read_manifest(out)["data"]["pairs_left_out"] == 8 and "pairs_left_out" in text
+    code, _, err = run("debias", "inlp", "--model", str(tiny_gpt2_dir), "--out",
+                       str(tmp_path / "x"), "--features", "meade", "--no-progress")
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "--features meade" in lines[0], err
