@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import genderscope as gs
-from genderscope.measures.amplification import (
-    bias_amplification,
+from genderscope.measures.amplification import bias_amplification
+from genderscope.measures.amplification_directional import (
     directional_amplification,
     directional_from_counts,
 )

@@ -1,41 +1,89 @@
-"""Report card for mean bias amplification (captions): method card and headline, and the
-figure `genderscope run bias-amplification --plot` saves.
+"""Report card for bias amplification: method card, headlines, the per-item figure, and
+the figure `genderscope run bias-amplification --plot` saves.
 
-The card never runs in a report, and loads nothing: the measure compares a captioning
-model's output captions (or its per-object ratio table) with its training captions,
-and no model a report is given (language models, word vectors, sentence encoders,
-classifiers) writes captions, so it applies to none of them (kind ``captions``).
-``genderscope run bias-amplification`` (or ``gs.run``) runs it through its plan and
-stores it under the plan's reuse key (the corpora's content); the card's headline
-reads that stored run (``genderscope runs export --what headlines``); the figure is
-the measure's own (:func:`genderscope.measures.amplification.plot_amplification`).
+In a report the card applies to causal chat models (and endpoints), on request
+(``--measure bias-amplification``; not in the default report): its plan asks the model
+to describe a person doing each of a seeded subset of Zhao et al.'s imSitu activities
+(:mod:`genderscope.measures.amplification_lm`) and compares the genders it writes with
+the training ratios. Its figure puts the training ratio b*(o, man) on the x axis and
+the model's b~(o, man) on the y axis, the diagonal meaning no amplification. The
+corpus form (two caption corpora, or a ratio table) is not run in a report (no model
+writes those corpora); ``genderscope run bias-amplification`` runs it and the card's
+headlines read that stored run (``genderscope runs export --what headlines``).
 
-The measure itself is :mod:`genderscope.measures.amplification`; its docs page is
+The measures are :mod:`genderscope.measures.amplification` and
+:mod:`genderscope.measures.amplification_lm`; the docs page is
 ``docs/measures/amplification.md``.
 """
 
 from __future__ import annotations
 
-from genderscope.reporting.entry import Card, MethodCard, from_ci
+from typing import Any
+
+from genderscope.reporting.entry import Card, Context, Headline, MethodCard, from_ci
+from genderscope.results import Result
+
+REPORT_SIZE = (20, 6)
+"""imSitu activities in a report (default, --quick); 3 templates x 3 sampled answers."""
+
+
+def _plan(ctx: Context) -> tuple[str, dict[str, Any]]:
+    """The model form's options in a report: a seeded subset of the imSitu activities."""
+    return "bias-amplification", {
+        "data": ctx.data_dir / "reducingbias" if ctx.data_dir else None,
+        "limit": ctx.size(*REPORT_SIZE), "subset_seed": ctx.seed, "templates": 3,
+        "samples": 2 if ctx.quick else 3, "seed": ctx.seed,
+        "resamples": 500 if ctx.quick else 2_000}
+
+
+def _headlines(r: Result) -> list[Headline]:
+    s = r.summary
+    out = [from_ci("mean bias amplification", s.get("mean_bias_amplification"), null=0.0,
+                   ci_unit_default="objects",
+                   positive="output more gender-skewed than training data",
+                   negative="output less gender-skewed than training data",
+                   thresholds=(0.005, 0.02, 0.05))]
+    for key, label in (("biasamp_t_to_a", "BiasAmp-> task -> gender"),
+                       ("biasamp_a_to_t", "BiasAmp-> gender -> task")):
+        if key in s:
+            out.append(from_ci(label, s[key], null=0.0, ci_unit_default="objects",
+                               positive="amplifies the training correlations",
+                               negative="weakens the training correlations",
+                               thresholds=(0.005, 0.02, 0.05), primary=False))
+    if "share_none" in s:
+        out.append(from_ci("answers naming no gender", s["share_none"], null=None,
+                           primary=False))
+    return out
+
+
+def _figure(r: Result) -> Any:
+    from genderscope.measures.amplification import amplification_figure
+
+    return amplification_figure(r)
+
 
 BIAS_AMPLIFICATION = Card(
-    name="bias-amplification", title="Mean bias amplification (captions)",
-    kinds=("captions",), default=False,
-    headlines=lambda r: [from_ci("mean bias amplification",
-                                 r.summary.get("mean_bias_amplification"), null=0.0,
-                                 ci_unit_default="objects",
-                                 positive="output more gender-skewed than training data",
-                                 negative="output less gender-skewed than training data",
-                                 thresholds=(0.005, 0.02, 0.05))],
+    name="bias-amplification", title="Bias amplification (Zhao et al. 2017; BiasAmp->)",
+    kinds=("causal", "captions"), langs=("en",), default=False, plan=_plan,
+    headlines=_headlines, plot=_figure,
     card=MethodCard(
-        definition="Mean over objects of the increase in gender skew b(o, g) = c(o, g) / "
-                   "Σ_g' c(o, g') from training data to model output (Zhao et al. 2017, "
-                   "eq. 2). 95 % CI: percentile bootstrap over the objects (or activities) "
-                   "the mean runs over; no test, so no multiplicity family.",
-        citation="Zhao, Wang, Yatskar, Ordonez & Chang (2017). Men Also Like Shopping. EMNLP.",
-        caveats=("Needs a captioning model's outputs and its training captions; a report's "
-                 "models write no captions, so it is not run in a report: use `genderscope "
-                 "run bias-amplification`.",)))
+        definition="Mean over objects (activities) of the increase in gender skew "
+                   "b(o, g) = c(o, g) / Σ_g' c(o, g') from training data to the output "
+                   "(Zhao et al. 2017, eq. 2); BiasAmp-> (Wang & Russakovsky 2021, eq. 2) "
+                   "beside it. A chat model's output: its answers to neutral prompts "
+                   "about each imSitu activity (genders read with the caption word "
+                   "lists), against the imSitu training ratios. 95 % CI: over items and "
+                   "templates (model) or a percentile bootstrap over objects (corpora); "
+                   "no test.",
+        citation="Zhao, Wang, Yatskar, Ordonez & Chang (2017). Men Also Like Shopping. "
+                 "EMNLP. Wang & Russakovsky (2021). Directional Bias Amplification. ICML.",
+        caveats=("A language model was not trained on imSitu: the training ratios are a "
+                 "reference distribution, not the model's own training data, so the "
+                 "number says whether the model is more skewed than imSitu, not that it "
+                 "amplified its data.",
+                 "Answers naming no gender are left out of b~ (their share is shown).",
+                 "Caption corpora (the original form) are run with `genderscope run "
+                 "bias-amplification --train ... --generated ...`.")))
 
 
 from genderscope.measures.amplification import plot_amplification  # noqa: E402,F401

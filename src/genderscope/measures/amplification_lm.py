@@ -93,7 +93,7 @@ def load_vocabulary(folder: Path, vocabulary: str) -> list[Item]:
     if not path.is_file():
         raise DataError(f"{path}: not found (fetch the reducingbias data set, or pass "
                         "--data FOLDER)")
-    table = load_ratio_table(path, name_column=column)
+    table = load_ratio_table(path, name_column=column, predicted_column="training_ratio")
     items = []
     for name, ratio in zip(table.objects, table.train_ratio, strict=True):
         if name in SKIPPED.get(vocabulary, ()):
