@@ -228,8 +228,8 @@ ARGUMENTS: dict[str, Callable[[Any, str], Any]] = {
     "save_every": lambda v, n: whole_number(v, n, 1),
     "limit": _optional(lambda v, n: whole_number(v, n, 1)),
     "max_steps": _optional(lambda v, n: whole_number(v, n, 1)),
-    "concurrency": _optional(lambda v, n: whole_number(v, n, 1)),
-    "retries": _optional(lambda v, n: whole_number(v, n, 0)),
+    "concurrency": _optional(whole_number),  # their ranges: the endpoint's own messages
+    "retries": _optional(whole_number),
     "timeout": _optional(number_arg),
     "lr": number_arg,
     "prob": number_arg,

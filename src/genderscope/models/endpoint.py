@@ -38,6 +38,15 @@ the same host is the same host) is refused with one line before the other host i
 asked: its answers would otherwise be recorded under this endpoint's fingerprint. Give
 that host's URL as ``--base-url`` to use it. Redirects within the host are followed.
 
+Bounded everything: each attempt of a request, the reading of its answer included, ends
+after ``DEADLINE_FACTOR x timeout`` seconds of wall clock (``timeout`` bounds each wait
+for bytes only, so a server that trickles its answer byte by byte never timed out; now it
+stops the run with one line); one request thus ends within ``(retries + 1) x 2 x
+timeout`` plus the client's backoff (at most 8 s a retry, or a server's ``Retry-After``
+up to 60 s). An answer longer than ``max_new_tokens``
+allows (:func:`~genderscope.models.generate.max_answer_chars`: a server that ignores
+``max_tokens``) is cut there before it is stored or evaluated.
+
 Generations are cached like a local model's (:mod:`genderscope.models.generate`),
 keyed by the messages as JSON, the decoding parameters and the repetition index, under
 the fingerprint ``openai:NAME@BASE_URL`` (BASE_URL without userinfo). A sampled request
@@ -50,6 +59,8 @@ import base64
 import json
 import os
 import re
+import threading
+import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -63,6 +74,7 @@ from genderscope.models.generate import (
     cached_generations,
     generation_key,
     item_seed,
+    max_answer_chars,
 )
 from genderscope.store import Store
 
@@ -71,6 +83,13 @@ API_KEY_ENV = "OPENAI_API_KEY"
 """The variable the API key is read from unless ``api_key_env`` names another."""
 CONCURRENCY, TIMEOUT, RETRIES = 4, 120.0, 4
 """The client settings' defaults: requests in flight, seconds per request, retries."""
+DEADLINE_FACTOR = 2.0
+"""One attempt of a request ends after this many times ``timeout`` seconds of wall
+clock, the reading of its answer included."""
+_DEADLINE = threading.local()
+"""This thread's request: ``budget`` (seconds an attempt may take), ``at`` (the monotonic
+time the current attempt must end by) and ``passed`` (it did not); its HTTP hooks read
+and set them."""
 _SECRET_HEADER = re.compile(r"auth|key|token|secret|cookie|passw", re.IGNORECASE)
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
@@ -206,6 +225,7 @@ class OpenAIChat:
         self.api_key_env = api_key_env
         self.concurrency = int(concurrency)
         self.timeout = float(timeout)
+        self.deadline = DEADLINE_FACTOR * self.timeout
         self.max_retries = int(max_retries)
         self.source = f"{PREFIX}{name}"
         self.fingerprint = f"{PREFIX}{name}@{self.base_url}"
@@ -234,7 +254,8 @@ class OpenAIChat:
         add_secret(key)
         try:
             http = openai.DefaultHttpxClient(
-                event_hooks={"response": [self._refuse_other_host]})
+                event_hooks={"request": [_start_attempt],
+                             "response": [self._refuse_other_host, _bound_reading]})
             return openai.OpenAI(base_url=self._url, timeout=self.timeout,
                                  max_retries=self.max_retries, api_key=key or "none",
                                  http_client=http, default_headers=self.headers or None)
@@ -277,7 +298,8 @@ class OpenAIChat:
         try:
             return cached_generations(self.store, self.fingerprint, keys, compute,
                                       progress=progress, label=f"asking {self.name}",
-                                      chunk=max(4 * self.concurrency, batch_size))
+                                      chunk=max(4 * self.concurrency, batch_size),
+                                      max_chars=max_answer_chars(dec))
         finally:
             if held:
                 held["pool"].shutdown(wait=True, cancel_futures=True)
@@ -301,6 +323,7 @@ class OpenAIChat:
         if body:
             args["extra_body"] = body
         where = f"{self.base_url}/chat/completions"
+        _DEADLINE.budget, _DEADLINE.passed = self.deadline, False
         try:
             resp = client.chat.completions.create(**args)
         except _OtherHost as exc:
@@ -311,6 +334,10 @@ class OpenAIChat:
                                 f"{_short(_error_text(exc))}{self._key_hint(exc.status_code)}"
                                 ) from None
         except openai.APITimeoutError:
+            if _DEADLINE.passed:
+                raise EndpointError(f"{where} did not finish answering within {self.deadline:g}"
+                                    f" s ({DEADLINE_FACTOR:g} x --timeout, the bound of one "
+                                    "attempt)") from None
             raise EndpointError(f"{where} did not answer within {self.timeout:g} s "
                                 f"({self.max_retries} retries)") from None
         except openai.APIConnectionError as exc:
@@ -342,6 +369,38 @@ class OpenAIChat:
             f"{self.base_url}/chat/completions redirected to another host "
             f"({scheme}://{host}:{port}); refused: its answers would be recorded under "
             f"this endpoint. Give that host's URL as --base-url if you trust it")
+
+
+def _start_attempt(request: Any) -> None:
+    """HTTP client hook: the attempt now sent must end by its deadline."""
+    _DEADLINE.at = time.monotonic() + getattr(_DEADLINE, "budget", float("inf"))
+
+
+def _bound_reading(response: Any) -> None:
+    """HTTP client hook: the answer's body is read only until the attempt's deadline (a
+    server that trickles bytes never times out a read); past it, the request stops (a
+    server that trickles is not asked again)."""
+    import importlib
+
+    import openai
+
+    deadline = getattr(_DEADLINE, "at", float("inf"))
+    inner = response.stream
+    http = importlib.import_module(type(response).__module__.split(".")[0])  # httpx(2)
+
+    class Bounded(http.SyncByteStream):  # type: ignore[name-defined,misc]
+        def __iter__(self) -> Any:
+            for chunk in inner:
+                if time.monotonic() >= deadline:
+                    _DEADLINE.passed = True
+                    raise openai.APITimeoutError(request=response.request)  # not retried
+                yield chunk
+
+        def close(self) -> None:
+            inner.close()
+
+    if isinstance(inner, http.SyncByteStream):
+        response.stream = Bounded()
 
 
 def _answer_text(resp: Any) -> str | None:
