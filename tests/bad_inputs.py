@@ -183,6 +183,7 @@ def _build_workspace(root: Path) -> Path:
     (planted / "state.json").write_text('{"step": 1, "losses": [1.0]}')
     (planted / "trainer.pt").write_bytes(pickle.dumps(_Marker("MARKER")))
     extend_workspace(root)
+    extend_workspace_37(root)
     return root
 
 
@@ -294,5 +295,7 @@ def _run_api_case(case: ApiCase, root: Path, model: Path) -> Outcome:
 
 
 from bad_inputs_issue24 import API, CLI, OPTIONS, add_fifos, extend_workspace  # noqa: E402
+from bad_inputs_issue37 import CASES as CASES_37  # noqa: E402
+from bad_inputs_issue37 import extend_workspace as extend_workspace_37  # noqa: E402
 
-CASES = [*CASES, *CLI, *OPTIONS, *API]
+CASES = [*CASES, *CLI, *OPTIONS, *API, *CASES_37]

@@ -75,6 +75,14 @@ def check_not_unsafe(path: PathLike, option: str, inputs: Iterable[Any] = ()) ->
         if target == cwd or target in cwd.parents:
             raise GenderscopeError(f"{option} {p} is the current folder or one of its "
                                    "ancestors; give a new folder")
+    check_not_input(p, option, inputs)
+    return p
+
+
+def check_not_input(path: Path, option: str, inputs: Iterable[Any]) -> None:
+    """Refuse a destination that is, or is a folder holding, one of ``inputs`` (what the
+    command reads: :func:`command_inputs`), links resolved."""
+    real = Path(os.path.realpath(path))
     for item in inputs:
         if not isinstance(item, (str, os.PathLike)) or not str(item):
             continue
@@ -82,9 +90,8 @@ def check_not_unsafe(path: PathLike, option: str, inputs: Iterable[Any] = ()) ->
         if not os.path.lexists(item):
             continue
         if real == src or real in src.parents:
-            raise GenderscopeError(f"{option} {p} is or holds the input {item}; write the "
+            raise GenderscopeError(f"{option} {path} is or holds the input {item}; write the "
                                    "output elsewhere")
-    return p
 
 
 STORE_ENV = "GENDERSCOPE_STORE"

@@ -174,9 +174,12 @@ def fetch(ds: Dataset, *, notice: bool = True) -> Path:
     Prints the licence notice (stderr) when this call completed the set."""
     from filelock import FileLock, Timeout
 
+    from genderscope.outputs import check_not_input, command_inputs
+
     base = mirror()
     root = cache_root()
     folder = root / ds.name
+    check_not_input(folder, "data cache folder", command_inputs())  # never over the store
     try:
         folder.mkdir(parents=True, exist_ok=True)
         lock = FileLock(str(root / f".{ds.name}.lock"), timeout=LOCK_TIMEOUT_S)

@@ -1,0 +1,75 @@
+"""Inputs are never outputs, in every command (issue 37, item 1): every command that
+writes, with ``--out`` (or ``--plot``, or the data cache) pointed at each thing it reads
+(model folder, vectors, test file, classifier code, texts, corpus, compared run folders,
+sweep file, the results store) or at a folder holding it, ``--overwrite`` or not: exit 2,
+one ``error:`` line, and every file's SHA-256 unchanged (tests/bad_inputs_issue37.py's
+``INPUTS``; ``outputs.command_inputs`` decides what a command reads)."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+from bad_inputs import make_workspace, run_case  # noqa: E402
+from bad_inputs_issue37 import INPUTS  # noqa: E402
+
+WRITERS = {"run weat", "run counterfactual", "attack", "run bias-amplification", "report",
+           "runs export", "compare", "sweep", "debias hard", "debias multiclass-hard",
+           "debias double-hard", "debias hsr", "debias ran", "debias inlp",
+           "debias sentence-debias", "debias self-debias", "debias dropout"}
+"""Every kind of command that writes (``debias cds``' inputs: tests/bad_inputs_issue24.py;
+``data fetch``: below)."""
+
+
+def _command(args: tuple[str, ...]) -> str:
+    return " ".join(args[:2]) if args[0] in ("run", "runs", "debias") else args[0]
+
+
+def test_every_command_that_writes_is_covered() -> None:
+    assert {_command(c.args) for c in INPUTS} == WRITERS
+
+
+@pytest.mark.parametrize("case", INPUTS, ids=[c.what for c in INPUTS])
+def test_out_never_an_input(case, tiny_bert_dir: Path, tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "ws")
+    outcome = run_case(case, root, tiny_bert_dir)  # snapshot: every file's SHA-256
+    lines = outcome.stderr.splitlines()
+    assert outcome.code == 2, outcome.stderr
+    assert lines and lines[-1].startswith("error: ") and case.expect in lines[-1], \
+        outcome.stderr
+    assert sum(x.startswith("error") for x in lines) == 1 and "Traceback" not in outcome.stderr
+    assert outcome.changed == [], outcome.changed
+
+
+def test_data_fetch_never_writes_over_the_store(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The data cache folder a fetch writes into may not hold the results store."""
+    import contextlib
+    import io
+
+    from genderscope.cli.app import main
+    from genderscope.store import Store
+
+    folder = tmp_path / "cache" / "data" / "kurita"
+    folder.mkdir(parents=True)
+    store = folder / "store.sqlite"
+    Store(store).close()
+    before = hashlib.sha256(store.read_bytes()).hexdigest()
+    monkeypatch.setenv("GENDERSCOPE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("GENDERSCOPE_STORE", str(store))
+    monkeypatch.setenv("GENDERSCOPE_DATA_MIRROR", "http://127.0.0.1:9")
+    monkeypatch.setenv("GENDERSCOPE_DATA_RETRIES", "0")
+    monkeypatch.setattr("sys.argv", ["genderscope", "data", "fetch", "kurita"])
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), \
+            pytest.raises(SystemExit) as exc:
+        main()
+    text = err.getvalue().strip()
+    assert exc.value.code == 2 and "is or holds the input" in text, text
+    assert len(text.splitlines()) == 1
+    assert hashlib.sha256(store.read_bytes()).hexdigest() == before
+    assert sorted(p.name for p in folder.iterdir()) == ["store.sqlite"]
