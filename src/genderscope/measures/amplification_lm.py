@@ -190,10 +190,12 @@ def amplification_from_answers(items: Sequence[Item], rows: Sequence[tuple[int, 
     if base is None:
         base = b_train.mean(axis=0)
     cells = frame.groupby(["item", "template"], sort=True)
-    keys = np.array(list(cells.groups.keys()))
+    sizes = cells.size()  # the cells in one order, sorted by (item, template)
+    keys = np.array(sizes.index.tolist())
     cell_counts = np.stack([cells["gender"].apply(lambda s, g=g: int((s == g).sum()))
-                            .to_numpy() for g in groups], axis=1).astype(float)
-    n_cell = cells.size().to_numpy()
+                            .reindex(sizes.index).to_numpy() for g in groups],
+                           axis=1).astype(float)
+    n_cell = sizes.to_numpy()
     item_of, tpl_of = keys[:, 0].astype(int), keys[:, 1]
     counts = np.zeros((len(items), len(groups)))
     np.add.at(counts, item_of, cell_counts)
@@ -230,7 +232,7 @@ def amplification_from_answers(items: Sequence[Item], rows: Sequence[tuple[int, 
     table["amplified"] = np.where(keep, table["amplification"] > 0, False)
     for what in ("none", "both"):
         num = cells["gender"].apply(lambda s, what=what: int((s == what).sum())) \
-            .to_numpy().astype(float)
+            .reindex(sizes.index).to_numpy().astype(float)
 
         def share(w: np.ndarray, num: np.ndarray = num) -> np.ndarray:
             w = np.atleast_2d(w)
