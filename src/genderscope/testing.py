@@ -9,7 +9,8 @@ CI (``tests/engine/test_declarations.py``); a plug-in package runs it on its own
 Checks:
 
 - ``declared``: a kebab-case name, a one-line summary, options in snake case, each with
-  help text and a default that passes its own checks;
+  help text and a default that passes its own checks; a declared ``table`` names a
+  function;
 - ``strict-api``: ``gs.run`` refuses an unknown option, a value below an option's
   minimum, a value outside its choices (one-line errors) and a wrong type (``TypeError``
   naming the option), all before any model loads;
@@ -66,6 +67,13 @@ def _declared(d: Declaration) -> list[str]:
                 o.check(o.default)
             except (GenderscopeError, TypeError) as exc:
                 bad.append(f"option {o.name}: its default fails its own check ({exc})")
+    if d.table is not None:
+        from genderscope.cli.common import table_function
+
+        try:
+            table_function(d.table)
+        except (ImportError, ValueError) as exc:
+            bad.append(f"table {d.table!r}: {exc}")
     return bad
 
 

@@ -13,7 +13,7 @@ from fake_lm import FakeMasked
 from typer.testing import CliRunner
 
 from genderscope.cli.app import app
-from genderscope.cli.commands.pronouns_pairs import _crows_tables
+from genderscope.cli.commands.pronouns_pairs import crows_tables
 from genderscope.cli.common import console
 from genderscope.datasets.crows_pairs import CrowsPair
 from genderscope.measures.crows_pairs import run_crows_pairs
@@ -56,7 +56,7 @@ def test_runs_show_prints_the_table_run_prints(tmp_path: Path) -> None:
     run_id = store.record_run(res)
     store.close()
     with console.capture() as printed:  # what `genderscope run crows-pairs` prints
-        for t in _crows_tables(res):
+        for t in crows_tables(res):
             console.print(t)
     shown = _show(run_id, "--store", str(tmp_path / "s.sqlite"))
     assert printed.get().strip() and printed.get() in shown
@@ -84,7 +84,7 @@ def test_runs_show_falls_back_to_every_summary_number(tmp_path: Path) -> None:
 def test_crows_pairs_table_shows_p_and_holm_p() -> None:
     res = _crows()
     with console.capture() as printed:
-        for t in _crows_tables(res):
+        for t in crows_tables(res):
             console.print(t)
     text = printed.get()
     gender = res.summary["by_bias_type"]["gender"]
@@ -103,6 +103,6 @@ def test_counts_are_pluralised(tmp_path: Path) -> None:
     r = CliRunner().invoke(app, ["runs", "list", "--store", str(tmp_path / "s.sqlite")])
     assert r.exit_code == 0 and "1 run in" in r.output and "1 runs" not in r.output
     with console.capture() as printed:
-        for t in _crows_tables(_crows()):
+        for t in crows_tables(_crows()):
             console.print(t)
     assert "4 pairs" in printed.get() and "1 ties" not in printed.get()

@@ -185,7 +185,8 @@ def _probe_plan(
 
     plan.__name__ = plan.__qualname__ = name.replace("-", "_")
     return declaration(name, plan, needs="lm", options=declared, doc=doc,
-                       docs="genderbench.md", family="chat (GenderBench)")
+                       docs="genderbench.md", family="chat (GenderBench)",
+                       table="genderscope.cli.commands.chat_probes:tables")
 
 
 _PROBES: tuple[tuple[str, str, str, dict[str, int | None]], ...] = (

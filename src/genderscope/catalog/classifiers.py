@@ -17,7 +17,8 @@ T = TypeVar("T")
 
 
 @declare("counterfactual", needs="classifier", docs="robustness.md",
-         family="classifiers", design=Design("proportion", unit="texts"))
+         family="classifiers", design=Design("proportion", unit="texts"),
+         table="genderscope.cli.commands.robustness:counterfactual_tables")
 def counterfactual(
     *,
     data: Annotated[Path, Opt("Texts: .txt (one per line) or .csv/.tsv.", key=False)],

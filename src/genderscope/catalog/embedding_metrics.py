@@ -146,6 +146,7 @@ ripa, rnd, ect, mac, rnsb = (
         needs="vectors",
         langs=("en",),
         family="embeddings",
+        table="genderscope.cli.commands.embedding_metrics:one_test_tables",
         # one value per word of a set (docs/measures/<name>.md)
         pairing=Pairing(("set", "text"), "value", ("set",)),
         design=Design("mean", unit="word pairs", paired="pair order") if n == "ripa" else None,

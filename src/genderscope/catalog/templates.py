@@ -37,6 +37,7 @@ T = TypeVar("T")
     needs="lm",
     langs=("en", "de"),
     family="templates and association",
+    table="genderscope.cli.commands.association:bec_pro_tables",
     pairing=Pairing(
         ("sentence", "person"),
         "association",
@@ -166,7 +167,8 @@ def _first_of_each(rows: Sequence[T], limit: int, group: Callable[[T], Any]) -> 
     return [r for i, r in enumerate(rows) if i in keep]
 
 
-@declare("lpbs", needs="lm", langs=("en",), family="templates and association")
+@declare("lpbs", needs="lm", langs=("en",), family="templates and association",
+         table="genderscope.cli.commands.association:lpbs_tables")
 def lpbs(
     *,
     test: Annotated[
@@ -225,7 +227,8 @@ def lpbs(
     )
 
 
-@declare("probe", needs="lm", family="templates and association")
+@declare("probe", needs="lm", family="templates and association",
+         table="genderscope.cli.commands.probe:probe_tables")
 def probe(
     *,
     targets: Annotated[Sequence[str], Opt("Target words or phrases (XXX).")],

@@ -14,7 +14,8 @@ from genderscope.errors import GenderscopeError
 from genderscope.results import Result
 
 
-@declare("attack", needs="classifier", docs="robustness.md", family="classifiers")
+@declare("attack", needs="classifier", docs="robustness.md", family="classifiers",
+         table="genderscope.cli.commands.robustness:attack_tables")
 def attack(
     *,
     data: Annotated[Path, Opt("Texts: .txt (one per line) or .csv/.tsv.", key=False)],
@@ -228,7 +229,7 @@ def _lm_identity(lm: Any) -> Any:
 
 
 @declare("bias-amplification", needs="none", docs="amplification.md",
-         family="corpora")
+         family="corpora", table="genderscope.cli.commands.embeddings:amplification_tables")
 def bias_amplification(
     *,
     train: Annotated[

@@ -68,8 +68,8 @@ def _register_commands() -> None:
 
 def _register_declared() -> None:
     """``genderscope run NAME`` for every declared measure without a ``run`` command of its
-    own (a plug-in's measure, a new one; ``probe`` and ``attack``, which also have
-    commands of their own): flags and help from its declaration."""
+    own (most built-in measures, a plug-in's, a new one; ``probe`` and ``attack``, which
+    also have top-level commands): flags, help and tables from its declaration."""
     from genderscope.cli.common import measure_command
     from genderscope.core.registry import names
 

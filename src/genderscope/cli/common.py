@@ -135,6 +135,33 @@ def summary_table(result: Result) -> list[Table]:
     return [t]
 
 
+Tables = Callable[[Result], list[Any]]
+
+
+def declared_table(name: str) -> Tables:
+    """The terminal tables of measure ``name``: the function its declaration's ``table``
+    names (``"module:function"``, imported here, never by the core), else
+    :func:`summary_table` (no ``table`` declared, or no measure of that name)."""
+    from genderscope.core.registry import declarations
+
+    declared = declarations().get(name)
+    if declared is None or declared.table is None:
+        return summary_table
+    return table_function(declared.table)
+
+
+def table_function(path: str) -> Tables:
+    """The function ``"module:function"`` names (``ImportError`` or ``ValueError`` when it
+    names none)."""
+    import importlib
+
+    module, _, function = path.partition(":")
+    found = getattr(importlib.import_module(module), function, None) if module else None
+    if not callable(found):
+        raise ValueError(f"{path!r} names no function (module:function)")
+    return found
+
+
 MODEL_FLAG_HELP = {"vectors": "Word vectors: packaged name (glove-6b-50d) or file.",
                    "encoder": "Sentence encoder: packaged name (all-minilm-l6-v2), HF id or "
                               "folder.",
@@ -142,17 +169,16 @@ MODEL_FLAG_HELP = {"vectors": "Word vectors: packaged name (glove-6b-50d) or fil
                                  "file.py:callable or hf:MODEL); the first three run code."}
 
 
-def measure_command(name: str, table: Callable[[Result], list[Table | str]] | None = None
-                    ) -> Callable[..., None]:
+def measure_command(name: str) -> Callable[..., None]:
     """The ``genderscope run NAME`` command of a declared measure: the model's flags
     (by what it needs), the measure's flags from its declaration
-    (:mod:`genderscope.cli.declared`) and its help; ``table`` prints the result (default:
-    :func:`summary_table`)."""
+    (:mod:`genderscope.cli.declared`), its help, and the tables its declaration names
+    (:func:`declared_table`)."""
     from genderscope.cli.declared import with_declared_options
     from genderscope.core.registry import get
 
     declared = get(name)
-    show = table or summary_table
+    show = declared_table(name)
     if declared.needs == "lm":
         def command(model: str = MODEL_OPTION, kind: str = KIND_OPTION,
                     start_token: str = START_OPTION, device: str | None = DEVICE_OPTION,

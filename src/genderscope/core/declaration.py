@@ -189,6 +189,11 @@ class Declaration:
     family: str = "other"
     """The kind of measure it is, one of :data:`FAMILIES` for the built-in ones
     (``genderscope run --help`` lists the measures by family)."""
+    table: str | None = None
+    """``"module:function"`` of its terminal tables: ``function(result)`` returns the rich
+    tables and notes that ``genderscope run NAME`` and ``genderscope runs show RUN`` print.
+    A dotted path, imported by the command line only (the core never imports it); None:
+    every summary number with its CI or p (``genderscope.cli.common.summary_table``)."""
 
     @property
     def docs_page(self) -> str:

@@ -1,5 +1,6 @@
-"""Template and association commands: ``genderscope run bec-pro`` (Bartl et al. 2020)
-and ``genderscope run lpbs`` (Kurita et al. 2019).
+"""Template and association measures: the ``genderscope run bec-pro`` command (Bartl et
+al. 2020; it also draws the association figure), and the terminal tables of BEC-Pro and
+``genderscope run lpbs`` (Kurita et al. 2019; its command is made from its declaration).
 
 Both save ``items.csv`` + ``summary.json`` (+ tables) under ``--out``, record
 the run in the store and print a summary table. Scores are cached in the store
@@ -25,7 +26,6 @@ from genderscope.cli.common import (
     STORE_OPTION,
     command_line,
     console,
-    measure_command,
     run_note,
 )
 from genderscope.errors import GenderscopeError
@@ -64,7 +64,7 @@ def _bec_pro_plots(result: Any, path: Path) -> list[str]:
     return [str(p) for p in measure.plot(result, path)]
 
 
-def _bec_pro_tables(result: Any) -> list[Any]:
+def bec_pro_tables(result: Any) -> list[Any]:
     """The association per profession group and person gender, and the male vs female
     tests per group."""
     n_rows = result.metadata["data"]["n_rows"]
@@ -89,7 +89,7 @@ def _bec_pro_tables(result: Any) -> list[Any]:
     return [table, tests]
 
 
-def _lpbs_tables(result: Any) -> list[Any]:
+def lpbs_tables(result: Any) -> list[Any]:
     """The LPBS test over all templates and per template, and how to read d."""
     s = result.summary
     table = Table(title=f"LPBS {result.metadata['data']['test']}: {s['x']} vs {s['y']} "
@@ -140,8 +140,6 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                 "reused")), "summary": result.summary,
                                         "plots": plots}))
             return
-        for t in _bec_pro_tables(result):
+        for t in bec_pro_tables(result):
             console.print(t)
         console.print(run_note(result, base) + (f"; plot {plots[0]}" if plots else ""))
-
-    run_app.command("lpbs")(measure_command("lpbs", _lpbs_tables))

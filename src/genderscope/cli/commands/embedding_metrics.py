@@ -88,6 +88,12 @@ def metric_tables(method: str, rows: list[dict[str, Any]]) -> list[Table]:
     return [table]
 
 
+def one_test_tables(result: Result) -> list[Table]:
+    """The table of one run of a metric (``genderscope runs show``; the metrics'
+    declarations' ``table``)."""
+    return metric_tables(result.method, _rows(result.method, result))
+
+
 def _command(method: str) -> Any:
     from genderscope.cli.declared import with_declared_options
 

@@ -146,6 +146,12 @@ def tests_tables(method: str, rows: list[dict[str, object]]) -> list[Table | str
                    "p Holm: adjusted over the tests of this run"]
 
 
+def one_test_tables(result: Result) -> list[Table | str]:
+    """The table of one WEAT or SEAT run (``genderscope runs show``; its declaration's
+    ``table``)."""
+    return tests_tables(result.method, [_row(result)])
+
+
 def amplification_tables(result: Result) -> list[Table]:
     """Mean bias amplification, its share of objects and the extremes."""
     s = result.summary

@@ -1,16 +1,15 @@
-"""``genderscope run perplexity``: perplexity of held-out text (the language-modelling cost
-of a debiased model; :mod:`genderscope.measures.perplexity`)."""
+"""The terminal table of ``genderscope run perplexity``: perplexity of held-out text (the
+language-modelling cost of a debiased model; :mod:`genderscope.measures.perplexity`); the
+command is made from the declaration (:func:`genderscope.cli.common.measure_command`)."""
 
 from __future__ import annotations
 
-import typer
 from rich.table import Table
 
-from genderscope.cli.common import measure_command
 from genderscope.results import Result
 
 
-def _table(result: Result) -> list[Table]:
+def table(result: Result) -> list[Table]:
     s = result.summary
     what = "perplexity" if "perplexity" in s else "pseudo-perplexity"
     t = Table(title=f"{what}: {s['n_sentences']} held-out sentences, {s['n_tokens']} tokens")
@@ -20,7 +19,3 @@ def _table(result: Result) -> list[Table]:
     t.add_row(what, f"{ci['estimate']:.2f} [{ci['ci_low']:.2f}, {ci['ci_high']:.2f}]")
     t.add_row("NLL per token (nats)", f"{s['nll_per_token']:.4f}")
     return [t]
-
-
-def register(app: typer.Typer, run_app: typer.Typer) -> None:
-    run_app.command("perplexity")(measure_command("perplexity", _table))

@@ -1,7 +1,9 @@
-"""Pronoun, grammaticality and sentence-pair commands:
-``genderscope run winobias | dawinobias | abc | crows-pairs | stereoset``.
+"""The terminal tables of the pronoun, grammaticality and sentence-pair measures:
+``genderscope run winobias | dawinobias | abc | crows-pairs | stereoset``, whose commands
+:func:`genderscope.cli.common.measure_command` makes from their declarations (each
+declaration names its table here, ``table="genderscope.cli.commands.pronouns_pairs:..."``).
 
-Each loads the data set (``--data``, else ``$GENDERSCOPE_DATA/<folder>``, else the
+Each command loads the data set (``--data``, else ``$GENDERSCOPE_DATA/<folder>``, else the
 packaged or fetched set), scores it with a masked or causal LM, saves ``items.csv`` +
 ``summary.json`` (+ tables) under ``--out``, records the run in the store and prints a
 summary table. Scores are
@@ -13,19 +15,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import typer
 from rich.table import Table
 
-from genderscope.cli.common import (
-    ci_text,
-    fmt,
-    measure_command,
-)
+from genderscope.cli.common import ci_text, fmt
 from genderscope.results import Result
 from genderscope.text_blocks import plural
 
 
-def _wino_tables(result: Result) -> list[Table]:
+def wino_tables(result: Result) -> list[Table]:
     s = result.summary
     t = Table(title=f"{result.method}: pronoun prediction, {plural(s['n_items'], 'sentence')} "
                     f"({s['n_excluded_multi_pronoun']} multi-pronoun excluded)")
@@ -47,7 +44,7 @@ def _wino_tables(result: Result) -> list[Table]:
     return [t, n]
 
 
-def _abc_tables(result: Result) -> list[Table]:
+def abc_tables(result: Result) -> list[Table]:
     s = result.summary
     t = Table(title=f"ABC: {s['n_groups']} groups ({s['n_invalid_skipped']} malformed skipped)")
     t.add_column("measure")
@@ -81,7 +78,7 @@ def _p(x: Any) -> str:
     return "–" if v != v else f"{v:.2g}"
 
 
-def _crows_tables(result: Result) -> list[Table]:
+def crows_tables(result: Result) -> list[Table]:
     s = result.summary
     t = Table(title=f"CrowS-Pairs: % pairs where the stereotypical sentence is preferred "
                     f"({plural(s['n_pairs'], 'pair')}, {plural(s['n_ties'], 'tie')})",
@@ -102,7 +99,7 @@ def _crows_tables(result: Result) -> list[Table]:
     return [t]
 
 
-def _stereoset_tables(result: Result) -> list[Table]:
+def stereoset_tables(result: Result) -> list[Table]:
     s = result.summary
     t = Table(title="StereoSet intrasentence (ideal: LMS 100, SS 50, ICAT 100)",
               caption="95% CIs over target terms; p: t-test of SS vs 50 over targets, "
@@ -119,10 +116,3 @@ def _stereoset_tables(result: Result) -> list[Table]:
         t.add_row(label, str(m["n_items"]), str(m.get("n_targets", "")), ci_text(m["lms"], 1),
                   ci_text(ss, 1), ci_text(m["icat"], 1), p)
     return [t]
-
-
-def register(app: typer.Typer, run_app: typer.Typer) -> None:
-    for name, tables in (("winobias", _wino_tables), ("dawinobias", _wino_tables),
-                         ("abc", _abc_tables), ("crows-pairs", _crows_tables),
-                         ("stereoset", _stereoset_tables)):
-        run_app.command(name)(measure_command(name, tables))

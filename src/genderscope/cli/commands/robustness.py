@@ -62,7 +62,7 @@ def _print(result: Result, as_json: bool, table: Table) -> None:
     console.print(f"saved to {result.metadata['out']} (run {result.metadata['run_id']})")
 
 
-def _counterfactual_tables(result: Result) -> list[Table]:
+def counterfactual_tables(result: Result) -> list[Table]:
     """Flip rates and probability changes by swap direction."""
     s = result.summary
     table = Table(title=f"Counterfactual flip test ({s['n_swapped']} of "
@@ -78,7 +78,7 @@ def _counterfactual_tables(result: Result) -> list[Table]:
     return [table]
 
 
-def _attack_tables(result: Result) -> list[Table]:
+def attack_tables(result: Result) -> list[Table]:
     """The attack's success by direction."""
     dirs = result.metadata["params"]["directions"]
     s = result.summary
@@ -109,7 +109,7 @@ def run_counterfactual(classifier: str = CLASSIFIER_OPTION,
     open_store(store).close()  # a bad store is refused before the work
     result = run("counterfactual", classifier, batch_size=batch_size, store=store, out=out,
                  save=True, progress=progress, command=command_line(), **options)
-    _print(result, as_json, _counterfactual_tables(result)[0])
+    _print(result, as_json, counterfactual_tables(result)[0])
 
 
 @with_declared_options("attack")  # --data, --vectors, --lm, ... as declared
@@ -124,7 +124,7 @@ def attack(classifier: str = CLASSIFIER_OPTION,
     open_store(store).close()  # a bad store is refused before the work
     result = run("attack", classifier, batch_size=batch_size, store=store,
                  out=out, save=True, progress=progress, command=command_line(), **options)
-    _print(result, as_json, _attack_tables(result)[0])
+    _print(result, as_json, attack_tables(result)[0])
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:

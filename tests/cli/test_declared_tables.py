@@ -1,0 +1,82 @@
+"""A measure's terminal table comes from its declaration (issue 35): ``table=
+"module:function"`` is what ``genderscope run NAME`` and ``genderscope runs show RUN``
+print, for built-in and plug-in measures alike; a path naming nothing fails
+``check_measure``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from genderscope.cli.app import app
+from genderscope.cli.common import declared_table, summary_table
+from genderscope.cli.tables import tables_of
+from genderscope.core import registry
+from genderscope.core.declaration import Plan, declaration
+from genderscope.core.options import Option, Options
+from genderscope.results import Result
+from genderscope.testing import check_measure
+
+
+def plug_in_table(result: Result) -> list[str]:
+    """The plug-in's own table: one line naming its count."""
+    return [f"plug-in table: {result.summary['n']['estimate']:g} items"]
+
+
+def _plug_in(table: str | None) -> Any:
+    def plan(*, n: int = 3) -> Plan:
+        def run(_: Any) -> Result:
+            return Result("plug-in-count", {"n": {"estimate": float(n), "ci_low": 0.0,
+                                                  "ci_high": float(n)}},
+                          pd.DataFrame({"i": range(n)}))
+
+        return Plan("plug-in-count", "none", run, inputs=list(range(n)))
+
+    return declaration("plug-in-count", plan, needs="none", doc="Count items.", table=table,
+                       options=Options((Option("n", 3, "How many items.", type="int",
+                                               min=1),)))
+
+
+def _result(n: int = 4) -> Result:
+    return Result("plug-in-count", {"n": {"estimate": float(n), "ci_low": 0.0,
+                                          "ci_high": float(n)}}, pd.DataFrame({"i": range(n)}))
+
+
+def test_a_plug_in_s_declared_table_is_what_runs_show_prints() -> None:
+    registry.register(_plug_in(f"{__name__}:plug_in_table"))
+    try:
+        assert declared_table("plug-in-count") is plug_in_table
+        assert tables_of(_result(4)) == ["plug-in table: 4 items"]
+    finally:
+        registry.unregister("plug-in-count")
+    registry.register(_plug_in(None))  # no table declared: every summary number
+    try:
+        assert declared_table("plug-in-count") is summary_table
+        assert "plug-in table" not in str(tables_of(_result(4)))
+    finally:
+        registry.unregister("plug-in-count")
+
+
+@pytest.mark.parametrize("path", ["no_such_module_xyz:table", f"{__name__}:no_such_function",
+                                  f"{__name__}"])
+def test_a_table_path_naming_nothing_fails_check_measure(path: str) -> None:
+    with pytest.raises(AssertionError, match=r"\[declared\] table"):
+        check_measure(_plug_in(path))
+
+
+def test_generated_run_commands_print_their_declared_tables(tmp_path: Path,
+                                                            tiny_gpt2_dir: Path) -> None:
+    """``genderscope run probe`` is made from the declaration alone, and prints the table
+    its declaration names (the same as ``genderscope runs show``), not the plain list of
+    summary numbers."""
+    res = CliRunner().invoke(app, ["run", "probe", "--model", str(tiny_gpt2_dir),
+                                   "--targets", "nurse", "--store",
+                                   str(tmp_path / "s.sqlite"), "--out", str(tmp_path / "out"),
+                                   "--no-progress"])
+    assert res.exit_code == 0, res.output
+    assert "corrected" in res.output and "nats; > 0 leans 'he'" in res.output
+    assert "probe: summary" not in res.output
