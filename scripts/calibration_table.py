@@ -48,6 +48,24 @@ bias amplification, the report's model comparison, the chat probes) and the desi
 statistics are still being fixed (for example the before/after comparison of debiased word
 vectors, RND with unequal set sizes, BEC-Pro's crossed person words, unequal cluster sizes
 in the report's comparison) are not listed yet: see `tests/stats/test_calibration*.py`.
+
+Which test a mean gets: where the sign of each unit's value is arbitrary under no effect
+(RIPA's word pairs: swapping a pair flips it), the sign-flip test, exact; where it is not
+(a before/after change in `compare`, BEC-Pro's male - female difference per profession),
+the studentised bootstrap-t test and its interval, because under skewed unit effects the
+sign-flip test rejects too often (rows below). With 5 or fewer units no test is run and
+the output says "too few units to test" (no p-value).
+
+## Numerical precision
+
+A difference within the scoring's numerical precision is a tie, not evidence:
+`compare` sets an item's change to 0 when |after - before| <= atol + rtol x |value|, the
+measure's declared tolerance (default, for values computed from float32 scores: atol
+1e-4, rtol 1e-5), and says "no change beyond numerical precision" when every change is a
+tie. Measured: 40 CrowS-Pairs pairs scored by a tiny random GPT-2 at batch size 1 and
+again at 16 moved item margins by up to 2.4e-6 nats; `compare` of the two runs reported
+a change of -1.9e-07 [-3.7e-07, -7.2e-08], sign-flip p 0.016, before this rule and reports
+no change now (`tests/stats/test_numerical_ties.py`).
 """
 
 COLUMNS = ("statistic", "design simulated", "measure", "runs", "measured [95 % Wilson]",

@@ -44,7 +44,7 @@ def test_bec_pro_change_per_group():
     female = t[(t.gender == "female") & (t.prof_group == "female")].iloc[0]
     assert male["change"] == pytest.approx(-0.5, abs=0.01)
     assert male["change_ci_low"] < -0.5 < male["change_ci_high"]
-    assert male["p_value"] < 1e-3  # sign-flip test: 10,000 random flips, p >= 1e-4
+    assert male["p_value"] < 1e-3  # bootstrap-t test: 10,000 resamples, p >= 1e-4
     assert abs(female["change"]) < 0.01 and female["p_value"] > 1e-4
     assert male["n"] == 30
 
@@ -183,7 +183,7 @@ def test_cli_compare_table_whole_at_any_width(tmp_path, width):
     tokens = set(re.split(r"[\s│┃┏┓┗┛━─┡┩└┘┬┴┼╇╈┳┻\[\],]+", out))
     t = pd.read_csv(tmp_path / "cmp" / "change_by_group.csv")
     assert len(t) == 7
-    expected = {"before", "after", "(holm)", "sign-flip", "test", "mean"}
+    expected = {"before", "after", "(holm)", "bootstrap-t", "test", "mean"}
     for _, row in t.iterrows():
         expected |= {str(row.prof_group), str(row.gender), str(row.n)}
         expected |= {_fmt(float(row[c])) for c in ("mean_before", "mean_after", "change",

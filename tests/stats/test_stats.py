@@ -37,7 +37,7 @@ def test_paired_test_is_of_the_mean_and_rank_test_is_labelled() -> None:
     a = rng.normal(0, 1, 60)
     b = a - 0.5 + rng.normal(0, 0.3, 60)
     t = paired_test(a, b)
-    assert t.test == "sign-flip test of the mean" and t.estimand == "mean difference"
+    assert t.test == "bootstrap-t test of the mean" and t.estimand == "mean difference"
     ref = stats.ttest_rel(a, b)
     assert t.statistic == pytest.approx(ref.statistic)
     assert t.effect_size_r == pytest.approx(np.sqrt(ref.statistic**2 / (ref.statistic**2 + 59)))
@@ -49,20 +49,25 @@ def test_paired_test_is_of_the_mean_and_rank_test_is_labelled() -> None:
     walsh = [(d[i] + d[j]) / 2 for i in range(60) for j in range(i, 60)]
     assert w.estimate == pytest.approx(np.median(walsh))
     assert 0 < w.effect_size_r <= 1 and w.p_value < 0.001
-    assert paired_test(skew, a).test.startswith("sign-flip")  # never a silent switch
+    assert paired_test(skew, a).test.startswith("bootstrap-t")  # never a silent switch
+    assert paired_test(a, b, method="mean").test.startswith("sign-flip")
     with pytest.raises(ValueError):
         paired_test([1, 2], [1, 2, 3])
 
 
 def test_small_n_p_values_are_exact() -> None:
-    """n = 5 all positive: the exact two-sided sign-flip p is 2/32 = 0.0625 (a normal
-    approximation without continuity correction gave 0.043, issue 22); Wilcoxon's exact
-    null gives the same 0.0625."""
-    a, b = [1.0, 2.0, 3.0, 4.0, 5.0], [0.0] * 5
-    t = paired_test(a, b)
-    assert t.exact and t.p_value == pytest.approx(0.0625)
+    """n = 6 all positive: the exact two-sided sign-flip p is 2/64 (a normal
+    approximation without continuity correction gave less, issue 22); Wilcoxon's exact
+    null gives the same. With 5 units neither can reach 0.05 (2/32): no test."""
+    a, b = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [0.0] * 6
+    t = paired_test(a, b, method="mean")
+    assert t.exact and t.p_value == pytest.approx(0.03125)
     w = paired_test(a, b, method="rank")
-    assert w.exact and w.p_value == pytest.approx(0.0625)
+    assert w.exact and w.p_value == pytest.approx(0.03125)
+    for method in ("bootstrap-t", "mean", "rank"):
+        few = paired_test(a[:5], b[:5], method=method)
+        assert few.test == "too few units to test" and np.isnan(few.p_value)
+        assert few.estimate > 0
 
 
 def test_exact_sign_flip_counts_match_brute_force() -> None:

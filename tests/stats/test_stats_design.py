@@ -79,10 +79,30 @@ def test_means_medians_and_the_paired_test() -> None:
     d = got.as_dict()
     assert d["p_value"] == got.test.p_two_sided and d["n_flips"] == 512 and d["exact"]
     assert infer(pairs, v).test is None  # no null: no test
-    assert infer(Design("mean", "texts"), v, null=0.0).test is None  # not paired: no test
+    # not paired (the sign is not arbitrary under the null): bootstrap-t interval and test
+    from genderscope.stats.bootstrap_t import bootstrap_t_test
+
+    unpaired = infer(Design("mean", "texts"), v, null=0.0, n_resamples=999, seed=3)
+    ref = bootstrap_t_test(v, n_resamples=999, seed=3)
+    assert unpaired.ci.method == "bootstrap-t"
+    assert (unpaired.ci.ci_low, unpaired.ci.ci_high) == pytest.approx((ref.ci_low,
+                                                                       ref.ci_high))
+    assert unpaired.p_value == pytest.approx(ref.p_two_sided)
+    assert unpaired.as_dict()["test"] == "bootstrap-t test of the mean"
+    few = infer(Design("mean", "texts"), v[:5], null=0.0)
+    assert few.test_name == "too few units to test" and np.isnan(few.p_value)
+    assert few.ci == t_mean_ci(v[:5], unit="texts")
     clusters = np.repeat(np.arange(3), 3)
     assert infer(Design("mean", "texts", clusters="professions"), v, clusters).ci == (
         cluster_mean_ci(v, clusters, unit="professions"))
+    # a clustered mean is tested by its cluster t: p < 0.05 exactly where the CI excludes 0
+    w = rng.normal(0.4, 1, 40)
+    groups = np.repeat(np.arange(8), 5)
+    for shift in (-0.4, 0.0, 0.4):
+        res = infer(Design("mean", "texts", clusters="professions"), w + shift, groups,
+                    null=0.0)
+        assert res.test_name == "cluster t test of the mean"
+        assert (res.p_value < 0.05) == (not res.ci.spans(0.0))
     med = infer(Design("median", "groups"), v, n_resamples=200, seed=0).ci
     assert med.estimate == pytest.approx(np.median(v)) and med.ci_unit == "groups"
 

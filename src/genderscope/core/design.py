@@ -22,7 +22,13 @@ Vocabulary (one value per *unit* unless ``clusters`` is given):
   not choose for crossed designs yet and says so.
 - ``paired``: what makes a value a paired difference whose sign is arbitrary under no
   effect (``pair order``: swapping a RIPA word pair flips the sign of its value), which
-  makes a sign-flip test of mean 0 exact.
+  makes a sign-flip test of mean 0 exact. A difference whose sign is *not* arbitrary
+  under the null (after - before of a debiased model, male - female of BEC-Pro: the null
+  is a mean of 0, not a symmetric distribution) declares no ``paired``; its mean is
+  tested studentised (bootstrap-t), which keeps its size under skew.
+- ``tolerance``: the numerical precision of the values (:class:`Tolerance`): two values
+  that differ by less are the same number computed twice (batching, padding, device,
+  dtype), so a before/after difference within it is a tie, never evidence of a change.
 
 This module is core: it imports nothing of genderscope.
 """
@@ -33,6 +39,34 @@ from dataclasses import dataclass, replace
 
 ESTIMANDS = ("proportion", "mean", "median", "effect-size", "ratio")
 """The estimands a design may declare."""
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """Two values ``a`` and ``b`` are equal within the scoring's numerical precision when
+    ``|a - b| <= atol + rtol * max(|a|, |b|)`` (in the values' own units)."""
+
+    atol: float = 0.0
+    rtol: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not (self.atol >= 0 and self.rtol >= 0):
+            raise ValueError(f"tolerance: atol and rtol must be >= 0, got {self}")
+
+    def describe(self) -> str:
+        """``|difference| <= 1e-04 + 1e-05 x |value|``."""
+        return f"|difference| <= {self.atol:.0e} + {self.rtol:.0e} x |value|"
+
+
+SCORE_TOLERANCE = Tolerance(atol=1e-4, rtol=1e-5)
+"""The precision of a value computed from float32 scores (log-probabilities in nats,
+cosine similarities, classifier probabilities): a float32 sum of a few tens of
+log-probabilities of magnitude 1-10 carries rounding of order 1e-6 to 1e-5 (float32's
+epsilon is 1.2e-7), and a different batch or padding reorders the sums; rescoring
+CrowS-Pairs with a tiny GPT-2 at batch size 1 and 16 moved item margins by up to
+2.4e-6 nats (tests/stats/test_numerical_ties.py). 1e-4 nats is a probability ratio of
+1.0001, far below any effect a measure reports. The default of every measure that
+declares none."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +83,8 @@ class Design:
     """Random factors crossed with the units (none: the units are the only sample)."""
     paired: str | None = None
     """What pairs a value so that its sign is arbitrary under no effect, or None."""
+    tolerance: Tolerance = SCORE_TOLERANCE
+    """The values' numerical precision: differences within it are ties."""
 
     def __post_init__(self) -> None:
         if self.estimand not in ESTIMANDS:

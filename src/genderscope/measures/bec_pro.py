@@ -34,21 +34,28 @@ of person and profession in that frame, the quantity eq. 1 estimates.
 
 Aggregates. The unit that varies is the *profession*: each profession's rows
 share it across 18 person words and 5 patterns, so rows are not independent
-draws and every CI here is a cluster bootstrap over professions (``ci_unit:
+draws and every CI here is a cluster t interval over professions (CR1 variance,
+t(K - 1) quantile; :func:`genderscope.stats.cluster_mean_ci`; ``ci_unit:
 "professions"``).
 
-- mean association by person gender x profession group (cluster bootstrap CI);
+- mean association by person gender x profession group (cluster t CI);
 - ``male_minus_female``: the mean paired difference male - female person row,
-  over all groups, cluster bootstrap CI over professions;
+  over all groups, cluster t CI over professions;
 - per profession group, male vs female person words: each profession's mean
   association over its male rows and over its female (counterpart) rows are
   compared with :func:`genderscope.stats.paired_test` over the professions of
-  the group (Shapiro-Wilk chooses the paired t-test or the Wilcoxon signed-rank
-  test; effect size r, Rosenthal 1991). This is genderscope's comparison of
+  the group: the bootstrap-t test of the mean difference (studentised, so its
+  size holds when the professions' differences are skewed; no test, "too few
+  units to test", with 5 or fewer professions), effect size r = t / sqrt(t^2 +
+  df) (Rosenthal 1991). This is genderscope's comparison of
   person genders *within* a profession group; Bartl et al.'s code instead pairs
   the female-profession rows with the male-profession rows by their order in
-  the corpus. The group tests form one family: raw ``p_value`` and Holm-adjusted
-  ``p_adjusted`` (``family``: "bec-pro male vs female per profession group").
+  the corpus (and lets a Shapiro-Wilk test choose a t-test or Wilcoxon's test,
+  which genderscope does not). The group tests form one family: raw ``p_value`` and
+  Holm-adjusted ``p_adjusted`` (``family``: "bec-pro male vs female per profession
+  group"). Person words are held fixed: the intervals and tests count the
+  professions' sampling, not the person words' (professions x person words are
+  crossed; not counted yet).
 
 Rows are paired by the person pair number of the shipped persons list
 (``resources/bec_pro_persons_<lang>.tsv``, column ``pair``: he/she, my son/my
@@ -199,8 +206,8 @@ def _groups(items: pd.DataFrame) -> list[str]:
 
 def group_means(items: pd.DataFrame, *, n_resamples: int = 10_000, seed: int = 0
                 ) -> pd.DataFrame:
-    """Mean association per person gender x profession group, with 95% CIs from a
-    cluster bootstrap over professions."""
+    """Mean association per person gender x profession group, with 95% cluster t CIs
+    over professions."""
     recs = []
     for group in _groups(items):
         for gender in GENDERS:
@@ -241,8 +248,9 @@ def profession_means(items: pd.DataFrame, group: str) -> pd.DataFrame:
 
 def gender_tests(items: pd.DataFrame, *, n_resamples: int = 10_000, seed: int = 0
                  ) -> pd.DataFrame:
-    """Per profession group: male vs female person words over professions (paired test,
-    effect size r), mean pair difference with a profession-cluster CI; Holm over groups."""
+    """Per profession group: male vs female person words over professions (bootstrap-t
+    paired test of the mean, effect size r), mean pair difference with a cluster t CI
+    over professions; Holm over groups."""
     recs = []
     w = paired_rows(items)
     for group in _groups(items):

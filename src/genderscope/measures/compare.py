@@ -1,19 +1,29 @@
 """Before/after comparison of two stored runs of the same measure.
 
-Items of the two runs are joined on an item key; for each group (and for all
-items) we report the mean item value before and after, the mean paired change
-(after - before) with a percentile bootstrap 95 % CI, and the paired test of
-Bartl et al. (2020, sec. 4.3): Shapiro-Wilk on the differences chooses the
-paired t-test or the Wilcoxon signed-rank test, with effect size r
-(:func:`genderscope.stats.paired_test`). For binary item values (CrowS-Pairs:
-"stereotypical sentence preferred") McNemar's exact test on the discordant
-pairs is added (a two-sided binomial test of b vs c; McNemar 1947).
+Items of the two runs are joined on an item key; for each group (and for all items) we
+report the mean item value before and after and the mean paired change (after - before)
+with its 95 % interval and two-sided test of no mean change, chosen by
+:func:`genderscope.stats.design.infer` from the comparison's design (a mean of item
+changes, or of items clustered by the measure's declared unit):
 
-Unit of resampling: when the method names a cluster column (BEC-Pro:
-``profession_key``, so ``ci_unit`` "professions") and both runs have it, the CI is
-a cluster bootstrap over those clusters and the paired test runs over cluster
-means (before vs after per profession); otherwise items are the unit
-(``ci_unit`` "items").
+- items independent: the equal-tailed bootstrap-t interval and test of the mean change
+  (Hall 1988; studentised, so it keeps its size under skewed changes, where the
+  sign-flip test rejected 0.11 of no-change runs); ``ci_unit`` "items";
+- items sharing a cluster (BEC-Pro: ``profession_key``, ``ci_unit`` "professions"), when
+  the measure declares one and both runs have it: the cluster t interval (CR1, t(K - 1))
+  and its t test, over the same item-weighted mean;
+- 5 or fewer units (items or clusters): the interval, and no test ("too few units to
+  test", ``p_value`` NaN).
+
+Numerical noise is not evidence: an item whose two values are equal within the
+measure's tolerance (its declared design's, else
+:data:`genderscope.core.design.SCORE_TOLERANCE`: ``|change| <= 1e-4 + 1e-5 x |value|``,
+the precision of float32 scores) is a tie, its change set to 0 before the interval and
+test (``n_ties`` counts them); when every change is a tie the row says "no change beyond
+numerical precision" and has no p-value. So a run compared with itself rescored at
+another batch size reports no change. For binary item values (CrowS-Pairs:
+"stereotypical sentence preferred") McNemar's exact test on the discordant pairs is
+added (a two-sided binomial test of b vs c; McNemar 1947).
 
 Multiplicity: the per-group rows of one table are a family ("compare per
 <groups>"): each row carries the raw ``p_value`` and ``p_adjusted`` (Holm by
@@ -34,22 +44,39 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from genderscope.core.declaration import Pairing
+from genderscope.core.declaration import Declaration, Pairing
+from genderscope.core.design import SCORE_TOLERANCE, Design, Tolerance
 from genderscope.errors import GenderscopeError
 from genderscope.results import Result
-from genderscope.stats import adjust_pvalues, bootstrap_ci, cluster_mean_ci, paired_test
+from genderscope.stats import adjust_pvalues
+from genderscope.stats.design import infer, ties
+
+NO_CHANGE = "none (no change beyond numerical precision)"
 
 
-def _pairing(method: str) -> Pairing | None:
-    """The pairing declared by the measure that made ``method`` (its name, or a prefix:
+def _declared(method: str) -> Declaration | None:
+    """The declaration of the measure that made ``method`` (its name, or a prefix:
     ``abc-da``, ``lpbs/career-family``)."""
     from genderscope.core.registry import declarations
 
     found = declarations()
-    declared = found.get(method) or next(
+    return found.get(method) or next(
         (d for name, d in sorted(found.items(), key=lambda kv: -len(kv[0]))
          if method.startswith(name)), None)
+
+
+def _pairing(method: str) -> Pairing | None:
+    """The pairing declared by the measure that made ``method``."""
+    declared = _declared(method)
     return declared.pairing if declared is not None else None
+
+
+def tolerance_of(method: str) -> Tolerance:
+    """The numerical precision of ``method``'s values: its declared design's, else
+    :data:`~genderscope.core.design.SCORE_TOLERANCE`."""
+    declared = _declared(method)
+    design = declared.design if declared is not None else None
+    return design.tolerance if design is not None else SCORE_TOLERANCE
 
 
 def _derive(items: pd.DataFrame, method: str) -> pd.DataFrame:
@@ -81,29 +108,28 @@ def mcnemar_exact(before: np.ndarray, after: np.ndarray) -> dict[str, float]:
 
 
 def _row(label: dict[str, Any], sub: pd.DataFrame, spec: Pairing, n_resamples: int,
-         seed: int, clustered: bool) -> dict[str, Any]:
+         seed: int, clustered: bool, tolerance: Tolerance) -> dict[str, Any]:
     a = sub[f"{spec.value}_before"].to_numpy(dtype=float)
     b = sub[f"{spec.value}_after"].to_numpy(dtype=float)
-    diff = b - a
+    tied = ties(a, b, tolerance)
+    diff = np.where(tied, 0.0, b - a)
+    design = Design("mean", unit="items", tolerance=tolerance)
     if clustered:
-        ci = cluster_mean_ci(diff, sub[spec.cluster], unit=spec.cluster_unit,
-                             n_resamples=n_resamples, seed=seed)
-        means = sub.groupby(spec.cluster, sort=False)[[f"{spec.value}_before",
-                                                       f"{spec.value}_after"]].mean()
-        ta, tb = means.iloc[:, 0].to_numpy(), means.iloc[:, 1].to_numpy()
-    else:
-        ci = bootstrap_ci(diff, n_resamples=n_resamples, seed=seed, unit="items")
-        ta, tb = a, b
+        design = design.clustered(spec.cluster_unit)
+    clusters = sub[spec.cluster].to_numpy() if clustered else None
+    res = infer(design, diff, clusters, null=0.0, n_resamples=n_resamples, seed=seed)
+    ci = res.ci
+    n_units = int(ci.n_units if ci.n_units is not None else ci.n)
     rec: dict[str, Any] = {**label, "n": int(len(sub)), "mean_before": float(a.mean()),
                            "mean_after": float(b.mean()), "change": ci.estimate,
                            "change_ci_low": ci.ci_low, "change_ci_high": ci.ci_high,
-                           "ci_unit": ci.ci_unit, "n_units": int(ta.size)}
-    if ta.size >= 3 and np.any(tb != ta):
-        t = paired_test(tb, ta)
-        rec.update(test=t.test, p_value=t.p_value, effect_size_r=t.effect_size_r)
+                           "ci_method": ci.method, "ci_unit": ci.ci_unit,
+                           "n_units": n_units, "n_ties": int(tied.sum())}
+    if np.all(tied | np.isnan(diff)):
+        rec.update(test=NO_CHANGE, p_value=float("nan"), effect_size_r=float("nan"))
     else:
-        rec.update(test=f"none (fewer than 3 {ci.ci_unit} or no change)",
-                   p_value=float("nan"), effect_size_r=float("nan"))
+        rec.update(test=res.test_name, p_value=res.p_value,
+                   effect_size_r=_effect_r(diff, ci, clustered))
     for extra in spec.extra_values:
         xb = sub[f"{extra}_before"].to_numpy(dtype=bool)
         xa = sub[f"{extra}_after"].to_numpy(dtype=bool)
@@ -113,6 +139,27 @@ def _row(label: dict[str, Any], sub: pd.DataFrame, spec: Pairing, n_resamples: i
                     f"{extra}_true_to_false": mc["n_true_to_false"],
                     f"{extra}_false_to_true": mc["n_false_to_true"]})
     return rec
+
+
+def _effect_r(diff: np.ndarray, ci: Any, clustered: bool) -> float:
+    """r = t / sqrt(t^2 + df) (Rosenthal 1991), signed like t: t the one-sample t of the
+    changes (df n - 1), or the cluster t of the interval (df K - 1); descriptive."""
+    from scipy import stats
+
+    nan = float("nan")
+    if clustered:
+        k = int(ci.n_units or 0)
+        if k < 2 or not ci.ci_high > ci.ci_low:
+            return nan
+        q = float(stats.t.ppf(0.5 + ci.confidence / 2, k - 1))
+        t, df = ci.estimate / ((ci.ci_high - ci.ci_low) / (2 * q)), k - 1
+    else:
+        d = diff[~np.isnan(diff)]
+        sd = float(d.std(ddof=1)) if d.size > 1 else 0.0
+        if not sd > 0:
+            return nan
+        t, df = float(d.mean()) / (sd / np.sqrt(d.size)), d.size - 1
+    return float(np.sign(t) * np.sqrt(t * t / (t * t + df)))
 
 
 def _adjust(recs: list[dict[str, Any]], family: str, spec: Pairing, method: str) -> None:
@@ -128,8 +175,12 @@ def _adjust(recs: list[dict[str, Any]], family: str, spec: Pairing, method: str)
 
 def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = None,
                  value: str | None = None, groups: Sequence[str] | None = None,
-                 n_resamples: int = 10_000, seed: int = 0, p_adjust: str = "holm") -> Result:
-    """Per-group paired comparison of two runs of one measure (see module docstring)."""
+                 n_resamples: int = 10_000, seed: int = 0, p_adjust: str = "holm",
+                 tolerance: Tolerance | None = None) -> Result:
+    """Per-group paired comparison of two runs of one measure (see module docstring).
+
+    ``n_resamples``: the bootstrap-t resamples; ``tolerance``: the values' numerical
+    precision (None: the measure's, :func:`tolerance_of`)."""
     if before.method != after.method:
         raise GenderscopeError(f"compare: runs are of different measures ({before.method!r} "
                                f"vs {after.method!r})")
@@ -137,6 +188,7 @@ def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = N
         raise GenderscopeError(f"compare: p_adjust must be 'holm' or 'bh', got {p_adjust!r}")
     method = before.method
     spec = _spec(method, key, value, groups)
+    tol = tolerance if tolerance is not None else tolerance_of(method)
     a, b = _derive(before.items, method), _derive(after.items, method)
     clustered = bool(spec.cluster) and all(spec.cluster in r.columns for r in (a, b))
     cols = [*spec.key, *spec.groups, spec.value, *spec.extra_values,
@@ -165,17 +217,18 @@ def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = N
         raise GenderscopeError(f"compare: value {spec.value!r} is NaN (missing) in one run or "
                                "the other for every shared item; nothing to compare")
     recs = [_row({g: "(all)" for g in spec.groups} or {"group": "(all)"}, merged, spec,
-                 n_resamples, seed, clustered)]
+                 n_resamples, seed, clustered, tol)]
     if spec.groups:
         for labels, sub in merged.groupby(list(spec.groups), sort=True):
             labels = labels if isinstance(labels, tuple) else (labels,)
             recs.append(_row(dict(zip(spec.groups, labels, strict=True)), sub, spec,
-                             n_resamples, seed, clustered))
+                             n_resamples, seed, clustered, tol))
         _adjust(recs[1:], f"compare per {' x '.join(spec.groups)}", spec, p_adjust)
     table = pd.DataFrame(recs)
     summary: dict[str, Any] = {
         "n_items": int(len(merged)), "n_before": int(len(a)), "n_after": int(len(b)),
         "value": spec.value, "key": list(spec.key), "groups": list(spec.groups),
+        "tolerance": tol.describe(), "n_ties": int(recs[0]["n_ties"]),
         "by_group": [{k: v for k, v in r.items()} for r in recs],
     }
     meta = {"before": {"run_id": before.metadata.get("run_id"),
@@ -183,7 +236,7 @@ def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = N
             "after": {"run_id": after.metadata.get("run_id"),
                       "model": after.metadata.get("model")},
             "params": {"method": method, "n_resamples": n_resamples, "key": list(spec.key),
-                       "p_adjust": p_adjust,
+                       "p_adjust": p_adjust, "tolerance": [tol.atol, tol.rtol],
                        "value": spec.value, "groups": list(spec.groups)},
             "seed": seed, "model": {"fingerprint": "compare"}}
     return Result(f"{method}-compare", summary, merged, metadata=meta,

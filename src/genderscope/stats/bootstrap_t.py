@@ -65,8 +65,8 @@ def bootstrap_t_pvalues(d: np.ndarray, *, n_resamples: int = DEFAULT_RESAMPLES, 
     le = (np.count_nonzero(draws <= t_obs[:, None], axis=1) + 1) / (n_resamples + 1)
     p = np.minimum(1.0, 2 * np.minimum(ge, le))
     alpha = 1 - confidence
-    q_lo, q_hi = np.quantile(draws, [alpha / 2, 1 - alpha / 2], axis=1)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore"):  # draws of +-inf (resamples of equal values)
+        q_lo, q_hi = np.quantile(draws, [alpha / 2, 1 - alpha / 2], axis=1)
         low, high = mean - q_hi * se, mean - q_lo * se
     return p, low, high, t_obs
 

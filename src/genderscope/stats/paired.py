@@ -1,8 +1,15 @@
 """Paired two-condition tests over independent units (e.g. professions, items).
 
 The default test is of the **mean** difference, the quantity every estimate and CI
-beside it is about: a sign-flip permutation test (:mod:`genderscope.stats.signflip`),
-exact for n <= 16 units. Bartl et al. (2020, Sec. 4) instead let a Shapiro-Wilk test
+beside it is about, studentised: the equal-tailed bootstrap-t test
+(:mod:`genderscope.stats.bootstrap_t`), which keeps its size when the differences are
+skewed (the null is a mean of 0, not a symmetric distribution: 0.055 at 10 centred
+exponential units, where the sign-flip test rejected 0.088; docs/calibration.md). The
+sign-flip test (:mod:`genderscope.stats.signflip`, exact up to 24 units) is
+``method="mean"``, exact where the differences are symmetric under the null (two
+exchangeable conditions). With 5 or fewer units no test is run: ``test`` is "too few
+units to test" and ``p_value`` NaN (the sign flip's and the signed-rank test's smallest
+two-sided p there is 1/16). Bartl et al. (2020, Sec. 4) instead let a Shapiro-Wilk test
 choose between the paired t-test and the Wilcoxon signed-rank test; the Wilcoxon test
 is about the pseudo-median, not the mean, so under skewed differences with mean 0 it
 rejects far too often (issue 22: 0.19 over BEC-Pro professions). genderscope no longer
@@ -17,9 +24,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from genderscope.stats.design import MIN_UNITS_TO_TEST, TOO_FEW
 from genderscope.stats.signflip import DEFAULT_FLIPS, hodges_lehmann, sign_flip_test
 
-METHODS = ("mean", "rank", "bootstrap-t")
+METHODS = ("bootstrap-t", "mean", "rank")
 
 
 @dataclass(frozen=True)
@@ -51,15 +59,16 @@ class PairedTest:
 
 
 def paired_test(a: np.ndarray | list[float], b: np.ndarray | list[float], *,
-                method: str = "mean", n_flips: int = DEFAULT_FLIPS, seed: int = 0
+                method: str = "bootstrap-t", n_flips: int = DEFAULT_FLIPS, seed: int = 0
                 ) -> PairedTest:
     """Two-sided paired test of ``a`` vs ``b`` (same length; pairs with a NaN dropped).
 
-    ``method="mean"`` (default): sign-flip test of mean(a - b) = 0; ``"rank"``: Wilcoxon
-    signed-rank test (exact null for n <= 50 without ties, scipy's rule) with the
-    Hodges-Lehmann estimate; ``"bootstrap-t"``: the equal-tailed bootstrap-t test of the
-    mean (:mod:`genderscope.stats.bootstrap_t`; ``n_flips`` resamples), which keeps its
-    size under heavy skew where the sign-flip test does not (docs/measures/bec_pro.md).
+    ``method="bootstrap-t"`` (default): the equal-tailed bootstrap-t test of mean(a - b)
+    = 0 (:mod:`genderscope.stats.bootstrap_t`; ``n_flips`` resamples), which keeps its
+    size under skew where the sign-flip test does not; ``"mean"``: sign-flip test of
+    mean(a - b) = 0; ``"rank"``: Wilcoxon signed-rank test (exact null for n <= 50
+    without ties, scipy's rule) with the Hodges-Lehmann estimate. Fewer than 6 pairs:
+    no test (module docstring).
     """
     from scipy import stats  # imported on use: a cached rerun needs none
 
@@ -75,9 +84,11 @@ def paired_test(a: np.ndarray | list[float], b: np.ndarray | list[float], *,
     nan = float("nan")
     mean = float(d.mean()) if n else nan
     estimand = "pseudo-median (Hodges-Lehmann)" if method == "rank" else "mean difference"
-    if n < 3 or np.allclose(d, d[0]):
-        return PairedTest("none", nan, nan, nan, n, mean, estimand, mean if method != "rank"
-                          else hodges_lehmann(d))
+    estimate = (hodges_lehmann(d) if method == "rank" else mean) if n else nan
+    if n < MIN_UNITS_TO_TEST:
+        return PairedTest(TOO_FEW, nan, nan, nan, n, mean, estimand, estimate)
+    if np.allclose(d, d[0]):
+        return PairedTest("none", nan, nan, nan, n, mean, estimand, estimate)
     if method in ("mean", "bootstrap-t"):
         t = float(mean / (d.std(ddof=1) / np.sqrt(n)))
         r = float(np.sign(t) * np.sqrt(t * t / (t * t + n - 1)))

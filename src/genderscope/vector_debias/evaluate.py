@@ -3,8 +3,11 @@
 - The WEAT-family metrics (WEAT, RIPA, RND, ECT, MAC) of each test on both vector
   sets, each recorded as a run in the store (so ``genderscope compare BEFORE AFTER``
   works on them) and compared item by item with :func:`genderscope.measures.compare.
-  compare_runs`: mean paired change with a bootstrap 95 % CI over the words and the
-  paired test.
+  compare_runs`: the mean paired change of the items (WEAT: s(w) per target word; RIPA,
+  RND, ECT: the per-attribute-word term; MAC: per target) with compare's bootstrap-t
+  95 % interval and test (changes within float32 precision are ties). The items share
+  the other set's words (WEAT's and MAC's targets share the attribute words), which the
+  interval holds fixed: it does not count their sampling (crossed; not counted yet).
 - The analogy "man : king :: woman : ?" by 3CosAdd (Mikolov et al. 2013) over unit
   vectors, the three query words excluded: its top answers before and after.
 - Gonen & Goldberg's (2019, "Lipstick on a Pig", NAACL-W, Sec. 3 "Clustering") test:
