@@ -76,22 +76,36 @@ def command_line() -> str:
     return redact("genderscope " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
 
 
-def fmt(x: Any, nd: int = 3) -> str:
-    """A number with ``nd`` decimals (anything else as it is)."""
+def fmt(x: Any, nd: int = 3, *, small: str | None = None, sign: bool = False,
+        missing: str | None = None) -> str:
+    """A number as the terminal tables print it: ``nd`` decimals (``sign``: with ``+``
+    or ``-``); ``small`` ``"e"`` or ``"g"``: a non-zero number under ``10**-nd`` in
+    scientific notation (``.1e``) or with ``nd`` significant digits instead of rounding
+    to 0; ``missing``: the text for None and NaN (default: ``None``, ``nan``). Anything
+    not a number as it is. The CLI's one number format."""
     try:
-        return f"{float(x):.{nd}f}"
+        v = float(x)
     except (TypeError, ValueError):
-        return str(x)
+        return missing if x is None and missing is not None else str(x)
+    if v != v and missing is not None:
+        return missing
+    if small is not None and v and abs(v) < 10 ** -nd:
+        return f"{v:.1e}" if small == "e" else f"{v:.{nd}g}"
+    return f"{v:+.{nd}f}" if sign else f"{v:.{nd}f}"
 
 
-def ci_text(d: dict[str, Any] | None, nd: int = 3) -> str:
-    """``estimate [low, high]`` of a summary entry, ``-`` when there is none."""
+def ci_text(d: dict[str, Any] | None, nd: int = 3, *, sign: bool = False,
+            missing: str | None = None) -> str:
+    """``estimate [low, high]`` of a summary entry, each number by :func:`fmt`; ``-``
+    when there is none; ``n/a`` (or ``missing``) when its estimate is None (NaN, as a
+    stored run reads it back) or, given ``missing``, NaN."""
     if not d:
         return "-"
-    if d.get("estimate") is None:  # NaN, as a stored run reads it back
-        return "n/a"
-    return f"{fmt(d.get('estimate'), nd)} [{fmt(d.get('ci_low'), nd)}, " \
-           f"{fmt(d.get('ci_high'), nd)}]"
+    est = d.get("estimate")
+    if est is None or (missing is not None and fmt(est, missing=missing) == missing):
+        return missing or "n/a"
+    low, high = (fmt(d.get(k), nd, sign=sign, missing=missing) for k in ("ci_low", "ci_high"))
+    return f"{fmt(est, nd, sign=sign)} [{low}, {high}]"
 
 
 def execute(measure: str, model: str, kind: str, start_token: str, device: str | None,

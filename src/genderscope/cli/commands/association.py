@@ -26,19 +26,12 @@ from genderscope.cli.common import (
     STORE_OPTION,
     command_line,
     console,
+    fmt,
     run_note,
 )
 from genderscope.errors import GenderscopeError
 from genderscope.results import to_json
 from genderscope.text_blocks import plural
-
-
-def _fmt(x: Any, nd: int = 3) -> str:
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return str(x)
-    return f"{v:.{nd}f}" if v == 0 or abs(v) >= 10 ** -nd else f"{v:.1e}"
 
 
 def _p(x: Any) -> str:
@@ -75,8 +68,8 @@ def bec_pro_tables(result: Any) -> list[Any]:
     for group, by_gender in result.summary["association_by_group"].items():
         for gender, g in by_gender.items():
             table.add_row(group, gender, str(int(g["n"])),
-                          f"{_fmt(g['estimate'])} [{_fmt(g['ci_low'])}, "
-                          f"{_fmt(g['ci_high'])}]")
+                          f"{fmt(g['estimate'], small='e')} [{fmt(g['ci_low'], small='e')}, "
+                          f"{fmt(g['ci_high'], small='e')}]")
     tests = Table(title="Male vs female person words per profession group (paired over "
                         "professions; Holm across groups)")
     for col in ("professions", "n professions", "pairs", "test", "p", "p Holm",
@@ -85,7 +78,7 @@ def bec_pro_tables(result: Any) -> list[Any]:
     for group, t in result.summary["male_vs_female"].items():
         tests.add_row(group, str(int(t["n_professions"])), str(int(t["n_pairs"])),
                       str(t["test"]), _p(t["p_value"]), _p(t.get("p_adjusted")),
-                      _fmt(t.get("effect_size_r")))
+                      fmt(t.get("effect_size_r"), small="e"))
     return [table, tests]
 
 
@@ -100,12 +93,14 @@ def lpbs_tables(result: Any) -> list[Any]:
         table.add_column(col, justify="left" if col == "templates" else "right")
     perm = s["permutation"]
     table.add_row("all (word means)" if s.get("test_unit") == "words" else
-                  "all (pooled items)", _fmt(s["effect_size"], 2),
+                  "all (pooled items)", fmt(s["effect_size"], 2, small="e"),
                   _p(s["p_one_sided"]), _p(s["p_two_sided"]),
-                  _fmt(perm["mean_x"]), _fmt(perm["mean_y"]))
+                  fmt(perm["mean_x"], small="e"), fmt(perm["mean_y"], small="e"))
     for _, r in result.tables["by_template"].iterrows():
-        table.add_row(f"{r.template} ({r.male}/{r.female})", _fmt(r.effect_size, 2),
-                      _p(r.p_one_sided), _p(r.p_two_sided), _fmt(r.mean_x), _fmt(r.mean_y))
+        table.add_row(f"{r.template} ({r.male}/{r.female})",
+                      fmt(r.effect_size, 2, small="e"),
+                      _p(r.p_one_sided), _p(r.p_two_sided), fmt(r.mean_x, small="e"),
+                      fmt(r.mean_y, small="e"))
     return [table, f"d > 0: {s['x']} words raise male vs female fill more than {s['y']} "
                    "words (prior-corrected)."]
 

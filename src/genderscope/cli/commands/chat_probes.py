@@ -27,6 +27,7 @@ from genderscope.cli.common import (
     STORE_OPTION,
     command_line,
     console,
+    fmt,
     run_note,
 )
 from genderscope.results import Result, to_json
@@ -51,13 +52,6 @@ HEADER_OPTION = typer.Option(None, "--header", metavar="K:V", help="A header sen
                              "token and cookie headers are kept out of every record).")
 
 
-def _fmt(x: Any, nd: int = 3) -> str:
-    try:
-        return f"{float(x):.{nd}f}"
-    except (TypeError, ValueError):
-        return str(x)
-
-
 def tables(result: Result) -> list[Table]:
     """The probe's metrics (with CIs and marks) and its paired tests."""
     s = result.summary
@@ -68,7 +62,7 @@ def tables(result: Result) -> list[Table]:
     for name, v in s.items():
         if isinstance(v, dict) and "estimate" in v:
             m = s["marks"].get(name)
-            t.add_row(name, f"{_fmt(v['estimate'])} [{_fmt(v['ci_low'])}, {_fmt(v['ci_high'])}]",
+            t.add_row(name, f"{fmt(v['estimate'])} [{fmt(v['ci_low'])}, {fmt(v['ci_high'])}]",
                       f"{m['mark'] or '-'} / {m['mark_point'] or '-'}" if m else "")
     out = [t]
     if s.get("tests"):
@@ -77,8 +71,8 @@ def tables(result: Result) -> list[Table]:
         for col in ("test", "difference", "clusters", "p", "p Holm"):
             p.add_column(col)
         for x in s["tests"]:
-            p.add_row(x["name"], _fmt(x["estimate"]), str(x["n_clusters"]), _fmt(x["p_value"], 4),
-                      _fmt(x.get("p_adjusted"), 4))
+            p.add_row(x["name"], fmt(x["estimate"]), str(x["n_clusters"]), fmt(x["p_value"], 4),
+                      fmt(x.get("p_adjusted"), 4))
         out.append(p)
     return out
 

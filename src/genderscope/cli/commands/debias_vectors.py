@@ -27,13 +27,9 @@ from genderscope.cli.commands.embeddings import (
     VECTORS_OPTION,
     _expand,
 )
-from genderscope.cli.common import STORE_OPTION, console, open_store
+from genderscope.cli.common import STORE_OPTION, ci_text, console, open_store
 
 DEFAULT_RAN_WORDS = 20_000  # vector_debias.ran.DEFAULT_N_WORDS (not imported: numpy-free CLI)
-
-
-def _fmt(e: dict[str, Any]) -> str:
-    return f"{e['estimate']:+.3f} [{e['ci_low']:+.3f}, {e['ci_high']:+.3f}]"
 
 
 METHODS = {
@@ -153,7 +149,8 @@ def _print(record: dict[str, Any], out: Path) -> None:
                       f"{ch['change_ci_high']:+.3f}]"
                       if ch else "")
                 p = ch.get("p_value")
-                table.add_row(m["metric"], m["test"], key, _fmt(b), _fmt(a), ci,
+                table.add_row(m["metric"], m["test"], key, ci_text(b, sign=True),
+                              ci_text(a, sign=True), ci,
                               f"{p:.2g}" if isinstance(p, float) else "")
         console.print(table)
         an = record["analogy"]

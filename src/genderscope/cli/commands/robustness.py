@@ -25,8 +25,10 @@ from genderscope.cli.common import (
     JSON_OPTION,
     OUT_OPTION,
     STORE_OPTION,
+    ci_text,
     command_line,
     console,
+    fmt,
     open_store,
 )
 from genderscope.cli.declared import with_declared_options
@@ -39,18 +41,6 @@ CLASSIFIER_OPTION = typer.Option(..., "--classifier", help="Classifier SPEC: FIL
                                  "module:name / file.py:name import and execute that Python; "
                                  "give only files and modules you trust.")
 PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
-
-
-def _num(x: float | None) -> str:
-    """A number, or ``n/a`` for NaN (None once a run went through the store)."""
-    return "n/a" if x is None or x != x else f"{x:.3f}"
-
-
-def _fmt(ci: dict) -> str:
-    est = ci.get("estimate")
-    if est is None or est != est:
-        return "n/a"
-    return f"{est:.3f} [{_num(ci.get('ci_low'))}, {_num(ci.get('ci_high'))}]"
 
 
 def _print(result: Result, as_json: bool, table: Table) -> None:
@@ -71,10 +61,12 @@ def counterfactual_tables(result: Result) -> list[Table]:
         table.add_column(col)
     for g in ("all", "m2f", "f2m", "mixed"):
         row = s[g]
-        table.add_row(g, str(row["n"]), _fmt(row["flip_rate"]), _fmt(row["mean_abs_delta"]),
-                      _num(row["max_abs_delta"]))
+        table.add_row(g, str(row["n"]), *(ci_text(row[k], missing="n/a") for k in
+                                          ("flip_rate", "mean_abs_delta")),
+                      fmt(row["max_abs_delta"], missing="n/a"))
     d = s["m2f_minus_f2m"]
-    table.add_row("m2f - f2m", "", _fmt(d["flip_rate"]), _fmt(d["mean_abs_delta"]), "")
+    table.add_row("m2f - f2m", "", *(ci_text(d[k], missing="n/a") for k in
+                                     ("flip_rate", "mean_abs_delta")), "")
     return [table]
 
 
@@ -89,11 +81,12 @@ def attack_tables(result: Result) -> list[Table]:
     for d in dirs:
         r = s[d]
         table.add_row(d, str(r["n_attacked"]), str(r["n_not_attackable"]),
-                      _fmt(r["success_rate"]), _fmt(r["words_changed_per_success"]),
-                      _fmt(r["queries_per_attack"]), _fmt(r["seconds_per_attack"]))
+                      *(ci_text(r[k], missing="n/a") for k in (
+                          "success_rate", "words_changed_per_success", "queries_per_attack",
+                          "seconds_per_attack")))
     if "asymmetry_success_rate" in s:
-        table.add_row("man->woman - woman->man", "", "", _fmt(s["asymmetry_success_rate"]),
-                      "", "", "")
+        table.add_row("man->woman - woman->man", "", "",
+                      ci_text(s["asymmetry_success_rate"], missing="n/a"), "", "", "")
     return [table]
 
 
