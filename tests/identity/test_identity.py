@@ -30,9 +30,16 @@ SHOWN = 25
 
 pytestmark = pytest.mark.skipif(not BASELINE, reason=f"no baseline at {record.BASELINE}")
 
+ABSENT = "<absent>"
+"""A CHANGED_ON_PURPOSE 'recorded value' for a key the baseline does not have."""
+
 TOO_FEW = "too few units to test"
 
 CHANGED_ON_PURPOSE: dict[str, dict[tuple[str, ...], tuple[Any, Any]]] = {
+    # issue 41 item 5: gender is CrowS-Pairs' default bias type; the case asks for every
+    # type by name ("all", keyed as the old default), so its numbers and key are unchanged
+    "crows-pairs/causal": {("options", "bias_type"): (ABSENT, "all")},
+    "crows-pairs/masked": {("options", "bias_type"): (ABSENT, "all")},
     # issue 38 item 6: JobsLum's correlation is NaN when every share is the same (as
     # GenderBench's pearsonr); a bootstrap replicate that drew one of the 3 detected
     # occupations 3 times was -inf from 0/0 and clipped to -1, and is now left out
@@ -126,7 +133,7 @@ def _as_changed(case_id: str, want: dict[str, Any]) -> dict[str, Any]:
         node = want
         for k in parents:
             node = node[k]
-        assert node[last] == before, (case_id, path, node[last])
+        assert node.get(last, ABSENT) == before, (case_id, path, node.get(last, ABSENT))
         node[last] = after
     return want
 
