@@ -127,6 +127,39 @@ def screenshot(page: Path) -> dict[str, str]:
     return digests
 
 
+SHOWN_BLOCKS = 3
+"""Measure blocks of the headline table the README shows (the rest are summarised in one
+line; the record holds the whole output)."""
+BLOCK = re.compile(r"^\S.* · .* · [\d.]+ s$")
+
+
+def excerpt(stdout: str) -> list[str]:
+    """The README's view of the output: every line but the per-measure start lines
+    (``model: measure …``) and the headline blocks after the first :data:`SHOWN_BLOCKS`,
+    which one line counts."""
+    lines = [line.rstrip() for line in stdout.rstrip("\n").splitlines()]
+    out: list[str] = []
+    blocks = skipped = 0
+    in_table = False
+    for line in lines:
+        if line.endswith(" …") and not in_table:
+            continue
+        if line.startswith("Headline numbers"):
+            in_table = True
+        elif in_table and BLOCK.match(line):
+            blocks += 1
+        elif in_table and line and not line.startswith(" "):
+            in_table = False  # the verdict and the last lines
+            if skipped:
+                out.append(f"[… {skipped} more measure blocks: see the record]")
+        if in_table and blocks > SHOWN_BLOCKS:
+            if BLOCK.match(line):
+                skipped += 1
+            continue
+        out.append(line)
+    return out
+
+
 def render(rec: dict[str, Any]) -> str:
     """The README block: where and how the run was made, then what it printed."""
     m = rec.get("machine") or {}
@@ -146,7 +179,7 @@ def render(rec: dict[str, Any]) -> str:
         + f", an {rec['columns']}-column terminal. Recorded by "
         "`python benchmarks/readme_sample.py --record`; this block is rendered from that "
         "record (`benchmarks/results/readme/sample.json`), never typed by hand.",
-        "", "```", *(line.rstrip() for line in rec["stdout"].rstrip("\n").splitlines()), "```"]
+        "", "```", *excerpt(rec["stdout"]), "```"]
     return "\n".join(lines)
 
 
