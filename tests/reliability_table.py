@@ -1,5 +1,6 @@
-"""Regenerate docs/reliability.md: run every case of tests/bad_inputs.py (issues 16 and 24)
-and write what really happened (exit code, the error line, files changed).
+"""Regenerate docs/reliability.md: run every case of tests/bad_inputs.py (issues 16, 24 and
+37) and write what really happened (exit code, the error line, files changed), with the
+counts per round.
 
     PYTHONPATH=src HF_HUB_OFFLINE=1 python tests/reliability_table.py [docs/reliability.md]
 """
@@ -17,12 +18,18 @@ from bad_inputs import CASES, make_workspace, run_case  # noqa: E402
 HEAD = """# Reliability: bad inputs and their outcomes
 
 Each row is one command (or Python API call) run on a prepared workspace of small files
-(column "item": the group of cases, 1-7 and 24.1-24.5; the cases live in `tests/bad_inputs.py`
-and `tests/bad_inputs_issue24.py`, `tests/reliability/test_bad_inputs.py` asserts them). Expected
-for every row: exit code 2 (an API call: a `GenderscopeError`, `TypeError` or `ValueError`), one
-`error:` line naming the problem (or click's `Error: Invalid value` for an option outside its
-range), no traceback, and no file or folder written or changed. Rows marked "model cache
-only" loaded the model before refusing its input, so the store may hold that model's memo.
+(column "item": the group of cases, 1-7, 24.1-24.5 and 37.1-37.8; the cases live in
+`tests/bad_inputs.py`, `tests/bad_inputs_issue24.py` and `tests/bad_inputs_issue37.py`;
+`tests/reliability/test_bad_inputs.py` and, for 37.1, `test_inputs_never_outputs.py` assert
+them). Expected for every row: exit code 2 (an API call: a `GenderscopeError`, `TypeError` or
+`ValueError`; from round 37 on a `GenderscopeError`), one `error:` line naming the problem (or
+click's `Error: Invalid value` for an option outside its range), no traceback, and no file or
+folder written or changed. Rows marked "model cache only" loaded the model (or read the
+vectors) before refusing its input, so the store may hold its memo.
+
+Round 37 (37.1: every command that writes, `--out` pointed at each thing it reads; 37.7: the
+Python API's arguments; 37.8: the chat probes, endpoints, WEFE metrics, vector and
+language-model debiasing, the data commands) added the cases counted below.
 The table is regenerated, not written by hand:
 
     PYTHONPATH=src HF_HUB_OFFLINE=1 python tests/reliability_table.py
@@ -30,7 +37,12 @@ The table is regenerated, not written by hand:
 `{model}` is a tiny random BERT folder; `planted/` holds `checkpoints/step-1/trainer.pt`,
 a pickle whose unpickling would create `MARKER` (it never appears). `res/`, `mine/`,
 `mymodel/`, `ftc/` are a user's folders; `pipe` is a FIFO; `r.html` and `linkdir` are
-symbolic links to a user's file and folder, `dangling.csv` a link to a missing file.
+symbolic links to a user's file and folder, `dangling.csv` a link to a missing file;
+`vdir/`, `sdir/`, `mods/` hold a copy of the vectors, texts and corpus, of the store, and of
+the classifier's code; `runs.csv` is a store whose name says CSV; `openai:tiny` at
+`http://127.0.0.1:9/v1` is an endpoint nobody answers at.
+
+{counts}
 
 | item | input | command | exit | error line | changed |
 |---|---|---|---|---|---|
@@ -79,6 +91,12 @@ ELSEWHERE = [
     ("inputs longer than the model's positions (GPT-2, RoBERTa, BERT) are refused naming the "
      "input and the limit", "tests/reliability/test_reliability.py::"
      "test_input_longer_than_the_model_is_refused_by_name"),
+    ("`data fetch` never writes into a cache folder that holds the results store",
+     "tests/reliability/test_inputs_never_outputs.py"),
+    ("`--max-new-tokens` above a local model's context is one line; an endpoint answer is cut "
+     "to `max_new_tokens` x 64 characters before it is stored, and a rerun over a stored "
+     "64 MB answer evaluates it cut; a silent or trickling endpoint ends within its bound; "
+     "any Ray start failure is one line", "tests/reliability/test_bounded.py"),
 ]
 TAIL = "\n## What else holds (tested elsewhere)\n\n| what | test |\n|---|---|\n" + "".join(
     f"| {what} | `{test}` |\n" for what, test in ELSEWHERE)
@@ -89,9 +107,22 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def counts(rows: list[tuple[str, str, str, str, str, str]]) -> str:
+    """A table of the cases per round: how many, how many exit 2, tracebacks, files
+    changed (beyond a model's cache)."""
+    out = "| round | cases | exit 2 | tracebacks | files changed |\n|---|---|---|---|---|\n"
+    for name, test in (("16", lambda i: "." not in i), ("24", lambda i: i.startswith("24")),
+                       ("37", lambda i: i.startswith("37"))):
+        mine = [r for r in rows if test(r[0])]
+        out += (f"| {name} | {len(mine)} | {sum(r[3] == '2' for r in mine)} | "
+                f"{sum(r[3].startswith('traceback') for r in mine)} | "
+                f"{sum(r[5] not in ('nothing', 'model cache only') for r in mine)} |\n")
+    return out
+
+
 def render(rows: list[tuple[str, str, str, str, str, str]]) -> str:
     lines = [f"| {' | '.join(_cell(c) for c in row)} |" for row in rows]
-    return HEAD + "\n".join(lines) + "\n" + TAIL
+    return HEAD.replace("{counts}", counts(rows)) + "\n".join(lines) + "\n" + TAIL
 
 
 def main() -> None:
