@@ -254,11 +254,34 @@ def check_call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
     label = where or fn.__name__
     for name, value in bound.arguments.items():
         param = sig.parameters[name]
-        if param.kind in (param.VAR_KEYWORD, param.VAR_POSITIONAL):
+        if param.kind == param.VAR_KEYWORD:  # declared options: the engine checks them,
+            for option, given in value.items():  # but a name that is not UTF-8 is ours
+                _utf8(given, option, label)
             continue
+        if param.kind == param.VAR_POSITIONAL:
+            continue
+        if value is None and param.default is param.empty:
+            raise ArgumentError(f"gs.{label}: {name} is required, got None")
+        _utf8(value, name, label)
         check = ARGUMENTS.get(name)
         if check is not None:
             try:
                 check(value, name)
             except ArgumentError as exc:  # a value error names its option already
                 raise ArgumentError(f"gs.{label}: {exc}") from None
+
+
+def _utf8(value: Any, name: str, label: str) -> None:
+    """Refuse a text (or a path, or a list of them) that is not valid UTF-8: a file name
+    with surrogate escapes would fail later, in a message or a store row, as a
+    ``UnicodeEncodeError``."""
+    items = value if isinstance(value, (list, tuple)) else [value]
+    for item in items:
+        text = os.fspath(item) if isinstance(item, os.PathLike) else item
+        if isinstance(text, str):
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                raise GenderscopeError(f"gs.{label}: {name} {text!a} is not valid UTF-8 (a "
+                                       "file name with surrogate escapes?); rename the "
+                                       "file") from None
