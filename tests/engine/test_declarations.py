@@ -111,3 +111,24 @@ def test_every_docs_page_s_options_table_is_current() -> None:
     for name, d in declarations().items():  # every measure has a page with its table
         page = (repo / "docs" / "measures" / d.docs_page).read_text(encoding="utf-8")
         assert f"`genderscope run {name}`" in page.split("<!-- options:start -->")[1]
+
+
+def test_a_plan_called_directly_checks_its_declared_options() -> None:
+    """``declaration.plan(...)`` refuses what ``gs.run`` refuses (the core checks the
+    declared options once, so no plan repeats a declared bound): a plug-in's plan that
+    checks nothing itself, and every int option with a minimum of every registry entry,
+    one below it."""
+    calls: list[int] = []
+    decl = _count_items(calls)
+    with pytest.raises(GenderscopeError, match="--n must be at least 1, got 0"):
+        decl.plan(n=0)
+    with pytest.raises(GenderscopeError, match="unknown option"):
+        decl.plan(no_such_option=1)
+    with pytest.raises(TypeError, match="n must be a whole number"):
+        decl.plan(n="3")
+    assert decl.plan(n=2).inputs == [0, 1] and calls == []
+    for name, d in registry.declarations().items():
+        for o in d.options:
+            if o.type == "int" and o.min is not None:
+                with pytest.raises(GenderscopeError, match=f"{o.flag} must be at least"):
+                    d.plan(**{o.name: int(o.min) - 1})

@@ -21,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from genderscope.catalog._common import Plan, _check_min, _subset_note
+from genderscope.catalog._common import Plan, _subset_note
 from genderscope.core.declaration import Declaration, declaration
 from genderscope.core.options import Option, Options, options
 
@@ -56,9 +56,6 @@ def _plan(
 ) -> Plan:
     import importlib
 
-    _check_min("--limit", limit, 1)
-    _check_min("--repetitions", repetitions, 1)
-    _check_min("--resamples", resamples, 100)
     decoding = _decoding(max_new_tokens, temperature, top_p, sample_seed, repeat_penalty,
                          extra_body)
     mod, _, fn = module.partition(":")

@@ -7,7 +7,6 @@ from typing import Annotated, Any, TypeVar
 
 from genderscope.catalog._common import (
     Plan,
-    _check_min,
 )
 from genderscope.core.declaration import Opt, Progress, Resamples, Seed, declare
 from genderscope.core.design import Design
@@ -49,8 +48,6 @@ def counterfactual(
     from genderscope.results import file_sha256
     from genderscope.swap import GenderSwapper
 
-    _check_min("--limit", limit, 1)
-    _check_min("--resamples", resamples, 100)
     td = load_texts(
         data,
         text_column=text_column,

@@ -7,7 +7,6 @@ from typing import Annotated
 
 from genderscope.catalog._common import (
     Plan,
-    _check_min,
     _measure,
     _subset_note,
     dataset_dir,
@@ -40,7 +39,6 @@ def downstream(
     the same split, paired by sentence."""
     from genderscope.datasets.stereoset import load_stereoset
 
-    _check_min("--limit", limit, 2)
     if not 0 < test_share < 1:
         raise GenderscopeError(f"--test-share must be in (0, 1), got {test_share}")
     every = load_stereoset(dataset_dir(data, "stereoset", file_ok=True))

@@ -22,7 +22,6 @@ from genderscope.catalog._common import (
     _add_rules,
     _association_test,
     _check_choice,
-    _check_min,
     _keyed_inputs,
     _lookup_rules,
     _measure,
@@ -82,8 +81,6 @@ def _plan(name: str) -> Callable[..., Plan]:
         ] = False,
         progress: Progress = False,
     ) -> Plan:
-        _check_min("--permutations", permutations, 1_000)
-        _check_min("--resamples", resamples, 100)
         _check_choice("--distance", distance, DISTANCES)
         rules = _lookup_rules(case, case_fallback, strip_accents, preprocessor, normalize)
         modes = {**rules, **({"distance": distance} if distance != "euclidean" else {})}

@@ -17,7 +17,6 @@ from genderscope.catalog._common import (
     _add_rules,
     _association_test,
     _check_choice,
-    _check_min,
     _keyed_inputs,
     _lookup_rules,
     _measure,
@@ -65,7 +64,6 @@ def weat(
     static word vectors."""
     run_weat = _measure("genderscope.measures.weat:weat")
 
-    _check_min("--permutations", permutations, 10_000)
     _check_choice("--phrases", phrases, ("skip", "mean"))
     _check_choice("--effect-size", effect_size, ("caliskan", "wefe"))
     rules = _lookup_rules(case, case_fallback, strip_accents, preprocessor)
@@ -122,7 +120,6 @@ def seat(
     """SEAT (May et al. 2019) of one test on a sentence encoder."""
     run_seat = _measure("genderscope.measures.weat:seat")
 
-    _check_min("--permutations", permutations, 10_000)
     spec = _association_test(test, tests_dir)
     return Plan(
         "seat",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from genderscope.catalog._common import Plan, _check_min, _measure, _subset_note, subset
+from genderscope.catalog._common import Plan, _measure, _subset_note, subset
 from genderscope.core.declaration import (
     Opt,
     Pairing,
@@ -53,8 +53,6 @@ def perplexity(
     document ``from_document`` on (GAP: its validation split)."""
     from genderscope.datasets.corpus import load_corpus, split_sentences
 
-    _check_min("--limit", limit, 1)
-    _check_min("--resamples", resamples, 100)
     start = from_document if from_document is not None else (GAP_HELD_OUT if corpus == "gap" else 0)
     if start < 0:
         raise GenderscopeError(f"--from-document must be >= 0, got {start}")

@@ -9,7 +9,6 @@ from typing import Annotated, TypeVar
 from genderscope.catalog._common import (
     Plan,
     _check_choice,
-    _check_min,
     _measure,
     _subset_note,
     dataset_dir,
@@ -58,8 +57,6 @@ def winobias(
         except ValueError:
             raise GenderscopeError(f"--types must be like 1 or 1,2, got {types!r}") from None
     wb_types = tuple(int(t) for t in types)
-    _check_min("--limit", limit, 1)
-    _check_min("--resamples", resamples, 100)
     every = load_winobias(dataset_dir(data, "winobias"), split=split, types=wb_types)
     items = subset(every, limit, subset_seed)
     params = {"split": split, "types": list(wb_types)}
@@ -101,8 +98,6 @@ def dawinobias(
 
     run_winobias = _measure("genderscope.measures.winobias:run_winobias")
 
-    _check_min("--limit", limit, 1)
-    _check_min("--resamples", resamples, 100)
     every = load_dawinobias(dataset_dir(data, "genda-lens"), split=split)
     items = subset(every, limit, subset_seed)
     return Plan(
@@ -163,8 +158,6 @@ def abc(
     run_abc = _measure("genderscope.measures.abc:run_abc")
 
     _check_choice("--lang", lang, LANGS)
-    _check_min("--limit", limit, 1)
-    _check_min("--resamples", resamples, 100)
     if valid_only and include_invalid:
         raise GenderscopeError("--valid-only and --include-invalid exclude each other")
     if source == "auto":
@@ -230,7 +223,6 @@ def crows_pairs(
     run_crows_pairs = _measure("genderscope.measures.crows_pairs:run_crows_pairs")
 
     _check_choice("--scoring", scoring, ("genderscope", "bias-bench"))
-    _check_min("--limit", limit, 1)
     pairs = load_crows_pairs(dataset_dir(data, "crows-pairs", file_ok=True))
     kind = None if bias_type == "all" else bias_type  # None: every type, as keyed before
     if kind:
@@ -296,8 +288,6 @@ def stereoset(
         raise GenderscopeError(f"--bias-type {bias_type}: choose one of "
                                f"{', '.join(domains)}, all")
     kind = None if bias_type == "all" else bias_type  # None: every domain, as keyed before
-    _check_min("--limit", limit, 1)
-    _check_min("--resamples", resamples, 100)
     items = load_stereoset(
         dataset_dir(data, "stereoset", file_ok=True), bias_types=(kind,) if kind else None
     )

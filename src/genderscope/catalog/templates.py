@@ -10,7 +10,6 @@ from typing import Annotated, Any, TypeVar
 from genderscope.catalog._common import (
     Plan,
     _check_choice,
-    _check_min,
     _check_strategy,
     _measure,
     subset,
@@ -85,10 +84,6 @@ def bec_pro(
     _check_choice("--span-masking", span_masking, ("piece", "word"))
     _check_strategy(strategy)
     _check_choice("--lang", lang, data_mod.LANGS)
-    _check_min("--limit", limit, 1)
-    _check_min("--professions", professions, 1)
-    _check_min("--templates", templates, 1)
-    _check_min("--resamples", resamples, 100)
     if data is not None:
         data = Path(data)
         rows = data_mod.load_tsv(data, repair=repair)
@@ -202,8 +197,6 @@ def lpbs(
 
     _check_choice("--span-masking", span_masking, ("piece", "word"))
     _check_strategy(strategy)
-    _check_min("--permutations", permutations, 10_000)
-    _check_min("--resamples", resamples, 100)
     spec = resolve_test(test, Path(templates) if templates is not None else None)
     data_meta: dict[str, Any] = {
         "test": spec.name,

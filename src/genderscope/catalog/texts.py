@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from genderscope.catalog import _amplification as amp_opts
-from genderscope.catalog._common import Plan, _check_min
+from genderscope.catalog._common import Plan
 from genderscope.core.declaration import Opt, Progress, Resamples, Seed, declare
 from genderscope.errors import GenderscopeError
 from genderscope.results import Result
@@ -80,10 +80,6 @@ def attack(
 
     check_lm_filter_options(lm_threshold, lm_window)
     check_min_similarity(min_similarity)
-    _check_min("--pop-size", pop_size, 2)
-    _check_min("--generations", generations, 1)
-    _check_min("--max-queries", max_queries, 1)
-    _check_min("--resamples", resamples, 100)
     dirs = [
         d.strip()
         for d in (directions.split(",") if isinstance(directions, str) else directions)
@@ -289,7 +285,6 @@ def bias_amplification(
     from genderscope.outputs import check_output_file, command_inputs
     from genderscope.results import file_sha256
 
-    _check_min("--min-count", min_count, 1)
     if plot is not None:
         check_output_file(plot, "--plot", suffixes=(".png", ".svg", ".pdf"),
                           inputs=command_inputs(paths=[train, generated, objects, gender_words,

@@ -18,6 +18,7 @@ and default from the function's signature and its help, checks and type from the
 
 from __future__ import annotations
 
+import functools
 import inspect
 import typing
 from collections.abc import Callable, Sequence
@@ -164,7 +165,8 @@ class Declaration:
     name: str
     """What users type: ``genderscope run NAME``, ``gs.run(NAME)``."""
     plan: Callable[..., Plan]
-    """``plan(**options) -> Plan``: options checked further, items loaded, no model."""
+    """``plan(**options) -> Plan``: the given options checked against :attr:`options`
+    (here, once, for every caller), then checked further, items loaded, no model."""
     needs: str
     """``lm``, ``vectors``, ``encoder``, ``classifier`` or ``none``."""
     options: Options
@@ -202,11 +204,28 @@ class Declaration:
     def __post_init__(self) -> None:
         if self.needs not in NEEDS:
             raise ValueError(f"measure {self.name}: needs must be one of {NEEDS}")
+        if not getattr(self.plan, "checks_options", False):
+            object.__setattr__(self, "plan", _checked(self.name, self.plan, self.options))
 
     @property
     def kinds(self) -> tuple[str, ...]:
         """The adapter kinds it applies to (:func:`genderscope.core.kinds.kinds_of`)."""
         return kinds_of(self.needs)
+
+
+def _checked(name: str, fn: Callable[..., Plan], options: Options) -> Callable[..., Plan]:
+    """``fn`` with the given options checked against ``options`` first (type, bounds,
+    choices, unknown names: :meth:`Options.resolve`), so that a plan called directly
+    (``declaration.plan(limit=0)``) refuses what ``gs.run`` refuses, and no plan repeats
+    a declared bound itself."""
+
+    @functools.wraps(fn)
+    def plan(**given: Any) -> Plan:
+        options.resolve(given, name)
+        return fn(**given)
+
+    plan.checks_options = True  # type: ignore[attr-defined]
+    return plan
 
 
 def declare(name: str, *, needs: str, langs: Sequence[str] | None = None,
