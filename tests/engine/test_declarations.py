@@ -127,8 +127,22 @@ def test_a_plan_called_directly_checks_its_declared_options() -> None:
     with pytest.raises(TypeError, match="n must be a whole number"):
         decl.plan(n="3")
     assert decl.plan(n=2).inputs == [0, 1] and calls == []
-    for name, d in registry.declarations().items():
+    for d in registry.declarations().values():
         for o in d.options:
             if o.type == "int" and o.min is not None:
                 with pytest.raises(GenderscopeError, match=f"{o.flag} must be at least"):
                     d.plan(**{o.name: int(o.min) - 1})
+
+
+def test_declared_choices_are_the_measures_own() -> None:
+    """The plans no longer check these choices themselves: the declared ones must be
+    exactly what the adapters and measures accept."""
+    import typing
+
+    from genderscope.core.declaration import SpanMasking, Strategy
+    from genderscope.measures.embedding_metrics.rnd import DISTANCES
+    from genderscope.models import base
+
+    assert Strategy.__metadata__[0].choices == base.STRATEGIES
+    assert SpanMasking.__metadata__[0].choices == typing.get_args(base.SpanMasking)
+    assert registry.get("rnd").options["distance"].choices == DISTANCES

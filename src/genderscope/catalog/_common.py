@@ -75,13 +75,6 @@ def _check_choice(name: str, value: str, choices: Sequence[str]) -> None:
         raise GenderscopeError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
 
 
-def _check_strategy(strategy: str) -> None:
-    """The multi-piece strategy, checked before the model loads."""
-    from genderscope.models.base import STRATEGIES
-
-    _check_choice("--strategy", strategy, STRATEGIES)
-
-
 def _check_min(name: str, value: int | None, least: int) -> None:
     if value is not None and value < least:
         raise GenderscopeError(f"{name} must be at least {least}, got {value}")

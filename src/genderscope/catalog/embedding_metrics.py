@@ -21,7 +21,6 @@ from genderscope.catalog._common import (
     TestsDir,
     _add_rules,
     _association_test,
-    _check_choice,
     _keyed_inputs,
     _lookup_rules,
     _measure,
@@ -81,7 +80,6 @@ def _plan(name: str) -> Callable[..., Plan]:
         ] = False,
         progress: Progress = False,
     ) -> Plan:
-        _check_choice("--distance", distance, DISTANCES)
         rules = _lookup_rules(case, case_fallback, strip_accents, preprocessor, normalize)
         modes = {**rules, **({"distance": distance} if distance != "euclidean" else {})}
         spec = _association_test(test, tests_dir, name)

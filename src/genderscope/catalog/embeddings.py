@@ -65,7 +65,6 @@ def weat(
     run_weat = _measure("genderscope.measures.weat:weat")
 
     _check_choice("--phrases", phrases, ("skip", "mean"))
-    _check_choice("--effect-size", effect_size, ("caliskan", "wefe"))
     rules = _lookup_rules(case, case_fallback, strip_accents, preprocessor)
     modes = {**rules, **({"effect_size": effect_size} if effect_size != "caliskan" else {})}
     spec = _association_test(test, tests_dir)

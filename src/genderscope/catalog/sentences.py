@@ -222,7 +222,6 @@ def crows_pairs(
 
     run_crows_pairs = _measure("genderscope.measures.crows_pairs:run_crows_pairs")
 
-    _check_choice("--scoring", scoring, ("genderscope", "bias-bench"))
     pairs = load_crows_pairs(dataset_dir(data, "crows-pairs", file_ok=True))
     kind = None if bias_type == "all" else bias_type  # None: every type, as keyed before
     if kind:

@@ -10,7 +10,6 @@ from typing import Annotated, Any, TypeVar
 from genderscope.catalog._common import (
     Plan,
     _check_choice,
-    _check_strategy,
     _measure,
     subset,
 )
@@ -81,8 +80,6 @@ def bec_pro(
     from genderscope.datasets import bec_pro as data_mod
     from genderscope.results import file_sha256
 
-    _check_choice("--span-masking", span_masking, ("piece", "word"))
-    _check_strategy(strategy)
     _check_choice("--lang", lang, data_mod.LANGS)
     if data is not None:
         data = Path(data)
@@ -195,8 +192,6 @@ def lpbs(
 
     run = _measure("genderscope.measures.lpbs:run")
 
-    _check_choice("--span-masking", span_masking, ("piece", "word"))
-    _check_strategy(strategy)
     spec = resolve_test(test, Path(templates) if templates is not None else None)
     data_meta: dict[str, Any] = {
         "test": spec.name,
@@ -237,8 +232,6 @@ def probe(
 ) -> Plan:
     """Gender-fill, prior-corrected and target-fill bias (Kurita et al. 2019)."""
     from genderscope.measures.probe import check_template
-
-    _check_strategy(strategy)
     from genderscope.measures.probe import probe as run_probe
 
     check_template(template)
