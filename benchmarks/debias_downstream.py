@@ -2,7 +2,7 @@
 INLP, SentenceDebias (the folders benchmarks/bias_bench_differences.py wrote, default
 features) and Self-Debias, with the report's paired differences (--quick: 90 contexts,
 27 held out, 81 sentences), and the count behind the INLP clip-index row of
-docs/measures/debiasing.md.
+docs/measures/debiasing.md, and how many INLP sentences of GAP exceed 128 tokens.
 
     python benchmarks/debias_downstream.py
 """
@@ -14,8 +14,9 @@ import tempfile
 from pathlib import Path
 
 from genderscope.datasets.corpus import load_corpus, split_sentences
-from genderscope.lm_debias.attribute_data import load_word_pairs
+from genderscope.lm_debias.attribute_data import inlp_sentences, load_word_pairs
 from genderscope.lm_debias.estimate import debias_lm
+from genderscope.models.loading import load_lm
 from genderscope.reporting.compare import differences
 from genderscope.reporting.registry import Context
 from genderscope.reporting.runner import lm_subject, run_report
@@ -39,6 +40,14 @@ def main() -> None:
         moved += toks.index(toks[last]) != last
     print(f"clip index: {moved} of {n} attribute-word sentences (>= 5 tokens, 400 GAP "
           "passages) have their last attribute word earlier too", flush=True)
+    lm = load_lm("smollm2")
+    every = load_corpus("gap").texts
+    sents = inlp_sentences(every, pairs, seed=0)  # bias-bench's 10,000 per class at most
+    texts = sents.male + sents.female + sents.neutral
+    over = sum(len(lm.tokenizer(t, add_special_tokens=False)["input_ids"]) + 1 > 128
+               for t in texts)
+    print(f"INLP sentences of all GAP passages ({sents.counts()}): {over} of {len(texts)} "
+          "longer than 128 tokens with the start token", flush=True)
     root = Path(tempfile.mkdtemp())
     store = Store(root / "s.sqlite")
     folders = {}
