@@ -588,6 +588,55 @@ def bec_pro_person_rows(sims: int = 400, seed: int = 238) -> list[Row]:
                 "bootstrap-t over professions", "FPR", sims, int(rejected), src, limit)]
 
 
+def report_skew_rows(k: int, dist: str = "exponential", sims: int = 300,
+                     seed: int = 239) -> list[Row]:
+    """The report's model-vs-model test (A - B, mean over items) over k professions x 9
+    items when the gap varies by profession with mean 0 and skew (centred exponential or
+    lognormal): the cluster bootstrap-t test (the default below 50 clusters) and the
+    cluster swap it replaced (still used from 50 clusters and for medians)."""
+    import pandas as pd
+
+    from genderscope.reporting.compare import paired_difference
+    from genderscope.reporting.entry import Paired
+
+    rng = _seeds(seed + k + (1000 if dist == "lognormal" else 0))
+    prof = np.repeat(np.arange(k), 9)
+    index = pd.Index([f"i{i}" for i in range(prof.size)])
+    clusters = pd.Series(prof.astype(str), index=index)
+
+    def mean(x: np.ndarray) -> float:
+        return float(x[:, 0].mean())
+
+    boot = swap = 0
+    for s in range(sims):
+        effect = (rng.exponential(1.0, k) - 1.0 if dist == "exponential"
+                  else rng.lognormal(0.0, 1.0, k) - np.exp(0.5))
+        base = rng.normal(0, 1, prof.size)
+        a = pd.DataFrame({"v": base + effect[prof] + rng.normal(0, 0.5, prof.size)},
+                         index=index)
+        b = pd.DataFrame({"v": base}, index=index)
+        boot += paired_difference(Paired(a, mean, "professions", clusters),
+                                  Paired(b, mean, "professions", clusters),
+                                  n_resamples=20, n_permutations=99, seed=s)[5] < ALPHA
+        swap += paired_difference(Paired(a, mean, "professions", clusters, smooth=False),
+                                  Paired(b, mean, "professions", clusters, smooth=False),
+                                  n_resamples=20, n_permutations=99, seed=s)[5] < ALPHA
+    skew = "centred exponential (skewness 2)" if dist == "exponential" else (
+        f"centred lognormal (skewness {LOGNORMAL_SKEW:.1f})")
+    design = f"{k} professions x 9 items, model gap varying by profession: {skew}, mean 0"
+    src = "tests/stats/test_calibration_design.py::test_report_test_under_skewed_gaps"
+    within = FPR[0] <= boot / sims <= FPR[1]
+    return [Row(f"report-bootstrap-t-{dist}-{k}", design, "report model difference test: "
+                "cluster bootstrap-t (below 50 clusters)", "FPR", sims, int(boot), src,
+                "" if within else f"skewness {LOGNORMAL_SKEW:.1f} over {k} clusters: the "
+                "bootstrap-t corrects most, not all, of the skew"),
+            Row(f"report-swap-{dist}-{k}", design, "report model difference test: cluster "
+                "swap (from 50 clusters, medians)", "FPR", sims, int(swap), src,
+                "" if FPR[0] <= swap / sims <= FPR[1] else "the swap assumes the clusters' "
+                "differences symmetric under the null; below 50 clusters a smooth "
+                "statistic gets the bootstrap-t test instead")]
+
+
 TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
     ("Counterfactual flip rate", lambda: [
         flip_rate_row(500), flip_rate_templates_row(500)]),
@@ -607,7 +656,8 @@ TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
         *(cluster_t_row(k) for k in (5, 10, 20)), probe_t_row()]),
     ("BEC-Pro with person words that vary", lambda: [*bec_pro_person_rows(300)]),
     ("Report: model against model", lambda: [
-        report_unequal_row(k, 1500) for k in (5, 10, 20)]),
+        *(report_unequal_row(k, 1500) for k in (5, 10, 20)),
+        *report_skew_rows(10), *report_skew_rows(20), *report_skew_rows(20, "lognormal")]),
 ]
 """The page's sections and their rows, with the simulations each row runs (fixed seeds:
 the same page every time)."""

@@ -270,12 +270,12 @@ def test_amplification_ci_over_objects_covers(tmp_path) -> None:
 def test_compare_paired_test_and_change_ci() -> None:
     """``compare_runs`` under no change (60 items, t(5) changes): its bootstrap-t test's
     size and its interval's coverage of 0 (the page's 1,500 runs; 300 are too few here:
-    their Monte-Carlo error is +-0.03), and its power for a change of half an SD. The
+    their Monte-Carlo error is +-0.03), and its power for a change of 0.54 SD. The
     fast check under skew is tests/stats/test_calibration_design.py."""
     test, change = compare_rows()
     assert test.within and change.within, (test.rate, change.rate)
     rng = np.random.default_rng(52)
-    shifted = [compare_once(rng, 60, "t5", shift=0.5, n_resamples=199)["p_value"]
+    shifted = [compare_once(rng, 60, "t5", shift=0.7, n_resamples=499)["p_value"]
                for _ in range(40)]
     assert np.mean(np.array(shifted) < ALPHA) > 0.8
 

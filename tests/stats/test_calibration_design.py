@@ -148,3 +148,46 @@ def test_bec_pro_counts_professions_only() -> None:
     _report(ci), _report(test)
     assert ci.rate < COVER[0] and test.rate > FPR[1]
     assert ci.limit and test.limit
+
+
+def test_report_difference_few_clusters() -> None:
+    """The report's model difference: no p-value at 5 clusters (too few units to test);
+    from 6, the cluster bootstrap-t test, which finds a clear gap."""
+    import pandas as pd
+
+    from genderscope.reporting.compare import paired_difference
+    from genderscope.reporting.entry import Paired
+
+    rng = np.random.default_rng(7)
+
+    def mean(x: np.ndarray) -> float:
+        return float(x[:, 0].mean())
+
+    for k, shifted in ((5, True), (8, True), (8, False)):
+        prof = np.repeat(np.arange(k), 9)
+        index = pd.Index([f"i{i}" for i in range(prof.size)])
+        clusters = pd.Series(prof.astype(str), index=index)
+        base = rng.normal(0, 1, prof.size)
+        gap = (2.0 if shifted else 0.0) + rng.normal(0, 0.3, k)[prof]
+        a = Paired(pd.DataFrame({"v": base + gap}, index=index), mean, "p", clusters)
+        b = Paired(pd.DataFrame({"v": base}, index=index), mean, "p", clusters)
+        p = paired_difference(a, b, n_resamples=20, n_permutations=199, seed=0)[5]
+        if k == 5:
+            assert np.isnan(p)
+        else:
+            assert (p <= 0.01) if shifted else (p > 0.05)  # 2 / (199 + 1) at least
+    same = paired_difference(a, a, n_resamples=20, n_permutations=50)
+    assert same[5] == 1.0  # no difference: the swap's p (the jackknife SE is 0)
+
+
+@pytest.mark.slow
+def test_report_test_under_skewed_gaps() -> None:
+    """10 professions whose model gap is a centred exponential: the cluster swap (the
+    report's test before) rejects too often; the cluster bootstrap-t holds
+    (docs/calibration.md)."""
+    from calibration_sims import report_skew_rows
+
+    boot, swap = report_skew_rows(10)
+    _report(boot), _report(swap)
+    assert FPR[0] <= boot.rate <= FPR[1]
+    assert swap.within or swap.limit
