@@ -64,6 +64,9 @@ def _show(technique: str, out: Path, manifest: dict[str, Any]) -> None:
     for k, v in rows.items():
         table.add_row(k, str(v))
     console.print(table)
+    console.print(f"Task cost before/after (paired): genderscope report --model "
+                  f"{manifest['base_model']['spec']} --model {out} --measure perplexity "
+                  "--measure downstream", soft_wrap=True)
 
 
 def _run(technique: str, model: str, out: Path, **options: Any) -> None:
