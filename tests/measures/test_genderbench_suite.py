@@ -207,3 +207,24 @@ def test_the_suite_passes_the_conformance_suite(gest_csv: Path) -> None:
     assert check_measure("genderbench", example={"model": Replay(), "options": {
         "scope": "quick", "data": DATA, "gest_data": gest_csv, "resamples": 100}}) == [
         "declared", "strict-api", "cli", "reuse"]
+
+
+def test_the_table_prints_missing_numbers_as_n_a(suite) -> None:  # type: ignore[no-untyped-def]
+    """A stored run reads a NaN back as None: the table says n/a, never None or nan."""
+    from rich.console import Console
+
+    from genderscope.cli.commands.genderbench_suite import tables
+    from genderscope.results import Result
+
+    r, _, _ = suite
+    summary = json.loads(json.dumps(r.summary, default=str))
+    row = summary["marks"][0]
+    row.update(estimate=None, ci_low=None, ci_high=None, genderbench_low=None,
+               genderbench_high=None)
+    summary["tests"][0]["p_value"] = None
+    console = Console(record=True, width=200)
+    for t in tables(Result(method="genderbench", summary=summary, items=r.items,
+                           metadata=r.metadata)):
+        console.print(t)
+    text = console.export_text()
+    assert "n/a" in text and "None" not in text and "nan" not in text.replace("n/a", "")

@@ -33,7 +33,11 @@ from genderscope.results import Result
 
 
 def _interval(low: Any, high: Any) -> str:
-    return f"[{fmt(low)}, {fmt(high)}]" if low is not None else ""
+    """`` [low, high]``, or nothing where either end is missing (NaN, or None as a
+    stored run reads a NaN back)."""
+    if low is None or high is None or low != low or high != high:
+        return ""
+    return f" [{fmt(low)}, {fmt(high)}]"
 
 
 def tables(result: Result) -> list[Table | str]:
@@ -49,9 +53,10 @@ def tables(result: Result) -> list[Table | str]:
     for r in s["marks"]:
         undetected = s["probes"][r["probe"]]["undetected_rate_attempts"]
         t.add_row(r["probe"], r["metric"],
-                  f"{fmt(r['estimate'])} {_interval(r['ci_low'], r['ci_high'])}",
+                  f"{fmt(r['estimate'], missing='n/a')}"
+                  f"{_interval(r['ci_low'], r['ci_high'])}",
                   f"{r['mark'] or '-'} / {r['mark_point'] or '-'}",
-                  f"{r['mark_genderbench'] or '-'} "
+                  f"{r['mark_genderbench'] or '-'}"
                   f"{_interval(r['genderbench_low'], r['genderbench_high'])}",
                   f"{100 * undetected:.0f} %")
     out: list[Table | str] = [t]
@@ -60,8 +65,9 @@ def tables(result: Result) -> list[Table | str]:
         for col in ("probe", "test", "difference", "clusters", "p", "p Holm"):
             p.add_column(col)
         for x in s["tests"]:
-            p.add_row(x["probe"], x["name"], fmt(x["estimate"]), str(x["n_clusters"]),
-                      fmt(x["p_value"], 4), fmt(x.get("p_adjusted"), 4))
+            p.add_row(x["probe"], x["name"], fmt(x["estimate"], missing="n/a"),
+                      str(x["n_clusters"]), fmt(x["p_value"], 4, missing="n/a"),
+                      fmt(x.get("p_adjusted"), 4, missing="n/a"))
         out.append(p)
     out += [f"not run: {name}: {why}" for name, why in s.get("not_run", {}).items()]
     return out
