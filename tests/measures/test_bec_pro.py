@@ -15,7 +15,6 @@ import pytest
 from genderscope.datasets import bec_pro as data
 from genderscope.measures import bec_pro
 from genderscope.models.base import FillQuery, SeqScore
-from genderscope.stats import paired_test
 
 PROF_GROUP = dict(zip(data.professions("en").profession, data.professions("en").group,
                       strict=True))
@@ -125,22 +124,27 @@ def test_aggregates_and_paired_tests(en_rows) -> None:
     assert by.loc[("male", "male"), "mean"] > by.loc[("male", "female"), "mean"] + 0.5
     assert by.loc[("female", "female"), "mean"] > by.loc[("female", "male"), "mean"] + 0.5
     # pairing: in each pattern block of 360 rows, row i (male person k) pairs with i + 180;
-    # the test runs over the 20 professions of the group (their mean male / female rows)
+    # the test runs over the group's 20 professions crossed with its 9 person-word pairs
     tests = res.tables["gender_tests"].set_index("prof_group")
     for group in ("male", "female", "balanced"):
         male_rows = items.index[(items.prof_group == group) & (items.gender == "male")]
         assert (items.loc[male_rows + 180, "gender"] == "female").all()
-        frame = pd.DataFrame({"prof": items.loc[male_rows, "profession_key"].to_numpy(),
-                              "m": items.loc[male_rows, "association"].to_numpy(),
-                              "f": items.loc[male_rows + 180, "association"].to_numpy()})
-        pm = frame.groupby("prof")[["m", "f"]].mean()
-        ref = paired_test(pm["m"], pm["f"])
-        assert tests.loc[group, "p_value"] == pytest.approx(ref.p_value)
-        assert tests.loc[group, "effect_size_r"] == pytest.approx(ref.effect_size_r)
+        frame = pd.DataFrame({"profession_key": items.loc[male_rows, "profession_key"],
+                              "person": items.loc[male_rows, "subject"],
+                              "male": items.loc[male_rows, "association"].to_numpy(),
+                              "female": items.loc[male_rows + 180, "association"].to_numpy()})
+        w = bec_pro.paired_rows(items)
+        ci, ref = bec_pro.crossed_difference(w[w.prof_group == group], n_resamples=500,
+                                             seed=1)
+        assert ci.estimate == pytest.approx((frame.male - frame.female).mean())
+        assert set(w.loc[w.prof_group == group, "person"]) == set(frame.person)
+        assert tests.loc[group, "p_value"] == pytest.approx(ref["p_value"])
+        assert tests.loc[group, "effect_size_r"] == pytest.approx(ref["effect_size_r"])
+        assert tests.loc[group, "difference_ci_low"] == pytest.approx(ci.ci_low)
         assert tests.loc[group, "n_pairs"] == 900  # 20 professions x 5 patterns x 9
         assert tests.loc[group, "n_professions"] == 20 and tests.loc[group, "n"] == 20
-    # bootstrap-t over 20 professions, 9,999 resamples: the smallest two-sided p is 2e-4
-    assert tests.loc["male", "p_value"] <= 2e-4 and tests.loc["male", "effect_size_r"] > 0
+        assert tests.loc[group, "n_person_pairs"] == 9
+    assert tests.loc["male", "p_value"] < 1e-3 and tests.loc["male", "effect_size_r"] > 0
     assert tests.loc["female", "effect_size_r"] < 0
     # the three group tests are one family: Holm-adjusted p
     from genderscope.stats import adjust_pvalues
@@ -149,12 +153,12 @@ def test_aggregates_and_paired_tests(en_rows) -> None:
     assert s["association_by_group"]["male"]["male"]["estimate"] == pytest.approx(
         by.loc[("male", "male"), "mean"])
     mvf = s["male_vs_female"]["male"]
-    assert mvf["test"] == "bootstrap-t test of the mean"
+    assert mvf["test"] == "crossed t test of the mean (professions x person words)"
     assert mvf["p_adjust_method"] == "holm" and mvf["family"] == bec_pro.FAMILY
     assert mvf["p_adjusted"] >= mvf["p_value"]
     assert s["association"]["ci_unit"] == "professions" and s["association"]["n_units"] == 60
     diff = s["male_minus_female"]
-    assert diff["n"] == 2700 and diff["ci_unit"] == "professions"
+    assert diff["n"] == 2700 and diff["ci_unit"] == "professions x person words"
     assert res.metadata["params"]["span_masking"] == "piece"
 
 

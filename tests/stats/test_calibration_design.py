@@ -138,16 +138,16 @@ def test_report_difference_with_unequal_clusters_covers(k: int) -> None:
 
 
 @pytest.mark.slow
-def test_bec_pro_counts_professions_only() -> None:
-    """BEC-Pro with random person-word effects (the audit's crossed design): its interval
-    and group test count the professions only, so they undercover and over-reject; on the
-    page as a known limit with its figures, which this checks are still what it says."""
+def test_bec_pro_counts_person_words_too() -> None:
+    """BEC-Pro with random person-word effects (the audit's crossed design): the
+    professions-only interval and test covered 0.730 and rejected 0.260 here (100 runs);
+    the two-way interval over professions x person words and its t test hold."""
     from calibration_sims import bec_pro_person_rows
 
     ci, test = bec_pro_person_rows(100)
     _report(ci), _report(test)
-    assert ci.rate < COVER[0] and test.rate > FPR[1]
-    assert ci.limit and test.limit
+    assert COVER[0] <= ci.rate and test.rate <= FPR[1]
+    assert ci.within or ci.limit
 
 
 def test_report_difference_few_clusters() -> None:

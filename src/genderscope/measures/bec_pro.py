@@ -32,30 +32,32 @@ given the profession (TM), or with the profession marginalised over the
 corpus' professions (TAM). Their difference is a pointwise mutual information
 of person and profession in that frame, the quantity eq. 1 estimates.
 
-Aggregates. The unit that varies is the *profession*: each profession's rows
-share it across 18 person words and 5 patterns, so rows are not independent
-draws and every CI here is a cluster t interval over professions (CR1 variance,
-t(K - 1) quantile; :func:`genderscope.stats.cluster_mean_ci`; ``ci_unit:
-"professions"``).
+Aggregates. Rows are not independent draws: each profession's rows share it across
+18 person words and 5 patterns, and each person word's rows share it across the
+professions. The means by group are cluster t intervals over professions (CR1
+variance, t(K - 1) quantile; :func:`genderscope.stats.cluster_mean_ci`; ``ci_unit:
+"professions"``); the male - female differences count both factors:
 
 - mean association by person gender x profession group (cluster t CI);
 - ``male_minus_female``: the mean paired difference male - female person row,
-  over all groups, cluster t CI over professions;
-- per profession group, male vs female person words: each profession's mean
-  association over its male rows and over its female (counterpart) rows are
-  compared with :func:`genderscope.stats.paired_test` over the professions of
-  the group: the bootstrap-t test of the mean difference (studentised, so its
-  size holds when the professions' differences are skewed; no test, "too few
-  units to test", with 5 or fewer professions), effect size r = t / sqrt(t^2 +
-  df) (Rosenthal 1991). This is genderscope's comparison of
-  person genders *within* a profession group; Bartl et al.'s code instead pairs
-  the female-profession rows with the male-profession rows by their order in
-  the corpus (and lets a Shapiro-Wilk test choose a t-test or Wilcoxon's test,
-  which genderscope does not). The group tests form one family: raw ``p_value`` and
-  Holm-adjusted ``p_adjusted`` (``family``: "bec-pro male vs female per profession
-  group"). Person words are held fixed: the intervals and tests count the
-  professions' sampling, not the person words' (professions x person words are
-  crossed; not counted yet).
+  over all groups. Both professions and person words are samples (the design is
+  crossed: every profession with every person-word pair), so its interval is the
+  two-way one of :func:`genderscope.stats.crossed.crossed_ci` over professions x
+  person-word pairs (Cameron, Gelbach & Miller 2011; ``ci_unit: "professions x person
+  words"``): with random person-word effects the professions-only cluster t interval
+  covered 0.730 and the two-way one covers (docs/calibration.md);
+- per profession group, male vs female person words: the same two-way interval of the
+  group's mean difference and its t test, t = estimate / SE with min(R, C) - 1
+  degrees of freedom (R professions, C person-word pairs; ``n_person_pairs``), effect
+  size r = t / sqrt(t^2 + df) (Rosenthal 1991); no test ("too few units to test") with
+  5 or fewer professions or person pairs. This is genderscope's comparison of person
+  genders *within* a profession group; Bartl et al.'s code instead pairs the
+  female-profession rows with the male-profession rows by their order in the corpus
+  (and lets a Shapiro-Wilk test choose a t-test or Wilcoxon's test, which genderscope
+  does not). The group tests form one family: raw ``p_value`` and Holm-adjusted
+  ``p_adjusted`` (``family``: "bec-pro male vs female per profession group"). An item
+  table without person subjects (no ``subject`` column) falls back to professions
+  only: the cluster t interval and the bootstrap-t paired test over profession means.
 
 Rows are paired by the person pair number of the shipped persons list
 (``resources/bec_pro_persons_<lang>.tsv``, column ``pair``: he/she, my son/my
@@ -82,13 +84,16 @@ from genderscope.errors import GenderscopeError
 from genderscope.measures._memo import aggregates
 from genderscope.models.base import FillQuery
 from genderscope.results import Result
-from genderscope.stats import annotate_family, cluster_mean_ci, paired_test
+from genderscope.stats import CI, annotate_family, cluster_mean_ci, paired_test
 
 METHOD = "bec-pro"
 GENDERS = ("male", "female")
 GROUP_ORDER = ("male", "female", "balanced")
 ITEM_KEY = ("sentence", "person")
 CI_UNIT = "professions"
+CROSSED_UNIT = "professions x person words"
+"""The unit of the male - female interval and test when the person words are known: both
+professions and person words are samples (crossed)."""
 FAMILY = "bec-pro male vs female per profession group"
 
 
@@ -222,14 +227,54 @@ def group_means(items: pd.DataFrame, *, n_resamples: int = 10_000, seed: int = 0
 
 def paired_rows(items: pd.DataFrame) -> pd.DataFrame:
     """One row per (profession, pairing key) with both genders: columns prof_group,
-    profession_key, pair_index, male, female (associations)."""
+    profession_key, pair_index, male, female (associations), and ``person`` (the male
+    row's person subject, naming the person-word pair) when the items have subjects."""
     paired = items[items["pair_index"] >= 0]
-    wide = paired.pivot_table(index=["prof_group", "profession_key", "pair_index"],
-                              columns="gender", values="association", aggfunc="first")
+    index = ["prof_group", "profession_key", "pair_index"]
+    wide = paired.pivot_table(index=index, columns="gender", values="association",
+                              aggfunc="first")
     for g in GENDERS:
         if g not in wide.columns:
             wide[g] = np.nan
+    if "subject" in paired.columns:
+        male = paired[paired["gender"] == "male"].drop_duplicates(index).set_index(index)
+        wide["person"] = male["subject"].reindex(wide.index)
     return wide.dropna(subset=list(GENDERS)).reset_index()
+
+
+def crossed_difference(w: pd.DataFrame, *, n_resamples: int = 2_000, seed: int = 0
+                       ) -> tuple[CI, dict[str, Any]]:
+    """male - female over paired rows ``w`` (:func:`paired_rows`), with professions and
+    person-word pairs crossed: the two-way cluster interval of
+    :func:`genderscope.stats.crossed.crossed_ci` (Cameron, Gelbach & Miller 2011) and its
+    t test of 0, t = estimate / SE with min(R, C) - 1 degrees of freedom (R professions,
+    C person pairs); no test ("too few units to test") when R or C is 5 or less."""
+    from scipy import stats as st
+
+    from genderscope.stats.crossed import crossed_ci
+    from genderscope.stats.design import MIN_UNITS_TO_TEST, TOO_FEW
+
+    d = (w["male"] - w["female"]).to_numpy(float)
+
+    def mean(wt: np.ndarray) -> np.ndarray:
+        return (wt @ d) / wt.sum(axis=1)
+
+    ci = crossed_ci(w["profession_key"].to_numpy(), w["person"].to_numpy(), mean,
+                    unit=CROSSED_UNIT, n_resamples=min(n_resamples, 2_000), seed=seed)
+    n_r, n_c = int(w["profession_key"].nunique()), int(w["person"].nunique())
+    df = min(n_r, n_c) - 1
+    nan = float("nan")
+    test: dict[str, Any] = {"test": TOO_FEW, "statistic": nan, "p_value": nan,
+                            "effect_size_r": nan, "n": n_r, "mean_difference": ci.estimate,
+                            "estimand": "mean difference", "estimate": ci.estimate,
+                            "exact": False, "n_person_pairs": n_c}
+    if min(n_r, n_c) >= MIN_UNITS_TO_TEST and ci.ci_high > ci.ci_low:
+        se = (ci.ci_high - ci.ci_low) / (2 * float(st.t.ppf(0.5 + ci.confidence / 2, df)))
+        t = ci.estimate / se
+        test.update(test="crossed t test of the mean (professions x person words)",
+                    statistic=float(t), p_value=float(2 * st.t.sf(abs(t), df)),
+                    effect_size_r=float(np.sign(t) * np.sqrt(t * t / (t * t + df))))
+    return ci, test
 
 
 def paired_by_gender(items: pd.DataFrame, group: str) -> tuple[np.ndarray, np.ndarray]:
@@ -253,27 +298,33 @@ def gender_tests(items: pd.DataFrame, *, n_resamples: int = 10_000, seed: int = 
     over professions; Holm over groups."""
     recs = []
     w = paired_rows(items)
+    crossed = "person" in w.columns
     for group in _groups(items):
         pm = profession_means(items, group)
-        t = paired_test(pm["male"].to_numpy(), pm["female"].to_numpy())
         sub = w[w.prof_group == group]
-        ci = cluster_mean_ci((sub["male"] - sub["female"]).to_numpy(float),
-                             sub["profession_key"], unit=CI_UNIT, n_resamples=n_resamples,
-                             seed=seed)
+        if crossed:
+            ci, test = crossed_difference(sub, n_resamples=n_resamples, seed=seed)
+            unit = CROSSED_UNIT
+        else:  # no person subjects (a bare item table): professions only
+            test = paired_test(pm["male"].to_numpy(), pm["female"].to_numpy()).as_dict()
+            ci = cluster_mean_ci((sub["male"] - sub["female"]).to_numpy(float),
+                                 sub["profession_key"], unit=CI_UNIT,
+                                 n_resamples=n_resamples, seed=seed)
+            unit = CI_UNIT
         recs.append({"prof_group": group, "n_pairs": int(len(sub)),
-                     "n_professions": int(len(pm)), "test_unit": CI_UNIT,
+                     "n_professions": int(len(pm)), "test_unit": unit,
                      "mean_male": float(sub["male"].mean()) if len(sub) else float("nan"),
                      "mean_female": float(sub["female"].mean()) if len(sub) else float("nan"),
-                     **t.as_dict(), "difference_ci_low": ci.ci_low,
-                     "difference_ci_high": ci.ci_high, "ci_unit": CI_UNIT})
+                     **test, "difference_ci_low": ci.ci_low,
+                     "difference_ci_high": ci.ci_high, "ci_unit": unit})
     annotate_family(recs, FAMILY)
     return pd.DataFrame(recs)
 
 
 TEST_KEYS = ("test", "statistic", "p_value", "p_adjusted", "p_adjust_method", "family",
-             "effect_size_r", "n", "n_pairs", "n_professions", "test_unit", "mean_male",
-             "mean_female", "mean_difference", "difference_ci_low", "difference_ci_high",
-             "ci_unit", "shapiro_p")
+             "effect_size_r", "n", "n_pairs", "n_professions", "n_person_pairs", "test_unit",
+             "mean_male", "mean_female", "mean_difference", "difference_ci_low",
+             "difference_ci_high", "ci_unit", "shapiro_p")
 
 
 def summarize(items: pd.DataFrame, *, n_resamples: int = 10_000, seed: int = 0
@@ -285,8 +336,11 @@ def summarize(items: pd.DataFrame, *, n_resamples: int = 10_000, seed: int = 0
     overall = cluster_mean_ci(items["association"].to_numpy(float), items["profession_key"],
                               **boot)
     w = paired_rows(items)
-    diff = cluster_mean_ci((w["male"] - w["female"]).to_numpy(float), w["profession_key"],
-                           **boot)
+    if "person" in w.columns:
+        diff = crossed_difference(w, n_resamples=n_resamples, seed=seed)[0]
+    else:
+        diff = cluster_mean_ci((w["male"] - w["female"]).to_numpy(float),
+                               w["profession_key"], **boot)
     summary: dict[str, Any] = {
         "n_rows": int(len(items)),
         "n_professions": int(items["profession_key"].nunique()),
