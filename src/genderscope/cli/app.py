@@ -14,7 +14,7 @@ from genderscope import __version__
 from genderscope.cli import commands
 from genderscope.cli.help import MeasureGroup, SectionedGroup
 from genderscope.errors import GenderscopeError
-from genderscope.progress import set_enabled as set_progress
+from genderscope.progress import scoped as progress_scoped
 from genderscope.text_blocks import visible
 
 app = typer.Typer(
@@ -127,11 +127,16 @@ def _one_line_warnings() -> None:
 
 
 def main() -> None:
-    """Entry point: user errors -> one line on stderr, exit code 2."""
+    """Entry point: user errors -> one line on stderr, exit code 2. ``--no-progress``
+    anywhere on the line turns every bar and stage line off while the command runs
+    (model loads and third-party bars too: :mod:`genderscope.progress`)."""
+    with progress_scoped("--no-progress" not in sys.argv[1:]):
+        _main()
+
+
+def _main() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     _one_line_warnings()
-    if "--no-progress" in sys.argv[1:]:  # process-wide: model loads and third-party bars too
-        set_progress(False)
     try:
         code = app(standalone_mode=False)  # click returns typer.Exit's code in this mode
         if code == 130:  # typer's vendored click turns Ctrl-C into this return code
