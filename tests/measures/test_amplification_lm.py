@@ -105,6 +105,10 @@ def test_values_by_hand() -> None:
     assert t.loc["lifting", "biasamp_t_to_a"] == pytest.approx(2 / 3 - 0.8)
     assert s["share_none"]["estimate"] == pytest.approx(1 / 8)
     assert s["share_both"]["estimate"] == pytest.approx(1 / 8)
+    for share in ("share_none", "share_both"):  # t(1) is wide: clipped to a share's range
+        assert 0.0 <= s[share]["ci_low"] <= s[share]["ci_high"] <= 1.0
+    for name in ("mean_bias_amplification", "biasamp_t_to_a"):  # and to [-1, 1]
+        assert s[name]["ci_low"] == -1.0 and s[name]["ci_high"] == 1.0
     assert t.loc["lifting", "n_both"] == 1 and t.loc["cooking", "c_model_woman"] == 3
     assert s["mean_bias_amplification"]["ci_unit"] == "items x templates"
 

@@ -229,6 +229,8 @@ def amplification_from_answers(items: Sequence[Item], rows: Sequence[tuple[int, 
         ci = cell_interval(item_of, tpl_of, cell_counts, b_train, coef, seed=seed,
                            n_resamples=n_resamples)
         summary[name] = ci.as_dict()
+        for bound in ("ci_low", "ci_high"):  # both numbers lie in [-1, 1]
+            summary[name][bound] = float(np.clip(summary[name][bound], -1.0, 1.0))
     table["amplified"] = np.where(keep, table["amplification"] > 0, False)
     for what in ("none", "both"):
         num = cells["gender"].apply(lambda s, what=what: int((s == what).sum())) \
@@ -237,8 +239,11 @@ def amplification_from_answers(items: Sequence[Item], rows: Sequence[tuple[int, 
         def share(w: np.ndarray, num: np.ndarray = num) -> np.ndarray:
             w = np.atleast_2d(w)
             return (w @ num) / (w @ n_cell)
-        summary[f"share_{what}"] = crossed_ci(item_of, tpl_of, share, unit="items x templates",
-                                              n_resamples=n_resamples, seed=seed).as_dict()
+        ci = crossed_ci(item_of, tpl_of, share, unit="items x templates",
+                        n_resamples=n_resamples, seed=seed).as_dict()
+        for bound in ("ci_low", "ci_high"):  # a share: the t interval clipped to [0, 1]
+            ci[bound] = float(np.clip(ci[bound], 0.0, 1.0))
+        summary[f"share_{what}"] = ci
     inc = table[keep].sort_values("amplification", ascending=False)
     summary.update({
         "base_rate": dict(zip(groups, map(float, base), strict=True)),
