@@ -12,13 +12,19 @@ CrowS-Pairs McNemar's test on "stereotypical preferred". See
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
-from genderscope.cli.common import JSON_OPTION, STORE_OPTION, console, default_out, open_store
+from genderscope.cli.common import (
+    JSON_OPTION,
+    STORE_OPTION,
+    console,
+    default_out,
+    fmt,
+    open_store,
+)
 from genderscope.errors import GenderscopeError
 from genderscope.results import Result, to_json
 
@@ -65,9 +71,8 @@ def _run_measure(app: typer.Typer, measure: str, model: str, folder: Path,
 
 
 def _fmt(v: object) -> str:
-    if isinstance(v, float):
-        return "–" if math.isnan(v) else (f"{v:.3g}" if abs(v) < 1e-3 and v else f"{v:.3f}")
-    return str(v)
+    """A cell of the change table: a float by the CLI's one format, else as it is."""
+    return fmt(v, small="g", missing="–") if isinstance(v, float) else str(v)
 
 
 def change_rows(t: pd.DataFrame, groups: list[str]) -> tuple[list[str], list[dict[str, str]]]:
@@ -126,7 +131,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         """Per-group before/after differences with CIs and paired tests."""
         from genderscope.api import compare as compare_results
         from genderscope.measures.compare import plot_change
-        from genderscope.outputs import check_output_folder, save_with_figures
+        from genderscope.outputs import check_output_folder, command_inputs, save_with_figures
 
         if p_adjust not in ("holm", "bh"):
             raise GenderscopeError(f"--p-adjust must be holm or bh, got {p_adjust!r}")
@@ -137,17 +142,20 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             if measure not in (lm_measures := model_measures(app)):
                 raise GenderscopeError(f"compare --measure {measure}: choose one of "
                                        f"{', '.join(lm_measures)} (language-model measures)")
+            # the models are what it reads; the before/after runs it writes under --out
+            inputs = command_inputs(models=[before_model, after_model], store=store)
+            if out is not None:
+                check_output_folder(out, inputs=inputs)  # before either run
             base = default_out(f"{measure}-compare", out)
             run_a, run_b = (_run_measure(app, measure, m, base / name, store, run_arg)
                             for name, m in (("before", before_model), ("after", after_model)))
         elif not (run_a and run_b):
             raise GenderscopeError("compare: give RUN_A and RUN_B (or --before, --after, "
                                    "--measure)")
-        from genderscope.outputs import command_inputs
-
-        inputs = command_inputs(paths=[run_a, run_b], store=store)
-        if out is not None:
-            check_output_folder(out, inputs=inputs)
+        else:
+            inputs = command_inputs(paths=[run_a, run_b], store=store)
+            if out is not None:
+                check_output_folder(out, inputs=inputs)
         open_store(store).close()  # a bad store is refused before the work
         before, after = _load(run_a, store), _load(run_b, store)
         res = compare_results(before, after, key=key or None, value=value,
