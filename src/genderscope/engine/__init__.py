@@ -122,7 +122,8 @@ def plan_of(measure: str, options: dict[str, Any]) -> tuple[Plan, dict[str, Any]
 
     check_options(options)  # seeds >= 0, whole-number counts: before any work
     declared = get(measure)
-    declared.options.resolve(options, measure)
+    if not getattr(declared.plan, "checks_options", False):  # else the plan checks them
+        declared.options.resolve(options, measure)
     accepted = {o.name: o.default for o in declared.options  # key=False: keyed, if at
                 if o.name != "progress" and o.key}  # all, through the plan's inputs
     return declared.plan(**options), accepted
