@@ -3,6 +3,7 @@ and the template probe (Kurita et al. 2019)."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -57,7 +58,8 @@ def bec_pro(
     strategy: Strategy = "l2r",
     limit: Annotated[
         int | None,
-        Opt("Score only N rows, the first of each person gender in turn (quick checks).", min=1),
+        Opt("Score a seeded subset of N rows (--subset-seed), the person genders taken in "
+            "turn so that both keep rows (quick checks).", min=1),
     ] = None,
     professions: Annotated[
         int | None,
@@ -102,8 +104,9 @@ def bec_pro(
             "subset_seed": subset_seed,
             "subset": {"n": len(rows), "of": total, "unit": "rows", "seed": subset_seed},
         }
-    if limit is not None:  # the first rows of each person gender in turn: the data is
-        rows = _first_of_each(rows, limit, lambda r: r.gender)  # ordered by gender
+    if limit is not None:  # seeded, the person genders in turn (never one gender only)
+        rows = _seeded_in_turn(rows, limit, lambda r: r.gender, subset_seed)
+        data_meta["limit"] = {"n": len(rows), "seed": subset_seed}
     data_meta["n_rows"] = len(rows)
     run = _measure("genderscope.measures.bec_pro:run")
     return Plan(
@@ -143,14 +146,16 @@ def _professions_subset(
     return [r for r in rows if r.profession_key in keep and r.template in kept]
 
 
-def _first_of_each(rows: Sequence[T], limit: int, group: Callable[[T], Any]) -> list[T]:
-    """``limit`` rows taken from each group in turn (its first rows), in their original
-    order: a limit never keeps one group only (BEC-Pro: --limit 10 on rows ordered by
-    person gender kept only male rows, and the gender comparison had no number)."""
+def _seeded_in_turn(rows: Sequence[T], limit: int, group: Callable[[T], Any],
+                    seed: int) -> list[T]:
+    """A seeded subset of ``limit`` rows, taken from each group in turn (a seeded order
+    within each group), in their original order: a limit never keeps one group only
+    (BEC-Pro's rows are ordered by person gender: the first N were all male)."""
     groups: dict[Any, list[int]] = {}
     for i, r in enumerate(rows):
         groups.setdefault(group(r), []).append(i)
-    queues = [list(reversed(g)) for g in groups.values()]
+    rng = random.Random(seed)
+    queues = [rng.sample(g, len(g)) for g in groups.values()]
     keep: set[int] = set()
     while len(keep) < min(limit, len(rows)):
         for q in queues:

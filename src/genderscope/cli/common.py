@@ -26,7 +26,7 @@ DTYPE_OPTION = typer.Option("float32", "--dtype", help="float32, float16 or bflo
 JSON_OPTION = typer.Option(False, "--json", help="Print the summary as JSON instead of a table.")
 
 
-MODEL_OPTION = typer.Option(..., "--model", help="HF id, local folder, .gguf file, or a "
+MODEL_OPTION = typer.Option(..., "--model", "-m", help="HF id, local folder, .gguf file, or a "
                             "packaged model name (smollm2, gemma3-270m).")
 KIND_OPTION = typer.Option("auto", "--kind", help="auto, masked or causal.")
 PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")

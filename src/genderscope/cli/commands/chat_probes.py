@@ -32,7 +32,7 @@ from genderscope.cli.common import (
 )
 from genderscope.results import Result, to_json
 
-MODEL_OPTION = typer.Option(..., "--model", help="Chat model: HF id, folder, .gguf, smollm2, "
+MODEL_OPTION = typer.Option(..., "--model", "-m", help="Chat model: HF id, folder, .gguf, smollm2, "
                             "or openai:NAME with --base-url.")
 BASE_URL_OPTION = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint for "
                                "--model openai:NAME, e.g. http://127.0.0.1:8000/v1 (API key "

@@ -29,7 +29,7 @@ debias_app = typer.Typer(help="Reduce bias: counterfactual data substitution and
 
 @debias_app.command("cds")
 def cds_command(
-    model: str = typer.Option(..., "--model", help="HF id, local folder, .gguf file, or "
+    model: str = typer.Option(..., "--model", "-m", help="HF id, local folder, .gguf file, or "
                               "smollm2 / gemma3-270m."),
     corpus: str = typer.Option(..., "--corpus", help="FILE (.txt/.tsv/.csv/.jsonl) or "
                                "gap / gap-flipped-bartl."),

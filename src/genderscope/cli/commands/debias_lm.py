@@ -16,7 +16,7 @@ from rich.table import Table
 
 from genderscope.cli.common import DEVICE_OPTION, console
 
-MODEL = typer.Option(..., "--model", help="HF id, local folder, .gguf file, or smollm2 / "
+MODEL = typer.Option(..., "--model", "-m", help="HF id, local folder, .gguf file, or smollm2 / "
                      "gemma3-270m (the base model).")
 OUT = typer.Option(..., "--out", help="Folder for the debiased model (manifest.json + "
                    "projection.safetensors).")

@@ -278,12 +278,14 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                            help="Sentence encoder: all-minilm-l6-v2 "
                                                 "(default), a sentence-transformers folder "
                                                 "or Hub id."),
-        model: str | None = typer.Option(None, "--model", help="A masked or causal LM "
+        model: str | None = typer.Option(None, "--model", "-m", help="A masked or causal LM "
                                          "instead (HF id, folder, .gguf, smollm2, or a "
                                          "`debias` folder): SEAT on its mean-pooled last "
                                          "hidden states, as bias-bench."),
         kind: str = typer.Option("auto", "--kind", help="With --model: auto, masked or "
                                  "causal."),
+        dtype: str = typer.Option("float32", "--dtype", help="With --model: float32, "
+                                  "float16 or bfloat16."),
         test: list[str] = TEST_OPTION,
         tests_dir: Path | None = TESTS_DIR_OPTION,
         batch_size: int = typer.Option(64, "--batch-size", min=1),
@@ -304,6 +306,13 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             raise GenderscopeError("give --encoder or --model, not both")
         if kind not in ("auto", "masked", "causal"):
             raise GenderscopeError(f"--kind must be auto, masked or causal, got {kind!r}")
+        if dtype != "float32":
+            from genderscope.models.source import check_dtype
+
+            check_dtype(dtype)
+            if model is None:
+                raise GenderscopeError("--dtype is for a language model (--model); a "
+                                       "sentence encoder runs in float32")
         tests = _expand(test, tests_dir)
         _check_before_work("seat", out, options.get("seed", 0), tests, command_inputs(
             models=[model or encoder], paths=[tests_dir, *test], store=store_path))
@@ -312,8 +321,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             if model is not None:
                 from genderscope.models.lm_encoder import LMSentenceEncoder
 
-                enc = LMSentenceEncoder.load(model, kind=kind, device=device, store=store,
-                                             batch_size=batch_size)
+                enc = LMSentenceEncoder.load(model, kind=kind, device=device, dtype=dtype,
+                                             store=store, batch_size=batch_size)
             else:
                 enc = SentenceEncoder.load(encoder or "all-minilm-l6-v2", device=device,
                                            batch_size=batch_size, store=store)
@@ -331,7 +340,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         as_json: bool = JSON_OPTION,
         progress: bool = PROGRESS_OPTION,
         model: str | None = typer.Option(
-            None, "--model", help="A chat model (HF id, folder, .gguf, smollm2, or "
+            None, "--model", "-m", help="A chat model (HF id, folder, .gguf, smollm2, or "
             "openai:NAME with --base-url): measure its answers instead of caption files."),
         base_url: str | None = typer.Option(
             None, "--base-url", help="OpenAI-compatible endpoint for --model openai:NAME."),
