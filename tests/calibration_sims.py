@@ -639,6 +639,65 @@ def report_skew_rows(k: int, dist: str = "exponential", sims: int = 300,
                 "statistic gets the bootstrap-t test instead")]
 
 
+# -- WEAT / SEAT d interval when d is not 0 (issue 36, row 8) -------------------------------
+EFFECTS = "tests/stats/test_calibration_effects.py::"
+
+
+def weat_d_truth(delta: float, nx: int, ny: int) -> float:
+    """The population d of two sets with mean gap ``delta`` (in within-set SDs), pooled in
+    the proportions nx : ny (genderscope.stats.standardized)."""
+    pq = nx * ny / (nx + ny) ** 2
+    return delta / float(np.sqrt(1 + pq * delta ** 2))
+
+
+def weat_d_row(nx: int, ny: int, delta: float, sims: int, *, noise: str = "normal",
+               templates: int = 0, seed: int = 81) -> Row:
+    """Coverage of d's interval (``measures.weat.effect_size_ci``, what WEAT and SEAT
+    report) at a true d != 0: X scores shifted by ``delta`` within-set SDs. ``noise``:
+    ``normal`` or ``t3`` (t with 3 df, scaled to SD 1). ``templates`` > 0: SEAT-like,
+    each word in that many sentences (word effect SD 0.8, sentence noise SD 0.6)."""
+    from genderscope.measures.weat import effect_size_ci
+
+    rng = _seeds(seed + nx + 7 * ny + int(10 * delta) + templates)
+    truth = weat_d_truth(delta, nx, ny)
+    hits = 0
+    for _ in range(sims):
+        if templates:
+            wx = np.repeat(np.arange(nx), templates)
+            wy = np.repeat(np.arange(ny), templates)
+            sx = delta + rng.normal(0, 0.8, nx)[wx] + rng.normal(0, 0.6, wx.size)
+            sy = rng.normal(0, 0.8, ny)[wy] + rng.normal(0, 0.6, wy.size)
+            ci = effect_size_ci(sx, sy, [str(w) for w in wx], [str(w) for w in wy],
+                                unit="source words")
+        else:
+            if noise == "t3":
+                e = rng.standard_t(3, nx + ny) / np.sqrt(3.0)
+            else:
+                e = rng.normal(0, 1, nx + ny)
+            ci = effect_size_ci(delta + e[:nx], e[nx:])
+        hits += bool(ci.ci_low <= truth <= ci.ci_high)
+    what = (f"{nx} + {ny} words x {templates} sentences (word effects SD 0.8, sentence "
+            "noise 0.6)" if templates else f"{nx} + {ny} word scores, "
+            + ("N(0, 1)" if noise == "normal" else "t(3) scaled to SD 1"))
+    design = f"{what}, X shifted by {delta:g} SD; truth d = {truth:.3f}"
+    limit = ""
+    if noise == "t3" and not COVER[0] <= hits / sims <= COVER[1]:
+        limit = ("heavy-tailed scores (t with 3 df): the noncentral-t interval assumes "
+                 "normal scores within each set")
+    return Row(f"weat-d-{nx}-{ny}-{delta:g}-{noise}" + (f"-seat{templates}" if templates
+                                                          else ""),
+               design, ("SEAT" if templates else "WEAT") + " d CI: noncentral t",
+               "coverage", sims, hits, EFFECTS + "test_weat_d_interval_covers_when_d_is_not_0",
+               limit)
+
+
+def weat_d_rows(sims: int = 1000) -> list[Row]:
+    """The page's WEAT/SEAT d rows."""
+    return [weat_d_row(8, 8, 1.0, sims), weat_d_row(8, 8, 2.0, sims),
+            weat_d_row(8, 16, 1.0, sims), weat_d_row(8, 8, 1.0, sims, noise="t3"),
+            weat_d_row(8, 8, 1.0, sims // 2, templates=5)]
+
+
 TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
     ("Counterfactual flip rate", lambda: [
         flip_rate_row(500), flip_rate_templates_row(500)]),
@@ -646,7 +705,7 @@ TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
         ripa_row(8, 1000), ripa_row(20, 1000), ripa_row(20, 1000, pairs="aligned"),
         ripa_population_row(500), embedding_null_row("ripa", 500)]),
     ("RND", lambda: [embedding_null_row("rnd", 500)]),
-    ("WEAT", weat_permutation_rows),
+    ("WEAT", lambda: [*weat_permutation_rows(), *weat_d_rows()]),
     ("Proportions", lambda: [wilson_row()]),
     ("Paired tests and compare", lambda: [
         *(sign_flip_row(n) for n in (5, 10, 20, 60)),

@@ -115,12 +115,33 @@ def test_refuses_what_it_cannot_choose_or_was_not_declared() -> None:
         infer(Design("proportion", "texts"), v, list("aabbcc"))
     with pytest.raises(ValueError, match="5 cluster labels for 6 values"):
         infer(Design("mean", "texts", clusters="t"), v, list("aabbc"))
-    for design in (Design("effect-size", "words"), Design("ratio", "examples"),
-                   Design("mean", "words", crossed=("templates",))):
+    with pytest.raises(ValueError, match="group labels are required"):
+        infer(Design("effect-size", "words"), v)
+    with pytest.raises(ValueError, match="only for an effect size"):
+        infer(Design("mean", "words"), v, groups=list("xxxyyy"))
+    for design in (Design("ratio", "examples"), Design("mean", "words", crossed=("templates",))):
         with pytest.raises(NotImplementedError, match="issue 36"):
             infer(design, v)
     with pytest.raises(NotImplementedError):
         infer(Design("median", "texts", clusters="t"), v, list("aabbcc"))
+
+
+def test_effect_size_design_gives_the_noncentral_t_interval_of_d() -> None:
+    """Issue 36, row 8: an effect-size design gets d's noncentral-t interval; with
+    clusters, over them (CR1, K_X + K_Y - 2 df)."""
+    from genderscope.stats.permutation import effect_size
+
+    rng = np.random.default_rng(3)
+    v = np.r_[rng.normal(1, 1, 8), rng.normal(0, 1, 8)]
+    got = infer(Design("effect-size", "words"), v, groups=["X"] * 8 + ["Y"] * 8)
+    assert got.ci.method == "noncentral t interval" and got.ci.n_units == 16
+    assert got.ci.estimate == pytest.approx(effect_size(v[:8], v[8:]))
+    assert got.ci.ci_low < got.ci.estimate < got.ci.ci_high
+    words = [f"w{i // 2}" for i in range(16)]
+    clustered = infer(Design("effect-size", "sentences", clusters="source words"), v,
+                      words, groups=["X"] * 8 + ["Y"] * 8)
+    assert clustered.ci.n_units == 8 and clustered.ci.ci_unit == "source words"
+    assert clustered.ci.ci_low != got.ci.ci_low
 
 
 def test_declarations_carry_the_design_their_measures_use() -> None:

@@ -35,11 +35,13 @@ import numpy as np
 import pandas as pd
 
 from genderscope.casing import lookup_forms
+from genderscope.core.design import Design
 from genderscope.datasets.seat import AssociationTest
 from genderscope.errors import DataError
 from genderscope.measures.seat_words import source_words
 from genderscope.results import Result
 from genderscope.stats import CI, difference_of_sums_test
+from genderscope.stats.design import infer
 from genderscope.stats.permutation import DEFAULT_EXACT_LIMIT, effect_size
 
 ROLES = ("X", "Y", "A", "B")
@@ -132,39 +134,34 @@ def _unit(m: np.ndarray) -> np.ndarray:
     return m / norms
 
 
+WEAT_DESIGN = Design("effect-size", unit="words")
+"""WEAT's d: a standardised X - Y difference over independent target words."""
+SEAT_DESIGN = Design("effect-size", unit="sentences", clusters="source words")
+"""SEAT's d: over sentences that share their source word (the unit of independence)."""
+
+
 def effect_size_ci(sx: np.ndarray, sy: np.ndarray, words_x: Sequence[str] | None = None,
                    words_y: Sequence[str] | None = None, *, confidence: float = 0.95,
                    unit: str = "words") -> CI:
-    """CI of Caliskan's d over source words: t interval of the difference of the set
-    means, with cluster-robust (CR1) standard errors over the words of each set and
-    K_X + K_Y - 2 degrees of freedom, divided by d's pooled standard deviation (held
-    fixed). With one entry per word (WEAT) this is Student's two-sample t interval over
-    words, scaled. An addition to the paper, which reports d without an interval; a
-    percentile bootstrap over 8 + 8 words covered 0.90 (issue 22, measured in
-    tests/stats/test_calibration.py)."""
-    from scipy import stats as st
-
-    wx = list(words_x) if words_x is not None else [str(i) for i in range(sx.size)]
-    wy = list(words_y) if words_y is not None else [str(i) for i in range(sy.size)]
-    d = effect_size(sx, sy)
-    sd = float(np.std(np.concatenate([sx, sy]), ddof=1))
-    kx, ky = len(set(wx)), len(set(wy))
-    method = "t interval over source words"
-    if kx < 2 or ky < 2 or sd == 0.0:
-        return CI(d, float("nan"), float("nan"), confidence, int(sx.size + sy.size), method,
-                  unit, kx + ky)
-    var = 0.0
-    for vals, words, k in ((sx, wx, kx), (sy, wy, ky)):
-        codes = pd.factorize(pd.Series(words))[0]
-        tot = np.bincount(codes, weights=vals)
-        cnt = np.bincount(codes)
-        resid = tot - vals.mean() * cnt
-        var += k / (k - 1) * float(np.sum(resid ** 2)) / vals.size ** 2
-    q = float(st.t.ppf(0.5 + confidence / 2, kx + ky - 2))
-    diff = float(sx.mean() - sy.mean())
-    half = q * np.sqrt(var)
-    return CI(d, (diff - half) / sd, (diff + half) / sd, confidence, int(sx.size + sy.size),
-              method, unit, kx + ky)
+    """CI of Caliskan's d, chosen by :func:`genderscope.stats.design.infer` from
+    :data:`WEAT_DESIGN` (no ``words_x``/``words_y``: one score per word) or
+    :data:`SEAT_DESIGN` (scores grouped by their source words): the noncentral-t
+    interval of the standardised difference (Hedges & Olkin 1985, Ch. 5; CR1 standard
+    error over source words, K_X + K_Y - 2 degrees of freedom), mapped to d over the
+    pooled SD (:mod:`genderscope.stats.standardized`). An addition to the paper, which
+    reports d without an interval. The t interval of the mean difference over a fixed
+    sample SD that it replaces covered 0.98-0.99 at d != 0 (issue 36, row 8), a
+    percentile bootstrap over 8 + 8 words 0.90 (issue 22); docs/calibration.md."""
+    v = np.concatenate([np.asarray(sx, dtype=float), np.asarray(sy, dtype=float)])
+    groups = ["X"] * len(sx) + ["Y"] * len(sy)
+    if words_x is None or words_y is None:
+        design, clusters = replace(WEAT_DESIGN, unit=unit), None
+    else:
+        design = replace(SEAT_DESIGN, clusters=unit)
+        clusters = [f"X:{w}" for w in words_x] + [f"Y:{w}" for w in words_y]
+    ci = infer(design, v, clusters, groups=groups, estimate=effect_size(sx, sy),
+               confidence=confidence).ci
+    return ci
 
 
 def word_level_test(sx: np.ndarray, sy: np.ndarray, words_x: Sequence[str],
@@ -212,12 +209,13 @@ def _run(test: AssociationTest, emb: dict[str, np.ndarray], kept: dict[str, list
     p1, p2, n_perm, exact = word_level_test(sx, sy, labels[0], labels[1],
                                             n_permutations=n_permutations, seed=seed,
                                             exact_limit=exact_limit)
-    ci = effect_size_ci(sx, sy, labels[0], labels[1],
-                        unit="words" if method == "weat" else "source words")
-    if effect_size == "wefe":  # population SD: d (and its interval) times sqrt(n / (n - 1))
-        scale = float(np.sqrt(s.size / (s.size - 1)))
-        ci = replace(ci, estimate=ci.estimate * scale, ci_low=ci.ci_low * scale,
-                     ci_high=ci.ci_high * scale)
+    if method == "weat":
+        ci = effect_size_ci(sx, sy, unit="words")
+    else:
+        ci = effect_size_ci(sx, sy, labels[0], labels[1], unit="source words")
+    if effect_size == "wefe":  # population SD: d times sqrt(n / (n - 1)); the interval
+        # is of the same population d (genderscope.stats.standardized), so it stays
+        ci = replace(ci, estimate=ci.estimate * float(np.sqrt(s.size / (s.size - 1))))
     items = pd.DataFrame({
         "set": ["X"] * nx + ["Y"] * len(kept["Y"]),
         "category": [test.targ1.category] * nx + [test.targ2.category] * len(kept["Y"]),
@@ -299,7 +297,7 @@ def weat(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, s
     emb = {r: np.vstack([_lookup(vectors, k) for k in keys[r]]) for r in ROLES}
     params = {"n_permutations": n_permutations, "exact_limit": exact_limit,
               "max_oov": max_oov, "case_fallback": case_fallback, "phrases": phrases,
-              "ci": "t over source words", "test_unit": "source words",
+              "ci": "noncentral t over source words", "test_unit": "source words",
               "similarity": "cosine",
               "effect_size_std": "sample (ddof=1)"}
     if effect_size == "wefe":
@@ -339,7 +337,7 @@ def seat(encoder: _Encoder, test: AssociationTest, *, n_permutations: int = 10_0
     emb = {r: mat[[row[t] for t in kept[r]]] for r in ROLES}
     missing: dict[str, list[str]] = {r: [] for r in ROLES}
     params = {"n_permutations": n_permutations, "exact_limit": exact_limit,
-              "ci": "t over source words", "test_unit": "source words",
+              "ci": "noncentral t over source words", "test_unit": "source words",
               "similarity": "cosine",
               "effect_size_std": "sample (ddof=1)"}
     return _run(test, emb, kept, kept, missing, method="seat", model=encoder.describe(),
