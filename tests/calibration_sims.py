@@ -698,13 +698,52 @@ def weat_d_rows(sims: int = 1000) -> list[Row]:
             weat_d_row(8, 8, 1.0, sims // 2, templates=5)]
 
 
+# -- RND with unequal target sets (issue 36, row 4) ------------------------------------------
+def rnd_unequal_row(sims: int, *, nx: int = 8, ny: int = 16, n_attr: int = 6,
+                    dim: int = 50, shift: float = 0.0, seed: int = 84) -> Row:
+    """Coverage of RND's interval for attribute set A (through ``rnd`` itself, 1,000
+    random re-partitions) with target sets of unequal size: every word N(offset, I) in
+    ``dim`` dimensions, Y's centre moved by ``shift`` (norm about ``shift``); truth: RND of
+    the attribute words given to the population centres (0 under no shift)."""
+    from genderscope.datasets.seat import AssociationTest, WordSet
+    from genderscope.measures.embedding_metrics import rnd
+    from genderscope.measures.embedding_metrics.rnd import distance_differences
+    from genderscope.models.vectors import WordVectors
+
+    rng = _seeds(seed + nx + ny + dim + int(10 * shift))
+    names = {r: [f"{r.lower()}{i}" for i in range(n)] for r, n in
+             (("X", nx), ("Y", ny), ("A", n_attr), ("B", n_attr))}
+    words = [w for ws in names.values() for w in ws]
+    test = AssociationTest("sim", *(WordSet(r, tuple(ws)) for r, ws in names.items()))
+    hits = 0
+    for sim in range(sims):
+        off = rng.normal(size=dim)
+        mu_y = off + shift * rng.normal(size=dim) / np.sqrt(dim)
+        mat = rng.normal(size=(len(words), dim)) + off
+        mat[nx:nx + ny] += mu_y - off
+        attr = mat[nx + ny:nx + ny + n_attr]
+        truth = float(distance_differences(attr, off, mu_y).mean())
+        vecs = WordVectors(mat.astype(np.float64), words, fingerprint="sim")
+        a = rnd(vecs, test, n_permutations=1_000, seed=sim, n_resamples=1_000,
+                exact_limit=0).summary["attributes"]["A"]
+        hits += bool(a["ci_low"] <= truth <= a["ci_high"])
+    what = "no association" if not shift else f"Y's centre moved by about {shift:g}"
+    return Row(f"rnd-ci-{nx}-{ny}-{dim}-{shift:g}",
+               f"{nx} + {ny} target words, {n_attr} + {n_attr} attribute words, {dim} "
+               f"dimensions, {what}; truth: RND of the attribute words given",
+               "RND CI: permutation shift interval", "coverage", sims, hits,
+               EFFECTS + "test_rnd_interval_with_unequal_sets_covers")
+
+
 TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
     ("Counterfactual flip rate", lambda: [
         flip_rate_row(500), flip_rate_templates_row(500)]),
     ("RIPA", lambda: [
         ripa_row(8, 1000), ripa_row(20, 1000), ripa_row(20, 1000, pairs="aligned"),
         ripa_population_row(500), embedding_null_row("ripa", 500)]),
-    ("RND", lambda: [embedding_null_row("rnd", 500)]),
+    ("RND", lambda: [embedding_null_row("rnd", 500), rnd_unequal_row(500),
+                     rnd_unequal_row(500, dim=300), rnd_unequal_row(500, shift=2.0),
+                     rnd_unequal_row(500, nx=10, ny=10)]),
     ("WEAT", lambda: [*weat_permutation_rows(), *weat_d_rows()]),
     ("Proportions", lambda: [wilson_row()]),
     ("Paired tests and compare", lambda: [

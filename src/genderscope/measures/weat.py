@@ -268,7 +268,8 @@ def weat(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, s
     encoder of May et al. 2019); ``"skip"`` (default) counts it as OOV.
     ``effect_size``: ``"caliskan"`` (default) divides by the sample SD (ddof = 1), as
     Caliskan et al.; ``"wefe"`` by the population SD (ddof = 0), as WEFE 1.0.1's WEAT
-    ``effect_size`` (larger by sqrt(n / (n - 1)), n = |X| + |Y|; its interval scaled alike).
+    ``effect_size`` (larger by sqrt(n / (n - 1)), n = |X| + |Y|; the interval is the same:
+    both estimate one population d).
     Two spellings that find one vocabulary entry ("He", "he") count once.
     """
     if effect_size not in EFFECT_SIZES:
