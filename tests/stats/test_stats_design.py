@@ -150,7 +150,7 @@ def test_declarations_carry_the_design_their_measures_use() -> None:
     import importlib
 
     from genderscope.core.registry import declarations
-    from genderscope.measures import counterfactual
+    from genderscope.measures import counterfactual, weat
 
     ripa = importlib.import_module("genderscope.measures.embedding_metrics.ripa")  # module
 
@@ -158,6 +158,7 @@ def test_declarations_carry_the_design_their_measures_use() -> None:
     assert declared["counterfactual"] == counterfactual.DESIGN
     assert declared["ripa"] == ripa.DESIGN
     assert declared["rnd"] is None
+    assert declared["weat"] == weat.WEAT_DESIGN and declared["seat"] == weat.SEAT_DESIGN
 
 
 def test_flip_test_with_templates() -> None:

@@ -23,6 +23,7 @@ from genderscope.catalog._common import (
     _with_rules,
 )
 from genderscope.core.declaration import Opt, Pairing, Progress, TestSeed, declare
+from genderscope.core.design import Design
 from genderscope.results import Result
 
 T = TypeVar("T")
@@ -36,6 +37,7 @@ T = TypeVar("T")
     family="embeddings",
     pairing=Pairing(("set", "text"), "association", ("set",)),
     table="genderscope.cli.commands.embeddings:one_test_tables",
+    design=Design("effect-size", unit="words"),
 )
 def weat(
     *,
@@ -100,6 +102,7 @@ def weat(
     family="embeddings",
     docs="weat.md",
     table="genderscope.cli.commands.embeddings:one_test_tables",
+    design=Design("effect-size", unit="sentences", clusters="source words"),
     pairing=Pairing(
         ("set", "text"), "association", ("set",), cluster="source_word", cluster_unit="source words"
     ),
