@@ -321,7 +321,7 @@ def test_aggregates_memo_is_exact_and_keyed_by_content(store) -> None:
 def test_bec_pro_figure_is_not_redrawn_when_unchanged(tmp_path, monkeypatch) -> None:
     import matplotlib.figure
 
-    from genderscope.measures import bec_pro
+    from genderscope.measures import bec_pro_plot
     from genderscope.results import Result
 
     table = pd.DataFrame({"prof_group": ["male", "male"], "gender": ["male", "female"],
@@ -329,17 +329,17 @@ def test_bec_pro_figure_is_not_redrawn_when_unchanged(tmp_path, monkeypatch) -> 
                           "ci_high": [0.9, 0.1]})
     res = Result("bec-pro", {}, pd.DataFrame(), metadata={"model": {"source": "m"}},
                  tables={"by_group": table})
-    first = bec_pro.plot(res, tmp_path / "association")
+    first = bec_pro_plot.plot(res, tmp_path / "association")
     assert all(p.stat().st_size > 0 for p in first)
 
     def boom(*a, **k):
         raise AssertionError("redrawn")
 
     monkeypatch.setattr(matplotlib.figure.Figure, "savefig", boom)
-    assert bec_pro.plot(res, tmp_path / "association") == first  # same figure: kept
+    assert bec_pro_plot.plot(res, tmp_path / "association") == first  # same figure: kept
     changed = Result("bec-pro", {}, pd.DataFrame(), metadata={"model": {"source": "m"}},
                      tables={"by_group": table.assign(ci_high=[0.95, 0.1])})
     with pytest.raises(AssertionError, match="redrawn"):
-        bec_pro.plot(changed, tmp_path / "association")
+        bec_pro_plot.plot(changed, tmp_path / "association")
     with pytest.raises(AssertionError, match="redrawn"):
-        bec_pro.plot(res, tmp_path / "association", title="another title")
+        bec_pro_plot.plot(res, tmp_path / "association", title="another title")

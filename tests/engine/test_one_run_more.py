@@ -234,17 +234,21 @@ def test_bias_amplification_is_one_stored_run_by_content(tmp_path: Path) -> None
     assert run(a, "--seed", "1")["run_id"] != first["run_id"] and len(_runs(path)) == 3
 
 
-def test_bias_amplification_card_never_runs_in_a_report() -> None:
-    """No model a report is given writes captions: the card applies to none of them and
-    has no run of its own (nothing loads data)."""
+def test_bias_amplification_card_runs_on_request_for_chat_models() -> None:
+    """The card asks a (causal chat or endpoint) model to describe people doing things
+    (issue 40): it applies to causal models, never to other kinds, and runs only when a
+    report names it (not in the default page: generation is slow on a CPU)."""
     from genderscope.core.kinds import MODEL
     from genderscope.reporting.entry import Context
     from genderscope.reporting.registry import measures
 
     card = measures()["bias-amplification"]
-    assert card.plan is None and card.plans is None
-    for kind in MODEL:
-        assert "caption corpora" in card.not_applicable(kind, Context())
+    assert card.default is False and card.plan is not None
+    name, options = card.plan(Context(quick=True))
+    assert name == "bias-amplification"
+    assert card.not_applicable("causal", Context()) is None
+    for kind in set(MODEL) - {"causal"}:
+        assert card.not_applicable(kind, Context()) is not None
 
 
 def test_converted_cards_name_a_plan() -> None:

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from genderscope.datasets import bec_pro as data
-from genderscope.measures import bec_pro
+from genderscope.measures import bec_pro, bec_pro_plot
 from genderscope.models.base import FillQuery, SeqScore
 
 PROF_GROUP = dict(zip(data.professions("en").profession, data.professions("en").group,
@@ -225,7 +225,7 @@ def test_no_duplicate_compare() -> None:
 
 def test_plot_writes_png_and_svg(en_rows, tmp_path: Path) -> None:
     res = bec_pro.run(FakeMasked(), en_rows[:720], n_resamples=200)
-    paths = bec_pro.plot(res, tmp_path / "fig" / "association")
+    paths = bec_pro_plot.plot(res, tmp_path / "fig" / "association")
     assert [p.suffix for p in paths] == [".png", ".svg"]
     assert all(p.stat().st_size > 1000 for p in paths)
     assert paths[0].read_bytes()[:4] == b"\x89PNG"

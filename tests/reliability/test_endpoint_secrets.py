@@ -369,7 +369,7 @@ def test_a_bad_url_is_one_line_without_its_credentials(tmp_path: Path, url: str)
 
 
 def test_same_host_and_userinfo_rules() -> None:
-    from genderscope.models.endpoint import same_host, without_userinfo
+    from genderscope.models.endpoint_urls import same_host, without_userinfo
 
     assert without_userinfo("http://u:p%40ss@h:8/v1") == (
         "http://h:8/v1", ["u:p%40ss", "p%40ss", "p@ss", base64.b64encode(b"u:p%40ss").decode(),

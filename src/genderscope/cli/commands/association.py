@@ -52,7 +52,7 @@ def _bec_pro_plots(result: Any, path: Path) -> list[str]:
     done = [path.with_suffix(".png"), path.with_suffix(".svg")]
     if result.metadata.get("out_unchanged") and all(p.is_file() for p in done):
         return [str(p) for p in done]
-    from genderscope.measures import bec_pro as measure
+    from genderscope.measures import bec_pro_plot as measure
 
     return [str(p) for p in measure.plot(result, path)]
 
