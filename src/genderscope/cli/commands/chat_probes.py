@@ -101,26 +101,34 @@ def _execute(measure: str, model: str, base_url: str | None, device: str | None,
     console.print(run_note(result, Path(result.metadata["out"])))
 
 
-def register(app: typer.Typer, run_app: typer.Typer) -> None:
+def chat_command(run_app: typer.Typer, measure: str, doc: str,
+                 table: Callable[[Result], list[Table | str]] | None = None) -> None:
+    """``genderscope run MEASURE`` for a chat measure: the model, its endpoint client
+    settings and the measure's declared options; ``table``: its terminal tables
+    (default: the probes')."""
     from genderscope.cli.declared import with_declared_options
 
-    def make(measure: str, doc: str) -> None:
-        @with_declared_options(measure)  # data, limit, ... as the probe declares them
-        def cmd(model: str = MODEL_OPTION, base_url: str | None = BASE_URL_OPTION,
-                device: str | None = DEVICE_OPTION, dtype: str = DTYPE_OPTION,
-                out: Path | None = OUT_OPTION, store_path: Path | None = STORE_OPTION,
-                as_json: bool = JSON_OPTION, progress: bool = PROGRESS_OPTION,
-                concurrency: int | None = CONCURRENCY_OPTION,
-                timeout: float | None = TIMEOUT_OPTION, retries: int | None = RETRIES_OPTION,
-                api_key_env: str | None = API_KEY_ENV_OPTION,
-                header: list[str] | None = HEADER_OPTION, **options: Any) -> None:
-            client = {"concurrency": concurrency, "timeout": timeout, "retries": retries,
-                      "api_key_env": api_key_env, "headers": header or None}
-            _execute(measure, model, base_url, device, dtype, store_path, out, progress,
-                     as_json, client, **options)
+    @with_declared_options(measure)  # data, limit, ... as the measure declares them
+    def cmd(model: str = MODEL_OPTION, base_url: str | None = BASE_URL_OPTION,
+            device: str | None = DEVICE_OPTION, dtype: str = DTYPE_OPTION,
+            out: Path | None = OUT_OPTION, store_path: Path | None = STORE_OPTION,
+            as_json: bool = JSON_OPTION, progress: bool = PROGRESS_OPTION,
+            concurrency: int | None = CONCURRENCY_OPTION,
+            timeout: float | None = TIMEOUT_OPTION, retries: int | None = RETRIES_OPTION,
+            api_key_env: str | None = API_KEY_ENV_OPTION,
+            header: list[str] | None = HEADER_OPTION, **options: Any) -> None:
+        client = {"concurrency": concurrency, "timeout": timeout, "retries": retries,
+                  "api_key_env": api_key_env, "headers": header or None}
+        _execute(measure, model, base_url, device, dtype, store_path, out, progress,
+                 as_json, client, table=table, **options)
 
-        cmd.__doc__ = doc
-        run_app.command(measure)(cmd)
+    cmd.__doc__ = doc
+    run_app.command(measure)(cmd)
+
+
+def register(app: typer.Typer, run_app: typer.Typer) -> None:
+    def make(measure: str, doc: str) -> None:
+        chat_command(run_app, measure, doc)
 
     make("discrimination-tamkin", "GenderBench DiscriminationTamkin: yes/no decisions for a "
          "woman, a man and a non-binary person in the same high-stakes scenario.")

@@ -4,31 +4,13 @@ chat model or ``openai:NAME --base-url URL``, with the probes' endpoint flags.""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import typer
 from rich.table import Table
 
-from genderscope.cli.commands.chat_probes import (
-    API_KEY_ENV_OPTION,
-    BASE_URL_OPTION,
-    CONCURRENCY_OPTION,
-    HEADER_OPTION,
-    MODEL_OPTION,
-    PROGRESS_OPTION,
-    RETRIES_OPTION,
-    TIMEOUT_OPTION,
-    _execute,
-)
-from genderscope.cli.common import (
-    DEVICE_OPTION,
-    DTYPE_OPTION,
-    JSON_OPTION,
-    OUT_OPTION,
-    STORE_OPTION,
-    fmt,
-)
+from genderscope.cli.commands.chat_probes import chat_command
+from genderscope.cli.common import fmt
 from genderscope.results import Result
 
 
@@ -74,23 +56,8 @@ def tables(result: Result) -> list[Table | str]:
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
-    from genderscope.cli.declared import with_declared_options
     from genderscope.core.registry import get
 
-    @with_declared_options("genderbench")  # scope, data, decoding ... as declared
-    def cmd(model: str = MODEL_OPTION, base_url: str | None = BASE_URL_OPTION,
-            device: str | None = DEVICE_OPTION, dtype: str = DTYPE_OPTION,
-            out: Path | None = OUT_OPTION, store_path: Path | None = STORE_OPTION,
-            as_json: bool = JSON_OPTION, progress: bool = PROGRESS_OPTION,
-            concurrency: int | None = CONCURRENCY_OPTION,
-            timeout: float | None = TIMEOUT_OPTION, retries: int | None = RETRIES_OPTION,
-            api_key_env: str | None = API_KEY_ENV_OPTION,
-            header: list[str] | None = HEADER_OPTION, **options: Any) -> None:
-        client = {"concurrency": concurrency, "timeout": timeout, "retries": retries,
-                  "api_key_env": api_key_env, "headers": header or None}
-        _execute("genderbench", model, base_url, device, dtype, store_path, out, progress,
-                 as_json, client, table=tables, **options)
-
     declared = get("genderbench")
-    cmd.__doc__ = f"{declared.summary}\n\n{declared.description}"
-    run_app.command("genderbench")(cmd)
+    chat_command(run_app, "genderbench", f"{declared.summary}\n\n{declared.description}",
+                 table=tables)
