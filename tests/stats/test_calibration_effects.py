@@ -9,13 +9,17 @@ Bar: 95 % CI coverage in [0.93, 0.97], false-positive rate in [0.03, 0.07].
   centroid is biased upward, and the percentile bootstrap over words covered a null 0 in
   0.898 of runs at 50 dimensions, 0.554 at 300 (and 0.998 with 10 + 10: too wide); the
   interval that inverts RND's permutation test under a shift model covers.
+- Row 11, intervals of absolute values (RNSB >= 0): under no bias RNSB's CI excludes 0 in
+  every run, so it is labelled absolute and shown with the value expected under no bias
+  (the 95th percentile over random relabellings of A u B), which RNSB exceeds in about
+  5 % of runs under no bias.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from calibration_sims import COVER, rnd_unequal_row, weat_d_row, weat_d_truth
+from calibration_sims import COVER, FPR, rnd_unequal_row, rnsb_null_rows, weat_d_row, weat_d_truth
 
 
 def _report(row) -> float:  # noqa: ANN001
@@ -88,3 +92,59 @@ def test_rnd_interval_agrees_with_its_permutation_test() -> None:
         lo, hi = np.quantile(perm, [0.025, 0.975])
         assert (ci["ci_low"] <= 0 <= ci["ci_high"]) == (lo <= est <= hi)
     assert np.isnan(shift_interval(1.0, np.empty(0), n=3)["ci_low"])
+
+
+@pytest.mark.slow
+def test_rnsb_no_bias_value_is_sized() -> None:
+    """1,000 runs, 200 relabellings each (as the default): 0.059 (docs/calibration.md runs
+    500)."""
+    excludes, above = rnsb_null_rows(1000)
+    assert _report(excludes) > 0.95  # why the label is needed: the CI is never evidence
+    assert FPR[0] <= _report(above) <= FPR[1]
+
+
+def test_rnsb_summary_labels_the_absolute_value() -> None:
+    """Under no bias RNSB's CI excludes 0 every time; the summary says it is an absolute
+    value and gives the no-bias value, which RNSB stays below in most such runs."""
+    excludes, above = rnsb_null_rows(60, n_fits=40, seed=7)
+    assert _report(excludes) == 1.0 and _report(above) < 0.2
+    from calibration_sims import association_world
+
+    from genderscope.measures.embedding_metrics import rnsb
+
+    vecs, test = association_world(np.random.default_rng(2), n_target=8, n_attr=8)
+    s = rnsb(vecs, test, n_resamples=50).summary["rnsb"]
+    assert s["absolute"] is True and s["no_bias_p95"] > 0
+    assert np.isnan(rnsb(vecs, test, n_resamples=0).summary["rnsb"]["no_bias_p95"])
+
+
+def test_rnsb_table_shows_the_no_bias_value() -> None:
+    from calibration_sims import association_world
+    from rich.console import Console
+
+    from genderscope.cli.commands.embedding_metrics import one_test_tables
+    from genderscope.measures.embedding_metrics import rnsb
+
+    vecs, test = association_world(np.random.default_rng(2), n_target=8, n_attr=8)
+    res = rnsb(vecs, test, n_resamples=30)
+    console = Console(record=True, width=200)
+    for table in one_test_tables(res):
+        console.print(table)
+    text = console.export_text()
+    ref = res.summary["rnsb"]["no_bias_p95"]
+    assert f"(absolute; no bias: up to {ref:.3f})" in text and "no evidence" in text
+
+
+def test_report_headline_of_rnsb_is_not_read_against_0() -> None:
+    from calibration_sims import association_world
+
+    from genderscope.measures.embedding_metrics import rnsb
+    from genderscope.measures.wefe_metrics_card import headlines
+    from genderscope.results import Result
+
+    vecs, test = association_world(np.random.default_rng(2), n_target=8, n_attr=8)
+    res = rnsb(vecs, test, n_resamples=30)
+    combined = Result("rnsb", {"tests": {"sim": res.summary}}, res.items, res.metadata)
+    (h,) = headlines(combined)
+    assert h.null is None and "not evidence" in h.note
+    assert f"{res.summary['rnsb']['no_bias_p95']:.3f}" in h.note

@@ -57,10 +57,20 @@ def _entries(s: dict[str, Any], name: str) -> list[tuple[str, dict[str, Any]]]:
     return [(f"{c['X']}, {c['Y']} × {c['A']}, {c['B']}", s[name])]
 
 
+def _absolute(e: dict[str, Any]) -> dict[str, Any]:
+    """An absolute value's headline (RNSB >= 0): no 'no bias' value its CI is read
+    against (it never contains 0), and a note with the value expected under no bias."""
+    if not e.get("absolute"):
+        return {}
+    ref = e.get("no_bias_p95")
+    return {"null": None, "note": "absolute value (>= 0): a CI above 0 is not evidence; "
+            f"no bias gives up to {ref:.3f} (95th percentile over random relabellings)"}
+
+
 def headlines(r: Result) -> list[Headline]:
     null = NULLS[r.method]
     return [from_ci(f"{test}: {label} ({r.method.upper()})", e,
-                    **({"null": null} if null is not None else {}))
+                    **{**({"null": null} if null is not None else {}), **_absolute(e)})
             for test, s in tests_of(r.summary).items()
             for label, e in _entries(s, r.method)]
 
@@ -90,8 +100,8 @@ CARDS = {
              "Ethayarajh, Duvenaud & Hirst (2019). Understanding Undesirable Word Embedding "
              "Associations. ACL."),
     "rnd": ("RND (word vectors)", "mean over attribute words a of ‖a − mean X‖ − ‖a − mean "
-            "Y‖ (Garg et al. 2018, eq. 1, averaged); CI over words, two-sided permutation p "
-            "of X/Y membership.",
+            "Y‖ (Garg et al. 2018, eq. 1, averaged); two-sided permutation p of X/Y "
+            "membership, and the CI that inverts it (for the attribute words given).",
             "Garg, Schiebinger, Jurafsky & Zou (2018). Word embeddings quantify 100 years of "
             "gender and ethnic stereotypes. PNAS 115(16)."),
     "ect": ("ECT (word vectors)", "Spearman correlation of cos(mean X, a) and cos(mean Y, a) "
@@ -105,7 +115,8 @@ CARDS = {
     "rnsb": ("RNSB (word vectors)", "KL divergence from uniform of the normalised "
              "P(B | t) of a logistic regression trained on A vs B, over the target words "
              "(Sweeney & Najafian 2019); CI resamples targets and training words, new split "
-             "each.",
+             "each. An absolute value (>= 0): its CI never contains 0; compare it with "
+             "the value no bias gives (random relabellings of A ∪ B).",
              "Sweeney & Najafian (2019). A Transparent Framework for Evaluating Unintended "
              "Demographic Bias in Word Embeddings. ACL."),
 }

@@ -32,6 +32,7 @@ from genderscope.cli.common import (
     console,
     default_out,
     err_console,
+    fmt,
     open_store,
 )
 from genderscope.errors import GenderscopeError
@@ -42,7 +43,8 @@ TITLES = {
     "rnd": "RND (Garg et al. 2018): mean |a - mean X| - |a - mean Y| over A or B",
     "ect": "ECT (Dev & Phillips 2019): Spearman of cos(mean X, a) and cos(mean Y, a)",
     "mac": "MAC (Manzini et al. 2019): mean cosine distance of X, Y words to A and B",
-    "rnsb": "RNSB (Sweeney & Najafian 2019): KL of P(B | target) from uniform",
+    "rnsb": "RNSB (Sweeney & Najafian 2019): KL of P(B | target) from uniform (>= 0: a CI "
+            "above 0 is no evidence; compare with the no-bias value)",
 }
 
 
@@ -62,8 +64,11 @@ def _rows(method: str, r: Result) -> list[dict[str, Any]]:
                  "ci_high": e["ci_high"], "p": e.get("p_value", "")}
                 for role, e in s["attributes"].items()]
     e = s[method]
-    return [{**base, "attribute": "A,B", "value": e["estimate"], "ci_low": e["ci_low"],
-             "ci_high": e["ci_high"], "p": ""}]
+    row = {**base, "attribute": "A,B", "value": e["estimate"], "ci_low": e["ci_low"],
+           "ci_high": e["ci_high"], "p": ""}
+    if e.get("absolute"):  # an absolute value: the value expected under no bias beside it
+        row["no_bias_p95"] = e.get("no_bias_p95", float("nan"))
+    return [row]
 
 
 def metric_tables(method: str, rows: list[dict[str, Any]]) -> list[Table]:
@@ -81,9 +86,11 @@ def metric_tables(method: str, rows: list[dict[str, Any]]) -> list[Table]:
         label = r[attr] if attr in ("A", "B") else f"{r['A']} / {r['B']}"
         p = r["p"]
         groups = f"{r['X']} vs {r['Y']}" if r["Y"] else str(r["X"])  # Y "": n groups
-        table.add_row(str(r["test"]), groups, str(label),
-                      ci_text({"estimate": r["value"], "ci_low": r["ci_low"],
-                               "ci_high": r["ci_high"]}),  # a stored NaN reads nan
+        value = ci_text({"estimate": r["value"], "ci_low": r["ci_low"],
+                         "ci_high": r["ci_high"]})  # a stored NaN reads nan
+        if "no_bias_p95" in r:
+            value += f" (absolute; no bias: up to {fmt(r['no_bias_p95'])})"
+        table.add_row(str(r["test"]), groups, str(label), value,
                       f"{p:.2g}" if isinstance(p, float) else "")
     return [table]
 

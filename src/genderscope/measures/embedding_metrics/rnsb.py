@@ -22,10 +22,21 @@ classifier, so each bootstrap replicate resamples A and B (with replacement), dr
 *new random train/hold-out split* of them, retrains the classifier, and resamples the
 targets of X and Y; the 95 % CI is the percentile interval of those replicates
 (``n_resamples``, default 1,000: one fit each). No test: RNSB is >= 0 by construction.
+
+RNSB is an absolute value (a divergence, >= 0): its interval never contains 0, and "the
+CI excludes 0" is no evidence of bias. The summary labels it (``"absolute": true``) and
+gives beside it the value expected under no bias, ``no_bias_p95``: the 95th percentile
+(the ceil(0.95 (n + 1))-th smallest of n, a permutation test's critical value) of RNSB
+when the classifier is trained on a random relabelling of A u B into two sets of |A|
+and |B| words (the permutation null: no sentiment direction; the targets, the
+hold-out split's size and the fit unchanged; ``min(n_resamples, 200)`` relabellings,
+seeded). An RNSB above it is larger than 95 % of the values an attribute split with no
+direction gives.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -99,6 +110,39 @@ def rnsb_values(pos: np.ndarray, neg: np.ndarray, targets: list[np.ndarray], see
     return est, accuracy, draws, p
 
 
+NO_BIAS_RELABELLINGS = 200
+"""Most random relabellings of A u B behind ``no_bias_p95`` (module docstring)."""
+
+
+def no_bias_reference(pos: np.ndarray, neg: np.ndarray, targets: list[np.ndarray],
+                      seed: int, n: int) -> float:
+    """The 95th percentile of RNSB over ``n`` random relabellings of the attribute words
+    A u B into sets of |A| and |B| (module docstring); NaN when ``n`` is 0."""
+    every = np.vstack(targets)
+    pooled = np.vstack([pos, neg])
+    rng = np.random.default_rng([seed, 36])
+    vals = []
+    for _ in range(n):
+        order = rng.permutation(len(pooled))
+        try:
+            model, _ = fit_classifier(pooled[order[:len(pos)]], pooled[order[len(pos):]],
+                                      int(rng.integers(0, 2**31 - 1)))
+        except ValueError:  # a degenerate split
+            continue
+        vals.append(kl_from_uniform(negative_probability(model, every)))
+    if not vals:
+        return float("nan")
+    k = min(math.ceil(0.95 * (len(vals) + 1)), len(vals))  # the permutation test's
+    return float(np.sort(vals)[k - 1])  # critical value: P(RNSB > it) <= 0.05 under no bias
+
+
+def _labelled(ci: dict[str, Any], reference: float) -> dict[str, Any]:
+    """RNSB's interval, labelled as the interval of an absolute value, with the value
+    expected under no bias beside it."""
+    return {**ci, "absolute": True, "no_bias_p95": reference,
+            "no_bias": "95th percentile of RNSB over random relabellings of A u B"}
+
+
 def _params(max_oov: float, case_fallback: bool, n_resamples: int, seed: int
             ) -> dict[str, Any]:
     return {"max_oov": max_oov, "case_fallback": case_fallback, "n_bootstrap": n_resamples,
@@ -136,7 +180,10 @@ def rnsb(vectors: Any, test: AssociationTest | Query, *, seed: int = 0,
         for i, w in enumerate(looked.words[role]):
             rows.append({"set": role, "category": cats[role], "text": w,
                          "value": float(p[lo + i]), "share": float(p[lo + i] / p.sum())})
-    summary = {**looked.base_summary(), "rnsb": ci.as_dict(), "holdout_accuracy": accuracy,
+    ref = no_bias_reference(pos, neg, [looked.emb["X"], looked.emb["Y"]], seed,
+                            min(n_resamples, NO_BIAS_RELABELLINGS))
+    summary = {**looked.base_summary(), "rnsb": _labelled(ci.as_dict(), ref),
+               "holdout_accuracy": accuracy,
                "n_failed_resamples": int(np.isnan(draws).sum())}
     return looked.result("rnsb", summary, rows,
                          _params(max_oov, case_fallback, n_resamples, seed), seed)
@@ -159,7 +206,10 @@ def _rnsb_groups(vectors: Any, query: Query, *, seed: int, max_oov: float,
             rows.append({"set": role, "category": cats[role], "text": w,
                          "value": float(p[i]), "share": float(p[i] / p.sum())})
             i += 1
-    summary = {**groups.base_summary(), "rnsb": ci.as_dict(), "holdout_accuracy": accuracy,
+    ref = no_bias_reference(pos, neg, [groups.emb[r] for r in groups.targets], seed,
+                            min(n_resamples, NO_BIAS_RELABELLINGS))
+    summary = {**groups.base_summary(), "rnsb": _labelled(ci.as_dict(), ref),
+               "holdout_accuracy": accuracy,
                "n_failed_resamples": int(np.isnan(draws).sum())}
     return groups.result("rnsb", summary, rows,
                          _params(max_oov, case_fallback, n_resamples, seed), seed)
