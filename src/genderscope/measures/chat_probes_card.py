@@ -45,10 +45,23 @@ def _plan(method: str, default: int, quick: int):  # type: ignore[no-untyped-def
     return plan
 
 
+ABSOLUTE_NOTE = "absolute value (>= 0): its CI never contains 0, so a CI above 0 is not evidence"
+
+
+def absolute_metric(key: str) -> bool:
+    """GenderBench's metrics that are absolute values (``max_diff*``: the largest gap of
+    two genders; ``diff_abs_*``: a mean absolute difference; ``disparity``: |0.5 -
+    masculine rate|): >= 0 by definition."""
+    return key.startswith(("max_diff", "diff_abs_")) or key == "disparity"
+
+
 def _marked(label: str, r: Result, key: str, **kw: Any) -> Headline:
     m = r.summary["marks"].get(key, {})
     note = f"GenderBench mark {m.get('mark') or '-'} (point: {m.get('mark_point') or '-'})" \
         if m else ""
+    if absolute_metric(key):  # not read against 0: its interval never contains it
+        kw["null"] = None
+        note = "; ".join(x for x in (note, ABSOLUTE_NOTE) if x)
     return from_ci(label, r.summary.get(key), note=note, **kw)
 
 
