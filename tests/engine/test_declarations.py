@@ -146,3 +146,15 @@ def test_declared_choices_are_the_measures_own() -> None:
     assert Strategy.__metadata__[0].choices == base.STRATEGIES
     assert SpanMasking.__metadata__[0].choices == typing.get_args(base.SpanMasking)
     assert registry.get("rnd").options["distance"].choices == DISTANCES
+
+
+def test_a_raised_version_changes_the_reuse_key() -> None:
+    """A measure whose stored numbers changed on purpose raises its declared version, and
+    its reuse key changes with it (a store made before is never served for it); version
+    1 adds nothing to the key, so measures never raised keep theirs."""
+    from genderscope.engine.keys import run_key
+
+    args = ("weat", {"test": "weat6"}, {"fingerprint": "x"}, [1, 2, 3])
+    assert run_key(*args) == run_key(*args, version=1)
+    assert run_key(*args, version=2) != run_key(*args)
+    assert registry.get("weat").version == 2 and registry.get("crows-pairs").version == 1

@@ -15,7 +15,7 @@ from genderscope.results import Result
 T = TypeVar("T")
 
 
-@declare("counterfactual", needs="classifier", docs="robustness.md",
+@declare("counterfactual", needs="classifier", docs="robustness.md", version=2,
          family="classifiers", design=Design("proportion", unit="texts"),
          table="genderscope.cli.commands.robustness:counterfactual_tables")
 def counterfactual(

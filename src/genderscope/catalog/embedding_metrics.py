@@ -133,6 +133,10 @@ def _options(name: str) -> Options:
                          if o.name != "distance" or name == "rnd"))
 
 
+VERSIONS = {"ripa": 2, "rnd": 2, "rnsb": 2}
+"""Raised when a stored run's numbers changed on purpose (its key changes with it): RIPA's
+t interval, RND's permutation-inverted interval, RNSB's no-bias 95th percentile."""
+
 ripa, rnd, ect, mac, rnsb = (
     declaration(
         n,
@@ -145,6 +149,7 @@ ripa, rnd, ect, mac, rnsb = (
         # one value per word of a set (docs/measures/<name>.md)
         pairing=Pairing(("set", "text"), "value", ("set",)),
         design=Design("mean", unit="word pairs", paired="pair order") if n == "ripa" else None,
+        version=VERSIONS.get(n, 1),
     )
     for n in EMBEDDING_METRICS
 )

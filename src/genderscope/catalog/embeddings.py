@@ -33,6 +33,7 @@ T = TypeVar("T")
 @declare(
     "weat",
     needs="vectors",
+    version=2,  # its d interval is the noncentral t now: stored runs of version 1 differ
     langs=("en",),
     family="embeddings",
     pairing=Pairing(("set", "text"), "association", ("set",)),
@@ -98,6 +99,7 @@ def weat(
 @declare(
     "seat",
     needs="encoder",
+    version=2,  # its d interval is the noncentral t now: stored runs of version 1 differ
     langs=("en",),
     family="embeddings",
     docs="weat.md",

@@ -34,6 +34,7 @@ T = TypeVar("T")
 @declare(
     "bec-pro",
     needs="lm",
+    version=2,  # crossed professions x person-word tests, "too few units to test"
     langs=("en", "de"),
     family="templates and association",
     table="genderscope.cli.commands.association:bec_pro_tables",

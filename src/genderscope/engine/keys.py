@@ -70,12 +70,19 @@ def key_options(accepted: dict[str, Any], options: dict[str, Any]) -> dict[str, 
 
 
 def run_key(measure: str, options: dict[str, Any], model: dict[str, Any] | None,
-            inputs: Any) -> str | None:
+            inputs: Any, version: int = 1) -> str | None:
     """SHA-256 over the measure, its options, the model identity, the measured items'
-    content and the genderscope version; None when any part has no canonical content."""
+    content, the genderscope version and the measure's own ``version`` (its
+    declaration's: raised when what a stored run holds changes, e.g. its intervals, so
+    that a store made before is never served for it; version 1 adds nothing, which
+    keeps the keys of measures never raised); None when any part has no canonical
+    content."""
+    parts = {"measure": measure, "options": options, "model": model, "inputs": inputs,
+             "genderscope": __version__}
+    if version != 1:
+        parts["measure_version"] = version
     try:
-        blob = canonical({"measure": measure, "options": options, "model": model,
-                          "inputs": inputs, "genderscope": __version__})
+        blob = canonical(parts)
     except (NotKeyable, ValueError):  # ValueError: a circular reference
         return None
     return "run:" + hashlib.sha256(blob.encode()).hexdigest()
@@ -88,14 +95,25 @@ def reuse_key(measure: str, plan: Any, adapter: Any, options: dict[str, Any],
     needs no model is keyed without one)."""
     if plan.inputs is None:
         return None
+    version = _version(measure)
     if plan.needs == "none":  # no model (bias amplification): the inputs say it all
-        return run_key(measure, {**options, **model_options}, None, plan.inputs)
+        return run_key(measure, {**options, **model_options}, None, plan.inputs, version)
     if adapter is None:
         return None
     ident = model_identity(adapter)
     if ident is None:
         return None
-    return run_key(measure, {**options, **model_options}, ident, plan.inputs)
+    return run_key(measure, {**options, **model_options}, ident, plan.inputs, version)
+
+
+def _version(measure: str) -> int:
+    """The measure's declared version (1 for a name the registry does not hold)."""
+    from genderscope.core.registry import get
+
+    try:
+        return int(get(measure).version)
+    except Exception:  # noqa: BLE001 - an unregistered name: no version of its own
+        return 1
 
 
 def out_holds(out: Path, key: str, stored: Any, plan: Any) -> bool:
