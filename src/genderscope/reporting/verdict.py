@@ -55,6 +55,18 @@ def _size(h: Headline) -> float:
     return abs(float(h.estimate) - h.null) / h.thresholds[2]  # type: ignore[arg-type]
 
 
+def _short_label(label: str) -> str:
+    """A headline's label without its method clause: ``"female-dominated professions:
+    male vs female, crossed t test ... (effect size r)"`` -> ``"female-dominated
+    professions: male vs female (effect size r)"`` (the unit kept)."""
+    label = label.strip()
+    head, sep, rest = label.partition(", ")
+    if not sep or not any(w in rest for w in ("test", "interval", "bootstrap")):
+        return label
+    unit = label[label.rfind(" ("):] if label.endswith(")") and " (" in label else ""
+    return head + (unit if unit and not head.endswith(unit) else "")
+
+
 def _section_p(sec: Section) -> float:
     """The section's smallest primary p (adjusted within its family where it has one)."""
     ps = [h.p_adjusted if _finite(h.p_adjusted) else h.p_value for h in sec.headlines
@@ -84,7 +96,7 @@ def model_line(data: ReportData, subject: Subject) -> str:
                      key=lambda hs: -_size(hs[0]))[:SHOWN]
     if effects:
         text += ". Largest: " + "; ".join(
-            f"{s.measure.title} {h.label.strip()} {fmt(h.estimate)}"
+            f"{s.measure.title.split(' (')[0]} {_short_label(h.label)} {fmt(h.estimate)}"
             f"{h.unit if h.unit == '%' else ' ' + h.unit if h.unit else ''} "
             f"{f'[{fmt(h.ci_low)}, {fmt(h.ci_high)}]' if h.has_ci else ''}".rstrip()
             + (f" ({h.strength()}, {h.direction()})" if h.strength() else "")
