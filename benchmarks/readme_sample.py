@@ -103,8 +103,10 @@ def page_numbers(page: str) -> list[str]:
     if table is None:
         return []
     cells = re.findall(r'<td class="num">(.*?)</td>', table.group(1), re.S)
-    return [html.unescape(re.sub(r"<[^>]+>.*", "", c, flags=re.S)).strip() for c in cells
-            if not c.startswith("[") and not c.startswith("&ndash;")][:200]
+    texts = [html.unescape(re.sub(r"<[^>]+>.*", "", c, flags=re.S)).strip() for c in cells
+             if not c.startswith("[")]  # estimates, not their intervals
+    numbers = (re.match(r"[-+]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?", t) for t in texts)
+    return [m.group(0) for m in numbers if m][:200]  # the number, less its unit
 
 
 def screenshot(page: Path) -> dict[str, str]:
