@@ -39,3 +39,29 @@ def test_sample_is_the_printed_output_at_80_columns() -> None:
     assert not any("┃" in x for x in lines)  # below 120 columns: blocks, not a table
     rendered = mod.render({**rec, "stdout": "x\n"})
     assert rendered.startswith(f"`{rec['command']}` as run on")
+
+
+def test_picture_page_and_sample_are_one_run() -> None:
+    """docs/report.png (and its dark twin) are the screenshots the record made of the
+    same run's page, and every headline estimate on that page is in the terminal sample
+    (issue 41, item 2: the picture contradicted the sample beside it)."""
+    import hashlib
+
+    mod = _script()
+    rec = json.loads(mod.RECORD.read_text(encoding="utf-8"))
+    assert set(rec["screenshots"]) == set(mod.SHOTS)
+    for scheme, path in mod.SHOTS.items():
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == rec["screenshots"][scheme], \
+            f"{path} is not the recorded run's screenshot: rerun " \
+            "python benchmarks/readme_sample.py --record"
+    assert len(rec["page_numbers"]) >= 10
+    missing = [n for n in rec["page_numbers"] if n not in rec["stdout"]]
+    assert not missing, f"page numbers not in the terminal sample: {missing}"
+
+
+def test_page_numbers_reads_the_headline_table() -> None:
+    mod = _script()
+    page = ('<table id="headline"><tbody><tr><td class="num">53.8 %</td>'
+            '<td class="num">[47.8, 59.8] <span class="muted">/ p 0.2</span></td></tr>'
+            '</tbody></table><td class="num">9.99</td>')
+    assert mod.page_numbers(page) == ["53.8"]
