@@ -50,10 +50,11 @@ the classifier's code; `runs.csv` is a store whose name says CSV; `openai:tiny` 
 
 ELSEWHERE = [
     ("a checkpoint is safetensors + JSON; resuming never unpickles (planted pickles under "
-     "every file name, with and without a matching `run.json`)", "tests/models/test_checkpoint.py"),
+     "every file name, with and without a matching `run.json`)",
+     "tests/transforms/test_checkpoint.py"),
     ("a checkpoint is resumed only when `checkpoints/run.json` matches model, corpus hash "
-     "and parameters", "tests/models/test_checkpoint.py, "
-     "tests/models/test_finetune.py::test_resume_refuses_other_settings"),
+     "and parameters", "tests/transforms/test_checkpoint.py, "
+     "tests/transforms/test_finetune.py::test_resume_refuses_other_settings"),
     ("another application's SQLite file keeps its bytes, tables and journal mode",
      "tests/store/test_store_safety.py::test_foreign_sqlite_file_refused_by_writers"),
     ("`runs list/show/export` never create a store or its folders; an old store is read "

@@ -32,7 +32,7 @@ def debias(model: str | Path, corpus: str | Path, out: str | Path, *, mode: str 
     """
     from genderscope.checks import check_debias_options
     from genderscope.datasets.corpus import UNITS, load_corpus, split_sentences
-    from genderscope.models.finetune import FinetuneConfig, check_out_dir, fine_tune
+    from genderscope.lm_debias.finetune import FinetuneConfig, check_out_dir, fine_tune
     from genderscope.progress import progress_bar
     from genderscope.swap import GenderSwapper
     from genderscope.swap.cds import substitute

@@ -216,9 +216,9 @@ def test_cli_compare_bad_input_exit_2(tmp_path):
 def test_crows_pairs_before_after_fine_tuning(tiny_gpt2_dir, data_dir, tmp_path):
     """Real adapters: CrowS-Pairs gender on a tiny GPT-2, before vs after CDS fine-tuning."""
     from genderscope.datasets.crows_pairs import load_crows_pairs
+    from genderscope.lm_debias.finetune import FinetuneConfig, fine_tune
     from genderscope.measures.crows_pairs import run_crows_pairs
     from genderscope.models.causal import CausalLM
-    from genderscope.models.finetune import FinetuneConfig, fine_tune
     from genderscope.swap import GenderSwapper
 
     pairs = [p for p in load_crows_pairs(data_dir / "crows-pairs" /
@@ -239,7 +239,7 @@ def test_crows_pairs_before_after_fine_tuning(tiny_gpt2_dir, data_dir, tmp_path)
 def test_cli_compare_before_after_models(tiny_gpt2_dir, data_dir, tmp_path, monkeypatch):
     """`compare --before M --after M2 --measure crows-pairs` runs the measure on both."""
     from genderscope.cli.app import app
-    from genderscope.models.finetune import FinetuneConfig, fine_tune
+    from genderscope.lm_debias.finetune import FinetuneConfig, fine_tune
 
     monkeypatch.setenv("GENDERSCOPE_DATA", str(data_dir))
     tuned = tmp_path / "ft"

@@ -97,7 +97,7 @@ def test_disk_full_for_the_hash_cache_still_gives_the_right_hash(tmp_path: Path,
 
 def test_disk_full_during_a_debias_checkpoint_keeps_the_last_one(tiny_bert_dir,
                                                                  tmp_path: Path) -> None:
-    from genderscope.models.finetune import FinetuneConfig, fine_tune
+    from genderscope.lm_debias.finetune import FinetuneConfig, fine_tune
 
     out = tmp_path / "ft"
     limit: list[contextlib.ExitStack] = []

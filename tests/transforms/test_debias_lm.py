@@ -187,7 +187,7 @@ def test_raise_dropout_keeps_weights(tiny_bert_dir, tiny_gpt2_dir):
     import torch
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
 
-    from genderscope.models.dropout import raise_dropout
+    from genderscope.lm_debias.dropout import raise_dropout
 
     for auto, folder, want in ((AutoModelForMaskedLM, tiny_bert_dir,
                                 {"hidden_dropout_prob": 0.2,
@@ -205,7 +205,7 @@ def test_raise_dropout_keeps_weights(tiny_bert_dir, tiny_gpt2_dir):
 
 
 def test_dropout_cli_trains_and_refuses_another_run(gs_main, tiny_gpt2_dir, tmp_path):
-    from genderscope.models.finetune import FinetuneConfig, fine_tune
+    from genderscope.lm_debias.finetune import FinetuneConfig, fine_tune
 
     corpus = tmp_path / "c.txt"
     corpus.write_text("He is a nurse.\nShe is a doctor.\nThe boy and the girl went to "

@@ -1,4 +1,4 @@
-"""Repulsion-Attraction-Neutralization (vector_debias/ran.py, models/ran_torch.py) on
+"""Repulsion-Attraction-Neutralization (vector_debias/ran.py, vector_debias/ran_torch.py) on
 hand-made vectors: the paper variant is Adam on the paper's objective (checked against
 torch autograd), the WEFE variant returns the attraction anchor, and ``genderscope debias
 ran`` writes vectors / refuses bad options. Agreement with WEFE 1.0.1's RAN on GloVe:

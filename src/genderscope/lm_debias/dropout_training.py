@@ -1,8 +1,8 @@
 """``genderscope debias dropout``: continued pre-training with increased dropout (Webster et
 al. 2020; bias-bench's Dropout) on a corpus as is, with the training loop, checkpoints
 (resumable, safetensors + JSON) and output folder of ``debias cds``
-(:mod:`genderscope.models.finetune`, ``FinetuneConfig.dropout_debias``; dropout values in
-:mod:`genderscope.models.dropout`)."""
+(:mod:`genderscope.lm_debias.finetune`, ``FinetuneConfig.dropout_debias``; dropout values in
+:mod:`genderscope.lm_debias.dropout`)."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ def dropout_debias(model: str | Path, corpus: str | Path, out: str | Path, *,
                    progress: bool = False) -> dict[str, Any]:
     """Fine-tune ``model`` on ``corpus`` with increased dropout; returns the manifest."""
     from genderscope.datasets.corpus import UNITS, load_corpus, split_sentences
+    from genderscope.lm_debias.finetune import FinetuneConfig, check_out_dir, fine_tune
     from genderscope.models.debias_folder import read_manifest, technique_of
-    from genderscope.models.finetune import FinetuneConfig, check_out_dir, fine_tune
     from genderscope.progress import progress_bar
 
     out = Path(out)

@@ -24,7 +24,7 @@ Two variants (``variant``):
 * ``"wefe"``: what WEFE 1.0.1's ``RepulsionAttractionNeutralization`` computes
   (weights 0.33 each). Its loss receives the two vectors swapped, so the returned
   vector is the attraction *anchor*, which only follows the vector that is repelled
-  and neutralised (details and the float32 replication: models/ran_torch.py). Needs
+  and neutralised (details and the float32 replication: vector_debias/ran_torch.py). Needs
   torch; one word at a time (about 0.2 s a word on a CPU, as WEFE).
 """
 
@@ -196,7 +196,7 @@ def ran_debias(vectors: Any, lists: DebiasLists, *, variant: str = "paper",
                 out[chunk] = ran_paper_chunk(unit[chunk].astype(np.float64), repel, unit, g,
                                              weights=weights, lr=lr, epochs=epochs)
             else:
-                from genderscope.models.ran_torch import ran_wefe_word
+                from genderscope.vector_debias.ran_torch import ran_wefe_word
 
                 for row, r in zip(chunk, repel, strict=True):
                     out[row] = ran_wefe_word(unit[row], unit[r], g32, weights=weights,

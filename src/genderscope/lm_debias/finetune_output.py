@@ -1,4 +1,4 @@
-"""Where fine-tuning writes (:mod:`genderscope.models.finetune`), under the one output rule
+"""Where fine-tuning writes (:mod:`genderscope.lm_debias.finetune`), under the one output rule
 of :mod:`genderscope.outputs` (issue 24): ``--out`` is checked before any work and never
 is the current folder, an input or a folder genderscope did not write; the finished model
 is written into a fresh sibling and renamed into place."""
@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from genderscope.errors import GenderscopeError
-from genderscope.models.checkpoint import CHECKPOINTS, RUN_FILE, check_same_run
+from genderscope.lm_debias.checkpoint import CHECKPOINTS, RUN_FILE, check_same_run
 from genderscope.results import to_json
 
 MANIFEST = "manifest.json"

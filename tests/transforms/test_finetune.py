@@ -13,7 +13,7 @@ from safetensors.numpy import load_file
 from typer.testing import CliRunner
 
 from genderscope.errors import GenderscopeError
-from genderscope.models.finetune import FinetuneConfig, fine_tune
+from genderscope.lm_debias.finetune import FinetuneConfig, fine_tune
 
 TEXTS = ["He is a doctor and she is a nurse.", "The man fixed the car.",
          "Her brother is a teacher.", "The king spoke to his people."]
@@ -173,7 +173,7 @@ def test_gguf_quantizer_is_detached_before_saving(tiny_gpt2_dir, tmp_path):
     from transformers import AutoModelForCausalLM
 
     from genderscope.errors import ModelLoadError
-    from genderscope.models.finetune import _drop_gguf_quantizer
+    from genderscope.lm_debias.finetune import _drop_gguf_quantizer
 
     model = AutoModelForCausalLM.from_pretrained(tiny_gpt2_dir)
     model.hf_quantizer = SimpleNamespace(quantization_config=SimpleNamespace(quant_method="gguf"))

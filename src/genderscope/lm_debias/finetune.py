@@ -13,7 +13,7 @@ The loop is small on purpose (``torch.optim.AdamW`` +
 ``transformers.get_linear_schedule_with_warmup``): documents are visited in a
 seeded order per epoch, and every ``save_every`` steps a checkpoint (weights,
 optimizer, scheduler, RNG states, step) is written to ``OUT/checkpoints`` in
-safetensors + JSON (:mod:`genderscope.models.checkpoint`; nothing read back can
+safetensors + JSON (:mod:`genderscope.lm_debias.checkpoint`; nothing read back can
 run code).
 If a run is interrupted, running it again with the same output folder resumes
 from the last checkpoint and gives the same final weights as an uninterrupted
@@ -42,14 +42,14 @@ import torch
 
 from genderscope.core.kinds import LM
 from genderscope.errors import ArgumentError, GenderscopeError, ModelLoadError
-from genderscope.models.checkpoint import (
+from genderscope.lm_debias.checkpoint import (
     CHECKPOINTS,
     check_same_run,
     latest_checkpoint,
     resume_checkpoint,
     save_checkpoint,
 )
-from genderscope.models.finetune_output import (  # noqa: F401 - re-exported
+from genderscope.lm_debias.finetune_output import (  # noqa: F401 - re-exported
     MANIFEST,
     check_out_dir,
     prepare_out_dir,
@@ -75,7 +75,7 @@ class FinetuneConfig:
     max_steps: int | None = None
     save_every: int = 200
     grad_clip: float = 1.0
-    dropout_debias: bool = False  # more dropout (models/dropout.py; debias dropout)
+    dropout_debias: bool = False  # more dropout (lm_debias/dropout.py; debias dropout)
 
     def validate(self) -> None:
         for name in ("epochs", "batch_size", "seed", "max_length", "warmup_steps",
@@ -212,7 +212,7 @@ def fine_tune(model_spec: str, texts: Sequence[str], out: str | Path, *,
     dev = pick_device(device)
     model, tok, kind, source = _load(model_spec, kind, torch.float32)
     if cfg.dropout_debias:
-        from genderscope.models.dropout import raise_dropout
+        from genderscope.lm_debias.dropout import raise_dropout
 
         model, _ = raise_dropout(model)
     model.to(dev).train()

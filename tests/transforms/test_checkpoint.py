@@ -14,11 +14,11 @@ import pytest
 import torch
 
 from genderscope.errors import GenderscopeError
-from genderscope.models.checkpoint import (
+from genderscope.lm_debias.checkpoint import (
     load_trainer_state,
     save_trainer_state,
 )
-from genderscope.models.finetune import FinetuneConfig, fine_tune
+from genderscope.lm_debias.finetune import FinetuneConfig, fine_tune
 
 TEXTS = ["He is a doctor and she is a nurse.", "The man fixed the car.",
          "Her brother is a teacher.", "The king spoke to his people."]
