@@ -200,11 +200,11 @@ def test_debiased_vectors_published_only_after_the_evaluation(
     real = ev.compare_metric
     calls = {"n": 0}
 
-    def fail_last(before, after, seed=0):  # noqa: ANN001, ANN202
+    def fail_last(before, after, seed=0, **kw):  # noqa: ANN001, ANN003, ANN202
         calls["n"] += 1
         if calls["n"] == 5:  # the fifth and last metric of the one test
             raise DataError("the evaluation failed")
-        return real(before, after, seed)
+        return real(before, after, seed, **kw)
 
     extra = ("--n-words", "0") if method == "ran" else ()
     case = Case("37.6", method, ("debias", method, "--vectors", "gw.txt", "--out", "dv", *extra,

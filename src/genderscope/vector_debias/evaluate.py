@@ -2,12 +2,21 @@
 
 - The WEAT-family metrics (WEAT, RIPA, RND, ECT, MAC) of each test on both vector
   sets, each recorded as a run in the store (so ``genderscope compare BEFORE AFTER``
-  works on them) and compared item by item with :func:`genderscope.measures.compare.
-  compare_runs`: the mean paired change of the items (WEAT: s(w) per target word; RIPA,
-  RND, ECT: the per-attribute-word term; MAC: per target) with compare's bootstrap-t
-  95 % interval and test (changes within float32 precision are ties). The items share
-  the other set's words (WEAT's and MAC's targets share the attribute words), which the
-  interval holds fixed: it does not count their sampling (crossed; not counted yet).
+  works on them), and their paired change (:func:`paired_change`): per set and over all
+  items, the mean change (after - before) of the runs' per-word item values (WEAT: s(w)
+  per target word; RIPA, RND: the per-attribute-word term; ECT: cos(v_X, a) - cos(v_Y, a);
+  MAC: per target), the same estimate ``genderscope compare`` gives (changes within
+  float32 precision are ties). The items are not independent: WEAT's and MAC's
+  per-target values share the attribute words, RIPA's per-attribute values the word
+  pairs, RND's and ECT's the target sets' centroids, and every word's vector carries its
+  own noise. So each comparison declares its sampling design (:data:`DESIGNS`: a mean
+  over its items crossed with the words they share, paired by word) and
+  :func:`genderscope.stats.jackknife.infer_samples` gives the interval and test: the
+  several-sample jackknife t interval over every word set (X, Y, A, B; RIPA: its word
+  pairs, A, B), each word deleted from both vector sets at once, and its t test ("too
+  few units to test" below 5 degrees of freedom). The interval over the items alone
+  (compare's bootstrap-t, holding the shared words fixed) "found" a change between two
+  noisy copies of the same vectors in 0.13-0.25 of runs (docs/calibration.md).
 - The analogy "man : king :: woman : ?" by 3CosAdd (Mikolov et al. 2013) over unit
   vectors, the three query words excluded: its top answers before and after.
 - Gonen & Goldberg's (2019, "Lipstick on a Pig", NAACL-W, Sec. 3 "Clustering") test:
@@ -15,7 +24,7 @@
   projection on the he - she direction (among the ``vocab_limit`` most frequent
   words, the word lists' own words excluded) are clustered into 2 by k-means on the
   *debiased* vectors; the accuracy of the clusters against the original bias label
-  (0.5 = gender no longer recoverable). Debiasing that only hides the bias keeps it
+  (0.5 = gender not recoverable). Debiasing that only hides the bias keeps it
   high (they found 92.5 % for hard-debiased GloVe, 99.9 % before).
 """
 
@@ -26,10 +35,15 @@ from typing import Any
 
 import numpy as np
 
+from genderscope.core.design import SCORE_TOLERANCE, Design, Tolerance
 from genderscope.results import Result
+from genderscope.stats.design import ties
+from genderscope.stats.jackknife import DEFAULT_SWAPS
 
 METRICS = ("weat", "ripa", "rnd", "ect", "mac")
 ANALOGY = ("man", "king", "woman")
+ALL = "(all)"
+NO_CHANGE = "none (no change beyond numerical precision)"
 
 
 def _unit(m: np.ndarray) -> np.ndarray:
@@ -76,14 +90,174 @@ def cluster_test(before: Any, after: Any, exclude: set[str], *, n_biased: int = 
     return out
 
 
-def compare_metric(before: Result, after: Result, seed: int = 0) -> dict[str, Any]:
-    """Paired change per attribute/target set (and over all items) as plain rows."""
-    from genderscope.measures.compare import compare_runs
+PAIRED = "word (before/after)"
+DESIGNS: dict[str, Design] = {
+    "weat": Design("mean", unit="target words", crossed=("attribute words",), paired=PAIRED),
+    "ripa": Design("mean", unit="attribute words", crossed=("word pairs",), paired=PAIRED),
+    "rnd": Design("mean", unit="attribute words", crossed=("target words",), paired=PAIRED),
+    "ect": Design("mean", unit="attribute words", crossed=("target words",), paired=PAIRED),
+    "mac": Design("mean", unit="target words", crossed=("attribute words",), paired=PAIRED),
+}
+"""The sampling design of each metric's before/after change: a mean over its per-word
+items (``unit``), which share the words of the ``crossed`` sets; every set is a sample of
+words, and each word is measured twice, before and after (``paired``): under no change
+its two vectors are exchangeable."""
 
-    value = "association" if before.method == "weat" else "value"
-    res = compare_runs(before, after, key=("set", "text"), value=value, groups=("set",),
-                       seed=seed)
-    return {"rows": res.tables["change_by_group"].to_dict(orient="records")}
+Sets = dict[str, np.ndarray]
+"""One side's word sets: role (X, Y, A, B; RIPA's word pairs as P, their relation
+vectors) -> one row per word."""
+
+
+def word_sets(metric: str, vectors: Any, test: Any) -> Sets:
+    """The rows each of ``metric``'s samples holds in ``vectors``, looked up as the metric
+    looks them up (its default options)."""
+    from genderscope.measures.embedding_metrics._sets import look_up
+    from genderscope.measures.embedding_metrics.ripa import relation_vectors, word_pairs
+
+    emb = dict(look_up(vectors, test).emb)
+    if metric != "ripa":
+        return emb
+    pairs, _ = word_pairs(vectors, test, case_fallback=True)
+    p = relation_vectors(vectors.vectors([x for x, _ in pairs]),
+                         vectors.vectors([y for _, y in pairs]))
+    return {"P": p, "A": emb["A"], "B": emb["B"]}
+
+
+Weights = dict[str, np.ndarray]
+"""Each word's weight in its set (every weight 1: the metric as computed)."""
+
+
+def item_values(metric: str, sets: Sets, weights: Weights | None = None
+                ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each group's per-word item values (the ``set`` column of the metric's items, in
+    their order) and the items' weights, computed from ``sets`` as the metric computes
+    them; ``weights``: every mean over a set's words weighted (the jackknife's
+    derivatives)."""
+    from genderscope.measures.embedding_metrics._sets import unit_rows
+    from genderscope.measures.embedding_metrics.rnd import distance_differences
+
+    w = weights or {r: np.ones(len(v)) for r, v in sets.items()}
+
+    def mean(m: np.ndarray, r: str) -> np.ndarray:  # over the last axis: set r's words
+        return (m @ w[r]) / w[r].sum()
+
+    if metric in ("weat", "mac"):
+        t = {r: unit_rows(sets[r]) for r in ("X", "Y")}
+        a = {r: unit_rows(sets[r]) for r in ("A", "B")}
+        if metric == "weat":  # s(w) = mean cos with A - mean cos with B
+            return {r: (mean(t[r] @ a["A"].T, "A") - mean(t[r] @ a["B"].T, "B"), w[r])
+                    for r in ("X", "Y")}
+        return {r: ((mean(1.0 - t[r] @ a["A"].T, "A") + mean(1.0 - t[r] @ a["B"].T, "B")) / 2,
+                    w[r]) for r in ("X", "Y")}
+    if metric == "ripa":
+        return {r: (mean(sets[r] @ sets["P"].T, "P"), w[r]) for r in ("A", "B")}
+    vx, vy = mean(sets["X"].T, "X"), mean(sets["Y"].T, "Y")  # centroids
+    if metric == "rnd":
+        return {r: (distance_differences(sets[r], vx, vy), w[r]) for r in ("A", "B")}
+    means = unit_rows(np.array([vx, vy]))
+    return {r: ((c := unit_rows(sets[r]) @ means.T)[:, 0] - c[:, 1], w[r])
+            for r in ("A", "B")}
+
+
+def _pooled(items: dict[str, tuple[np.ndarray, np.ndarray]], group: str
+            ) -> tuple[np.ndarray, np.ndarray]:
+    if group != ALL:
+        return items[group]
+    return (np.concatenate([v for v, _ in items.values()]),
+            np.concatenate([w for _, w in items.values()]))
+
+
+def _changes(metric: str, before: Sets, after: Sets, tied: dict[str, np.ndarray],
+             weights: Weights | None = None) -> dict[str, float]:
+    """Weighted mean change per group and over all items ("(all)"); ``tied`` items (per
+    group, fixed at the estimate) count 0."""
+    b, a = item_values(metric, before, weights), item_values(metric, after, weights)
+    out: dict[str, float] = {}
+    for g in tied:
+        (vb, wt), (va, _) = _pooled(b, g), _pooled(a, g)
+        out[g] = float(np.sum(wt * np.where(tied[g], 0.0, va - vb)) / wt.sum())
+    return out
+
+
+STEP = 1e-5
+"""The step of the central differences that give the derivatives with respect to a
+word's weight."""
+
+
+def paired_change(metric: str, before: Sets, after: Sets, *,
+                  tolerance: Tolerance = SCORE_TOLERANCE, p_adjust: str = "holm",
+                  n_swaps: int = DEFAULT_SWAPS, seed: int = 0) -> list[dict[str, Any]]:
+    """The before/after change of ``metric``'s items, per group and over all (module
+    docstring): rows with the mean item values, the mean change, its 95 % interval and
+    test (:data:`DESIGNS`; the per-group p-values Holm-adjusted as one family): the
+    jackknife t interval, each word's weight moved in both vector sets at once, and the
+    swap test, ``n_swaps`` random exchanges of words' before and after vectors (``seed``).
+    """
+    from genderscope.stats import adjust_pvalues
+    from genderscope.stats.jackknife import infer_samples, swap_test
+
+    design = DESIGNS[metric]
+    vb, va = item_values(metric, before), item_values(metric, after)
+    groups = (ALL, *vb)
+    tied = {g: ties(_pooled(vb, g)[0], _pooled(va, g)[0], tolerance) for g in groups}
+    est = _changes(metric, before, after, tied)
+    grads: dict[str, dict[str, np.ndarray]] = {g: {} for g in groups}
+    for role, rows_ in before.items():
+        d = {g: np.empty(len(rows_)) for g in groups}
+        for i in range(len(rows_)):
+            w = {r: np.ones(len(v)) for r, v in before.items()}
+            w[role][i] += STEP
+            up = _changes(metric, before, after, tied, w)
+            w[role][i] -= 2 * STEP
+            down = _changes(metric, before, after, tied, w)
+            for g in groups:
+                d[g][i] = (up[g] - down[g]) / (2 * STEP)
+        for g in groups:
+            grads[g][role] = d[g]
+    roles = list(before)
+    edges = np.cumsum([0, *(len(before[r]) for r in roles)])
+
+    def swapped(mask: np.ndarray) -> np.ndarray:
+        sb, sa = {}, {}
+        for r, lo, hi in zip(roles, edges[:-1], edges[1:], strict=True):
+            m = mask[lo:hi, None]
+            sb[r], sa[r] = np.where(m, after[r], before[r]), np.where(m, before[r], after[r])
+        ch = _changes(metric, sb, sa, tied)
+        return np.array([ch[g] for g in groups])
+
+    swap_p = swap_test(swapped, int(edges[-1]), n_swaps=n_swaps, seed=seed)
+    rows: list[dict[str, Any]] = []
+    for g, p in zip(groups, swap_p, strict=True):
+        xb, xa = _pooled(vb, g)[0], _pooled(va, g)[0]
+        row: dict[str, Any] = {"set": g, "n": int(xb.size), "mean_before": float(xb.mean()),
+                               "mean_after": float(xa.mean()), "change": est[g]}
+        res = infer_samples(design, est[g], grads[g], null=0.0, swap_p=float(p))
+        row.update({"change_ci_low": res.ci.ci_low, "change_ci_high": res.ci.ci_high,
+                    "ci_method": res.ci.method, "ci_unit": res.ci.ci_unit,
+                    "n_units": int(res.ci.n_units or 0), "n_ties": int(tied[g].sum()),
+                    "design": design.describe()})
+        if tied[g].all():
+            row.update(test=NO_CHANGE, p_value=float("nan"))
+        else:
+            row.update(test=res.test_name, p_value=res.p_value, n_swaps=n_swaps)
+        rows.append(row)
+    adjusted = adjust_pvalues([r["p_value"] for r in rows[1:]], p_adjust)
+    for r, p in zip(rows[1:], adjusted, strict=True):
+        r.update(p_adjusted=float(p), p_adjust_method=p_adjust, family="compare per set")
+    return rows
+
+
+def compare_metric(before: Result, after: Result, seed: int = 0, *,
+                   sets: tuple[Sets, Sets] | None = None) -> dict[str, Any]:
+    """Paired change per set (and over all items) as plain rows: :func:`paired_change`
+    of the two runs' word ``sets`` (before, after; :func:`word_sets`); ``seed``: the
+    swap test's."""
+    if sets is None:
+        raise ValueError("compare_metric: the word sets of both vector sets are required "
+                         "(word_sets)")
+    if before.method != after.method:
+        raise ValueError(f"compare_metric: runs of {before.method!r} and {after.method!r}")
+    return {"rows": paired_change(before.method, *sets, seed=seed)}
 
 
 def evaluate(before_spec: Any, after_spec: Any, tests: list[Any], *, store: Any,
@@ -94,25 +268,37 @@ def evaluate(before_spec: Any, after_spec: Any, tests: list[Any], *, store: Any,
     from genderscope.engine import run
     from genderscope.outputs import check_output_folder, result_files, save_result
 
+    before_vecs, after_vecs = (_vectors(spec, store) for spec in (before_spec, after_spec))
     rows: list[dict[str, Any]] = []
     done: dict[Path, Result] = {}
     for test in tests:
         for metric in METRICS:
             runs = {}
-            for side, spec in (("before", before_spec), ("after", after_spec)):
+            for side, spec in (("before", before_vecs), ("after", after_vecs)):
                 runs[side] = done[out / metric / test.name / side] = run(
                     metric, spec, store=store, test=test, seed=seed, progress=progress)
+            sets = (word_sets(metric, before_vecs, test), word_sets(metric, after_vecs, test))
             rows.append({"metric": metric, "test": test.name,
                          "run_before": runs["before"].metadata["run_id"],
                          "run_after": runs["after"].metadata["run_id"],
                          "before": _headline(runs["before"]),
                          "after": _headline(runs["after"]),
-                         "paired": compare_metric(runs["before"], runs["after"], seed)})
+                         "paired": compare_metric(runs["before"], runs["after"], seed,
+                                                  sets=sets)})
     for folder, result in done.items():
         check_output_folder(folder, files=result_files(result))
     for folder, result in done.items():
         result.metadata["out"] = str(save_result(result, folder))
     return rows
+
+
+def _vectors(spec: Any, store: Any) -> Any:
+    """The word vectors of ``spec`` (an adapter as given; a name or path loaded)."""
+    if hasattr(spec, "key_for"):
+        return spec
+    from genderscope.engine import load_model
+
+    return load_model(str(spec), kind="vectors", store=store)
 
 
 def _headline(r: Result) -> dict[str, Any]:

@@ -1,0 +1,173 @@
+"""Calibration of the before/after comparison of debiased word vectors (issue 36, row 2):
+simulations shared by tests/stats/test_calibration_vector_debias.py and the calibration
+table (``python scripts/calibration_table.py``; rows listed in tests/calibration_sims.py's
+TABLE).
+
+A world: word vectors of an association test, every word drawn from its set's population
+(``offset + loading * e_0 + N(0, I)`` in :data:`DIM` dimensions, loadings X +0.8, Y -0.8,
+A +0.5, B -0.5: the targets are gendered and the attributes associated), X[i] paired with
+Y[i] (RIPA's word pairs). The two vector sets compared are the world plus independent
+noise N(0, :data:`NOISE`^2 I) each: under no change ("null") the same vectors, after
+debiasing ("shrink") with every word's e_0 loading halved. Plain numpy: no pytest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from calibration_sims import ALPHA, COVER, FPR, Row
+
+DIM = 20
+NOISE = 0.5
+LOADING = {"X": 0.8, "Y": -0.8, "A": 0.5, "B": -0.5}
+METRICS = ("weat", "ripa", "rnd", "ect", "mac")
+SRC = "tests/stats/test_calibration_vector_debias.py::"
+
+
+def _test(n_target: int, n_attr: int) -> Any:
+    from genderscope.datasets.seat import AssociationTest, WordSet
+
+    sizes = {"X": n_target, "Y": n_target, "A": n_attr, "B": n_attr}
+    return AssociationTest("sim", *(WordSet(r, tuple(f"{r.lower()}{i}" for i in range(n)))
+                                    for r, n in sizes.items()))
+
+
+def world(rng: np.random.Generator, n_target: int = 8, n_attr: int = 8,
+          change: str = "null") -> tuple[Any, Any, Any]:
+    """(before vectors, after vectors, test): module docstring."""
+    from genderscope.models.vectors import WordVectors
+
+    test = _test(n_target, n_attr)
+    load = np.concatenate([np.full(len(ws.examples), LOADING[r])
+                           for r, ws in zip("XYAB", test.sets(), strict=True)])
+    words = [w for ws in test.sets() for w in ws.examples]
+    base = rng.normal(size=(len(words), DIM)) + rng.normal(size=DIM)
+    before = base.copy()
+    before[:, 0] += load
+    after = base.copy()
+    after[:, 0] += load * (0.5 if change == "shrink" else 1.0)
+    before += NOISE * rng.normal(size=before.shape)
+    after += NOISE * rng.normal(size=after.shape)
+    return (WordVectors(before.astype(np.float32), words, fingerprint="before"),
+            WordVectors(after.astype(np.float32), words, fingerprint="after"), test)
+
+
+SWAPS = 199
+"""The swap test's random swaps per simulated comparison (the command runs 999)."""
+
+
+def changes(rng: np.random.Generator, *, n_target: int = 8, n_attr: int = 8,
+            change: str = "null", old: bool = False, n_swaps: int = SWAPS
+            ) -> dict[str, dict[str, dict]]:
+    """metric -> group -> its row of :func:`genderscope.vector_debias.evaluate.
+    paired_change` on one world; ``old``: also ``old_p``, ``old_low``, ``old_high``, the
+    interval and test of the items alone (compare's, before issue 36 row 2)."""
+    from genderscope.core.design import Design
+    from genderscope.stats.design import infer
+    from genderscope.vector_debias.evaluate import item_values, paired_change, word_sets
+
+    before, after, test = world(rng, n_target, n_attr, change)
+    out: dict[str, dict[str, dict]] = {}
+    for metric in METRICS:
+        sb, sa = word_sets(metric, before, test), word_sets(metric, after, test)
+        rows = {r["set"]: r for r in paired_change(metric, sb, sa, n_swaps=n_swaps,
+                                                   seed=int(rng.integers(1 << 31)))}
+        if old:
+            vb, va = item_values(metric, sb), item_values(metric, sa)
+            for g, r in rows.items():
+                keys = list(vb) if g == "(all)" else [g]
+                d = np.concatenate([va[k][0] - vb[k][0] for k in keys])
+                res = infer(Design("mean", unit="items"), d, null=0.0, n_resamples=499,
+                            seed=int(rng.integers(1 << 31)))
+                r.update(old_p=res.p_value, old_low=res.ci.ci_low, old_high=res.ci.ci_high)
+        out[metric] = rows
+    return out
+
+
+def truths(draws: int = 4000, seed: int = 3620, **sizes: int) -> dict[str, dict[str, float]]:
+    """The expected change of each metric over all items under ``shrink`` at these set
+    sizes: the mean estimate over ``draws`` worlds (Monte-Carlo error about SD / 63 at
+    4,000)."""
+    from genderscope.vector_debias.evaluate import item_values, word_sets
+
+    rng = np.random.default_rng(seed)
+    acc = dict.fromkeys(METRICS, 0.0)
+    for _ in range(draws):
+        before, after, test = world(rng, change="shrink", **sizes)
+        for m in METRICS:
+            vb = item_values(m, word_sets(m, before, test))
+            va = item_values(m, word_sets(m, after, test))
+            acc[m] += float(np.mean(np.concatenate([va[g][0] - vb[g][0] for g in vb]))) / draws
+    return {m: {"(all)": v} for m, v in acc.items()}
+
+
+FIRST = {"weat": "X", "ripa": "A", "rnd": "A", "ect": "A", "mac": "X"}
+"""The group row each metric's table row reads (its first set; the other is alike)."""
+
+
+def _design(n_target: int, n_attr: int, what: str) -> str:
+    return (f"{n_target} + {n_target} target words ({n_target} pairs), {n_attr} + {n_attr} "
+            f"attribute words, {DIM} dimensions; before and after: {what}, each plus "
+            f"independent N(0, {NOISE}^2) noise per word")
+
+
+def null_rows(sims: int, seed: int = 3621, n_target: int = 8, n_attr: int = 8,
+              old: bool = False, n_swaps: int = SWAPS) -> list[Row]:
+    """False-positive rate of each metric's change test, over all items and per set,
+    when before and after are the same vectors with independent noise."""
+    rng = np.random.default_rng(seed + n_target + 100 * n_attr)
+    hits: dict[str, int] = {}
+    for _ in range(sims):
+        for m, rows in changes(rng, n_target=n_target, n_attr=n_attr, old=old,
+                               n_swaps=n_swaps).items():
+            for g in ("(all)", FIRST[m]):
+                key = f"{m}:{g}"
+                hits[key] = hits.get(key, 0) + int(rows[g]["p_value"] < ALPHA)
+                if old:
+                    hits["old:" + key] = hits.get("old:" + key, 0) + int(
+                        rows[g]["old_p"] < ALPHA)
+    design = _design(n_target, n_attr, "the same vectors")
+    out = []
+    for m in METRICS:
+        for g in ("(all)", FIRST[m]):
+            what = "over all items" if g == "(all)" else f"set {g}"
+            out.append(Row(f"vector-debias-{m}-{'all' if g == '(all)' else g}-null-"
+                           f"{n_target}-{n_attr}", design,
+                           f"debias evaluation: {m.upper()} change {what}, jackknife t test",
+                           "FPR", sims, hits[f"{m}:{g}"], SRC + "test_debias_change_test_"
+                           "is_sized"))
+            if old:
+                out.append(Row(f"old-{out[-1].key}", design, out[-1].statistic.replace(
+                    "jackknife t test", "bootstrap-t over the items"), "FPR", sims,
+                    hits[f"old:{m}:{g}"], SRC))
+    return out
+
+
+def shrink_rows(sims: int, seed: int = 3622, n_target: int = 8, n_attr: int = 8,
+                truth: dict[str, dict[str, float]] | None = None) -> list[Row]:
+    """Coverage of each metric's change interval over all items when debiasing halved every
+    word's gender loading; truth: :func:`truths`."""
+    truth = truth if truth is not None else truths(n_target=n_target, n_attr=n_attr)
+    rng = np.random.default_rng(seed + n_target + 100 * n_attr)
+    hits = dict.fromkeys(METRICS, 0)
+    for _ in range(sims):
+        for m, rows in changes(rng, n_target=n_target, n_attr=n_attr,
+                               change="shrink", n_swaps=0).items():
+            r = rows["(all)"]
+            hits[m] += int(r["change_ci_low"] <= truth[m]["(all)"] <= r["change_ci_high"])
+    design = _design(n_target, n_attr, "every word's gender loading halved after") + (
+        "; truth: the expected change at these sizes (4,000 worlds)")
+    return [Row(f"vector-debias-{m}-all-shrink-{n_target}-{n_attr}", design,
+                f"debias evaluation: {m.upper()} change over all items, jackknife t CI",
+                "coverage", sims, hits[m], SRC + "test_debias_change_interval_covers")
+            for m in METRICS]
+
+
+def within(rows: list[Row]) -> list[str]:
+    """The keys of rows outside their bar."""
+    return [r.key for r in rows if not (r.bar[0] <= r.rate <= r.bar[1])]
+
+
+__all__ = ["COVER", "FPR", "changes", "null_rows", "shrink_rows", "truths", "within",
+           "world"]

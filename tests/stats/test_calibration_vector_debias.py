@@ -1,0 +1,153 @@
+"""Calibration of the before/after comparison of debiased word vectors (issue 36, row 2;
+simulations in tests/calibration_sims_debias.py, shared with docs/calibration.md).
+
+Two noisy copies of the same vectors (every word plus independent N(0, 0.5^2) noise, 8 + 8
+target words, 8 + 8 attribute words, 20 dimensions) are no change. The comparison's old
+interval and test, compare's bootstrap-t over the per-word items (which share the
+attribute words, RIPA's word pairs, RND's and ECT's centroids), rejected there in 500
+runs: WEAT 0.35 over all items and 0.21 on set X, RIPA 0.35 / 0.20, RND 0.15 / 0.10, ECT
+0.11 / 0.09, MAC 0.16 / 0.13 (the first 100 runs of ``null_rows(500, old=True)``; the
+audit: 0.13-0.25). Now: the swap test over words (exact under that null) and the
+several-sample jackknife t interval over every word set.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from calibration_sims_debias import (
+    COVER,
+    FPR,
+    METRICS,
+    null_rows,
+    shrink_rows,
+    world,
+)
+
+from genderscope.core.design import Design
+
+
+def _report(row) -> float:  # noqa: ANN001
+    lo, hi = row.wilson()
+    print(f"{row.key}: {row.kind} {row.rate:.3f} [{lo:.3f}, {hi:.3f}] over {row.sims}")
+    return row.rate
+
+
+def test_debias_change_test_is_sized_fast() -> None:
+    """40 no-change comparisons, 99 swaps each: the rejections of all ten rows (five
+    metrics, over all items and one set) pooled stay near alpha; the items' bootstrap-t
+    test it replaced rejected 0.18 of them pooled (the same runs, ``old=True``)."""
+    rows = null_rows(40, old=True, n_swaps=99)
+    new = [r for r in rows if not r.key.startswith("old-")]
+    old = [r for r in rows if r.key.startswith("old-")]
+    pooled = sum(r.hits for r in new) / sum(r.sims for r in new)
+    pooled_old = sum(r.hits for r in old) / sum(r.sims for r in old)
+    print(f"pooled FPR {pooled:.3f} (items alone: {pooled_old:.3f})")
+    assert pooled <= 0.09 and pooled_old > 0.12
+    assert all(r.rate <= 0.15 for r in new), [(r.key, r.rate) for r in new]
+
+
+@pytest.mark.slow
+def test_debias_change_test_is_sized() -> None:
+    """1,000 no-change comparisons (Wilson width below 0.04): every row within the bar."""
+    rows = null_rows(1000)
+    for r in rows:
+        _report(r)
+    assert all(FPR[0] <= r.rate <= FPR[1] for r in rows)
+
+
+@pytest.mark.slow
+def test_debias_change_interval_covers() -> None:
+    """Debiasing halves every word's gender loading: the interval of each metric's
+    change over all items covers its expected change (1,000 runs), or the row is the
+    known limit the page states."""
+    rows = shrink_rows(1000)
+    for r in rows:
+        _report(r)
+        assert COVER[0] <= r.rate <= COVER[1] or r.limit
+
+
+def test_item_values_are_the_metrics_items() -> None:
+    """The comparison recomputes each metric's per-word items from the vectors (to move
+    each word's weight); at every weight 1 they are the items the metric's run records."""
+    from genderscope.measures.embedding_metrics import ect, mac, ripa, rnd
+    from genderscope.measures.weat import weat
+    from genderscope.vector_debias.evaluate import item_values, word_sets
+
+    before, _, test = world(np.random.default_rng(4), n_target=6, n_attr=7)
+    runs = {"weat": weat(before, test, n_permutations=0),
+            "ripa": ripa(before, test, n_permutations=0, n_resamples=0),
+            "rnd": rnd(before, test, n_permutations=0, n_resamples=10),
+            "ect": ect(before, test, n_resamples=0), "mac": mac(before, test, n_resamples=0)}
+    for metric, res in runs.items():
+        col = "association" if metric == "weat" else "value"
+        mine = item_values(metric, word_sets(metric, before, test))
+        for group, (values, _) in mine.items():
+            recorded = res.items.loc[res.items["set"] == group, col].to_numpy(float)
+            assert values == pytest.approx(recorded, abs=1e-9), (metric, group)
+
+
+def test_a_comparison_with_itself_is_no_change() -> None:
+    from genderscope.vector_debias.evaluate import NO_CHANGE, paired_change, word_sets
+
+    before, _, test = world(np.random.default_rng(5))
+    for metric in METRICS:
+        sets = word_sets(metric, before, test)
+        for row in paired_change(metric, sets, sets, n_swaps=9):
+            assert row["change"] == 0.0 and row["test"] == NO_CHANGE, (metric, row)
+
+
+def test_a_real_change_is_found() -> None:
+    """After: the attribute words of A moved 6 units along the gender axis: every
+    metric's test over all items (RIPA: of set A, whose items moved) rejects."""
+    from genderscope.vector_debias.evaluate import paired_change, word_sets
+
+    before, after, test = world(np.random.default_rng(6))
+    for metric in METRICS:
+        sb, sa = word_sets(metric, before, test), word_sets(metric, after, test)
+        sa["A"] = sa["A"] + 6.0 * np.eye(sa["A"].shape[1])[0]
+        rows = {r["set"]: r for r in paired_change(metric, sb, sa, n_swaps=199)}
+        assert rows["A" if metric == "ripa" else "(all)"]["p_value"] < 0.05, metric
+
+
+def test_jackknife_of_one_mean_is_students_t() -> None:
+    """One sample's mean: derivative (x_i - mean) / n; V = s^2 / n, df n - 1."""
+    from genderscope.stats import t_mean_ci
+    from genderscope.stats.jackknife import jackknife_ci
+
+    x = np.random.default_rng(7).normal(size=9)
+    ci, df = jackknife_ci(float(x.mean()), {"x": (x - x.mean()) / x.size})
+    want = t_mean_ci(x)
+    assert df == pytest.approx(8) and (ci.ci_low, ci.ci_high) == pytest.approx(
+        (want.ci_low, want.ci_high))
+
+
+def test_too_few_units_and_paired_designs() -> None:
+    from genderscope.stats.design import TOO_FEW
+    from genderscope.stats.jackknife import SWAP_TEST, infer_samples
+
+    crossed = Design("mean", unit="target words", crossed=("attribute words",))
+    few = infer_samples(crossed, 0.1, {"X": [0.1, -0.1, 0.05], "A": [0.01, -0.01]},
+                        null=0.0)
+    assert few.test_name == TOO_FEW and np.isnan(few.p_value)
+    paired = Design("mean", unit="target words", crossed=("attribute words",),
+                    paired="word (before/after)")
+    with pytest.raises(ValueError, match="swap"):
+        infer_samples(paired, 0.1, {"X": [0.1, -0.1] * 4, "A": [0.1, -0.1] * 4}, null=0.0)
+    res = infer_samples(paired, 0.1, {"X": [0.1, -0.1] * 4, "A": [0.1, -0.1] * 4},
+                        null=0.0, swap_p=0.2)
+    assert res.test_name == SWAP_TEST and res.p_value == 0.2
+    with pytest.raises(ValueError, match="crossed"):
+        infer_samples(Design("mean"), 0.1, {"X": [0.1], "A": [0.2]})
+
+
+def test_swap_test_of_a_linear_statistic_is_the_sign_flip() -> None:
+    """For a sum of per-unit differences, swapping a unit flips its sign: the swap test
+    is the sign-flip test (every p the same within Monte-Carlo error)."""
+    from genderscope.stats.jackknife import swap_test
+    from genderscope.stats.signflip import sign_flip_test
+
+    d = np.random.default_rng(8).normal(0.4, 1.0, 12)
+    p = swap_test(lambda m: np.array([np.sum(np.where(m, -d, d))]), d.size,
+                  n_swaps=4000, seed=1)[0]
+    assert p == pytest.approx(sign_flip_test(d).p_two_sided, abs=0.02)
