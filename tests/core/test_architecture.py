@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("measures", {"measures"}),
     ("catalog", {"catalog"}),
     ("engine", {"engine"}),
-    ("report/sweep", {"reporting", "sweep"}),  # + the report cards, measures/*_card.py
+    ("report/sweep", {"reporting", "sweep"}),  # the report cards: reporting/cards/
     ("api", {"api", "api_debias"}),
     ("cli", {"cli", "testing"}),  # testing: check_measure reads the CLI too
 ]
@@ -36,6 +36,18 @@ MODULES = {".".join(p.relative_to(SRC.parent).with_suffix("").parts).removesuffi
 WORKFLOWS = {"genderscope.vector_debias.evaluate": "engine"}
 """Modules that sit above their folder's layer: the before/after evaluation of
 ``genderscope debias hard ...`` runs measures through the engine."""
+TORCH = {"torch", "transformers", "tokenizers", "sentence_transformers"}
+"""Top-level packages that run or train a neural model."""
+TORCH_FOLDERS = {"models", "lm_debias", "vector_debias"}
+"""Only the adapters (``models/``) and the model-changing transforms touch torch: the
+fine-tuning loop of ``debias cds|dropout`` and its checkpoints (``lm_debias/``) and RAN's
+torch optimiser (``vector_debias/ran_torch.py``). ``attack/`` and ``swap/`` make new texts
+with no model of their own."""
+TORCH_ELSEWHERE = {"genderscope.reporting.runner"}
+"""Known exception: the report asks ``torch.cuda.is_available()`` to choose its scope."""
+TRAINING = {"backward", "zero_grad", "optim", "requires_grad_", "requires_grad",
+            "get_linear_schedule_with_warmup"}
+"""Names that only code which trains (autograd, an optimiser, a schedule) uses."""
 
 
 def _module_name(path: Path) -> str:
@@ -126,9 +138,6 @@ def layer(module: str) -> int:
     if module in WORKFLOWS:
         return [n for n, _ in LAYERS].index(WORKFLOWS[module])
     parts = module.split(".")
-    if len(parts) > 2 and parts[1] == "measures" and (
-            parts[2].endswith("_card") or parts[2] == "card_tools"):
-        return [n for n, _ in LAYERS].index("report/sweep")  # the page's view of a measure
     top = parts[1] if len(parts) > 1 else "__init__"
     for i, (_, members) in enumerate(LAYERS):
         if top in members:
@@ -150,7 +159,7 @@ def test_the_checks_find_what_they_look_for() -> None:
     assert layer("genderscope.core.options") < layer("genderscope.store.runs") < \
         layer("genderscope.models.hf") < layer("genderscope.measures.crows_pairs") < \
         layer("genderscope.catalog.sentences") < layer("genderscope.engine") < \
-        layer("genderscope.measures.crows_pairs_card") < layer("genderscope.api") < \
+        layer("genderscope.reporting.cards.crows_pairs") < layer("genderscope.api") < \
         layer("genderscope.cli.app")
 
 
@@ -176,6 +185,39 @@ def test_the_core_imports_nothing_above_it() -> None:
     core = [n for n, _ in LAYERS].index("core")
     assert [(m, d) for m in graph if m.startswith("genderscope.core")
             for d in graph[m] if layer(d) != core] == []
+
+
+def _sources() -> dict[str, Path]:
+    return {_module_name(p): p for p in SRC.rglob("*.py")}
+
+
+def test_only_adapters_and_model_changing_transforms_import_torch() -> None:
+    """torch, transformers, tokenizers and sentence-transformers are imported (anywhere in
+    a module) only under models/, lm_debias/ and vector_debias/."""
+    found = []
+    for name, path in sorted(_sources().items()):
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        tops = {m.split(".")[0] for m in imports_of(ast.parse(path.read_text("utf-8")),
+                                                     package)}
+        if tops & TORCH and name.split(".")[1] not in TORCH_FOLDERS \
+                and name not in TORCH_ELSEWHERE:
+            found.append(f"{name} imports {sorted(tops & TORCH)}")
+    assert found == []
+
+
+def test_models_hold_no_training_code() -> None:
+    """models/ loads, reads and scores models (and installs a debias folder's scoring-time
+    hook as it loads one); nothing there takes a gradient step or builds an optimiser:
+    training is a transform (lm_debias/finetune.py, vector_debias/ran_torch.py)."""
+    found = sorted(
+        f"{name}: {node.attr if isinstance(node, ast.Attribute) else node.id}"
+        for name, path in _sources().items() if name.startswith("genderscope.models")
+        for node in ast.walk(ast.parse(path.read_text("utf-8")))
+        if (isinstance(node, ast.Attribute) and node.attr in TRAINING)
+        or (isinstance(node, ast.Name) and node.id in TRAINING))
+    assert found == []
+    moved = {"finetune", "finetune_output", "checkpoint", "dropout", "ran_torch"}
+    assert {p.stem for p in (SRC / "models").glob("*.py")} & moved == set()
 
 
 @pytest.mark.parametrize("modules", [("genderscope.results", "genderscope.store")])
