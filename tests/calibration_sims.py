@@ -762,6 +762,14 @@ def rnsb_null_rows(sims: int, *, n_fits: int = 200, seed: int = 999) -> list[Row
                 "percentile over random relabellings of A u B)", "FPR", sims, above, src)]
 
 
+def _debias() -> Any:
+    """The debiased word vectors' simulations (tests/calibration_sims_debias.py, issue 36
+    row 2)."""
+    import calibration_sims_debias
+
+    return calibration_sims_debias
+
+
 TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
     ("Counterfactual flip rate", lambda: [
         flip_rate_row(500), flip_rate_templates_row(500)]),
@@ -786,6 +794,8 @@ TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
     ("Report: model against model", lambda: [
         *(report_unequal_row(k, 1500) for k in (5, 10, 20)),
         *report_skew_rows(10), *report_skew_rows(20), *report_skew_rows(20, "lognormal")]),
+    ("Debiased word vectors: before and after", lambda: [
+        *_debias().null_rows(600), *_debias().shrink_rows(600)]),
 ]
 """The page's sections and their rows, with the simulations each row runs (fixed seeds:
 the same page every time)."""

@@ -148,6 +148,6 @@ def test_swap_test_of_a_linear_statistic_is_the_sign_flip() -> None:
     from genderscope.stats.signflip import sign_flip_test
 
     d = np.random.default_rng(8).normal(0.4, 1.0, 12)
-    p = swap_test(lambda m: np.array([np.sum(np.where(m, -d, d))]), d.size,
+    p = swap_test(lambda m: np.sum(np.where(m, -d, d), axis=1)[:, None], d.size,
                   n_swaps=4000, seed=1)[0]
     assert p == pytest.approx(sign_flip_test(d).p_two_sided, abs=0.02)

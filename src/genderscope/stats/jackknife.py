@@ -54,21 +54,24 @@ TEST = "jackknife t test of the mean"
 SWAP_TEST = "swap test (before/after exchanged per word)"
 DEFAULT_SWAPS = 999
 SwapStatistic = Callable[[np.ndarray], np.ndarray]
-"""A (n_units,) bool mask (True: that unit's two measurements swapped) -> the statistics
-(one or several) recomputed."""
+"""(B, n_units) bool masks (True: that unit's two measurements swapped) -> (B, k): the
+statistics (one or several) recomputed under each."""
 
 
 def swap_test(statistic: SwapStatistic, n_units: int, *, n_swaps: int = DEFAULT_SWAPS,
-              seed: int = 0) -> np.ndarray:
-    """Two-sided p of each of ``statistic``'s values (module docstring): ``n_swaps``
-    random swaps of the units' two measurements, the observed value counted as one."""
-    observed = np.abs(np.asarray(statistic(np.zeros(n_units, dtype=bool)), dtype=float))
+              seed: int = 0, chunk: int = 200) -> np.ndarray:
+    """Two-sided p of each of ``statistic``'s k values (module docstring): ``n_swaps``
+    random swaps of the units' two measurements (``chunk`` at a time), the observed value
+    counted as one of them."""
+    observed = np.abs(np.asarray(statistic(np.zeros((1, n_units), dtype=bool)),
+                                 dtype=float))[0]
     rng = np.random.default_rng(seed)
     hits = np.zeros_like(observed)
     tol = 1e-12 * np.maximum(1.0, observed)
-    for _ in range(n_swaps):
-        t = np.abs(np.asarray(statistic(rng.random(n_units) < 0.5), dtype=float))
-        hits += t >= observed - tol
+    for lo in range(0, n_swaps, chunk):
+        masks = rng.random((min(chunk, n_swaps - lo), n_units)) < 0.5
+        t = np.abs(np.asarray(statistic(masks), dtype=float))
+        hits += np.sum(t >= observed - tol, axis=0)
     return (1.0 + hits) / (1.0 + n_swaps)
 
 

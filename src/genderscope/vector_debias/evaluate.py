@@ -132,30 +132,35 @@ def item_values(metric: str, sets: Sets, weights: Weights | None = None
     """Each group's per-word item values (the ``set`` column of the metric's items, in
     their order) and the items' weights, computed from ``sets`` as the metric computes
     them; ``weights``: every mean over a set's words weighted (the jackknife's
-    derivatives)."""
+    derivatives). A set may carry leading batch axes, (..., words, dimensions): the
+    values are then (..., words)."""
     from genderscope.measures.embedding_metrics._sets import unit_rows
-    from genderscope.measures.embedding_metrics.rnd import distance_differences
 
-    w = weights or {r: np.ones(len(v)) for r, v in sets.items()}
+    w = weights or {r: np.ones(v.shape[-2]) for r, v in sets.items()}
 
     def mean(m: np.ndarray, r: str) -> np.ndarray:  # over the last axis: set r's words
         return (m @ w[r]) / w[r].sum()
+
+    def dots(u: np.ndarray, v: np.ndarray) -> np.ndarray:  # (..., n, d) x (..., k, d)
+        return u @ np.swapaxes(v, -1, -2)
 
     if metric in ("weat", "mac"):
         t = {r: unit_rows(sets[r]) for r in ("X", "Y")}
         a = {r: unit_rows(sets[r]) for r in ("A", "B")}
         if metric == "weat":  # s(w) = mean cos with A - mean cos with B
-            return {r: (mean(t[r] @ a["A"].T, "A") - mean(t[r] @ a["B"].T, "B"), w[r])
+            return {r: (mean(dots(t[r], a["A"]), "A") - mean(dots(t[r], a["B"]), "B"), w[r])
                     for r in ("X", "Y")}
-        return {r: ((mean(1.0 - t[r] @ a["A"].T, "A") + mean(1.0 - t[r] @ a["B"].T, "B")) / 2,
-                    w[r]) for r in ("X", "Y")}
+        return {r: ((mean(1.0 - dots(t[r], a["A"]), "A")
+                     + mean(1.0 - dots(t[r], a["B"]), "B")) / 2, w[r]) for r in ("X", "Y")}
     if metric == "ripa":
-        return {r: (mean(sets[r] @ sets["P"].T, "P"), w[r]) for r in ("A", "B")}
-    vx, vy = mean(sets["X"].T, "X"), mean(sets["Y"].T, "Y")  # centroids
-    if metric == "rnd":
-        return {r: (distance_differences(sets[r], vx, vy), w[r]) for r in ("A", "B")}
-    means = unit_rows(np.array([vx, vy]))
-    return {r: ((c := unit_rows(sets[r]) @ means.T)[:, 0] - c[:, 1], w[r])
+        return {r: (mean(dots(sets[r], sets["P"]), "P"), w[r]) for r in ("A", "B")}
+    # the target sets' centroids, (..., 1, d)
+    vx, vy = (mean(np.swapaxes(sets[r], -1, -2), r)[..., None, :] for r in ("X", "Y"))
+    if metric == "rnd":  # ||a - v_X|| - ||a - v_Y||
+        return {r: (np.linalg.norm(sets[r] - vx, axis=-1)
+                    - np.linalg.norm(sets[r] - vy, axis=-1), w[r]) for r in ("A", "B")}
+    means = unit_rows(np.concatenate([vx, vy], axis=-2))  # ECT: cos(v_X, a) - cos(v_Y, a)
+    return {r: ((c := dots(unit_rows(sets[r]), means))[..., 0] - c[..., 1], w[r])
             for r in ("A", "B")}
 
 
@@ -163,19 +168,20 @@ def _pooled(items: dict[str, tuple[np.ndarray, np.ndarray]], group: str
             ) -> tuple[np.ndarray, np.ndarray]:
     if group != ALL:
         return items[group]
-    return (np.concatenate([v for v, _ in items.values()]),
+    return (np.concatenate([v for v, _ in items.values()], axis=-1),
             np.concatenate([w for _, w in items.values()]))
 
 
 def _changes(metric: str, before: Sets, after: Sets, tied: dict[str, np.ndarray],
-             weights: Weights | None = None) -> dict[str, float]:
-    """Weighted mean change per group and over all items ("(all)"); ``tied`` items (per
-    group, fixed at the estimate) count 0."""
+             weights: Weights | None = None) -> dict[str, np.ndarray]:
+    """Weighted mean change per group and over all items ("(all)"), one per batch entry
+    (a 0-d array without batch axes); ``tied`` items (per group, fixed at the estimate)
+    count 0."""
     b, a = item_values(metric, before, weights), item_values(metric, after, weights)
-    out: dict[str, float] = {}
+    out: dict[str, np.ndarray] = {}
     for g in tied:
         (vb, wt), (va, _) = _pooled(b, g), _pooled(a, g)
-        out[g] = float(np.sum(wt * np.where(tied[g], 0.0, va - vb)) / wt.sum())
+        out[g] = np.where(tied[g], 0.0, va - vb) @ wt / wt.sum()
     return out
 
 
@@ -200,7 +206,7 @@ def paired_change(metric: str, before: Sets, after: Sets, *,
     vb, va = item_values(metric, before), item_values(metric, after)
     groups = (ALL, *vb)
     tied = {g: ties(_pooled(vb, g)[0], _pooled(va, g)[0], tolerance) for g in groups}
-    est = _changes(metric, before, after, tied)
+    est = {g: float(v) for g, v in _changes(metric, before, after, tied).items()}
     grads: dict[str, dict[str, np.ndarray]] = {g: {} for g in groups}
     for role, rows_ in before.items():
         d = {g: np.empty(len(rows_)) for g in groups}
@@ -217,13 +223,13 @@ def paired_change(metric: str, before: Sets, after: Sets, *,
     roles = list(before)
     edges = np.cumsum([0, *(len(before[r]) for r in roles)])
 
-    def swapped(mask: np.ndarray) -> np.ndarray:
+    def swapped(masks: np.ndarray) -> np.ndarray:  # (B, words) -> (B, groups)
         sb, sa = {}, {}
         for r, lo, hi in zip(roles, edges[:-1], edges[1:], strict=True):
-            m = mask[lo:hi, None]
+            m = masks[:, lo:hi, None]
             sb[r], sa[r] = np.where(m, after[r], before[r]), np.where(m, before[r], after[r])
         ch = _changes(metric, sb, sa, tied)
-        return np.array([ch[g] for g in groups])
+        return np.stack([ch[g] for g in groups], axis=-1)
 
     swap_p = swap_test(swapped, int(edges[-1]), n_swaps=n_swaps, seed=seed)
     rows: list[dict[str, Any]] = []
