@@ -12,7 +12,7 @@ import tempfile
 import time
 
 import genderscope as gs
-from genderscope.measures import bec_pro_card
+from genderscope.reporting.cards import bec_pro as bec_pro_card
 from genderscope.reporting.entry import Context
 
 

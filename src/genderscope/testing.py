@@ -10,7 +10,7 @@ Checks:
 
 - ``declared``: a kebab-case name, a one-line summary, options in snake case, each with
   help text and a default that passes its own checks; a declared ``table`` names a
-  function;
+  function, a declared ``card`` a report card of the measure's name;
 - ``strict-api``: ``gs.run`` refuses an unknown option, a value below an option's
   minimum, a value outside its choices (one-line errors) and a wrong type (``TypeError``
   naming the option), all before any model loads;
@@ -74,6 +74,13 @@ def _declared(d: Declaration) -> list[str]:
             table_function(d.table)
         except (ImportError, ValueError) as exc:
             bad.append(f"table {d.table!r}: {exc}")
+    if d.card is not None:
+        from genderscope.reporting.registry import card_of
+
+        try:
+            card_of(d)
+        except GenderscopeError as exc:
+            bad.append(f"card: {exc}")
     return bad
 
 

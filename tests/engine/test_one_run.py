@@ -183,7 +183,7 @@ def test_sweep_reuses_the_run_of_genderscope_run(tmp_path: Path, tiny_gpt2_dir: 
 def test_converted_cards_load_no_data_themselves() -> None:
     """The cards of the common measures name a plan (a card has no run of its own)."""
     reg = measures()
-    from genderscope.measures.chat_probes_card import ENTRIES
+    from genderscope.reporting.cards.chat_probes import ENTRIES
 
     for name in ("crows-pairs", "stereoset", "winobias", "dawinobias", "bec-pro", "lpbs",
                  "probe", *(e.name for e in ENTRIES)):
@@ -256,7 +256,7 @@ def test_chat_probe_run_then_report_is_one_stored_run(tmp_path: Path,
     --quick options (12 items, subset seed 123 + SEED, max_new_tokens 48, 1,000
     resamples), then the report, leave one stored run."""
     import genderscope as gs
-    from genderscope.measures.chat_probes_card import DECODING
+    from genderscope.reporting.cards.chat_probes import DECODING
 
     path = tmp_path / "s.sqlite"
     first = gs.run("direct", str(chat_model), store=path, limit=12, subset_seed=123 + SEED,
@@ -274,7 +274,7 @@ def test_probe_run_then_report_is_one_stored_run(tmp_path: Path, tiny_gpt2_dir: 
     ``gs.run("probe", targets=...)`` then the report leave one stored run."""
     import genderscope as gs
     from genderscope.catalog._common import subset
-    from genderscope.measures.probe_card import profession_targets
+    from genderscope.reporting.cards.probe import profession_targets
 
     path = tmp_path / "s.sqlite"
     targets = subset(profession_targets(), 12, SEED)

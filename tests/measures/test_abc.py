@@ -130,7 +130,7 @@ def test_paired_log_ppl_ratio_defined_when_main_effect_is_not(tmp_path: Path) ->
     assert res.summary["main_effect"]["ci_unit"] == "occupations × frames"
     assert res.summary["reflexive_preferred_ll"]["ci_unit"] == "occupations × frames"
     # issue 22 row 6: the headline leads with the defined ratio; the main effect says why
-    from genderscope.measures.abc_card import ABC, headlines
+    from genderscope.reporting.cards.abc import ABC, headlines
 
     why = res.summary["main_effect"]["undefined"]
     assert "median relative perplexity female" in why and "<= 0" in why

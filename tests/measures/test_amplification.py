@@ -30,7 +30,7 @@ from genderscope.measures.amplification import (
     objects_from_tagger,
     per_object_amplification,
 )
-from genderscope.measures.amplification_card import BIAS_AMPLIFICATION, plot_amplification
+from genderscope.reporting.cards.amplification import BIAS_AMPLIFICATION, plot_amplification
 from genderscope.stats import bootstrap_ci
 
 GW = {"man": ["man", "he", "his"], "woman": ["woman", "she", "her"]}

@@ -254,8 +254,8 @@ def test_report_cards_on_request(data_dir: Path, store, tmp_path: Path) -> None:
     """``genderscope report --measure ripa ...``: each card runs WEAT 6-8 on word
     vectors and renders its section with a headline per test and attribute set."""
     from genderscope.datasets.seat import resolve_test
-    from genderscope.measures.weat_card import WEAT_TESTS
     from genderscope.reporting import html as page
+    from genderscope.reporting.cards.weat import WEAT_TESTS
     from genderscope.reporting.registry import Context
     from genderscope.reporting.runner import Subject, run_report
 

@@ -232,7 +232,7 @@ def test_decoding_rejects_zero_tokens() -> None:
 @pytest.mark.slow
 def test_report_cards_run_headline_and_plot() -> None:
     from genderscope.api import run as run_measure
-    from genderscope.measures.chat_probes_card import ENTRIES
+    from genderscope.reporting.cards.chat_probes import ENTRIES
     from genderscope.reporting.entry import Context
     from genderscope.reporting.registry import measures
 

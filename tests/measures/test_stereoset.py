@@ -298,7 +298,7 @@ def test_intervals_and_tests_are_over_targets() -> None:
 
 
 def test_card_reads_adjusted_p_and_compares_over_targets() -> None:
-    from genderscope.measures.stereoset_card import STEREOSET
+    from genderscope.reporting.cards.stereoset import STEREOSET
 
     lm = FakeMasked({"good": -1.0, "bad": -2.0, "zzz": -5.0})
     res = run_stereoset(lm, _many_items(), n_resamples=300)

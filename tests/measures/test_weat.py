@@ -210,7 +210,7 @@ def test_strong_effect_either_way_is_read_as_bias() -> None:
     """Issue 22 row 4: the attribute sets swapped give a large negative d; the reading
     uses the two-sided p (Holm over the family) and says "bias", never "no evidence"
     (before, the one-sided p of the swapped test was ~1)."""
-    from genderscope.measures.weat_card import headlines
+    from genderscope.reporting.cards.weat import headlines
     from genderscope.results import Result
     from genderscope.stats import annotate_family
 

@@ -24,7 +24,7 @@ HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e
 def _vectors(path: Path, data_dir: Path) -> Path:
     """Random vectors for every word of the report's quick WEAT tests."""
     from genderscope.datasets.seat import resolve_test
-    from genderscope.measures.weat_card import WEAT_TESTS
+    from genderscope.reporting.cards.weat import WEAT_TESTS
 
     vocab = sorted({w.lower() for t in WEAT_TESTS
                     for ws in resolve_test(t, data_dir / "seat" / "tests").sets()

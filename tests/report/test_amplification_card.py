@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import genderscope as gs
-from genderscope.measures.amplification_card import BIAS_AMPLIFICATION
+from genderscope.reporting.cards.amplification import BIAS_AMPLIFICATION
 from genderscope.reporting.entry import Context
 
 RATIOS = {"cooking": 0.25, "lifting": 0.8, "reading": 0.5, "shaving": 0.9, "sewing": 0.1}

@@ -14,7 +14,7 @@ from test_report_every_number import _check_page
 
 from genderscope.api import run as run_measure
 from genderscope.errors import GenderscopeError
-from genderscope.measures.gest_card import ENTRIES, MISSING, gest_folder
+from genderscope.reporting.cards.gest import ENTRIES, MISSING, gest_folder
 from genderscope.reporting.entry import Context
 from genderscope.reporting.registry import measures
 from genderscope.reporting.runner import Subject, run_one, run_report

@@ -357,8 +357,8 @@ class FakeEncoder:
 
 def test_weat_and_seat_entries(data_dir: Path, store, tmp_path: Path) -> None:
     from genderscope.datasets.seat import resolve_test
-    from genderscope.measures.weat_card import WEAT_TESTS
     from genderscope.models.vectors import WordVectors
+    from genderscope.reporting.cards.weat import WEAT_TESTS
 
     vocab = sorted({w.lower() for t in WEAT_TESTS for ws in
                     resolve_test(t, data_dir / "seat" / "tests").sets() for w in ws.examples})

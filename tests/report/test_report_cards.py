@@ -1,10 +1,14 @@
-"""Report cards live beside their measures: each built-in entry comes from a
-``measures/<name>_card.py`` module next to ``measures/<name>.py``, the card modules
-never import the registry (no import circle) nor torch, and no source module grows
-past 400 lines without saying why at its top."""
+"""Report cards are named by their measures' declarations (issue 35): each built-in card
+is a module of ``reporting/cards/``, its declaration points at it (``card="module:NAME"``)
+and places it on the page (``report_order``), a plug-in declaration's own card is on the
+page with no change to genderscope, the card modules never import the registry (no
+import circle) nor torch, and no source module grows past 400 lines without saying why
+at its top."""
 
 from __future__ import annotations
 
+import importlib.metadata
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,42 +17,125 @@ import numpy as np
 import pytest
 
 import genderscope
+from genderscope.core import registry as declared
 from genderscope.errors import GenderscopeError
 from genderscope.reporting import registry
 from genderscope.reporting.entry import Card, MethodCard
 
 SRC = Path(genderscope.__file__).parent
 
+PAGE = ["crows-pairs", "stereoset", "winobias", "dawinobias", "abc", "bec-pro", "lpbs",
+        "probe", "perplexity", "downstream", "weat", "seat", "ripa", "rnd", "ect", "mac",
+        "rnsb", "counterfactual", "attack", "bias-amplification", "discrimination-tamkin",
+        "bbq", "direct", "diversity-med-qa", "jobs-lum", "hiring-an", "hiring-bloomberg",
+        "inventories", "isear", "dreaddit", "relationship-levy", "business-vocabulary",
+        "gest", "gest-creative"]
+"""The report's sections in page order, as the hand-kept list had them before issue 35."""
 
-FAMILIES = {"wefe_metrics_card": "embedding_metrics", "chat_probes_card": "genderbench"}
-"""Cards of a family of measures: beside the family's package."""
+
+def test_every_card_is_named_by_its_declaration_in_page_order() -> None:
+    decls = declared.declarations()
+    with_card = [d for d in decls.values() if d.card is not None]
+    assert list(registry.measures()) == PAGE == [
+        d.name for d in sorted(with_card, key=lambda d: d.report_order)]
+    assert sorted(set(decls) - set(PAGE)) == ["gap", "genderbench"]  # no card (yet)
+    for d in with_card:
+        module, _, attr = d.card.partition(":")
+        assert module.startswith("genderscope.reporting.cards.") and attr, d.name
+        card = registry.measures()[d.name]
+        assert card.name == d.name and card.headlines.__module__ == module, d.name
+    assert not list((SRC / "measures").glob("*_card.py"))
+    assert not (SRC / "measures" / "card_tools.py").exists()
 
 
-def test_every_entry_comes_from_a_card_beside_its_measure() -> None:
-    entries = registry.measures()
-    assert list(entries)[:3] == ["crows-pairs", "stereoset", "winobias"]  # page order
-    for name in registry.BUILTIN_CARDS:
-        assert name.endswith("_card")
-        base = SRC / "measures" / FAMILIES.get(name, name[:-len("_card")])
-        assert base.with_suffix(".py").is_file() or (base / "__init__.py").is_file(), name
-    for m in entries.values():
-        module = m.headlines.__module__
-        assert module.startswith("genderscope.measures.") and module.endswith("_card"), m.name
-    assert not (SRC / "report" / "entries.py").exists()
+def _card_modules() -> list[str]:
+    from genderscope.reporting import cards
+
+    return [f"genderscope.reporting.cards.{m.name}" for m in pkgutil.iter_modules(cards.__path__)]
 
 
 def test_card_modules_import_neither_the_registry_nor_torch() -> None:
+    names = _card_modules()
+    assert len(names) == 17  # 16 card modules and card_tools
     code = ("import importlib, sys\n"
-            "from genderscope.reporting.registry import BUILTIN_CARDS\n"
-            "del sys.modules['genderscope.reporting.registry']\n"
-            "for n in BUILTIN_CARDS:\n"
-            "    importlib.import_module('genderscope.measures.' + n)\n"
+            f"for n in {names!r}:\n"
+            "    importlib.import_module(n)\n"
             "print('registry' if 'genderscope.reporting.registry' in sys.modules else '-',\n"
             "      'torch' if 'torch' in sys.modules else '-')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["-", "-"]
+
+
+class _EntryPoint:
+    """A ``genderscope.measures`` entry point of an installed plug-in package."""
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+
+    def load(self) -> object:
+        return importlib.import_module(self.module)
+
+
+@pytest.fixture()
+def plug_in_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The registry as a fresh process finds it with ``plugin_card`` installed."""
+    real = importlib.metadata.entry_points
+
+    def entry_points(**kw: object) -> object:
+        if kw.get("group") == declared.GROUP:
+            return [_EntryPoint("plugin_card")]
+        return real(**kw)
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
+    monkeypatch.setattr(declared, "_REGISTRY", {})
+    monkeypatch.setattr(declared, "_loaded", False)
+
+
+def test_a_plug_in_declaration_s_own_card_is_on_the_page(plug_in_installed, data_dir: Path,
+                                                         store) -> None:
+    """A measure declared in another package (an entry point) whose declaration names a
+    card of its own module: the report lists it after the built-in cards, runs it
+    through the engine and shows its section, headline and column names."""
+    from test_report import HashCausal, subject
+
+    from genderscope.reporting import html as page
+    from genderscope.reporting.data_check import check_data
+    from genderscope.reporting.entry import Context
+    from genderscope.reporting.runner import run_report
+
+    assert list(registry.measures()) == [*PAGE, "plug-in-he-she"]
+    ctx = Context(quick=True, data_dir=data_dir)
+    assert check_data([subject(HashCausal())], ctx, ["plug-in-he-she"]).runs == 1
+    data = run_report([subject(HashCausal())], ctx, store,
+                      names=["crows-pairs", "plug-in-he-she"])
+    sec = {s.measure.name: s for s in data.sections}["plug-in-he-she"]
+    assert sec.status == "ok", sec.reason
+    assert sec.result.summary["he_minus_she"]["estimate"] == pytest.approx(
+        sec.headlines[0].estimate) and len(sec.result.items) == 2  # the card's quick plan
+    html = page.render(data)
+    assert "Plug-in he/she (a third-party card)" in html
+    assert "he − she (nats, plug-in)" in html  # the card's own column name
+
+
+def test_a_card_pointer_naming_nothing_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    import plugin_card
+
+    from genderscope.core.declaration import Declaration
+    from genderscope.testing import check_measure
+
+    for pointer, words in (("plugin_card:NOPE", "not found"),
+                           ("plugin_card:WORDS", "holds no card named"),
+                           ("no_such_module_xyz:CARD", "not found"),
+                           ("plugin_card", "is not 'module:NAME'")):
+        bad = Declaration(**{**plugin_card.PLUG_IN.__dict__, "card": pointer})
+        with pytest.raises(GenderscopeError, match=words) as err:
+            registry.card_of(bad)
+        assert "\n" not in str(err.value)
+        with pytest.raises(AssertionError, match=r"\[declared\] card: .*" + words):
+            check_measure(bad)
+    assert check_measure(plugin_card.PLUG_IN) == ["declared", "strict-api"]
 
 
 def test_register_refuses_a_clash_and_replaces_on_request(monkeypatch) -> None:
@@ -89,7 +176,7 @@ def test_lpbs_paired_form_is_the_word_level_headline(data_dir: Path, store) -> N
     from fake_lm import FakeMasked, words
     from test_report import subject
 
-    from genderscope.measures.weat_card import d_rows as _d
+    from genderscope.reporting.cards.weat import d_rows as _d
     from genderscope.reporting.entry import Context
     from genderscope.reporting.runner import run_report
 
@@ -125,7 +212,7 @@ def test_abc_card_shows_the_always_defined_log_ratio() -> None:
     the median log perplexity ratio, with its CI unit."""
     import pandas as pd
 
-    from genderscope.measures.abc_card import headlines
+    from genderscope.reporting.cards.abc import headlines
     from genderscope.results import Result
 
     nan = float("nan")

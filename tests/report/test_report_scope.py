@@ -57,7 +57,9 @@ def test_quick_and_full_conflict() -> None:
 
 
 def test_card_sizes_follow_the_scope() -> None:
-    from genderscope.measures import crows_pairs_card, stereoset_card, winobias_card
+    from genderscope.reporting.cards import crows_pairs as crows_pairs_card
+    from genderscope.reporting.cards import stereoset as stereoset_card
+    from genderscope.reporting.cards import winobias as winobias_card
 
     cpu, quick, full = Context(), Context(quick=True), Context(full=True)
     assert winobias_card.subset_size(cpu) == 300 and winobias_card.subset_size(quick) == 40

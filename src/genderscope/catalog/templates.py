@@ -38,6 +38,8 @@ T = TypeVar("T")
     langs=("en", "de"),
     family="templates and association",
     table="genderscope.cli.commands.association:bec_pro_tables",
+    card="genderscope.reporting.cards.bec_pro:BEC_PRO",
+    report_order=60,
     pairing=Pairing(
         ("sentence", "person"),
         "association",
@@ -166,7 +168,8 @@ def _seeded_in_turn(rows: Sequence[T], limit: int, group: Callable[[T], Any],
 
 
 @declare("lpbs", needs="lm", langs=("en",), family="templates and association",
-         table="genderscope.cli.commands.association:lpbs_tables")
+         table="genderscope.cli.commands.association:lpbs_tables",
+         card="genderscope.reporting.cards.lpbs:LPBS", report_order=70)
 def lpbs(
     *,
     test: Annotated[
@@ -222,7 +225,8 @@ def lpbs(
 
 
 @declare("probe", needs="lm", family="templates and association",
-         table="genderscope.cli.commands.probe:probe_tables")
+         table="genderscope.cli.commands.probe:probe_tables",
+         card="genderscope.reporting.cards.probe:PROBE", report_order=80)
 def probe(
     *,
     targets: Annotated[Sequence[str], Opt("Target words or phrases (XXX).")],

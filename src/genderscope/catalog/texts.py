@@ -15,7 +15,8 @@ from genderscope.results import Result
 
 
 @declare("attack", needs="classifier", docs="robustness.md", family="classifiers",
-         table="genderscope.cli.commands.robustness:attack_tables")
+         table="genderscope.cli.commands.robustness:attack_tables",
+         card="genderscope.reporting.cards.attack:ATTACK", report_order=150)
 def attack(
     *,
     data: Annotated[Path, Opt("Texts: .txt (one per line) or .csv/.tsv.", key=False)],
@@ -225,7 +226,9 @@ def _lm_identity(lm: Any) -> Any:
 
 
 @declare("bias-amplification", needs="none", docs="amplification.md",
-         family="corpora", table="genderscope.cli.commands.embeddings:amplification_tables")
+         family="corpora", table="genderscope.cli.commands.embeddings:amplification_tables",
+         card="genderscope.reporting.cards.amplification:BIAS_AMPLIFICATION",
+         report_order=160)
 def bias_amplification(
     *,
     train: Annotated[

@@ -196,6 +196,15 @@ class Declaration:
     tables and notes that ``genderscope run NAME`` and ``genderscope runs show RUN`` print.
     A dotted path, imported by the command line only (the core never imports it); None:
     every summary number with its CI or p (``genderscope.cli.common.summary_table``)."""
+    card: str | None = None
+    """``"module:NAME"`` of its report card: ``NAME`` is a
+    ``genderscope.reporting.entry.Card`` named as the measure, or a sequence of cards
+    holding one so named (a family's cards in one module). Imported by the report only
+    (:mod:`genderscope.reporting.registry`; the core and the catalog never import it);
+    None: ``genderscope report`` does not show the measure."""
+    report_order: int = 1000
+    """Where its card stands on the report page: lower first, ties in registry order
+    (the built-in cards are numbered below 1000, so a plug-in's card follows them)."""
 
     @property
     def docs_page(self) -> str:

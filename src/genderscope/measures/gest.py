@@ -1,5 +1,5 @@
 """GenderBench's Gest and GestCreative by name: the measures behind ``genderscope run gest |
-gest-creative`` and their report cards (``gest_card``). The probes live in
+gest-creative`` and their report cards (``reporting/cards/gest.py``). The probes live in
 :mod:`genderscope.measures.genderbench.gest`; their GEST sentences are the registry's
 data set ``gest`` (not packaged), found here without fetching."""
 

@@ -5,6 +5,8 @@ nats (natural logarithm)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pandas as pd
 
 COLUMNS: dict[str, str] = {
@@ -30,16 +32,12 @@ COLUMNS: dict[str, str] = {
 }
 """Short column name -> the words and unit a reader sees."""
 
-BY_MEASURE: dict[str, dict[str, str]] = {
-    "weat": {"association": "association s(w, A, B) (cosine difference)"},
-    "seat": {"association": "association s(w, A, B) (cosine difference)"},
-}
-"""Where a measure's column means something else than :data:`COLUMNS` says."""
 
 
-def readable(df: pd.DataFrame, measure: str = "") -> pd.DataFrame:
+def readable(df: pd.DataFrame, columns: Mapping[str, str] | None = None) -> pd.DataFrame:
     """``df`` with its columns renamed for a reader (unknown names: underscores become
-    spaces)."""
-    names = {**COLUMNS, **BY_MEASURE.get(measure, {})}
+    spaces); ``columns``: a card's own names, where its column means something else than
+    :data:`COLUMNS` says (:attr:`genderscope.reporting.entry.Card.columns`)."""
+    names = {**COLUMNS, **(columns or {})}
     return df.rename(columns={c: names.get(str(c), str(c).replace("_", " "))
                               for c in df.columns})

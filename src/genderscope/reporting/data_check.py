@@ -45,15 +45,13 @@ def check_data(subjects: Sequence[Subject], ctx: Context,
     """The data sets the report of ``subjects`` (measures ``names``, default: all that
     apply) reads, and those missing here."""
     from genderscope.engine import plan_of
-    from genderscope.reporting.registry import measures
-    from genderscope.reporting.runner import is_chat, not_applicable, select
+    from genderscope.reporting.registry import cards_for
+    from genderscope.reporting.runner import not_applicable
 
-    chosen = select(list(names) if names else None)
-    chat = [m for m in measures().values() if is_chat(m)]
     check = DataCheck()
     seen: set[str] = set()
-    for subject in subjects:
-        for card in (chat if subject.endpoint and not names else chosen):
+    for subject, cards in cards_for(subjects, names):
+        for card in cards:
             if not_applicable(card, subject, ctx):
                 continue
             check.runs += 1

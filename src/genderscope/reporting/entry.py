@@ -1,7 +1,7 @@
 """What a report entry is: the contract between a measure's report card and the page.
 
-A measure's card module (``genderscope/measures/<name>_card.py``) builds one
-:class:`Card` per report entry from these types; :mod:`genderscope.reporting.registry`
+A card module (``reporting/cards/<name>.py``, named by its measure's declaration) builds
+one :class:`Card` per report entry from these types; :mod:`genderscope.reporting.registry`
 collects the entries by name, :mod:`genderscope.reporting.runner` runs them and
 :mod:`genderscope.reporting.html` renders them. An entry:
 
@@ -23,7 +23,7 @@ collects the entries by name, :mod:`genderscope.reporting.runner` runs them and
   that means "no bias" and the words for each direction;
 - ``highlights(result)``: a few item rows worth reading; ``plot(result)``: a
   matplotlib Figure (use :mod:`genderscope.reporting.plots`);
-- ``card``: definition, citation, caveats, default subset.
+- ``card``: definition, citation, caveats, default subset; ``columns``: own column names.
 
 This module imports no entry and no registry, so card modules can import it freely.
 """
@@ -45,8 +45,7 @@ from genderscope.results import Result
 
 CARD_KINDS: tuple[str, ...] = (*MODEL, "captions")
 """What a card's ``kinds`` may name: the adapter kinds (:data:`genderscope.core.kinds.MODEL`)
-and the report's one addition, ``captions``: a measure of caption corpora (bias
-amplification), which no model a report is given feeds, so it applies to none of them."""
+and ``captions``: a measure of caption corpora (bias amplification), fed by no model."""
 LANGS = ("en", "da")
 
 
@@ -312,6 +311,8 @@ class Card:
     """Several plans (WEAT 6, 7, 8: one per test), each run and stored on its own;
     ``combine(results, ctx)`` makes the entry's Result of their Results."""
     combine: Callable[[list[Result], Context], Result] | None = None
+    columns: dict[str, str] = field(default_factory=dict)
+    """Its item columns' names where they differ from ``reporting/columns.COLUMNS``'s."""
 
     def not_applicable(self, kind: str, ctx: Context) -> str | None:
         """Why the measure does not apply to a model of ``kind`` in ``ctx``, or None."""

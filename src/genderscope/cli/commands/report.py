@@ -35,7 +35,7 @@ from genderscope.errors import GenderscopeError
 from genderscope.text_blocks import plural
 
 REPORT_MAX_NEW_TOKENS = 48
-"""The report's chat cards' answer length (``measures.chat_probes_card.DECODING``; kept
+"""The report's chat cards' answer length (``reporting.cards.chat_probes.DECODING``; kept
 here as a literal so that ``--help`` imports no card)."""
 
 

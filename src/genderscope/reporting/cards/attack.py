@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from genderscope.measures.card_tools import needs_texts
+from genderscope.reporting.cards.card_tools import needs_texts
 from genderscope.reporting.entry import Card, Context, Headline, MethodCard, from_ci
 from genderscope.results import Result
 

@@ -13,11 +13,11 @@ import numpy as np
 import pandas as pd
 
 from genderscope.core.kinds import LM
-from genderscope.measures.card_tools import (
+from genderscope.reporting import plots
+from genderscope.reporting.cards.card_tools import (
     mean_first_column,
     top_rows,
 )
-from genderscope.reporting import plots
 from genderscope.reporting.entry import (
     MULTIPLICITY_KEYS,
     Card,

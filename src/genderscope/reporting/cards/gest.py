@@ -15,7 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from genderscope.measures.chat_probes_card import (
+from genderscope.measures.gest import gest_folder as find_gest
+from genderscope.reporting.cards.chat_probes import (
     DECODING,
     _answers,
     _card,
@@ -23,7 +24,6 @@ from genderscope.measures.chat_probes_card import (
     _marked,
     _tests,
 )
-from genderscope.measures.gest import gest_folder as find_gest
 from genderscope.reporting.entry import Card, Context
 
 GEST = ("Pikuliak, Oresko, Hrckova & Simko (2024). Women Are Beautiful, Men Are Leaders: "

@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 
 from genderscope.core.kinds import LM
-from genderscope.measures.card_tools import (
+from genderscope.reporting import plots
+from genderscope.reporting.cards.card_tools import (
     item_frame,
     top_rows,
 )
-from genderscope.reporting import plots
 from genderscope.reporting.entry import (
     MULTIPLICITY_KEYS,
     Card,
@@ -167,6 +167,9 @@ def highlights(r: Result) -> pd.DataFrame | None:
     return top_rows(df, "association", ["test", "set", "category", "text", "association"], 3)
 
 
+COLUMNS = {"association": "association s(w, A, B) (cosine difference)"}
+"""The page's name of the item column ``association`` (not in nats, as elsewhere)."""
+
 CAVEATS = ("Small word sets: one word can move d a lot; the two-sided permutation p "
            "tests the null of no differential association (Caliskan's one-sided p is in "
            "the summary as p_one_sided).",
@@ -176,7 +179,7 @@ CAVEATS = ("Small word sets: one word can move d a lot; the two-sided permutatio
 WEAT = Card(
     name="weat", title="WEAT (word vectors)", kinds=("vectors",), langs=("en",),
     plans=lambda ctx: plans(ctx, sentences=False), combine=combine,
-    headlines=headlines, plot=plot, highlights=highlights,
+    headlines=headlines, plot=plot, highlights=highlights, columns=COLUMNS,
     card=MethodCard(
         definition="s(w) = mean cos(w, A) − mean cos(w, B); d = (mean s over X − mean s over "
                    "Y) / std of s over X ∪ Y (Caliskan et al. 2017, Science, eq. in the "
@@ -193,6 +196,7 @@ SEAT = Card(
     kinds=("encoder", *LM), langs=("en",),
     plans=lambda ctx: plans(ctx, sentences=True), combine=combine,
     headlines=headlines, plot=plot, highlights=highlights, paired=paired,
+    columns=COLUMNS,
     card=MethodCard(
         definition="WEAT's effect size and permutation test over sentence embeddings of "
                    "semantically bleached templates ('This is a …') (May et al. 2019). The "

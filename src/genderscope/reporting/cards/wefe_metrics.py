@@ -12,9 +12,9 @@ from typing import Any
 import pandas as pd
 
 from genderscope.catalog.embedding_metrics import TESTED
-from genderscope.measures.card_tools import top_rows
-from genderscope.measures.weat_card import WEAT_TESTS, tests_dir, tests_of
 from genderscope.reporting import plots
+from genderscope.reporting.cards.card_tools import top_rows
+from genderscope.reporting.cards.weat import WEAT_TESTS, tests_dir, tests_of
 from genderscope.reporting.entry import Card, Context, Headline, MethodCard, from_ci
 from genderscope.results import Result
 
