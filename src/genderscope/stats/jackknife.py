@@ -17,20 +17,25 @@ statistic unchanged when a sample's weights are scaled together). For the mean o
 sample V is s^2 / n exactly (the factor n_k / (n_k - 1)), so the interval below is then
 Student's t interval. The interval is ``estimate +- t(df) sqrt(V)``, df by Satterthwaite
 (1946) over the samples, df = V^2 / sum_k V_k^2 / (n_k - 1) (Welch's df for two sample
-means); without a pairing the test of ``null`` is its t statistic, not run ("too few
-units to test", p NaN) when df < 5, the t interval's counterpart of fewer than 6 units
+means). A test of ``null`` is not run ("too few units to test", p NaN) when its df < 5,
+the t interval's counterpart of fewer than 6 units
 (:data:`genderscope.stats.design.MIN_UNITS_TO_TEST`).
 
-The test: where the design is ``paired`` (each unit measured twice, before and after, and
-exchangeable between the two under no change: a word's two vectors are the same vector
-plus independent noise), the swap test (:func:`swap_test`): each unit's two measurements
-swapped with probability 1/2, ``n_swaps`` times, the statistic recomputed; two-sided p =
-(1 + #|T*| >= |T|) / (1 + n_swaps), exact under that null whatever the statistic (Fisher
-1935's sign flip, for a linear statistic exactly). The jackknife variance counts a
-product of two of a sample's deviations twice (the base words' spread times their
-noise: Efron & Stein 1981), so where it dominates (RND's and ECT's centroids) the t test
-of the interval rejects too seldom (0.008-0.016 of no-change runs); the swap test is
-sized there, and the interval is a known limit (docs/calibration.md).
+The test of no change: the same t statistic, with the variance computed as under that
+null (a score test; the interval is the Wald one), from each unit's *own* contribution
+T_u to the change instead of its derivative: the change with only unit u moved from
+before to after, every other unit at the midpoint of its two measurements (a central
+difference: the change is sum_u T_u up to third-order terms). Under no change a
+derivative also carries the product of a unit's spread with the noise of what it shares
+(a centroid's change), whose square is a second-order term the derivative counts twice
+(Efron & Stein 1981); with RND's and ECT's centroids it dominated, and a t test with the
+jackknife's variance rejected 0.008-0.016 of no-change runs (500 runs).
+``V_0 = sum_k n_k / (n_k - 1) sum_u (T_u - mean_k T)^2`` (Student's variance of a sum,
+per sample) is unbiased there. Away from no
+change the derivative's variance counts what the contributions miss (a unit's spread
+times a systematic change of what it shares: RIPA's interval from the contributions
+covered 0.917), so the interval keeps it: near no change the interval is conservative
+(docs/calibration.md).
 
 Resampling one sample only (holding the words the values share fixed) leaves out the
 variance the others contribute: the before/after comparison of debiased word vectors that
@@ -40,7 +45,7 @@ same vectors in 0.09-0.35 of runs (docs/calibration.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,29 +55,7 @@ from genderscope.stats.design import MIN_UNITS_TO_TEST, TOO_FEW, Inference, Mean
 from genderscope.stats.intervals import CI
 
 METHOD = "several-sample infinitesimal jackknife t"
-TEST = "jackknife t test of the mean"
-SWAP_TEST = "swap test (before/after exchanged per word)"
-DEFAULT_SWAPS = 999
-SwapStatistic = Callable[[np.ndarray], np.ndarray]
-"""(B, n_units) bool masks (True: that unit's two measurements swapped) -> (B, k): the
-statistics (one or several) recomputed under each."""
-
-
-def swap_test(statistic: SwapStatistic, n_units: int, *, n_swaps: int = DEFAULT_SWAPS,
-              seed: int = 0, chunk: int = 200) -> np.ndarray:
-    """Two-sided p of each of ``statistic``'s k values (module docstring): ``n_swaps``
-    random swaps of the units' two measurements (``chunk`` at a time), the observed value
-    counted as one of them."""
-    observed = np.abs(np.asarray(statistic(np.zeros((1, n_units), dtype=bool)),
-                                 dtype=float))[0]
-    rng = np.random.default_rng(seed)
-    hits = np.zeros_like(observed)
-    tol = 1e-12 * np.maximum(1.0, observed)
-    for lo in range(0, n_swaps, chunk):
-        masks = rng.random((min(chunk, n_swaps - lo), n_units)) < 0.5
-        t = np.abs(np.asarray(statistic(masks), dtype=float))
-        hits += np.sum(t >= observed - tol, axis=0)
-    return (1.0 + hits) / (1.0 + n_swaps)
+TEST = "t test of no change (jackknife, several samples)"
 
 
 @dataclass(frozen=True)
@@ -133,40 +116,36 @@ def t_test_p(ci: CI, df: float, null: float) -> float:
 
 
 def infer_samples(design: Design, estimate: float, derivatives: Mapping[str, np.ndarray],
-                  *, null: float | None = None, confidence: float = 0.95,
-                  swap_p: float | None = None) -> Inference:
+                  *, null: float | None = None, null_influence: Mapping[str, np.ndarray]
+                  | None = None, confidence: float = 0.95) -> Inference:
     """The interval (and test) of a ``mean`` whose ``design`` is crossed: its units
     (``design.unit``) share the levels of the ``design.crossed`` factors, each an
     independent sample. ``derivatives``: the statistic's derivative with respect to the
     weight of each unit of each sample, one array per sample (the units' own sets and
-    every crossed factor's; names free, e.g. ``"X"``, ``"A"``). The several-sample
-    jackknife t interval (module docstring) and, given ``null``: for a ``paired`` design
-    the swap test, whose p (:func:`swap_test`, of the statistic less ``null``) the caller
-    gives as ``swap_p``; else the interval's t test ("too few units to test" below 5
-    degrees of freedom)."""
+    every crossed factor's; names free, e.g. ``"X"``, ``"A"``): the several-sample
+    jackknife t interval (module docstring). Given ``null``, its t test, with the
+    variance under no change when ``null_influence`` gives each unit's own contribution
+    centred within its sample (module docstring), else the interval's: "too few units to
+    test" below 5 degrees of freedom."""
     if design.estimand != "mean" or not design.crossed:
         raise ValueError(f"design {design.describe()!r}: infer_samples takes a crossed "
                          "mean (declare crossed=...)")
     if len(derivatives) < 2:
         raise ValueError(f"design {design.describe()!r}: derivatives for the units and "
                          "every crossed sample are required")
-    ci, df = jackknife_ci(estimate, derivatives, confidence=confidence, unit=_unit(design))
+    unit = _unit(design)
+    ci, df = jackknife_ci(estimate, derivatives, confidence=confidence, unit=unit)
     if null is None:
         return Inference(ci)
     nan = float("nan")
     n = int(ci.n_units or 0)
-    if design.paired is not None:
-        if swap_p is None:
-            raise ValueError(f"design {design.describe()!r}: a paired design is tested by "
-                             "the swap test; give its swap_p")
-        if n < MIN_UNITS_TO_TEST:
-            return Inference(ci, MeanTest(TOO_FEW, nan, n))
-        return Inference(ci, MeanTest(SWAP_TEST, float(swap_p), n))
-    if not np.isfinite(df):
+    base, df0 = (ci, df) if null_influence is None else jackknife_ci(
+        estimate, null_influence, confidence=confidence, unit=unit)
+    if not np.isfinite(df0):
         return Inference(ci, MeanTest("none (every value the same)", nan, n))
-    if df < MIN_UNITS_TO_TEST - 1:
+    if df0 < MIN_UNITS_TO_TEST - 1:
         return Inference(ci, MeanTest(TOO_FEW, nan, n))
-    return Inference(ci, MeanTest(TEST, t_test_p(ci, df, null), n))
+    return Inference(ci, MeanTest(TEST, t_test_p(base, df0, null), n))
 
 
 def _unit(design: Design) -> str:

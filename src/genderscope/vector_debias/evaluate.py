@@ -38,7 +38,6 @@ import numpy as np
 from genderscope.core.design import SCORE_TOLERANCE, Design, Tolerance
 from genderscope.results import Result
 from genderscope.stats.design import ties
-from genderscope.stats.jackknife import DEFAULT_SWAPS
 
 METRICS = ("weat", "ripa", "rnd", "ect", "mac")
 ANALOGY = ("man", "king", "woman")
@@ -90,22 +89,20 @@ def cluster_test(before: Any, after: Any, exclude: set[str], *, n_biased: int = 
     return out
 
 
-PAIRED = "word (before/after)"
 DESIGNS: dict[str, Design] = {
-    "weat": Design("mean", unit="target words", crossed=("attribute words",), paired=PAIRED),
-    "ripa": Design("mean", unit="attribute words", crossed=("word pairs",), paired=PAIRED),
-    "rnd": Design("mean", unit="attribute words", crossed=("target words",), paired=PAIRED),
-    "ect": Design("mean", unit="attribute words", crossed=("target words",), paired=PAIRED),
-    "mac": Design("mean", unit="target words", crossed=("attribute words",), paired=PAIRED),
+    "weat": Design("mean", unit="target words", crossed=("attribute words",)),
+    "ripa": Design("mean", unit="attribute words", crossed=("word pairs",)),
+    "rnd": Design("mean", unit="attribute words", crossed=("target words",)),
+    "ect": Design("mean", unit="attribute words", crossed=("target words",)),
+    "mac": Design("mean", unit="target words", crossed=("attribute words",)),
 }
 """The sampling design of each metric's before/after change: a mean over its per-word
 items (``unit``), which share the words of the ``crossed`` sets; every set is a sample of
-words, and each word is measured twice, before and after (``paired``): under no change
-its two vectors are exchangeable."""
+words, each measured twice (before and after: a word's two vectors are its pair)."""
 
 Sets = dict[str, np.ndarray]
-"""One side's word sets: role (X, Y, A, B; RIPA's word pairs as P, their relation
-vectors) -> one row per word."""
+"""One side's word sets: role (X, Y, A, B; RIPA's word pairs as P, x_i and y_i side by
+side) -> one row per word (pair)."""
 
 
 def word_sets(metric: str, vectors: Any, test: Any) -> Sets:
@@ -118,9 +115,10 @@ def word_sets(metric: str, vectors: Any, test: Any) -> Sets:
     if metric != "ripa":
         return emb
     pairs, _ = word_pairs(vectors, test, case_fallback=True)
-    p = relation_vectors(vectors.vectors([x for x, _ in pairs]),
-                         vectors.vectors([y for _, y in pairs]))
-    return {"P": p, "A": emb["A"], "B": emb["B"]}
+    x = np.asarray(vectors.vectors([p for p, _ in pairs]), dtype=np.float64)
+    y = np.asarray(vectors.vectors([q for _, q in pairs]), dtype=np.float64)
+    relation_vectors(x, y)  # a pair of identical vectors: RIPA's error
+    return {"P": np.hstack([x, y]), "A": emb["A"], "B": emb["B"]}
 
 
 Weights = dict[str, np.ndarray]
@@ -152,8 +150,11 @@ def item_values(metric: str, sets: Sets, weights: Weights | None = None
                     for r in ("X", "Y")}
         return {r: ((mean(1.0 - dots(t[r], a["A"]), "A")
                      + mean(1.0 - dots(t[r], a["B"]), "B")) / 2, w[r]) for r in ("X", "Y")}
-    if metric == "ripa":
-        return {r: (mean(dots(sets[r], sets["P"]), "P"), w[r]) for r in ("A", "B")}
+    if metric == "ripa":  # relation vectors (x_i - y_i) / ||x_i - y_i||
+        half = sets["P"].shape[-1] // 2
+        b = sets["P"][..., :half] - sets["P"][..., half:]
+        b = b / np.linalg.norm(b, axis=-1, keepdims=True)
+        return {r: (mean(dots(sets[r], b), "P"), w[r]) for r in ("A", "B")}
     # the target sets' centroids, (..., 1, d)
     vx, vy = (mean(np.swapaxes(sets[r], -1, -2), r)[..., None, :] for r in ("X", "Y"))
     if metric == "rnd":  # ||a - v_X|| - ||a - v_Y||
@@ -185,59 +186,76 @@ def _changes(metric: str, before: Sets, after: Sets, tied: dict[str, np.ndarray]
     return out
 
 
+def contributions(metric: str, before: Sets, after: Sets, tied: dict[str, np.ndarray]
+                  ) -> dict[str, dict[str, np.ndarray]]:
+    """group -> set -> each word's own share of the change, centred within its set:
+    T_w = change(M with w before -> M with w after), M the midpoint (before + after) / 2
+    of every word's two vectors. The change is sum_w T_w up to third-order terms in the
+    words' differences (a central difference: exact for a statistic linear in each
+    word), and the words are independent, so sum_k n_k / (n_k - 1) sum_w (T_w - mean_k
+    T)^2 is its variance over every set (Student's, per set)."""
+    mid = {r: (before[r] + after[r]) / 2 for r in before}
+    out: dict[str, dict[str, np.ndarray]] = {g: {} for g in tied}
+    for role in before:
+        n = len(before[role])
+        idx = np.arange(n)
+        mb = {r: np.repeat(mid[r][None], n, axis=0) for r in before}
+        ma = {r: v.copy() for r, v in mb.items()}
+        mb[role][idx, idx], ma[role][idx, idx] = before[role], after[role]
+        for g, t in _changes(metric, mb, ma, tied).items():
+            out[g][role] = t - t.mean()
+    return out
+
+
 STEP = 1e-5
 """The step of the central differences that give the derivatives with respect to a
 word's weight."""
 
 
-def paired_change(metric: str, before: Sets, after: Sets, *,
-                  tolerance: Tolerance = SCORE_TOLERANCE, p_adjust: str = "holm",
-                  n_swaps: int = DEFAULT_SWAPS, seed: int = 0) -> list[dict[str, Any]]:
-    """The before/after change of ``metric``'s items, per group and over all (module
-    docstring): rows with the mean item values, the mean change, its 95 % interval and
-    test (:data:`DESIGNS`; the per-group p-values Holm-adjusted as one family): the
-    jackknife t interval, each word's weight moved in both vector sets at once, and the
-    swap test, ``n_swaps`` random exchanges of words' before and after vectors (``seed``).
-    """
-    from genderscope.stats import adjust_pvalues
-    from genderscope.stats.jackknife import infer_samples, swap_test
-
-    design = DESIGNS[metric]
-    vb, va = item_values(metric, before), item_values(metric, after)
-    groups = (ALL, *vb)
-    tied = {g: ties(_pooled(vb, g)[0], _pooled(va, g)[0], tolerance) for g in groups}
-    est = {g: float(v) for g, v in _changes(metric, before, after, tied).items()}
-    grads: dict[str, dict[str, np.ndarray]] = {g: {} for g in groups}
+def derivatives(metric: str, before: Sets, after: Sets, tied: dict[str, np.ndarray]
+                ) -> dict[str, dict[str, np.ndarray]]:
+    """group -> set -> the change's derivative with respect to each word's weight, the
+    word weighted alike in both vector sets (the infinitesimal jackknife's influence)."""
+    out: dict[str, dict[str, np.ndarray]] = {g: {} for g in tied}
     for role, rows_ in before.items():
-        d = {g: np.empty(len(rows_)) for g in groups}
+        d = {g: np.empty(len(rows_)) for g in tied}
         for i in range(len(rows_)):
             w = {r: np.ones(len(v)) for r, v in before.items()}
             w[role][i] += STEP
             up = _changes(metric, before, after, tied, w)
             w[role][i] -= 2 * STEP
             down = _changes(metric, before, after, tied, w)
-            for g in groups:
+            for g in tied:
                 d[g][i] = (up[g] - down[g]) / (2 * STEP)
-        for g in groups:
-            grads[g][role] = d[g]
-    roles = list(before)
-    edges = np.cumsum([0, *(len(before[r]) for r in roles)])
+        for g in tied:
+            out[g][role] = d[g]
+    return out
 
-    def swapped(masks: np.ndarray) -> np.ndarray:  # (B, words) -> (B, groups)
-        sb, sa = {}, {}
-        for r, lo, hi in zip(roles, edges[:-1], edges[1:], strict=True):
-            m = masks[:, lo:hi, None]
-            sb[r], sa[r] = np.where(m, after[r], before[r]), np.where(m, before[r], after[r])
-        ch = _changes(metric, sb, sa, tied)
-        return np.stack([ch[g] for g in groups], axis=-1)
 
-    swap_p = swap_test(swapped, int(edges[-1]), n_swaps=n_swaps, seed=seed)
+def paired_change(metric: str, before: Sets, after: Sets, *,
+                  tolerance: Tolerance = SCORE_TOLERANCE, p_adjust: str = "holm"
+                  ) -> list[dict[str, Any]]:
+    """The before/after change of ``metric``'s items, per group and over all (module
+    docstring): rows with the mean item values, the mean change, its 95 % interval and
+    test (:data:`DESIGNS`; the per-group p-values Holm-adjusted as one family): the
+    jackknife t interval from the change's derivatives (:func:`derivatives`) and the t
+    test of no change from the words' own contributions (:func:`contributions`)."""
+    from genderscope.stats import adjust_pvalues
+    from genderscope.stats.jackknife import infer_samples
+
+    design = DESIGNS[metric]
+    vb, va = item_values(metric, before), item_values(metric, after)
+    groups = (ALL, *vb)
+    tied = {g: ties(_pooled(vb, g)[0], _pooled(va, g)[0], tolerance) for g in groups}
+    est = {g: float(v) for g, v in _changes(metric, before, after, tied).items()}
+    grads = derivatives(metric, before, after, tied)
+    own = contributions(metric, before, after, tied)
     rows: list[dict[str, Any]] = []
-    for g, p in zip(groups, swap_p, strict=True):
+    for g in groups:
         xb, xa = _pooled(vb, g)[0], _pooled(va, g)[0]
         row: dict[str, Any] = {"set": g, "n": int(xb.size), "mean_before": float(xb.mean()),
                                "mean_after": float(xa.mean()), "change": est[g]}
-        res = infer_samples(design, est[g], grads[g], null=0.0, swap_p=float(p))
+        res = infer_samples(design, est[g], grads[g], null=0.0, null_influence=own[g])
         row.update({"change_ci_low": res.ci.ci_low, "change_ci_high": res.ci.ci_high,
                     "ci_method": res.ci.method, "ci_unit": res.ci.ci_unit,
                     "n_units": int(res.ci.n_units or 0), "n_ties": int(tied[g].sum()),
@@ -245,7 +263,7 @@ def paired_change(metric: str, before: Sets, after: Sets, *,
         if tied[g].all():
             row.update(test=NO_CHANGE, p_value=float("nan"))
         else:
-            row.update(test=res.test_name, p_value=res.p_value, n_swaps=n_swaps)
+            row.update(test=res.test_name, p_value=res.p_value)
         rows.append(row)
     adjusted = adjust_pvalues([r["p_value"] for r in rows[1:]], p_adjust)
     for r, p in zip(rows[1:], adjusted, strict=True):
@@ -256,14 +274,14 @@ def paired_change(metric: str, before: Sets, after: Sets, *,
 def compare_metric(before: Result, after: Result, seed: int = 0, *,
                    sets: tuple[Sets, Sets] | None = None) -> dict[str, Any]:
     """Paired change per set (and over all items) as plain rows: :func:`paired_change`
-    of the two runs' word ``sets`` (before, after; :func:`word_sets`); ``seed``: the
-    swap test's."""
+    of the two runs' word ``sets`` (before, after; :func:`word_sets`). ``seed``: unused
+    (nothing is drawn at random; kept for callers)."""
     if sets is None:
         raise ValueError("compare_metric: the word sets of both vector sets are required "
                          "(word_sets)")
     if before.method != after.method:
         raise ValueError(f"compare_metric: runs of {before.method!r} and {after.method!r}")
-    return {"rows": paired_change(before.method, *sets, seed=seed)}
+    return {"rows": paired_change(before.method, *sets)}
 
 
 def evaluate(before_spec: Any, after_spec: Any, tests: list[Any], *, store: Any,
