@@ -14,6 +14,7 @@ mean         independent, unpaired   bootstrap-t over the units          bootstr
 mean         clustered               cluster t (CR1), t(K - 1)           cluster t
 median       independent             percentile bootstrap over units     none
 effect-size  independent, clustered  noncentral t, CR1 over units        none
+mean         crossed (word sets)     several-sample jackknife t          t (variance under H0)
 ===========  ======================  ==================================  =====================
 
 With 5 or fewer units (clusters) a test is not run: its result says "too few units to
@@ -61,6 +62,9 @@ its cluster t statistic, t(K - 1), the test of the interval it is shown with. Ef
 sizes are tested by permutation in their measures (WEAT), not here; ratios, clustered
 medians and crossed designs get no interval here yet:
 :func:`infer` raises ``NotImplementedError`` rather than guess.
+A crossed mean whose units share words of several independent samples (the
+before/after change of debiased word vectors) goes, with its derivatives with respect to
+each unit's weight, to :func:`genderscope.stats.jackknife.infer_samples`.
 
 Numerical noise is not evidence: :func:`ties` marks before/after pairs equal within the
 design's ``tolerance`` (:class:`genderscope.core.design.Tolerance`), whose difference a
@@ -172,8 +176,9 @@ def infer(design: Design, values: np.ndarray | Sequence[float],
                             "got cluster labels, but the design declares independent "
                             f"{design.unit} (declare clusters=...)"))
     if design.crossed:
-        raise NotImplementedError(f"design {design.describe()!r}: crossed designs are not "
-                                  "chosen here yet (issue 36)")
+        raise NotImplementedError(f"design {design.describe()!r}: a crossed mean needs its "
+                                  "statistic's derivatives, not values: "
+                                  "genderscope.stats.jackknife.infer_samples (issue 36)")
     c = None
     if clusters is not None:
         c = np.asarray(list(clusters), dtype=object)
