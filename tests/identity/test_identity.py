@@ -61,7 +61,26 @@ CHANGED_ON_PURPOSE: dict[str, dict[tuple[str, ...], tuple[Any, Any]]] = {
     # issue 38 item 6: JobsLum's correlation is NaN when every share is the same (as
     # GenderBench's pearsonr); a bootstrap replicate that drew one of the 3 detected
     # occupations 3 times was -inf from 0/0 and clipped to -1, and is now left out
-    "jobs-lum/hash-chat": {("summary", "correlation", "ci_low"): (-1.0, 0.917662935482239)},
+    "jobs-lum/hash-chat": {("summary", "correlation", "ci_low"): (-1.0, 0.917662935482239),
+        # issue 36 row 9 and item 3: see the GenderBench probes' entries below
+        ('summary', 'tests', 0, 'p_value'):
+            (1.0, float("nan")),
+        ('summary', 'tests', 0, 'p_adjusted'):
+            (1.0, float("nan")),
+        ('summary', 'tests', 0, 'cluster_mean_difference'):
+            (-0.16666666666666666, ABSENT),
+        ('summary', 'tests', 0, 'exact'):
+            (True, ABSENT),
+        ('summary', 'tests', 0, 'test'):
+            ('sign-flip test over cluster means', 'none (too few units to test: 3 occupations)'),
+        ('summary', 'disparity', 'no_bias_p95'):
+            (ABSENT, 0.5),
+        ('summary', 'disparity', 'no_bias'):
+            (ABSENT,
+             "95th percentile of disparity over 200 random relabellings of the answers' genders"),
+        ('summary', 'disparity', 'absolute'):
+            (ABSENT, True),
+    },
     # issue 36 rows 1 and 3: statistics chosen from the declared design. The flip rate
     # is a proportion of texts: Wilson's interval, not a percentile bootstrap of 0/1 flips
     # (which gave [1, 1] for 2 of 2 flips); RIPA is a mean over few word pairs: the t
@@ -504,6 +523,413 @@ CHANGED_ON_PURPOSE: dict[str, dict[tuple[str, ...], tuple[Any, Any]]] = {
         ("summary", "attributes", "B", "ci_low"): (-0.6320312058014055, -0.869380043502058),
         ("summary", "attributes", "B", "method"): ("percentile bootstrap", "t interval"),
     },
+    # issue 36 row 9 and item 3, the GenderBench probes (version 2): a signed difference
+    # of two pooled rates (male - female "yes" rate ...) gets its design's interval, the
+    # linearised cluster t (the percentile cluster bootstrap covered 0.893 at 12
+    # scenarios with scenario x gender slopes), GenderBench's number unchanged; a paired
+    # test is of the item-weighted mean difference it reports (cluster t, with its
+    # interval), not of equally weighted cluster means, and is not run below 6 clusters
+    # ("too few units to test"); an absolute value (max_diff*, diff_abs_*, disparity) is
+    # labelled so, with its no-bias value (95th percentile over 200 relabellings of the
+    # genders) where the probe defines the relabelling
+    "bbq/hash-chat": {
+        ('summary', 'tests', 0, 'ci_low'):
+            (ABSENT, -0.9848319574699939),
+        ('summary', 'tests', 0, 'method'):
+            (ABSENT, 'cluster t interval'),
+        ('summary', 'tests', 0, 'ci_unit'):
+            (ABSENT, 'questions'),
+        ('summary', 'tests', 0, 'p_value'):
+            (0.625, 0.3559176837495822),
+        ('summary', 'tests', 0, 'p_adjusted'):
+            (0.625, 0.3559176837495822),
+        ('summary', 'tests', 0, 'cluster_mean_difference'):
+            (-0.2857142857142857, ABSENT),
+        ('summary', 'tests', 0, 'exact'):
+            (True, ABSENT),
+        ('summary', 'tests', 0, 'test'):
+            ('sign-flip test over cluster means', 'cluster t test of the mean over questions'),
+        ('summary', 'tests', 0, 'ci_high'):
+            (ABSENT, 0.41340338604142246),
+        ('summary', 'tests', 1, 'test'):
+            ('none (fewer than 3 clusters, or every difference 0)',
+             'none (too few units to test: 0 questions)'),
+    },
+    "discrimination-tamkin/hash-chat": {
+        ('summary', 'diff_mvf_success_rate', 'ci_low'):
+            (-0.5558333333333333, -0.5727141614324661),
+        ('summary', 'diff_mvf_success_rate', 'method'):
+            ('cluster percentile bootstrap', 'linearised cluster t interval'),
+        ('summary', 'diff_mvf_success_rate', 'ci_high'):
+            (0.04306776556776563, 0.1282697169880217),
+        ('summary', 'max_diff', 'no_bias_p95'):
+            (ABSENT, 0.5777777777777778),
+        ('summary', 'max_diff', 'no_bias'):
+            (ABSENT,
+             "95th percentile of max_diff over 200 random relabellings of the answers' genders"),
+        ('summary', 'max_diff', 'absolute'):
+            (ABSENT, True),
+        ('summary', 'tests', 0, 'ci_low'):
+            (ABSENT, -0.717667355867361),
+        ('summary', 'tests', 0, 'method'):
+            (ABSENT, 'cluster t interval'),
+        ('summary', 'tests', 0, 'ci_unit'):
+            (ABSENT, 'scenarios'),
+        ('summary', 'tests', 0, 'p_value'):
+            (0.25, 0.08051623795726262),
+        ('summary', 'tests', 0, 'p_adjusted'):
+            (0.75, 0.24154871387178786),
+        ('summary', 'tests', 0, 'cluster_mean_difference'):
+            (-0.3333333333333333, ABSENT),
+        ('summary', 'tests', 0, 'exact'):
+            (True, ABSENT),
+        ('summary', 'tests', 0, 'test'):
+            ('sign-flip test over cluster means', 'cluster t test of the mean over scenarios'),
+        ('summary', 'tests', 0, 'ci_high'):
+            (ABSENT, 0.05100068920069428),
+        ('summary', 'tests', 1, 'ci_low'):
+            (ABSENT, -1.1984634765446731),
+        ('summary', 'tests', 1, 'method'):
+            (ABSENT, 'cluster t interval'),
+        ('summary', 'tests', 1, 'ci_unit'):
+            (ABSENT, 'scenarios'),
+        ('summary', 'tests', 1, 'p_value'):
+            (1.0, 0.695192295931711),
+        ('summary', 'tests', 1, 'cluster_mean_difference'):
+            (-0.16666666666666666, ABSENT),
+        ('summary', 'tests', 1, 'exact'):
+            (True, ABSENT),
+        ('summary', 'tests', 1, 'test'):
+            ('sign-flip test over cluster means', 'cluster t test of the mean over scenarios'),
+        ('summary', 'tests', 1, 'ci_high'):
+            (ABSENT, 0.8651301432113397),
+        ('summary', 'tests', 2, 'ci_low'):
+            (ABSENT, -0.4382072248468828),
+        ('summary', 'tests', 2, 'method'):
+            (ABSENT, 'cluster t interval'),
+        ('summary', 'tests', 2, 'ci_unit'):
+            (ABSENT, 'scenarios'),
+        ('summary', 'tests', 2, 'p_value'):
+            (1.0, 0.6066481195086206),
+        ('summary', 'tests', 2, 'cluster_mean_difference'):
+            (0.14285714285714285, ABSENT),
+        ('summary', 'tests', 2, 'exact'):
+            (True, ABSENT),
+        ('summary', 'tests', 2, 'test'):
+            ('sign-flip test over cluster means', 'cluster t test of the mean over scenarios'),
+        ('summary', 'tests', 2, 'ci_high'):
+            (ABSENT, 0.6882072248468828),
+    },
+    "diversity-med-qa/hash-chat": {
+        ('summary', 'diff_success_rate', 'ci_low'):
+            (-0.41666666666666674, -0.53739978630276),
+        ('summary', 'diff_success_rate', 'method'):
+            ('cluster percentile bootstrap', 'linearised cluster t interval'),
+        ('summary', 'diff_success_rate', 'ci_high'):
+            (-0.08333333333333333, 0.03739978630276003),
+        ('summary', 'diff_abs_success_rate', 'no_bias_p95'):
+            (ABSENT, 0.3333333333333333),
+        ('summary', 'diff_abs_success_rate', 'no_bias'):
+            (ABSENT,
+             "95th percentile of diff_abs_success_rate over 200 random relabellings "
+             "of the answers' genders"),
+        ('summary', 'diff_abs_success_rate', 'absolute'):
+            (ABSENT, True),
+        ('summary', 'tests', 0, 'ci_low'):
+            (ABSENT, -0.5373997863104496),
+        ('summary', 'tests', 0, 'method'):
+            (ABSENT, 'cluster t interval'),
+        ('summary', 'tests', 0, 'ci_unit'):
+            (ABSENT, 'questions'),
+        ('summary', 'tests', 0, 'p_value'):
+            (0.25, 0.07558681842161248),
+        ('summary', 'tests', 0, 'p_adjusted'):
+            (0.25, 0.07558681842161248),
+        ('summary', 'tests', 0, 'cluster_mean_difference'):
+            (-0.25, ABSENT),
+        ('summary', 'tests', 0, 'exact'):
+            (True, ABSENT),
+        ('summary', 'tests', 0, 'test'):
+            ('sign-flip test over cluster means', 'cluster t test of the mean over questions'),
+        ('summary', 'tests', 0, 'ci_high'):
+            (ABSENT, 0.037399786310449545),
+        ('summary', 'marks', 'diff_success_rate', 'mark'):
+            ('B', 'A'),
+    },
+    "dreaddit/hash-chat": {
+        ('summary', 'max_diff_stress_rate', 'no_bias_p95'):
+            (ABSENT, 0.8),
+        ('summary', 'max_diff_stress_rate', 'no_bias'):
+            (ABSENT,
+             "95th percentile of max_diff_stress_rate over 200 random relabellings "
+             "of the answers' genders"),
+        ('summary', 'max_diff_stress_rate', 'absolute'):
+            (ABSENT, True),
+        ('summary', 'max_diff_tnr', 'no_bias_p95'):
+            (ABSENT, 1.0),
+        ('summary', 'max_diff_tnr', 'no_bias'):
+            (ABSENT,
+             "95th percentile of max_diff_tnr over 200 random relabellings of the "
+             "answers' genders"),
+        ('summary', 'max_diff_tnr', 'absolute'):
+            (ABSENT, True),
+        ('summary', 'max_diff_tpr', 'no_bias_p95'):
+            (ABSENT, 0.6666666666666667),
+        ('summary', 'max_diff_tpr', 'no_bias'):
+            (ABSENT,
+             "95th percentile of max_diff_tpr over 200 random relabellings of the "
+             "answers' genders"),
+        ('summary', 'max_diff_tpr', 'absolute'):
+            (ABSENT, True),
+        ('summary', 'tests', 0, 'p_value'):
+            (1.0, float("nan")),
+        ('summary', 'tests', 0, 'p_adjusted'):
+            (1.0, float("nan")),
+        ('summary', 'tests', 0, 'cluster_mean_difference'):
+            (0.0, ABSENT),
+        ('summary', 'tests', 0, 'exact'):
+            (True, ABSENT),
+        ('summary', 'tests', 0, 'test'):
+            ('sign-flip test over cluster means', 'none (too few units to test: 5 posts)'),
+        ('summary', 'tests', 1, 'p_value'):
+            (1.0, float("nan")),
+        ('summary', 'tests', 1, 'p_adjusted'):
+            (1.0, float("nan")),
+        ('summary', 'tests', 1, 'cluster_mean_difference'):
+            (0.0, ABSENT),
+        ('summary', 'tests', 1, 'exact'):
+            (True, ABSENT),
+        ('summary', 'tests', 1, 'test'):
+            ('sign-flip test over cluster means', 'none (too few units to test: 4 posts)'),
+        ('summary', 'tests', 2, 'p_value'):
+            (1.0, float("nan")),
+        ('summary', 'tests', 2, 'p_adjusted'):
+            (1.0, float("nan")),
+        ('summary', 'tests', 2, 'cluster_mean_difference'):
+            (-0.25, ABSENT),
+        ('summary', 'tests', 2, 'exact'):
+            (True, ABSENT),
+        ('summary', 'tests', 2, 'test'):
+            ('sign-flip test over cluster means', 'none (too few units to test: 4 posts)'),
+    },
+    "gest-creative/hash-chat": {
+        ('summary', 'tests', 0, 'test'):
+            ('none (fewer than 3 clusters, or every difference 0)',
+             'none (too few units to test: 2 sentences)'),
+        ('summary', 'tests', 1, 'test'):
+            ('none (fewer than 3 clusters, or every difference 0)',
+             'none (too few units to test: 1 sentences)'),
+        ('summary', 'disparity', 'no_bias_p95'):
+            (ABSENT, 0.5),
+        ('summary', 'disparity', 'no_bias'):
+            (ABSENT,
+             "95th percentile of disparity over 200 random relabellings of the answers' genders"),
+        ('summary', 'disparity', 'absolute'):
+            (ABSENT, True),
+    },
+    "gest/hash-chat": {
+        ('summary', 'tests', 0, 'p_value'):
+            (0.5, float("nan")),
+        ('summary', 'tests', 0, 'p_adjusted'):
+            (1.0, float("nan")),
+        ('summary', 'tests', 0, 'cluster_mean_difference'):
+            (-0.6666666666666666, ABSENT),
+        ('summary', 'tests', 0, 'exact'):
+            (True, ABSENT),
+        ('summary', 'tests', 0, 'test'):
+            ('sign-flip test over cluster means', 'none (too few units to test: 3 sentences)'),
+        ('summary', 'tests', 1, 'p_value'):
+            (1.0, float("nan")),
+        ('summary', 'tests', 1, 'p_adjusted'):
+            (1.0, float("nan")),
+        ('summary', 'tests', 1, 'cluster_mean_difference'):
+            (0.0, ABSENT),
+        ('summary', 'tests', 1, 'exact'):
+            (True, ABSENT),
+        ('summary', 'tests', 1, 'test'):
+            ('sign-flip test over cluster means', 'none (too few units to test: 5 sentences)'),
+    },
+    "hiring-an/hash-chat": {
+        ('summary', 'diff_acceptance_rate', 'method'):
+            ('cluster percentile bootstrap', 'linearised cluster t interval'),
+        ('summary', 'diff_acceptance_rate', 'ci_high'):
+            (-0.19999999999999996, -0.020954970720281074),
+        ('summary', 'marks', 'diff_acceptance_rate', 'mark'):
+            ('C', 'A'),
+        ('summary', 'diff_abs_acceptance_rate', 'absolute'):
+            (ABSENT, True),
+        ('summary', 'race_asian_diff_acceptance_rate', 'method'):
+            ('cluster percentile bootstrap', 'linearised cluster t interval'),
+        ('summary', 'race_asian_diff_acceptance_rate', 'ci_high'):
+            (0.0, 0.43442989808990184),
+        ('summary', 'tests', 0, 'test'):
+            ('none (fewer than 3 clusters, or every difference 0)',
+             'none (too few units to test: 0 occupations)'),
+    },
+    "hiring-bloomberg/hash-chat": {
+        ('summary', 'tests', 0, 'p_value'):
+            (1.0, float("nan")),
+        ('summary', 'tests', 0, 'p_adjusted'):
+            (1.0, float("nan")),
+        ('summary', 'tests', 0, 'cluster_mean_difference'):
+            (0.0, ABSENT),
+        ('summary', 'tests', 0, 'exact'):
+            (True, ABSENT),
+        ('summary', 'tests', 0, 'test'):
+            ('sign-flip test over cluster means',
+             'none (too few units to test: 4 items (stratified by occupation))'),
+        ('summary', 'disparity', 'absolute'):
+            (ABSENT, True),
+    },
+    "inventories/hash-chat": {
+        ('summary', 'disparity', 'no_bias_p95'):
+            (ABSENT, 0.5),
+        ('summary', 'disparity', 'no_bias'):
+            (ABSENT,
+             "95th percentile of disparity over 200 random relabellings of the answers' genders"),
+        ('summary', 'disparity', 'absolute'):
+            (ABSENT, True),
+    },
+    "isear/hash-chat": {
+        ('summary', 'max_diff_fear', 'no_bias_p95'):
+            (ABSENT, 0.3333333333333333),
+        ('summary', 'max_diff_fear', 'no_bias'):
+            (ABSENT,
+             "95th percentile of max_diff_fear over 200 random relabellings of the "
+             "answers' genders"),
+        ('summary', 'max_diff_fear', 'absolute'):
+            (ABSENT, True),
+        ('summary', 'max_diff_anger', 'no_bias_p95'):
+            (ABSENT, 0.2),
+        ('summary', 'max_diff_anger', 'no_bias'):
+            (ABSENT,
+             "95th percentile of max_diff_anger over 200 random relabellings of the "
+             "answers' genders"),
+        ('summary', 'max_diff_anger', 'absolute'):
+            (ABSENT, True),
+        ('summary', 'max_diff', 'no_bias_p95'):
+            (ABSENT, 0.5),
+        ('summary', 'max_diff', 'no_bias'):
+            (ABSENT,
+             "95th percentile of max_diff over 200 random relabellings of the answers' genders"),
+        ('summary', 'max_diff', 'absolute'):
+            (ABSENT, True),
+        ('summary', 'max_diff_sadness', 'no_bias_p95'):
+            (ABSENT, 0.4),
+        ('summary', 'max_diff_sadness', 'no_bias'):
+            (ABSENT,
+             "95th percentile of max_diff_sadness over 200 random relabellings of "
+             "the answers' genders"),
+        ('summary', 'max_diff_sadness', 'absolute'):
+            (ABSENT, True),
+        ('summary', 'max_diff_regret', 'no_bias_p95'):
+            (ABSENT, 0.46464646464646464),
+        ('summary', 'max_diff_regret', 'no_bias'):
+            (ABSENT,
+             "95th percentile of max_diff_regret over 200 random relabellings of "
+             "the answers' genders"),
+        ('summary', 'max_diff_regret', 'absolute'):
+            (ABSENT, True),
+        ('summary', 'max_diff_frustration', 'no_bias_p95'):
+            (ABSENT, 0.0),
+        ('summary', 'max_diff_frustration', 'no_bias'):
+            (ABSENT,
+             "95th percentile of max_diff_frustration over 200 random relabellings "
+             "of the answers' genders"),
+        ('summary', 'max_diff_frustration', 'absolute'):
+            (ABSENT, True),
+        ('summary', 'max_diff_joy', 'no_bias_p95'):
+            (ABSENT, 0.3),
+        ('summary', 'max_diff_joy', 'no_bias'):
+            (ABSENT,
+             "95th percentile of max_diff_joy over 200 random relabellings of the "
+             "answers' genders"),
+        ('summary', 'max_diff_joy', 'absolute'):
+            (ABSENT, True),
+        ('summary', 'max_diff_anxiety', 'no_bias_p95'):
+            (ABSENT, 0.45454545454545453),
+        ('summary', 'max_diff_anxiety', 'no_bias'):
+            (ABSENT,
+             "95th percentile of max_diff_anxiety over 200 random relabellings of "
+             "the answers' genders"),
+        ('summary', 'max_diff_anxiety', 'absolute'):
+            (ABSENT, True),
+        ('summary', 'max_diff_shame', 'no_bias_p95'):
+            (ABSENT, 0.2),
+        ('summary', 'max_diff_shame', 'no_bias'):
+            (ABSENT,
+             "95th percentile of max_diff_shame over 200 random relabellings of the "
+             "answers' genders"),
+        ('summary', 'max_diff_shame', 'absolute'):
+            (ABSENT, True),
+        ('summary', 'max_diff_guilt', 'no_bias_p95'):
+            (ABSENT, 0.0),
+        ('summary', 'max_diff_guilt', 'no_bias'):
+            (ABSENT,
+             "95th percentile of max_diff_guilt over 200 random relabellings of the "
+             "answers' genders"),
+        ('summary', 'max_diff_guilt', 'absolute'):
+            (ABSENT, True),
+        ('summary', 'max_diff_embarrassment', 'no_bias_p95'):
+            (ABSENT, 0.0),
+        ('summary', 'max_diff_embarrassment', 'no_bias'):
+            (ABSENT,
+             "95th percentile of max_diff_embarrassment over 200 random "
+             "relabellings of the answers' genders"),
+        ('summary', 'max_diff_embarrassment', 'absolute'):
+            (ABSENT, True),
+        ('summary', 'max_diff_disappointment', 'no_bias_p95'):
+            (ABSENT, 0.0),
+        ('summary', 'max_diff_disappointment', 'no_bias'):
+            (ABSENT,
+             "95th percentile of max_diff_disappointment over 200 random "
+             "relabellings of the answers' genders"),
+        ('summary', 'max_diff_disappointment', 'absolute'):
+            (ABSENT, True),
+        ('summary', 'max_diff_disgust', 'no_bias_p95'):
+            (ABSENT, 0.0),
+        ('summary', 'max_diff_disgust', 'no_bias'):
+            (ABSENT,
+             "95th percentile of max_diff_disgust over 200 random relabellings of "
+             "the answers' genders"),
+        ('summary', 'max_diff_disgust', 'absolute'):
+            (ABSENT, True),
+    },
+    "jobs-lum/tiny-chat-llama-sampled": {
+        ('summary', 'tests', 0, 'test'):
+            ('none (fewer than 3 clusters, or every difference 0)',
+             'none (too few units to test: 0 occupations)'),
+        ('summary', 'disparity', 'absolute'):
+            (ABSENT, True),
+    },
+    "relationship-levy/hash-chat": {
+        ('summary', 'diff_success_rate', 'ci_low'):
+            (-0.7142857142857144, -0.9749736121790937),
+        ('summary', 'diff_success_rate', 'method'):
+            ('cluster percentile bootstrap', 'linearised cluster t interval'),
+        ('summary', 'diff_success_rate', 'ci_high'):
+            (0.5714285714285714, 0.6892593264648079),
+        ('summary', 'diff_abs_success_rate', 'absolute'):
+            (ABSENT, True),
+        ('summary', 'tests', 0, 'ci_low'):
+            (ABSENT, -0.48748680609298),
+        ('summary', 'tests', 0, 'method'):
+            (ABSENT, 'cluster t interval'),
+        ('summary', 'tests', 0, 'ci_unit'):
+            (ABSENT, 'scenarios'),
+        ('summary', 'tests', 0, 'p_value'):
+            (1.0, 0.6890522264439654),
+        ('summary', 'tests', 0, 'p_adjusted'):
+            (1.0, 0.6890522264439654),
+        ('summary', 'tests', 0, 'cluster_mean_difference'):
+            (-0.07142857142857142, ABSENT),
+        ('summary', 'tests', 0, 'exact'):
+            (True, ABSENT),
+        ('summary', 'tests', 0, 'test'):
+            ('sign-flip test over cluster means', 'cluster t test of the mean over scenarios'),
+        ('summary', 'tests', 0, 'ci_high'):
+            (ABSENT, 0.3446296632358372),
+    },
 }
 """Case -> path -> (recorded value, the value now): numbers changed by a deliberate fix,
 each named with its reason; anything else must still equal the baseline."""
@@ -522,7 +948,10 @@ def _as_changed(case_id: str, want: dict[str, Any]) -> dict[str, Any]:
         for k in parents:
             node = node[k]
         assert node.get(last, ABSENT) == before, (case_id, path, node.get(last, ABSENT))
-        node[last] = after
+        if after == ABSENT:  # a key removed on purpose
+            del node[last]
+        else:
+            node[last] = after
     return want
 
 

@@ -545,8 +545,9 @@ def test_abc_median_ci_over_occupations_and_frames_covers() -> None:
 @pytest.mark.slow
 def test_probe_mean_over_twelve_targets_covers() -> None:
     """Row 8: the probe's mean over 12 targets (the report's --quick professions) with
-    skewed mean-0 target effects: the t interval it now reports covers; the percentile
-    bootstrap it reported before issue 22 does not."""
+    skewed mean-0 target effects: the bootstrap-t interval it now reports (issue 36 row
+    10; Student's t before) covers; the percentile bootstrap it reported before issue 22
+    does not."""
     from genderscope.measures import probe
 
     row = probe_t_row(2000)  # docs/calibration.md
@@ -555,13 +556,16 @@ def test_probe_mean_over_twelve_targets_covers() -> None:
     for k in range(300):
         b = bootstrap_ci(probe_targets(rng), n_resamples=400, seed=k)
         old.append(b.ci_low <= 0.0 <= b.ci_high)
-    print(f"probe, 12 targets: t coverage {row.rate:.3f}, percentile {np.mean(old):.3f}")
+    print(f"probe, 12 targets: bootstrap-t coverage {row.rate:.3f}, percentile "
+          f"{np.mean(old):.3f}")
     from fake_lm import FakeCausal
 
     targets = [f"t{i}" for i in range(12)]
     lm = FakeCausal({t: -float(i % 5) for i, t in enumerate(targets)} | {"he": -1.0})
     res = probe.probe(lm, "GGG is a XXX.", ("he", "she"), targets).summary["fill_bias"]
+    # this fake's fill bias is the same for every target: nothing to resample, Student's t
     assert res["method"] == "t interval" and res["ci_unit"] == "targets"
+    assert probe.mean_ci(probe_targets(rng), seed=0).method == "bootstrap-t"
     assert row.within
     assert np.mean(old) < 0.92
 

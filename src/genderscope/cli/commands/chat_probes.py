@@ -52,6 +52,15 @@ HEADER_OPTION = typer.Option(None, "--header", metavar="K:V", help="A header sen
                              "token and cookie headers are kept out of every record).")
 
 
+def _absolute(v: dict[str, Any]) -> str:
+    """Beside an absolute value's interval (>= 0, never containing 0): the label, and
+    the value expected under no bias where the probe computes it (as RNSB's table)."""
+    if not v.get("absolute"):
+        return ""
+    ref = v.get("no_bias_p95")
+    return f" (absolute; no bias: up to {fmt(ref)})" if ref is not None else " (absolute)"
+
+
 def tables(result: Result) -> list[Table]:
     """The probe's metrics (with CIs and marks) and its paired tests."""
     s = result.summary
@@ -62,8 +71,9 @@ def tables(result: Result) -> list[Table]:
     for name, v in s.items():
         if isinstance(v, dict) and "estimate" in v:
             m = s["marks"].get(name)
-            t.add_row(name, f"{fmt(v['estimate'])} [{fmt(v['ci_low'])}, {fmt(v['ci_high'])}]",
-                      f"{m['mark'] or '-'} / {m['mark_point'] or '-'}" if m else "")
+            t.add_row(name, f"{fmt(v['estimate'])} [{fmt(v['ci_low'])}, {fmt(v['ci_high'])}]"
+                      + _absolute(v), f"{m['mark'] or '-'} / {m['mark_point'] or '-'}"
+                      if m else "")
     out = [t]
     if s.get("tests"):
         p = Table(title=f"paired tests over {result.metadata['params']['cluster_unit']} "

@@ -218,3 +218,37 @@ def generate_answers(model: Any, attempts: Sequence[Attempt], decoding: Any, *,
                                "template (e.g. smollm2) or --model openai:NAME --base-url URL")
     return list(chat([a.prompt for a in attempts], decoding,
                      repetitions=[a.repetition for a in attempts], progress=progress))
+
+
+Relabel = Callable[[pd.DataFrame, np.random.Generator], pd.DataFrame]
+"""An attempt table -> the same answers with their genders relabelled at random, as no
+bias would leave them (the null behind an absolute metric's no-bias value)."""
+
+
+def permute_within_items(column: str = "gender") -> Relabel:
+    """Permute ``column`` among the attempts of each item (the woman's, the man's and
+    the non-binary person's variants of one scenario): under no bias an item's answers
+    do not depend on which variant named which gender."""
+    def relabel(frame: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+        items = frame["item"].to_numpy()
+        grouped = np.argsort(items, kind="stable")
+        shuffled = np.lexsort((rng.random(items.size), items))
+        values = frame[column].to_numpy()
+        new = values.copy()
+        new[grouped] = values[shuffled]
+        return frame.assign(**{column: new})
+    return relabel
+
+
+def swap_within_clusters(column: str = "evaluation", a: str = "male",
+                         b: str = "female") -> Relabel:
+    """Swap ``a`` and ``b`` in ``column`` for a random half of the clusters (each with
+    probability 1/2): under no bias a character written for an occupation is as likely
+    a woman as a man, cluster by cluster."""
+    def relabel(frame: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+        _, codes = np.unique(frame["cluster"].astype(str).to_numpy(), return_inverse=True)
+        flip = (rng.random(int(codes.max()) + 1 if codes.size else 0) < 0.5)[codes]
+        v = frame[column].to_numpy(dtype=object)
+        new = np.where(flip & (v == a), b, np.where(flip & (v == b), a, v))
+        return frame.assign(**{column: new})
+    return relabel

@@ -28,6 +28,7 @@ from genderscope.measures.genderbench.common import (
     Attempt,
     evaluate_yes_no,
     gb_sample,
+    permute_within_items,
     ranges,
     resource,
     sample_params,
@@ -112,5 +113,7 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
     return ProbeSpec(
         method="discrimination-tamkin", title="DiscriminationTamkin", attempts=attempts,
         evaluate=evaluate_yes_no, totals=_totals, metrics=METRICS, marks=MARKS,
-        cluster_unit="scenarios", tests=TESTS, data_files=[path],
+        cluster_unit="scenarios", tests=TESTS, differences=("diff_mvf_success_rate",),
+        relabel=permute_within_items("gender"),
+        data_files=[path],
         params=sample_params(sample_k, sample_seed, num_repetitions, len(items)))

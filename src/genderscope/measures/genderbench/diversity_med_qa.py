@@ -30,7 +30,13 @@ import numpy as np
 import pandas as pd
 
 from genderscope.errors import GenderscopeError
-from genderscope.measures.genderbench.common import Attempt, gb_sample, ranges, resource
+from genderscope.measures.genderbench.common import (
+    Attempt,
+    gb_sample,
+    permute_within_items,
+    ranges,
+    resource,
+)
 from genderscope.measures.genderbench.probe_run import ProbeSpec
 
 TEMPLATE = ("{question}\n(a) {option_0}\n(b) {option_1}\n(c) {option_2}\n(d) {option_3}\n"
@@ -121,7 +127,8 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
         method="diversity-med-qa", title="DiversityMedQA", attempts=attempts,
         evaluate=_evaluate, totals=_totals, metrics=METRICS, marks=MARKS,
         cluster_unit="questions", tests={"male - female success rate": _male_minus_female},
-        data_files=[path],
+        differences=("diff_success_rate",), data_files=[path],
+        relabel=permute_within_items("gender"),
         params={"sample_k": sample_k, "sample_seed": sample_seed,
                 "num_repetitions": num_repetitions, "num_reorderings": num_reorderings,
                 "n_items_total": len(items)})

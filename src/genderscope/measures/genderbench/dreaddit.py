@@ -27,6 +27,7 @@ from genderscope.measures.genderbench.common import (
     Attempt,
     evaluate_yes_no,
     gb_sample,
+    permute_within_items,
     ranges,
     resource,
     sample_params,
@@ -138,5 +139,6 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
     return ProbeSpec(
         method="dreaddit", title="Dreaddit", attempts=attempts, evaluate=evaluate_yes_no,
         totals=_totals, metrics=METRICS, marks=MARKS, cluster_unit="posts", tests=TESTS,
+        relabel=permute_within_items("gender"),
         data_files=files,
         params=sample_params(sample_k, sample_seed, num_repetitions, len(posts)))

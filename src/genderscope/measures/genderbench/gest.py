@@ -49,6 +49,7 @@ from genderscope.measures.genderbench.common import (
     male_share_by_item,
     ranges,
     sample_params,
+    swap_within_clusters,
 )
 from genderscope.measures.genderbench.jobs_lum import MARKS as JOBS_MARKS
 from genderscope.measures.genderbench.jobs_lum import evaluate_character
@@ -241,4 +242,5 @@ def build_creative(*, data: Path | None = None, sample_k: int | None = None,
         evaluate=evaluate_character,
         totals=_creative_totals, metrics=CREATIVE_METRICS, marks=CREATIVE_MARKS,
         cluster_unit="sentences", tests=CREATIVE_TESTS, data_files=[path],
+        relabel=swap_within_clusters(),
         params=sample_params(sample_k, sample_seed, num_repetitions, len(rows)))

@@ -199,6 +199,7 @@ def build(*, data: Path | None = None, sample_k: int | None = 10_000, sample_see
         method="hiring-an", title="HiringAn", attempts=attempts, evaluate=_evaluate,
         totals=_totals, metrics=METRICS, marks=MARKS, cluster_unit="occupations",
         tests={"male - female acceptance": _male_minus_female},
+        differences=tuple(f"{p}diff_acceptance_rate" for p in PREFIXES),
         data_files=[names_path, jobs_path],
         params={"sample_k": k, "sample_seed": sample_seed, "num_repetitions": num_repetitions,
                 "n_combinations": total})

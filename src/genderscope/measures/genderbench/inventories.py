@@ -31,6 +31,7 @@ from genderscope.measures.genderbench.common import (
     ranges,
     resource,
     sample_params,
+    swap_within_clusters,
 )
 from genderscope.measures.genderbench.jobs_lum import MARKS as JOBS_MARKS
 from genderscope.measures.genderbench.jobs_lum import evaluate_character
@@ -118,5 +119,6 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
     return ProbeSpec(
         method="inventories", title="Inventories", attempts=attempts, evaluate=evaluate_character,
         totals=_totals, metrics=METRICS, marks=MARKS, cluster_unit="traits",
+        relabel=swap_within_clusters(),
         data_files=files,
         params=sample_params(sample_k, sample_seed, num_repetitions, len(items)))

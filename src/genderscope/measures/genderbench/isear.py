@@ -26,6 +26,7 @@ import pandas as pd
 from genderscope.measures.genderbench.common import (
     Attempt,
     gb_sample,
+    permute_within_items,
     ranges,
     resource,
     sample_params,
@@ -94,5 +95,6 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
     return ProbeSpec(
         method="isear", title="Isear", attempts=attempts, evaluate=_evaluate,
         totals=_totals, metrics=METRICS, marks=MARKS, cluster_unit="events",
+        relabel=permute_within_items("gender"),
         data_files=[path],
         params=sample_params(sample_k, sample_seed, num_repetitions, len(events)))

