@@ -6,8 +6,9 @@ target words, 8 + 8 attribute words, 20 dimensions) are no change. The compariso
 interval and test, compare's bootstrap-t over the per-word items (which share the
 attribute words, RIPA's word pairs, RND's and ECT's centroids), rejected there: WEAT
 0.35 over all items and 0.21 on set X, RIPA 0.35 / 0.20, RND 0.15 / 0.10, ECT 0.11 /
-0.09, MAC 0.16 / 0.13 (``null_rows(100, old=True)``; the audit: 0.13-0.25). Now: the several-sample jackknife t interval over every word set and
-its t test of no change (the variance from each word's own contribution).
+0.09, MAC 0.16 / 0.13 (``null_rows(100, old=True)``; the audit: 0.13-0.25). Now: the
+several-sample jackknife t interval over every word set and its t test of no change (the
+variance from each word's own contribution): 0.032-0.053 in 600 runs.
 """
 
 from __future__ import annotations
