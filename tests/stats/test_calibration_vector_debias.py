@@ -96,6 +96,7 @@ def test_a_comparison_with_itself_is_no_change() -> None:
         sets = word_sets(metric, before, test)
         for row in paired_change(metric, sets, sets):
             assert row["change"] == 0.0 and row["test"] == NO_CHANGE, (metric, row)
+            assert row["change_ci_low"] == row["change_ci_high"] == 0.0, (metric, row)
 
 
 def test_a_real_change_is_found() -> None:

@@ -93,12 +93,17 @@ def jackknife_variance(derivatives: Mapping[str, np.ndarray]) -> JackknifeVarian
 def jackknife_ci(estimate: float, derivatives: Mapping[str, np.ndarray], *,
                  confidence: float = 0.95, unit: str = "words") -> tuple[CI, float]:
     """(the t interval of ``estimate``, its df) from ``derivatives`` (as
-    :func:`jackknife_variance` takes them); NaN bounds when no sample varies."""
+    :func:`jackknife_variance` takes them). When no unit moves the statistic (every
+    derivative 0) the interval is the estimate itself and df NaN; NaN bounds when a
+    derivative is not finite."""
     from scipy import stats  # imported on use: a cached rerun needs none
 
     jv = jackknife_variance(derivatives)
     n = int(sum(jv.sizes.values()))
     nan = float("nan")
+    if jv.variance == 0.0:
+        return CI(float(estimate), float(estimate), float(estimate), confidence, n, METHOD,
+                  unit, n), nan
     if not jv.variance > 0 or not np.isfinite(jv.df):
         return CI(float(estimate), nan, nan, confidence, n, METHOD, unit, n), nan
     half = float(stats.t.ppf(0.5 + confidence / 2, jv.df)) * float(np.sqrt(jv.variance))
