@@ -258,3 +258,14 @@ def test_cli_compare_before_after_models(tiny_gpt2_dir, data_dir, tmp_path, monk
     assert res.method == "crows-pairs-compare" and res.summary["n_items"] == 10
     bad = CliRunner().invoke(app, ["compare", "--before", str(tiny_gpt2_dir)])
     assert isinstance(bad.exception, GenderscopeError)
+
+
+def test_true_false_items_compare_as_one_and_zero():
+    """GAP's ``correct`` is True/False: compare subtracts them as 1/0 (a TypeError before)."""
+    a = pd.DataFrame({"id": range(40), "gender": ["f", "m"] * 20,
+                      "correct": [True] * 30 + [False] * 10})
+    b = a.assign(correct=[True] * 10 + [False] * 30)
+    t = compare_runs(Result("gap", {}, a), Result("gap", {}, b),
+                     n_resamples=500).tables["change_by_group"].set_index("gender")
+    assert t.loc["(all)", "change"] == pytest.approx(-0.5)
+    assert t.loc["(all)", "p_value"] < 0.01

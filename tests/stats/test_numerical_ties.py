@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from genderscope.core.design import SCORE_TOLERANCE, Tolerance
+from genderscope.core.design import SCORE_TOLERANCE, SENTENCE_TOLERANCE, Tolerance
 from genderscope.measures.compare import NO_CHANGE, compare_runs, tolerance_of
 from genderscope.results import Result
 from genderscope.stats.design import ties
@@ -61,6 +61,26 @@ def test_ties_rule_and_declared_tolerance() -> None:
     tol = Tolerance(atol=1e-4, rtol=1e-5)
     mask = ties([0.0, 100.0, 1.0, np.nan], [9e-5, 100.0011, 1.0002, 1.0], tol)
     assert mask.tolist() == [True, True, False, False]
-    assert tolerance_of("crows-pairs") == SCORE_TOLERANCE
+    assert tolerance_of("crows-pairs") == SENTENCE_TOLERANCE  # a sum of token terms
+    assert tolerance_of("perplexity") == SCORE_TOLERANCE  # a mean per token
     with pytest.raises(ValueError, match="atol and rtol"):
         Tolerance(atol=-1.0)
+
+
+def test_sentence_sums_tie_within_device_noise_and_change_beyond() -> None:
+    """CrowS-Pairs margins (sums of token log-probabilities) rescored on another device
+    moved by up to 1.6e-3 nats on SmolLM2 (benchmarks/results/device/precision-h200-crows.txt):
+    such moves are ties; a move of 0.03-0.07 nats (bfloat16 moved a median 0.16) is a change."""
+    rng = np.random.default_rng(5)
+    pairs = pd.DataFrame({"pair_id": np.arange(200), "bias_type": "gender",
+                          "score_more": rng.normal(-60, 10, 200),
+                          "score_less": rng.normal(-60, 10, 200)})
+    pairs["stereotypical_preferred"] = pairs.score_more > pairs.score_less
+    noise = pairs.assign(score_more=pairs.score_more + rng.uniform(-2e-3, 2e-3, 200))
+    row = compare_runs(Result("crows-pairs", {}, pairs), Result("crows-pairs", {}, noise),
+                       n_resamples=999).tables["change_by_group"].iloc[0]
+    assert row["test"] == NO_CHANGE and row["n_ties"] == 200
+    moved = pairs.assign(score_more=pairs.score_more + rng.uniform(0.03, 0.07, 200))
+    row = compare_runs(Result("crows-pairs", {}, pairs), Result("crows-pairs", {}, moved),
+                       n_resamples=999).tables["change_by_group"].iloc[0]
+    assert row["n_ties"] == 0 and row["p_value"] < 0.01

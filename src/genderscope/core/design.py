@@ -68,6 +68,20 @@ CrowS-Pairs with a tiny GPT-2 at batch size 1 and 16 moved item margins by up to
 1.0001, far below any effect a measure reports. The default of every measure that
 declares none."""
 
+SENTENCE_TOLERANCE = Tolerance(atol=1e-2, rtol=1e-5)
+"""The precision of a sum of a sentence's token log-probabilities (nats) and of a
+difference of two such sums (a CrowS-Pairs margin): the rounding of every token's term
+adds up, and a forward pass on another device or in another batch computes each term in
+another order. Measured on SmolLM2-135M (float32, the 262 CrowS-Pairs gender pairs,
+``python benchmarks/device_precision.py --device cuda --limit 262 --only crows-pairs``,
+NVIDIA H200, benchmarks/results/device/precision-h200-crows.txt): CPU vs CUDA moved
+margins by up to 1.6e-3 nats (median 4.4e-5), one sequence per batch vs the default on
+CUDA by up to 1.4e-3, and the one-sentence-at-a-time loop of
+``benchmarks/bench_crows_pairs.py`` vs the engine by up to 2.6e-3 over all 1,508 pairs;
+with 1e-4, 16 of 200 pairs rescored on CUDA read as a change (precision-h200.txt). 1e-2 nats is a probability ratio of 1.01; bfloat16 moved the same margins by a
+median of 0.16 nats (a change, as it should read). The default of every sentence-scored
+measure (``sentence_scored=True``: CrowS-Pairs, StereoSet, ABC) that declares no design."""
+
 
 @dataclass(frozen=True)
 class Design:

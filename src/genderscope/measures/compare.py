@@ -16,9 +16,11 @@ changes, or of items clustered by the measure's declared unit):
   test", ``p_value`` NaN).
 
 Numerical noise is not evidence: an item whose two values are equal within the
-measure's tolerance (its declared design's, else
-:data:`genderscope.core.design.SCORE_TOLERANCE`: ``|change| <= 1e-4 + 1e-5 x |value|``,
-the precision of float32 scores) is a tie, its change set to 0 before the interval and
+measure's tolerance (its declared design's; else, for a sentence-scored measure,
+:data:`genderscope.core.design.SENTENCE_TOLERANCE`, ``|change| <= 1e-2 + 1e-5 x |value|``
+nats, what rescoring on another device or batch moves a sentence sum by; else
+:data:`genderscope.core.design.SCORE_TOLERANCE`, ``1e-4 + 1e-5 x |value|``, the
+precision of float32 scores) is a tie, its change set to 0 before the interval and
 test (``n_ties`` counts them); when every change is a tie the row says "no change beyond
 numerical precision" and has no p-value. So a run compared with itself rescored at
 another batch size reports no change. For binary item values (CrowS-Pairs:
@@ -45,7 +47,7 @@ import pandas as pd
 from scipy import stats
 
 from genderscope.core.declaration import Declaration, Pairing
-from genderscope.core.design import SCORE_TOLERANCE, Design, Tolerance
+from genderscope.core.design import SCORE_TOLERANCE, SENTENCE_TOLERANCE, Design, Tolerance
 from genderscope.errors import GenderscopeError
 from genderscope.results import Result
 from genderscope.stats import adjust_pvalues
@@ -73,10 +75,14 @@ def _pairing(method: str) -> Pairing | None:
 
 def tolerance_of(method: str) -> Tolerance:
     """The numerical precision of ``method``'s values: its declared design's, else
-    :data:`~genderscope.core.design.SCORE_TOLERANCE`."""
+    :data:`~genderscope.core.design.SENTENCE_TOLERANCE` for a sentence-scored measure,
+    else :data:`~genderscope.core.design.SCORE_TOLERANCE`."""
     declared = _declared(method)
     design = declared.design if declared is not None else None
-    return design.tolerance if design is not None else SCORE_TOLERANCE
+    if design is not None:
+        return design.tolerance
+    return SENTENCE_TOLERANCE if declared is not None and declared.sentence_scored \
+        else SCORE_TOLERANCE
 
 
 def _derive(items: pd.DataFrame, method: str) -> pd.DataFrame:
@@ -208,6 +214,8 @@ def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = N
             raise GenderscopeError(f"compare: key {'+'.join(spec.key)} is not unique in the "
                                    f"{name} run; pass --key")
     vals = [spec.value, *spec.extra_values]
+    a, b = (r.astype({c: float for c in vals if pd.api.types.is_bool_dtype(r[c])})
+            for r in (a, b))  # True/False items (correct, flipped) compare as 1/0
     merged = a[list(dict.fromkeys(cols))].merge(
         b[[*spec.key, *vals]], on=list(spec.key), suffixes=("_before", "_after"))
     if merged.empty:
