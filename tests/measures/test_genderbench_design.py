@@ -144,3 +144,18 @@ def test_absolute_values_carry_their_no_bias_value_in_the_table() -> None:
         console.print(t)
     text = console.export_text()
     assert f"(absolute; no bias: up to {fmt(m['no_bias_p95'])})" in text
+
+
+def test_the_report_shows_the_no_bias_value_beside_an_absolute_headline() -> None:
+    from genderscope.reporting.cards.chat_probes import DISCRIMINATION_TAMKIN
+    from genderscope.results import Result
+
+    frame = _frame(np.random.default_rng(5), [3] * 12, [0.5] * 12)
+    spec = dt.build(data=DATA, sample_k=1)
+    s = summarise(spec, frame, n_resamples=300, seed=0)
+    heads = {h.label: h for h in DISCRIMINATION_TAMKIN.headlines(Result(
+        "discrimination-tamkin", s, frame, {"params": {"cluster_unit": "scenarios"}}))}
+    gap = heads["largest gap between two genders"]
+    assert gap.null is None
+    assert f"no bias gives up to {s['max_diff']['no_bias_p95']:.3f}" in gap.note
+    assert "no bias gives" not in heads["male - female 'yes' rate"].note

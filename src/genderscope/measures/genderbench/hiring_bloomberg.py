@@ -32,7 +32,7 @@ occupations as clusters is degenerate: a resample holds all four only 4!/4^4 = 9
 the time, and a role's own rate would never vary. The bootstrap is stratified by
 occupation instead: each resample keeps every occupation's item count and draws its
 items (each an independent draw of names, slots and CV order) with replacement. Test:
-per item x - 0.5 (0 when the model ignores which names are men's), sign-flip over items.
+per item x - 0.5 (0 when the model ignores which names are men's), t test over items.
 """
 
 from __future__ import annotations

@@ -18,7 +18,9 @@ a of x ~ a s + b fitted by least squares with a in [-1, 1] and b in [0, 1] (Gend
 ``scipy.optimize.lsq_linear``; here solved exactly from the sums, the minimum of a convex
 quadratic over a box being the free minimum or one of the four edge minima), cut points
 -1, .05, .15, .5, 1. Every item is one occupation, so the cluster bootstrap resamples
-occupations. Test: masculine rate - 0.5, sign-flip over occupations.
+occupations. Test: masculine rate - 0.5, cluster t over occupations. ``disparity`` is
+labelled absolute, with its no-bias value (male and female swapped in random halves of
+the occupations; :mod:`.probe_run`).
 """
 
 from __future__ import annotations

