@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from genderscope.catalog._common import Plan, _measure, _subset_note, subset
 from genderscope.core.declaration import (
@@ -52,7 +52,7 @@ def perplexity(
 
     A seeded subset of ``limit`` sentences (``min_words`` words or more) of ``corpus`` from
     document ``from_document`` on (GAP: its validation split)."""
-    from genderscope.datasets.corpus import load_corpus, split_sentences
+    from genderscope.datasets.corpus import BUILTIN, load_corpus, split_sentences
 
     start = from_document if from_document is not None else (GAP_HELD_OUT if corpus == "gap" else 0)
     if start < 0:
@@ -82,8 +82,14 @@ def perplexity(
             lm, sents, n_resamples=resamples, seed=seed, progress=progress, params=params
         ),
         _subset_note(limit, subset_seed, len(sents), total, "held-out sentences"),
-        inputs=(sents, params),
+        inputs=(sents, _keyed(params, builtin=corpus in BUILTIN)),
+        key_options={} if corpus in BUILTIN else {"corpus": None},  # a file: by its content
     )
 
 
-PERPLEXITY_PLANS = {"perplexity": perplexity}
+def _keyed(params: dict[str, Any], *, builtin: bool) -> dict[str, Any]:
+    """``params`` as the reuse key sees them: the corpus by its SHA-256 and size, not by
+    where its files lie (a file corpus's name is its path, so it is left out too)."""
+    corpus = {k: v for k, v in params["corpus"].items()
+              if k != "files" and (builtin or k != "source")}
+    return {**params, "corpus": corpus}

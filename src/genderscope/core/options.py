@@ -198,11 +198,3 @@ RESAMPLES = Option("resamples", 10_000, "Bootstrap resamples.", type="int", min=
 PERMUTATIONS = Option("permutations", 10_000, "Permutations of the permutation test.",
                       type="int", min=10_000)
 PROGRESS = Option("progress", False, "Show a progress bar.", type="bool", key=False)
-STRATEGY = Option("strategy", "l2r", "Multi-piece word scoring: l2r (one mask per piece, "
-                  "filled left to right), independent, or first-piece.",
-                  choices=("l2r", "independent", "first-piece"))
-SPAN_MASKING = Option("span_masking", "piece", "piece: one mask per wordpiece; word: one "
-                      "mask per word (Bartl et al.'s original).", choices=("piece", "word"))
-
-SUBSET = (DATA, LIMIT, SUBSET_SEED)
-BOOTSTRAP = (SEED, RESAMPLES)

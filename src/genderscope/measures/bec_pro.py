@@ -88,7 +88,6 @@ from genderscope.stats import CI, annotate_family, cluster_mean_ci, paired_test
 METHOD = "bec-pro"
 GENDERS = ("male", "female")
 GROUP_ORDER = ("male", "female", "balanced")
-ITEM_KEY = ("sentence", "person")
 CI_UNIT = "professions"
 CROSSED_UNIT = "professions x person words"
 """The unit of the male - female interval and test when the person words are known: both

@@ -78,7 +78,6 @@ SS_TEST = "one-sample t-test of per-target SS - 50 over targets"
 
 
 SCORINGS = ("reference", "l2r", "pll", "bias-bench")
-MASKED_SCORINGS = ("reference", "l2r", "pll")
 _RULE = {"reference": "l2r-drop", "l2r": "l2r", "pll": "pll"}
 SCORING_TEXT = {
     "reference": "reference: mean probability of filler pieces, left to right, later "

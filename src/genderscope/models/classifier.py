@@ -143,9 +143,6 @@ class Classifier:
         self.requests = 0
         self.calls = 0
 
-    def clear_cache(self) -> None:
-        self._cache.clear()
-
     def predict_proba(self, texts: Sequence[str]) -> np.ndarray:
         """Probabilities, shape ``(len(texts), n_classes)``, rows in input order."""
         if isinstance(texts, str):

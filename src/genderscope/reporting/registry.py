@@ -137,9 +137,3 @@ def cards_for(subjects: Sequence[Subject], names: Sequence[str] | None = None
     chosen = select(list(names) if names else None)
     chat = [m for m in measures().values() if is_chat(m)]
     return [(s, chat if s.endpoint and not names else chosen) for s in subjects]
-
-
-def describe_defaults() -> str:
-    """The default subsets as Markdown lines (for docs and --help)."""
-    return "\n".join(f"- `{m.name}`: {m.card.subset}" for m in measures().values()
-                     if m.card.subset)

@@ -31,7 +31,6 @@ import bisect
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
-from pathlib import Path
 
 import numpy as np
 
@@ -111,32 +110,6 @@ def census_frequencies() -> tuple[dict[str, float], dict[str, float]]:
                         f"(pip install names) or pass a name list ({exc})") from None
     return _read_census(male, "names/dist.male.first"), _read_census(female,
                                                                        "names/dist.female.first")
-
-
-def read_name_table(path: str | Path) -> tuple[dict[str, float], dict[str, float]]:
-    """A user name list: TSV ``name<TAB>gender(m/f)<TAB>frequency`` (``#`` comments)."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"cannot read name list {p}: {exc}") from None
-    male: dict[str, float] = {}
-    female: dict[str, float] = {}
-    for n, raw in enumerate(text.splitlines(), start=1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        cols = [c.strip() for c in line.split("\t")]
-        if len(cols) != 3 or cols[1].lower() not in ("m", "f"):
-            raise DataError(f"expected 'name<TAB>m|f<TAB>frequency' at {where(p, n)}")
-        try:
-            freq = float(cols[2])
-        except ValueError:
-            raise DataError(f"frequency {cols[2]!r} is not a number at {where(p, n)}") from None
-        (male if cols[1].lower() == "m" else female)[cols[0].lower()] = freq
-    if not male or not female:
-        raise DataError(f"name list {p} needs both male and female names")
-    return male, female
 
 
 def build_name_map(male: dict[str, float], female: dict[str, float], *, seed: int = 0,
