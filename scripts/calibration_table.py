@@ -44,17 +44,17 @@ calibration tests in `tests/stats/` run the same functions, the counterfactual r
 more runs, and assert the bar); `python scripts/calibration_table.py --check` renders it
 afresh and fails when it differs (`tests/stats/test_calibration_table.py`). Rows of the
 older calibration tests that run whole measures (StereoSet, WinoBias, ABC, LPBS, bias
-amplification, the chat probes) and designs whose statistics are still being fixed
-(intervals of GenderBench's absolute values `max_diff` and `disparity`) are not listed
-yet: see `tests/stats/test_calibration*.py`. WEAT's and SEAT's d interval at d != 0 and
+amplification, the chat probes' cluster bootstrap of a rate) are not listed yet: see
+`tests/stats/test_calibration*.py`. WEAT's and SEAT's d interval at d != 0 and
 RND's interval with target sets of unequal size are listed: the figures of the intervals
 they replaced are in `tests/stats/test_calibration_effects.py`.
 
-An interval of an absolute value (RNSB, a divergence >= 0) never contains 0, with or
-without bias: "the CI excludes 0" is not evidence for it. Its output labels it absolute
-and shows beside it the value expected under no bias (the 95th percentile of the
-statistic over random relabellings, a permutation null); evidence is a value above that
-(rows below).
+An interval of an absolute value (RNSB, a divergence >= 0; GenderBench's `max_diff`,
+`diff_abs_*` and `disparity`) never contains 0, with or without bias: "the CI excludes 0"
+is not evidence for it. Its output labels it absolute and shows beside it the value
+expected under no bias (the 95th percentile of the statistic over random relabellings,
+a permutation null: of A u B for RNSB, of the answers' genders for GenderBench); evidence
+is a value above that (rows below).
 
 Which test a mean gets: where the sign of each unit's value is arbitrary under no effect
 (RIPA's word pairs: swapping a pair flips it), the sign-flip test, exact; where it is not
