@@ -29,7 +29,6 @@ from genderscope.cli.common import (
     fmt,
     run_note,
 )
-from genderscope.errors import GenderscopeError
 from genderscope.results import to_json
 from genderscope.text_blocks import plural
 
@@ -39,11 +38,6 @@ def _p(x: Any) -> str:
         return f"{float(x):.2g}"
     except (TypeError, ValueError):
         return str(x)
-
-
-def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
-    if value not in choices:
-        raise GenderscopeError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
 
 
 def _bec_pro_plots(result: Any, path: Path) -> list[str]:

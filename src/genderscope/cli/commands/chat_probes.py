@@ -24,6 +24,7 @@ from genderscope.cli.common import (
     DTYPE_OPTION,
     JSON_OPTION,
     OUT_OPTION,
+    PROGRESS_OPTION,
     STORE_OPTION,
     command_line,
     console,
@@ -37,7 +38,6 @@ MODEL_OPTION = typer.Option(..., "--model", "-m", help="Chat model: HF id, folde
 BASE_URL_OPTION = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint for "
                                "--model openai:NAME, e.g. http://127.0.0.1:8000/v1 (API key "
                                "from $OPENAI_API_KEY).")
-PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
 CONCURRENCY_OPTION = typer.Option(None, "--concurrency", help="Endpoint requests in flight "
                                   "at once [default: 4].")
 TIMEOUT_OPTION = typer.Option(None, "--timeout", help="Seconds an endpoint request may "

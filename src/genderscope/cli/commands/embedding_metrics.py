@@ -14,29 +14,24 @@ from rich.table import Table
 
 from genderscope.cli.commands.embeddings import (
     FORMAT_OPTION,
-    PROGRESS_OPTION,
     TEST_OPTION,
     TESTS_DIR_OPTION,
     VECTORS_OPTION,
     VOCAB_OPTION,
     _expand,
-    _raise_if_failed,
-    _write_table,
+    run_tests,
 )
 from genderscope.cli.common import (
     JSON_OPTION,
     OUT_OPTION,
+    PROGRESS_OPTION,
     STORE_OPTION,
     ci_text,
     command_line,
-    console,
-    default_out,
-    err_console,
     fmt,
     open_store,
 )
-from genderscope.errors import GenderscopeError
-from genderscope.results import Result, to_json
+from genderscope.results import Result
 
 TITLES = {
     "ripa": "RIPA (Ethayarajh et al. 2019): mean a . (x_i - y_i)/|x_i - y_i| over A or B",
@@ -122,38 +117,16 @@ def _command(method: str) -> Any:
 
         tests = _expand(test, tests_dir)
         store = open_store(store_path)
-        base = default_out(method, out)
-        rows: list[dict[str, Any]] = []
-        runs: dict[str, str] = {}
-        failed: list[str] = []
         try:
             vecs = load_vectors(vectors, fmt=fmt, vocab=vocab, store=store)
-            for t in tests:
-                try:
-                    name = f"{t.name}-swapped" if options.get("swap_roles") else t.name
-                    r = run(method, vecs, store=store, out=base / name if len(tests) > 1
-                            else base, command=command_line(), test=t,
-                            progress=progress and not as_json, **options)
-                except GenderscopeError as exc:
-                    if len(tests) == 1:
-                        raise
-                    failed.append(t.name)
-                    rows.append({"test": t.name, "error": str(exc)})
-                    err_console.print(f"[yellow]{t.name}: {exc}[/yellow]")
-                    continue
-                runs[t.name] = r.metadata["run_id"]
-                rows.extend(_rows(method, r))
+            run_tests(method, tests, lambda t, folder: run(
+                method, vecs, store=store, out=folder, command=command_line(), test=t,
+                progress=progress and not as_json, **options), out, store, as_json,
+                rows_of=lambda r: _rows(method, r), tables=metric_tables,
+                folder_name=lambda t: f"{t.name}-swapped" if options.get("swap_roles")
+                else t.name)
         finally:
             store.close()
-        base.mkdir(parents=True, exist_ok=True)
-        _write_table(base / "tests.csv", rows)
-        if as_json:
-            console.print_json(to_json({"runs": runs, "tests": rows}))
-        else:
-            for t in metric_tables(method, rows):
-                console.print(t)
-            console.print(f"saved to {base}; runs {', '.join(runs.values())}")
-        _raise_if_failed(failed, len(tests), base)
 
     command.__doc__ = TITLES[method] + "."
     return command

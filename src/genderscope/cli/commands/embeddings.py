@@ -19,6 +19,7 @@ from rich.table import Table
 from genderscope.cli.common import (
     JSON_OPTION,
     OUT_OPTION,
+    PROGRESS_OPTION,
     STORE_OPTION,
     command_line,
     console,
@@ -36,7 +37,6 @@ TEST_OPTION = typer.Option(..., "--test", "--query", help="Test name (weat6), gl
                            "repeat for several.")
 TESTS_DIR_OPTION = typer.Option(None, "--tests-dir", envvar="GENDERSCOPE_SEAT_DIR",
                                 help="Folder of <name>.jsonl test files.")
-PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
 VECTORS_OPTION = typer.Option("glove-6b-50d", "--vectors",
                               help="Word vectors: glove-6b-50d, or a GloVe/word2vec "
                                    "text, word2vec .bin or .npy file.")
@@ -185,16 +185,22 @@ def amplification_tables(result: Result) -> list[Table]:
     return [table]
 
 
-def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | None,
-               store, as_json: bool) -> None:
+def run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | None,
+              store, as_json: bool, *, rows_of=lambda r: [_row(r)], tables=None,
+              folder_name=lambda t: t.name) -> None:
+    """Run ``run_one(test, folder)`` for each test (one folder each when several) and
+    write ``tests.csv`` (``rows_of(result)``); a failed test is a row with its error
+    when several run. WEAT and SEAT (no ``tables``): the tests are one family (Holm);
+    the WEFE-family metrics pass their ``tables(method, rows)``."""
     base = default_out(method, out)
+    family = tables is None
     rows: list[dict[str, object]] = []
     runs: dict[str, str] = {}
     failed: list[str] = []
     done: list[tuple[str, Result | None, str]] = []
     for test in tests:
         try:
-            folder = base / test.name if len(tests) > 1 else base
+            folder = base / folder_name(test) if len(tests) > 1 else base
             done.append((test.name, run_one(test, folder), ""))
         except GenderscopeError as exc:
             if len(tests) == 1:
@@ -202,7 +208,7 @@ def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | N
             failed.append(test.name)
             done.append((test.name, None, str(exc)))
             err_console.print(f"[yellow]{test.name}: {exc}[/yellow]")
-    ok = [r for _, r, _ in done if r is not None]
+    ok = [r for _, r, _ in done if r is not None] if family else []
     if len(ok) > 1:  # tests run together are one family: Holm over their two-sided p
         from genderscope.stats import annotate_family
 
@@ -215,12 +221,17 @@ def _run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | N
             result.save(base / name)
             store.update_summary(result.metadata["run_id"], result.summary)
         runs[name] = result.metadata["run_id"]
-        rows.append(_row(result))
+        rows.extend(rows_of(result))
     base.mkdir(parents=True, exist_ok=True)
     _write_table(base / "tests.csv", rows)
     reused = [name for name, r, _ in done if r is not None and r.metadata.get("reused")]
     if as_json:
-        console.print_json(to_json({"runs": runs, "tests": rows, "reused": reused}))
+        console.print_json(to_json({"runs": runs, "tests": rows,
+                                    **({"reused": reused} if family else {})}))
+    elif tables is not None:
+        for t in tables(method, rows):
+            console.print(t)
+        console.print(f"saved to {base}; runs {', '.join(runs.values())}")
     else:
         table, note = tests_tables(method, rows)
         console.print(table)
@@ -264,7 +275,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         store = open_store(store_path)
         try:  # with the store's memo, a stored run's rerun never parses the vectors
             vecs = load_vectors(vectors, fmt=fmt, vocab=vocab, store=store)
-            _run_tests("weat", tests, lambda t, folder: run(
+            run_tests("weat", tests, lambda t, folder: run(
                 "weat", vecs, store=store, out=folder, command=command_line(), test=t,
                 progress=progress and not as_json, **options),
                 out, store, as_json)
@@ -326,7 +337,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             else:
                 enc = SentenceEncoder.load(encoder or "all-minilm-l6-v2", device=device,
                                            batch_size=batch_size, store=store)
-            _run_tests("seat", tests, lambda t, folder: run(
+            run_tests("seat", tests, lambda t, folder: run(
                 "seat", enc, store=store, out=folder, progress=progress and not as_json,
                 command=command_line(), test=t, **options), out, store, as_json)
         finally:

@@ -24,6 +24,7 @@ from rich.table import Table
 from genderscope.cli.common import (
     JSON_OPTION,
     OUT_OPTION,
+    PROGRESS_OPTION,
     STORE_OPTION,
     ci_text,
     command_line,
@@ -40,7 +41,6 @@ CLASSIFIER_OPTION = typer.Option(..., "--classifier", help="Classifier SPEC: FIL
                                  "first three RUN CODE: a pickle runs code when loaded, and "
                                  "module:name / file.py:name import and execute that Python; "
                                  "give only files and modules you trust.")
-PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
 
 
 def _print(result: Result, as_json: bool, table: Table) -> None:
