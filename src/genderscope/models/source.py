@@ -42,6 +42,14 @@ HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?")
 """A Hugging Face Hub id: ``name`` or ``owner/name``."""
 
 
+def cuda_available() -> bool:
+    """Whether torch sees a CUDA device (``torch.cuda.is_available()``; torch is imported
+    here, on the first call, so that a caller above the adapters never imports it)."""
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
 def pick_device(device: str | None) -> torch.device:
     """``device`` if given, else CUDA, then MPS, then CPU."""
     import torch

@@ -248,16 +248,14 @@ def choose_scope(device: str | None, *, full: bool | None = None, quick: bool = 
 
     ``--quick`` wins; ``full`` True/False is the user's choice; otherwise full on a GPU
     (``device`` ``cuda``/``mps``, or no device given and ``cuda_available()``), seeded
-    subsets on a CPU. ``cuda_available`` defaults to ``torch.cuda.is_available``
-    (injectable for tests). A ``cuda`` device that is not there is refused here, before
-    any stored run is looked up, so the answer does not depend on what is cached."""
+    subsets on a CPU. ``cuda_available`` defaults to
+    :func:`genderscope.models.source.cuda_available` (injectable for tests). A ``cuda``
+    device that is not there is refused here, before any stored run is looked up, so the
+    answer does not depend on what is cached."""
     if quick and full:
         raise GenderscopeError("--quick and --full exclude each other")
     if cuda_available is None:
-        def cuda_available() -> bool:
-            import torch
-
-            return bool(torch.cuda.is_available())
+        from genderscope.models.source import cuda_available
     kind = device.split(":")[0].strip().lower() if device is not None else None
     if kind == "cuda" and not cuda_available():
         raise GenderscopeError(f"--device {device}: no CUDA device is available here; use "
