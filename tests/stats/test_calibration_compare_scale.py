@@ -19,8 +19,6 @@ from genderscope.reporting.cards.weat import d_rows, z_first
 from genderscope.reporting.compare import paired_difference
 from genderscope.reporting.entry import Paired
 
-pytestmark = pytest.mark.slow
-
 
 def _model(rng: np.random.Generator, words: np.ndarray, scale: float, shift: float,
            keys: pd.MultiIndex) -> pd.DataFrame:
@@ -50,12 +48,49 @@ def _false_positive_rate(standardize: bool, sims: int = 400, smooth: bool = True
     return hits / sims
 
 
+def _keys() -> tuple[pd.MultiIndex, pd.Series]:
+    keys = pd.MultiIndex.from_tuples([(f"w{k}", f"s{j}") for k in range(16)
+                                      for j in range(4)], names=["word", "sentence"])
+    return keys, pd.Series([k for k, _ in keys], index=keys)
+
+
+@pytest.mark.slow
+def test_d_difference_p_is_blind_to_a_models_scale() -> None:
+    """The CI-sized check of the calibration below (whose 400 runs are
+    ``calibration_full``): for the same data, model B's associations scaled by 6 and
+    shifted by 2 give the same p as unscaled, for the cluster bootstrap-t and for the swap
+    of standardized rows; the swap of raw rows (the test before) gives another p."""
+    keys, clusters = _keys()
+    rng = np.random.default_rng(2026)
+    raw_moved = 0
+    for i in range(4):
+        words = rng.standard_normal(16) + 0.5 * (np.arange(16) < 8)
+        a_rows, b_rows = (_model(rng, words, 1.0, 0.0, keys) for _ in range(2))
+        b_scaled = b_rows.assign(association=6.0 * b_rows["association"] + 2.0)
+        for standardize, smooth in ((True, True), (True, False), (False, False)):
+            a = Paired(a_rows, d_rows, unit="source words", clusters=clusters,
+                       standardize=z_first if standardize else None, smooth=smooth)
+            p, p_scaled = (paired_difference(a, Paired(b, d_rows, unit="source words",
+                                                       clusters=clusters, smooth=smooth),
+                                             n_permutations=300, seed=i)[5]
+                           for b in (b_rows, b_scaled))
+            if standardize:
+                assert p_scaled == p, (i, smooth)
+            else:
+                raw_moved += abs(p_scaled - p) > 0.01
+    assert raw_moved >= 3
+
+
+@pytest.mark.slow
+@pytest.mark.calibration_full
 def test_d_difference_between_models_of_different_scale_is_calibrated():
     rate = _false_positive_rate(standardize=True)
     print(f"false-positive rate, cluster bootstrap-t: {rate:.3f}")
     assert 0.03 <= rate <= 0.07, rate
 
 
+@pytest.mark.slow
+@pytest.mark.calibration_full
 def test_raw_swap_was_not_calibrated():
     """The old swap of raw rows: its null is wide, so it (almost) never rejects."""
     assert _false_positive_rate(standardize=False, sims=200, smooth=False) < 0.02
