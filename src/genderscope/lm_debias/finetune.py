@@ -50,9 +50,7 @@ from genderscope.lm_debias.checkpoint import (
     save_checkpoint,
 )
 from genderscope.lm_debias.finetune_output import (  # noqa: F401 - re-exported
-    MANIFEST,
     check_out_dir,
-    prepare_out_dir,
     publish_model,
 )
 from genderscope.models.source import ModelSource, pick_device

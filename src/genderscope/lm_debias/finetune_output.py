@@ -63,12 +63,6 @@ def check_out_dir(out: str | Path, overwrite: bool, inputs: Sequence[Any] = ()) 
                            "replace it")
 
 
-def prepare_out_dir(out: Path, overwrite: bool) -> bool:
-    """Check the output folder (:func:`check_out_dir`); True when an interrupted run
-    should resume. Deletes nothing."""
-    return check_out_dir(out, overwrite) == "resume"
-
-
 def publish_model(model: Any, tok: Any, manifest: dict[str, Any], texts: Sequence[str] | None,
              out: Path) -> None:
     """Write the finished model, tokenizer, manifest (and training units) into a fresh
