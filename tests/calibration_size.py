@@ -74,3 +74,12 @@ def runs(ci: int, full: int) -> list:
     ``ci-N``) and the full one (id ``full-N``, marked ``calibration_full`` and ``slow``)."""
     return [pytest.param(Runs(ci, False, full), id=f"ci-{ci}"),
             pytest.param(Runs(full, True, full), id=f"full-{full}", marks=FULL)]
+
+
+def runs_for(cases: list[tuple], ci: int, full: int | list[int]) -> list:
+    """:func:`runs` for each case of a parametrised test: ``(*case, runs)`` with the ids of
+    both; ``full`` may give each case its own full size."""
+    fulls = full if isinstance(full, list) else [full] * len(cases)
+    return [pytest.param(*case, *p.values, marks=p.marks,
+                         id="-".join(map(str, case)) + f"-{p.id}")
+            for case, f in zip(cases, fulls, strict=True) for p in runs(ci, f)]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from calibration_sims import COVER, FPR, rnd_unequal_row, rnsb_null_rows, weat_d_row, weat_d_truth
+from calibration_size import Runs, runs, runs_for
 
 
 def _report(row) -> float:  # noqa: ANN001
@@ -36,13 +37,13 @@ def test_weat_d_interval_covers_when_d_is_not_0(nx: int, ny: int, delta: float) 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("nx", "ny", "delta", "templates"),
-                         [(8, 8, 1.0, 0), (8, 8, 2.0, 0), (8, 16, 1.0, 0), (8, 8, 1.0, 5)])
+@pytest.mark.parametrize(("nx", "ny", "delta", "templates", "runs"),
+                         runs_for([(8, 8, 1.0, 0), (8, 8, 2.0, 0), (8, 16, 1.0, 0),
+                                   (8, 8, 1.0, 5)], 300, [2000, 2000, 2000, 600]))
 def test_weat_d_interval_covers_when_d_is_not_0_slow(nx: int, ny: int, delta: float,
-                                                     templates: int) -> None:
-    rate = _report(weat_d_row(nx, ny, delta, 2000 if not templates else 600,
-                              templates=templates, seed=811))
-    assert COVER[0] <= rate <= COVER[1]
+                                                     templates: int, runs: Runs) -> None:
+    rate = _report(weat_d_row(nx, ny, delta, runs.sims, templates=templates, seed=811))
+    assert runs.meets(rate, COVER)
 
 
 def test_weat_d_interval_is_exact_for_normal_scores_and_stays_in_range() -> None:
@@ -65,18 +66,20 @@ def test_weat_d_interval_is_exact_for_normal_scores_and_stays_in_range() -> None
     assert weat_d_truth(3.0, 8, 8) < 2.0
 
 
+@pytest.mark.parametrize("runs", runs(150, 300))
 @pytest.mark.parametrize("kw", [{}, {"dim": 300}], ids=["50d", "300d"])
-def test_rnd_interval_with_unequal_sets_covers(kw: dict) -> None:
-    rate = _report(rnd_unequal_row(300, **kw))
-    assert COVER[0] <= rate <= COVER[1]
+def test_rnd_interval_with_unequal_sets_covers(kw: dict, runs: Runs) -> None:
+    rate = _report(rnd_unequal_row(runs.sims, **kw))
+    assert runs.meets(rate, COVER)
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("runs", runs(200, 1000))
 @pytest.mark.parametrize("kw", [{"shift": 2.0}, {"nx": 10, "ny": 10}, {"n_attr": 12}],
                          ids=["shift", "equal", "12-attributes"])
-def test_rnd_interval_with_unequal_sets_covers_slow(kw: dict) -> None:
-    rate = _report(rnd_unequal_row(1000, seed=841, **kw))
-    assert COVER[0] <= rate <= COVER[1]
+def test_rnd_interval_with_unequal_sets_covers_slow(kw: dict, runs: Runs) -> None:
+    rate = _report(rnd_unequal_row(runs.sims, seed=841, **kw))
+    assert runs.meets(rate, COVER)
 
 
 def test_rnd_interval_agrees_with_its_permutation_test() -> None:
@@ -95,12 +98,13 @@ def test_rnd_interval_agrees_with_its_permutation_test() -> None:
 
 
 @pytest.mark.slow
-def test_rnsb_no_bias_value_is_sized() -> None:
+@pytest.mark.parametrize("runs", runs(150, 1000))
+def test_rnsb_no_bias_value_is_sized(runs: Runs) -> None:
     """1,000 runs, 200 relabellings each (as the default): 0.059 (docs/calibration.md runs
     500)."""
-    excludes, above = rnsb_null_rows(1000)
-    assert _report(excludes) > 0.95  # why the label is needed: the CI is never evidence
-    assert FPR[0] <= _report(above) <= FPR[1]
+    excludes, above = rnsb_null_rows(runs.sims)
+    assert runs.above(_report(excludes), 0.95)  # why the label is needed: never evidence
+    assert runs.meets(_report(above), FPR)
 
 
 def test_rnsb_summary_labels_the_absolute_value() -> None:
