@@ -65,19 +65,11 @@ def package_dir() -> Path:
 
 
 def locations() -> dict[str, str]:
-    """Where the data, this folder and the package are: reuse keys hold some of these
-    paths (the data files' of winobias, dawinobias, abc, crows-pairs, stereoset and
-    perplexity; this folder's for ``lpbs/file-masked``; the package's
-    ``resources/lpbs_tests.yaml`` for a built-in LPBS test), so keys can only be
-    compared where they are what they were at recording."""
+    """Where the data, this folder and the package were at recording (kept with the
+    baseline for the record: reuse keys held some of these paths before issue 35; they
+    hold none now, so keys compare wherever the data and the checkout lie)."""
     return {"data": str(data_dir().resolve()), "tests": str(HERE),
             "package": str(package_dir())}
-
-
-KEY_HOLDS_PACKAGE_PATH = frozenset({"lpbs/causal", "lpbs/masked"})
-"""Cases whose reuse key holds the path of the genderscope package (a built-in LPBS test
-is keyed with the path of ``resources/lpbs_tests.yaml``): a key recorded on a baseline
-checkout elsewhere cannot be compared with it."""
 
 
 def data_dir() -> Path:

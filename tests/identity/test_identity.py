@@ -4,9 +4,9 @@ the code before the measure/engine/registry refactor, commit d37d9a8).
 
 One test per case (a case names its measure: ``winobias/causal``, ``bbq/hash-chat``):
 ``test_same_numbers`` compares the reuse key (``metadata["cache_key"]``), the summary,
-the item table (columns, dtypes, every cell) and the further tables (some reuse keys
-hold absolute paths: they are compared where those paths are what they were at
-recording, see ``test_reuse_keys_are_compared_here``);
+the item table (columns, dtypes, every cell) and the further tables (reuse keys hold no
+paths, so they compare wherever the data lies; the keys that dropped a path are in
+``KEYS_WITHOUT_PATHS``);
 ``test_same_metadata`` the metadata less timings, ids and versions. Strings, ints and
 bools must be equal, floats to 1e-12 relative (NaN equals NaN). Re-record (only on
 purpose, on the code the baseline should hold) with::
@@ -750,6 +750,12 @@ CHANGED_ON_PURPOSE: dict[str, dict[tuple[str, ...], tuple[Any, Any]]] = {
             ('sign-flip test over cluster means', 'none (too few units to test: 5 sentences)'),
     },
     "hiring-an/hash-chat": {
+        ('summary', 'diff_abs_acceptance_rate', 'no_bias_p95'):
+            (ABSENT, 0.6),
+        ('summary', 'diff_abs_acceptance_rate', 'no_bias'):
+            (ABSENT,
+             "95th percentile of diff_abs_acceptance_rate over 200 random "
+             "relabellings of the answers' genders"),
         ('summary', 'diff_acceptance_rate', 'method'):
             ('cluster percentile bootstrap', 'linearised cluster t interval'),
         ('summary', 'diff_acceptance_rate', 'ci_high'):
@@ -767,6 +773,11 @@ CHANGED_ON_PURPOSE: dict[str, dict[tuple[str, ...], tuple[Any, Any]]] = {
              'none (too few units to test: 0 occupations)'),
     },
     "hiring-bloomberg/hash-chat": {
+        ('summary', 'disparity', 'no_bias_p95'):
+            (ABSENT, 0.33333333333333337),
+        ('summary', 'disparity', 'no_bias'):
+            (ABSENT,
+             "95th percentile of disparity over 200 random relabellings of the answers' genders"),
         ('summary', 'tests', 0, 'p_value'):
             (1.0, float("nan")),
         ('summary', 'tests', 0, 'p_adjusted'):
@@ -903,6 +914,12 @@ CHANGED_ON_PURPOSE: dict[str, dict[tuple[str, ...], tuple[Any, Any]]] = {
             (ABSENT, True),
     },
     "relationship-levy/hash-chat": {
+        ('summary', 'diff_abs_success_rate', 'no_bias_p95'):
+            (ABSENT, 0.4285714285714286),
+        ('summary', 'diff_abs_success_rate', 'no_bias'):
+            (ABSENT,
+             "95th percentile of diff_abs_success_rate over 200 random "
+             "relabellings of the answers' genders"),
         ('summary', 'diff_success_rate', 'ci_low'):
             (-0.7142857142857144, -0.9749736121790937),
         ('summary', 'diff_success_rate', 'method'):
@@ -933,6 +950,75 @@ CHANGED_ON_PURPOSE: dict[str, dict[tuple[str, ...], tuple[Any, Any]]] = {
 }
 """Case -> path -> (recorded value, the value now): numbers changed by a deliberate fix,
 each named with its reason; anything else must still equal the baseline."""
+
+# issue 35 leftovers: reuse keys no longer hold where the data lies (the items' path,
+# an LPBS test's files, a corpus's files: NOT_CONTENT in datasets/, the plans' key
+# options), only what it holds, so the same data in another folder is the same run. The
+# numbers are unchanged and no version raised: a run stored before misses once and is
+# recomputed with the same numbers. Case -> (key recorded, key now); the report's
+# CrowS-Pairs and StereoSet sections likewise.
+KEYS_WITHOUT_PATHS: dict[str, tuple[str, str]] = {
+    "abc/causal": (
+        "run:c5db820b22b21cfb876d612ebf0beecc95b3fbd122d9b9f6c3b70a9ada1eb0ed",
+        "run:d525a27f7794c75fe24e7a1960d5e430bef5847bf5c5c185697abacffe425fe1"),
+    "abc/masked": (
+        "run:48f1e8cdb0fe36c57a5abc672c009dc4e0c037165e130b75f1d5fb7ddc26484d",
+        "run:708ecdfe9c93446bd9f0aaa253af9aeda6601a5ee840f9364553ff5115480799"),
+    "abc/sv-causal": (
+        "run:9b7f7438c2d751457b4afbedd83bff0e8165efac8677a682cb85f7d3a465220d",
+        "run:f7dfb9f48e156f1f646e95527be3fac04fb2a1ceb5089eccb5003c6b5916a5c7"),
+    "crows-pairs/causal": (
+        "run:f04c8c27e8089b9869485b33bd3fc4b6cfa982c1cbc81d8ed5d899d99bc31185",
+        "run:19e251aab2c386801ec27cd50833d7ec51221f81041519a633b2221b390ce43a"),
+    "crows-pairs/gender-causal": (
+        "run:9f31e8eaa5b51888983dc11d02cf9c7ad8126b68a9aa21730fbc5d798ab6fe2e",
+        "run:b5eeecf7ac756d0f0405db4b700f0390ec166c2cd8c7329e34849b7eb300e80d"),
+    "crows-pairs/masked": (
+        "run:3f5ac71c333741aef265d88019a16002f38232b71dd2bbd95d363183a18cf1b7",
+        "run:51be4a95fe5ae74bd124fdc725c93f71b71e369a4f83d6a108321dfdbb426213"),
+    "dawinobias/causal": (
+        "run:e272ba1404e5c82c992d8bd8134b5d3bed44df7717831c4e0cfb001bd2530389",
+        "run:b0224805a4b4bca091a0aa56de339e5d3e53dfbc92b836c4b35dd80e162e29a3"),
+    "dawinobias/masked": (
+        "run:fd2f5fe6a491bb4c79fe8c91c61631f884c2db91899f86c08630c358bcf0bbf1",
+        "run:67ce05ec216afcecaaf6a929968fe31b303e9f7a0642f9a172b6fbcdba65c1b7"),
+    "lpbs/causal": (
+        "run:8386a9c83ce8cc4622a7bb91c4eb8986758c28c2cbb59f9c7b1e63c27add3ef4",
+        "run:182fe7521a3618a187eb88b775106c6f08758717ae5cf5cdfaf4e9bb29462789"),
+    "lpbs/masked": (
+        "run:3d6343d2fb556206399cf5adc29954d5b3ff0a244bb30ceea7985d0c4e60c714",
+        "run:05bea9bdf99e32c327239ce928b0ee42587858ce8c2ea363abccda7ffd725153"),
+    "lpbs/file-masked": (
+        "run:a3137ec44506786ded9927f89d1d896ecb255599d2e49ca61cec23b39b4d54f8",
+        "run:2188a7cd8152067119f9c35207a20c3a1fbfd4344796fe8bd9493549621a9318"),
+    "perplexity/causal": (
+        "run:009b9f3c45cced17e1cf6de663b2533e625a0cc19f46801da4b74713295c07a6",
+        "run:7ae7126f20572108e8a77c270b107b72a102313b8b4f87ed94c054750e9fcbda"),
+    "perplexity/masked": (
+        "run:5d00aedd004d40c0ce1f1625491e474a3db1e9bc9e2eeb81967f20c2870258cc",
+        "run:a462399db24f9db1b64f39cc7f67f6a5c92e8197aeac624c229bd5ddf21ea01f"),
+    "stereoset/causal": (
+        "run:ffe2bdb195dbffc07ed572e56bc6d1b8aa7b5b2a966dacc4659c2b12763294db",
+        "run:d9d9fcf2e9c99ffd032368f3941a5fa76fc17e3ec293f29fef4dd97c96e86011"),
+    "stereoset/masked": (
+        "run:7b71707fd609092b631a4f570f46ab45694317261e86c62b990c0ed5414fc5ef",
+        "run:cd77874f2e566bc9d629931819825830c24b38f5bb8d95de97c7cb537dbf821e"),
+    "winobias/causal": (
+        "run:303f1839cf54779415851a57b07fcb0ee06e1b7aec8a3006f19bbf52ff9c8a68",
+        "run:2e9f4660516c425e5b53b84eb7e6d5c0977ebf0039968c0ddcfedda736cde3de"),
+    "winobias/masked": (
+        "run:596da6ad493502e9a16f2dac036110b73eb4705214f8b9e3fc05221961ec2ef2",
+        "run:74e3e84c60100b0d70d42f218a2a4b3ef7939ec715b1ee0bf85fe98c79b3cb55"),
+}
+KEYS_REPORT_CROWS = ("run:0541aa2bae2768ee3fba98215c76fa135bc5bbf2add69877014339bd700e0999",
+                     "run:775618f788fb8f2dc95f84042976f4f0eee0001073a9225ed9be117a730dc3a8")
+KEYS_REPORT_STEREOSET = ("run:744761c3a735ab1330b6962e63c80d66a63f06af21b6d01e245743dad4943e7e",
+                         "run:99178b764de1d295e9e00dddaa956cd3a870d8c19cfd3a9da436cbcc6c81bb85")
+for _case, _keys in KEYS_WITHOUT_PATHS.items():
+    CHANGED_ON_PURPOSE.setdefault(_case, {})[("cache_key",)] = _keys
+for _section, _keys in ((0, KEYS_REPORT_CROWS), (1, KEYS_REPORT_STEREOSET)):
+    CHANGED_ON_PURPOSE["report"][("sections", _section, "cache_key")] = _keys
+    CHANGED_ON_PURPOSE["report"][("sections", _section, "parts", 0, "cache_key")] = _keys
 
 
 def _as_changed(case_id: str, want: dict[str, Any]) -> dict[str, Any]:
@@ -1012,17 +1098,11 @@ def test_every_measure_is_still_offered() -> None:
 
 
 def _key_comparable(case_id: str) -> bool:
-    """Whether this case's reuse key can be compared here: the data and this folder are
-    where they were at recording (keys hold data file paths) and, for a case whose key
-    holds the package's path, so is the package (see ``record.locations``); and its
-    measure's declared version is still 1 (:func:`_raised`)."""
-    here, then = record.locations(), BASELINE["locations"]
-    same = [k for k in here if here[k] == then[k]]
+    """Whether this case's reuse key can be compared with the baseline's: its measure's
+    declared version is still 1 (:func:`_raised`). Keys hold no paths (issue 35), so
+    where the data, this folder and the package lie does not matter."""
     case = record.cases().get(case_id)
-    if case is not None and _raised(case.measure):
-        return False
-    return "data" in same and "tests" in same and (
-        case_id not in record.KEY_HOLDS_PACKAGE_PATH or "package" in same)
+    return case is None or not _raised(case.measure)
 
 
 def _raised(measure: str) -> bool:
@@ -1047,15 +1127,13 @@ def _without_raised_keys(value: Any) -> Any:
 
 
 def test_reuse_keys_are_compared_here() -> None:
-    """Says (as a skip) which reuse keys this session cannot compare, and why."""
-    here, then = record.locations(), BASELINE["locations"]
-    moved = {k: (then[k], here[k]) for k in here if here[k] != then[k]}
+    """Says (as a skip) which reuse keys this session cannot compare: those of measures
+    whose version was raised on purpose (never because data or code moved)."""
     skipped = [c for c in CASE_IDS if not _key_comparable(c)]
     if skipped:
         pytest.skip(f"reuse keys not compared for {len(skipped)} case(s) "
                     f"({', '.join(skipped[:6])}{', ...' if len(skipped) > 6 else ''}): "
-                    "their measure's version was raised, or they hold paths and these "
-                    f"moved since recording: {moved}")
+                    "their measure's version was raised")
 
 
 @pytest.mark.parametrize("case_id", CASE_IDS)

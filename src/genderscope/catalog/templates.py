@@ -196,7 +196,7 @@ def lpbs(
     progress: Progress = False,
 ) -> Plan:
     """Kurita et al. (2019) log-probability bias score test with a WEAT-style effect size."""
-    from genderscope.datasets.templates import resolve_test
+    from genderscope.datasets.templates import builtin_tests, resolve_test
     from genderscope.results import file_sha256
 
     run = _measure("genderscope.measures.lpbs:run")
@@ -220,7 +220,11 @@ def lpbs(
             data=data_meta,
             progress=progress,
         ),
-        inputs=(spec, data_meta),
+        # the test and its files by content, not by where they lie (LpbsTest.files and
+        # a file's path given as --test or --templates are left out of the key)
+        inputs=(spec, {"test": spec.name, "file_sha256": sorted(data_meta["files"].values())}),
+        key_options={"templates": None,
+                     **({} if test in builtin_tests() else {"test": None})},
     )
 
 

@@ -34,6 +34,7 @@ import csv
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 from genderscope.datasets.pronouns import AbcPronouns, load_abc_pronouns
 from genderscope.errors import DataError, where
@@ -60,6 +61,9 @@ class AbcGroup:
     problem: str
     path: str
     line: int  # line of the group's first sentence
+    NOT_CONTENT: ClassVar[tuple[str, ...]] = ("path",)
+    """Not part of a run's reuse key (engine/keys.py): the same items read from another
+    folder are the same run."""
 
     def sentences(self) -> tuple[str, str, str]:
         return self.reflexive, self.male, self.female

@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 from genderscope.errors import DataError, where
 
@@ -36,6 +37,9 @@ class CrowsPair:
     bias_type: str
     path: str
     line: int
+    NOT_CONTENT: ClassVar[tuple[str, ...]] = ("path",)
+    """Not part of a run's reuse key (engine/keys.py): the same items read from another
+    folder are the same run."""
 
     @property
     def disadvantaged(self) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from genderscope.errors import DataError, where
 
@@ -41,6 +41,9 @@ class StereoSetItem:
     unrelated: str
     path: str
     index: int
+    NOT_CONTENT: ClassVar[tuple[str, ...]] = ("path",)
+    """Not part of a run's reuse key (engine/keys.py): the same items read from another
+    folder are the same run."""
 
     def sentences(self) -> tuple[str, str, str]:
         return self.stereotype, self.anti_stereotype, self.unrelated

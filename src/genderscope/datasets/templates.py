@@ -41,7 +41,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
@@ -104,6 +104,8 @@ class LpbsTest:
     description: str = ""
     source: str = ""
     files: tuple[str, ...] = field(default=())
+    NOT_CONTENT: ClassVar[tuple[str, ...]] = ("files",)
+    """Not part of a run's reuse key (engine/keys.py): where the test was read from."""
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description, "source": self.source,

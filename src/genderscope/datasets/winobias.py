@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 from genderscope.datasets.pronouns import PronounSet, load_pronouns
 from genderscope.errors import DataError, where
@@ -61,6 +62,9 @@ class WinoItem:
     repaired: bool
     path: str
     line: int
+    NOT_CONTENT: ClassVar[tuple[str, ...]] = ("path",)
+    """Not part of a run's reuse key (engine/keys.py): the same items read from another
+    folder are the same run."""
 
     @property
     def capitalized(self) -> bool:

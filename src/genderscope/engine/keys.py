@@ -8,7 +8,9 @@ measures and the genderscope version. A rerun with the same key returns the stor
 run (summary, items, tables) instead of recomputing it, so it imports neither torch
 nor pandas nor scipy. The device and batch size are not part of the key, as they are
 not part of the score cache's keys either: they change how an answer is computed, not
-which answer it is.
+which answer it is. Nor is where the data lies: items and tests leave their paths out
+(``NOT_CONTENT``), and plans key a file given as an option by its content, so the same
+files in another folder (or another user's) are the same run.
 """
 
 from __future__ import annotations
