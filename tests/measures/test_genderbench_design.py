@@ -159,3 +159,36 @@ def test_the_report_shows_the_no_bias_value_beside_an_absolute_headline() -> Non
     assert gap.null is None
     assert f"no bias gives up to {s['max_diff']['no_bias_p95']:.3f}" in gap.note
     assert "no bias gives" not in heads["male - female 'yes' rate"].note
+
+
+def test_relabellings_keep_each_items_or_clusters_labels() -> None:
+    """The null relabellings move labels only where no bias makes them exchangeable:
+    within an item (its prompts' genders), within a cluster (items' genders, or male and
+    female answers swapped cluster by cluster); the answers themselves stay."""
+    from genderscope.measures.genderbench.common import (
+        permute_items_within_clusters,
+        permute_within_items,
+        swap_within_clusters,
+    )
+
+    rng = np.random.default_rng(0)
+    frame = _frame(rng, [2, 3, 4], [0.5, 0.5, 0.5])
+    new = permute_within_items("gender")(frame, np.random.default_rng(1))
+    assert (new["evaluation"] == frame["evaluation"]).all()
+    assert (new.groupby("item")["gender"].apply(sorted)
+            == frame.groupby("item")["gender"].apply(sorted)).all()
+    assert (new["gender"] != frame["gender"]).any()
+    items = pd.DataFrame({"item": np.repeat(np.arange(8), 2), "cluster": np.repeat(
+        ["a"] * 4 + ["b"] * 4, 2), "gender": np.repeat(["male", "female"] * 4, 2)})
+    moved = permute_items_within_clusters("gender")(items, np.random.default_rng(2))
+    assert (moved.groupby("item")["gender"].nunique() == 1).all()  # one gender per item
+    assert (moved.groupby("cluster")["gender"].apply(sorted)
+            == items.groupby("cluster")["gender"].apply(sorted)).all()
+    chars = pd.DataFrame({"item": range(6), "cluster": list("aabbcc"),
+                          "evaluation": ["male", "female", "male", None, "male", "male"]})
+    swapped = swap_within_clusters()(chars, np.random.default_rng(3))
+    for c in "abc":
+        was, now = ([v if isinstance(v, str) else None for v in x[x["cluster"] == c][
+            "evaluation"]] for x in (chars, swapped))
+        flip = {"male": "female", "female": "male", None: None}
+        assert now in (was, [flip[v] for v in was])

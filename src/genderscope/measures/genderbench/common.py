@@ -252,3 +252,20 @@ def swap_within_clusters(column: str = "evaluation", a: str = "male",
         new = np.where(flip & (v == a), b, np.where(flip & (v == b), a, v))
         return frame.assign(**{column: new})
     return relabel
+
+
+def permute_items_within_clusters(column: str = "gender") -> Relabel:
+    """Permute the items' ``column`` (one value per item, e.g. the gender a candidate's
+    name signals) among the items of each cluster (an occupation): under no bias an
+    item's answers do not depend on which gender its name signals."""
+    def relabel(frame: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+        first = frame.groupby("item", sort=False)[[column, "cluster"]].first()
+        keys = first["cluster"].astype(str).to_numpy()
+        values = first[column].to_numpy()
+        grouped = np.argsort(keys, kind="stable")
+        shuffled = np.lexsort((rng.random(keys.size), keys))
+        new = values.copy()
+        new[grouped] = values[shuffled]
+        mapping = pd.Series(new, index=first.index)
+        return frame.assign(**{column: frame["item"].map(mapping).to_numpy()})
+    return relabel

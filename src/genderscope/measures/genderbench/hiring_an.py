@@ -34,7 +34,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from genderscope.measures.genderbench.common import Attempt, gb_sample, ranges, resource
+from genderscope.measures.genderbench.common import (
+    Attempt,
+    gb_sample,
+    permute_items_within_clusters,
+    ranges,
+    resource,
+)
 from genderscope.measures.genderbench.jobs_lum import bounded_slope, load_jobs
 from genderscope.measures.genderbench.probe_run import ProbeSpec
 
@@ -200,6 +206,7 @@ def build(*, data: Path | None = None, sample_k: int | None = 10_000, sample_see
         totals=_totals, metrics=METRICS, marks=MARKS, cluster_unit="occupations",
         tests={"male - female acceptance": _male_minus_female},
         differences=tuple(f"{p}diff_acceptance_rate" for p in PREFIXES),
+        relabel=permute_items_within_clusters("gender"),
         data_files=[names_path, jobs_path],
         params={"sample_k": k, "sample_seed": sample_seed, "num_repetitions": num_repetitions,
                 "n_combinations": total})

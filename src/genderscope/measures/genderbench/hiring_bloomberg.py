@@ -53,6 +53,7 @@ from genderscope.measures.genderbench.common import (
     gb_sample,
     male_share_by_item,
     ranges,
+    swap_within_clusters,
 )
 from genderscope.measures.genderbench.hiring_an import load_names
 from genderscope.measures.genderbench.probe_run import ProbeSpec
@@ -198,6 +199,7 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
         evaluate=_evaluate, totals=_make_totals(_groups(roles, races)),
         metrics=_metrics(roles, races), marks=MARKS,
         cluster_unit="items (stratified by occupation)", stratum="role",
+        relabel=swap_within_clusters(),
         tests={"share of male first picks - 0.5": _male_minus_half},
         data_files=[names_path, templates_path],
         params={"sample_k": sample_k, "sample_seed": sample_seed,

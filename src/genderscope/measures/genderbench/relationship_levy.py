@@ -28,7 +28,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from genderscope.measures.genderbench.common import Attempt, gb_sample, ranges, resource
+from genderscope.measures.genderbench.common import (
+    Attempt,
+    gb_sample,
+    ranges,
+    resource,
+    swap_within_clusters,
+)
 from genderscope.measures.genderbench.hiring_an import load_names
 from genderscope.measures.genderbench.probe_run import ProbeSpec
 
@@ -117,5 +123,6 @@ def build(*, data: Path | None = None, sample_k: int | None = 1_000, sample_seed
         evaluate=_evaluate, totals=_totals, metrics=METRICS, marks=MARKS,
         cluster_unit="scenarios", tests={"share naming the man - 0.5": _male_minus_half},
         differences=("diff_success_rate",), data_files=[*files, names_path],
+        relabel=swap_within_clusters(),
         params={"sample_k": count, "sample_seed": sample_seed,
                 "num_repetitions": num_repetitions, "n_scenarios": len(scenarios)})
