@@ -31,6 +31,7 @@ from calibration_sims import (
     ripa_row,
     sign_flip_row,
 )
+from calibration_size import Runs, runs
 
 
 def _report(row) -> float:  # noqa: ANN001
@@ -41,9 +42,10 @@ def _report(row) -> float:  # noqa: ANN001
 
 
 @pytest.mark.slow
-def test_flip_rate_ci_covers_rare_flips() -> None:
-    rate = _report(flip_rate_row(2000))
-    assert COVER[0] <= rate <= COVER[1]
+@pytest.mark.parametrize("runs", runs(400, 2000))
+def test_flip_rate_ci_covers_rare_flips(runs: Runs) -> None:
+    rate = _report(flip_rate_row(runs.sims))
+    assert runs.meets(rate, COVER)
 
 
 def test_no_flip_is_not_a_zero_width_interval() -> None:
@@ -56,16 +58,18 @@ def test_no_flip_is_not_a_zero_width_interval() -> None:
 
 
 @pytest.mark.slow
-def test_flip_rate_ci_with_templates_covers() -> None:
-    rate = _report(flip_rate_templates_row(1500))
-    assert COVER[0] <= rate <= COVER[1]
+@pytest.mark.parametrize("runs", runs(300, 1500))
+def test_flip_rate_ci_with_templates_covers(runs: Runs) -> None:
+    rate = _report(flip_rate_templates_row(runs.sims))
+    assert runs.meets(rate, COVER)
 
 
+@pytest.mark.parametrize("runs", runs(500, 2000))
 @pytest.mark.parametrize(("n_pairs", "pairs"), [(8, "random"), (20, "random"),
                                                (20, "aligned")])
-def test_ripa_ci_over_pairs_covers(n_pairs: int, pairs: str) -> None:
-    rate = _report(ripa_row(n_pairs, 2000, pairs=pairs))
-    assert COVER[0] <= rate <= COVER[1]
+def test_ripa_ci_over_pairs_covers(n_pairs: int, pairs: str, runs: Runs) -> None:
+    rate = _report(ripa_row(n_pairs, runs.sims, pairs=pairs))
+    assert runs.meets(rate, COVER)
 
 
 def test_ripa_ci_holds_attribute_words_fixed() -> None:
@@ -96,17 +100,18 @@ def test_too_few_units_to_test() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("runs", runs(500, 2000))
 @pytest.mark.parametrize("n", [10, 20, 60])
-def test_paired_test_under_lognormal_skew(n: int) -> None:
+def test_paired_test_under_lognormal_skew(n: int, runs: Runs) -> None:
     """The audit's heaviest skew (centred lognormal, skewness 6.2): the default test
     (bootstrap-t) rejects less often than the sign flip it replaced, and every figure
     outside the bar is on the page as a known limit with its figure."""
     from genderscope.stats.signflip import sign_flip_pvalues
 
-    test, ci = lognormal_rows(n)
+    test, ci = lognormal_rows(n, runs.sims)
     _report(test), _report(ci)
     rng = np.random.default_rng(2360 + n)
-    d = rng.lognormal(0.0, 1.0, (2000, n)) - np.exp(0.5)
+    d = rng.lognormal(0.0, 1.0, (runs.sims, n)) - np.exp(0.5)
     flips = float(np.mean(sign_flip_pvalues(d, n_flips=999, seed=n)[0] < 0.05))
     assert test.rate < flips
     for row in (test, ci):
@@ -125,28 +130,30 @@ def test_effective_clusters() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("runs", runs(300, 1000))
 @pytest.mark.parametrize("k", [5, 10])
-def test_report_difference_with_unequal_clusters_covers(k: int) -> None:
+def test_report_difference_with_unequal_clusters_covers(k: int, runs: Runs) -> None:
     """The report's model-vs-model difference over k professions of 2-30 items: with
     t(K - 1) its jackknife-t interval covered 0.929 / 0.924 here (1,000 runs); with the
     effective number of clusters it covers (docs/calibration.md runs 1,500)."""
     from calibration_sims import report_unequal_row
 
-    row = report_unequal_row(k, 1000)
+    row = report_unequal_row(k, runs.sims)
     _report(row)
-    assert COVER[0] <= row.rate <= COVER[1]
+    assert runs.meets(row.rate, COVER)
 
 
 @pytest.mark.slow
-def test_bec_pro_counts_person_words_too() -> None:
+@pytest.mark.parametrize("runs", runs(40, 100))
+def test_bec_pro_counts_person_words_too(runs: Runs) -> None:
     """BEC-Pro with random person-word effects (the audit's crossed design): the
     professions-only interval and test covered 0.730 and rejected 0.260 here (100 runs);
     the two-way interval over professions x person words and its t test hold."""
     from calibration_sims import bec_pro_person_rows
 
-    ci, test = bec_pro_person_rows(100)
+    ci, test = bec_pro_person_rows(runs.sims)
     _report(ci), _report(test)
-    assert COVER[0] <= ci.rate and test.rate <= FPR[1]
+    assert runs.meets(ci.rate, (COVER[0], 1.0)) and runs.meets(test.rate, (0.0, FPR[1]))
     assert ci.within or ci.limit
 
 
@@ -181,13 +188,14 @@ def test_report_difference_few_clusters() -> None:
 
 
 @pytest.mark.slow
-def test_report_test_under_skewed_gaps() -> None:
+@pytest.mark.parametrize("runs", runs(100, 300))
+def test_report_test_under_skewed_gaps(runs: Runs) -> None:
     """10 professions whose model gap is a centred exponential: the cluster swap (the
     report's test before) rejects too often; the cluster bootstrap-t holds
     (docs/calibration.md)."""
     from calibration_sims import report_skew_rows
 
-    boot, swap = report_skew_rows(10)
+    boot, swap = report_skew_rows(10, sims=runs.sims)
     _report(boot), _report(swap)
-    assert FPR[0] <= boot.rate <= FPR[1]
+    assert runs.meets(boot.rate, FPR)
     assert swap.within or swap.limit
