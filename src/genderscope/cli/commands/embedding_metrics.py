@@ -6,30 +6,17 @@ test gets ``OUT/<test>/`` and a store record, and ``OUT/tests.csv`` holds the ta
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import typer
 from rich.table import Table
 
 from genderscope.cli.commands.embeddings import (
-    FORMAT_OPTION,
-    TEST_OPTION,
-    TESTS_DIR_OPTION,
-    VECTORS_OPTION,
-    VOCAB_OPTION,
-    _expand,
-    run_tests,
+    vectors_command,
 )
 from genderscope.cli.common import (
-    JSON_OPTION,
-    OUT_OPTION,
-    PROGRESS_OPTION,
-    STORE_OPTION,
     ci_text,
-    command_line,
     fmt,
-    open_store,
 )
 from genderscope.results import Result
 
@@ -96,44 +83,9 @@ def one_test_tables(result: Result) -> list[Table]:
     return metric_tables(result.method, _rows(result.method, result))
 
 
-def _command(method: str) -> Any:
-    from genderscope.cli.declared import with_declared_options
-
-    @with_declared_options(method)  # --permutations, --seed, ... as the metric declares them
-    def command(
-        vectors: str = VECTORS_OPTION,
-        fmt: str = FORMAT_OPTION,
-        vocab: Path | None = VOCAB_OPTION,
-        test: list[str] = TEST_OPTION,
-        tests_dir: Path | None = TESTS_DIR_OPTION,
-        out: Path | None = OUT_OPTION,
-        store_path: Path | None = STORE_OPTION,
-        as_json: bool = JSON_OPTION,
-        progress: bool = PROGRESS_OPTION,
-        **options: Any,
-    ) -> None:
-        from genderscope.cli.common import run_measure as run
-        from genderscope.models.vectors import load_vectors
-
-        tests = _expand(test, tests_dir)
-        store = open_store(store_path)
-        try:
-            vecs = load_vectors(vectors, fmt=fmt, vocab=vocab, store=store)
-            run_tests(method, tests, lambda t, folder: run(
-                method, vecs, store=store, out=folder, command=command_line(), test=t,
-                progress=progress and not as_json, **options), out, store, as_json,
-                rows_of=lambda r: _rows(method, r), tables=metric_tables,
-                folder_name=lambda t: f"{t.name}-swapped" if options.get("swap_roles")
-                else t.name)
-        finally:
-            store.close()
-
-    command.__doc__ = TITLES[method] + "."
-    return command
-
-
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
     from genderscope.cli.help import WordTestsCommand
 
     for method in TITLES:
-        run_app.command(method, cls=WordTestsCommand)(_command(method))
+        run_app.command(method, cls=WordTestsCommand)(vectors_command(
+            method, TITLES[method] + ".", lambda r, m=method: _rows(m, r), metric_tables))

@@ -243,13 +243,14 @@ def run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | No
     _raise_if_failed(failed, len(tests), base)
 
 
-def register(app: typer.Typer, run_app: typer.Typer) -> None:
+def vectors_command(method: str, doc: str, rows_of: Any = None, tables: Any = None) -> Any:
+    """``genderscope run METHOD`` for a measure of tests on word vectors (WEAT; the
+    WEFE-family metrics give their ``rows_of`` and ``tables``, see :func:`run_tests`):
+    the vectors load once, then each ``--test`` runs."""
     from genderscope.cli.declared import with_declared_options
-    from genderscope.cli.help import SentenceTestsCommand, WordTestsCommand
 
-    @run_app.command("weat", cls=WordTestsCommand)
-    @with_declared_options("weat")  # --permutations, --seed, ... as WEAT declares them
-    def weat_cmd(
+    @with_declared_options(method)  # --permutations, --seed, ... as the measure declares them
+    def command(
         vectors: str = VECTORS_OPTION,
         fmt: str = FORMAT_OPTION,
         vocab: Path | None = VOCAB_OPTION,
@@ -261,26 +262,39 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         progress: bool = PROGRESS_OPTION,
         **options: Any,
     ) -> None:
-        """WEAT (Caliskan et al. 2017) on static word vectors."""
         from genderscope.cli.common import run_measure as run
         from genderscope.models.vectors import load_vectors
         from genderscope.outputs import command_inputs
 
         tests = _expand(test, tests_dir)
-        phrases = options.get("phrases", "skip")
-        if phrases not in ("skip", "mean"):
-            raise GenderscopeError(f"--phrases must be one of skip, mean, got {phrases!r}")
-        _check_before_work("weat", out, options.get("seed", 0), tests, command_inputs(
-            models=[vectors], paths=[vocab, tests_dir, *test], store=store_path))
+        if method == "weat":
+            phrases = options.get("phrases", "skip")
+            if phrases not in ("skip", "mean"):
+                raise GenderscopeError(f"--phrases must be one of skip, mean, got {phrases!r}")
+            _check_before_work("weat", out, options.get("seed", 0), tests, command_inputs(
+                models=[vectors], paths=[vocab, tests_dir, *test], store=store_path))
         store = open_store(store_path)
         try:  # with the store's memo, a stored run's rerun never parses the vectors
             vecs = load_vectors(vectors, fmt=fmt, vocab=vocab, store=store)
-            run_tests("weat", tests, lambda t, folder: run(
-                "weat", vecs, store=store, out=folder, command=command_line(), test=t,
-                progress=progress and not as_json, **options),
-                out, store, as_json)
+            run_tests(method, tests, lambda t, folder: run(
+                method, vecs, store=store, out=folder, command=command_line(), test=t,
+                progress=progress and not as_json, **options), out, store, as_json,
+                rows_of=rows_of or (lambda r: [_row(r)]), tables=tables,
+                folder_name=lambda t: f"{t.name}-swapped" if options.get("swap_roles")
+                else t.name)
         finally:
             store.close()
+
+    command.__doc__ = doc
+    return command
+
+
+def register(app: typer.Typer, run_app: typer.Typer) -> None:
+    from genderscope.cli.declared import with_declared_options
+    from genderscope.cli.help import SentenceTestsCommand, WordTestsCommand
+
+    run_app.command("weat", cls=WordTestsCommand)(vectors_command(
+        "weat", "WEAT (Caliskan et al. 2017) on static word vectors."))
 
     @run_app.command("seat", cls=SentenceTestsCommand)
     @with_declared_options("seat")
