@@ -179,8 +179,12 @@ def table_function(path: str) -> Tables:
 MODEL_FLAG_HELP = {"vectors": "Word vectors: packaged name (glove-6b-50d) or file.",
                    "encoder": "Sentence encoder: packaged name (all-minilm-l6-v2), HF id or "
                               "folder.",
-                   "classifier": "Classifier SPEC (FILE.joblib|.pkl, module:callable, "
-                                 "file.py:callable or hf:MODEL); the first three run code."}
+                   "classifier": "Classifier SPEC: FILE.joblib|.pkl, module:callable, "
+                                 "file.py:callable[()] or hf:MODEL. The first three RUN CODE: "
+                                 "a pickle runs code when loaded, and module:name / "
+                                 "file.py:name import and execute that Python; give only "
+                                 "files and modules you trust."}
+BATCH_SIZE_OPTION = typer.Option(64, "--batch-size", help="Texts per call of the classifier.")
 
 
 def measure_command(name: str) -> Callable[..., None]:
@@ -208,6 +212,17 @@ def measure_command(name: str) -> Callable[..., None]:
                     progress: bool = PROGRESS_OPTION, **options: Any) -> None:
             result, run_id, base = execute(name, None, "auto", "auto", None, "float32",
                                            store_path, out, progress, **options)
+            finish(result, run_id, base, as_json, show)
+    elif declared.needs == "classifier":  # its texts go in batches; it has no device
+        def command(model: str = typer.Option(  # type: ignore[misc]
+                        ..., "--classifier", help=MODEL_FLAG_HELP["classifier"]),
+                    batch_size: int = BATCH_SIZE_OPTION, out: Path | None = OUT_OPTION,
+                    store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION,
+                    progress: bool = PROGRESS_OPTION, **options: Any) -> None:
+            open_store(store_path).close()  # a bad store is refused before the work
+            result, run_id, base = execute(name, model, "auto", "auto", None, "float32",
+                                           store_path, out, progress, batch_size=batch_size,
+                                           **options)
             finish(result, run_id, base, as_json, show)
     else:
         model_option = typer.Option(..., f"--{declared.needs}",

@@ -1,4 +1,5 @@
-"""Classifier robustness commands: ``genderscope attack`` and ``genderscope run counterfactual``.
+"""Classifier robustness: the terminal tables of ``genderscope run counterfactual`` and
+``genderscope attack`` (their commands are made from the declarations).
 
 Classifier SPEC (``--classifier``), see :func:`genderscope.models.classifier.load_classifier`:
 
@@ -15,41 +16,12 @@ Data (``--data``): ``.txt`` one text per line, or ``.csv``/``.tsv`` with a heade
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 import typer
 from rich.table import Table
 
-from genderscope.cli.common import (
-    JSON_OPTION,
-    OUT_OPTION,
-    PROGRESS_OPTION,
-    STORE_OPTION,
-    ci_text,
-    command_line,
-    console,
-    fmt,
-    open_store,
-)
-from genderscope.cli.declared import with_declared_options
-from genderscope.results import Result, to_json
+from genderscope.cli.common import ci_text, fmt
+from genderscope.results import Result
 from genderscope.text_blocks import plural
-
-CLASSIFIER_OPTION = typer.Option(..., "--classifier", help="Classifier SPEC: FILE.joblib|.pkl, "
-                                 "module:callable, file.py:callable[()] or hf:MODEL. The "
-                                 "first three RUN CODE: a pickle runs code when loaded, and "
-                                 "module:name / file.py:name import and execute that Python; "
-                                 "give only files and modules you trust.")
-
-
-def _print(result: Result, as_json: bool, table: Table) -> None:
-    if as_json:
-        console.print_json(to_json({"run_id": result.metadata["run_id"],
-                                    "summary": result.summary}))
-        return
-    console.print(table)
-    console.print(f"saved to {result.metadata['out']} (run {result.metadata['run_id']})")
 
 
 def counterfactual_tables(result: Result) -> list[Table]:
@@ -90,36 +62,9 @@ def attack_tables(result: Result) -> list[Table]:
     return [table]
 
 
-@with_declared_options("counterfactual")  # --data, --limit, ... as declared
-def run_counterfactual(classifier: str = CLASSIFIER_OPTION,
-                       batch_size: int = typer.Option(64, "--batch-size"),
-                       store: Path | None = STORE_OPTION, out: Path | None = OUT_OPTION,
-                       as_json: bool = JSON_OPTION,
-                       progress: bool = PROGRESS_OPTION, **options: Any) -> None:
-    """Counterfactual flip test: swap gendered words, compare the classifier's answers."""
-    from genderscope.cli.common import run_measure as run
-
-    open_store(store).close()  # a bad store is refused before the work
-    result = run("counterfactual", classifier, batch_size=batch_size, store=store, out=out,
-                 save=True, progress=progress, command=command_line(), **options)
-    _print(result, as_json, counterfactual_tables(result)[0])
-
-
-@with_declared_options("attack")  # --data, --vectors, --lm, ... as declared
-def attack(classifier: str = CLASSIFIER_OPTION,
-           batch_size: int = typer.Option(64, "--batch-size"),
-           store: Path | None = STORE_OPTION, out: Path | None = OUT_OPTION,
-           as_json: bool = JSON_OPTION, progress: bool = PROGRESS_OPTION,
-           **options: Any) -> None:
-    """Genetic gender-analogy attack (Alzantot et al. 2018) on a classifier."""
-    from genderscope.cli.common import run_measure as run
-
-    open_store(store).close()  # a bad store is refused before the work
-    result = run("attack", classifier, batch_size=batch_size, store=store,
-                 out=out, save=True, progress=progress, command=command_line(), **options)
-    _print(result, as_json, attack_tables(result)[0])
-
-
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
-    run_app.command("counterfactual")(run_counterfactual)
-    app.command("attack")(attack)
+    """``genderscope attack`` (also ``run attack``); ``run counterfactual`` and ``run
+    attack`` are made from their declarations (:func:`genderscope.cli.common.measure_command`)."""
+    from genderscope.cli.common import measure_command
+
+    app.command("attack")(measure_command("attack"))
