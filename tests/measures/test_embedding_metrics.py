@@ -85,6 +85,33 @@ def test_mac_hand_computed() -> None:
     assert m["ci_low"] <= m["estimate"] <= m["ci_high"]
 
 
+def test_one_look_up_for_a_test_and_a_query() -> None:
+    """A 2 x 2 test (roles X, Y, A, B) and a query of n sets (T1..Tn, A1..Am) go through
+    the same look-up: OOV words dropped, two spellings of one entry counted once, and a
+    set over ``max_oov`` refused in the same words for both."""
+    from genderscope.datasets.query import Query
+    from genderscope.errors import DataError
+    from genderscope.measures.embedding_metrics._sets import look_up
+
+    two = look_up(_vecs(), _test(x=("x1", "X1", "x2", "zz")), max_oov=0.5)
+    assert (two.targets, two.attributes) == (["X", "Y"], ["A", "B"])
+    assert two.words["X"] == ["x1", "x2"] and two.missing["X"] == ["zz"]
+    query = Query((WordSet("m", ("x1", "X1", "x2", "zz")), WordSet("f", ("y1", "y2")),
+                   WordSet("n", ("a2",))), (WordSet("a", ("a1",)), WordSet("b", ("b1", "b2"))),
+                  name="q")
+    many = look_up(_vecs(), query, max_oov=0.5)
+    assert (many.targets, many.attributes) == (["T1", "T2", "T3"], ["A1", "A2"])
+    assert many.words["T1"] == two.words["X"] and many.missing["T1"] == ["zz"]
+    assert np.array_equal(many.emb["T1"], two.emb["X"]) and many.emb["T1"].dtype == np.float64
+    assert many.base_summary()["sizes"] == {"T1": 2, "T2": 2, "T3": 1, "A1": 1, "A2": 2}
+    assert many.categories() == {"T1": "m", "T2": "f", "T3": "n", "A1": "a", "A2": "b"}
+    for strict in (_test(x=("x1", "zz", "qq")), Query(query.targets[:1] + (
+            WordSet("f", ("y1", "zz", "qq")),), query.attributes, name="t")):
+        with pytest.raises(DataError, match=r"^t: 2 of 3 words of set (X \(X\)|T2 \(f\)) "
+                                             r"are out of vocabulary \(> 50%"):
+            look_up(_vecs(), strict, max_oov=0.5)
+
+
 def test_rnsb_is_zero_when_targets_are_identical_and_positive_otherwise() -> None:
     rng = np.random.default_rng(0)
     pos, neg = rng.normal(1, 1, (10, 3)), rng.normal(-1, 1, (10, 3))

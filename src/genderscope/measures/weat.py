@@ -36,7 +36,7 @@ import pandas as pd
 
 from genderscope.casing import lookup_forms
 from genderscope.core.design import Design
-from genderscope.datasets.seat import AssociationTest
+from genderscope.datasets.seat import AssociationTest, WordSet
 from genderscope.errors import DataError
 from genderscope.measures.seat_words import source_words
 from genderscope.results import Result
@@ -178,18 +178,26 @@ def word_level_test(sx: np.ndarray, sy: np.ndarray, words_x: Sequence[str],
     return r.p_one_sided, r.p_two_sided, r.n_permutations, r.exact
 
 
-def _check_sets(test: AssociationTest, kept: dict[str, list[str]],
-                missing: dict[str, list[str]], max_oov: float) -> None:
-    for role, ws in zip(ROLES, test.sets(), strict=True):
+def _check_roles(name: str, roles: Sequence[str], sets: Sequence[WordSet],
+                 kept: dict[str, list[str]], missing: dict[str, list[str]],
+                 max_oov: float) -> None:
+    """Each role's set keeps a word and loses at most ``max_oov`` of them, else a
+    one-line :class:`DataError` naming the set and its lost words."""
+    for role, ws in zip(roles, sets, strict=True):
         total = len(ws.examples)
         lost = len(missing[role])
         if not kept[role]:
-            raise DataError(f"{test.name}: every word of set {role} ({ws.category}) is out of "
+            raise DataError(f"{name}: every word of set {role} ({ws.category}) is out of "
                             f"vocabulary: {', '.join(missing[role][:10])}")
         if lost / total > max_oov:
-            raise DataError(f"{test.name}: {lost} of {total} words of set {role} "
+            raise DataError(f"{name}: {lost} of {total} words of set {role} "
                             f"({ws.category}) are out of vocabulary (> {max_oov:.0%} allowed; "
                             f"raise --max-oov to accept): {', '.join(missing[role][:10])}")
+
+
+def _check_sets(test: AssociationTest, kept: dict[str, list[str]],
+                missing: dict[str, list[str]], max_oov: float) -> None:
+    _check_roles(test.name, ROLES, test.sets(), kept, missing, max_oov)
     if len(kept["X"]) + len(kept["Y"]) < 3:
         raise DataError(f"{test.name}: X and Y together need at least 3 scored targets")
 

@@ -30,7 +30,6 @@ from genderscope.measures.embedding_metrics._sets import (
     resample_counts,
     unit_rows,
 )
-from genderscope.measures.embedding_metrics.groups import look_up_groups
 from genderscope.measures.weat import DEFAULT_MAX_OOV
 from genderscope.results import Result
 
@@ -99,7 +98,7 @@ def _params(max_oov: float, case_fallback: bool, n_resamples: int) -> dict[str, 
 def _mac_groups(vectors: Any, query: Query, *, seed: int, max_oov: float,
                 case_fallback: bool, n_resamples: int) -> Result:
     """MAC of a query's n target sets against its m attribute sets (WEFE's n x n)."""
-    groups = look_up_groups(vectors, query, max_oov=max_oov, case_fallback=case_fallback)
+    groups = look_up(vectors, query, max_oov=max_oov, case_fallback=case_fallback)
     rng = np.random.default_rng(seed)
     est, draws, per_set = mac_values([groups.emb[r] for r in groups.targets],
                                      [groups.emb[r] for r in groups.attributes], rng,

@@ -45,7 +45,6 @@ from genderscope.datasets.query import Query
 from genderscope.datasets.seat import AssociationTest
 from genderscope.measures.embedding_metrics._logreg import fit_logistic, stratified_split
 from genderscope.measures.embedding_metrics._sets import look_up, percentile_ci
-from genderscope.measures.embedding_metrics.groups import look_up_groups
 from genderscope.measures.weat import DEFAULT_MAX_OOV
 from genderscope.results import Result
 
@@ -193,7 +192,7 @@ def _rnsb_groups(vectors: Any, query: Query, *, seed: int, max_oov: float,
                  case_fallback: bool, n_resamples: int) -> Result:
     """RNSB of a query's n target sets with a classifier of its attribute sets A1 (+1)
     vs A2 (-1) (WEFE's n x 2)."""
-    groups = look_up_groups(vectors, query, max_oov=max_oov, case_fallback=case_fallback)
+    groups = look_up(vectors, query, max_oov=max_oov, case_fallback=case_fallback)
     pos, neg = (groups.emb[r] for r in groups.attributes)
     _check_attributes(query.name, pos, neg)
     est, accuracy, draws, p = rnsb_values(pos, neg, [groups.emb[r] for r in groups.targets],
