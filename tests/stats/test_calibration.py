@@ -28,6 +28,7 @@ from calibration_sims import (
     wilson_row,
 )
 from calibration_sims import skewed as _skewed
+from calibration_size import Runs, runs
 
 from genderscope.datasets.captions import RatioTable
 from genderscope.measures import bec_pro, lpbs, stereoset
@@ -69,15 +70,17 @@ def _lpbs_items(rng: np.random.Generator, shift: float = 0.0) -> pd.DataFrame:
 
 
 @pytest.mark.slow
-def test_lpbs_word_level_test_is_calibrated_and_pooled_is_not() -> None:
+@pytest.mark.parametrize("runs", runs(150, 400))
+def test_lpbs_word_level_test_is_calibrated_and_pooled_is_not(runs: Runs) -> None:
     rng = np.random.default_rng(11)
-    sims = [_lpbs_items(rng) for _ in range(400)]
+    sims = [_lpbs_items(rng) for _ in range(400)][:runs.sims]  # the same draws after
     p_words = np.array([lpbs.effect(it, "x", "y")["p_two_sided"] for it in sims])
-    assert _within(float(np.mean(p_words < ALPHA)), FPR)
+    assert runs.meets(float(np.mean(p_words < ALPHA)), FPR)
     # the replication notebook's item pooling: far too many false positives
     p_items = np.array([lpbs.effect(it, "x", "y", aggregation="pooled-items",
-                                    n_permutations=300)["p_two_sided"] for it in sims[:100]])
-    assert np.mean(p_items < ALPHA) > 0.2
+                                    n_permutations=300)["p_two_sided"]
+                        for it in sims[:runs.of(100)]])
+    assert runs.above(float(np.mean(p_items < ALPHA)), 0.2, len(p_items))
     power = [lpbs.effect(_lpbs_items(rng, 1.5), "x", "y")["p_two_sided"] for _ in range(100)]
     assert np.mean(np.array(power) < ALPHA) > 0.8
 
@@ -129,17 +132,18 @@ def _bec_items(rng: np.random.Generator, shift: float = 0.0, n_prof: int = 20) -
 
 
 @pytest.mark.slow
-def test_bec_pro_group_test_over_professions_is_calibrated() -> None:
+@pytest.mark.parametrize("runs", runs(100, 300))
+def test_bec_pro_group_test_over_professions_is_calibrated(runs: Runs) -> None:
     rng = np.random.default_rng(31)
     p, p_rows = [], []
-    for k in range(300):
+    for k in range(runs.sims):
         it = _bec_items(rng)
         p.append(float(bec_pro.gender_tests(it, n_resamples=10)["p_value"].iloc[0]))
-        if k < 100:
+        if k < runs.of(100):
             m, f = bec_pro.paired_by_gender(it, "male")
             p_rows.append(paired_test(m, f).p_value)  # every row as a pair: not valid
-    assert _within(float(np.mean(np.array(p) < ALPHA)), FPR)
-    assert np.mean(np.array(p_rows) < ALPHA) > 0.3
+    assert runs.meets(float(np.mean(np.array(p) < ALPHA)), FPR)
+    assert runs.above(float(np.mean(np.array(p_rows) < ALPHA)), 0.3, len(p_rows))
     power = [float(bec_pro.gender_tests(_bec_items(rng, 1.0), n_resamples=10)["p_value"]
                    .iloc[0]) for _ in range(30)]
     assert np.mean(np.array(power) < ALPHA) > 0.8
@@ -267,13 +271,15 @@ def test_amplification_ci_over_objects_covers(tmp_path) -> None:
 
 # -- compare before / after (paired test and bootstrap of the mean change) ------------------
 @pytest.mark.slow
-def test_compare_paired_test_and_change_ci() -> None:
+@pytest.mark.parametrize("runs", runs(400, 1500))
+def test_compare_paired_test_and_change_ci(runs: Runs) -> None:
     """``compare_runs`` under no change (60 items, t(5) changes): its bootstrap-t test's
-    size and its interval's coverage of 0 (the page's 1,500 runs; 300 are too few here:
-    their Monte-Carlo error is +-0.03), and its power for a change of 0.54 SD. The
+    size and its interval's coverage of 0 (the page's 1,500 runs; the CI variant's 400
+    are held to their Wilson interval), and its power for a change of 0.54 SD. The
     fast check under skew is tests/stats/test_calibration_design.py."""
-    test, change = compare_rows()
-    assert test.within and change.within, (test.rate, change.rate)
+    test, change = compare_rows(runs.sims)
+    assert runs.meets(test.rate, FPR) and runs.meets(change.rate, COVER), (test.rate,
+                                                                          change.rate)
     rng = np.random.default_rng(52)
     shifted = [compare_once(rng, 60, "t5", shift=0.7, n_resamples=499)["p_value"]
                for _ in range(40)]
@@ -323,14 +329,15 @@ def _wino(rng: np.random.Generator, gap: float = 0.0) -> pd.DataFrame:
 
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
-def test_winobias_occupation_ci_covers_and_finds_a_gap() -> None:
+@pytest.mark.parametrize("runs", runs(100, 300))
+def test_winobias_occupation_ci_covers_and_finds_a_gap(runs: Runs) -> None:
     rng = np.random.default_rng(81)
     hits = []
-    for _ in range(300):
+    for _ in range(runs.sims):
         s, _ = wino_summarise(_wino(rng), n_resamples=400, seed=int(rng.integers(1 << 31)))
         d = s["difference_pro_minus_anti"]
         hits.append(d["ci_low"] <= 0.0 <= d["ci_high"])
-    assert _within(float(np.mean(hits)), COVER)
+    assert runs.meets(float(np.mean(hits)), COVER)
     found = [wino_summarise(_wino(rng, 0.2), n_resamples=400)[0]["difference_pro_minus_anti"]
              ["ci_low"] > 0 for _ in range(30)]
     assert np.mean(found) > 0.8
@@ -349,7 +356,9 @@ def _seat_scores(rng: np.random.Generator, shift: float = 0.0
 
 
 @pytest.mark.slow
-def test_seat_word_level_test_and_ci_are_calibrated_sentence_level_is_not() -> None:
+@pytest.mark.parametrize("runs", runs(300, 1000))
+def test_seat_word_level_test_and_ci_are_calibrated_sentence_level_is_not(runs: Runs
+                                                                          ) -> None:
     """Row 1 of issue 22: the test and d's CI over source words hold their size and
     coverage; May et al.'s sentence-level permutation (today ``p_as_published``, the
     reported p before issue 22) rejects far more than 5 %."""
@@ -357,7 +366,7 @@ def test_seat_word_level_test_and_ci_are_calibrated_sentence_level_is_not() -> N
 
     rng = np.random.default_rng(221)
     one, two, cover, sent = [], [], [], []
-    for k in range(1000):
+    for k in range(runs.sims):
         sx, sy, wx, wy = _seat_scores(rng)
         p1, p2, _, _ = word_level_test(sx, sy, wx, wy, n_permutations=200, seed=k,
                                        exact_limit=0)
@@ -365,22 +374,23 @@ def test_seat_word_level_test_and_ci_are_calibrated_sentence_level_is_not() -> N
         two.append(p2)
         ci = effect_size_ci(sx, sy, wx, wy)
         cover.append(ci.ci_low <= 0.0 <= ci.ci_high)
-        if k < 200:
+        if k < runs.of(200):
             sent.append(difference_of_sums_test(sx, sy, n_permutations=200, seed=k,
                                                 exact_limit=0).p_two_sided)
     rates = [float(np.mean(np.array(v) < ALPHA)) for v in (one, two, sent)]
     print(f"SEAT null: word-level FPR one-sided {rates[0]:.3f}, two-sided {rates[1]:.3f}; "
           f"CI coverage {np.mean(cover):.3f}; sentence-level FPR {rates[2]:.3f}")
-    assert _within(rates[0], FPR) and _within(rates[1], FPR)
-    assert _within(float(np.mean(cover)), COVER)
-    assert rates[2] > 0.2
+    assert runs.meets(rates[0], FPR) and runs.meets(rates[1], FPR)
+    assert runs.meets(float(np.mean(cover)), COVER)
+    assert runs.above(rates[2], 0.2, len(sent))
     power = [word_level_test(*_seat_scores(rng, 1.5), n_permutations=200, seed=0,
                              exact_limit=0)[1] for _ in range(50)]
     assert np.mean(np.array(power) < ALPHA) > 0.8
 
 
 @pytest.mark.slow
-def test_report_compare_permutes_the_clusters_it_resamples() -> None:
+@pytest.mark.parametrize("runs", runs(150, 1000))
+def test_report_compare_permutes_the_clusters_it_resamples(runs: Runs) -> None:
     """Row 2: two models whose gap varies by profession with mean 0 (20 professions x 9
     items). The permutation at professions holds its size; swapping single items (the
     p-value before issue 22, here with no clusters given) does not."""
@@ -392,7 +402,7 @@ def test_report_compare_permutes_the_clusters_it_resamples() -> None:
     index = pd.Index([f"i{i}" for i in range(prof.size)])
     clusters = pd.Series(prof.astype(str), index=index)
     p_clu, p_item = [], []
-    for k in range(1000):
+    for k in range(runs.sims):
         base = rng.normal(0, 1, prof.size)
         gap = _skewed(rng, 20)[prof] + rng.normal(0, 0.3, prof.size)
         a = pd.DataFrame({"v": base + gap}, index=index)
@@ -404,13 +414,13 @@ def test_report_compare_permutes_the_clusters_it_resamples() -> None:
         p_clu.append(paired_difference(Paired(a, mean, "professions", clusters),
                                        Paired(b, mean, "professions", clusters),
                                        n_resamples=20, n_permutations=200, seed=k)[5])
-        if k < 100:
+        if k < runs.of(100):
             p_item.append(paired_difference(Paired(a, mean), Paired(b, mean), n_resamples=20,
                                             n_permutations=200, seed=k)[5])
     rate, rate_item = (float(np.mean(np.array(v) < ALPHA)) for v in (p_clu, p_item))
     print(f"report compare FPR: professions {rate:.3f}, items {rate_item:.3f}")
-    assert _within(rate, FPR)
-    assert rate_item > 0.3
+    assert runs.meets(rate, FPR)
+    assert runs.above(rate_item, 0.3, len(p_item))
 
 
 def _old_bartl_rule(d: np.ndarray) -> float:
@@ -504,7 +514,8 @@ def _abc_log_ratios(rng: np.random.Generator, n: int | None = 300
 
 
 @pytest.mark.slow
-def test_abc_median_ci_over_occupations_and_frames_covers() -> None:
+@pytest.mark.parametrize("runs", runs(150, 500))
+def test_abc_median_ci_over_occupations_and_frames_covers(runs: Runs) -> None:
     """Row 5: the ABC median's two-way interval over occupations x frames covers on the
     report subset (300 groups) and on all 4,560; the percentile bootstrap over groups
     (the interval before issue 22) does not."""
@@ -512,7 +523,7 @@ def test_abc_median_ci_over_occupations_and_frames_covers() -> None:
 
     rng = np.random.default_rng(225)
     hits, old, share, wilson = [], [], [], []
-    for k in range(500):
+    for k in range(runs.sims):
         v, rr, cc = _abc_log_ratios(rng)
         ci = crossed_ci(rr, cc, lambda w, v=v: weighted_median(v, w), unit="x",
                         n_resamples=300, seed=k)
@@ -521,13 +532,13 @@ def test_abc_median_ci_over_occupations_and_frames_covers() -> None:
         sh = crossed_ci(rr, cc, lambda w, x=pos: (w @ x) / w.sum(axis=1), unit="x",
                         n_resamples=300, seed=k)
         share.append(sh.ci_low <= 0.5 <= sh.ci_high)
-        if k < 150:
+        if k < runs.of(150):
             b = bootstrap_ci(v, np.median, n_resamples=300, seed=k)
             old.append(b.ci_low <= 0.0 <= b.ci_high)
             w = proportion_ci(int(pos.sum()), pos.size)
             wilson.append(w.ci_low <= 0.5 <= w.ci_high)
     full = []
-    for k in range(40):
+    for k in range(runs.of(40)):
         v, rr, cc = _abc_log_ratios(rng, None)
         ci = crossed_ci(rr, cc, lambda w, v=v: weighted_median(v, w), unit="x",
                         n_resamples=200, seed=k)
@@ -535,25 +546,27 @@ def test_abc_median_ci_over_occupations_and_frames_covers() -> None:
     print(f"ABC median: two-way coverage {np.mean(hits):.3f} (subset), {np.mean(full):.3f} "
           f"(all 4,560, 40 runs); groups bootstrap {np.mean(old):.3f}; share: two-way "
           f"{np.mean(share):.3f}, Wilson over groups {np.mean(wilson):.3f}")
-    assert _within(float(np.mean(hits)), COVER)
-    assert _within(float(np.mean(share)), COVER)
-    assert np.mean(wilson) < 0.85
-    assert np.mean(full) >= 0.85  # 40 runs: a coarse check that the full set is not 0.26
-    assert np.mean(old) < 0.85
+    assert runs.meets(float(np.mean(hits)), COVER)
+    assert runs.meets(float(np.mean(share)), COVER)
+    assert runs.below(float(np.mean(wilson)), 0.85, len(wilson))
+    # 40 runs: a coarse check that the full set is not 0.26
+    assert runs.meets(float(np.mean(full)), (0.85, 1.0), len(full))
+    assert runs.below(float(np.mean(old)), 0.85, len(old))
 
 
 @pytest.mark.slow
-def test_probe_mean_over_twelve_targets_covers() -> None:
+@pytest.mark.parametrize("runs", runs(500, 2000))
+def test_probe_mean_over_twelve_targets_covers(runs: Runs) -> None:
     """Row 8: the probe's mean over 12 targets (the report's --quick professions) with
     skewed mean-0 target effects: the bootstrap-t interval it now reports (issue 36 row
     10; Student's t before) covers; the percentile bootstrap it reported before issue 22
     does not."""
     from genderscope.measures import probe
 
-    row = probe_t_row(2000)  # docs/calibration.md
+    row = probe_t_row(runs.sims)  # docs/calibration.md
     rng = np.random.default_rng(226)  # its first 300 simulations again
     old = []
-    for k in range(300):
+    for k in range(runs.of(300)):
         b = bootstrap_ci(probe_targets(rng), n_resamples=400, seed=k)
         old.append(b.ci_low <= 0.0 <= b.ci_high)
     print(f"probe, 12 targets: bootstrap-t coverage {row.rate:.3f}, percentile "
@@ -566,13 +579,14 @@ def test_probe_mean_over_twelve_targets_covers() -> None:
     # this fake's fill bias is the same for every target: nothing to resample, Student's t
     assert res["method"] == "t interval" and res["ci_unit"] == "targets"
     assert probe.mean_ci(probe_targets(rng), seed=0).method == "bootstrap-t"
-    assert row.within
-    assert np.mean(old) < 0.92
+    assert runs.meets(row.rate, COVER)
+    assert runs.below(float(np.mean(old)), 0.92, len(old))
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("runs", runs(300, 1000))
 @pytest.mark.parametrize("k", [5, 10, 20])
-def test_report_compare_ci_with_few_clusters_covers(k: int) -> None:
+def test_report_compare_ci_with_few_clusters_covers(k: int, runs: Runs) -> None:
     """Item 3 of issue 22: the report's tested difference (A − B, mean over items) with a
     model gap that varies by profession (skewed, known mean 0.3) over k professions x 9
     items. Its CI (jackknife-t below 50 clusters) covers; the percentile cluster bootstrap,
@@ -590,7 +604,7 @@ def test_report_compare_ci_with_few_clusters_covers(k: int) -> None:
         return float(x[:, 0].mean())
 
     hits, old = [], []
-    for s in range(1000):
+    for s in range(runs.sims):
         base = _skewed(rng, k)[prof] + rng.normal(0, 1, prof.size)
         gap = 0.3 + _skewed(rng, k)[prof] + rng.normal(0, 0.5, prof.size)
         a, b = base + gap, base
@@ -599,7 +613,7 @@ def test_report_compare_ci_with_few_clusters_covers(k: int) -> None:
             Paired(pd.DataFrame({"v": b}, index=index), mean, "professions", clusters),
             n_resamples=20, n_permutations=20, seed=s)[3:5]
         hits.append(lo <= 0.3 <= hi)
-        if s < 250:
+        if s < runs.of(250):
             lo, hi = _percentile(a[:, None], b[:, None], mean, members, prof.size, 250,
                                  np.random.default_rng(s))
             old.append(lo <= 0.3 <= hi)
@@ -607,6 +621,6 @@ def test_report_compare_ci_with_few_clusters_covers(k: int) -> None:
           f"percentile bootstrap {np.mean(old):.3f}")
     assert ci_method(k) == "jackknife t interval"
     assert ci_method(k, smooth=False) == "percentile bootstrap"  # ABC's median
-    assert _within(float(np.mean(hits)), COVER)
+    assert runs.meets(float(np.mean(hits)), COVER)
     if k <= 10:
-        assert np.mean(old) < 0.91
+        assert runs.below(float(np.mean(old)), 0.91, len(old))
