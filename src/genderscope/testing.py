@@ -17,8 +17,9 @@ Checks:
 - ``cli``: ``genderscope run NAME`` offers every declared option as a flag with the
   declared default, and no measure flag ``gs.run`` would not take;
 - ``reuse`` (with ``example``: the model and options of a cheap run): the run is
-  recorded with a reuse key, the same call again returns the stored run, and changing a
-  whole-number key option changes the key.
+  recorded with a reuse key, the same call again returns the stored run, changing a
+  whole-number key option changes the key, and the example's ``data`` copied to another
+  folder keeps it (a key holds the data's content, not its path).
 """
 
 from __future__ import annotations
@@ -175,7 +176,31 @@ def _reuse(d: Declaration, example: dict[str, Any]) -> list[str]:
                 continue
             if other == key:
                 bad.append(f"{o.flag} {value + 1} gives the same reuse key as {value}")
+        bad += _moved_data(d.name, adapter, options, key, Path(tmp) / "moved")
     return bad
+
+
+def _moved_data(name: str, adapter: Any, options: dict[str, Any], key: str,
+                elsewhere: Path) -> list[str]:
+    """The example's ``data`` (a file or folder) copied to ``elsewhere`` must give the
+    same reuse key: a key holds what the data holds, never where it lies."""
+    import shutil
+
+    from genderscope.engine import run_key
+
+    data = options.get("data")
+    if not isinstance(data, (str, Path)) or not Path(data).exists():
+        return []
+    moved = elsewhere / "another" / Path(data).name
+    moved.parent.mkdir(parents=True)
+    if Path(data).is_dir():
+        shutil.copytree(data, moved)
+    else:
+        shutil.copy2(data, moved)
+    if run_key(name, adapter, **{**options, "data": moved}) != key:
+        return ["--data copied to another folder gives another reuse key (the key holds "
+                "where the data lies, not only what it holds)"]
+    return []
 
 
 def check_measure(measure: str | Declaration, *, example: dict[str, Any] | None = None,

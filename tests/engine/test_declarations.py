@@ -77,6 +77,37 @@ def test_check_measure_finds_what_it_looks_for() -> None:
                       example={"model": None, "options": {"n": 4}})
 
 
+def _read_items(*, by_path: bool) -> Any:
+    """A plug-in measure reading ``--data`` (a text file); its plan keys the lines, or,
+    ``by_path``, the file's path too (as keys did before issue 35)."""
+    def plan(*, data: Path | None = None, progress: bool = False) -> Plan:
+        lines = Path(str(data)).read_text(encoding="utf-8").split()
+
+        def run(_: Any) -> Result:
+            return Result("read-items", {"n": {"estimate": float(len(lines)), "ci_low": 0.0,
+                                               "ci_high": float(len(lines))}},
+                          pd.DataFrame({"line": lines}))
+
+        return Plan("read-items", "none", run,
+                    inputs={"lines": lines, **({"path": str(data)} if by_path else {})})
+
+    return declaration("read-items", plan, needs="none", doc="Read items.",
+                       options=Options((Option("data", None, "The items file.", type="path",
+                                               key=False),
+                                        Option("progress", False, "Progress bar.",
+                                               type="bool", key=False))))
+
+
+def test_check_measure_finds_a_key_that_holds_where_the_data_lies(tmp_path: Path) -> None:
+    (tmp_path / "items.txt").write_text("a b c\n", encoding="utf-8")
+    example = {"model": None, "options": {"data": tmp_path / "items.txt"}}
+    assert check_measure(_read_items(by_path=False), example=example) == \
+        ["declared", "strict-api", "reuse"]
+    with pytest.raises(AssertionError, match="--data copied to another folder gives another "
+                                             "reuse key"):
+        check_measure(_read_items(by_path=True), example=example)
+
+
 def test_a_generated_run_command_is_gs_run(tmp_path: Path, tiny_gpt2_dir: Path) -> None:
     """``genderscope run probe`` (made from the declaration alone) gives gs.run's run."""
     import json
