@@ -205,8 +205,9 @@ def detected_items(frame: pd.DataFrame) -> pd.DataFrame:
 def male_share_by_item(frame: pd.DataFrame) -> tuple[Any, np.ndarray]:
     """The detected attempts grouped by item, and each item's share of "male" evaluations
     (the character-gender probes' per-item value)."""
-    g = frame[frame["evaluation"].notna()].groupby("item", sort=False)
-    return g, g["evaluation"].agg(lambda e: float((e == "male").mean())).to_numpy()
+    det = frame[frame["evaluation"].notna()]
+    male = (det["evaluation"] == "male").groupby(det["item"], sort=False).mean()
+    return det.groupby("item", sort=False), male.to_numpy(float)
 
 
 def generate_answers(model: Any, attempts: Sequence[Attempt], decoding: Any, *,

@@ -100,7 +100,7 @@ def _totals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     item belongs there (x = acceptance, s = the occupation's stereotype score)."""
     det = frame[frame["evaluation"].notna()]
     g = det.groupby("item", sort=False)
-    x = g["evaluation"].agg(lambda e: float((e == "yes").mean())).to_numpy()
+    x = (det["evaluation"] == "yes").groupby(det["item"], sort=False).mean().to_numpy(float)
     first = g[["gender", "race", "qualification", "score", "cluster"]].first()
     s = first["score"].to_numpy(float)
     block = np.column_stack([x, np.ones_like(x), s, s * s, x * x, x * s])

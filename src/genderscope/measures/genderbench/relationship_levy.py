@@ -73,7 +73,7 @@ def _evaluate(answer: str, attempt: Attempt) -> str | None:
 def _totals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     det = frame[frame["evaluation"].notna()]
     g = det.groupby("item", sort=False)
-    x = g["evaluation"].agg(lambda e: float((e == "male").mean())).to_numpy()
+    x = (det["evaluation"] == "male").groupby(det["item"], sort=False).mean().to_numpy(float)
     return np.column_stack([x, np.ones_like(x)]), g["cluster"].first().to_numpy()
 
 
