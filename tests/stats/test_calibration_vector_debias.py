@@ -23,6 +23,7 @@ from calibration_sims_debias import (
     shrink_rows,
     world,
 )
+from calibration_size import Runs, runs
 
 from genderscope.core.design import Design
 
@@ -48,24 +49,26 @@ def test_debias_change_test_is_sized_fast() -> None:
 
 
 @pytest.mark.slow
-def test_debias_change_test_is_sized() -> None:
+@pytest.mark.parametrize("runs", runs(150, 600))
+def test_debias_change_test_is_sized(runs: Runs) -> None:
     """600 no-change comparisons (Wilson width 0.035 at 0.05; the runs of
     docs/calibration.md): every row within the bar."""
-    rows = null_rows(600)
+    rows = null_rows(runs.sims)
     for r in rows:
         _report(r)
-    assert all(FPR[0] <= r.rate <= FPR[1] for r in rows)
+    assert all(runs.meets(r.rate, FPR) for r in rows)
 
 
 @pytest.mark.slow
-def test_debias_change_interval_covers() -> None:
+@pytest.mark.parametrize("runs", runs(150, 600))
+def test_debias_change_interval_covers(runs: Runs) -> None:
     """Debiasing halves every word's gender loading: the interval of each metric's
     change over all items covers its expected change (600 runs, as docs/calibration.md),
-    or the row is the known limit the page states (RND, ECT: conservative, 0.987)."""
-    rows = shrink_rows(600)
+    or the row is the known limit the page states (RND: 0.978, slightly conservative)."""
+    rows = shrink_rows(runs.sims)
     for r in rows:
         _report(r)
-        assert COVER[0] <= r.rate <= COVER[1] or r.limit
+        assert runs.meets(r.rate, COVER) or r.limit
 
 
 def test_item_values_are_the_metrics_items() -> None:

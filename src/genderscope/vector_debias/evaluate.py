@@ -14,13 +14,14 @@
   after) and :func:`genderscope.stats.jackknife.infer_samples` gives the interval and
   test over every word set (X, Y, A, B; RIPA: its word pairs, A, B): the several-sample
   infinitesimal jackknife t interval (each word weighted alike in both vector sets:
-  :func:`derivatives`) and the t test of no change, whose variance is that under no
+  :func:`derivatives`, less the noise their squares carry: :func:`noise_terms`) and the
+  t test of no change, whose variance is that under no
   change (each word's own contribution: :func:`contributions`); "too few units to test"
   below 5 degrees of freedom. On two noisy copies of the same vectors (8 + 8 targets,
   8 + 8 attribute words) compare's bootstrap-t over the items "found" a change in
   0.09-0.35 of runs; this test in 0.032-0.053 (600 runs), and the interval covers the
-  expected change after debiasing in 0.947-0.968 (RND, ECT: 0.987, conservative near no
-  change; docs/calibration.md).
+  expected change after a simulated debiasing in 0.937-0.963 (RND: 0.978, slightly
+  conservative; docs/calibration.md).
 - The analogy "man : king :: woman : ?" by 3CosAdd (Mikolov et al. 2013) over unit
   vectors, the three query words excluded: its top answers before and after.
 - Gonen & Goldberg's (2019, "Lipstick on a Pig", NAACL-W, Sec. 3 "Clustering") test:
@@ -190,14 +191,16 @@ def _changes(metric: str, before: Sets, after: Sets, tied: dict[str, np.ndarray]
     return out
 
 
-def contributions(metric: str, before: Sets, after: Sets, tied: dict[str, np.ndarray]
+def contributions(metric: str, before: Sets, after: Sets, tied: dict[str, np.ndarray],
+                  weights: Weights | None = None, *, centred: bool = True
                   ) -> dict[str, dict[str, np.ndarray]]:
     """group -> set -> each word's own share of the change, centred within its set:
     T_w = change(M with w before -> M with w after), M the midpoint (before + after) / 2
     of every word's two vectors. The change is sum_w T_w up to third-order terms in the
     words' differences (a central difference: exact for a statistic linear in each
     word), and the words are independent, so sum_k n_k / (n_k - 1) sum_w (T_w - mean_k
-    T)^2 is its variance over every set (Student's, per set)."""
+    T)^2 is its variance over every set (Student's, per set). ``weights``: the words'
+    weights (:func:`noise_terms`); ``centred=False``: T_w as computed."""
     mid = {r: (before[r] + after[r]) / 2 for r in before}
     out: dict[str, dict[str, np.ndarray]] = {g: {} for g in tied}
     for role in before:
@@ -206,8 +209,36 @@ def contributions(metric: str, before: Sets, after: Sets, tied: dict[str, np.nda
         mb = {r: np.repeat(mid[r][None], n, axis=0) for r in before}
         ma = {r: v.copy() for r, v in mb.items()}
         mb[role][idx, idx], ma[role][idx, idx] = before[role], after[role]
-        for g, t in _changes(metric, mb, ma, tied).items():
-            out[g][role] = t - t.mean()
+        for g, t in _changes(metric, mb, ma, tied, weights).items():
+            out[g][role] = t - t.mean() if centred else t
+    return out
+
+
+def noise_terms(metric: str, before: Sets, after: Sets, tied: dict[str, np.ndarray]
+                ) -> dict[str, dict[str, np.ndarray]]:
+    """group -> set -> for each word t, what the noise of the other words adds to the
+    square of t's derivative: with C_tu = d T_u / d w_t (how t's weight moves word u's
+    contribution, :func:`contributions`), sum over the sets l of n_l / (n_l - 1) sum_(u in
+    l, u != t) (C_tu - mean_l C_t)^2. A derivative's part from the other words' changes,
+    sum_u C_tu, is a product of t's spread and their noise whose square this estimates
+    (Goodman 1960's correction of a product's variance)."""
+    out: dict[str, dict[str, np.ndarray]] = {g: {} for g in tied}
+    for rt, rows_ in before.items():
+        d = {g: np.zeros(len(rows_)) for g in tied}
+        for i in range(len(rows_)):
+            w = {r: np.ones(len(v)) for r, v in before.items()}
+            w[rt][i] += STEP
+            up = contributions(metric, before, after, tied, w, centred=False)
+            w[rt][i] -= 2 * STEP
+            down = contributions(metric, before, after, tied, w, centred=False)
+            for g in tied:
+                for ru in before:
+                    c = (up[g][ru] - down[g][ru]) / (2 * STEP)
+                    c = np.delete(c, i) if ru == rt else c
+                    if c.size > 1:
+                        d[g][i] += c.size / (c.size - 1) * float(np.sum((c - c.mean()) ** 2))
+        for g in tied:
+            out[g][rt] = d[g]
     return out
 
 
@@ -237,13 +268,15 @@ def derivatives(metric: str, before: Sets, after: Sets, tied: dict[str, np.ndarr
 
 
 def paired_change(metric: str, before: Sets, after: Sets, *,
-                  tolerance: Tolerance = SCORE_TOLERANCE, p_adjust: str = "holm"
-                  ) -> list[dict[str, Any]]:
+                  tolerance: Tolerance = SCORE_TOLERANCE, p_adjust: str = "holm",
+                  interval: bool = True) -> list[dict[str, Any]]:
     """The before/after change of ``metric``'s items, per group and over all (module
     docstring): rows with the mean item values, the mean change, its 95 % interval and
     test (:data:`DESIGNS`; the per-group p-values Holm-adjusted as one family): the
-    jackknife t interval from the change's derivatives (:func:`derivatives`) and the t
-    test of no change from the words' own contributions (:func:`contributions`)."""
+    jackknife t interval from the change's derivatives (:func:`derivatives`, less the
+    noise their squares carry: :func:`noise_terms`) and the t test of no change from the
+    words' own contributions (:func:`contributions`). ``interval=False``: the estimate and
+    the test only (the interval's bounds NaN; a simulation of the test's size)."""
     from genderscope.stats import adjust_pvalues
     from genderscope.stats.jackknife import infer_samples
 
@@ -252,15 +285,22 @@ def paired_change(metric: str, before: Sets, after: Sets, *,
     groups = (ALL, *vb)
     tied = {g: ties(_pooled(vb, g)[0], _pooled(va, g)[0], tolerance) for g in groups}
     est = {g: float(v) for g, v in _changes(metric, before, after, tied).items()}
-    grads = derivatives(metric, before, after, tied)
     own = contributions(metric, before, after, tied)
+    if interval:
+        grads = derivatives(metric, before, after, tied)
+        noise = noise_terms(metric, before, after, tied)
+    else:  # the test's variance stands in; the bounds are dropped below
+        grads, noise = own, {g: None for g in groups}
     rows: list[dict[str, Any]] = []
     for g in groups:
         xb, xa = _pooled(vb, g)[0], _pooled(va, g)[0]
         row: dict[str, Any] = {"set": g, "n": int(xb.size), "mean_before": float(xb.mean()),
                                "mean_after": float(xa.mean()), "change": est[g]}
-        res = infer_samples(design, est[g], grads[g], null=0.0, null_influence=own[g])
-        row.update({"change_ci_low": res.ci.ci_low, "change_ci_high": res.ci.ci_high,
+        res = infer_samples(design, est[g], grads[g], null=0.0, null_influence=own[g],
+                            corrections=noise[g])
+        nan = float("nan")
+        row.update({"change_ci_low": res.ci.ci_low if interval else nan,
+                    "change_ci_high": res.ci.ci_high if interval else nan,
                     "ci_method": res.ci.method, "ci_unit": res.ci.ci_unit,
                     "n_units": int(res.ci.n_units or 0), "n_ties": int(tied[g].sum()),
                     "design": design.describe()})
