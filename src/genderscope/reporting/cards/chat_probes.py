@@ -69,7 +69,7 @@ def _marked(label: str, r: Result, key: str, **kw: Any) -> Headline:
 
 
 def _untested(t: dict[str, Any]) -> str:
-    """' — not tested (fewer than 3 clusters)' when a paired test has no p: the number is
+    """' — not tested (too few units to test: ...)' when a paired test has no p: the number is
     then descriptive, and its label says so (docs/report.md)."""
     p = t.get("p_value")
     if p is not None and p == p:
