@@ -186,15 +186,3 @@ def options(*declared: Option | Sequence[Option]) -> Options:
         flat.extend([d] if isinstance(d, Option) else d)
     return Options(tuple(flat))
 
-
-# -- the options many measures share (each declared once) ------------------------------
-DATA = Option("data", None, "Data folder or file [default: the packaged or fetched set].",
-              type="path", key=False)
-LIMIT = Option("limit", None, "Score a seeded random subset of N items (see "
-               "--subset-seed) [default: every item].", type="int", min=1)
-SUBSET_SEED = Option("subset_seed", 0, "Seed of the --limit subset.", type="int", min=0)
-SEED = Option("seed", 0, "Seed of the bootstrap.", type="int", min=0)
-RESAMPLES = Option("resamples", 10_000, "Bootstrap resamples.", type="int", min=100)
-PERMUTATIONS = Option("permutations", 10_000, "Permutations of the permutation test.",
-                      type="int", min=10_000)
-PROGRESS = Option("progress", False, "Show a progress bar.", type="bool", key=False)

@@ -14,7 +14,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from genderscope.cli.common import DEVICE_OPTION, console
+from genderscope.cli.common import DEVICE_OPTION, PROGRESS_OPTION, console
 
 MODEL = typer.Option(..., "--model", "-m", help="HF id, local folder, .gguf file, or smollm2 / "
                      "gemma3-270m (the base model).")
@@ -36,7 +36,6 @@ FEATURES = typer.Option("genderscope", "--features", help="genderscope, or bias-
                         "sentences and features as bias-bench builds them (no start token, "
                         "INLP not truncated, its clip index, random draws and batching).")
 OVERWRITE = typer.Option(False, "--overwrite", help="Replace an --out this technique wrote.")
-PROGRESS = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
 
 
 def _show(technique: str, out: Path, manifest: dict[str, Any]) -> None:
@@ -88,7 +87,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                      seed: int = SEED, batch_size: int = BATCH, max_length: int = MAXLEN,
                      kind: str = KIND, start_token: str = START, features: str = FEATURES,
                      device: str | None = DEVICE_OPTION, overwrite: bool = OVERWRITE,
-                     progress: bool = PROGRESS) -> None:
+                     progress: bool = PROGRESS_OPTION) -> None:
         """INLP (Ravfogel et al. 2020): nullspace projection of the last hidden states.
 
         Linear classifiers learn to tell male, female and neutral sentences of the corpus
@@ -109,7 +108,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                 max_length: int = MAXLEN, kind: str = KIND,
                                 start_token: str = START, features: str = FEATURES,
                                 device: str | None = DEVICE_OPTION,
-                                overwrite: bool = OVERWRITE, progress: bool = PROGRESS) -> None:
+                                overwrite: bool = OVERWRITE,
+                                progress: bool = PROGRESS_OPTION) -> None:
         """SentenceDebias (Liang et al. 2020): remove a gender direction from hidden states.
 
         The direction is the first principal component of counterfactual sentence pairs'
@@ -131,7 +131,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                 "multiplied by."),
                             kind: str = KIND, start_token: str = START,
                             device: str | None = DEVICE_OPTION, overwrite: bool = OVERWRITE,
-                            progress: bool = PROGRESS) -> None:
+                            progress: bool = PROGRESS_OPTION) -> None:
         """Self-Debias (Schick et al. 2021): adjust a causal or masked LM's distributions.
 
         At scoring and generation time, tokens that a debiasing prefix makes more likely
@@ -162,7 +162,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                         kind: str = KIND, device: str | None = DEVICE_OPTION,
                         overwrite: bool = typer.Option(False, "--overwrite",
                                                        help="Replace an existing --out."),
-                        progress: bool = PROGRESS) -> None:
+                        progress: bool = PROGRESS_OPTION) -> None:
         """Dropout (Webster et al. 2020): continued pre-training with increased dropout.
 
         Same training loop, resumable checkpoints and folder as `debias cds`; the corpus is
