@@ -83,7 +83,6 @@ from genderscope.stats.crossed import crossed_ci, weighted_median
 from genderscope.stats.intervals import DEFAULT_RESAMPLES
 
 VARIANTS = ("reflexive", "male", "female")
-CI_UNIT = "groups"
 CROSSED_UNIT = "occupations × frames"
 """The unit of the medians' and means' CIs: occupations and sentence frames, crossed."""
 

@@ -34,7 +34,6 @@ OKABE_ITO = {"orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73", "yellow"
              "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7", "grey": "#999999"}
 MALE = OKABE_ITO["blue"]
 FEMALE = OKABE_ITO["vermillion"]
-NEUTRAL = OKABE_ITO["green"]
 SERIES = [OKABE_ITO[k] for k in ("blue", "orange", "green", "purple", "sky", "vermillion",
                                  "yellow", "grey")]
 
@@ -58,15 +57,6 @@ def figure(width: float = 6.4, height: float = 3.2) -> tuple[Figure, Any]:
         ax.grid(True, axis="x" if width > height * 1.6 else "y")
         ax.set_axisbelow(True)
     return fig, ax
-
-
-def figures(n: int, width: float = 6.4, height: float = 3.2, sharey: bool = False
-            ) -> tuple[Figure, Sequence[Any]]:
-    """A figure with ``n`` axes side by side."""
-    with plt.rc_context(_RC):
-        fig, axes = plt.subplots(1, n, figsize=(width, height), layout="constrained",
-                                 sharey=sharey, squeeze=False)
-    return fig, list(axes[0])
 
 
 def null_line(ax: Any, value: float, *, vertical: bool = True, label: str | None = None) -> None:
