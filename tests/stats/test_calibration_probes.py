@@ -126,10 +126,11 @@ def test_max_diff_no_bias_value_fast() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("runs", runs(150, 500))
-def test_max_diff_no_bias_value_is_sized(runs: Runs) -> None:
-    """500 simulations at 20 scenarios (docs/calibration.md)."""
-    excl, above = tamkin_no_bias_rows(20, runs.sims)
+@pytest.mark.calibration_full
+def test_max_diff_no_bias_value_is_sized() -> None:
+    """500 simulations at 20 scenarios (docs/calibration.md); about 0.6 s each, so CI runs
+    the small variant above only."""
+    excl, above = tamkin_no_bias_rows(20, 500)
     _report(excl), _report(above)
-    assert runs.above(excl.rate, 0.95) and excl.limit
-    assert runs.meets(above.rate, FPR)
+    assert excl.rate > 0.95 and excl.limit
+    assert FPR[0] <= above.rate <= FPR[1]

@@ -60,7 +60,7 @@ def test_debias_change_test_is_sized(runs: Runs) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("runs", runs(150, 600))
+@pytest.mark.parametrize("runs", runs(50, 600))
 def test_debias_change_interval_covers(runs: Runs) -> None:
     """Debiasing halves every word's gender loading: the interval of each metric's
     change over all items covers its expected change (600 runs, as docs/calibration.md),
