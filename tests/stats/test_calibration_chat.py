@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from calibration_size import Runs, runs
 
 from genderscope.measures.genderbench import discrimination_tamkin as dt
 from genderscope.measures.genderbench.probe_run import ProbeSpec, clustered_test
@@ -39,20 +40,22 @@ def _null_frame(rng: np.random.Generator, n_clusters: int = 30, items: int = 8
         "evaluation": np.where(yes.reshape(-1), "yes", "no"), "undetected": False}), 0.5
 
 
-def test_paired_gender_test_over_scenarios_is_calibrated() -> None:
+@pytest.mark.parametrize("runs", runs(300, 1000))
+def test_paired_gender_test_over_scenarios_is_calibrated(runs: Runs) -> None:
     rng = np.random.default_rng(2025)
     test = dt.TESTS["male - female yes rate"]
     p = []
-    for k in range(1000):
+    for k in range(runs.sims):
         frame, _ = _null_frame(rng, n_clusters=40, items=15)
         clusters = frame.groupby("item", sort=False)["cluster"].first()
         p.append(clustered_test(test(frame), clusters, seed=k, n_flips=2000)["p_value"])
     rate = float(np.mean(np.asarray(p) < 0.05))
     print(f"FPR at 0.05 over {len(p)} clustered nulls: {rate:.3f}")
-    assert FPR[0] <= rate <= FPR[1], rate
+    assert runs.meets(rate, FPR), rate
 
 
-def test_cluster_ci_covers_and_item_ci_does_not() -> None:
+@pytest.mark.parametrize("runs", runs(100, 300))
+def test_cluster_ci_covers_and_item_ci_does_not(runs: Runs) -> None:
     """95 % CI of the female success rate over scenarios vs over items (ignoring the
     scenario structure, as GenderBench resamples items)."""
     rng = np.random.default_rng(7)
@@ -60,7 +63,7 @@ def test_cluster_ci_covers_and_item_ci_does_not() -> None:
     spec = ProbeSpec(method="x", title="x", attempts=[], evaluate=lambda a, b: None,
                      totals=dt._totals, metrics={}, marks={}, cluster_unit="scenarios")
     hit_cluster = hit_item = 0
-    n = 300
+    n = runs.sims
     for k in range(n):
         frame, truth = _null_frame(rng, n_clusters=20, items=10)
         rows, clusters = spec.totals(frame)
@@ -73,11 +76,12 @@ def test_cluster_ci_covers_and_item_ci_does_not() -> None:
         hit_cluster += ci_c.ci_low <= truth <= ci_c.ci_high
         hit_item += ci_i.ci_low <= truth <= ci_i.ci_high
     print(f"coverage over {n} nulls: cluster {hit_cluster / n:.3f}, item {hit_item / n:.3f}")
-    assert 0.91 <= hit_cluster / n <= 0.985, hit_cluster / n
-    assert hit_item / n < 0.85, hit_item / n  # the item-level interval is too narrow
+    assert runs.meets(hit_cluster / n, (0.91, 0.985)), hit_cluster / n
+    assert runs.below(hit_item / n, 0.85), hit_item / n  # the item-level one is too narrow
 
 
-def test_gest_option_gap_test_is_calibrated() -> None:
+@pytest.mark.parametrize("runs", runs(300, 1000))
+def test_gest_option_gap_test_is_calibrated(runs: Runs) -> None:
     """Gest's test ('Men' - 'Women' share over male-stereotype sentences) under a null
     where each sentence has its own pull towards 'Neither' but 'Men' and 'Women' are
     equally likely: rejects at alpha 0.05 in 3-7 % of simulated probes."""
@@ -87,7 +91,7 @@ def test_gest_option_gap_test_is_calibrated() -> None:
     test = gest.GEST_TESTS["male-stereotype sentences: 'Men' - 'Women' share"]
     n, orders = 40, 6
     p = []
-    for k in range(1000):
+    for k in range(runs.sims):
         half = rng.beta(2, 2, n) / 2  # P(Men) = P(Women) = half, P(Neither) = 1 - 2 half
         u = rng.random((n, orders))
         ev = np.where(u < half[:, None], "male",
@@ -100,4 +104,4 @@ def test_gest_option_gap_test_is_calibrated() -> None:
         p.append(clustered_test(test(frame), clusters, seed=k, n_flips=2000)["p_value"])
     rate = float(np.mean(np.asarray(p) < 0.05))
     print(f"Gest test FPR at 0.05 over {len(p)} nulls: {rate:.3f}")
-    assert FPR[0] <= rate <= FPR[1], rate
+    assert runs.meets(rate, FPR), rate
