@@ -87,5 +87,3 @@ BIAS_AMPLIFICATION = Card(
 
 
 from genderscope.measures.amplification import plot_amplification  # noqa: E402,F401
-
-ENTRIES = (BIAS_AMPLIFICATION,)

@@ -59,6 +59,3 @@ ATTACK = Card(
                  "Alzantot et al. and `genderscope attack`: 60 and 20), so success rates "
                  "are lower bounds."),
         subset="20 texts (--quick: 5)"))
-
-
-ENTRIES = (ATTACK,)

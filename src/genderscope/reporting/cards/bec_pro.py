@@ -143,6 +143,3 @@ BEC_PRO = Card(
                  "words and professions compared against each other)."),
         subset="10 professions per group (male, female, balanced) × 18 person words × 5 "
                "templates = 2,700 of 5,400 rows (--quick: 2 per group, 2 templates), seeded"))
-
-
-ENTRIES = (BEC_PRO,)

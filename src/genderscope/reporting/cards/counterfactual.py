@@ -73,6 +73,3 @@ COUNTERFACTUAL = Card(
         caveats=("Word swaps can produce ungrammatical or implausible texts (e.g. her → his/"
                  "him); texts without gendered words are not counted.",),
         subset="500 texts (--quick: 50), seeded sample"))
-
-
-ENTRIES = (COUNTERFACTUAL,)

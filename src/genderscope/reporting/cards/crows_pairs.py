@@ -91,6 +91,3 @@ CROWS_PAIRS = Card(
                  "stereotypical.", "Causal LMs are scored with whole-sentence likelihood, "
                  "not the paper's masked-LM metric."),
         subset="all 262 gender pairs (--quick: 40, seeded)"))
-
-
-ENTRIES = (CROWS_PAIRS,)

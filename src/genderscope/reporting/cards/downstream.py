@@ -79,6 +79,3 @@ DOWNSTREAM = Card(
                  "partly reflect the removed gender information."),
         subset="300 StereoSet contexts, 900 sentences (seeded; 90 contexts with --quick; "
                "all with --full)"))
-
-
-ENTRIES = (DOWNSTREAM,)

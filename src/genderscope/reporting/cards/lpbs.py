@@ -83,6 +83,3 @@ LPBS = Card(
                  "carry the uncertainty.", "Causal LMs use the probe's sentence-likelihood "
                  "definitions, not a fill-in."),
         subset="the whole built-in career-family test"))
-
-
-ENTRIES = (LPBS,)

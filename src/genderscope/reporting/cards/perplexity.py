@@ -103,6 +103,3 @@ PERPLEXITY = Card(
                  "one (a model and its debiased version do).",
                  "Masked and causal LMs' figures are not comparable with each other."),
         subset="200 GAP validation sentences (seeded; 40 with --quick; all with --full)"))
-
-
-ENTRIES = (PERPLEXITY,)

@@ -73,6 +73,3 @@ PROBE = Card(
         caveats=("One template: results can change with the wording; use LPBS or BEC-Pro for "
                  "template-averaged scores.",),
         subset="the 60 BEC-Pro English professions (--quick: 12)"))
-
-
-ENTRIES = (PROBE,)

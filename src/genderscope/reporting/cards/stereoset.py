@@ -120,6 +120,3 @@ STEREOSET = Card(
                  "Only the public dev split; the gender domain has 10 target terms, so CIs "
                  "are wide."),
         subset="150 of 255 gender contexts (--quick: 30), seeded"))
-
-
-ENTRIES = (STEREOSET,)

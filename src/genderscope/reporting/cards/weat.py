@@ -213,6 +213,3 @@ SEAT = Card(
         caveats=(*CAVEATS, "May et al. found SEAT results inconsistent across "
                  "tests and encoders; a null result does not mean no bias."),
         subset="SEAT 6, 7, 8 (all sentences)"))
-
-
-ENTRIES = (WEAT, SEAT,)

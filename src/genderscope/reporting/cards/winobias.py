@@ -130,6 +130,3 @@ DAWINOBIAS = Card(
                              "packaged by GenDa Lens (Sloth & Rybner 2023, "
                              "https://dadebias.github.io/genda-lens/).",
                     subset="300 of 1,348 sentences (--quick: 40), seeded", **_CARD))
-
-
-ENTRIES = (WINOBIAS, DAWINOBIAS,)
