@@ -115,8 +115,9 @@ def tamkin_rows(k: int, sims: int, seed: int = 369, *, resamples: int = 1000,
                         "female rate CI: percentile cluster bootstrap (before issue 36)",
                         "coverage", sims, int(hit_old),
                         PROBES + "test_tamkin_difference_ci_covers_with_slopes",
-                        "replaced: the percentile bootstrap over few scenarios is too "
-                        "narrow (normal-like quantiles, no K / (K - 1))"))
+                        "replaced by the linearised cluster t, no longer reported: over "
+                        "few scenarios the percentile bootstrap is too narrow (normal-like "
+                        "quantiles, no K / (K - 1))"))
     return rows
 
 
