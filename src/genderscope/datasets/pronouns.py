@@ -87,7 +87,3 @@ def load_abc_pronouns(lang: str) -> AbcPronouns:
                                    "'form<TAB>reflexive|male|female'")
         role[cols[0].lower()] = cols[1]
     return AbcPronouns(lang, role, substring=lang in ("zh", "ja"))
-
-
-def available_languages(abc: bool = False) -> list[str]:
-    return _available(ABC_PRONOUN_DIR if abc else PRONOUN_DIR)

@@ -260,13 +260,6 @@ def provenance(data_meta: Any) -> list[dict[str, Any]]:
     return [registry()[n].describe(files) for n, files in sorted(found.items())]
 
 
-def annotate(metadata: dict[str, Any]) -> dict[str, Any]:
-    """Add ``metadata["datasets"]`` (:func:`provenance` of ``metadata["data"]``)."""
-    if "datasets" not in metadata:
-        metadata["datasets"] = provenance(metadata.get("data"))
-    return metadata
-
-
 def status(ds: Dataset) -> str:
     """``packaged``, ``fetched``, ``damaged`` (fetched, but a file fails its check: the
     next fetch repairs it) or ``not fetched``."""
