@@ -73,6 +73,7 @@ def _plan(**given: Any) -> Plan:
 
 GENDERBENCH: Declaration = declaration(
     "genderbench", _plan, needs="lm", options=OPTIONS, docs="genderbench.md",
+    version=2,  # the probes' intervals, tests and no-bias values changed (issue 36 row 9)
     family="chat (GenderBench)", table="genderscope.cli.commands.genderbench_suite:tables",
     doc="""GenderBench 1.1.0's whole suite: the 14 probes of its DefaultHarness in one run,
     with GenderBench's marks (A-D) per metric.
@@ -81,9 +82,9 @@ GENDERBENCH: Declaration = declaration(
     the report's seeded CPU subsets, quick a 4-item smoke test of each probe (both one
     repetition, 48 new tokens).
     Gest and GestCreative need gest.csv (--gest-data). One result: every probe's metrics with
-    cluster bootstrap CIs, the mark GenderBench's harness gives on the same answers
-    beside genderscope's own, every paired test with Holm over the suite. Every answer is
-    cached, so a rerun generates nothing and an interrupted run resumes.""")
+    cluster-level CIs (docs/measures/genderbench.md), the mark GenderBench's harness gives on
+    the same answers beside genderscope's own, every paired test with Holm over the suite.
+    Every answer is cached, so a rerun generates nothing and an interrupted run resumes.""")
 """The suite's declaration (read by :mod:`genderscope.core.registry`)."""
 
 MEASURES: tuple[Declaration, ...] = (GENDERBENCH,)

@@ -229,6 +229,7 @@ def lpbs(
 
 
 @declare("probe", needs="lm", family="templates and association",
+         version=2,  # bootstrap-t over targets (issue 36 row 10)
          table="genderscope.cli.commands.probe:probe_tables",
          card="genderscope.reporting.cards.probe:PROBE", report_order=80)
 def probe(
