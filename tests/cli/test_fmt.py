@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from genderscope.cli.commands.robustness import counterfactual_tables
-from genderscope.cli.common import ci_text, console, fmt
+from genderscope.cli.common import ci_text, console, fmt, p_text
 from genderscope.results import Result
 
 NAN = math.nan
@@ -60,3 +60,12 @@ def test_the_counterfactual_table_shows_n_a_for_an_empty_group() -> None:
     text = printed.get()
     assert "0.333 [0.060, 0.790]" in text and "0.200 [0.100, n/a]" in text
     assert "0.450" in text and "nan" not in text and text.count("n/a") >= 8
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    (0.012345, "0.012"), (1.0, "1"), (3e-7, "3e-07"), (None, "–"), (NAN, "–"), ("x", "–"),
+])
+def test_p_text(value: object, shown: str) -> None:
+    """The p-values of the BEC-Pro, LPBS and pronoun tables: two significant digits, a
+    dash where there is none (BEC-Pro's copy printed ``None`` and ``nan``)."""
+    assert p_text(value) == shown

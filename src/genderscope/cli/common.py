@@ -94,6 +94,15 @@ def fmt(x: Any, nd: int = 3, *, small: str | None = None, sign: bool = False,
     return f"{v:+.{nd}f}" if sign else f"{v:.{nd}f}"
 
 
+def p_text(x: Any) -> str:
+    """A p-value with two significant digits; ``–`` when there is none (None, NaN)."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return "–"
+    return "–" if v != v else f"{v:.2g}"
+
+
 def ci_text(d: dict[str, Any] | None, nd: int = 3, *, sign: bool = False,
             missing: str | None = None) -> str:
     """``estimate [low, high]`` of a summary entry, each number by :func:`fmt`; ``-``

@@ -27,17 +27,11 @@ from genderscope.cli.common import (
     command_line,
     console,
     fmt,
+    p_text,
     run_note,
 )
 from genderscope.results import to_json
 from genderscope.text_blocks import plural
-
-
-def _p(x: Any) -> str:
-    try:
-        return f"{float(x):.2g}"
-    except (TypeError, ValueError):
-        return str(x)
 
 
 def _bec_pro_plots(result: Any, path: Path) -> list[str]:
@@ -71,7 +65,7 @@ def bec_pro_tables(result: Any) -> list[Any]:
         tests.add_column(col)
     for group, t in result.summary["male_vs_female"].items():
         tests.add_row(group, str(int(t["n_professions"])), str(int(t["n_pairs"])),
-                      str(t["test"]), _p(t["p_value"]), _p(t.get("p_adjusted")),
+                      str(t["test"]), p_text(t["p_value"]), p_text(t.get("p_adjusted")),
                       fmt(t.get("effect_size_r"), small="e"))
     return [table, tests]
 
@@ -88,12 +82,12 @@ def lpbs_tables(result: Any) -> list[Any]:
     perm = s["permutation"]
     table.add_row("all (word means)" if s.get("test_unit") == "words" else
                   "all (pooled items)", fmt(s["effect_size"], 2, small="e"),
-                  _p(s["p_one_sided"]), _p(s["p_two_sided"]),
+                  p_text(s["p_one_sided"]), p_text(s["p_two_sided"]),
                   fmt(perm["mean_x"], small="e"), fmt(perm["mean_y"], small="e"))
     for _, r in result.tables["by_template"].iterrows():
         table.add_row(f"{r.template} ({r.male}/{r.female})",
                       fmt(r.effect_size, 2, small="e"),
-                      _p(r.p_one_sided), _p(r.p_two_sided), fmt(r.mean_x, small="e"),
+                      p_text(r.p_one_sided), p_text(r.p_two_sided), fmt(r.mean_x, small="e"),
                       fmt(r.mean_y, small="e"))
     return [table, f"d > 0: {s['x']} words raise male vs female fill more than {s['y']} "
                    "words (prior-corrected)."]

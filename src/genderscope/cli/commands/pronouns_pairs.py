@@ -13,11 +13,9 @@ when the same command is run again.
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.table import Table
 
-from genderscope.cli.common import ci_text, fmt
+from genderscope.cli.common import ci_text, fmt, p_text
 from genderscope.results import Result
 from genderscope.text_blocks import plural
 
@@ -69,15 +67,6 @@ def abc_tables(result: Result) -> list[Table]:
     return [t, n]
 
 
-def _p(x: Any) -> str:
-    """A p-value with two significant digits, ``–`` when there is none."""
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return "–"
-    return "–" if v != v else f"{v:.2g}"
-
-
 def crows_tables(result: Result) -> list[Table]:
     s = result.summary
     t = Table(title=f"CrowS-Pairs: % pairs where the stereotypical sentence is preferred "
@@ -88,14 +77,14 @@ def crows_tables(result: Result) -> list[Table]:
         t.add_column(col, justify="left" if col == "bias type" else "right")
     overall = s["percent_stereotypical"]
     t.add_row("[bold]all[/bold]", str(s["n_pairs"]), ci_text(overall, 1),
-              _p(overall.get("p_value")), "")
+              p_text(overall.get("p_value")), "")
     # from the summary, not the by_bias_type table: printing a stored run then needs
     # neither pandas nor pyarrow (the table is the same numbers)
     by_type = sorted((s.get("by_bias_type") or {}).items(), key=lambda kv: -kv[1]["n"])
     for bias_type, d in by_type:  # largest first, as the table
         name = f"[bold]{bias_type}[/bold]" if bias_type == "gender" else bias_type
-        t.add_row(name, str(int(d["n"])), ci_text(d, 1), _p(d.get("p_value")),
-                  _p(d.get("p_adjusted")))
+        t.add_row(name, str(int(d["n"])), ci_text(d, 1), p_text(d.get("p_value")),
+                  p_text(d.get("p_adjusted")))
     return [t]
 
 
