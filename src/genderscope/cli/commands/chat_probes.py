@@ -26,12 +26,9 @@ from genderscope.cli.common import (
     OUT_OPTION,
     PROGRESS_OPTION,
     STORE_OPTION,
-    command_line,
-    console,
     fmt,
-    run_note,
 )
-from genderscope.results import Result, to_json
+from genderscope.results import Result
 
 MODEL_OPTION = typer.Option(..., "--model", "-m", help="Chat model: HF id, folder, .gguf, smollm2, "
                             "or openai:NAME with --base-url.")
@@ -87,30 +84,6 @@ def tables(result: Result) -> list[Table]:
     return out
 
 
-def _execute(measure: str, model: str, base_url: str | None, device: str | None, dtype: str,
-             store_path: Path | None, out: Path | None, progress: bool, as_json: bool,
-             client: dict[str, Any], table: Callable[[Result], list[Any]] | None = None,
-             **options: Any) -> None:
-    """Run ``measure`` with the command line recorded and print ``table(result)``
-    (default: :func:`tables`, one probe's) or ``--json``."""
-    from genderscope.cli.common import run_measure as run
-
-    if client.get("headers"):  # their secrets known before the command line is recorded
-        from genderscope.models.endpoint import parse_headers
-
-        parse_headers(client["headers"])
-    result = run(measure, model, store=store_path, out=out, save=True, progress=progress,
-                 device=device, dtype=dtype, base_url=base_url, command=command_line(),
-                 **client, **options)
-    if as_json:
-        console.print_json(to_json({"run_id": result.metadata["run_id"], "reused": bool(
-            result.metadata.get("reused")), "summary": result.summary}))
-        return
-    for t in (table or tables)(result):
-        console.print(t)
-    console.print(run_note(result, Path(result.metadata["out"])))
-
-
 def chat_command(run_app: typer.Typer, measure: str, doc: str,
                  table: Callable[[Result], list[Table | str]] | None = None) -> None:
     """``genderscope run MEASURE`` for a chat measure: the model, its endpoint client
@@ -127,10 +100,17 @@ def chat_command(run_app: typer.Typer, measure: str, doc: str,
             timeout: float | None = TIMEOUT_OPTION, retries: int | None = RETRIES_OPTION,
             api_key_env: str | None = API_KEY_ENV_OPTION,
             header: list[str] | None = HEADER_OPTION, **options: Any) -> None:
-        client = {"concurrency": concurrency, "timeout": timeout, "retries": retries,
-                  "api_key_env": api_key_env, "headers": header or None}
-        _execute(measure, model, base_url, device, dtype, store_path, out, progress,
-                 as_json, client, table=table, **options)
+        from genderscope.cli.common import execute, finish
+
+        if header:  # their secrets known before the command line is recorded
+            from genderscope.models.endpoint import parse_headers
+
+            parse_headers(header)
+        result, run_id, base = execute(
+            measure, model, "auto", "auto", device, dtype, store_path, out, progress,
+            base_url=base_url, concurrency=concurrency, timeout=timeout, retries=retries,
+            api_key_env=api_key_env, headers=header or None, **options)
+        finish(result, run_id, base, as_json, table or tables)
 
     cmd.__doc__ = doc
     run_app.command(measure)(cmd)
