@@ -327,7 +327,7 @@ def _load_hf(model: str, batch_size: int) -> Classifier:
     except Exception as exc:
         raise ModelLoadError(f"cannot load text-classification model {model!r}: "
                              f"{type(exc).__name__}: {exc}") from None
-    from genderscope.models.source import check_head
+    from genderscope.models.head_check import check_head
 
     check_head(net, info, model, missing="has no trained classification head",
                hint="pass a fine-tuned text-classification model")

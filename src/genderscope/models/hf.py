@@ -21,11 +21,11 @@ import numpy as np
 
 from genderscope.errors import ModelLoadError
 from genderscope.models.engine import Request
+from genderscope.models.head_check import check_head
 from genderscope.models.memo import MEMO_MODEL, may_load
 from genderscope.models.source import (
     ModelSource,
     check_dtype,
-    check_head,
     pick_device,
     pick_dtype,
 )

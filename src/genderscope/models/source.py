@@ -1,6 +1,6 @@
 """Where a Hugging Face model comes from and how it is loaded: Hub id, local folder or
 GGUF file (:class:`ModelSource`), its fingerprint and torch-free identity, device and
-dtype choice, and the checks run on a loaded checkpoint (:func:`check_head`).
+dtype choice (the check of a loaded checkpoint's head: :mod:`genderscope.models.head_check`).
 
 GGUF files are read by transformers in Python (the whole header for the config, every
 tensor de-quantised on load); what it makes of one (config, tokenizer, de-quantised
@@ -386,22 +386,3 @@ def _keep_dequantized(model: Any, folder: Path) -> None:
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return (text[0] if text else type(exc).__name__)[:300]
-
-
-def check_head(model: Any, info: dict[str, Any], spec: str, *,
-               missing: str = "lacks trained LM-head weights",
-               hint: str = "is it an encoder-only / sentence-transformers checkpoint?") -> None:
-    """Refuse a checkpoint whose head weights were missing or of the wrong shape, so that
-    transformers initialised them at random (``info``: ``output_loading_info`` of
-    ``from_pretrained``). Missing keys tied to other weights (an LM decoder tied to the
-    input embeddings) are fine. ``missing`` and ``hint`` word the one-line error."""
-    tied = getattr(model, "_tied_weights_keys", None) or {}
-    tied_keys = set(tied.keys() if isinstance(tied, dict) else tied)
-    absent = sorted(str(k) for k in info.get("missing_keys", ()) if k not in tied_keys)
-    mismatched = sorted(str(k) for k in info.get("mismatched_keys", ()))
-    if absent or mismatched:
-        bad = (absent + mismatched)[:3]
-        raise ModelLoadError(
-            f"{spec}: the checkpoint {missing} ({', '.join(bad)}"
-            f"{' ...' if len(absent) + len(mismatched) > 3 else ''} would be randomly "
-            f"initialised); {hint}")

@@ -137,7 +137,7 @@ def _print(record: dict[str, Any], out: Path) -> None:
     console.print(f"{record['method']}: {record['fit_line']}")
     if "metrics" in record:
         table = Table(title="before -> after (paired change: mean over words, 95% "
-                      "bootstrap CI)")
+                      "jackknife t CI over the word sets)")
         for col in ("metric", "test", "set", "before", "after", "paired change", "p"):
             table.add_column(col)
         for m in record["metrics"]:
