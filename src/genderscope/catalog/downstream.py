@@ -18,6 +18,9 @@ from genderscope.errors import GenderscopeError
 
 # held-out sentences, correct (1) or not (0), paired by sentence; contexts share a unit
 @declare("downstream", needs="lm", langs=("en",), docs="debiasing.md",
+         statistics=("Interval: the design-effect Wilson interval of the held-out "
+                     "accuracy over test sentences clustered by context "
+                     "(stats.resample.cluster_proportion_ci). Test: none."),
          family="language modelling",
          card="genderscope.reporting.cards.downstream:DOWNSTREAM", report_order=100,
          pairing=Pairing(("item_id",), "correct", cluster="context_id",

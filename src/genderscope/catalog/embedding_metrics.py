@@ -137,6 +137,23 @@ VERSIONS = {"ripa": 2, "rnd": 2, "rnsb": 2}
 """Raised when a stored run's numbers changed on purpose (its key changes with it): RIPA's
 t interval, RND's permutation-inverted interval, RNSB's no-bias 95th percentile."""
 
+_STATISTICS = {
+    "ripa": "Per attribute set, a word pair's value is its mean over the set's words; the "
+            "test is of mean 0 (none with n_permutations=0).",
+    "rnd": "Interval: the permutation shift interval [RND - q_0.975, RND - q_0.025] over "
+           "re-partitions of the target words X u Y (the attribute words given). Test: "
+           "two-sided permutation test of X/Y membership of the target words (exact up to "
+           "exact_limit re-partitions, else seeded random ones).",
+    "ect": "Interval: percentile bootstrap over words, X, Y and the attribute set resampled "
+           "independently. Test: none (1, no bias, is the edge of ECT's range).",
+    "mac": "Interval: percentile bootstrap over words, X, Y, A and B resampled "
+           "independently. Test: none.",
+    "rnsb": "Interval: percentile bootstrap over words, A and B resampled with a new "
+            "train/hold-out split and refit, and the targets resampled. Test: none (RNSB "
+            ">= 0; no_bias_p95 is its 95th percentile over random relabellings of A u B).",
+}
+"""Each metric's interval and test in words (ripa's design says them)."""
+
 ripa, rnd, ect, mac, rnsb = (
     declaration(
         n,
@@ -149,6 +166,7 @@ ripa, rnd, ect, mac, rnsb = (
         # one value per word of a set (docs/measures/<name>.md)
         pairing=Pairing(("set", "text"), "value", ("set",)),
         design=Design("mean", unit="word pairs", paired="pair order") if n == "ripa" else None,
+        statistics=_STATISTICS[n],
         version=VERSIONS.get(n, 1),
         card="genderscope.reporting.cards.wefe_metrics:ENTRIES",
         report_order=130 + i,

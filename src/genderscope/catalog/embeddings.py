@@ -32,6 +32,9 @@ T = TypeVar("T")
 # each target's association s(w, A, B), by target set
 @declare(
     "weat",
+    statistics=("Test: permutation test of S(X, Y, A, B) over equal-size re-partitions of the "
+                "target words (exact up to exact_limit partitions, else seeded random ones), one-"
+                " and two-sided."),
     needs="vectors",
     version=2,  # its d interval is the noncentral t now: stored runs of version 1 differ
     langs=("en",),
@@ -100,6 +103,9 @@ def weat(
 # SEAT's sentences of one source word resample together, as its test unit
 @declare(
     "seat",
+    statistics=("Test: permutation test of S(X, Y, A, B) over re-partitions of whole source words"
+                " (each word's sentences kept together); May et al.'s sentence-level p, "
+                "anti-conservative, is kept as p_as_published."),
     needs="encoder",
     version=2,  # its d interval is the noncentral t now: stored runs of version 1 differ
     langs=("en",),

@@ -162,6 +162,8 @@ def score(lm: Any, examples: list[GapExample], *, seed: int, resamples: int,
 
 
 @declare("gap", needs="lm", langs=("en",), family="pronouns and grammar",
+         statistics=("Interval: percentile bootstrap over GAP examples, stratified by pronoun "
+                     "gender, of the F1s and the bias ratio F1(F) / F1(M). Test: none."),
          pairing=Pairing(("id",), "correct", ("gender",)))
 def gap(
     *,

@@ -25,6 +25,9 @@ test 2,000, validation 454): the default held-out text, which `debias inlp` /
 
 # held-out negative log-likelihood per token (log perplexity), per sentence
 @declare("perplexity", needs="lm", pairing=Pairing(("sentence_id",), "nll_per_token"),
+         statistics=("Interval: percentile bootstrap over sentences of the token-weighted "
+                     "perplexity (each sentence's log-likelihood and token count resampled "
+                     "together). Test: none."),
          docs="debiasing.md", family="language modelling",
          table="genderscope.cli.commands.perplexity:table",
          card="genderscope.reporting.cards.perplexity:PERPLEXITY", report_order=90)

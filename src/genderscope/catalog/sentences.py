@@ -31,6 +31,9 @@ T = TypeVar("T")
 
 
 @declare("winobias", needs="lm", langs=("en",), family="pronouns and grammar",
+         statistics=("Interval: percentile cluster bootstrap over occupations of the main effect,"
+                     " the pro - anti difference and the macro F1s; Wilson's interval over "
+                     "sentences of the accuracies. Test: none."),
          table="genderscope.cli.commands.pronouns_pairs:wino_tables",
          card="genderscope.reporting.cards.winobias:WINOBIAS", report_order=30)
 def winobias(
@@ -81,6 +84,9 @@ def winobias(
 
 
 @declare("dawinobias", needs="lm", langs=("da",), docs="winobias.md",
+         statistics=("Interval: percentile cluster bootstrap over occupations of the main effect,"
+                     " the pro - anti difference and the macro F1s; Wilson's interval over "
+                     "sentences of the accuracies. Test: none."),
          family="pronouns and grammar", table="genderscope.cli.commands.pronouns_pairs:wino_tables",
          card="genderscope.reporting.cards.winobias:DAWINOBIAS", report_order=40)
 def dawinobias(
@@ -120,6 +126,9 @@ def dawinobias(
 
 
 @declare("abc", needs="lm", langs=("da", "sv", "ru", "zh"), sentence_scored=True,
+         statistics=("Interval: two-way cluster interval over occupations x sentence frames "
+                     "(crossed, stats.crossed.crossed_ci) of the medians, means and shares. Test:"
+                     " none."),
          family="pronouns and grammar", table="genderscope.cli.commands.pronouns_pairs:abc_tables",
          card="genderscope.reporting.cards.abc:ABC", report_order=50)
 def abc(
@@ -192,6 +201,9 @@ def abc(
 # the stereotypical sentence is preferred (binary)
 @declare(
     "crows-pairs",
+    statistics=("Interval: Wilson's score interval of the proportion of independent sentence "
+                "pairs whose stereotypical sentence scores higher. Test: two-sided exact binomial"
+                " test of that proportion against 50 % over pairs (per bias type Holm-adjusted)."),
     needs="lm",
     langs=("en",),
     family="sentence pairs",
@@ -248,6 +260,9 @@ def crows_pairs(
 
 
 @declare("stereoset", needs="lm", langs=("en",), sentence_scored=True,
+         statistics=("Interval: Student's t interval over target terms of the mean per-target SS "
+                     "and LMS; percentile cluster bootstrap over targets of ICAT. Test: "
+                     "one-sample t test of SS_t - 50 over targets (per bias type Holm-adjusted)."),
          family="sentence pairs", table="genderscope.cli.commands.pronouns_pairs:stereoset_tables",
          card="genderscope.reporting.cards.stereoset:STEREOSET", report_order=20)
 def stereoset(

@@ -25,6 +25,7 @@ from genderscope.core.declaration import (
     TestSeed,
     declare,
 )
+from genderscope.core.design import Design
 from genderscope.errors import GenderscopeError
 
 T = TypeVar("T")
@@ -33,6 +34,11 @@ T = TypeVar("T")
 # log(p_target / p_prior) per sentence, by profession group x person gender
 @declare(
     "bec-pro",
+    statistics=("Interval: two-way cluster interval over professions x person-word pairs "
+                "(crossed, stats.crossed.crossed_ci) of the male - female difference; cluster t "
+                "(CR1) over professions of the group means. Test: per profession group, t = "
+                "estimate / SE with min(R, C) - 1 degrees of freedom (none below 6 professions or"
+                " person pairs), Holm-adjusted over the groups."),
     needs="lm",
     version=2,  # crossed professions x person-word tests, "too few units to test"
     langs=("en", "de"),
@@ -168,6 +174,12 @@ def _seeded_in_turn(rows: Sequence[T], limit: int, group: Callable[[T], Any],
 
 
 @declare("lpbs", needs="lm", langs=("en",), family="templates and association",
+         statistics=("Interval: Student's t interval of each attribute set's mean over its "
+                     "words (templates averaged per word). Test: permutation test of X vs Y "
+                     "over re-partitions of the attribute words (exact up to 200,000, else "
+                     "seeded random ones), one- and two-sided; per-template tests "
+                     "Holm-adjusted. aggregation=pooled-items permutes and bootstraps "
+                     "(template, word) items instead."),
          table="genderscope.cli.commands.association:lpbs_tables",
          card="genderscope.reporting.cards.lpbs:LPBS", report_order=70)
 def lpbs(
@@ -229,6 +241,9 @@ def lpbs(
 
 
 @declare("probe", needs="lm", family="templates and association",
+         design=Design("mean", unit="targets"),  # measures.probe.DESIGN
+         statistics=("Each column's mean over targets takes that interval; the probe tests "
+                     "none against a null."),
          version=2,  # bootstrap-t over targets (issue 36 row 10)
          table="genderscope.cli.commands.probe:probe_tables",
          card="genderscope.reporting.cards.probe:PROBE", report_order=80)

@@ -15,6 +15,10 @@ from genderscope.results import Result
 
 
 @declare("attack", needs="classifier", docs="robustness.md", family="classifiers",
+         statistics=("Interval: Wilson's score interval of the success rate over attackable "
+                     "texts; paired percentile bootstrap over texts of the man->woman - "
+                     "woman->man asymmetry; percentile bootstrap of the per-attack means. Test: "
+                     "none."),
          table="genderscope.cli.commands.robustness:attack_tables",
          card="genderscope.reporting.cards.attack:ATTACK", report_order=150)
 def attack(
@@ -226,6 +230,9 @@ def _lm_identity(lm: Any) -> Any:
 
 
 @declare("bias-amplification", needs="none", docs="amplification.md",
+         statistics=("Interval: percentile bootstrap over objects (each object's term one unit) "
+                     "of the mean amplification; Wilson's interval over the same objects of the "
+                     "share amplified. Test: none."),
          family="corpora", table="genderscope.cli.commands.embeddings:amplification_tables",
          card="genderscope.reporting.cards.amplification:BIAS_AMPLIFICATION",
          report_order=160)

@@ -183,6 +183,12 @@ class Declaration:
     """The sampling design of its headline statistic (:mod:`genderscope.core.design`):
     :func:`genderscope.stats.design.infer` picks the interval from it. None: the measure
     still chooses its own statistics (issue 36)."""
+    statistics: str | None = None
+    """One or two sentences: its headline interval and test, with their unit of
+    resampling or independence. With a ``design`` it adds what the design does not say
+    (the sentence generated from the design comes first:
+    :func:`genderscope.stats.design.statistics_of`); without one it is the whole
+    statement (docs/measures pages, ``genderscope run NAME --help``)."""
     sentence_scored: bool = False
     """Its decisions compare summed sentence scores (half precision warns)."""
     docs: str | None = None
