@@ -17,6 +17,7 @@ at 300 runs a coverage of 0.90 or a false-positive rate of 0.10 fails.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import pytest
 
@@ -24,7 +25,10 @@ FULL = (pytest.mark.slow, pytest.mark.calibration_full)
 """The marks of a full-size calibration run."""
 
 
-def wilson(rate: float, n: int, z: float = 1.959964) -> tuple[float, float]:
+Z = NormalDist().inv_cdf(0.975)
+
+
+def wilson(rate: float, n: int, z: float = Z) -> tuple[float, float]:
     """95 % Wilson score interval of a rate observed over ``n`` runs."""
     if n <= 0:
         return 0.0, 1.0
