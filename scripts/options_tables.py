@@ -4,7 +4,7 @@ the measure declarations.
 Every row comes from the registry (:mod:`genderscope.core.registry`): the flag of
 ``genderscope run NAME``, the keyword of ``gs.run``, the declared default, bounds or
 choices and help. Measures of one page whose options are the same share one table.
-The "Interval and test" sentences are :func:`genderscope.stats.design.statistics_of` of
+The "Interval and test" sentences are :func:`genderscope.stats.design_words.statistics_of` of
 each declaration: generated from its declared design (what ``stats.design.infer``
 chooses), followed by its declared ``statistics``; measures of one page with the same
 sentences share them.
@@ -86,7 +86,7 @@ def render_statistics(page: str) -> str | None:
     """The "Interval and test" block of ``page`` (markers included), or None when no
     measure names it."""
     from genderscope.core.registry import declarations
-    from genderscope.stats.design import statistics_of
+    from genderscope.stats.design_words import statistics_of
 
     groups: dict[str, list[str]] = {}
     for name, d in declarations().items():

@@ -1,6 +1,6 @@
 """Every measure says its interval and test in words, generated from its declared design
 where it has one (issue 36 item 6): :func:`genderscope.stats.design.describe` and
-:func:`~genderscope.stats.design.statistics_of`."""
+:func:`~genderscope.stats.design_words.statistics_of`."""
 
 from __future__ import annotations
 
@@ -11,13 +11,8 @@ import pytest
 
 from genderscope.core.design import Design
 from genderscope.core.registry import declarations
-from genderscope.stats.design import (
-    Inference,
-    describe,
-    infer,
-    infer_totals,
-    statistics_of,
-)
+from genderscope.stats.design import Inference, infer, infer_totals
+from genderscope.stats.design_words import describe, statistics_of
 
 
 def test_every_measure_states_its_interval_and_test() -> None:

@@ -187,7 +187,7 @@ class Declaration:
     """One or two sentences: its headline interval and test, with their unit of
     resampling or independence. With a ``design`` it adds what the design does not say
     (the sentence generated from the design comes first:
-    :func:`genderscope.stats.design.statistics_of`); without one it is the whole
+    :func:`genderscope.stats.design_words.statistics_of`); without one it is the whole
     statement (docs/measures pages, ``genderscope run NAME --help``)."""
     sentence_scored: bool = False
     """Its decisions compare summed sentence scores (half precision warns)."""
