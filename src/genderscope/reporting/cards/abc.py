@@ -112,6 +112,3 @@ ABC = Card(
                  "(e.g. Gemma's two-piece 'hendes'); the common-length variant and the total "
                  "log-likelihood difference are reported beside it.",),
         subset="300 of 4,560 groups (--quick: 30), seeded"))
-
-
-ENTRIES = (ABC,)
