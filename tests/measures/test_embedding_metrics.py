@@ -44,7 +44,48 @@ def test_ripa_hand_computed() -> None:
                                                                      ("x2", "y2"))]
     want = np.mean([np.mean([_v(a) @ b for b in bs]) for a in ("a1", "a2")])
     assert r.summary["attributes"]["A"]["estimate"] == pytest.approx(want, abs=1e-12)
-    assert r.summary["attributes"]["A"]["ci_unit"] == "word pairs"
+    assert r.summary["attributes"]["A"]["ci_unit"] == "word pairs x attribute words"
+
+
+def test_ripa_interval_is_the_two_way_crossed_t() -> None:
+    """Issue 36 row 3: RIPA's CI counts the pairs' and the attribute words' sampling,
+    V = s_r^2 / n_p + s_c^2 / n_a - s_e^2 / (n_a n_p), Satterthwaite df; the interval for
+    the words given is Student's t over the pairs' r_i."""
+    from scipy import stats
+
+    from genderscope.models.vectors import WordVectors
+
+    rng = np.random.default_rng(7)
+    n_p, n_a = 9, 6
+    x, y = rng.normal(size=(n_p, 5)) + 1.0, rng.normal(size=(n_p, 5))
+    a, b = rng.normal(size=(n_a, 5)) + 0.3, rng.normal(size=(n_a, 5))
+    names = ([f"x{i}" for i in range(n_p)], [f"y{i}" for i in range(n_p)],
+             [f"a{i}" for i in range(n_a)], [f"b{i}" for i in range(n_a)])
+    vecs = WordVectors(np.vstack([x, y, a, b]).astype(np.float32),
+                       [w for ws in names for w in ws], fingerprint="crossed")
+    res = ripa(vecs, _test(*names), n_permutations=1_000).summary["attributes"]["A"]
+    f = lambda w: np.asarray(vecs.vectors([w])[0], dtype=float)  # noqa: E731
+    rel = np.array([(f(f"x{i}") - f(f"y{i}")) / np.linalg.norm(f(f"x{i}") - f(f"y{i}"))
+                    for i in range(n_p)])
+    s = np.array([f(f"a{j}") for j in range(n_a)]) @ rel.T  # n_a x n_p
+    m, r, c = s.mean(), s.mean(axis=0), s.mean(axis=1)
+    e2 = ((s - r[None, :] - c[:, None] + m) ** 2).sum() / ((n_a - 1) * (n_p - 1))
+    v_p = r.var(ddof=1) / n_p - e2 / (2 * n_a * n_p)
+    v_a = c.var(ddof=1) / n_a - e2 / (2 * n_a * n_p)
+    assert v_p > 0 and v_a > 0
+    df = (v_p + v_a) ** 2 / (v_p ** 2 / (n_p - 1) + v_a ** 2 / (n_a - 1))
+    half = stats.t.ppf(0.975, df) * np.sqrt(v_p + v_a)
+    assert res["estimate"] == pytest.approx(m, abs=1e-9)
+    assert res["ci_low"] == pytest.approx(m - half, rel=1e-6)
+    assert res["ci_high"] == pytest.approx(m + half, rel=1e-6)
+    t_stat = m / np.sqrt(v_p + v_a)
+    assert res["p_value"] == pytest.approx(2 * stats.t.sf(abs(t_stat), df), rel=1e-6)
+    given = stats.t.ppf(0.975, n_p - 1) * r.std(ddof=1) / np.sqrt(n_p)
+    assert res["given_words_ci_high"] == pytest.approx(m + given, rel=1e-6)
+    assert res["given_words_ci_high"] - res["given_words_ci_low"] < res["ci_high"] - res[
+        "ci_low"]
+    assert np.isnan(ripa(vecs, _test(*names), n_permutations=0).summary["attributes"][
+        "A"]["p_value"])
 
 
 def test_ripa_drops_a_pair_with_an_oov_word_instead_of_shifting_pairs() -> None:

@@ -133,13 +133,15 @@ def _options(name: str) -> Options:
                          if o.name != "distance" or name == "rnd"))
 
 
-VERSIONS = {"ripa": 2, "rnd": 2, "rnsb": 2}
+VERSIONS = {"ripa": 3, "rnd": 2, "rnsb": 2}
 """Raised when a stored run's numbers changed on purpose (its key changes with it): RIPA's
-t interval, RND's permutation-inverted interval, RNSB's no-bias 95th percentile."""
+t interval (2) and its crossed interval and t test over pairs x attribute words (3), RND's
+permutation-inverted interval, RNSB's no-bias 95th percentile."""
 
 _STATISTICS = {
-    "ripa": "Per attribute set, a word pair's value is its mean over the set's words; the "
-            "test is of mean 0 (none with n_permutations=0).",
+    "ripa": "Per attribute set, V = s_r^2 / n_p + s_c^2 / n_a - s_e^2 / (n_a n_p) over its "
+            "words x the pairs; the test is of 0 (none with n_permutations=0). "
+            "given_words_ci_low/_high: Student's t over the pairs, for the words given.",
     "rnd": "Interval: the permutation shift interval [RND - q_0.975, RND - q_0.025] over "
            "re-partitions of the target words X u Y (the attribute words given). Test: "
            "two-sided permutation test of X/Y membership of the target words (exact up to "
@@ -165,7 +167,8 @@ ripa, rnd, ect, mac, rnsb = (
         table="genderscope.cli.commands.embedding_metrics:one_test_tables",
         # one value per word of a set (docs/measures/<name>.md)
         pairing=Pairing(("set", "text"), "value", ("set",)),
-        design=Design("mean", unit="word pairs", paired="pair order") if n == "ripa" else None,
+        design=Design("mean", unit="word pairs", crossed=("attribute words",))
+        if n == "ripa" else None,
         statistics=_STATISTICS[n],
         version=VERSIONS.get(n, 1),
         card="genderscope.reporting.cards.wefe_metrics:ENTRIES",

@@ -95,8 +95,8 @@ def highlights(r: Result) -> pd.DataFrame | None:
 
 CARDS = {
     "ripa": ("RIPA (word vectors)", "mean over attribute words a of a · (x_i − y_i)/‖x_i − y_i‖ "
-             "over the X/Y word pairs (Ethayarajh et al. 2019, Def. 3); t CI over word pairs, "
-             "two-sided sign-flip p.",
+             "over the X/Y word pairs (Ethayarajh et al. 2019, Def. 3); jackknife t CI and "
+             "two-sided t p over word pairs x attribute words (both samples).",
              "Ethayarajh, Duvenaud & Hirst (2019). Understanding Undesirable Word Embedding "
              "Associations. ACL."),
     "rnd": ("RND (word vectors)", "mean over attribute words a of ‖a − mean X‖ − ‖a − mean "
