@@ -15,8 +15,10 @@ for a concept, as the pairs stand for the gender relation): its declared design,
 (:func:`genderscope.stats.jackknife.infer_samples`; Efron 1982, Ch. 6; Satterthwaite df)
 from the metric's derivatives with respect to each pair's weight, ``(r_i - RIPA) / n_p``
 with ``r_i = mean_{a in S} a . b_i``, and each attribute word's, ``(c_a - RIPA) / n_a``
-with ``c_a = mean_i a . b_i``: ``V = s_r^2 / n_p + s_c^2 / n_a``, which counts the
-pair x word interaction twice (conservative when it is large). Issue 36 row 3: the t
+with ``c_a = mean_i a . b_i``; their squares count the pair x word interaction twice,
+so once is subtracted (:func:`interaction`): ``V = s_r^2 / n_p + s_c^2 / n_a -
+s_e^2 / (n_a n_p)``, the two-way random-effects variance of the grand mean (Cornfield &
+Tukey 1956), each sample's share kept >= 0. Issue 36 row 3: the t
 interval over pairs alone, for the attribute words given, covered the value over
 attribute words drawn anew 0.480 of the time (20 aligned pairs, 8 words); the percentile
 bootstrap before it covered 0.88 at 8 pairs. The p-value is the same t statistic's
