@@ -53,7 +53,7 @@ def _plan(name: str) -> Callable[..., Plan]:
         test: TestName,
         tests_dir: TestsDir = None,
         permutations: Annotated[
-            int, Opt("Random permutations or sign flips of the test (RIPA, RND).", min=1000)
+            int, Opt("Random permutations of the RND test (RIPA: its test is a t test).", min=1000)
         ] = 10_000,
         exact_limit: ExactLimit = 200_000,
         seed: TestSeed = 0,
