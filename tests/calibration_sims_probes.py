@@ -112,7 +112,8 @@ def tamkin_rows(k: int, sims: int, seed: int = 369, *, resamples: int = 1000,
                 PROBES + "test_tamkin_difference_ci_covers_with_slopes")]
     if old:
         rows.append(Row(f"tamkin-diff-bootstrap-{k}", design, "DiscriminationTamkin male - "
-                        "female rate CI: percentile cluster bootstrap (before issue 36)",
+                        "female rate CI: percentile cluster bootstrap (replaced, no longer "
+                        "reported)",
                         "coverage", sims, int(hit_old),
                         PROBES + "test_tamkin_difference_ci_covers_with_slopes",
                         "replaced by the linearised cluster t, no longer reported: over "
@@ -175,7 +176,7 @@ def probe_skew_rows(sims: int, seed: int = 371, *, old: bool = False) -> list[Ro
                 "" if 0.93 <= hit / sims <= 0.97 else limit)]
     if old:
         rows.append(Row("probe-lognormal-12-t", design, "probe CI: Student t over targets "
-                        "(before issue 36)", "coverage", sims, int(hit_t),
+                        "(replaced, no longer reported)", "coverage", sims, int(hit_t),
                         PROBES + "test_probe_ci_under_heavy_skew",
                         "replaced by the bootstrap-t: symmetric about the mean, it misses "
                         "on the long tail's side"))
