@@ -239,11 +239,11 @@ def test_hf_checkpoint_without_classification_head_is_refused(tiny_bert_dir):
 
 
 def test_one_head_check_for_classifiers_and_language_models():
-    """`hf:` classifiers and both LM adapters share models.source.check_head: keys tied to
+    """`hf:` classifiers and both LM adapters share models.head_check.check_head: keys tied to
     other weights are fine, missing or mismatched head weights are refused, worded for
     the caller."""
     from genderscope.models import causal, masked
-    from genderscope.models.source import check_head
+    from genderscope.models.head_check import check_head
 
     assert masked.check_head is causal.check_head is check_head
 
