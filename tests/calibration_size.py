@@ -1,7 +1,7 @@
 """How many simulations a calibration test runs: a CI-sized run and the full run.
 
 A calibration test is parametrised by :func:`runs`: its ``ci`` variant runs in every test
-run (CI included), its ``full`` variant is marked ``calibration_full`` (and ``slow``), which
+run but the fast loop (``-m "not slow"``; CI runs it), its ``full`` variant is marked ``calibration_full`` (and ``slow``), which
 ``pyproject.toml``'s ``addopts`` deselects; ``python -m pytest -m calibration_full`` runs the
 full variants (as ``scripts/calibration_table.py`` runs the page's rows). Both draw the same
 seeded simulations, the CI run a prefix of the full one.
@@ -75,8 +75,9 @@ class Runs:
 
 def runs(ci: int, full: int) -> list:
     """``pytest.mark.parametrize("runs", runs(ci, full))``: the CI-sized variant (id
-    ``ci-N``) and the full one (id ``full-N``, marked ``calibration_full`` and ``slow``)."""
-    return [pytest.param(Runs(ci, False, full), id=f"ci-{ci}"),
+    ``ci-N``, marked ``slow``: CI runs it, the contributors' fast loop does not) and the
+    full one (id ``full-N``, marked ``calibration_full`` and ``slow``)."""
+    return [pytest.param(Runs(ci, False, full), id=f"ci-{ci}", marks=pytest.mark.slow),
             pytest.param(Runs(full, True, full), id=f"full-{full}", marks=FULL)]
 
 
