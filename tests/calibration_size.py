@@ -1,9 +1,10 @@
 """How many simulations a calibration test runs: a CI-sized run and the full run.
 
 A calibration test is parametrised by :func:`runs`: its ``ci`` variant runs in every test
-run but the fast loop (``-m "not slow"``; CI runs it), its ``full`` variant is marked ``calibration_full`` (and ``slow``), which
-``pyproject.toml``'s ``addopts`` deselects; ``python -m pytest -m calibration_full`` runs the
-full variants (as ``scripts/calibration_table.py`` runs the page's rows). Both draw the same
+run but the fast loop (``-m "not slow"``; CI runs it), its ``full`` variant is marked
+``calibration_full`` (and ``slow``), which ``pyproject.toml``'s ``addopts`` deselects;
+``python -m pytest -m calibration_full`` runs the full variants (as
+``scripts/calibration_table.py`` runs the page's rows). Both draw the same
 seeded simulations, the CI run a prefix of the full one.
 
 The full run asserts the bar itself (a false-positive rate in [0.03, 0.07], a coverage in
