@@ -42,10 +42,10 @@ The page is generated, not typed: `python scripts/calibration_table.py` runs the
 simulations of `tests/calibration_sims.py` at fixed seeds and the run counts shown (the
 calibration tests in `tests/stats/` run the same functions, the counterfactual rows with
 more runs, and assert the bar); `python scripts/calibration_table.py --check` renders it
-afresh and fails when it differs (`tests/stats/test_calibration_table.py`). Rows of the
-older calibration tests that run whole measures (StereoSet, WinoBias, ABC, LPBS, bias
-amplification, the chat probes' cluster bootstrap of a rate) are not listed yet: see
-`tests/stats/test_calibration*.py`. WEAT's and SEAT's d interval at d != 0 and
+afresh and fails when it differs (`tests/stats/test_calibration_table.py`). The
+calibration tests that run whole measures (StereoSet, WinoBias, ABC, LPBS, bias
+amplification, the chat probes' cluster bootstrap of a rate) are listed in the last
+section, from `tests/calibration_sims_measures.py`. WEAT's and SEAT's d interval at d != 0 and
 RND's interval with target sets of unequal size are listed: the figures of the intervals
 they replaced are in `tests/stats/test_calibration_effects.py`.
 

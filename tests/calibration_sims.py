@@ -791,6 +791,13 @@ def _debias() -> Any:
     return calibration_sims_debias
 
 
+def _measures() -> Any:
+    """The simulations that run whole measures (tests/calibration_sims_measures.py)."""
+    import calibration_sims_measures
+
+    return calibration_sims_measures
+
+
 TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
     ("Counterfactual flip rate", lambda: [
         flip_rate_row(500), flip_rate_templates_row(500)]),
@@ -824,6 +831,13 @@ TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
         *report_skew_rows(10), *report_skew_rows(20), *report_skew_rows(20, "lognormal")]),
     ("Debiased word vectors: before and after", lambda: [
         *_debias().null_rows(600), *_debias().shrink_rows(600)]),
+    ("Whole measures: StereoSet, WinoBias, ABC, LPBS, bias amplification, chat probes",
+     lambda: [
+         *_measures().stereoset_rows(1000, 300, 300), _measures().winobias_row(1000),
+         _measures().abc_groups_row(1000), *_measures().abc_crossed_rows(500, 300, 300),
+         *_measures().lpbs_test_rows(1000, 300), *_measures().lpbs_mean_rows(1000, 300),
+         _measures().amplification_ratio_row(1000),
+         *_measures().amplification_lm_rows(2000, 1000), *_measures().chat_rate_rows(1000)]),
 ]
 """The page's sections and their rows, with the simulations each row runs (fixed seeds:
 the same page every time)."""

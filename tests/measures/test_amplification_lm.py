@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from calibration_sims_measures import amplification_lm_null_rate, amplification_lm_rows
 from calibration_size import Runs, runs
 from typer.testing import CliRunner
 
@@ -23,7 +24,6 @@ from genderscope.measures.amplification_lm import (
     Item,
     _coefficients,
     amplification_from_answers,
-    cell_interval,
     detect_gender,
     load_vocabulary,
 )
@@ -130,32 +130,12 @@ def test_biasamp_differs_from_zhao_where_the_base_rate_matters() -> None:
     assert t["biasamp_t_to_a"].iloc[0] == pytest.approx(-0.1)    # more men: towards base
 
 
-def _null_rate(n_items: int, n_templates: int, samples: int, sims: int, *,
-               n_resamples: int = 300, metric: str = "mean_bias_amplification") -> float:
-    """Share of simulated runs whose 95 % interval excludes 0, under a model that draws
-    each answer's gender from the training ratio (10 % of answers name no gender)."""
-    rejected = 0
-    for k in range(sims):
-        rng = np.random.default_rng([40, k])
-        r = rng.uniform(0.05, 0.95, n_items)
-        b = np.column_stack([r, 1 - r])
-        item_of = np.repeat(np.arange(n_items), n_templates)
-        template_of = np.tile(np.arange(n_templates), n_items)
-        n = rng.binomial(samples, 0.9, item_of.size)
-        men = rng.binomial(n, r[item_of])
-        coef = _coefficients(b, b.mean(axis=0))[metric]
-        ci = cell_interval(item_of, template_of, np.column_stack([men, n - men]), b, coef,
-                           seed=k, n_resamples=n_resamples)
-        rejected += bool(ci.ci_low > 0 or ci.ci_high < 0)
-    return rejected / sims
-
-
 def test_calibration_false_amplification_rate() -> None:
     """alpha = 0.05: 'amplification' (the interval excludes 0) in 3-7 % of 1,000 runs of
     a model that copies the training ratios (30 items x 30 templates x 3 samples; the t
     quantile has min(items, templates) - 1 degrees of freedom, so fewer templates give
     a conservative interval under this null: 0.03 at 25 x 25, 0.01 at 40 x 5)."""
-    rate = _null_rate(30, 30, 3, 1000, n_resamples=200)
+    rate = amplification_lm_null_rate(30, 30, 3, 1000, n_resamples=200)
     assert 0.03 <= rate <= 0.07, rate
 
 
@@ -165,10 +145,10 @@ def test_calibration_false_amplification_rate_large(runs: Runs) -> None:
     """The same with more runs, for both metrics, and the default's 5 templates
     (conservative: t with 4 degrees of freedom, at most the nominal rate). CI runs 400
     (and 200), held to their Wilson intervals (tests/calibration_size.py)."""
-    for metric in ("mean_bias_amplification", "biasamp_t_to_a"):
-        rate = _null_rate(40, 40, 3, runs.sims, metric=metric, n_resamples=200)
-        assert runs.meets(rate, (0.035, 0.065)), (metric, rate)
-    assert runs.meets(_null_rate(40, 5, 5, runs.of(1000)), (0.0, 0.05), runs.of(1000))
+    mba, t2a, few = amplification_lm_rows(runs.sims, runs.of(1000))
+    for row in (mba, t2a):
+        assert runs.meets(row.rate, (0.035, 0.065)), (row.key, row.rate)
+    assert runs.meets(few.rate, (0.0, 0.05), few.sims)
 
 
 def test_design_is_declared() -> None:

@@ -28,11 +28,21 @@ from calibration_sims import (
     wilson_row,
 )
 from calibration_sims import skewed as _skewed
+from calibration_sims_measures import (
+    abc_crossed_rows,
+    abc_groups_row,
+    amplification_ratio_row,
+    lpbs_items,
+    lpbs_mean_rows,
+    lpbs_test_rows,
+    stereoset_items,
+    stereoset_rows,
+    wino_items,
+    winobias_row,
+)
 from calibration_size import Runs, runs
 
-from genderscope.datasets.captions import RatioTable
 from genderscope.measures import bec_pro, lpbs, stereoset
-from genderscope.measures.amplification import bias_amplification_from_ratios
 from genderscope.measures.counterfactual import diff_ci
 from genderscope.measures.crows_pairs import per_bias_type
 from genderscope.measures.winobias import summarise as wino_summarise
@@ -42,10 +52,7 @@ from genderscope.stats import (
     cluster_mean_ci,
     difference_of_sums_test,
     paired_test,
-    proportion_ci,
-    t_mean_ci,
 )
-from genderscope.stats.resample import index_bootstrap_ci
 
 ALPHA = 0.05
 FPR = (0.03, 0.07)
@@ -56,52 +63,27 @@ def _within(rate: float, bounds: tuple[float, float]) -> bool:
     return bounds[0] <= rate <= bounds[1]
 
 
-# -- LPBS: words recur across templates --------------------------------------------------
-def _lpbs_items(rng: np.random.Generator, shift: float = 0.0) -> pd.DataFrame:
-    """8 + 8 attribute words x 3 templates; each word has its own effect shared by its
-    templates; ``shift`` is added to set x (0: the null of no set difference)."""
-    words = [f"x{i}" for i in range(8)] + [f"y{i}" for i in range(8)]
-    word_effect = rng.normal(0, 1, 16) + np.r_[np.full(8, shift), np.zeros(8)]
-    rows = np.repeat(np.arange(16), 3)
-    return pd.DataFrame({"set": np.where(rows < 8, "x", "y"),
-                         "attribute": [words[i] for i in rows],
-                         "template_index": np.tile(np.arange(3), 16),
-                         "lpbs": word_effect[rows] + rng.normal(0, 0.3, rows.size)})
-
-
+# -- LPBS: words recur across templates (tests/calibration_sims_measures.py) ---------------
 @pytest.mark.slow
-@pytest.mark.parametrize("runs", runs(150, 400))
+@pytest.mark.parametrize("runs", runs(150, 1000))
 def test_lpbs_word_level_test_is_calibrated_and_pooled_is_not(runs: Runs) -> None:
-    rng = np.random.default_rng(11)
-    sims = [_lpbs_items(rng) for _ in range(400)][:runs.sims]  # the same draws after
-    p_words = np.array([lpbs.effect(it, "x", "y")["p_two_sided"] for it in sims])
-    assert runs.meets(float(np.mean(p_words < ALPHA)), FPR)
+    words, items = lpbs_test_rows(runs.sims, runs.of(200))
+    assert runs.meets(words.rate, FPR)
     # the replication notebook's item pooling: far too many false positives
-    p_items = np.array([lpbs.effect(it, "x", "y", aggregation="pooled-items",
-                                    n_permutations=300)["p_two_sided"]
-                        for it in sims[:runs.of(100)]])
-    assert runs.above(float(np.mean(p_items < ALPHA)), 0.2, len(p_items))
-    power = [lpbs.effect(_lpbs_items(rng, 1.5), "x", "y")["p_two_sided"] for _ in range(100)]
+    assert runs.above(items.rate, 0.2, items.sims)
+    rng = np.random.default_rng(111)
+    power = [lpbs.effect(lpbs_items(rng, 1.5), "x", "y")["p_two_sided"] for _ in range(100)]
     assert np.mean(np.array(power) < ALPHA) > 0.8
 
 
 @pytest.mark.slow
-def test_lpbs_set_mean_ci_over_words_covers() -> None:
+@pytest.mark.parametrize("runs", runs(200, 1000))
+def test_lpbs_set_mean_ci_over_words_covers(runs: Runs) -> None:
     """The set-mean CI LPBS reports (t over 8 word means) covers; a percentile
     bootstrap over the same 8 words does not (the interval it replaced)."""
-    rng = np.random.default_rng(12)
-    hits, hits_boot = [], []
-    for _ in range(600):
-        it = _lpbs_items(rng)
-        res = lpbs.word_means(it)
-        vals = res.loc[res.set == "x", "lpbs"].to_numpy()
-        ci = t_mean_ci(vals, unit="words")
-        hits.append(ci.ci_low <= 0.0 <= ci.ci_high)
-        if len(hits_boot) < 300:
-            boot = bootstrap_ci(vals, n_resamples=400, seed=int(rng.integers(1 << 31)))
-            hits_boot.append(boot.ci_low <= 0.0 <= boot.ci_high)
-    assert 0.93 <= np.mean(hits) <= 0.97
-    assert np.mean(hits_boot) < 0.93
+    t, boot = lpbs_mean_rows(runs.sims, runs.of(300))
+    assert runs.meets(t.rate, COVER)
+    assert runs.below(boot.rate, 0.93, boot.sims)
 
 
 # -- WEAT / SEAT permutation test ---------------------------------------------------------
@@ -182,91 +164,35 @@ def test_proportion_ci_and_bias_type_test() -> None:
 
 
 
-# -- StereoSet: contexts share their target term ----------------------------------------------
-def _stereoset_items(rng: np.random.Generator, shift: float = 0.0) -> pd.DataFrame:
-    """10 targets (as the gender domain) x 21-30 contexts; each target has its own
-    stereotype preference (logit ~ N(shift, 1)), so SS over the population of targets
-    is 50 at shift 0; ``n_related`` is 0-2 at random."""
-    n = rng.integers(21, 31, 10)
-    term = np.repeat(np.arange(10), n)
-    p = 1.0 / (1.0 + np.exp(-(shift + rng.normal(0, 1, 10))))
-    return pd.DataFrame({"target": term.astype(str), "stereo_over_anti": rng.random(term.size)
-                         < p[term], "n_related": rng.integers(0, 3, term.size)})
-
-
-def _ss_over_contexts(pro: np.ndarray, term: np.ndarray, n_terms: int) -> np.ndarray:
-    """SS (mean over targets of per-target SS_t) of each row of resampled contexts,
-    ``pro`` and ``term`` shaped (B, n): the statistic of the interval before issue 11,
-    which resampled contexts as if iid (kept here only as the comparison baseline)."""
-    b = pro.shape[0]
-    offs = (term + n_terms * np.arange(b)[:, None]).ravel()
-    count = np.bincount(offs, minlength=b * n_terms).reshape(b, n_terms)
-    n_pro = np.bincount(offs, weights=pro.ravel(), minlength=b * n_terms).reshape(b, n_terms)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.nanmean(np.where(count > 0, 100.0 * n_pro / count, np.nan), axis=1)
-
-
+# -- StereoSet: contexts share their target term (tests/calibration_sims_measures.py) -------
 @pytest.mark.slow
-def test_stereoset_ss_interval_and_test_over_targets() -> None:
+@pytest.mark.parametrize("runs", runs(200, 1000))
+def test_stereoset_ss_interval_and_test_over_targets(runs: Runs) -> None:
     """SS: the t interval / t-test over target means covers and holds its size; the
     old percentile bootstrap over contexts does not, nor does a percentile cluster
     bootstrap of only 10 targets."""
-    rng = np.random.default_rng(91)
-    hits, p, hits_ctx, hits_boot = [], [], [], []
-    for k in range(600):
-        df = _stereoset_items(rng)
-        ss = stereoset.metrics(df, n_resamples=20, seed=k)["ss"]
-        hits.append(ss["ci_low"] <= 50.0 <= ss["ci_high"])
-        p.append(ss["p_value"])
-        if k < 300:
-            per = stereoset.target_scores(df)
-            tot = np.column_stack([per["ss"], np.ones(len(per))])
-            c = cluster_bootstrap_ci(tot, lambda t: t[:, 0] / t[:, 1], unit="targets",
-                                     n_resamples=400, seed=k)
-            hits_boot.append(c.ci_low <= 50.0 <= c.ci_high)
-        if k < 100:  # the interval before issue 11: contexts resampled as if iid
-            term = pd.factorize(df["target"])[0]
-            pro = df["stereo_over_anti"].to_numpy(float)
-            c = index_bootstrap_ci([len(df)], lambda i, pro=pro, term=term:
-                                   _ss_over_contexts(pro[i[0]], term[i[0]], 10),
-                                   n_resamples=300, seed=k)
-            assert c.estimate == pytest.approx(ss["estimate"])
-            hits_ctx.append(c.ci_low <= 50.0 <= c.ci_high)
-    print(f"StereoSet SS coverage: t over targets {np.mean(hits):.3f} (size "
-          f"{np.mean(np.array(p) < ALPHA):.3f}), cluster bootstrap {np.mean(hits_boot):.3f}, "
-          f"contexts {np.mean(hits_ctx):.3f}")
-    assert _within(float(np.mean(hits)), COVER)
-    assert _within(float(np.mean(np.array(p) < ALPHA)), FPR)
-    assert np.mean(hits_boot) < 0.93
-    assert np.mean(hits_ctx) < 0.8
-    power = [stereoset.metrics(_stereoset_items(rng, 1.5), n_resamples=20)["ss"]["p_value"]
+    cover, size, boot, ctx = stereoset_rows(runs.sims, runs.of(300), runs.of(100))
+    print(f"StereoSet SS coverage: t over targets {cover.rate:.3f} (size {size.rate:.3f}), "
+          f"cluster bootstrap {boot.rate:.3f}, contexts {ctx.rate:.3f}")
+    assert runs.meets(cover.rate, COVER)
+    assert runs.meets(size.rate, FPR)
+    assert runs.below(boot.rate, 0.93, boot.sims)
+    assert runs.below(ctx.rate, 0.8, ctx.sims)
+    rng = np.random.default_rng(92)
+    power = [stereoset.metrics(stereoset_items(rng, 1.5), n_resamples=20)["ss"]["p_value"]
              for _ in range(50)]
     assert np.mean(np.array(power) < ALPHA) > 0.8
 
 
-
 # -- bias amplification: the mean runs over objects ------------------------------------------
 @pytest.mark.slow
-def test_amplification_ci_over_objects_covers(tmp_path) -> None:
-    """66 objects (as COCO MLC): training share b* ~ U(0.2, 0.8), each object's true
-    drift towards its majority d ~ N(0, 0.04) (mean 0: no amplification on average),
-    predicted share from 40 captions. The object-bootstrap CI covers 0."""
-    rng = np.random.default_rng(95)
-    path = tmp_path / "ratios.csv"
-    path.write_text("object,training_ratio,predicted\n")
-    hits = []
-    for k in range(400):
-        b = rng.uniform(0.2, 0.8, 66)
-        p = b + np.sign(b - 0.5) * rng.normal(0, 0.04, 66)
-        table = RatioTable([f"o{i}" for i in range(66)], list(b),
-                           list(rng.binomial(40, p) / 40), "object", "training_ratio",
-                           "predicted", str(path))
-        m = bias_amplification_from_ratios(table, n_resamples=400, seed=k).summary[
-            "mean_bias_amplification"]
-        hits.append(m["ci_low"] <= 0.0 <= m["ci_high"])
-    print(f"bias amplification: object-bootstrap CI coverage {np.mean(hits):.3f}")
-    assert m["ci_unit"] == "objects"
-    assert _within(float(np.mean(hits)), COVER)
+@pytest.mark.parametrize("runs", runs(150, 1000))
+def test_amplification_ci_over_objects_covers(runs: Runs) -> None:
+    """66 objects (as COCO MLC), no amplification on average: the object-bootstrap CI
+    covers 0 (``calibration_sims_measures.amplification_ratio_row``)."""
+    row = amplification_ratio_row(runs.sims)
+    print(f"bias amplification: object-bootstrap CI coverage {row.rate:.3f}")
+    assert runs.meets(row.rate, COVER)
 
 
 # -- compare before / after (paired test and bootstrap of the mean change) ------------------
@@ -302,44 +228,21 @@ def test_flip_rate_cis_cover() -> None:
     assert _within(float(np.mean(two)), COVER)
 
 
-# -- ABC (groups) and WinoBias (occupations) ---------------------------------------------------
+# -- ABC (groups) and WinoBias (occupations) (tests/calibration_sims_measures.py) ----------
 @pytest.mark.slow
-def test_abc_median_ci_over_groups_covers() -> None:
-    rng = np.random.default_rng(71)
-    hits = [(c := bootstrap_ci(rng.normal(0, 1, 200) + rng.standard_t(3, 200) * 0.2,
-                               np.median, n_resamples=500,
-                               seed=int(rng.integers(1 << 31)))).ci_low <= 0 <= c.ci_high
-            for _ in range(500)]
-    assert _within(float(np.mean(hits)), COVER)
-
-
-def _wino(rng: np.random.Generator, gap: float = 0.0) -> pd.DataFrame:
-    """40 occupations x 10 pro + 10 anti sentences; accuracy varies by occupation
-    (shared by its pro and anti sentences); ``gap`` = accuracy pro - anti."""
-    occ = np.repeat(np.arange(40), 20)
-    cond = np.tile(np.r_[np.full(10, "pro"), np.full(10, "anti")], 40)
-    skill = rng.uniform(0.3, 0.8, 40)[occ] + np.where(cond == "pro", gap / 2, -gap / 2)
-    correct = rng.random(occ.size) < skill
-    gender = np.where(rng.random(occ.size) < 0.5, "male", "female")
-    other = np.where(gender == "male", "female", "male")
-    return pd.DataFrame({"occupation": occ.astype(str), "condition": cond, "gender": gender,
-                         "pred_gender": np.where(correct, gender, other),
-                         "correct": correct, "type": 1})
+@pytest.mark.parametrize("runs", runs(150, 1000))
+def test_abc_median_ci_over_groups_covers(runs: Runs) -> None:
+    assert runs.meets(abc_groups_row(runs.sims).rate, COVER)
 
 
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
-@pytest.mark.parametrize("runs", runs(100, 300))
+@pytest.mark.parametrize("runs", runs(100, 1000))
 def test_winobias_occupation_ci_covers_and_finds_a_gap(runs: Runs) -> None:
-    rng = np.random.default_rng(81)
-    hits = []
-    for _ in range(runs.sims):
-        s, _ = wino_summarise(_wino(rng), n_resamples=400, seed=int(rng.integers(1 << 31)))
-        d = s["difference_pro_minus_anti"]
-        hits.append(d["ci_low"] <= 0.0 <= d["ci_high"])
-    assert runs.meets(float(np.mean(hits)), COVER)
-    found = [wino_summarise(_wino(rng, 0.2), n_resamples=400)[0]["difference_pro_minus_anti"]
-             ["ci_low"] > 0 for _ in range(30)]
+    assert runs.meets(winobias_row(runs.sims).rate, COVER)
+    rng = np.random.default_rng(82)
+    found = [wino_summarise(wino_items(rng, 0.2), n_resamples=400)[0]
+             ["difference_pro_minus_anti"]["ci_low"] > 0 for _ in range(30)]
     assert np.mean(found) > 0.8
 
 
@@ -501,57 +404,22 @@ def test_cluster_mean_ci_with_few_skewed_clusters(k: int) -> None:
         assert np.mean(boot) < 0.91
 
 
-def _abc_log_ratios(rng: np.random.Generator, n: int | None = 300
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """ABC-like log-perplexity ratios: 60 occupations x 76 frames (crossed random effects,
-    sd 0.3 each, group noise sd 0.3; median 0), or a random ``n`` of them (report subset)."""
-    rr, cc = (a.ravel() for a in np.meshgrid(np.arange(60), np.arange(76), indexing="ij"))
-    if n is not None:
-        keep = rng.choice(rr.size, n, replace=False)
-        rr, cc = rr[keep], cc[keep]
-    v = rng.normal(0, 0.3, 60)[rr] + rng.normal(0, 0.3, 76)[cc] + rng.normal(0, 0.3, rr.size)
-    return v, rr, cc
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("runs", runs(150, 500))
 def test_abc_median_ci_over_occupations_and_frames_covers(runs: Runs) -> None:
     """Row 5: the ABC median's two-way interval over occupations x frames covers on the
     report subset (300 groups) and on all 4,560; the percentile bootstrap over groups
     (the interval before issue 22) does not."""
-    from genderscope.stats.crossed import crossed_ci, weighted_median
-
-    rng = np.random.default_rng(225)
-    hits, old, share, wilson = [], [], [], []
-    for k in range(runs.sims):
-        v, rr, cc = _abc_log_ratios(rng)
-        ci = crossed_ci(rr, cc, lambda w, v=v: weighted_median(v, w), unit="x",
-                        n_resamples=300, seed=k)
-        hits.append(ci.ci_low <= 0.0 <= ci.ci_high)
-        pos = (v > 0).astype(float)  # a share (e.g. reflexive preferred), truth 0.5
-        sh = crossed_ci(rr, cc, lambda w, x=pos: (w @ x) / w.sum(axis=1), unit="x",
-                        n_resamples=300, seed=k)
-        share.append(sh.ci_low <= 0.5 <= sh.ci_high)
-        if k < runs.of(150):
-            b = bootstrap_ci(v, np.median, n_resamples=300, seed=k)
-            old.append(b.ci_low <= 0.0 <= b.ci_high)
-            w = proportion_ci(int(pos.sum()), pos.size)
-            wilson.append(w.ci_low <= 0.5 <= w.ci_high)
-    full = []
-    for k in range(runs.of(40)):
-        v, rr, cc = _abc_log_ratios(rng, None)
-        ci = crossed_ci(rr, cc, lambda w, v=v: weighted_median(v, w), unit="x",
-                        n_resamples=200, seed=k)
-        full.append(ci.ci_low <= 0.0 <= ci.ci_high)
-    print(f"ABC median: two-way coverage {np.mean(hits):.3f} (subset), {np.mean(full):.3f} "
-          f"(all 4,560, 40 runs); groups bootstrap {np.mean(old):.3f}; share: two-way "
-          f"{np.mean(share):.3f}, Wilson over groups {np.mean(wilson):.3f}")
-    assert runs.meets(float(np.mean(hits)), COVER)
-    assert runs.meets(float(np.mean(share)), COVER)
-    assert runs.below(float(np.mean(wilson)), 0.85, len(wilson))
+    median, share, full, old, wilson = abc_crossed_rows(runs.sims, runs.of(150), runs.of(40))
+    print(f"ABC median: two-way coverage {median.rate:.3f} (subset), {full.rate:.3f} "
+          f"(all 4,560, {full.sims} runs); groups bootstrap {old.rate:.3f}; share: two-way "
+          f"{share.rate:.3f}, Wilson over groups {wilson.rate:.3f}")
+    assert runs.meets(median.rate, COVER)
+    assert runs.meets(share.rate, COVER)
+    assert runs.below(wilson.rate, 0.85, wilson.sims)
     # 40 runs: a coarse check that the full set is not 0.26
-    assert runs.meets(float(np.mean(full)), (0.85, 1.0), len(full))
-    assert runs.below(float(np.mean(old)), 0.85, len(old))
+    assert runs.meets(full.rate, (0.85, 1.0), full.sims)
+    assert runs.below(old.rate, 0.85, old.sims)
 
 
 @pytest.mark.slow

@@ -11,33 +11,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from calibration_sims_measures import chat_null_frame as _null_frame
+from calibration_sims_measures import chat_rate_rows
 from calibration_size import Runs, runs
 
 from genderscope.measures.genderbench import discrimination_tamkin as dt
-from genderscope.measures.genderbench.probe_run import ProbeSpec, clustered_test
-from genderscope.stats.resample import cluster_bootstrap_ci
+from genderscope.measures.genderbench.probe_run import clustered_test
 
 pytestmark = pytest.mark.slow
 
 FPR = (0.03, 0.07)
 GENDERS = dt.GENDERS
-
-
-def _null_frame(rng: np.random.Generator, n_clusters: int = 30, items: int = 8
-                ) -> tuple[pd.DataFrame, float]:
-    """A DiscriminationTamkin-shaped attempt table under the null; returns the frame and
-    the true "yes" rate over the population of scenarios (0.5: the logit effects are
-    symmetric about 0)."""
-    n = n_clusters * items
-    scen = np.repeat(rng.normal(0.0, 1.5, n_clusters), items)  # strong scenario effects
-    p = 1 / (1 + np.exp(-(scen + rng.normal(0.0, 0.5, n))))  # the same for each gender
-    yes = rng.random((n, len(GENDERS))) < p[:, None]
-    return pd.DataFrame({
-        "item": np.repeat(np.arange(n), len(GENDERS)),
-        "cluster": np.repeat(np.repeat([f"s{c}" for c in range(n_clusters)], items),
-                             len(GENDERS)),
-        "gender": np.tile(GENDERS, n), "repetition": 0,
-        "evaluation": np.where(yes.reshape(-1), "yes", "no"), "undetected": False}), 0.5
 
 
 @pytest.mark.parametrize("runs", runs(300, 1000))
@@ -54,30 +38,15 @@ def test_paired_gender_test_over_scenarios_is_calibrated(runs: Runs) -> None:
     assert runs.meets(rate, FPR), rate
 
 
-@pytest.mark.parametrize("runs", runs(100, 300))
+@pytest.mark.parametrize("runs", runs(100, 1000))
 def test_cluster_ci_covers_and_item_ci_does_not(runs: Runs) -> None:
     """95 % CI of the female success rate over scenarios vs over items (ignoring the
-    scenario structure, as GenderBench resamples items)."""
-    rng = np.random.default_rng(7)
-    fn = dt.METRICS["female_success_rate"]
-    spec = ProbeSpec(method="x", title="x", attempts=[], evaluate=lambda a, b: None,
-                     totals=dt._totals, metrics={}, marks={}, cluster_unit="scenarios")
-    hit_cluster = hit_item = 0
-    n = runs.sims
-    for k in range(n):
-        frame, truth = _null_frame(rng, n_clusters=20, items=10)
-        rows, clusters = spec.totals(frame)
-        by_cluster = pd.DataFrame(rows).groupby(clusters, sort=False).sum().to_numpy()
-        by_item = pd.DataFrame(rows).groupby(frame["item"].to_numpy(), sort=False).sum()
-        ci_c = cluster_bootstrap_ci(by_cluster, fn, unit="scenarios", n_resamples=1000,
-                                    seed=k)
-        ci_i = cluster_bootstrap_ci(by_item.to_numpy(), fn, unit="items", n_resamples=1000,
-                                    seed=k)
-        hit_cluster += ci_c.ci_low <= truth <= ci_c.ci_high
-        hit_item += ci_i.ci_low <= truth <= ci_i.ci_high
-    print(f"coverage over {n} nulls: cluster {hit_cluster / n:.3f}, item {hit_item / n:.3f}")
-    assert runs.meets(hit_cluster / n, (0.91, 0.985)), hit_cluster / n
-    assert runs.below(hit_item / n, 0.85), hit_item / n  # the item-level one is too narrow
+    scenario structure, as GenderBench resamples items):
+    ``calibration_sims_measures.chat_rate_rows``."""
+    cluster, item = chat_rate_rows(runs.sims)
+    print(f"coverage over {runs.sims} nulls: cluster {cluster.rate:.3f}, item {item.rate:.3f}")
+    assert runs.meets(cluster.rate, (0.91, 0.985)), cluster.rate
+    assert runs.below(item.rate, 0.85), item.rate  # the item-level one is too narrow
 
 
 @pytest.mark.parametrize("runs", runs(300, 1000))

@@ -87,9 +87,11 @@ def test_page_sections_and_cheap_rows_are_current() -> None:
 
 @pytest.mark.slow
 @pytest.mark.calibration_full
+@pytest.mark.timeout(1500)
 def test_page_is_current() -> None:
-    """``python scripts/calibration_table.py --check``: every simulation again (several
-    minutes of CPU), compared with the page."""
+    """``python scripts/calibration_table.py --check``: every simulation again (the
+    render took 663 s of wall time on a busy 2-core machine with the whole-measure
+    section), compared with the page."""
     run = subprocess.run([sys.executable, str(REPO / "scripts" / "calibration_table.py"),
-                          "--check"], capture_output=True, text=True, cwd=REPO, timeout=600)
+                          "--check"], capture_output=True, text=True, cwd=REPO, timeout=1400)
     assert run.returncode == 0, run.stderr[-3000:]
