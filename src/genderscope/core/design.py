@@ -78,8 +78,9 @@ NVIDIA H200, benchmarks/results/device/precision-h200-crows.txt): CPU vs CUDA mo
 margins by up to 1.6e-3 nats (median 4.4e-5), one sequence per batch vs the default on
 CUDA by up to 1.4e-3, and the one-sentence-at-a-time loop of
 ``benchmarks/bench_crows_pairs.py`` vs the engine by up to 2.6e-3 over all 1,508 pairs;
-with 1e-4, 16 of 200 pairs rescored on CUDA read as a change (precision-h200.txt). 1e-2 nats is a probability ratio of 1.01; bfloat16 moved the same margins by a
-median of 0.16 nats (a change, as it should read). The default of every sentence-scored
+with 1e-4, 16 of 200 pairs rescored on CUDA read as a change (precision-h200.txt).
+1e-2 nats is a probability ratio of 1.01; bfloat16 moved the same margins by a median of
+0.16 nats (a change, as it should read). The default of every sentence-scored
 measure (``sentence_scored=True``: CrowS-Pairs, StereoSet, ABC) that declares no design."""
 
 
