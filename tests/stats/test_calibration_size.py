@@ -27,9 +27,10 @@ def test_ci_run_fails_a_miscalibrated_rate_and_full_run_holds_the_bar() -> None:
     assert ci.of(300) == 45 and ci.of(40) == 20 and full.of(300) == 300
 
 
-def test_full_variants_are_marked_and_ci_variants_are_not() -> None:
+def test_full_variants_are_calibration_full_and_ci_variants_only_slow() -> None:
     ci, full = runs(300, 2000)
-    assert ci.id == "ci-300" and not ci.marks and ci.values == (Runs(300, False, 2000),)
+    assert ci.id == "ci-300" and ci.values == (Runs(300, False, 2000),)
+    assert {m.name for m in ci.marks} == {"slow"}  # CI runs it, the fast loop does not
     assert full.id == "full-2000"
     assert {m.name for m in full.marks} == {"slow", "calibration_full"}
     cases = runs_for([(8, 8), (8, 16)], 100, [1000, 600])
