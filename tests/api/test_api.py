@@ -123,3 +123,18 @@ def test_weat_through_the_api_matches_the_cli(data_dir: Path, tmp_path: Path) ->
     r = gs.run("weat", model=vecs, test="weat6", tests_dir=tests_dir)
     assert r.metadata["seed"] == 0
     assert json.loads(r.to_json())["summary"] == cli["summary"]
+
+
+def test_load_model_passes_batch_size_to_a_language_model(tiny_gpt2_dir: Path,
+                                                          tmp_path: Path) -> None:
+    """``gs.load_model(..., batch_size=N)`` caps a language model's sequences per batch
+    (it was ignored for LMs); None keeps the adapter's own sizing; a bad value is one
+    line."""
+    store = tmp_path / "s.sqlite"
+    capped = gs.load_model(tiny_gpt2_dir, kind="causal", batch_size=3, store=store)
+    sized = gs.load_model(tiny_gpt2_dir, kind="causal", store=store)
+    assert capped.engine.max_batch == 3
+    assert sized.engine.max_batch != 3
+    for bad in (0, -2, 2.5, True):
+        with pytest.raises((GenderscopeError, TypeError), match="batch.size must be"):
+            gs.load_model(tiny_gpt2_dir, kind="causal", batch_size=bad, store=store)

@@ -35,7 +35,7 @@ def open_store(store: Store | str | Path | None, *, readonly: bool = False
 
 def load_model(model: str | Path, *, kind: str = "auto", device: str | None = None,
                dtype: str = "float32", start_token: str = "auto",
-               store: Store | str | Path | None = None, batch_size: int = 64,
+               store: Store | str | Path | None = None, batch_size: int | None = None,
                base_url: str | None = None, concurrency: int | None = None,
                timeout: float | None = None, retries: int | None = None,
                api_key_env: str | None = None, headers: Any = None) -> Any:
@@ -51,7 +51,8 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
     first answer no cache holds). Warning: a classifier SPEC runs code (a pickle is
     unpickled, ``module:name`` / ``file.py:name`` imported and called): only trusted ones.
     ``batch_size``:
-    texts per call of a classifier or sentence encoder. ``openai:NAME`` + ``base_url``: an
+    texts per call (None: 64 for a classifier or sentence encoder; a language model sizes
+    its batches from the texts' lengths). ``openai:NAME`` + ``base_url``: an
     OpenAI-compatible chat endpoint (:mod:`genderscope.models.endpoint`), and its client
     settings (None: the defaults): ``concurrency`` (requests in flight, 4), ``timeout``
     (seconds, 120), ``retries`` (4), ``api_key_env`` (the key's variable,
@@ -68,7 +69,7 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
     if kind == "classifier":
         from genderscope.models.classifier import load_classifier
 
-        return load_classifier(str(model), batch_size=batch_size)
+        return load_classifier(str(model), batch_size=batch_size or 64)
     st, owned = open_store(store)
     if kind == "vectors":  # the store only holds their memo: parsed on first lookup
         from genderscope.models.vectors import load_vectors
@@ -82,7 +83,7 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
         from genderscope.models.encoder import SentenceEncoder
 
         return SentenceEncoder.load(str(model), device=device, store=st,
-                                    batch_size=batch_size)
+                                    batch_size=batch_size or 64)
     if client:
         from genderscope.models.endpoint import OpenAIChat
 
@@ -90,7 +91,7 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
     from genderscope.models.loading import load_lm
 
     return load_lm(model, kind, store=st, device=device, dtype=dtype, start_token=start_token,
-                   base_url=base_url)
+                   batch_size=batch_size, base_url=base_url)
 
 
 def _client_settings(model: Any, **given: Any) -> dict[str, Any]:
@@ -152,7 +153,7 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
         out: str | Path | None = None, save: bool = False, progress: bool = False,
         kind: str = "auto",
         device: str | None = None, dtype: str = "float32", start_token: str = "auto",
-        batch_size: int = 64, command: str | None = None, reuse: bool = True,
+        batch_size: int | None = None, command: str | None = None, reuse: bool = True,
         base_url: str | None = None, record: bool = True, concurrency: int | None = None,
         timeout: float | None = None, retries: int | None = None,
         api_key_env: str | None = None, headers: Any = None,
@@ -178,8 +179,9 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
     ``out`` is rewritten only when it does not already hold that run. ``reuse=False``
     recomputes (every score still comes from the score cache). ``record=False``: return
     the result without recording it (a sweep worker ships it to the driver's store).
-    ``concurrency``, ``timeout``, ``retries``, ``api_key_env``, ``headers``: an endpoint
-    model's client settings (see :func:`load_model`; not part of the reuse key).
+    ``batch_size``, ``concurrency``, ``timeout``, ``retries``, ``api_key_env``,
+    ``headers``: as in :func:`load_model` (batching and an endpoint's client settings are
+    not part of the reuse key).
     """
     client = dict(concurrency=concurrency, timeout=timeout, retries=retries,
                   api_key_env=api_key_env, headers=headers)
