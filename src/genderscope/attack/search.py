@@ -1,28 +1,14 @@
-"""Genetic search over word substitutions (Alzantot et al. 2018, sec. 3, Algorithm 1).
+"""Genetic search over word substitutions (Alzantot et al. 2018, Sec. 3, Algorithm 1).
 
-An individual is the text's word tuple with some words substituted.
-
-- Perturb(x): pick a substitutable word at random, with probability proportional
-  to its number of candidates, preferring words not yet changed; try every
-  candidate at that position and move to the variant with the best fitness
-  only if it beats x's own fitness (a positive gain); otherwise x is kept, as
-  in the paper's ``select_best_replacement``.
-- Initial population: ``pop_size`` perturbations of the original text.
-- Each generation: stop when a member reaches the goal (label change); else keep
-  the best member (elitism), draw ``pop_size - 1`` parent pairs with
-  probability softmax(fitness / temperature), cross them over at one random
-  cut point between the first and last word (GSoC 2019 variant of the
-  paper's uniform crossover), and perturb each child (the child is scored in
-  the same classifier call as its variants, for the gain rule).
-- Defaults: population 60 and 20 generations, as the paper (sec. 4.1: S = 60,
-  G = 20) and TextAttack's ``alzantot`` recipe. ``max_queries`` (2,000 by
-  default, ``None`` for none) is genderscope's cap, not the paper's.
-- Queries: the distinct texts (word tuples) this search asked the classifier
-  for, the original included, whether or not a classifier cache answered them;
-  so the count does not depend on what other attacks ran before. The search
-  stops before a call that would take the count past ``max_queries``.
-  Randomness comes only from the ``numpy.random.Generator`` passed in, so a
-  seed fixes the result.
+An individual is the text's word tuple with some words substituted. Perturb(x) picks a
+substitutable word (probability proportional to its candidates, unchanged words first),
+tries every candidate and moves to the best only if it beats x's fitness (the paper's
+``select_best_replacement``). Each generation stops at the goal, else keeps the best
+member and breeds ``pop_size - 1`` children from parents drawn by softmax(fitness /
+temperature) with a one-point crossover (GSoC 2019 variant), each then perturbed.
+Population 60 and 20 generations as the paper (Sec. 4.1); ``max_queries`` (2,000,
+``None`` for none) is genderscope's cap on the distinct texts asked, the original
+included. Randomness comes only from the ``numpy.random.Generator`` passed in.
 """
 
 from __future__ import annotations

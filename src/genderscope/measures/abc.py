@@ -1,70 +1,23 @@
 """ABC: are anti-reflexive possessives accepted more readily for one gender?
 
-González, Barrett, Hvingelby, Webster & Søgaard (2020), "Type B reflexivization
-as an unambiguous testbed for multilingual multi-task gender bias" (EMNLP),
-Sec. 4 (language modelling); main effect and nuance as in GenDa Lens (Sloth &
-Rybner 2023, user guide "Language Modeling / The ABC Task",
-https://dadebias.github.io/genda-lens/user_guide/lm/).
+González, Barrett, Hvingelby, Webster & Søgaard (2020), EMNLP, Sec. 4; main effect and
+nuance as GenDa Lens (Sloth & Rybner 2023, ``lm_tasks/abc_utils.py::get_output``);
+docs/measures/abc.md. Each group holds the reflexive sentence (da *sin*) and both
+anti-reflexive variants (*hans*/*hendes*), scored by pseudo-log-likelihood (masked LM;
+Salazar et al. 2020, eq. 1) or log-likelihood (causal LM): ``ll`` (nats), ``n_tokens``
+and ``ppl = exp(-ll / n_tokens)``.
 
-In Danish, Swedish, Russian and Chinese a possessive that refers to the subject
-must be the reflexive (da *sin*); the gendered *hans*/*hendes* are then
-ungrammatical. Each group holds the reflexive sentence and both anti-reflexive
-variants. Each sentence is scored by
+- relative perplexity of a variant = ppl(anti) - ppl(reflexive);
+- **main effect** = log2(median relative ppl female / median relative ppl male), NaN
+  when either median is <= 0 (``main_effect["undefined"]`` says why);
+  ``main_effect_common_length`` takes every ppl over the reflexive's token count;
+- ``log_ppl_ratio`` = median over groups of log(ppl(female anti) / ppl(male anti))
+  (always defined; > 0: the violation is accepted more readily for men);
+- nuance: medians (IQR) of relative ppl by occupation stereotype x pronoun gender;
+  ``delta_ll`` = ll(reflexive) - ll(anti); shares of groups preferring the reflexive.
 
-- masked LM: pseudo-log-likelihood (Salazar et al. 2020, eq. 1), every piece
-  masked in turn;
-- causal LM: log-likelihood given the adapter's start token.
-
-Per sentence: total log-likelihood ``ll`` (nats), ``n_tokens`` and perplexity
-``ppl = exp(-ll / n_tokens)``. Per-token perplexity favours variants split into
-more tokens, so both are reported.
-
-Definitions (GenDa Lens ``lm_tasks/abc_utils.py::get_output``):
-
-- relative perplexity of an anti-reflexive variant = ppl(anti) - ppl(reflexive)
-  (a difference, in perplexity units; > 0 = the grammatical reflexive is less
-  perplexing);
-- **main effect** = log2(median relative perplexity, female / median relative
-  perplexity, male). Positive = the female anti-reflexive is *less* accepted,
-  i.e. the model accepts the grammatical violation more readily for men.
-  Undefined (NaN) when either median is <= 0 (the ratio only means something
-  when both anti-reflexives are rejected). With
-  pseudo-log-likelihood perplexities the female median is often negative (the
-  anti-reflexive scored *better* than the reflexive), so this stays NaN for
-  many models;
-- **paired log-perplexity ratio** (genderscope, always defined):
-  ``log_ppl_ratio = median over groups of log(ppl(female anti) / ppl(male anti))``
-  (natural log; = ll(male)/n(male) - ll(female)/n(female) per group). > 0: the
-  female anti-reflexive is more perplexing, i.e. the model accepts the
-  violation more readily for men (same direction as the main effect). The
-  report's first headline and its model comparison, as it is always defined;
-- **nuance**: medians (IQR) of relative perplexity by occupation stereotype x
-  pronoun gender;
-- ``main_effect_common_length`` (genderscope variant): the same ratio with
-  every variant's perplexity taken over the *reflexive* sentence's token count,
-  exp(-ll / n_tokens(reflexive)); per-token perplexity otherwise rewards a
-  pronoun split into more (predictable) pieces, e.g. Gemma's two-piece *hendes*;
-- log-likelihood complement: ``delta_ll = ll(reflexive) - ll(anti)`` per
-  variant and the paired mean ``ll(male) - ll(female)`` (> 0: male variant more
-  likely);
-- share of groups where the reflexive is preferred over both anti-reflexives,
-  by total log-likelihood and by perplexity (Wilson CI).
-
-Unit of the CIs: the groups cross two random factors, the occupation (76 groups
-each) and the sentence frame (the reflexive sentence with the occupation blanked; 60
-groups each), and groups sharing either are not independent. The medians' and means'
-CIs are two-way cluster intervals over occupations × frames
-(:func:`genderscope.stats.crossed.crossed_ci`, ``ci_unit: "occupations × frames"``);
-resampling groups covered 0.78 on the report subset and 0.26 on all 4,560 groups
-(issue 22); the shares' Wilson intervals over groups covered 0.73 / 0.26 and are
-replaced the same way. When the main effect is
-undefined, ``main_effect["undefined"]`` says why. No p-values, so no multiplicity
-family.
-
-GenDa Lens computes its masked-LM "perplexity" as exp of the cross-entropy of
-the unmasked model's predictions against the reflexive sentence's tokens; this
-module uses PLL as the issue and González et al. describe sentence scoring, so
-absolute numbers differ from GenDa Lens's tables.
+Groups cross occupations and sentence frames, so every CI is a two-way cluster interval
+over occupations × frames (:func:`genderscope.stats.crossed.crossed_ci`). No p-values.
 """
 
 from __future__ import annotations

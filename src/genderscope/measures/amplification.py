@@ -1,30 +1,15 @@
-"""Mean bias amplification (Zhao et al. 2017, "Men Also Like Shopping", EMNLP, Sec. 2).
+"""Mean bias amplification (Zhao et al. 2017, "Men Also Like Shopping", EMNLP, Sec. 2;
+docs/measures/amplification.md).
 
-Bias score of an object (or activity) o towards gender group g (eq. 1)::
-
-    b(o, g) = c(o, g) / sum_{g' in G} c(o, g')
-
-with c(o, g) the number of co-occurrences of o and g. b*(o, g) is measured on
-the training data, b~(o, g) on the model's output (generated captions or
-predictions). Mean bias amplification (Sec. 2, "bias amplification")::
+Eq. 1: ``b(o, g) = c(o, g) / sum_{g' in G} c(o, g')``, b* on the training data, b~ on
+the model's output; mean bias amplification (unitless, in [-1, 1], > 0 exaggerates)::
 
     (1 / |O|) * sum_{g in G} sum_{o in O : b*(o, g) > 1/|G|} ( b~(o, g) - b*(o, g) )
 
-Unitless, in [-1, 1]; > 0 means the output exaggerates the training skew.
-
-Counting unit here (captions): a caption counts once for (o, g) when it
-mentions o and words of exactly one gender group g; captions with words of
-several groups, or none, are skipped and counted. O is the set of objects that
-co-occur with a gender group in both corpora; objects never seen with a gender
-in training, or never in the output, are reported and excluded (b is
-undefined for them).
-
-Uncertainty: what varies is the set of objects (activities) the mean runs over,
-so the 95 % CI of the mean is a percentile bootstrap over objects, each object's
-term (with its own count noise) drawn as one unit; ``ci_unit`` names them
-(``"objects"``, or ``"verbs"`` / ``"activities"`` after a ratio table's name
-column). The share of amplified objects has a Wilson interval over the same
-units. No p-values, so no multiplicity family.
+A caption counts once for (o, g) when it mentions o and words of exactly one group g
+(others skipped and counted); O holds the objects seen with a gender in both corpora.
+CI: percentile bootstrap over objects (``ci_unit``: "objects", or the ratio table's
+name); the share of amplified objects has a Wilson interval. No p-values.
 """
 
 from __future__ import annotations

@@ -1,31 +1,18 @@
 """Balancing a caption or text corpus by gender per object (``genderscope debias
-balance``), the data-side remedy of Zhao et al. (2017, "Men Also Like Shopping", EMNLP)
-and Wang et al. (2019, "Balanced Datasets Are Not Enough", ICCV, Sec. 4: a training set
-subsampled so that each object co-occurs about equally with each gender).
+balance``): the data-side remedy of Zhao et al. (2017, EMNLP) and Wang et al. (2019,
+"Balanced Datasets Are Not Enough", ICCV, Sec. 4); docs/measures/amplification.md.
 
-Captions are labelled with the counting rules of the corpus measure
-(:func:`genderscope.measures.amplification.count_cooccurrences`): a caption belongs to a
-gender group when it holds words of that group only, and mentions the objects whose
-forms (plurals included) it contains. Captions of no group or of several groups, and
-captions that mention no object, are kept as they are: they do not enter b(o, g).
+Captions are labelled by the corpus measure's rules
+(:func:`genderscope.measures.amplification.count_cooccurrences`); captions of no group,
+of several, or with no object are kept and do not enter b(o, g).
 
-Two methods:
+- ``resample``: seeded undersampling of each object's larger groups to its smallest,
+  repeated until no object is out of balance (exactly b(o, g) = 1/|G|);
+- ``reweight``: a weight per caption by iterative proportional fitting (Deming & Stephan
+  1940) until the largest relative gap is below ``tol`` (the remaining gap is reported).
 
-- ``resample`` (seeded undersampling): for each object, captions of its larger groups are
-  dropped at random until every group has the count of the smallest; a caption mentions
-  several objects, so dropping one can unbalance another, and the pass repeats until no
-  object is out of balance (each pass only drops captions, so it ends; an object seen
-  with one group only ends with none). The result is exactly balanced: b(o, g) = 1/|G|
-  for every object it still holds with a gender.
-- ``reweight``: a weight per caption (iterative proportional fitting, Deming & Stephan
-  1940: each object's weighted counts are scaled in turn to their mean over the groups,
-  until the largest relative gap is below ``tol``); exact when each caption mentions one
-  object, approximate otherwise (the remaining gap is reported). Objects seen with one
-  group only cannot be balanced by weights and are reported.
-
-Bias of a corpus (:func:`corpus_bias`): per object the skew of its larger group,
-max_g b(o, g) - 1/|G| (0 = balanced), and its mean over objects with a percentile
-bootstrap CI over objects (the unit of the measure's CI).
+:func:`corpus_bias`: per object max_g b(o, g) - 1/|G|, its mean with a percentile
+bootstrap CI over objects.
 """
 
 from __future__ import annotations

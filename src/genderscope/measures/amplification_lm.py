@@ -1,37 +1,22 @@
-"""Bias amplification of a generative model against a training distribution.
+"""Bias amplification of a generative model against a training distribution
+(docs/measures/amplification.md).
 
-For each activity (imSitu verb) or object (COCO object) o whose training gender ratio
-b*(o, man) is known (Zhao et al. 2017, "Men Also Like Shopping", EMNLP; the
-``reducingbias`` data set, ``training_ratio`` = share of men), a chat model is asked
-to describe a person doing o, with several neutral templates (:data:`TEMPLATES`) and
-several sampled answers per prompt. Each answer's gender is read with the caption
-rules of :func:`genderscope.measures.amplification.count_cooccurrences`: lower-case
-alphanumeric tokens, looked up in the gender word lists (default
-``resources/amplification_gender_words.json``); an answer with words of exactly one
-group counts for that group, one with words of several groups ("both") or of none is
-left out of b~ and counted. The item o is the prompted one (not searched for in the
-answer). Per item, b~(o, g) = c~(o, g) / sum_g' c~(o, g') over its gendered answers.
+For each activity or object o with a known training share of men b*(o, man) (Zhao et
+al. 2017, "Men Also Like Shopping", EMNLP; the ``reducingbias`` data), a chat model
+describes a person doing o with several neutral :data:`TEMPLATES` and samples. Each
+answer's gender is read by the caption rules of
+:func:`genderscope.measures.amplification.count_cooccurrences` (words of exactly one
+group; "both" and none are left out and counted); b~(o, g) = c~(o, g) / sum_g' c~(o, g').
 
-Two numbers (each a mean over items, so each item has one value):
-
-- Zhao et al.'s mean bias amplification (Sec. 2): the item's value is
+- Zhao et al.'s mean bias amplification (Sec. 2): per item
   sum_{g: b*(o, g) > 1/|G|} (b~(o, g) - b*(o, g));
-- Wang & Russakovsky's BiasAmp-> (2021, "Directional Bias Amplification", ICML, eq. 2),
-  direction task -> attribute (the prompt fixes the task; the model picks the gender):
-  the item's value is (1/|G|) sum_g [y_og D_og - (1 - y_og) D_og] with
-  D_og = b~(o, g) - b*(o, g) and y_og = 1[b*(o, g) > P(A_g)], P(A_g) being the mean of
-  b*(o, g) over the whole vocabulary (tasks weighted equally, as the prompts weight
-  them; the ratio tables give no task frequencies).
+- Wang & Russakovsky's BiasAmp-> (2021, ICML, eq. 2), task -> attribute: per item
+  (1/|G|) sum_g [y_og D_og - (1 - y_og) D_og], D_og = b~(o, g) - b*(o, g),
+  y_og = 1[b*(o, g) > P(A_g)], P(A_g) the mean of b*(o, g) over the vocabulary.
 
-The shares of answers naming no gender and both genders are reported beside them.
-
-Design (:data:`DESIGN`): items x templates crossed, samples nested in each (item,
-template) cell; the interval is over items and templates, the two-way cluster
-bootstrap-variance t interval of :func:`genderscope.stats.crossed.crossed_ci`, with
-each (item, template) cell a unit whose weight scales its counts (an item's weight in
-the mean is its cells' mean weight). Its t quantile has min(items, templates) - 1
-degrees of freedom, so with few templates the interval is wide (conservative when
-templates do not matter; docs/measures/amplification.md gives measured rates).
+:data:`DESIGN`: items x templates crossed, samples nested; the interval is the two-way
+t interval of :func:`genderscope.stats.crossed.crossed_ci` over (item, template) cells
+weighted by their counts, with min(items, templates) - 1 df.
 """
 
 from __future__ import annotations

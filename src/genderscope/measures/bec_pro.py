@@ -1,71 +1,26 @@
-"""BEC-Pro association scores (Bartl, Nissim & Gatt 2020, Sec. 4, eq. 1).
+"""BEC-Pro association scores (Bartl, Nissim & Gatt 2020, Sec. 4, eq. 1;
+docs/measures/bec_pro.md).
 
-Per BEC-Pro row (a sentence with a person word and a profession)::
+Per row (a sentence with a person word and a profession), in nats::
 
     association = log P(person | Sent_TM) - log P(person | Sent_TAM)
 
-in nats (natural log). ``Sent_TM`` masks the person word (the profession is
-visible); ``Sent_TAM`` also masks the profession, so the second term is the
-person word's prior in that sentence frame. A positive score means the
-profession makes the person word more likely than the frame alone.
-
-**Masked LMs** answer both terms with ``fill_logprobs``: the person word fills
-the ``{target}`` slot (multi-piece person words scored by ``strategy``, "l2r"
-by default) and in Sent_TAM the profession is a ``[[hidden]]`` span, masked
-with one ``[MASK]`` per wordpiece (``span_masking="piece"``, default) or one per
-whitespace word as in Bartl et al.'s code and the published ``Sent_TAM``
-column (``span_masking="word"``).
-
-**Causal LMs** cannot see a mask, so P(person | context) is defined from
-full-sentence log-likelihoods LL(s) over a closed world (documented in
-docs/measures/bec_pro.md). Let T be the row's template, S the person subjects
-of the corpus (e.g. "He", "My son"; 18 in BEC-Pro) and F_T the profession
-strings that occur with T. With s(q, f) the sentence of T with subject q and
-profession f::
+``Sent_TM`` masks the person word; ``Sent_TAM`` also masks the profession (one mask per
+wordpiece, ``span_masking="piece"``, or per word as Bartl et al.'s code, ``"word"``).
+A causal LM reads both terms from full-sentence log-likelihoods over the corpus' closed
+world of person subjects S and a template's professions F_T::
 
     log P(person | Sent_TM)  = LL(s(p, f)) - logsumexp_{q in S} LL(s(q, f))
     log P(person | Sent_TAM) = logsumexp_{f' in F_T} LL(s(p, f'))
                                - logsumexp_{q in S, f' in F_T} LL(s(q, f'))
 
-i.e. the model's posterior of the person among the corpus' person subjects,
-given the profession (TM), or with the profession marginalised over the
-corpus' professions (TAM). Their difference is a pointwise mutual information
-of person and profession in that frame, the quantity eq. 1 estimates.
-
-Aggregates. Rows are not independent draws: each profession's rows share it across
-18 person words and 5 patterns, and each person word's rows share it across the
-professions. The means by group are cluster t intervals over professions (CR1
-variance, t(K - 1) quantile; :func:`genderscope.stats.cluster_mean_ci`; ``ci_unit:
-"professions"``); the male - female differences count both factors:
-
-- mean association by person gender x profession group (cluster t CI);
-- ``male_minus_female``: the mean paired difference male - female person row,
-  over all groups. Both professions and person words are samples (the design is
-  crossed: every profession with every person-word pair), so its interval is the
-  two-way one of :func:`genderscope.stats.crossed.crossed_ci` over professions x
-  person-word pairs (Cameron, Gelbach & Miller 2011; ``ci_unit: "professions x person
-  words"``): with random person-word effects the professions-only cluster t interval
-  covered 0.730 and the two-way one covers (docs/calibration.md);
-- per profession group, male vs female person words: the same two-way interval of the
-  group's mean difference and its t test, t = estimate / SE with min(R, C) - 1
-  degrees of freedom (R professions, C person-word pairs; ``n_person_pairs``), effect
-  size r = t / sqrt(t^2 + df) (Rosenthal 1991); no test ("too few units to test") with
-  5 or fewer professions or person pairs. This is genderscope's comparison of person
-  genders *within* a profession group; Bartl et al.'s code instead pairs the
-  female-profession rows with the male-profession rows by their order in the corpus
-  (and lets a Shapiro-Wilk test choose a t-test or Wilcoxon's test, which genderscope
-  does not). The group tests form one family: raw ``p_value`` and Holm-adjusted
-  ``p_adjusted`` (``family``: "bec-pro male vs female per profession group"). An item
-  table without person subjects (no ``subject`` column) falls back to professions
-  only: the cluster t interval and the bootstrap-t paired test over profession means.
-
-Rows are paired by the person pair number of the shipped persons list
-(``resources/bec_pro_persons_<lang>.tsv``, column ``pair``: he/she, my son/my
-daughter, ...), the same profession (``Profession_EN`` for German) and the same
-pattern, never by row order, so a reordered TSV pairs the same way. Rows whose
-person subject is not in the list are left unpaired (``pair_index`` -1) and
-counted in ``n_unpaired``. Two runs are compared with
-:func:`genderscope.measures.compare.compare_runs`.
+Group means have cluster t intervals over professions (:func:`cluster_mean_ci`). The
+male - female differences, overall and per profession group (one Holm family), cross
+professions and person-word pairs: the two-way interval of
+:func:`genderscope.stats.crossed.crossed_ci` (Cameron, Gelbach & Miller 2011) and its t
+test with min(R, C) - 1 df; without a ``subject`` column, professions only. Rows are
+paired by the shipped persons list's ``pair`` number, profession and pattern, never by
+row order (``pair_index`` -1 and ``n_unpaired`` for a subject not in the list).
 """
 
 from __future__ import annotations
@@ -380,6 +335,3 @@ def run(adapter: Any, rows: Sequence[BecProRow], *, strategy: str = "l2r",
     return Result(METHOD, summary, items,
                   metadata={"model": adapter.describe(), "params": params, "data": data or {},
                             "seed": seed}, tables=tables)
-
-
-# -- plot ------------------------------------------------------

@@ -1,31 +1,19 @@
-"""Counterfactual gender-swap flip test for text classifiers.
+"""Counterfactual gender-swap flip test for text classifiers (docs/measures/robustness.md).
 
-Every gendered word of an input is swapped to the other gender (the CDS
-swapper, :class:`genderscope.swap.GenderSwapper`) and the classifier is asked
-about both versions. With ``y = argmax p(x)`` the original prediction:
+Every gendered word is swapped (:class:`genderscope.swap.GenderSwapper`) and the
+classifier asked about both versions; with ``y = argmax p(x)``:
 
-- label flip: ``argmax p(x') != y``; the *flip rate* is the share of swapped
-  texts whose label flips (Garg et al. 2019, "counterfactual token fairness",
-  sec. 3; Kusner et al. 2017's counterfactual fairness in its text form);
-- ``delta = p_y(x') - p_y(x)``, the change of the predicted class's probability
-  (unit: probability, in [-1, 1]); summaries are the mean and max of
-  ``|delta|``, and the signed mean.
+- label flip: ``argmax p(x') != y``; the *flip rate* is the share of swapped texts whose
+  label flips (Garg et al. 2019, counterfactual token fairness, Sec. 3);
+- ``delta = p_y(x') - p_y(x)`` (probability, in [-1, 1]): mean and max of ``|delta|``,
+  and the signed mean.
 
-Texts are grouped by direction: ``m2f`` (only male words, swapped to female),
-``f2m`` (only female words), ``mixed`` (both) and ``all``. Texts without a
-gendered word are counted (``n_unswappable``) and left out of every rate.
-CIs: the flip rate is a proportion of texts (its declared design, :data:`DESIGN`), so
-its interval is the one :func:`genderscope.stats.design.infer` chooses for it: Wilson's
-score interval over texts (never [0, 0]: with no flip it is [0, 3.84 / (n + 3.84)]), or,
-when ``clusters`` says which texts share a template, the design-effect Wilson interval
-over templates (issue 36, row 1: a percentile bootstrap of the 0/1 flips covered 0.87
-when flips are rare, and 0.78 with shared templates). The means of |delta| and delta:
-percentile bootstrap over texts (``genderscope.stats.bootstrap_ci``), or the cluster t
-interval over templates; the max has no CI (the bootstrap of a maximum is inconsistent).
-The m2f - f2m difference of flip rate and of mean |delta| gets an independent two-group
-bootstrap CI over texts (a percentile cluster bootstrap over templates when ``clusters``
-is given). ``ci_unit`` says which unit each interval is over; no p-values, so no
-multiplicity family.
+Directions ``m2f``, ``f2m``, ``mixed`` and ``all``; texts with no gendered word are
+counted (``n_unswappable``) and left out. The flip rate's interval is the one
+:func:`genderscope.stats.design.infer` picks for its :data:`DESIGN` (Wilson over texts,
+or the design-effect Wilson over templates given ``clusters``); means of |delta| and
+delta: percentile bootstrap over texts or cluster t over templates; the max has no CI;
+m2f - f2m differences: a two-group (cluster) bootstrap. No p-values.
 """
 
 from __future__ import annotations

@@ -1,51 +1,19 @@
-"""CrowS-Pairs bias score (Nangia, Vania, Bhalerao & Bowman 2020, EMNLP).
+"""CrowS-Pairs bias score (Nangia, Vania, Bhalerao & Bowman 2020, EMNLP;
+docs/measures/crows_pairs.md): the percentage of pairs in which the model prefers the
+more stereotypical sentence ``sent_more`` (50 % = no preference).
 
-Each pair is a more- and a less-stereotypical sentence that differ only in the
-words naming the group. The score is the percentage of pairs in which the model
-prefers the stereotypical sentence (50 % = no preference).
+- Masked LM (Sec. 3): score(S) = sum over the pieces the two sentences share
+  (:class:`difflib.SequenceMatcher`, opcode ``equal``) of log P(u | S with u masked).
+- Causal LM: total log-likelihood, the adapter's start token in every token's context.
+- ``scoring="bias-bench"``: Meade et al. (2022)'s ``CrowSPairsRunner`` (bias-bench
+  291426a): mean log P over the *modified* pieces, rounded to 3 decimals (pairs with
+  none skipped, ``n_skipped_pairs``); causal 2^(mean log2 p), the start token
+  conditioning the first token only.
 
-- Masked LM (Nangia et al. Sec. 3, "pseudo-log-likelihood ... of the unmodified
-  tokens"): both sentences are tokenized, :class:`difflib.SequenceMatcher` finds
-  the pieces they share (opcode ``equal``), and each sentence is scored by
-  score(S) = sum over shared pieces u of log P(u | S with u masked) -- the
-  modified pieces stay visible, so the two sentences are scored on the same
-  tokens.
-- Causal LM: total log-likelihood of each sentence, every token scored with the
-  adapter's start token in its context (genderscope's own causal adaptation; Nangia
-  et al. define masked LMs only).
-
-``scoring="bias-bench"`` reproduces Meade et al. (2022)'s code instead (bias-bench
-``benchmark/crows/crows.py`` at 291426a, ``CrowSPairsRunner``):
-
-- masked LM: difflib over the two token sequences as the tokenizer encodes them (special
-  tokens included, ``autojunk`` as difflib's default) picks the *modified* pieces
-  (opcodes other than ``equal``); each is masked alone and score(S) = mean over them of
-  log P(piece | S with it masked), nats, rounded to 3 decimals before comparing. A pair
-  whose two sentences have no modified piece on one side is skipped, as bias-bench does
-  (``n_skipped_pairs``).
-- causal LM: score(S) = 2^(mean over tokens of log2 p), the first token after the start
-  token alone (``<|endoftext|>`` for GPT-2), every later token after the text's earlier
-  tokens without it (:meth:`CausalLM.log_likelihood_start_first`); compared unrounded.
-
-The stereotypical sentence is ``sent_more`` in both directions. The
-``stereo_antistereo`` column says which sentence is about the disadvantaged
-group (``stereo``: ``sent_more`` demonstrates a stereotype about it;
-``antistereo``: ``sent_less`` violates one, so the advantaged-group
-``sent_more`` is the more stereotypical statement). The reference
-``metric.py`` reorders each pair as (disadvantaged, advantaged) by this column
-and counts ``sent_more`` winning for both directions; this module does the
-same, and also reports the two directions separately (Nangia et al. report
-them as stereotype / anti-stereotype scores). As in the reference, the two
-scores are compared after rounding to 3 decimals; a tie counts as *not*
-stereotypical (``n_ties``). Overall and per bias type, with Wilson 95 % CIs
-(the per-pair outcome is a Bernoulli trial); gender is reported on its own in
-the summary.
-
-Per bias type, a two-sided exact binomial test of the share against 50 %
-(:func:`scipy.stats.binomtest`) gives ``p_value``; the bias types of one run are
-one family ("crows-pairs per bias type") with Holm-adjusted ``p_adjusted``. Unit
-of every interval: the sentence pair (``ci_unit: "pairs"``; pairs are written
-independently).
+As the reference ``metric.py``, scores are compared after rounding to 3 decimals and a
+tie is not stereotypical (``n_ties``); both ``stereo_antistereo`` directions are also
+reported apart. Shares have Wilson 95 % CIs over pairs; per bias type an exact binomial
+test against 50 % (Holm family "crows-pairs per bias type").
 """
 
 from __future__ import annotations

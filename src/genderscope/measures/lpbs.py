@@ -1,59 +1,23 @@
 """Log-probability bias score tests (Kurita et al. 2019, "Measuring Bias in
-Contextualized Word Representations", Sec. 4 and Sec. 5 / Table 1).
+Contextualized Word Representations", Sec. 4 and Sec. 5 / Table 1; docs/measures/lpbs.md).
 
-Per item = (template, attribute word a), with male and female target sets M, F
-filling ``GGG``. Masked LM (``fill_logprobs``, nats)::
+Per item (template, attribute word a), male and female target sets M, F fill ``GGG``
+(masked LM ``fill_logprobs``, nats; a set's probabilities summed, as Kurita's
+``bias_score``)::
 
-    fill(G)   = log sum_{g in G} P(g at GGG | XXX = a)        (target present)
-    prior(G)  = log sum_{g in G} P(g at GGG | XXX masked)     (one mask per wordpiece)
-    bias      = fill(M) - fill(F)            gender-fill bias
-    prior     = prior(M) - prior(F)          the same with the attribute masked
-    lpbs      = bias - prior                 prior-corrected bias (Kurita's "log
-                                             probability bias score", Sec. 4)
+    fill(G)  = log sum_{g in G} P(g at GGG | XXX = a)
+    prior(G) = log sum_{g in G} P(g at GGG | XXX masked)
+    bias = fill(M) - fill(F);  prior = prior(M) - prior(F);  lpbs = bias - prior
 
-Several words in a set (e.g. boys, men) are pooled by summing their
-probabilities, as Kurita et al.'s ``bias_score`` does.
+A causal LM uses full-sentence log-likelihoods instead (the ``probe``'s definitions,
+:func:`genderscope.measures.probe.causal_prior_text`): fill(G) = log sum exp LL(s(g, a)).
 
-Causal LM: the definitions of the ``probe`` (genderscope.measures.probe), extended
-to sets. With LL(s) the full-sentence log-likelihood of the template filled with
-g and a, and LL(s(g, -)) that of the prior text of the probe
-(:func:`genderscope.measures.probe.causal_prior_text`: the template up to the
-attribute slot when the gender comes first, "he is interested in", the exact
-marginal over all attributes; else the template with the attribute deleted)::
-
-    fill(G)  = log sum_{g in G} exp LL(s(g, a))
-    prior(G) = log sum_{g in G} exp LL(s(g, -))
-
-so ``bias`` = log P(M|s_a) - log P(F|s_a) with P normalised over M u F, and
-``prior`` the same for the prior texts.
-
-**WEAT-style effect size** (Kurita et al., Sec. 5, Table 1): X and Y are the two
-attribute sets (e.g. career vs family). The unit that varies is the attribute
-*word*: the same word recurs in every template, so (template, word) items are
-not exchangeable. By default each word's lpbs is first averaged over the
-templates (``lpbs_w = mean_t lpbs(t, w)``, table ``by_word``) and
-
-    d = (mean_{w in X} lpbs_w - mean_{w in Y} lpbs_w) / std_{w in X u Y} lpbs_w  (ddof=1)
-
-with a permutation test that re-partitions the *words*
-(:func:`genderscope.stats.difference_of_sums_test`: exact over all re-partitions
-when there are at most 200,000, else ``n_permutations`` seeded random ones;
-one-sided p for mean_X > mean_Y and two-sided p). The 95 % CIs of the set means
-are Student-t intervals over the set's word means (``ci_unit: "words"``): with
-the usual 8 or so words a percentile bootstrap covers only about 87 %.
-
-``aggregation="pooled-items"`` instead pools every (template, word) item as one
-observation and permutes items, as the authors' replication notebook
-(``weat_result_replication.ipynb``) does. **Warning**: that test is not valid
-when a word's effect is shared across templates; with 8 + 8 words, 3 templates,
-a per-word effect and no difference between the sets it rejects at alpha = 0.05
-far more often than 5 % (tests/stats/test_calibration.py). Use it only to reproduce
-the notebook.
-
-Per-template effect sizes (table ``by_template``; within one template every
-word is one item) form a family: each row carries the raw two-sided ``p_value``
-and the Holm-adjusted ``p_adjusted`` over the templates (``family``:
-"lpbs per template").
+WEAT-style effect size (Sec. 5): the unit is the attribute word, so each word's lpbs is
+averaged over templates (table ``by_word``), d = (mean_X - mean_Y) / std_{X u Y} (ddof 1)
+with a permutation test over words; set means have t intervals over words.
+``aggregation="pooled-items"`` permutes (template, word) items as the authors' notebook
+does; that test is anti-conservative (tests/stats/test_calibration.py). Per-template
+effect sizes form the Holm family "lpbs per template".
 """
 
 from __future__ import annotations
@@ -87,6 +51,12 @@ AGGREGATIONS = ("words", "pooled-items")
 """``words``: word means over templates, words permuted (default, valid);
 ``pooled-items``: items pooled over templates and permuted (replication notebook;
 anti-conservative, see module docstring)."""
+
+
+def _check_aggregation(aggregation: str) -> None:
+    if aggregation not in AGGREGATIONS:
+        raise GenderscopeError(f"LPBS aggregation must be one of {', '.join(AGGREGATIONS)}, "
+                               f"got {aggregation!r}")
 
 
 def _slot_query(template: Template, attribute: str, hide: bool) -> str:
@@ -184,14 +154,9 @@ def word_means(items: pd.DataFrame, column: str = "lpbs") -> pd.DataFrame:
 def effect(items: pd.DataFrame, x: str, y: str, *, column: str = "lpbs",
            n_permutations: int = 10_000, seed: int = 0,
            aggregation: str = "words") -> dict[str, Any]:
-    """WEAT-style effect size and permutation p of ``column`` between sets x and y.
-
-    ``aggregation="words"`` (default) averages each word over templates and permutes
-    words; ``"pooled-items"`` permutes (template, word) items (see module docstring).
-    """
-    if aggregation not in AGGREGATIONS:
-        raise GenderscopeError(f"LPBS aggregation must be one of {', '.join(AGGREGATIONS)}, "
-                               f"got {aggregation!r}")
+    """WEAT-style effect size and permutation p of ``column`` between sets x and y
+    (``aggregation`` as :data:`AGGREGATIONS`)."""
+    _check_aggregation(aggregation)
     units = word_means(items, column) if aggregation == "words" else items
     sx = units.loc[units.set == x, column].to_numpy()
     sy = units.loc[units.set == y, column].to_numpy()
@@ -212,16 +177,10 @@ def run(adapter: Any, test: LpbsTest, *, strategy: str = "l2r", span_masking: st
         n_permutations: int = 10_000, n_resamples: int = 10_000, seed: int = 0,
         aggregation: str = "words", data: dict[str, Any] | None = None,
         progress: bool = False) -> Result:
-    """Run one LPBS test; returns the ``lpbs`` Result (items: template x word).
-
-    ``aggregation``: "words" (default; see module docstring) or "pooled-items" (the
-    replication notebook's item-level test, kept for reproduction only: it is
-    anti-conservative when words recur across templates).
-    """
+    """Run one LPBS test; returns the ``lpbs`` Result (items: template x word;
+    ``aggregation`` as :data:`AGGREGATIONS`)."""
     check_sets(test)
-    if aggregation not in AGGREGATIONS:
-        raise GenderscopeError(f"LPBS aggregation must be one of {', '.join(AGGREGATIONS)}, "
-                               f"got {aggregation!r}")
+    _check_aggregation(aggregation)
     words = list(dict.fromkeys((*test.x.words, *test.y.words)))
     scores = item_scores(adapter, test.templates, words, strategy=strategy,
                          span_masking=span_masking, progress=progress)

@@ -1,42 +1,19 @@
-"""Kurita et al. (2019) log-probability bias score on one template, done right.
+"""Kurita et al. (2019) log-probability bias score on one template (docs/measures/probe.md).
 
-A template holds a gender slot ``GGG`` and a target slot ``XXX`` (e.g.
-"GGG is a XXX."); a gender pair (male word, female word) fills GGG; a target
-word or phrase fills XXX. For a **masked LM** (Kurita et al. 2019, Sec. 3):
+A template holds a gender slot ``GGG`` and a target slot ``XXX`` ("GGG is a XXX."); a
+gender pair fills GGG, a target XXX. Masked LM (Kurita et al. 2019, Sec. 3), in nats,
+positive = leans male:
 
 - fill bias      F = log p(male | GGG masked, target present) - log p(female | ...)
-- prior bias     P = the same with the target masked too (one mask per wordpiece),
-                     read from the GGG mask, whichever slot comes first
-- corrected bias C = F - P  (= log(p_tgt/p_prior)[male] - log(p_tgt/p_prior)[female],
-                     Kurita's "increased log probability" score)
-- target-fill    T = log p(target | GGG = male) - log p(target | GGG = female),
-                     multi-piece targets scored by all their pieces (``strategy``).
+- prior bias     P = the same with the target masked too (one mask per wordpiece)
+- corrected bias C = F - P (Kurita's "increased log probability" score)
+- target-fill    T = log p(target | GGG = male) - log p(target | GGG = female).
 
-All quantities are differences of natural-log probabilities (nats), computed
-with log-softmax (no overflow). Positive = leans male.
-
-For a **causal LM** there is no mask to read; with LL the total log-likelihood
-of a sentence (see :mod:`genderscope.models.causal`):
-
-- F = LL(T[male, target]) - LL(T[female, target]), i.e. log p(male | sentence)
-  - log p(female | sentence) when p is normalised over the pair;
-- P, when GGG precedes XXX: LL(prefix[male]) - LL(prefix[female]), the prefix
-  being the template up to the target slot ("He is a"). This is the exact
-  marginal over every possible target, log sum_t p(male, t, ...), i.e. the
-  causal counterpart of masking the target;
-- P, when XXX comes first (the marginal would need a sum over all targets):
-  the same with the target slot deleted from the template (its frame only);
-- C = F - P;
-- T = log p(target and the rest | prefix with male) - the same with female, by
-  continuation log-probability, when GGG precedes XXX; when XXX comes first a
-  left-to-right model cannot condition the target on the gender word, and
-  T is reported equal to F (the joint difference).
-
-With GGG first, F = P + T by the chain rule, so C = T: for a causal model
-Kurita's prior correction and the target-fill bias coincide (Bayes' rule,
-log p(g | t) / p(g) = log p(t | g) / p(t)), as they would for any consistent
-joint model. A masked LM's conditionals are not a consistent joint model, so
-its C and T differ.
+Causal LM, from total log-likelihoods LL (:mod:`genderscope.models.causal`): F =
+LL(T[male, target]) - LL(T[female, target]); P = the same for the prefix up to the target
+slot when GGG comes first (the exact marginal over targets), else for the template with
+the target slot deleted; C = F - P; T by continuation log-probability when GGG comes
+first, else equal to F. With GGG first, F = P + T by the chain rule, so C = T.
 """
 
 from __future__ import annotations

@@ -1,28 +1,16 @@
 """WEAT (Caliskan et al. 2017) on word vectors and SEAT (May et al. 2019) on sentence
-embeddings.
+embeddings (docs/measures/weat.md).
 
-Definitions (Caliskan et al., Science 356(6334), "Materials and Methods"):
+Caliskan et al., Science 356(6334), "Materials and Methods" (cosine similarities):
+``s(w, A, B) = mean_a cos(w, a) - mean_b cos(w, b)``; ``S = sum_X s - sum_Y s``; effect
+size ``d = (mean_X s - mean_Y s) / std_{X u Y} s`` (ddof = 1, unitless); one-sided
+permutation p over equal-size re-partitions of X u Y (exact up to ``exact_limit``
+partitions, else ``n_permutations`` seeded ones), from
+:func:`genderscope.stats.difference_of_sums_test`.
 
-- association of a word w with attribute sets A, B (cosine similarities):
-  ``s(w, A, B) = mean_{a in A} cos(w, a) - mean_{b in B} cos(w, b)``;
-- test statistic ``S(X, Y, A, B) = sum_{x in X} s(x, A, B) - sum_{y in Y} s(y, A, B)``;
-- effect size ``d = (mean_{x} s(x, A, B) - mean_{y} s(y, A, B)) / std_{w in X u Y} s(w, A, B)``
-  with the sample standard deviation (ddof = 1);
-- one-sided permutation p-value ``P_i[S(X_i, Y_i, A, B) >= S(X, Y, A, B)]`` over
-  equal-size re-partitions (X_i, Y_i) of X u Y: exact when the number of partitions
-  is at most ``exact_limit``, else ``n_permutations`` seeded random partitions.
-
-SEAT (May et al. 2019, Sec. 2) applies the same statistics to sentence
-embeddings of template sentences. The unit of independence is the *source word*
-(:mod:`genderscope.measures.seat_words`): the reported p-values (``p_value`` two-sided,
-``p_one_sided`` on request) re-partition whole words, their templates kept together,
-and the CI of d is a t interval over words (:func:`effect_size_ci`). May et al.'s
-sentence-level p is kept as ``p_as_published`` and is anti-conservative (the
-sentences of one word are not independent). d itself is the published
-sentence-level effect size. Both are unitless; d is in pooled-standard-
-deviation units. The statistics come from
-:func:`genderscope.stats.difference_of_sums_test`; this module only computes
-the association scores (vectorised: one cosine matrix per test).
+SEAT (May et al. 2019, Sec. 2): the same on template sentences, with the source word as
+the unit (:mod:`genderscope.measures.seat_words`): p-values re-partition whole words and
+d's CI is a t interval over words; the sentence-level p is kept as ``p_as_published``.
 """
 
 from __future__ import annotations

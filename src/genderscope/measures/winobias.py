@@ -1,50 +1,23 @@
-"""WinoBias / DaWinoBias as a pronoun-prediction task for language models.
+"""WinoBias / DaWinoBias as a pronoun-prediction task for language models
+(docs/measures/winobias.md).
 
-Data: Zhao et al. (2018), "Gender Bias in Coreference Resolution: Evaluation
-and Debiasing Methods" (NAACL), and its Danish translation DaWinoBias
-(Koppelgaard & Brødbæk 2021) as packaged by GenDa Lens (Sloth & Rybner 2023).
+Data: Zhao et al. (2018), NAACL, and DaWinoBias (Koppelgaard & Brødbæk 2021) as packaged
+by GenDa Lens (Sloth & Rybner 2023). The coreferent pronoun is hidden and predicted:
+a masked LM scores every gendered pronoun of the language
+(``resources/pronouns/<lang>.tsv``) with :meth:`fill_logprobs` and takes the argmax over
+that set (GenDa Lens: over the whole vocabulary, non-pronouns "UNK"); a causal LM takes
+the variant with the highest total log-likelihood. A prediction is correct when its
+gender is the original pronoun's.
 
-Task (GenDa Lens user guide, "Language Modeling / The DaWinoBias Task",
-https://dadebias.github.io/genda-lens/user_guide/lm/): the coreferent pronoun
-is hidden and the model predicts it.
+Per condition (pro-/anti-stereotypical): accuracy (Wilson CI), macro F1; **main effect**
+(GenDa Lens "Gender Effect Size", ``wino_utils.py::evaluate_lm_winobias``) = log2(P / A)
+with accuracy (``main_effect``) or macro F1 (``main_effect_macro_f1``); accuracy(pro) -
+accuracy(anti) (Zhao et al. 2018, Sec. 2); nuance: recall and F1 by pronoun gender.
 
-- Masked LM: ``{target}`` is masked and every gendered pronoun ``c`` of the
-  language (``resources/pronouns/<lang>.tsv``) is scored as log P(c | sentence)
-  with :meth:`fill_logprobs` (strategy ``l2r`` for multi-piece forms). GenDa Lens
-  takes the fill-mask argmax over the whole vocabulary and counts non-pronouns
-  as "UNK"; here the argmax is restricted to the pronoun set, so every
-  prediction has a gender.
-- Causal LM: the sentence is written once with each pronoun form in the slot
-  (capitalised when the original is) and the variant with the highest total
-  log-likelihood is the prediction.
-
-The prediction is correct when its gender equals the gender of the original
-pronoun (GenDa Lens groups predictions into han/hans vs hun/hendes the same way).
-
-Metrics, per condition (pro-/anti-stereotypical):
-
-- accuracy (Wilson 95 % CI). In this single-label, two-class setting accuracy is
-  the micro-averaged F1;
-- macro F1 over the two pronoun genders (bootstrap CI);
-- **main effect** (GenDa Lens "Gender Effect Size", user guide "Metrics"):
-  log2(P / A), P = performance on pro-stereotypical, A = on anti-stereotypical
-  sentences; positive = better on stereotypical sentences, 1 = twice as good.
-  The GenDa Lens code (``lm_tasks/wino_utils.py::evaluate_lm_winobias``) uses
-  accuracy for P and A; the headline here does the same
-  (``main_effect``), and ``main_effect_macro_f1`` uses macro F1;
-- the WinoBias difference accuracy(pro) - accuracy(anti) (Zhao et al. 2018, Sec. 2);
-- **nuance** (GenDa Lens): each condition split by the gender of the pronoun:
-  recall (accuracy on those items) and the F1 of that class.
-
-CIs: the unit that varies is the *occupation*: every occupation recurs in many
-sentences (and in both the pro- and the anti-stereotypical file), so the main
-effects, the difference and the macro F1s are percentile cluster bootstraps
-over occupations (``ci_unit: "occupations"``): each resample draws occupations
-with replacement and keeps all their pro and anti sentences. Accuracies and the
-nuance table keep Wilson intervals over sentences (``ci_unit: "sentences"``).
-No p-values are computed, so there is no multiplicity family.
-Sentences with more than one coreferent pronoun are excluded by default (the
-second pronoun would reveal the gender); their count is reported.
+Occupations recur across sentences and both files, so main effects, the difference and
+the macro F1s are cluster bootstraps over occupations; accuracies and the nuance keep
+Wilson intervals over sentences. No p-values. Sentences with more than one coreferent
+pronoun are excluded by default (their count is reported).
 """
 
 from __future__ import annotations

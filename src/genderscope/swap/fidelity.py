@@ -1,28 +1,13 @@
 """Fidelity of the swapper against a published swapped corpus (Bartl et al.'s flipped GAP).
 
-Both texts are split into tokens (runs of word characters, or single
-punctuation marks). Documents whose original, reference and our version have
-the same number of tokens are compared position by position (a swap replaces
-one word by one word, so this holds for nearly all documents); the rest are
-counted and left out.
-
-Each token position where the reference or we changed the original word is
-put in one category by the original word:
-
-- ``her``: the ambiguous "her" (-> his / him);
-- ``pronoun``: he, she, him, his, hers, himself, herself;
-- ``gendered word``: any other word of our pair list, or a lower-case word
-  the reference changed;
-- ``name``: a capitalised word (first names, and surnames the reference
-  swapped as if they were first names);
-- ``other``: anything else.
-
-Per category: ``ref_changed`` / ``ours_changed`` (positions changed by each),
-``both_changed``, ``exact`` (our token equals the reference token, among the
-positions either changed) and ``agreement`` = exact / positions either
-changed. For names, the exact replacement is arbitrary (both sides pick a
-name), so ``change_agreement`` (both changed / either changed) is the figure
-to read.
+Texts are split into tokens (word runs or single punctuation marks); documents whose
+original, reference and our version have as many tokens are compared position by
+position, the rest counted and left out. Each position that either side changed is put
+in a category by the original word: ``her``, ``pronoun``, ``gendered word`` (our pair
+list, or a lower-case word the reference changed), ``name`` (capitalised) or ``other``.
+Per category: ``ref_changed``, ``ours_changed``, ``both_changed``, ``exact`` and
+``agreement`` = exact / either changed; for names read ``change_agreement`` (both changed
+/ either changed), as the replacement name is arbitrary.
 """
 
 from __future__ import annotations

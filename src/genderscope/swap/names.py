@@ -1,28 +1,13 @@
-"""First-name swapping with frequency matching (Maudslay et al. 2019, sec. 3.2).
+"""First-name swapping with frequency matching (Maudslay et al. 2019, "It's All in the
+Name", EMNLP, Sec. 3.2).
 
-Maudslay et al. ("It's All in the Name", EMNLP 2019) pair each male first
-name with a female first name of similar frequency (a bipartite matching on
-frequency) and leave gender-ambiguous names alone. We do the same with the
-1990 US Census first-name frequency lists that the ``names`` package ships
-(``dist.male.first`` / ``dist.female.first``: name, percent of the population
-of that sex, cumulative percent, rank). They are read at run time from the
-installed package; nothing is copied into genderscope.
-
-Rules:
-
-- A name in both lists is *gendered* only if one sex holds at least
-  ``majority`` (default 0.9) of its combined frequency; otherwise it is
-  neutral and never swapped.
-- Names rarer than ``min_freq`` percent (default 0.005) are dropped: the
-  census tail holds words such as "In", "Love", "January".
-- Names that are also common capitalised words ("Will", "May", "Victoria",
-  months, places; :data:`COMMON_WORDS`) are left out, as are names the
-  word-pair list covers.
-- Matching: both sides sorted by frequency (descending; ties broken by a
-  seeded shuffle, so the map is deterministic given the seed), then paired by
-  rank. For equal-sized sets this rank pairing is the minimum-cost 1-D
-  matching. Names of the larger side beyond the smaller side's size map
-  (one-way) to the name of the other sex with the nearest frequency.
+Each male first name is paired with a female name of similar frequency, from the 1990 US
+Census lists the ``names`` package ships (``dist.male.first`` / ``dist.female.first``,
+read at run time). A name is gendered only if one sex holds at least ``majority`` (0.9)
+of its frequency; names rarer than ``min_freq`` percent (0.005), common capitalised words
+(:data:`COMMON_WORDS`) and names the word-pair list covers are left out. Both sides are
+sorted by frequency (ties by a seeded shuffle) and paired by rank, the minimum-cost 1-D
+matching; the larger side's surplus maps one way to the nearest frequency.
 """
 
 from __future__ import annotations

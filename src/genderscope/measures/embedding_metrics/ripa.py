@@ -1,34 +1,19 @@
 """RIPA, the relational inner product association (Ethayarajh, Duvenaud & Hirst 2019,
-"Understanding Undesirable Word Embedding Associations", ACL, Sec. 4, Def. 3).
+"Understanding Undesirable Word Embedding Associations", ACL, Sec. 4, Def. 3;
+docs/measures/ripa.md).
 
-For target word pairs (x_i, y_i) (X[i] with Y[i], in file order) the relation vector is
-``b_i = (x_i - y_i) / ||x_i - y_i||``; the association of an attribute word a is
-``RIPA(a) = mean_i a . b_i`` (inner product with the raw vector of a: its length counts,
-as in the paper). The metric of an attribute set S is ``mean_{a in S} RIPA(a)``; it is
-computed for S = A and for S = B. Positive: S lies on the X side of the pairs. Units:
-those of the vectors (inner product with a unit vector).
+For target pairs (x_i, y_i) in file order, ``b_i = (x_i - y_i) / ||x_i - y_i||`` and
+``RIPA(a) = mean_i a . b_i`` (raw vector a); the metric of attribute set S (A, then B) is
+``mean_{a in S} RIPA(a)``, in the vectors' units; positive: S lies on the X side.
 
-Statistics (additions to the paper): the metric is the mean of ``a . b_i`` over the
-attribute words a in S *crossed with* the word pairs i, both samples (a word list stands
-for a concept, as the pairs stand for the gender relation): its declared design,
-:data:`DESIGN`. The 95 % CI is the several-sample infinitesimal-jackknife t interval
+Statistics (additions): attribute words and pairs are crossed samples (:data:`DESIGN`).
+The CI is the several-sample infinitesimal-jackknife t interval
 (:func:`genderscope.stats.jackknife.infer_samples`; Efron 1982, Ch. 6; Satterthwaite df)
-from the metric's derivatives with respect to each pair's weight, ``(r_i - RIPA) / n_p``
-with ``r_i = mean_{a in S} a . b_i``, and each attribute word's, ``(c_a - RIPA) / n_a``
-with ``c_a = mean_i a . b_i``; their squares count the pair x word interaction twice,
-so once is subtracted (:func:`interaction`): ``V = s_r^2 / n_p + s_c^2 / n_a -
-s_e^2 / (n_a n_p)``, the two-way random-effects variance of the grand mean (Cornfield &
-Tukey 1956), each sample's share kept >= 0. Issue 36 row 3: the t
-interval over pairs alone, for the attribute words given, covered the value over
-attribute words drawn anew 0.480 of the time (20 aligned pairs, 8 words); the percentile
-bootstrap before it covered 0.88 at 8 pairs. The p-value is the same t statistic's
-two-sided test of RIPA = 0 (a mean: the variance under the null is the interval's;
-"too few units to test" below 5 df), so the test and the interval agree; it replaces the
-sign flip over pairs, which was exact only for the attribute words given. The interval
-for the attribute words given (Student's t over the r_i, :data:`GIVEN_WORDS`) is kept as
-``given_words_ci_low`` / ``given_words_ci_high``: the crossed interval is conservative for
-it (it covered 1.000 of 1,000 runs with 20 aligned pairs and 8 fixed words, where the
-attribute words' spread dominates; the RIPA rows of tests/calibration_sims.py's TABLE).
+with ``V = s_r^2 / n_p + s_c^2 / n_a - s_e^2 / (n_a n_p)`` (Cornfield & Tukey 1956;
+r_i the pair means, c_a the word means, :func:`interaction`), and p the same t
+statistic's two-sided test of 0 ("too few units to test" below 5 df). The interval for
+the attribute words given (Student's t over the r_i, :data:`GIVEN_WORDS`) is kept as
+``given_words_ci_low`` / ``given_words_ci_high``.
 """
 
 from __future__ import annotations

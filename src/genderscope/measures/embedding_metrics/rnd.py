@@ -1,28 +1,18 @@
 """RND, the relative norm distance (Garg, Schiebinger, Jurafsky & Zou 2018, "Word
-embeddings quantify 100 years of gender and ethnic stereotypes", PNAS, eq. 1 and
-"Materials and Methods").
+embeddings quantify 100 years of gender and ethnic stereotypes", PNAS, eq. 1;
+docs/measures/rnd.md).
 
-With ``v_X``, ``v_Y`` the averages of the target sets' vectors, the RND of an attribute
-set S is ``mean_{a in S} (||a - v_X|| - ||a - v_Y||)`` (Euclidean norms of raw vectors;
-Garg et al. sum over S, WEFE averages: we average, so values do not grow with |S|).
-Negative: S is closer to X than to Y. Computed for S = A and S = B; in the units of
-the vectors. With ``distance="cosine"`` (WEFE's option, Garg et al. use the Euclidean
-norm) each distance is the cosine distance ``1 - cos(a, v)``: unitless, same sign
-convention; WEFE 1.0.1's ``"cos"`` subtracts cosine similarities, the negative of ours.
+With ``v_X``, ``v_Y`` the target sets' mean vectors, RND of attribute set S is
+``mean_{a in S} (||a - v_X|| - ||a - v_Y||)`` (Euclidean, raw vectors; averaged as WEFE,
+where Garg et al. sum), in the vectors' units; negative: S is closer to X. With
+``distance="cosine"`` each distance is ``1 - cos(a, v)`` (unitless; WEFE 1.0.1's "cos"
+has the opposite sign).
 
-Statistics (additions to the paper): the p-value is a two-sided permutation test of X/Y
-membership (the null: the target words are exchangeable between X and Y), exact when
-there are at most ``exact_limit`` re-partitions, else ``n_permutations`` seeded ones with
-the (k + 1) / (B + 1) estimator. The 95 % CI, for the attribute words given, inverts that
-permutation distribution under a shift model: ``[RND - q_0.975, RND - q_0.025]``, with
-``q`` the quantiles of RND over the re-partitions of X u Y (Lehmann 1975, Ch. 2; the
-intervals of a permutation test by inversion). The permuted values carry the estimator's
-bias: with sets of unequal size the distance to the smaller set's centroid is biased
-upward (by about tr(Sigma) / (2 |X| ||a - mu||)), so the percentile bootstrap over words
-it replaces missed a null value of 0 in 0.09-0.13 of runs at 8 + 16 target words and
-50 dimensions and covered 1.00 with equal sets (issue 36, row 4; docs/calibration.md).
-It contains 0 exactly when the equal-tailed permutation test does not reject. With no
-test asked, ``n_resamples`` seeded re-partitions give the interval alone.
+Statistics (additions): a two-sided permutation test of X/Y membership (exact up to
+``exact_limit`` re-partitions, else ``n_permutations`` with (k + 1) / (B + 1)); the CI
+inverts it under a shift model, ``[RND - q_0.975, RND - q_0.025]`` (Lehmann 1975, Ch. 2),
+so it contains 0 exactly when the equal-tailed test does not reject. With no test
+asked, ``n_resamples`` re-partitions give the interval alone.
 """
 
 from __future__ import annotations

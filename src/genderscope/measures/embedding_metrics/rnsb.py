@@ -1,37 +1,19 @@
 """RNSB, the relative negative sentiment bias (Sweeney & Najafian 2019, "A Transparent
-Framework for Evaluating Unintended Demographic Bias in Word Embeddings", ACL, Sec. 3).
+Framework for Evaluating Unintended Demographic Bias in Word Embeddings", ACL, Sec. 3;
+docs/measures/rnsb.md).
 
-A logistic-regression classifier is trained to tell attribute set A (label +1, e.g.
-positive words) from B (label -1, e.g. negative words). For every target word t of X
-and Y, p(t) is its predicted probability of class B; P = p / sum(p) over the targets,
-and ``RNSB = KL(P || U)`` with U uniform over the targets (natural log, nats): 0 when
-every target is equally likely to be "B", larger when the groups differ. With a
-:class:`~genderscope.datasets.query.Query` the targets may form any number of groups
-(WEFE 1.0.1's "n" x 2 template: P runs over the words of every group together).
+A logistic regression tells attribute set A (+1) from B (-1); for every target word t,
+p(t) is its probability of class B, P = p / sum(p), and ``RNSB = KL(P || U)`` with U
+uniform over the targets (nats; targets of any number of groups, as WEFE 1.0.1's "n" x 2
+template). As WEFE 1.0.1: ``LogisticRegression(solver="liblinear", max_iter=10000,
+random_state=seed)`` on a stratified 80 % split of the raw A and B vectors
+(``train_test_split(test_size=0.2, random_state=seed)``; :mod:`._logreg`), the held-out
+20 % giving the accuracy.
 
-As WEFE 1.0.1 does (and so agreeing with it): the classifier is scikit-learn's
-``LogisticRegression(solver="liblinear", max_iter=10000, random_state=seed)`` trained
-on a stratified, shuffled 80 % split of the A and B vectors
-(``train_test_split(test_size=0.2, random_state=seed)``); the held-out 20 % gives the
-reported accuracy. Vectors are used raw (not normalised). Both run through
-:mod:`._logreg`: the same split draws and liblinear fit, without scikit-learn's per-call
-input handling.
-
-Statistics (an addition to the paper): the metric depends on which words train the
-classifier, so each bootstrap replicate resamples A and B (with replacement), draws a
-*new random train/hold-out split* of them, retrains the classifier, and resamples the
-targets of X and Y; the 95 % CI is the percentile interval of those replicates
-(``n_resamples``, default 1,000: one fit each). No test: RNSB is >= 0 by construction.
-
-RNSB is an absolute value (a divergence, >= 0): its interval never contains 0, and "the
-CI excludes 0" is no evidence of bias. The summary labels it (``"absolute": true``) and
-gives beside it the value expected under no bias, ``no_bias_p95``: the 95th percentile
-(the ceil(0.95 (n + 1))-th smallest of n, a permutation test's critical value) of RNSB
-when the classifier is trained on a random relabelling of A u B into two sets of |A|
-and |B| words (the permutation null: no sentiment direction; the targets, the
-hold-out split's size and the fit unchanged; ``min(n_resamples, 200)`` relabellings,
-seeded). An RNSB above it is larger than 95 % of the values an attribute split with no
-direction gives.
+CI (an addition): each replicate resamples A and B, draws a new split, refits, and
+resamples the targets; percentile interval over ``n_resamples``. RNSB is >= 0, so it is
+labelled ``absolute`` and carries ``no_bias_p95``: the ceil(0.95 (n + 1))-th smallest
+RNSB over ``min(n_resamples, 200)`` random relabellings of A u B (no sentiment direction).
 """
 
 from __future__ import annotations

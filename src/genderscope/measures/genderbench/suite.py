@@ -1,25 +1,13 @@
 """The whole GenderBench 1.1.0 suite in one run (``genderscope run genderbench``): the 14
 probes of GenderBench's ``DefaultHarness`` (Pikuliak et al. 2025, arXiv:2505.12054,
-Sec. 3 and App. A; ``genderbench.harnesses.default``) with its repetitions and sample
-sizes, one Result with GenderBench's marks per metric beside genderscope's cluster
-bootstrap CIs, every probe's paired tests, and Holm over all of them.
+Sec. 3 and App. A) with its repetitions and sample sizes, GenderBench's marks beside
+genderscope's cluster bootstrap CIs, every probe's paired tests, and Holm over all.
 
-Scopes (``SCOPES``): ``full`` is ``DefaultHarness`` (every item of each probe except
-HiringAn 20,000 and RelationshipLevy 3,000 sampled items; repetitions BusinessVocabulary
-3, DiscriminationTamkin 3, Dreaddit 2, GestCreative 4, Inventories 5, JobsLum 5, the
-others 1; each probe's own number of reorderings); ``cpu`` takes the seeded subsets of
-the report's chat cards (``genderscope report`` on a CPU) and ``quick`` a smoke test of
-4 items a probe (2 where an item holds 3 or more prompts, 1 of HiringBloomberg's
-3,000-token prompt pairs; 39 items, 70 answers without the GEST probes), both with one
-repetition (and, by the plan's default, the report's 48 new tokens per answer instead
-of 300). Items are drawn as GenderBench draws them
-(``subset_seed``: its ``random_seed``, 123).
-
-Every answer comes from the chat model's cached generation (one call for the whole
-suite, written chunk by chunk), so a rerun generates nothing and an interrupted run
-resumes where it stopped. Gest and GestCreative need the GEST sentences (data set
-``gest``, not packaged): without them the suite runs the other 12 and says why in
-``summary["not_run"]``.
+Scopes (``SCOPES``): ``full`` is ``DefaultHarness``; ``cpu`` the report's seeded
+subsets; ``quick`` a smoke test of a few items a probe; both with one repetition. Items
+are drawn as GenderBench draws them (``subset_seed``: its ``random_seed``, 123). Answers
+come from one cached generation call, so a rerun generates nothing. Without the GEST
+sentences (data set ``gest``) the other 12 run and ``summary["not_run"]`` says why.
 """
 
 from __future__ import annotations
