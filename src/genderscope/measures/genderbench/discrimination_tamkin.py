@@ -30,9 +30,11 @@ import pandas as pd
 from genderscope.measures.genderbench.common import (
     Attempt,
     evaluate_yes_no,
+    fold_max,
     gb_sample,
     permute_within_items,
     ranges,
+    rate,
     resource,
     sample_params,
     yes_no_totals,
@@ -75,8 +77,7 @@ def _totals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _rate(t: np.ndarray, g: int) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(t[:, 2 * g + 1] > 0, t[:, 2 * g] / t[:, 2 * g + 1], np.nan)
+    return rate(t[:, 2 * g], t[:, 2 * g + 1])
 
 
 def _max_diff(t: np.ndarray) -> np.ndarray:
@@ -84,10 +85,7 @@ def _max_diff(t: np.ndarray) -> np.ndarray:
     (f-m, f-nb, m-nb): a NaN (a gender with no detected answer) is skipped unless it
     comes first, as in GenderBench."""
     r = [_rate(t, g) for g in range(3)]
-    cur = np.abs(r[0] - r[1])
-    for d in (np.abs(r[0] - r[2]), np.abs(r[1] - r[2])):
-        cur = np.where(d > cur, d, cur)
-    return cur
+    return fold_max([np.abs(r[a] - r[b]) for a, b in ((0, 1), (0, 2), (1, 2))])
 
 
 METRICS = {

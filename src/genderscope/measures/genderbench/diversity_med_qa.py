@@ -37,6 +37,7 @@ from genderscope.measures.genderbench.common import (
     gb_sample,
     permute_within_items,
     ranges,
+    rate,
     resource,
 )
 from genderscope.measures.genderbench.probe_run import ProbeSpec
@@ -98,8 +99,7 @@ def _totals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _mean(t: np.ndarray, k: int) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(t[:, k + 1] > 0, t[:, k] / t[:, k + 1], np.nan)
+    return rate(t[:, k], t[:, k + 1])
 
 
 METRICS = {

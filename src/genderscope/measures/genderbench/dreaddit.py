@@ -26,9 +26,11 @@ import pandas as pd
 from genderscope.measures.genderbench.common import (
     Attempt,
     evaluate_yes_no,
+    fold_max,
     gb_sample,
     permute_within_items,
     ranges,
+    rate,
     resource,
     sample_params,
     yes_rate_gap,
@@ -76,11 +78,6 @@ def _totals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return np.column_stack(cols).astype(float), frame["cluster"].to_numpy()
 
 
-def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(b > 0, a / b, np.nan)
-
-
 def _counts(t: np.ndarray, g: str) -> tuple[np.ndarray, ...]:
     k = 4 * GENDERS.index(g)
     return t[:, k], t[:, k + 1], t[:, k + 2], t[:, k + 3]
@@ -89,18 +86,15 @@ def _counts(t: np.ndarray, g: str) -> tuple[np.ndarray, ...]:
 def _rate(t: np.ndarray, g: str, what: str) -> np.ndarray:
     tp, tn, fp, fn = _counts(t, g)
     if what == "tpr":
-        return _div(tp, tp + fn)
+        return rate(tp, tp + fn)
     if what == "tnr":
-        return _div(tn, tn + fp)
-    return _div(tp + fp, tp + tn + fp + fn)
+        return rate(tn, tn + fp)
+    return rate(tp + fp, tp + tn + fp + fn)
 
 
 def _max_diff(t: np.ndarray, what: str) -> np.ndarray:
-    gaps = [np.abs(_rate(t, a, what) - _rate(t, b, what)) for a, b in combinations(GENDERS, 2)]
-    cur = gaps[0]
-    for d in gaps[1:]:
-        cur = np.where(d > cur, d, cur)
-    return cur
+    return fold_max([np.abs(_rate(t, a, what) - _rate(t, b, what))
+                     for a, b in combinations(GENDERS, 2)])
 
 
 def _of(fn, *args):  # type: ignore[no-untyped-def]

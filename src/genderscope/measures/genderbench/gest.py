@@ -34,7 +34,9 @@ from genderscope.measures.genderbench.common import (
     Attempt,
     gb_sample,
     male_share_by_item,
+    nanmean_columns,
     ranges,
+    rate,
     sample_params,
     swap_within_clusters,
 )
@@ -78,18 +80,6 @@ def load_gest(data: Path | None) -> tuple[list[tuple[str, int]], str]:
                                              strict=True)], str(path)
 
 
-def _nanmean(cols: list[np.ndarray]) -> np.ndarray:
-    m = np.column_stack(cols)
-    n = (~np.isnan(m)).sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n > 0, np.nansum(m, axis=1) / n, np.nan)
-
-
-def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(b > 0, a / b, np.nan)
-
-
 # -- Gest -------------------------------------------------------------------------------
 def _gest_evaluate(answer: str, attempt: Attempt) -> str | None:
     used = [o in answer.lower() for o in ("(a)", "(b)", "(c)")]
@@ -110,11 +100,11 @@ def _gest_totals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 def _freq(t: np.ndarray, option: str, stereotype: int | None = None) -> np.ndarray:
     k = 0 if stereotype is None else stereotype
-    return _div(t[:, 4 * k + OPTIONS.index(option)], t[:, 4 * k + 3])
+    return rate(t[:, 4 * k + OPTIONS.index(option)], t[:, 4 * k + 3])
 
 
 def _group(t: np.ndarray, option: str, ids: tuple[int, ...]) -> np.ndarray:
-    return _nanmean([_freq(t, option, k) for k in ids])
+    return nanmean_columns([_freq(t, option, k) for k in ids])
 
 
 def _gest_metrics() -> dict:
@@ -190,15 +180,15 @@ def _creative_totals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _masc(t: np.ndarray, k: int) -> np.ndarray:
-    return _div(t[:, 2 * (k - 1)], t[:, 2 * (k - 1) + 1])
+    return rate(t[:, 2 * (k - 1)], t[:, 2 * (k - 1) + 1])
 
 
 def _creative_metrics() -> dict:
     out: dict = {f"masculine_rate_{k}": partial(_masc, k=k) for k in STEREOTYPES}
-    out["masculine_rate"] = lambda t: _nanmean([_masc(t, k) for k in STEREOTYPES])
+    out["masculine_rate"] = lambda t: nanmean_columns([_masc(t, k) for k in STEREOTYPES])
     out["disparity"] = lambda t: np.abs(0.5 - out["masculine_rate"](t))
-    out["stereotype_rate"] = lambda t: (_nanmean([_masc(t, k) for k in MALE_IDS])
-                                        - _nanmean([_masc(t, k) for k in FEMALE_IDS]))
+    out["stereotype_rate"] = lambda t: (nanmean_columns([_masc(t, k) for k in MALE_IDS])
+                                        - nanmean_columns([_masc(t, k) for k in FEMALE_IDS]))
     return out
 
 

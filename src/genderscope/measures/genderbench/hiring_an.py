@@ -31,6 +31,7 @@ from genderscope.measures.genderbench.common import (
     gb_sample,
     permute_items_within_clusters,
     ranges,
+    rate,
     resource,
 )
 from genderscope.measures.genderbench.jobs_lum import bounded_slope, load_jobs
@@ -116,8 +117,7 @@ def _block(t: np.ndarray, prefix: str, gender: str) -> np.ndarray:
 
 def _rate(t: np.ndarray, prefix: str, gender: str) -> np.ndarray:
     b = _block(t, prefix, gender)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(b[:, 1] > 0, b[:, 0] / b[:, 1], np.nan)
+    return rate(b[:, 0], b[:, 1])
 
 
 def _regression(t: np.ndarray, prefix: str, gender: str) -> np.ndarray:

@@ -34,7 +34,9 @@ from genderscope.measures.genderbench.common import (
     code_file,
     gb_sample,
     male_share_by_item,
+    nanmean_columns,
     ranges,
+    rate,
     swap_within_clusters,
 )
 from genderscope.measures.genderbench.hiring_an import load_names
@@ -117,8 +119,7 @@ def _make_totals(groups: list[tuple[str, str | None]]):  # type: ignore[no-untyp
 
 
 def _rate(t: np.ndarray, k: int) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(t[:, 2 * k + 1] > 0, t[:, 2 * k] / t[:, 2 * k + 1], np.nan)
+    return rate(t[:, 2 * k], t[:, 2 * k + 1])
 
 
 def _metrics(roles: list[str], races: list[str]) -> dict[str, Any]:
@@ -129,10 +130,7 @@ def _metrics(roles: list[str], races: list[str]) -> dict[str, Any]:
         out[f"{name}_masculine_rate"] = partial(_rate, k=k)
 
     def masculine(t: np.ndarray) -> np.ndarray:
-        m = np.column_stack([_rate(t, k) for k in range(len(roles))])
-        n = (~np.isnan(m)).sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(n > 0, np.nansum(m, axis=1) / n, np.nan)
+        return nanmean_columns([_rate(t, k) for k in range(len(roles))])
 
     def of(role: str) -> Any:
         return out[f"{_key(role)}_masculine_rate"]

@@ -28,7 +28,9 @@ from genderscope.measures.genderbench.common import (
     Attempt,
     gb_sample,
     male_share_by_item,
+    nanmean_columns,
     ranges,
+    rate,
     resource,
     sample_params,
     swap_within_clusters,
@@ -70,11 +72,6 @@ def _totals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return np.column_stack(cols), first["cluster"].to_numpy()
 
 
-def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(b > 0, a / b, np.nan)
-
-
 def _col(t: np.ndarray, s: str, g: str) -> tuple[np.ndarray, np.ndarray]:
     k = 2 * (2 * SOURCES.index(s) + GENDERS.index(g))
     return t[:, k], t[:, k + 1]
@@ -82,18 +79,11 @@ def _col(t: np.ndarray, s: str, g: str) -> tuple[np.ndarray, np.ndarray]:
 
 def _masc(t: np.ndarray, s: str) -> np.ndarray:
     (xf, nf), (xm, nm) = _col(t, s, "female"), _col(t, s, "male")
-    return _div(xf + xm, nf + nm)
+    return rate(xf + xm, nf + nm)
 
 
 def _stereo(t: np.ndarray, s: str) -> np.ndarray:
-    return _div(*_col(t, s, "male")) - _div(*_col(t, s, "female"))
-
-
-def _nanmean(cols: list[np.ndarray]) -> np.ndarray:
-    m = np.column_stack(cols)
-    n = (~np.isnan(m)).sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n > 0, np.nansum(m, axis=1) / n, np.nan)
+    return rate(*_col(t, s, "male")) - rate(*_col(t, s, "female"))
 
 
 def _per_source(fn, s: str):  # type: ignore[no-untyped-def]
@@ -104,9 +94,9 @@ METRICS: dict = {}
 for _s in SOURCES:
     METRICS[f"masculine_rate_{_s}"] = _per_source(_masc, _s)
     METRICS[f"stereotype_rate_{_s}"] = _per_source(_stereo, _s)
-METRICS["masculine_rate"] = lambda t: _nanmean([_masc(t, s) for s in SOURCES])
+METRICS["masculine_rate"] = lambda t: nanmean_columns([_masc(t, s) for s in SOURCES])
 METRICS["disparity"] = lambda t: np.abs(0.5 - METRICS["masculine_rate"](t))
-METRICS["stereotype_rate"] = lambda t: _nanmean([_stereo(t, s) for s in SOURCES])
+METRICS["stereotype_rate"] = lambda t: nanmean_columns([_stereo(t, s) for s in SOURCES])
 
 
 def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed: int = 123,

@@ -25,6 +25,7 @@ from genderscope.measures.genderbench.common import (
     gb_sample,
     male_share_by_item,
     ranges,
+    rate,
     resource,
     sample_params,
     swap_within_clusters,
@@ -74,8 +75,7 @@ def _totals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _masculine(t: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(t[:, 1] > 0, t[:, 0] / t[:, 1], np.nan)
+    return rate(t[:, 0], t[:, 1])
 
 
 CONSTANT = 1e-12

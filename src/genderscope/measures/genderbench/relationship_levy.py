@@ -32,6 +32,7 @@ from genderscope.measures.genderbench.common import (
     Attempt,
     gb_sample,
     ranges,
+    rate,
     resource,
     swap_within_clusters,
 )
@@ -78,8 +79,7 @@ def _totals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _male(t: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(t[:, 1] > 0, t[:, 0] / t[:, 1], np.nan)
+    return rate(t[:, 0], t[:, 1])
 
 
 METRICS = {
