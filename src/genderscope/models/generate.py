@@ -8,12 +8,8 @@ endpoint), the decoding parameters and the repetition index; the store keeps it 
 the model's fingerprint (namespace :data:`NAMESPACE`). A rerun generates nothing, and
 an interrupted run resumes: answers are written chunk by chunk.
 
-Decoding is greedy by default: genderscope asks for ``temperature=0`` and nothing
-else. A server may still change a greedy answer with its own defaults: llama.cpp's
-server applies ``repeat_penalty`` 1.1 even at temperature 0, unless told
-(``repeat_penalty=1.0`` asks for plain greedy). ``repeat_penalty`` (None: the server's or
-model's own) and ``extra_body`` (fields passed through to an endpoint's request body)
-enter the cache key only when set, so the keys of earlier answers are unchanged.
+Decoding is greedy by default (:class:`Decoding`; docs/models.md); ``repeat_penalty``
+and ``extra_body`` enter the cache key only when set, so earlier answers keep their keys.
 Sampling (``temperature>0``) draws each generation with its own seed, derived from
 ``seed``, the rendered prompt and the repetition index (:func:`item_seed`), and runs one
 prompt at a time, so an answer depends neither on the batch it ran in nor on the order
@@ -48,11 +44,9 @@ class Decoding:
     greedy; > 0 samples (with ``top_p`` nucleus sampling). ``stop``: an answer is cut
     before the first of these strings. ``seed``: base seed of sampled answers.
     ``repeat_penalty``: the repetition penalty (1: none; None: the server's or model's
-    own: llama.cpp's server applies 1.1, even at temperature 0); an endpoint is sent it
-    as ``repeat_penalty`` (llama.cpp) and ``repetition_penalty`` (vLLM), a local model
-    gets transformers' ``repetition_penalty``. ``extra_body``: a JSON object (a dict or
-    its JSON text) merged into an endpoint's request body (last, so it may override any
-    field); local models refuse it."""
+    own: llama.cpp's server applies 1.1, even at temperature 0). ``extra_body``: a JSON
+    object (a dict or its JSON text) merged last into an endpoint's request body; local
+    models refuse it."""
 
     max_new_tokens: int = 300
     temperature: float = 0.0
