@@ -141,6 +141,17 @@ def finish(result: Result, run_id: str, base: Path, as_json: bool,
     console.print(run_note(result, base))
 
 
+def what_value_table(title: str, rows: dict[str, Any]) -> Table:
+    """Two columns, ``what`` and ``value``: one row per item of ``rows``, its value as
+    ``str``; a float given to 3 decimals."""
+    table = Table(title=title)
+    table.add_column("what")
+    table.add_column("value")
+    for key, value in rows.items():
+        table.add_row(key, f"{value:.3f}" if isinstance(value, float) else str(value))
+    return table
+
+
 def summary_table(result: Result) -> list[Table]:
     """The terminal table of a measure that has no table of its own: every summary number,
     with its 95 % CI or p-value where it has one."""

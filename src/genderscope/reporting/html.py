@@ -84,17 +84,6 @@ def _slug(*parts: str) -> str:
     return "-".join("".join(ch if ch.isalnum() else "-" for ch in p.lower()) for p in parts)
 
 
-def badge(h: Headline) -> str:
-    ev = h.evidence()
-    if h.null is None:
-        return '<span class="badge b-info">context</span>'
-    if ev is None:
-        return '<span class="badge b-info">no uncertainty</span>'
-    if ev:
-        return '<span class="badge b-bias">evidence of bias</span>'
-    return '<span class="badge b-none">no evidence of bias</span>'
-
-
 _VERDICT_BADGES = {
     "bias": '<span class="badge b-bias">evidence of bias</span>',
     "mixed": '<span class="badge b-bias b-mixed">mixed: bias in some numbers</span>',
@@ -108,15 +97,18 @@ def section_badge(headlines: list[Headline]) -> str:
     return _VERDICT_BADGES[verdict(headlines)]
 
 
+def badge(h: Headline) -> str:
+    """The badge of one number: context, no uncertainty, or its evidence."""
+    ev = h.evidence()
+    return _VERDICT_BADGES["context" if h.null is None else "no uncertainty" if ev is None
+                           else "bias" if ev else "none"]
+
+
 def _ci(h: Headline, tail: str = "") -> str:
     """The interval (HTML) and ``tail``, then what it resamples on a line of its own."""
     words = h.ci_unit_words() if h.has_ci else ""
     return esc(f"[{fmt(h.ci_low)}, {fmt(h.ci_high)}]" if h.has_ci else "–") + tail + (
         f'<span class="ciu">{esc(words)}</span>' if words else "")
-
-
-def _p(h: Headline) -> str:
-    return h.p_text()  # raw p, and the adjusted one in a family of tests
 
 
 def _unit(h: Headline) -> str:
@@ -139,7 +131,7 @@ def headline_rows(sections: list[Section], *, with_model: bool) -> str:
             continue
         for k, h in enumerate(shown(sec.headlines)):
             first = link if k == 0 else ""
-            p_part = f' <span class="muted">/ p {esc(_p(h))}</span>'
+            p_part = f' <span class="muted">/ p {esc(h.p_text())}</span>'
             rows.append(
                 f"<tr>{model}<td>{first}</td><td>{esc(h.label.strip())}</td>"
                 f'<td class="num">{esc(fmt(h.estimate))}{esc(_unit(h))}</td>'
@@ -295,7 +287,7 @@ def section_html(sec: Section) -> str:
     rows = "".join(
         f"<tr><td>{esc(h.label.strip())}</td><td class=\"num\">{esc(fmt(h.estimate))}"
         f"{esc(_unit(h))}</td><td class=\"num\">{_ci(h)}</td><td class=\"num\">"
-        f"{esc(_p(h))}</td><td class=\"items\">{esc(items_note(sec, h) or '–')}</td>"
+        f"{esc(h.p_text())}</td><td class=\"items\">{esc(items_note(sec, h) or '–')}</td>"
         f"<td>{esc(h.reading())}</td></tr>" for h in sec.headlines)
     parts.append("<table><thead><tr><th>number</th><th>estimate</th><th>95% CI</th><th>p</th>"
                  f"<th>items</th><th>reading</th></tr></thead><tbody>{rows}</tbody></table>")

@@ -150,7 +150,13 @@ def not_applicable(measure: Card, subject: Subject, ctx: Context) -> str | None:
     return measure.not_applicable(subject.kind, ctx)
 
 
-def _packaged_id(name: str, package: str) -> str:
+def _packaged_id(spec: str, packaged: dict[str, str]) -> str | None:
+    """``name:package==version`` of a packaged model named by ``spec`` (not a path here),
+    the name alone when its package is not installed; None when it is not one."""
+    name = spec.lower()
+    if name not in packaged or Path(spec).exists():
+        return None
+    package = packaged[name].replace("_", "-")
     try:
         return f"{name}:{package}=={importlib.metadata.version(package)}"
     except importlib.metadata.PackageNotFoundError:
@@ -161,12 +167,10 @@ def vectors_subject(spec: str, store: Store | None = None) -> Subject:
     from genderscope.errors import ModelLoadError
     from genderscope.models.vectors import PACKAGED, load_vectors
 
-    key = spec.lower()
-    if key in PACKAGED and not Path(spec).exists():
-        ident = _packaged_id(key, PACKAGED[key].replace("_", "-"))
-    elif Path(spec).exists():
+    ident = _packaged_id(spec, PACKAGED)
+    if ident is None and Path(spec).exists():
         ident = stat_key(Path(spec))
-    else:
+    elif ident is None:
         raise ModelLoadError(f"word vectors not found: {spec} (give a file or one of "
                              f"{', '.join(PACKAGED)})")
     return Subject(spec, "vectors", ident, lambda: load_vectors(spec, store=store))
@@ -175,14 +179,12 @@ def vectors_subject(spec: str, store: Store | None = None) -> Subject:
 def encoder_subject(spec: str, store: Store | None, *, device: str | None = None) -> Subject:
     from genderscope.models.encoder import PACKAGED, SentenceEncoder
 
-    key = spec.lower()
-    if key in PACKAGED and not Path(spec).exists():
-        ident = _packaged_id(key, PACKAGED[key].replace("_", "-"))
-    elif Path(spec).exists():
+    ident = _packaged_id(spec, PACKAGED)
+    if ident is None and Path(spec).exists():
         ident = "|".join(stat_key(p) for p in sorted(Path(spec).rglob("*")) if p.is_file()) \
             if Path(spec).is_dir() else stat_key(Path(spec))
         ident = hashlib.sha256(ident.encode()).hexdigest()
-    else:
+    elif ident is None:
         ident = f"hub:{spec}"
     return Subject(spec, "encoder", ident,
                    lambda: SentenceEncoder.load(spec, device=device, store=store))
@@ -308,17 +310,14 @@ def items_note(sec: Section, h: Headline | None = None) -> str:
     return "; ".join(parts)
 
 
-def reuse_keys(measure: Card, subject: Subject, ctx: Context) -> list[str | None]:
-    """The keys a run of ``measure`` on ``subject`` is stored under, told without loading
-    weights: one per plan (:func:`~genderscope.reporting.plan_runs.plan_keys`; None when the
-    store has not seen the model, or the plan is never reused)."""
-    return plan_keys(measure, subject, ctx)
+reuse_keys = plan_keys
+"""The keys a run of ``measure`` on ``subject`` is stored under, one per plan."""
 
 
 def reuse_key(measure: Card, subject: Subject, ctx: Context) -> str | None:
     """:func:`reuse_keys` as one string (several plans' keys joined by spaces; None when
     any is unknown)."""
-    keys = reuse_keys(measure, subject, ctx)
+    keys = plan_keys(measure, subject, ctx)
     return None if not keys or None in keys else " ".join(k for k in keys if k)
 
 
@@ -383,9 +382,7 @@ def run_report(subjects: Sequence[Subject], ctx: Context, store: Store | None, *
             if on_section is not None:
                 on_section(sec)
     env = environment()
-    for name, dist in (("matplotlib", "matplotlib"), ("sentence-transformers",
-                                                       "sentence-transformers"),
-                       ("scikit-learn", "scikit-learn"), ("pyarrow", "pyarrow")):
+    for name in ("matplotlib", "sentence-transformers", "scikit-learn", "pyarrow"):
         with contextlib.suppress(importlib.metadata.PackageNotFoundError):
-            env[name] = importlib.metadata.version(dist)
+            env[name] = importlib.metadata.version(name)
     return ReportData(list(subjects), sections, ctx, command, time.time(), env)

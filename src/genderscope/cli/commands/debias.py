@@ -19,7 +19,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from genderscope.cli.common import DEVICE_OPTION, console
+from genderscope.cli.common import DEVICE_OPTION, console, what_value_table
 from genderscope.errors import GenderscopeError
 
 debias_app = typer.Typer(help="Reduce bias: counterfactual data substitution and fine-tuning; "
@@ -79,14 +79,8 @@ def cds_command(
                       batch_size=batch_size, seed=seed, max_steps=max_steps,
                       max_length=max_length, save_every=save_every, kind=kind,
                       device=device, overwrite=overwrite, progress=progress)
-    table = Table(title=f"debias cds -> {out}")
-    table.add_column("what")
-    table.add_column("value")
-    for key in ("objective", "seed", "steps", "loss_first_10pct", "loss_last_10pct",
-                "seconds"):
-        val = manifest.get(key)
-        table.add_row(key, f"{val:.3f}" if isinstance(val, float) else str(val))
-    console.print(table)
+    console.print(what_value_table(f"debias cds -> {out}", {k: manifest.get(k) for k in (
+        "objective", "seed", "steps", "loss_first_10pct", "loss_last_10pct", "seconds")}))
 
 
 @debias_app.command("balance")

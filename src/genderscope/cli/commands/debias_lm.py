@@ -12,9 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.table import Table
 
-from genderscope.cli.common import DEVICE_OPTION, PROGRESS_OPTION, console
+from genderscope.cli.common import (
+    DEVICE_OPTION,
+    PROGRESS_OPTION,
+    console,
+    what_value_table,
+)
 
 MODEL = typer.Option(..., "--model", "-m", help="HF id, local folder, .gguf file, or smollm2 / "
                      "gemma3-270m (the base model).")
@@ -39,9 +43,6 @@ OVERWRITE = typer.Option(False, "--overwrite", help="Replace an --out this techn
 
 
 def _show(technique: str, out: Path, manifest: dict[str, Any]) -> None:
-    table = Table(title=f"debias {technique} -> {out}")
-    table.add_column("what")
-    table.add_column("value")
     rows: dict[str, Any] = {"base model": manifest["base_model"]["spec"]}
     data = manifest.get("data") or {}
     for key in ("sentences", "counterfactual_pairs", "pairs_left_out"):
@@ -58,11 +59,9 @@ def _show(technique: str, out: Path, manifest: dict[str, Any]) -> None:
     params = manifest.get("params") or {}
     for key in ("prefixes", "decay_constant", "epsilon"):
         if key in params:
-            rows[key] = params[key]
+            rows[key] = str(params[key])  # as given, not to 3 decimals
     rows["seconds"] = f"{manifest.get('seconds', 0.0):.1f}"
-    for k, v in rows.items():
-        table.add_row(k, str(v))
-    console.print(table)
+    console.print(what_value_table(f"debias {technique} -> {out}", rows))
     console.print(f"Task cost before/after (paired): genderscope report --model "
                   f"{manifest['base_model']['spec']} --model {out} --measure perplexity "
                   "--measure downstream", soft_wrap=True)
@@ -174,10 +173,5 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                   max_steps=max_steps, max_length=max_length,
                                   save_every=save_every, kind=kind, device=device,
                                   overwrite=overwrite, progress=progress)
-        table = Table(title=f"debias dropout -> {out}")
-        table.add_column("what")
-        table.add_column("value")
-        for key in ("steps", "loss_first_10pct", "loss_last_10pct", "seconds"):
-            val = manifest.get(key)
-            table.add_row(key, f"{val:.3f}" if isinstance(val, float) else str(val))
-        console.print(table)
+        console.print(what_value_table(f"debias dropout -> {out}", {k: manifest.get(k) for k in (
+            "steps", "loss_first_10pct", "loss_last_10pct", "seconds")}))

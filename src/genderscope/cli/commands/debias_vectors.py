@@ -34,20 +34,18 @@ DEFAULT_RAN_WORDS = 20_000  # vector_debias.ran.DEFAULT_N_WORDS (not imported: n
 
 METHODS = {
     "hard": ("genderscope.vector_debias.hard:hard_debias",
-             "Hard Debias (Bolukbasi et al. 2016) of word vectors, measured before and after."),
+             "Hard Debias (Bolukbasi et al. 2016)"),
     "multiclass-hard": ("genderscope.vector_debias.multiclass:multiclass_hard_debias",
-                        "Multiclass Hard Debias (Manzini et al. 2019) of word vectors, "
-                        "measured before and after."),
+                        "Multiclass Hard Debias (Manzini et al. 2019)"),
     "double-hard": ("genderscope.vector_debias.double_hard:double_hard_debias",
-                    "Double-Hard Debias (Wang et al. 2020) of word vectors, measured before "
-                    "and after."),
+                    "Double-Hard Debias (Wang et al. 2020)"),
     "hsr": ("genderscope.vector_debias.hsr:hsr_debias",
-            "Half-Sibling Regression (Yang & Feng 2020) of word vectors, measured before "
-            "and after."),
+            "Half-Sibling Regression (Yang & Feng 2020)"),
     "ran": ("genderscope.vector_debias.ran:ran_debias",
-            "Repulsion-Attraction-Neutralization (Kumar et al. 2020) of word vectors, measured "
-            "before and after."),
+            "Repulsion-Attraction-Neutralization (Kumar et al. 2020)"),
 }
+"""Each method's function and its name with the paper (its ``--help``: NAME of word
+vectors, measured before and after)."""
 
 
 def _method(name: str) -> Any:
@@ -249,7 +247,7 @@ def _command(method: str) -> Any:
         _debias(method, vectors, fmt, vocab, out, definitional, equalize, gender_specific,
                 test, tests_dir, evaluate_, seed, store_path, progress, options)
 
-    command.__doc__ = METHODS[method][1]
+    command.__doc__ = f"{METHODS[method][1]} of word vectors, measured before and after."
     return command
 
 
