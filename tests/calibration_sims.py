@@ -830,7 +830,8 @@ TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
         *(report_unequal_row(k, 1500) for k in (5, 10, 20)),
         *report_skew_rows(10), *report_skew_rows(20), *report_skew_rows(20, "lognormal")]),
     ("Debiased word vectors: before and after", lambda: [
-        *_debias().null_rows(600), *_debias().shrink_rows(600)]),
+        *_debias().null_rows(600), *_debias().shrink_rows(600),
+        *_debias().compare_null_rows(600)]),
     ("Whole measures: StereoSet, WinoBias, ABC, LPBS, bias amplification, chat probes",
      lambda: [
          *_measures().stereoset_rows(1000, 300, 300), _measures().winobias_row(1000),

@@ -163,10 +163,71 @@ def shrink_rows(sims: int, seed: int = 3622, n_target: int = 8, n_attr: int = 8,
             for m in METRICS]
 
 
+RUNS = {"weat": {"n_permutations": 0, "exact_limit": 0},
+        "ripa": {"n_permutations": 0, "n_resamples": 0},
+        "rnd": {"n_permutations": 0, "n_resamples": 10, "exact_limit": 0},
+        "ect": {"n_resamples": 0}, "mac": {"n_resamples": 0}}
+"""Each metric's run as the simulated saved runs make it: its items and word rows only
+(no permutations, the fewest resamples; the change compared does not read them)."""
+
+
+def saved_run(metric: str, vectors: Any, test: Any, folder: Any) -> Any:
+    """``metric`` run on ``vectors`` as the debiased-vector evaluation records it (its word
+    rows: ``record_words``), saved to ``folder`` and read back as ``genderscope compare``
+    reads a saved run."""
+    import importlib
+
+    from genderscope.measures.compare import load_result_dir
+    from genderscope.measures.vector_change import record_words, word_sets
+
+    module = "weat" if metric == "weat" else f"embedding_metrics.{metric}"
+    fn = getattr(importlib.import_module(f"genderscope.measures.{module}"), metric)
+    result = record_words(fn(vectors, test, **RUNS[metric]), metric,
+                          word_sets(metric, vectors, test))
+    result.save(folder)
+    return load_result_dir(folder)
+
+
+def compare_null_rows(sims: int, seed: int = 3623, n_target: int = 8, n_attr: int = 8
+                      ) -> list[Row]:
+    """False-positive rate of ``genderscope compare`` of two saved runs of each metric
+    (``compare_runs`` of the folders, as the command reads them; its test only, the
+    interval's bounds not computed), over all items and per set, when before and after
+    are the same vectors with independent noise."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from genderscope.measures.compare import compare_runs
+
+    rng = np.random.default_rng(seed + n_target + 100 * n_attr)
+    hits: dict[str, int] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(sims):
+            before, after, test = world(rng, n_target, n_attr)
+            for m in METRICS:
+                runs = [saved_run(m, v, test, Path(tmp) / f"{i}-{m}-{side}")
+                        for side, v in (("before", before), ("after", after))]
+                for side in ("before", "after"):
+                    shutil.rmtree(Path(tmp) / f"{i}-{m}-{side}")
+                rows = compare_runs(*runs, interval=False).tables[
+                    "change_by_group"].set_index("set")
+                for g in ("(all)", FIRST[m]):
+                    hits[f"{m}:{g}"] = hits.get(f"{m}:{g}", 0) + int(
+                        rows.loc[g, "p_value"] < ALPHA)
+    design = _design(n_target, n_attr, "the same vectors") + "; two saved runs compared"
+    return [Row(f"compare-vector-debias-{m}-{'all' if g == '(all)' else g}-null-{n_target}-"
+                f"{n_attr}", design, f"compare of saved {m.upper()} runs: change "
+                f"{'over all items' if g == '(all)' else 'set ' + g}, t test of no change "
+                "(crossed design)", "FPR", sims, hits[f"{m}:{g}"],
+                SRC + "test_compare_of_saved_runs_is_sized")
+            for m in METRICS for g in ("(all)", FIRST[m])]
+
+
 def within(rows: list[Row]) -> list[str]:
     """The keys of rows outside their bar."""
     return [r.key for r in rows if not (r.bar[0] <= r.rate <= r.bar[1])]
 
 
-__all__ = ["COVER", "FPR", "changes", "null_rows", "shrink_rows", "truths", "within",
-           "world"]
+__all__ = ["COVER", "FPR", "changes", "compare_null_rows", "null_rows", "saved_run",
+           "shrink_rows", "truths", "within", "world"]

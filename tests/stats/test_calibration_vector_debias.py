@@ -19,7 +19,9 @@ from calibration_sims_debias import (
     COVER,
     FPR,
     METRICS,
+    compare_null_rows,
     null_rows,
+    saved_run,
     shrink_rows,
     world,
 )
@@ -69,6 +71,51 @@ def test_debias_change_interval_covers(runs: Runs) -> None:
     for r in rows:
         _report(r)
         assert runs.meets(r.rate, COVER) or r.limit
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("runs", runs(60, 600))
+def test_compare_of_saved_runs_is_sized(runs: Runs) -> None:
+    """``genderscope compare`` of two saved runs of each metric on two noisy copies of the
+    same vectors (the runs the evaluation saves, word rows recorded): every row within the
+    bar. Compare treated the per-word items as independent before (bootstrap-t over the
+    items: 0.09-0.35 of these runs rejected, ``null_rows(100, old=True)``)."""
+    rows = compare_null_rows(runs.sims)
+    for r in rows:
+        _report(r)
+    assert all(runs.meets(r.rate, FPR) for r in rows)
+
+
+def test_compare_of_saved_runs_is_the_evaluations_change(tmp_path) -> None:  # noqa: ANN001
+    """compare of two saved runs that record their word rows gives the evaluation's own
+    rows (one code path: the crossed design), not the items-alone bootstrap-t; without
+    the word rows it says the items are treated as independent."""
+    from genderscope.measures.compare import compare_runs
+    from genderscope.measures.vector_change import (
+        DESIGNS,
+        WORDS_TABLE,
+        paired_change,
+        word_sets,
+    )
+
+    before, after, test = world(np.random.default_rng(8))
+    for metric in METRICS:
+        runs = [saved_run(metric, v, test, tmp_path / f"{metric}-{side}")
+                for side, v in (("before", before), ("after", after))]
+        res = compare_runs(*runs)
+        want = paired_change(metric, word_sets(metric, before, test),
+                             word_sets(metric, after, test))
+        got = res.tables["change_by_group"].to_dict("records")
+        assert res.summary["design"] == DESIGNS[metric].describe()
+        for g, w in zip(got, want, strict=True):
+            assert g["set"] == w["set"] and g["test"] == w["test"], metric
+            for col in ("change", "change_ci_low", "change_ci_high", "p_value"):
+                assert g[col] == pytest.approx(w[col], rel=1e-6, abs=1e-9), (metric, col)
+        for r in runs:
+            del r.tables[WORDS_TABLE]
+        plain = compare_runs(*runs)
+        assert "independent" in plain.summary["design_note"]
+        assert plain.tables["change_by_group"]["ci_method"].iloc[0] != got[0]["ci_method"]
 
 
 def test_item_values_are_the_metrics_items() -> None:

@@ -34,6 +34,14 @@ default, ``p_adjust="bh"`` for Benjamini-Hochberg), and McNemar p-values get
 
 Which columns are used is declared by each measure (its ``pairing``) and can be given
 explicitly (``key``, ``value``, ``groups``) for any other measure.
+
+Runs of WEAT, RIPA, RND, ECT or MAC that record their word vectors (the runs of the
+debiased-vector evaluation, ``genderscope debias ... --test``) are compared as that
+evaluation compares them: their per-word items share the words of the other sets, so the
+change's interval and test are those of its crossed design, from the recorded word rows
+(:func:`genderscope.measures.vector_change.paired_change`, one code path with the
+evaluation; ``summary["design"]`` names it). Without the word rows the items are treated
+as independent, and ``summary["design_note"]`` says that this overstates the evidence.
 """
 
 from __future__ import annotations
@@ -182,11 +190,13 @@ def _adjust(recs: list[dict[str, Any]], family: str, spec: Pairing, method: str)
 def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = None,
                  value: str | None = None, groups: Sequence[str] | None = None,
                  n_resamples: int = 10_000, seed: int = 0, p_adjust: str = "holm",
-                 tolerance: Tolerance | None = None) -> Result:
+                 tolerance: Tolerance | None = None, interval: bool = True) -> Result:
     """Per-group paired comparison of two runs of one measure (see module docstring).
 
     ``n_resamples``: the bootstrap-t resamples; ``tolerance``: the values' numerical
-    precision (None: the measure's, :func:`tolerance_of`)."""
+    precision (None: the measure's, :func:`tolerance_of`); ``interval=False``: for runs
+    compared with the crossed design, the estimate and test only (the interval's bounds
+    NaN; a simulation of the test's size, as ``paired_change`` takes it)."""
     if before.method != after.method:
         raise GenderscopeError(f"compare: runs are of different measures ({before.method!r} "
                                f"vs {after.method!r})")
@@ -195,6 +205,11 @@ def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = N
     method = before.method
     spec = _spec(method, key, value, groups)
     tol = tolerance if tolerance is not None else tolerance_of(method)
+    from genderscope.measures import vector_change as vc
+
+    crossed = method in vc.DESIGNS and key is None and value is None and groups is None
+    if crossed and all(vc.WORDS_TABLE in r.tables for r in (before, after)):
+        return _crossed(before, after, spec, tol, p_adjust, n_resamples, seed, interval)
     a, b = _derive(before.items, method), _derive(after.items, method)
     clustered = bool(spec.cluster) and all(spec.cluster in r.columns for r in (a, b))
     cols = [*spec.key, *spec.groups, spec.value, *spec.extra_values,
@@ -239,6 +254,12 @@ def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = N
         "tolerance": tol.describe(), "n_ties": int(recs[0]["n_ties"]),
         "by_group": [{k: v for k, v in r.items()} for r in recs],
     }
+    if crossed:
+        summary["design_note"] = (
+            "the runs record no word vectors: the items, which share the words of the "
+            "other sets, are treated as independent, which overstates the evidence (the "
+            "runs of `genderscope debias ... --test` record them and are compared with "
+            "the crossed design)")
     meta = {"before": {"run_id": before.metadata.get("run_id"),
                        "model": before.metadata.get("model")},
             "after": {"run_id": after.metadata.get("run_id"),
@@ -246,6 +267,44 @@ def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = N
             "params": {"method": method, "n_resamples": n_resamples, "key": list(spec.key),
                        "p_adjust": p_adjust, "tolerance": [tol.atol, tol.rtol],
                        "value": spec.value, "groups": list(spec.groups)},
+            "seed": seed, "model": {"fingerprint": "compare"}}
+    return Result(f"{method}-compare", summary, merged, metadata=meta,
+                  tables={"change_by_group": table})
+
+
+def _crossed(before: Result, after: Result, spec: Pairing, tol: Tolerance, p_adjust: str,
+             n_resamples: int, seed: int, interval: bool = True) -> Result:
+    """Two runs that record their word vectors, compared with the crossed design of
+    their change (module docstring)."""
+    from genderscope.measures import vector_change as vc
+
+    method = before.method
+    sb, sa = (vc.sets_from_table(r.tables[vc.WORDS_TABLE]) for r in (before, after))
+    tb, ta = (r.tables[vc.WORDS_TABLE] for r in (before, after))
+    if list(sb) != list(sa) or any(sb[k].shape != sa[k].shape for k in sb) or \
+            tb["text"].astype(str).tolist() != ta["text"].astype(str).tolist():
+        raise GenderscopeError(f"compare: the two {method} runs hold different words; "
+                               "compare runs of one test on the same vocabulary")
+    rows = vc.paired_change(method, sb, sa, tolerance=tol, p_adjust=p_adjust,
+                            interval=interval)
+    table = pd.DataFrame(rows)
+    merged = _derive(before.items, method).merge(
+        _derive(after.items, method)[[*spec.key, spec.value]], on=list(spec.key),
+        suffixes=("_before", "_after"))
+    merged["change"] = merged[f"{spec.value}_after"] - merged[f"{spec.value}_before"]
+    design = vc.DESIGNS[method].describe()
+    summary: dict[str, Any] = {
+        "n_items": int(rows[0]["n"]), "n_before": int(len(before.items)),
+        "n_after": int(len(after.items)), "value": spec.value, "key": list(spec.key),
+        "groups": ["set"], "tolerance": tol.describe(), "n_ties": int(rows[0]["n_ties"]),
+        "design": design, "by_group": rows}
+    meta = {"before": {"run_id": before.metadata.get("run_id"),
+                       "model": before.metadata.get("model")},
+            "after": {"run_id": after.metadata.get("run_id"),
+                      "model": after.metadata.get("model")},
+            "params": {"method": method, "n_resamples": n_resamples, "key": list(spec.key),
+                       "p_adjust": p_adjust, "tolerance": [tol.atol, tol.rtol],
+                       "value": spec.value, "groups": ["set"], "design": design},
             "seed": seed, "model": {"fingerprint": "compare"}}
     return Result(f"{method}-compare", summary, merged, metadata=meta,
                   tables={"change_by_group": table})
@@ -261,9 +320,19 @@ def load_result_dir(folder: str | Path) -> Result:
         items = pd.read_csv(p / "items.csv")
     except (OSError, ValueError) as exc:
         raise GenderscopeError(f"cannot read a saved run from {p}: {exc}") from None
+    from genderscope.measures.vector_change import WORDS_TABLE
+
+    tables = {}
+    if (p / f"{WORDS_TABLE}.csv").is_file():  # the word rows of a crossed comparison
+        try:
+            tables[WORDS_TABLE] = pd.read_csv(p / f"{WORDS_TABLE}.csv",
+                                              keep_default_na=False)
+        except (OSError, ValueError) as exc:
+            raise GenderscopeError(f"cannot read a saved run from {p}: {exc}") from None
     meta = head.get("metadata", {})
     meta.setdefault("run_id", str(p))
-    return Result(head.get("method", "?"), head.get("summary", {}), items, metadata=meta)
+    return Result(head.get("method", "?"), head.get("summary", {}), items, metadata=meta,
+                  tables=tables)
 
 
 def plot_change(result: Result, path: str | Path) -> list[Path]:

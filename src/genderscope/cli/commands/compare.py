@@ -180,4 +180,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         columns, rows = change_rows(res.tables["change_by_group"], res.summary["groups"])
         print_rows(console, rows, title=title, columns=columns, wide=None, head=columns[:1],
                    sub=None, fields=[(c, c) for c in columns[1:]])
+        for label in ("design", "design_note"):  # the crossed design, or why it is not used
+            if res.summary.get(label):
+                console.print(f"{label.replace('_', ' ')}: {res.summary[label]}")
         console.print(f"saved to {folder} (run {run_id})")

@@ -1,0 +1,72 @@
+"""The debiased-vector evaluation's runs record their word rows, so ``genderscope compare``
+of two of them (store ids or saved folders) takes the evaluation's own path: the crossed
+design of :mod:`genderscope.measures.vector_change`, the same rows."""
+
+from __future__ import annotations
+
+from contextlib import closing
+from pathlib import Path
+
+import numpy as np
+import pytest
+from calibration_sims_debias import world
+
+from genderscope.measures.compare import compare_runs, load_result_dir
+from genderscope.measures.vector_change import DESIGNS, WORDS_TABLE, sets_from_table, word_sets
+from genderscope.store import Store
+from genderscope.vector_debias.evaluate import METRICS, evaluate
+
+COLS = ("change", "change_ci_low", "change_ci_high", "p_value")
+
+
+def _same(got: list[dict], want: list[dict], what: str) -> None:
+    assert [g["set"] for g in got] == [w["set"] for w in want], what
+    for g, w in zip(got, want, strict=True):
+        assert g["test"] == w["test"], what
+        for col in COLS:
+            assert g[col] == pytest.approx(w[col], rel=1e-9, abs=1e-12), (what, col)
+
+
+def test_compare_of_the_evaluations_runs_is_its_own_change(tmp_path: Path) -> None:
+    before, after, test = world(np.random.default_rng(11), n_target=6, n_attr=6)
+    db = tmp_path / "s.sqlite"
+    with closing(Store(db)) as st:
+        rows = evaluate(before, after, [test], store=st, out=tmp_path / "eval")
+    assert [r["metric"] for r in rows] == list(METRICS)
+    with closing(Store(db)) as st:
+        for r in rows:
+            m, want = r["metric"], r["paired"]["rows"]
+            stored = [st.load_run(r[f"run_{side}"]) for side in ("before", "after")]
+            saved = [load_result_dir(tmp_path / "eval" / m / test.name / side)
+                     for side in ("before", "after")]
+            for how, runs in (("store", stored), ("folder", saved)):
+                res = compare_runs(*runs)
+                assert res.summary["design"] == DESIGNS[m].describe(), (m, how)
+                _same(res.tables["change_by_group"].to_dict("records"), want, f"{m} {how}")
+            for side, vecs in zip(saved, (before, after), strict=True):  # the rows recorded
+                got = sets_from_table(side.tables[WORDS_TABLE])
+                for role, rows_ in word_sets(m, vecs, test).items():
+                    assert np.array_equal(got[role], rows_), (m, role)
+
+
+def test_a_run_stored_before_is_recorded_again_with_its_word_rows(tmp_path: Path) -> None:
+    """A WEAT run stored by `genderscope run weat` (no word rows) is reused by the
+    evaluation with the same numbers and recorded again with its word rows: compare of
+    the evaluation's run ids reads them; a second evaluation reuses that copy."""
+    from genderscope.engine import run
+
+    before, after, test = world(np.random.default_rng(12), n_target=6, n_attr=6)
+    db = tmp_path / "s.sqlite"
+    plain = run("weat", before, store=db, test=test)
+    assert WORDS_TABLE not in plain.tables
+    with closing(Store(db)) as st:
+        first = evaluate(before, after, [test], store=st, out=tmp_path / "a")
+    with closing(Store(db)) as st:
+        again = evaluate(before, after, [test], store=st, out=tmp_path / "b")
+        weat_first, weat_again = first[0], again[0]
+        assert weat_first["run_before"] != plain.metadata["run_id"]
+        assert weat_again["run_before"] == weat_first["run_before"]
+        runs = [st.load_run(weat_first[f"run_{side}"]) for side in ("before", "after")]
+        assert runs[0].summary == plain.summary
+        _same(compare_runs(*runs).tables["change_by_group"].to_dict("records"),
+              weat_first["paired"]["rows"], "weat")
