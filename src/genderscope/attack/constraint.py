@@ -1,18 +1,14 @@
 """Language-model filter on substitutions (fluency constraint).
 
-A candidate ``c`` for word ``i`` survives when a causal LM finds the altered
-window at least ``threshold`` times as probable as the original window:
+A candidate ``c`` for word ``i`` survives when a causal LM finds the altered window at
+least ``threshold`` (default 0.25) times as probable as the original::
 
     log P(window with c) - log P(original window) >= log(threshold)
 
-The window is the ``size`` words before AND after word ``i`` (with their
-original separators). Alzantot et al. (2018, sec. 3) keep the candidates that
-the Google 1B LM ranks highest given one word of context on each side; the
-GSoC 2019 gender attack drops alterations scoring below 25 % of the original
-and names the suffix context as missing. Default ``threshold = 0.25``.
-
-All windows of one text are scored in one batched call (``batched=True``);
-window scores are cached, so a window is scored once per filter.
+The window is the ``size`` words before and after word ``i``. Alzantot et al. (2018,
+Sec. 3) rank candidates with the Google 1B LM given one word on each side; the GSoC 2019
+gender attack drops alterations below 25 % of the original. A text's windows are scored
+in one batched call and cached.
 """
 
 from __future__ import annotations

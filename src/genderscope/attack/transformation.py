@@ -1,17 +1,11 @@
 """Word substitutions along the gender analogy in a word-vector space.
 
-For a word ``w`` and the direction ``man->woman`` the candidates are the
-``n`` vocabulary words ``c`` with the highest cosine similarity
-``cos(c, w - man + woman)`` (3CosAdd, Mikolov et al. 2013; the GSoC 2019
-gender attack uses ``+woman-man`` and ``+man-woman``); ``woman->man`` uses
-``w - woman + man``. Excluded: ``w`` itself, its inflections (same stem after
-stripping ``s/es/ed/ing/'s``...), the subtracted word (``man`` for
-``man->woman``), and tokens that are not alphabetic words. Results are cached
-per (word, direction).
-
-The vector space is given as a plain matrix and word list
-(:class:`AnalogyNeighbours`), so any vector source works, including
-``genderscope.models.vectors.WordVectors`` via :meth:`AnalogyNeighbours.from_vectors`.
+For a word ``w`` and the direction ``man->woman`` the candidates are the ``n`` words ``c``
+with the highest ``cos(c, w - man + woman)`` (3CosAdd, Mikolov et al. 2013, as the GSoC
+2019 gender attack); ``woman->man`` uses ``w - woman + man``. Excluded: ``w``, its
+inflections, the subtracted word and non-alphabetic tokens; cached per (word,
+direction). Any (vocab x dim) matrix and word list works (:class:`AnalogyNeighbours`,
+:meth:`AnalogyNeighbours.from_vectors`).
 """
 
 from __future__ import annotations

@@ -1,22 +1,12 @@
-"""Measures of the gender-analogy attack (:mod:`genderscope.attack`).
+"""Measures of the gender-analogy attack (:mod:`genderscope.attack`; Alzantot et al. 2018,
+"Generating Natural Language Adversarial Examples", EMNLP, Sec. 3-4).
 
-Per direction (``man->woman``: substitutions ``w - man + woman``;
-``woman->man``: ``w - woman + man``), over the texts that were attackable in
-that direction (at least one substitution survived the LM filter):
-
-- success rate = successes / attackable texts (Wilson CI). "Not attackable"
-  texts are counted (``n_not_attackable``) and never counted as failures.
-- words changed per success (mean, percentile bootstrap CI);
-- classifier queries per attack (distinct texts the attack needed classified,
-  the original and cache hits included, so independent of attack order) and
-  seconds per attack (mean, bootstrap CI);
-- asymmetry = success rate(man->woman) - success rate(woman->man), with a paired
-  bootstrap CI over texts (resampling texts, each rate over the resample's
-  attackable texts). The GSoC 2019 attack (Lantavos & Sushil) reports more
-  label-changing alterations man->woman than woman->man; this tests it.
-
-Alzantot et al. (2018), "Generating Natural Language Adversarial Examples",
-EMNLP, sec. 3-4 (success rate, % words modified).
+Per direction (``man->woman``: substitutions ``w - man + woman``, and back), over the
+texts attackable in it (``n_not_attackable`` counted, never failures): success rate
+(Wilson CI); words changed per success, classifier queries and seconds per attack
+(means, percentile bootstrap CIs); asymmetry = success rate(man->woman) -
+success rate(woman->man), with a paired bootstrap CI over texts (the GSoC 2019 attack
+reported more label changes man->woman).
 """
 
 from __future__ import annotations

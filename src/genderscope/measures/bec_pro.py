@@ -35,6 +35,7 @@ import pandas as pd
 
 from genderscope.datasets.bec_pro import BecProRow, fill_template, persons
 from genderscope.errors import GenderscopeError
+from genderscope.measures._lm import model_kind
 from genderscope.measures._memo import aggregates
 from genderscope.models.base import FillQuery
 from genderscope.results import Result
@@ -138,14 +139,11 @@ def score_rows(adapter: Any, rows: Sequence[BecProRow], *, strategy: str = "l2r"
     """Item table: one row per BEC-Pro row with both log-probabilities and the association."""
     if not rows:
         raise GenderscopeError("BEC-Pro: no rows to score")
-    kind = getattr(adapter, "kind", None)
-    if kind == "masked":
+    if model_kind(adapter, "BEC-Pro") == "masked":
         tm, tam = masked_logprobs(adapter, rows, strategy=strategy, span_masking=span_masking,
                                   progress=progress)
-    elif kind == "causal":
-        tm, tam = causal_logprobs(adapter, rows, progress=progress)
     else:
-        raise GenderscopeError(f"BEC-Pro needs a masked or causal language model, got {kind!r}")
+        tm, tam = causal_logprobs(adapter, rows, progress=progress)
     return pd.DataFrame({
         "row": [r.row for r in rows], "sentence": [r.sentence for r in rows],
         "person": [r.person for r in rows], "subject": [r.subject for r in rows],

@@ -1,23 +1,15 @@
-"""Downstream cost of debiasing a language model: a coherence probe on frozen features.
+"""Downstream cost of debiasing a language model: a coherence probe on frozen features
+(docs/measures/debiasing.md).
 
-bias-bench checks that debiasing keeps task performance with GLUE fine-tuning (Meade et
-al. 2022, sec. 7); that does not fit on 2 CPU cores, so genderscope runs a linear probe
-instead. Task: StereoSet's intrasentence sentences (Nadeem et al. 2021; the packaged dev
-set, CC BY-SA 4.0), each labelled *unrelated* (the BLANK filled with an unrelated word, 1)
-or *related* (the stereotype or anti-stereotype, 0): an acceptability judgement in the
-manner of GLUE's CoLA. Features: the model's sentence vectors (mean of the last hidden
-state over every token, L2-normalised: :mod:`genderscope.models.lm_encoder`, so an INLP /
-SentenceDebias projection applies). Split: the contexts (three sentences each, kept
-together) in a seeded random order, the last ``test_share`` of them held out. Classifier:
-scikit-learn's ``LogisticRegression`` (L2, C = 1, lbfgs) on the training sentences'
-features standardised with the training mean and SD. Score: accuracy on the held-out
-sentences, with the design-effect Wilson interval over contexts
-(:func:`genderscope.stats.resample.cluster_proportion_ci`; the three sentences of one
-context share it).
-
-The split depends on the seed and the items only, never on the model, so a model and its
-debiased version are scored on the same held-out sentences and ``genderscope compare`` /
-the report pair them sentence by sentence (resampling contexts).
+In place of bias-bench's GLUE fine-tuning (Meade et al. 2022, Sec. 7), a linear probe:
+StereoSet intrasentence sentences (Nadeem et al. 2021; the packaged dev set) labelled
+*unrelated* (1) or *related* (0); features the model's mean last hidden state,
+L2-normalised (:mod:`genderscope.models.lm_encoder`, so a projection applies);
+contexts split in a seeded order, the last ``test_share`` held out; scikit-learn's
+``LogisticRegression`` (L2, C = 1, lbfgs) on standardised features. Score: held-out
+accuracy with the design-effect Wilson interval over contexts
+(:func:`genderscope.stats.resample.cluster_proportion_ci`). The split never depends on
+the model, so a model and its debiased version are paired sentence by sentence.
 """
 
 from __future__ import annotations

@@ -36,6 +36,7 @@ from genderscope.datasets.templates import (
     Template,
 )
 from genderscope.errors import GenderscopeError
+from genderscope.measures._lm import model_kind
 from genderscope.measures.probe import causal_prior_text
 from genderscope.models.base import FillQuery
 from genderscope.results import Result
@@ -135,13 +136,10 @@ def item_scores(adapter: Any, templates: Sequence[Template], attributes: Sequenc
         raise GenderscopeError("LPBS: no templates")
     if not attributes:
         raise GenderscopeError("LPBS: no attribute words")
-    kind = getattr(adapter, "kind", None)
-    if kind == "masked":
+    if model_kind(adapter, "LPBS") == "masked":
         return masked_item_scores(adapter, templates, attributes, strategy=strategy,
                                   span_masking=span_masking, progress=progress)
-    if kind == "causal":
-        return causal_item_scores(adapter, templates, attributes, progress=progress)
-    raise GenderscopeError(f"LPBS needs a masked or causal language model, got {kind!r}")
+    return causal_item_scores(adapter, templates, attributes, progress=progress)
 
 
 def word_means(items: pd.DataFrame, column: str = "lpbs") -> pd.DataFrame:

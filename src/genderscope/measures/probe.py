@@ -26,6 +26,7 @@ import pandas as pd
 
 from genderscope.core.design import Design
 from genderscope.errors import GenderscopeError
+from genderscope.measures._lm import model_kind
 from genderscope.models.base import FillQuery
 from genderscope.results import Result
 from genderscope.stats.design import infer
@@ -156,13 +157,11 @@ def probe(adapter: object, template: str, pair: tuple[str, str], targets: Sequen
     if male.lower() == female.lower():
         raise GenderscopeError(f"gender pair needs two different words, got {male!r} twice")
     targets = check_words(targets, "target")
-    kind = getattr(adapter, "kind", None)
+    kind = model_kind(adapter, "probe")
     if kind == "masked":
         items = masked_scores(adapter, template, male, female, targets, strategy, progress)
-    elif kind == "causal":
-        items = causal_scores(adapter, template, male, female, targets, progress)
     else:
-        raise GenderscopeError(f"probe needs a masked or causal LM, got {kind!r}")
+        items = causal_scores(adapter, template, male, female, targets, progress)
     cols = ("fill_bias", "prior_bias", "corrected_bias", "target_fill_bias")
     summary = {c: mean_ci(items[c].to_numpy(), seed=seed).as_dict() for c in cols}
     summary["n_targets"] = len(targets)

@@ -1,22 +1,14 @@
-"""Which source word each SEAT sentence was made from.
+"""Which source word each SEAT sentence was made from (docs/measures/weat.md).
 
-SEAT (May et al. 2019, Sec. 2) turns each word of a WEAT set into several
-"semantically bleached" sentences ("This is John.", "John is here.", ...). The test
-files keep only the sentences, so the word each one came from is recovered here. Each
-sentence is split as template + filler (a span of up to ``MAX_FILLER`` tokens that
-starts with no article), over the test's four sets together; the split kept is the one
-whose template recurs with the most distinct fillers *and* whose filler recurs in the
-most distinct templates (the larger of the two counts' minimum), ties going to the
-filler whose tokens occur in fewer sets ("math", not "This", in "This is math."), then
-to the shorter. Fillers are compared lowercased, with a plural undone ("Careers" ->
-"career", "women" -> "woman") and tokens found in three or more sets dropped. A
-sentence no split explains is its own unit; so is every entry of a test whose entries
-are all words or short phrases (WEAT, or SEAT's word-level tests).
-
-The source word is the unit of independence of a SEAT test: the sentences of one
-word share that word's association, so a test or bootstrap over sentences counts the
-same word 8 times (issue 22: false-positive rate 0.48 two-sided). On May et al.'s
-gender tests sent-weat6/7/8 this finds 8 words in every target set.
+SEAT (May et al. 2019, Sec. 2) turns each WEAT word into several "semantically bleached"
+sentences; the test files keep only the sentences. Each sentence is split as template +
+filler (up to ``MAX_FILLER`` tokens, no leading article) over the test's four sets; the
+split kept has the template with the most distinct fillers and the filler in the most
+distinct templates (the larger minimum of the two counts), ties to the filler whose
+tokens occur in fewer sets, then the shorter. Fillers compare lowercased and singular,
+tokens in three or more sets dropped. A sentence no split explains is its own unit, as
+is every entry of a word-level test. The source word is the unit of independence of a
+SEAT test (the sentences of one word share its association).
 """
 
 from __future__ import annotations

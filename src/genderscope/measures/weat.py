@@ -131,15 +131,13 @@ SEAT_DESIGN = Design("effect-size", unit="sentences", clusters="source words")
 def effect_size_ci(sx: np.ndarray, sy: np.ndarray, words_x: Sequence[str] | None = None,
                    words_y: Sequence[str] | None = None, *, confidence: float = 0.95,
                    unit: str = "words") -> CI:
-    """CI of Caliskan's d, chosen by :func:`genderscope.stats.design.infer` from
-    :data:`WEAT_DESIGN` (no ``words_x``/``words_y``: one score per word) or
-    :data:`SEAT_DESIGN` (scores grouped by their source words): the noncentral-t
-    interval of the standardised difference (Hedges & Olkin 1985, Ch. 5; CR1 standard
-    error over source words, K_X + K_Y - 2 degrees of freedom), mapped to d over the
-    pooled SD (:mod:`genderscope.stats.standardized`). An addition to the paper, which
-    reports d without an interval. The t interval of the mean difference over a fixed
-    sample SD that it replaces covered 0.98-0.99 at d != 0 (issue 36, row 8), a
-    percentile bootstrap over 8 + 8 words 0.90 (issue 22); docs/calibration.md."""
+    """CI of Caliskan's d (an addition to the paper), chosen by
+    :func:`genderscope.stats.design.infer` from :data:`WEAT_DESIGN` (one score per word) or
+    :data:`SEAT_DESIGN` (scores grouped by source word): the noncentral-t interval of the
+    standardised difference (Hedges & Olkin 1985, Ch. 5; CR1 standard error over source
+    words, K_X + K_Y - 2 df), mapped to d over the pooled SD
+    (:mod:`genderscope.stats.standardized`).
+    """
     v = np.concatenate([np.asarray(sx, dtype=float), np.asarray(sy, dtype=float)])
     groups = ["X"] * len(sx) + ["Y"] * len(sy)
     if words_x is None or words_y is None:
@@ -254,19 +252,12 @@ def weat(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, s
          n_resamples: int = 10_000, effect_size: str = "caliskan") -> Result:
     """WEAT of ``test`` on :class:`~genderscope.models.vectors.WordVectors`.
 
-    Out-of-vocabulary words are dropped and listed in ``tables["oov"]`` and
-    ``summary["n_oov"]``; a word missing in its own case is looked up in
-    lowercase when ``case_fallback`` (GloVe 6B is lowercase). A set that loses
-    every word, or more than ``max_oov`` of its words, is a :class:`DataError`.
-    The permutation test keeps the observed |X| and |Y| (which may then differ).
-    ``phrases="mean"`` embeds a multi-word entry absent from the vocabulary
-    ("European American") as the mean of its words' vectors (the bag-of-words
-    encoder of May et al. 2019); ``"skip"`` (default) counts it as OOV.
-    ``effect_size``: ``"caliskan"`` (default) divides by the sample SD (ddof = 1), as
-    Caliskan et al.; ``"wefe"`` by the population SD (ddof = 0), as WEFE 1.0.1's WEAT
-    ``effect_size`` (larger by sqrt(n / (n - 1)), n = |X| + |Y|; the interval is the same:
-    both estimate one population d).
-    Two spellings that find one vocabulary entry ("He", "he") count once.
+    Out-of-vocabulary words are dropped and listed (``tables["oov"]``, ``summary["n_oov"]``;
+    lowercase tried when ``case_fallback``); a set losing every word or more than
+    ``max_oov`` of them is a :class:`DataError`. ``phrases="mean"`` embeds an absent
+    multi-word entry as the mean of its words' vectors (May et al. 2019's bag of words).
+    ``effect_size="wefe"`` divides by the population SD (ddof 0, as WEFE 1.0.1; larger by
+    sqrt(n / (n - 1)), the same interval). Two spellings of one entry count once.
     """
     if effect_size not in EFFECT_SIZES:
         raise DataError(f"effect_size must be one of {', '.join(EFFECT_SIZES)}, "

@@ -1,25 +1,14 @@
 """Resolving "her" (-> "his" or "him") and "his" (-> "her" or "hers").
 
-"her" is a possessive determiner ("her book" -> "his book") or an object
-pronoun ("saw her" -> "saw him"); "his" is a determiner ("his book" -> "her
-book") or an independent pronoun ("the book is his" -> "hers").
-
-:class:`HeuristicTagger` (always available, no model) decides from the next
-word alone, which in English carries most of the signal:
-
-- "her" is an object pronoun ("him") when it ends the text or a clause (next
-  token is punctuation), or when the next word belongs to a closed class that
-  cannot follow a possessive determiner: a determiner, preposition or
-  particle, conjunction, pronoun, auxiliary or modal verb, or a common adverb,
-  or an "-ly" adverb (a few "-ly" nouns/adjectives are excepted); otherwise
-  it is possessive ("his").
-- "his" is independent ("hers") when punctuation or a closed-class word
-  (other than a determiner) follows; otherwise a determiner ("her").
-
-:class:`SpacyTagger` uses spaCy's part-of-speech tags (``PRP$`` vs ``PRP``)
-when spaCy and an English pipeline (``en_core_web_sm``) are installed; pass
-``tagger="spacy"`` or leave ``"auto"``. Accuracy of the heuristic on a
-hand-labelled set is measured in ``tests/transforms/test_swap_her.py``.
+:class:`HeuristicTagger` (no model) decides from the next word: "her" is an object
+pronoun ("him") before punctuation, at the end, or before a closed-class word that cannot
+follow a possessive determiner (determiner, preposition or particle, conjunction,
+pronoun, auxiliary or modal, common or "-ly" adverb, a few "-ly" nouns excepted), else
+possessive ("his"); "his" is independent ("hers") before punctuation or a closed-class
+word other than a determiner, else a determiner ("her"). :class:`SpacyTagger` uses
+spaCy's ``PRP$`` / ``PRP`` tags when spaCy and ``en_core_web_sm`` are installed
+(``tagger="spacy"`` or ``"auto"``). The heuristic's accuracy on a hand-labelled set is
+measured in ``tests/transforms/test_swap_her.py``.
 """
 
 from __future__ import annotations

@@ -1,15 +1,13 @@
-"""WEFE 1.0.1's RNSB classifier recipe -- ``train_test_split(test_size=0.2,
-stratify=labels, shuffle=True, random_state=seed)`` then ``LogisticRegression(
-solver="liblinear", max_iter=10000, random_state=seed).fit`` -- with the same random
-draws and the same liblinear call, minus scikit-learn's per-call input handling (about
-nine tenths of a point estimate's time on 16 words).
+"""WEFE 1.0.1's RNSB classifier recipe (``train_test_split(test_size=0.2, stratify=labels,
+shuffle=True, random_state=seed)``, then ``LogisticRegression(solver="liblinear",
+max_iter=10000, random_state=seed).fit``) with the same random draws and liblinear call,
+minus scikit-learn's per-call input handling.
 
-The split redoes StratifiedShuffleSplit's draws on a legacy ``RandomState`` (reseeded,
-not rebuilt: building one costs ~90 us). The fit calls liblinear's ``train_wrap`` with
-the arguments ``_fit_liblinear`` passes for this estimator (L2 logistic regression in
-the primal, solver 0; C=1, tol=1e-4, intercept as a feature of scale 1, unit class and
-sample weights); where that private entry point is missing, the public estimator is
-used. tests/measures/test_embedding_metrics.py checks both against scikit-learn's public calls.
+The split redoes StratifiedShuffleSplit's draws on a reseeded legacy ``RandomState``; the
+fit calls liblinear's ``train_wrap`` with ``_fit_liblinear``'s arguments (L2 logistic
+regression in the primal, solver 0, C=1, tol=1e-4, intercept scale 1), or the public
+estimator where that entry point is missing (both checked against scikit-learn in
+tests/measures/test_embedding_metrics.py).
 """
 
 from __future__ import annotations

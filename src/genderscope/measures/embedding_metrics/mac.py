@@ -1,18 +1,12 @@
 """MAC, the mean average cosine distance (Manzini, Lim, Tsvetkov & Black 2019, "Black is
 to Criminal as Caucasian is to Police", NAACL, Sec. 4, eq. 5).
 
-For each target word t (of X and of Y) and each attribute set A_j (A and B),
-``S(t, A_j) = mean_{a in A_j} (1 - cos(t, a))``; ``MAC = mean over (t, j) of S(t, A_j)``.
-Unitless, in [0, 2]. With a :class:`~genderscope.datasets.query.Query` the same mean
-runs over any number of target sets and attribute sets (WEFE 1.0.1's "n" x "n"
-template, as the paper's multiclass setting). The paper reads a higher MAC as less
-association between the targets and the attribute classes (values nearer 1:
-near-orthogonal).
-
-Statistics (an addition to the paper): 95 % percentile bootstrap CI over *words*,
-resampling X, Y, A and B independently. Manzini et al. compare MAC before and after
-debiasing with a paired t-test over the S(t, A_j) values; ``genderscope compare``
-gives that paired comparison on the per-target items.
+For each target word t and attribute set A_j, ``S(t, A_j) = mean_{a in A_j} (1 - cos(t,
+a))``; ``MAC = mean over (t, j) of S(t, A_j)``, unitless, in [0, 2] (higher: less
+association). A :class:`~genderscope.datasets.query.Query` may hold any number of target
+and attribute sets (WEFE 1.0.1's "n" x "n" template). CI (an addition): percentile
+bootstrap over words, each set resampled independently; ``genderscope compare`` gives
+the paper's paired before/after comparison over the per-target items.
 """
 
 from __future__ import annotations

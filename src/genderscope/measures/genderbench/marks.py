@@ -1,22 +1,15 @@
-"""GenderBench's marks (A best, D worst) for probe results: the table of marks, and the
-marks exactly as GenderBench 1.1.0's ``DefaultHarness`` gives them on the same answers.
+"""GenderBench's marks (A best, D worst): the table of marks, and the marks exactly as
+GenderBench 1.1.0's ``DefaultHarness`` gives them on the same answers.
 
-GenderBench (Pikuliak et al. 2025, arXiv:2505.12054, Sec. 3; ``genderbench.probing``:
-``Probe.calculate_metrics`` and ``MarkDefinition.calculate_mark``) marks a metric by its
-95 % interval: the best mark whose value range overlaps the interval. Its interval comes
-from 1,000 bootstrap resamples of the *probe items* (``random.seed(random_seed)``, then
-``random.choices(items, k=len(items))`` per resample), NaN resamples dropped, and a
-normal fitted to the resampled values (``norm.interval(0.95, *norm.fit(values))``: mean
-+- 1.96 standard deviations, ddof 0); when every resample gives the same value the
-interval is that value. :func:`genderbench_intervals` replays exactly those draws
-(NumPy's Mersenne Twister seeded with the same key gives Python's ``random()`` doubles)
-over per-item totals, so the interval and the mark equal GenderBench's on the same
-answers (the test: ``tests/agreement/test_genderbench_suite_agreement.py``).
-
-genderscope's own mark (``mark`` in every probe's ``summary["marks"]``) applies the same
-rule to its cluster bootstrap percentile interval (clusters: scenarios, questions ...),
-which is wider where items of one cluster move together; ``mark_point`` marks the point
-estimate. :func:`marks_table` lists the three side by side.
+GenderBench (Pikuliak et al. 2025, arXiv:2505.12054, Sec. 3; ``Probe.calculate_metrics``,
+``MarkDefinition.calculate_mark``) gives the best mark whose range overlaps the metric's
+95 % interval: a normal fitted to 1,000 bootstrap resamples of the probe items
+(``random.seed``, ``random.choices``; NaNs dropped; mean +- 1.96 SD, ddof 0).
+:func:`genderbench_intervals` replays those draws (NumPy's Mersenne Twister gives
+Python's ``random()`` doubles), so interval and mark equal GenderBench's
+(``tests/agreement/test_genderbench_suite_agreement.py``). genderscope's ``mark``
+applies the rule to its cluster bootstrap interval, ``mark_point`` to the estimate;
+:func:`marks_table` lists the three.
 """
 
 from __future__ import annotations
