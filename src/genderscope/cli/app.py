@@ -79,6 +79,16 @@ def _register_declared() -> None:
             run_app.command(name)(measure_command(name))
 
 
+def _statistics_helps() -> None:
+    """Every ``genderscope run NAME`` help ends its description with the measure's
+    interval and test (:func:`genderscope.cli.help.with_statistics`, written only when
+    the help is shown)."""
+    from genderscope.cli.help import with_statistics
+
+    for info in run_app.registered_commands:
+        info.cls = with_statistics(info.cls)
+
+
 def _short_helps(typer_app: typer.Typer) -> None:
     """List each command by its docstring's whole first line: click would cut it at the
     first full stop, i.e. after "Kurita et al."."""
@@ -105,6 +115,7 @@ def _sections(typer_app: typer.Typer) -> None:
 
 
 _register_commands()
+_statistics_helps()
 _short_helps(app)
 _sections(app)
 

@@ -89,6 +89,51 @@ class MeasureGroup(TyperGroup):
                            for f in order])
 
 
+class _StatisticsHelp:
+    """A ``genderscope run NAME`` command whose help ends its description with the
+    measure's interval and test in words (:func:`statistics_help`), generated when the
+    help is shown: the stats code it needs is imported then, never at the CLI's start."""
+
+    def format_help_text(self, ctx: Any, formatter: Any) -> None:
+        super().format_help_text(ctx, formatter)  # type: ignore[misc]
+        text = statistics_help(getattr(self, "name", None) or "")
+        if text:
+            formatter.write_paragraph()
+            with formatter.indentation():
+                formatter.write_text("Interval and test:")
+                with formatter.indentation():
+                    formatter.write_text(text)
+
+
+def statistics_help(name: str) -> str:
+    """Measure ``name``'s interval and test in words: the sentence of its declaration
+    (:func:`genderscope.stats.design_words.statistics_of`, as its docs page shows it);
+    "" for a command no declaration names."""
+    from genderscope.core.registry import declarations
+
+    declared = declarations().get(name)
+    if declared is None:
+        return ""
+    from genderscope.stats.design_words import statistics_of
+
+    return statistics_of(declared)
+
+
+_WITH_STATISTICS: dict[type, type] = {}
+
+
+def with_statistics(cls: type | None) -> type:
+    """``cls`` (a click command class; None: typer's) whose help shows the measure's
+    interval and test (:class:`_StatisticsHelp`); one subclass per class."""
+    base = cls or TyperCommand
+    if issubclass(base, _StatisticsHelp):
+        return base
+    if base not in _WITH_STATISTICS:
+        _WITH_STATISTICS[base] = type(f"Statistics{base.__name__}", (_StatisticsHelp, base),
+                                      {"__doc__": _StatisticsHelp.__doc__})
+    return _WITH_STATISTICS[base]
+
+
 class _TestsCommand(TyperCommand):
     """A command whose ``--test`` names a WEAT/SEAT test: its help ends with the names of
     the built-in tests, read from the data registry when the help is shown (nothing is
