@@ -15,7 +15,7 @@ name); the share of amplified objects has a Wilson interval. No p-values.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -89,14 +89,9 @@ def count_cooccurrences(captions: Sequence[str], objects: Sequence[str],
     Returns the (|O|, |G|) count matrix and corpus statistics (captions, gendered,
     mixed = several groups, ungendered).
     """
-    groups = list(gender_words)
-    word_group = {w: gi for gi, g in enumerate(groups) for w in gender_words[g]}
-    forms: dict[tuple[str, ...], list[int]] = {}
-    for oi, label in enumerate(objects):
-        for f in object_forms(label, plurals=plurals):
-            forms.setdefault(f, []).append(oi)
-    max_n = max((len(f) for f in forms), default=1)
-    counts = np.zeros((len(objects), len(groups)), dtype=np.int64)
+    word_group = {w: gi for gi, g in enumerate(gender_words) for w in gender_words[g]}
+    find = object_finder(objects, plurals=plurals)
+    counts = np.zeros((len(objects), len(gender_words)), dtype=np.int64)
     stats = {"captions": len(captions), "gendered": 0, "mixed": 0, "ungendered": 0}
     for cap in captions:
         toks = tokens(cap)
@@ -109,13 +104,28 @@ def count_cooccurrences(captions: Sequence[str], objects: Sequence[str],
             continue
         stats["gendered"] += 1
         g = present.pop()
+        for oi in find(toks):
+            counts[oi, g] += 1
+    return counts, stats
+
+
+def object_finder(objects: Sequence[str], *,
+                  plurals: bool = True) -> Callable[[list[str]], set[int]]:
+    """tokens -> the indices of the objects whose forms (:func:`object_forms`) occur in
+    them as token n-grams."""
+    forms: dict[tuple[str, ...], list[int]] = {}
+    for oi, name in enumerate(objects):
+        for f in object_forms(name, plurals=plurals):
+            forms.setdefault(f, []).append(oi)
+    max_n = max((len(f) for f in forms), default=1)
+
+    def find(toks: list[str]) -> set[int]:
         hit: set[int] = set()
         for n in range(1, max_n + 1):
             for i in range(len(toks) - n + 1):
                 hit.update(forms.get(tuple(toks[i:i + n]), ()))
-        for oi in hit:
-            counts[oi, g] += 1
-    return counts, stats
+        return hit
+    return find
 
 
 def objects_from_tagger(captions: Sequence[str], gender_words: dict[str, list[str]], *,

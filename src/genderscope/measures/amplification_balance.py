@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from genderscope.errors import DataError, GenderscopeError
-from genderscope.measures.amplification import object_forms, tokens
+from genderscope.measures.amplification import object_finder, tokens
 from genderscope.stats import bootstrap_ci
 
 METHODS = ("resample", "reweight")
@@ -46,11 +46,7 @@ def label(captions: Sequence[str], objects: Sequence[str],
     """Label captions by the corpus measure's rules (module docstring)."""
     groups = list(gender_words)
     word_group = {w: gi for gi, g in enumerate(groups) for w in gender_words[g]}
-    forms: dict[tuple[str, ...], list[int]] = {}
-    for oi, name in enumerate(objects):
-        for f in object_forms(name, plurals=plurals):
-            forms.setdefault(f, []).append(oi)
-    max_n = max((len(f) for f in forms), default=1)
+    find = object_finder(objects, plurals=plurals)
     group = np.full(len(captions), -1, dtype=np.int64)
     found: list[tuple[int, ...]] = []
     for ci, cap in enumerate(captions):
@@ -58,11 +54,7 @@ def label(captions: Sequence[str], objects: Sequence[str],
         present = {word_group[t] for t in toks if t in word_group}
         if len(present) == 1:
             group[ci] = present.pop()
-        hit: set[int] = set()
-        for n in range(1, max_n + 1):
-            for i in range(len(toks) - n + 1):
-                hit.update(forms.get(tuple(toks[i:i + n]), ()))
-        found.append(tuple(sorted(hit)))
+        found.append(tuple(sorted(find(toks))))
     return Labels(group, found, groups, list(objects))
 
 
