@@ -1,29 +1,11 @@
 """What a report entry is: the contract between a measure's report card and the page.
 
 A card module (``reporting/cards/<name>.py``, named by its measure's declaration) builds
-one :class:`Card` per report entry from these types; :mod:`genderscope.reporting.registry`
-collects the entries by name, :mod:`genderscope.reporting.runner` runs them and
-:mod:`genderscope.reporting.html` renders them. An entry:
-
-- ``kinds``: adapter kinds it applies to (:data:`genderscope.core.kinds.MODEL`:
-  ``masked``, ``causal``, ``vectors``, ``encoder``, ``classifier``), or ``captions``
-  for a corpus-level measure that no model adapter feeds (:data:`CARD_KINDS`);
-- ``langs``: report languages it has data for (``None``: any);
-- ``plan(ctx) -> (measure, options)``: the measure of :func:`genderscope.run` and
-  the options it is run with (the subset: ``limit``, ``subset_seed``; ``seed``,
-  ``resamples`` ...). The runner runs it through :func:`genderscope.engine.run`, the
-  function behind ``genderscope run``, so the run is found and recorded under the
-  plan's reuse key (:mod:`genderscope.engine.keys`): one measurement, one stored run,
-  whichever of run/report/sweep made it. The card loads no data itself;
-- or ``plans(ctx)``, several such plans (one per test), and ``combine``, which makes
-  one Result of their stored runs (e.g. Holm over the tests). An entry that applies to
-  a model kind names one or the other (the registry refuses it otherwise): a card
-  never runs its measure itself;
-- ``headlines(result) -> list[Headline]``: estimate, 95 % CI or p-value, the value
-  that means "no bias" and the words for each direction;
-- ``highlights(result)``: a few item rows worth reading; ``plot(result)``: a
-  matplotlib Figure (use :mod:`genderscope.reporting.plots`);
-- ``card``: definition, citation, caveats, default subset; ``columns``: own column names.
+one :class:`Card` per report entry from these types (its fields: docs/report.md, "Adding
+a measure to the report"); :mod:`genderscope.reporting.registry` collects the entries by
+name, :mod:`genderscope.reporting.runner` runs each card's ``plan`` (or ``plans`` and
+``combine``) through :func:`genderscope.engine.run`, so a card never runs its measure
+itself, and :mod:`genderscope.reporting.html` renders them.
 
 This module imports no entry and no registry, so card modules can import it freely.
 """

@@ -4,25 +4,12 @@ A *subject* is one model given to the report (language model, word vectors,
 sentence encoder or classifier). Its ``identity`` is computed without loading
 weights (file hashes are memoised; Hub ids use the revision).
 
-Every card names its measure's plan (``Card.plan``: the measure and its options,
-the subset among them), which runs through :func:`genderscope.engine.run`, the function
-behind ``genderscope run`` and ``gs.run``: the run is found or recorded under the plan's
-reuse key (:mod:`genderscope.engine.keys`: measure, options, model identity, the items'
-content, genderscope version), so ``genderscope run crows-pairs --bias-type gender
---limit 40`` and a ``--quick`` report share one stored run. A model the store has
-seen opens deferred from its memo, so a report whose runs are all stored loads no
-weights and runs no forward pass. A card may name several plans (WEAT 6, 7, 8), each
-stored under its own key and combined into the section
-(:mod:`genderscope.reporting.plan_runs`). When a measure does run, the adapter's own
-score cache still avoids repeated forward passes.
-
-How much of each benchmark runs (:func:`choose_scope`): on a GPU, or with ``--full``,
-every benchmark in full; on a CPU the seeded subsets each card declares
-(:meth:`~genderscope.reporting.entry.Context.size`), and ``--quick`` smaller ones. Each
-section says how many items its numbers come from (:func:`items_note`).
-
-Failures never stop the report: a measure that raises becomes a section marked
-failed with a one-line reason; one that does not apply is marked so with why.
+Each card's plan runs through :func:`genderscope.engine.run`, the path of ``genderscope
+run``, so the report and ``run`` share one stored run per reuse key (docs/report.md,
+"Reuse: one measurement, one stored run"); a report whose runs are all stored loads no
+weights. How much of each benchmark runs is :func:`choose_scope`'s (docs/report.md,
+"Default subsets"). Failures never stop the report: a measure that raises becomes a
+section marked failed with a one-line reason; one that does not apply is marked so.
 """
 
 from __future__ import annotations

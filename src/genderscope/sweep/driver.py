@@ -1,19 +1,12 @@
-"""The sweep driver: plans jobs, runs them as Ray tasks, records what they return.
+"""The sweep driver: plans jobs, runs them as Ray tasks, records what they return
+(docs/sweep.md, "How it runs").
 
-- **Plan** (no model loads, :mod:`genderscope.sweep.planning`): each model's identity
-  and kind are read as the report reads them; a (model, measure) whose run is already
-  in the store under the same key is skipped, so a rerun of a finished sweep runs no
-  job. The key is the one ``genderscope run`` and ``report`` use
-  (:func:`genderscope.reporting.runner.reuse_keys`: the measure plan's key, one per plan
-  for a card with several, told from the adapter memo the store holds once the model
-  has loaded anywhere; a model the store has not seen yet always runs).
-- **Run**: one Ray task per model with its pending measures grouped, so a model
-  loads once; it asks Ray for ``cpus_per_job`` CPUs and, unless the model's kind
-  is CPU-only (word vectors), ``gpus_per_job`` GPUs. Ray re-runs a task whose
-  worker process died (``max_retries``); a task delivers its Results only when it
-  finishes, so a dead worker leaves nothing half-recorded.
-- **Record**: each finished task's Results (one per plan) and new cache entries go
-  into the store in one transaction (:meth:`~genderscope.store.Store.record_job`).
+- **Plan** (no model loads, :mod:`genderscope.sweep.planning`): a (model, measure) whose
+  run is stored under the key ``genderscope run`` and ``report`` use
+  (:func:`genderscope.reporting.runner.reuse_keys`) is skipped.
+- **Run**: one Ray task per model with its pending measures, so a model loads once.
+- **Record**: each finished task's Results and new cache entries go into the store in
+  one transaction (:meth:`~genderscope.store.Store.record_job`).
 
 Ray is imported only here (``pip install "genderscope[ray]"``).
 """

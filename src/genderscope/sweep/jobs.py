@@ -1,18 +1,10 @@
 """One sweep job: a model and its measures, run where a Ray worker runs it.
 
 No Ray here: :func:`run_model_job` is a plain function (the driver wraps it in a
-Ray task), so it can be tested and run in sequence without Ray. The model loads
-once per job; each measure runs through
-:func:`genderscope.reporting.runner.run_one`, the same code path as
-``genderscope report``, and so (for a card with a plan) through
-:func:`genderscope.engine.run`, the function behind ``genderscope run``: a sweep gives
-the numbers, and the reuse key, that ``run`` and ``report`` give (a card with several
-plans returns each plan's Result, which the driver records under its own key).
-
-Workers never write to the driver's SQLite store: the adapter's score cache is a
-:class:`JobCache` that reads the driver's store read-only when its file is
-reachable (same machine or a shared path) and keeps new entries in memory; the
-job returns them with its Results and the driver records both.
+Ray task), so it can be tested and run in sequence without Ray. Each measure runs
+through :func:`genderscope.reporting.runner.run_one`, the path of ``genderscope report``
+and ``run``. Workers never write the driver's store: the score cache is a
+:class:`JobCache` (docs/sweep.md, "How it runs": Results).
 """
 
 from __future__ import annotations

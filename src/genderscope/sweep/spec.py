@@ -1,28 +1,10 @@
 """What a sweep is: models (with revisions), measures (with options) and resources per job.
 
 A sweep comes from ``genderscope sweep`` flags, a YAML sweep file, or both (flags
-add models and measures to the file's and override its settings). The file::
-
-    models:
-      - smollm2                          # packaged name, Hub id, folder or .gguf
-      - model: EleutherAI/pythia-70m     # one job per revision; revisions of one
-        revisions: [step1000, step143000]  # model are plotted as a trajectory
-      - model: ckpt/step-500             # local checkpoints of one training run:
-        series: my-run                   # the same series -> one trajectory
-      - {model: glove-6b-50d, kind: vectors}
-      - model: openai:my-chat            # an OpenAI-compatible endpoint: its jobs run
-        base_url: http://127.0.0.1:8000/v1  # the chat probes; client settings optional:
-        concurrency: 16                  # concurrency, timeout, retries, api_key_env,
-        headers: [X-Org:team-a]          # headers (as genderscope run's flags)
-    measures:
-      - crows-pairs
-      - {name: bec-pro, quick: false, seed: 1}
-    settings: {lang: en, quick: true, seed: 0, data: /srv/benchmark-data,
-               decoding: {repeat_penalty: 1.0}}  # the chat probes' decoding, as report's
-    resources: {cpus_per_job: 1, gpus_per_job: 1}
-
-Validation happens here, before Ray starts or anything is written: a mistake is
-one :class:`~genderscope.errors.GenderscopeError` line.
+add models and measures to the file's and override its settings); the file's keys are
+in docs/sweep.md (example: ``examples/sweep.yaml``). Validation happens here, before Ray
+starts or anything is written: a mistake is one
+:class:`~genderscope.errors.GenderscopeError` line.
 """
 
 from __future__ import annotations

@@ -2,13 +2,6 @@
 ``genderscope run winobias | dawinobias | abc | crows-pairs | stereoset``, whose commands
 :func:`genderscope.cli.common.measure_command` makes from their declarations (each
 declaration names its table here, ``table="genderscope.cli.commands.pronouns_pairs:..."``).
-
-Each command loads the data set (``--data``, else ``$GENDERSCOPE_DATA/<folder>``, else the
-packaged or fetched set), scores it with a masked or causal LM, saves ``items.csv`` +
-``summary.json`` (+ tables) under ``--out``, records the run in the store and prints a
-summary table. Scores are
-cached in the store batch by batch, so a killed run resumes where it stopped
-when the same command is run again.
 """
 
 from __future__ import annotations

@@ -1,17 +1,6 @@
 """Classifier robustness: the terminal tables of ``genderscope run counterfactual`` and
-``genderscope attack`` (their commands are made from the declarations).
-
-Classifier SPEC (``--classifier``), see :func:`genderscope.models.classifier.load_classifier`:
-
-- ``model.joblib`` / ``model.pkl``: a pickled scikit-learn estimator/pipeline with
-  ``predict_proba`` (only load pickles you trust);
-- ``package.module:name`` or ``path/to/file.py:name``: a callable
-  ``texts -> probabilities`` or an object with ``predict_proba``;
-  ``...:name()`` calls a zero-argument factory first;
-- ``hf:MODEL``: a Hugging Face text-classification model id or folder.
-
-Data (``--data``): ``.txt`` one text per line, or ``.csv``/``.tsv`` with a header
-(text column ``--text-column``, default ``text``/``tweet``/``sentence``).
+``genderscope attack`` (their commands are made from the declarations; the classifier
+SPECs: :func:`genderscope.models.classifier.load_classifier`).
 """
 
 from __future__ import annotations
