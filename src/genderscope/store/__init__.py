@@ -166,3 +166,9 @@ class Store(RunRecords):
     def close(self) -> None:
         self._con.close()
 
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+

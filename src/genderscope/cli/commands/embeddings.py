@@ -273,8 +273,8 @@ def vectors_command(method: str, doc: str, rows_of: Any = None, tables: Any = No
                 raise GenderscopeError(f"--phrases must be one of skip, mean, got {phrases!r}")
             _check_before_work("weat", out, options.get("seed", 0), tests, command_inputs(
                 models=[vectors], paths=[vocab, tests_dir, *test], store=store_path))
-        store = open_store(store_path)
-        try:  # with the store's memo, a stored run's rerun never parses the vectors
+        # with the store's memo, a stored run's rerun never parses the vectors
+        with open_store(store_path) as store:
             vecs = load_vectors(vectors, fmt=fmt, vocab=vocab, store=store)
             run_tests(method, tests, lambda t, folder: run(
                 method, vecs, store=store, out=folder, command=command_line(), test=t,
@@ -282,8 +282,6 @@ def vectors_command(method: str, doc: str, rows_of: Any = None, tables: Any = No
                 rows_of=rows_of or (lambda r: [_row(r)]), tables=tables,
                 folder_name=lambda t: f"{t.name}-swapped" if options.get("swap_roles")
                 else t.name)
-        finally:
-            store.close()
 
     command.__doc__ = doc
     return command
@@ -341,8 +339,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         tests = _expand(test, tests_dir)
         _check_before_work("seat", out, options.get("seed", 0), tests, command_inputs(
             models=[model or encoder], paths=[tests_dir, *test], store=store_path))
-        store = open_store(store_path)
-        try:
+        with open_store(store_path) as store:
             if model is not None:
                 from genderscope.models.lm_encoder import LMSentenceEncoder
 
@@ -354,8 +351,6 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             run_tests("seat", tests, lambda t, folder: run(
                 "seat", enc, store=store, out=folder, progress=progress and not as_json,
                 command=command_line(), test=t, **options), out, store, as_json)
-        finally:
-            store.close()
 
     @run_app.command("bias-amplification")
     @with_declared_options("bias-amplification")  # --train, --generated, ... as declared

@@ -73,15 +73,12 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
 
         plan_of("probe", {"targets": targets, "template": template, "pair": pair,
                           "strategy": strategy})  # bad input: no model load
-        st = open_store(store)
-        try:
+        with open_store(store) as st:
             adapter = load_model(model, kind=kind, device=device, dtype=dtype,
                                  start_token=start_token, store=st)
             result = run("probe", adapter, store=st, progress=progress and not as_json,
                          command=command_line(), targets=targets, template=template,
                          pair=pair, strategy=strategy)
-        finally:
-            st.close()
         run_id = result.metadata["run_id"]
         if as_json:
             typer.echo(result.summary_json())

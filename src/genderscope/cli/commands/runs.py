@@ -99,12 +99,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         """Stored runs, oldest first: the model's name as typed beside its fingerprint."""
         from genderscope.reporting.export import model_name
 
-        store = open_store(store_path, readonly=True)
-        try:
+        with open_store(store_path, readonly=True) as store:
             runs = store.list_runs(method=method, model=model)
             names = [model_name(store.load_run(r["run_id"]).metadata) for r in runs]
-        finally:
-            store.close()
         if as_json:
             typer.echo(to_json([{**r, "model_name": name, "created": _when(r["created"]),
                                  "params": json.loads(r["params"])}
@@ -130,11 +127,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                               "record (summary, metadata) as JSON instead "
                                               "of the tables.")) -> None:
         """One run's tables, as `genderscope run` printed them, its model and options."""
-        store = open_store(store_path, readonly=True)
-        try:
+        with open_store(store_path, readonly=True) as store:
             res = store.load_run(run_id)
-        finally:
-            store.close()
         if as_json:
             typer.echo(to_json({"run_id": res.metadata.get("run_id"), "method": res.method,
                                 "summary": res.summary, "metadata": res.metadata,
@@ -169,11 +163,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         tests, use `genderscope compare RUN_A RUN_B`."""
         from genderscope.results import diff_results
 
-        store = open_store(store_path, readonly=True)
-        try:
+        with open_store(store_path, readonly=True) as store:
             a, b = store.load_run(run_a), store.load_run(run_b)
-        finally:
-            store.close()
         df = diff_results(a, b)
         ids = (a.metadata.get("run_id"), b.metadata.get("run_id"))
         if as_json:
@@ -218,8 +209,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         check_output_file(out, "--out", overwrite=overwrite, inputs=inputs)
         if what not in ("runs", "headlines", "items"):
             raise GenderscopeError(f"--what must be runs, headlines or items, got {what!r}")
-        store = open_store(store_path, readonly=True)
-        try:
+        with open_store(store_path, readonly=True) as store:
             if what == "runs":
                 df = runs_frame(store, method, model)
                 if run_id:
@@ -242,8 +232,6 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                 import pandas as pd
 
                 df = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
-        finally:
-            store.close()
         if df.empty:
             raise GenderscopeError("no runs match; nothing exported")
         from genderscope.outputs import write_file

@@ -144,7 +144,6 @@ def run_and_report(spec, command: str, *, progress: bool = True,
     from genderscope.sweep.driver import run_sweep
     from genderscope.sweep.report import write_report
 
-    store = open_store(spec.store)
     bar = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(),
                    TimeElapsedColumn(), console=console, disable=not progress, transient=False)
     task = bar.add_task("jobs", total=None)
@@ -165,13 +164,11 @@ def run_and_report(spec, command: str, *, progress: bool = True,
         if event in ("done", "failed") and st.key:
             bar.advance(task)
 
-    try:
+    with open_store(spec.store) as store:
         with bar:
             run = run_sweep(spec, store, command=command, on_status=status,
                             on_total=lambda n: bar.update(task, total=n), num_cpus=num_cpus)
         path, data = write_report(spec, run, store, spec.out, command)
-    finally:
-        store.close()
     table = Table(title=f"Sweep: {len(spec.models)} model(s) x {len(spec.measures)} "
                         f"measure(s) in {run.seconds:.0f} s")
     for col in ("model", "measure", "status", "estimate [95% CI]", "reading"):
