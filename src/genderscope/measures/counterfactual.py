@@ -153,21 +153,14 @@ def flip_test(texts: Sequence[str], classifier: Classifier, swapper: Swapper, *,
             "mean_delta": mean_ci(g, "delta"),
             "max_abs_delta": float(absd.max()) if len(g) else float("nan"),
         }
-    m2f, f2m = groups["m2f"], groups["f2m"]
-    if clusters is None:
-        summary["m2f_minus_f2m"] = {
-            "flip_rate": diff_ci(m2f["flip"].to_numpy(float), f2m["flip"].to_numpy(float),
-                                 n_resamples=n_resamples, seed=seed),
-            "mean_abs_delta": diff_ci(m2f["abs_delta"].to_numpy(float),
-                                      f2m["abs_delta"].to_numpy(float),
-                                      n_resamples=n_resamples, seed=seed),
-        }
-    else:
-        summary["m2f_minus_f2m"] = {
-            "flip_rate": cluster_diff_ci(sw, "flip", n_resamples=n_resamples, seed=seed),
-            "mean_abs_delta": cluster_diff_ci(sw, "abs_delta", n_resamples=n_resamples,
-                                              seed=seed),
-        }
+    def m2f_minus_f2m(column: str) -> dict[str, Any]:
+        if clusters is not None:
+            return cluster_diff_ci(sw, column, n_resamples=n_resamples, seed=seed)
+        return diff_ci(groups["m2f"][column].to_numpy(float),
+                       groups["f2m"][column].to_numpy(float), n_resamples=n_resamples, seed=seed)
+
+    summary["m2f_minus_f2m"] = {"flip_rate": m2f_minus_f2m("flip"),
+                                "mean_abs_delta": m2f_minus_f2m("abs_delta")}
     if gold is not None:
         summary["accuracy_original"] = float(np.mean(items["label"] == items["gold"]))
         summary["accuracy_swapped"] = float(np.mean(items["label_swapped"] == items["gold"]))
