@@ -75,11 +75,6 @@ def _check_choice(name: str, value: str, choices: Sequence[str]) -> None:
         raise GenderscopeError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
 
 
-def _check_min(name: str, value: int | None, least: int) -> None:
-    if value is not None and value < least:
-        raise GenderscopeError(f"{name} must be at least {least}, got {value}")
-
-
 def _association_test(test: Any, tests_dir: Path | None, metric: str = "weat") -> Any:
     """The test (or, for MAC/RNSB beyond 2 x 2, the query) ``metric`` runs on: an
     AssociationTest, a Query (datasets/query.py), a query file, a test file or name."""
@@ -102,11 +97,8 @@ def _lookup_rules(case: str, case_fallback: bool, strip_accents: str,
                   ) -> dict[str, Any]:
     """The look-up rules of a word list (``Case``, ``StripAccents``, ``Preprocessor``,
     ``Normalize``) that differ from the defaults, checked before any vectors load; empty
-    when all are default (then neither the run nor its reuse key changes)."""
-    from genderscope.casing import ACCENTS, CASES
-
-    _check_choice("--case", case, CASES)
-    _check_choice("--strip-accents", strip_accents, ACCENTS)
+    when all are default (then neither the run nor its reuse key changes). ``case`` and
+    ``strip_accents`` were checked against their declared choices."""
     if preprocessor is not None and not callable(preprocessor):
         raise GenderscopeError(f"preprocessor must be a function str -> str, got "
                                f"{type(preprocessor).__name__}")

@@ -16,7 +16,6 @@ from genderscope.catalog._common import (
     TestsDir,
     _add_rules,
     _association_test,
-    _check_choice,
     _keyed_inputs,
     _lookup_rules,
     _measure,
@@ -57,7 +56,8 @@ def weat(
     seed: TestSeed = 0,
     max_oov: MaxOov = 0.2,
     phrases: Annotated[
-        str, Opt("Multi-word entries: skip (OOV) or mean (average of word vectors).")
+        str, Opt("Multi-word entries: skip (OOV) or mean (average of word vectors).",
+                 choices=("skip", "mean"))
     ] = "skip",
     case_fallback: CaseFallback = True,
     case: Case = "fallback",
@@ -72,7 +72,6 @@ def weat(
     static word vectors."""
     run_weat = _measure("genderscope.measures.weat:weat")
 
-    _check_choice("--phrases", phrases, ("skip", "mean"))
     rules = _lookup_rules(case, case_fallback, strip_accents, preprocessor)
     modes = {**rules, **({"effect_size": effect_size} if effect_size != "caliskan" else {})}
     spec = _association_test(test, tests_dir)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from genderscope.catalog._common import Plan, _check_choice, _check_min
+from genderscope.catalog._common import Plan
 from genderscope.catalog.chat import _decoding, _options
 from genderscope.core.declaration import Declaration, declaration
 from genderscope.core.options import Option, options
@@ -45,9 +45,7 @@ decoding, ``reporting/cards/chat_probes.DECODING``)."""
 def _plan(**given: Any) -> Plan:
     from genderscope.measures.genderbench.suite import build_suite, suite_inputs
 
-    o = {**OPTIONS.defaults(), **given}
-    _check_min("--resamples", o["resamples"], 100)
-    _check_choice("--scope", o["scope"], tuple(SCOPE_TOKENS))
+    o = {**OPTIONS.defaults(), **given}  # checked against OPTIONS by the declaration
     tokens = o["max_new_tokens"] if o["max_new_tokens"] is not None else \
         SCOPE_TOKENS[o["scope"]]
     decoding = _decoding(tokens, o["temperature"], o["top_p"], o["sample_seed"],

@@ -4,7 +4,7 @@ CrowS-Pairs and StereoSet."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from genderscope.catalog._common import (
     Plan,
@@ -29,12 +29,27 @@ from genderscope.errors import GenderscopeError
 
 T = TypeVar("T")
 
+_WINO: dict[str, Any] = {
+    "family": "pronouns and grammar",
+    "table": "genderscope.cli.commands.pronouns_pairs:wino_tables",
+    "statistics": ("Interval: percentile cluster bootstrap over occupations of the main effect,"
+                   " the pro - anti difference and the macro F1s; Wilson's interval over "
+                   "sentences of the accuracies. Test: none.")}
+"""What WinoBias and DaWinoBias declare alike."""
 
-@declare("winobias", needs="lm", langs=("en",), family="pronouns and grammar",
-         statistics=("Interval: percentile cluster bootstrap over occupations of the main effect,"
-                     " the pro - anti difference and the macro F1s; Wilson's interval over "
-                     "sentences of the accuracies. Test: none."),
-         table="genderscope.cli.commands.pronouns_pairs:wino_tables",
+
+def _wino_plan(method: str, every: Sequence[Any], limit: int | None, subset_seed: int,
+               key_options: dict[str, Any] | None = None, **run_options: Any) -> Plan:
+    """The plan of WinoBias and DaWinoBias: a seeded subset of ``every`` sentence, scored
+    by :func:`genderscope.measures.winobias.run_winobias` with ``run_options``."""
+    run_winobias = _measure("genderscope.measures.winobias:run_winobias")
+    items = subset(every, limit, subset_seed)
+    return Plan(method, "lm", lambda lm: run_winobias(lm, items, method=method, **run_options),
+                _subset_note(limit, subset_seed, len(items), len(every), "sentences"),
+                inputs=items, key_options=key_options or {})
+
+
+@declare("winobias", needs="lm", langs=("en",), **_WINO,
          card="genderscope.reporting.cards.winobias:WINOBIAS", report_order=30)
 def winobias(
     *,
@@ -53,8 +68,6 @@ def winobias(
     """WinoBias (English): pronoun prediction on pro- vs anti-stereotypical sentences."""
     from genderscope.datasets.winobias import load_winobias
 
-    run_winobias = _measure("genderscope.measures.winobias:run_winobias")
-
     if isinstance(types, str):
         try:
             types = tuple(int(t) for t in types.split(","))
@@ -62,32 +75,13 @@ def winobias(
             raise GenderscopeError(f"--types must be like 1 or 1,2, got {types!r}") from None
     wb_types = tuple(int(t) for t in types)
     every = load_winobias(dataset_dir(data, "winobias"), split=split, types=wb_types)
-    items = subset(every, limit, subset_seed)
-    params = {"split": split, "types": list(wb_types)}
-    return Plan(
-        "winobias",
-        "lm",
-        lambda lm: run_winobias(
-            lm,
-            items,
-            method="winobias",
-            exclude_multi_pronoun=not include_multi_pronoun,
-            n_resamples=resamples,
-            seed=seed,
-            progress=progress,
-            params=params,
-        ),
-        _subset_note(limit, subset_seed, len(items), len(every), "sentences"),
-        inputs=items,
-        key_options={"types": list(wb_types)},
-    )
+    return _wino_plan("winobias", every, limit, subset_seed, {"types": list(wb_types)},
+                      exclude_multi_pronoun=not include_multi_pronoun, n_resamples=resamples,
+                      seed=seed, progress=progress,
+                      params={"split": split, "types": list(wb_types)})
 
 
-@declare("dawinobias", needs="lm", langs=("da",), docs="winobias.md",
-         statistics=("Interval: percentile cluster bootstrap over occupations of the main effect,"
-                     " the pro - anti difference and the macro F1s; Wilson's interval over "
-                     "sentences of the accuracies. Test: none."),
-         family="pronouns and grammar", table="genderscope.cli.commands.pronouns_pairs:wino_tables",
+@declare("dawinobias", needs="lm", langs=("da",), docs="winobias.md", **_WINO,
          card="genderscope.reporting.cards.winobias:DAWINOBIAS", report_order=40)
 def dawinobias(
     *,
@@ -104,25 +98,9 @@ def dawinobias(
     """DaWinoBias (Danish, GenDa Lens): pronoun prediction, pro vs anti."""
     from genderscope.datasets.winobias import load_dawinobias
 
-    run_winobias = _measure("genderscope.measures.winobias:run_winobias")
-
     every = load_dawinobias(dataset_dir(data, "genda-lens"), split=split)
-    items = subset(every, limit, subset_seed)
-    return Plan(
-        "dawinobias",
-        "lm",
-        lambda lm: run_winobias(
-            lm,
-            items,
-            method="dawinobias",
-            n_resamples=resamples,
-            seed=seed,
-            progress=progress,
-            params={"split": split},
-        ),
-        _subset_note(limit, subset_seed, len(items), len(every), "sentences"),
-        inputs=items,
-    )
+    return _wino_plan("dawinobias", every, limit, subset_seed, n_resamples=resamples,
+                      seed=seed, progress=progress, params={"split": split})
 
 
 @declare("abc", needs="lm", langs=("da", "sv", "ru", "zh"), sentence_scored=True,
@@ -133,7 +111,7 @@ def dawinobias(
          card="genderscope.reporting.cards.abc:ABC", report_order=50)
 def abc(
     *,
-    lang: Annotated[str, Opt("da, sv, ru or zh.")] = "da",
+    lang: Annotated[str, Opt("da, sv, ru or zh.", choices=("da", "sv", "ru", "zh"))] = "da",
     source: Annotated[
         str,
         Opt(
@@ -165,11 +143,10 @@ def abc(
     ones are then skipped: fewer than ``limit`` may be scored) or, with
     ``valid_only``, from the well-formed groups only (``limit`` groups scored: the
     report card's subset)."""
-    from genderscope.datasets.abc import LANGS, load_abc
+    from genderscope.datasets.abc import load_abc
 
     run_abc = _measure("genderscope.measures.abc:run_abc")
 
-    _check_choice("--lang", lang, LANGS)
     if valid_only and include_invalid:
         raise GenderscopeError("--valid-only and --include-invalid exclude each other")
     if source == "auto":

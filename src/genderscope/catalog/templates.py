@@ -8,12 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
-from genderscope.catalog._common import (
-    Plan,
-    _check_choice,
-    _measure,
-    subset,
-)
+from genderscope.catalog._common import Plan, _measure, subset
 from genderscope.core.declaration import (
     Opt,
     Pairing,
@@ -56,7 +51,7 @@ T = TypeVar("T")
 )
 def bec_pro(
     *,
-    lang: Annotated[str, Opt("Corpus language: en or de.")] = "en",
+    lang: Annotated[str, Opt("Corpus language: en or de.", choices=("en", "de"))] = "en",
     data: Annotated[
         Path | None, Opt("A BEC-Pro-format TSV instead of the generated corpus.", key=False)
     ] = None,
@@ -91,7 +86,6 @@ def bec_pro(
     from genderscope.datasets import bec_pro as data_mod
     from genderscope.results import file_sha256
 
-    _check_choice("--lang", lang, data_mod.LANGS)
     if data is not None:
         data = Path(data)
         rows = data_mod.load_tsv(data, repair=repair)

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 from genderscope.catalog import _amplification as amp_opts
 from genderscope.catalog._common import Plan
-from genderscope.core.declaration import Opt, Progress, Resamples, Seed, declare
+from genderscope.core.declaration import Limit, Opt, Progress, Resamples, Seed, declare
 from genderscope.errors import GenderscopeError
 from genderscope.results import Result
 
@@ -54,13 +54,7 @@ def attack(
     ] = 2000,
     target: Annotated[str | None, Opt("Targeted attack: label to reach.")] = None,
     text_column: Annotated[str | None, Opt("Text column of a CSV/TSV.")] = None,
-    limit: Annotated[
-        int | None,
-        Opt(
-            "Score a seeded random subset of N items (see --subset-seed) [default: every item].",
-            min=1,
-        ),
-    ] = None,
+    limit: Limit = None,
     sample_seed: Annotated[
         int | None, Opt("Sample --limit texts at random with this seed.", min=0)
     ] = None,
