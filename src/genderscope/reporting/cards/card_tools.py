@@ -14,8 +14,10 @@ import pandas as pd
 from genderscope.reporting.entry import Context
 
 
-def top_rows(df: pd.DataFrame, col: str, cols: list[str], n: int = 5) -> pd.DataFrame:
-    """The n rows with the largest and the n with the smallest ``col``."""
+def top_rows(df: pd.DataFrame, col: str, cols: list[str], n: int = 5) -> pd.DataFrame | None:
+    """The n rows with the largest and the n with the smallest ``col``; None without it."""
+    if col not in df:
+        return None
     d = df.dropna(subset=[col]).sort_values(col)
     keep = pd.concat([d.tail(n).iloc[::-1], d.head(n)]).drop_duplicates()
     return keep[cols].reset_index(drop=True)

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from genderscope.core.kinds import LM
 from genderscope.reporting import plots
@@ -78,16 +77,11 @@ def plot(r: Result) -> Any:
     return plots.lay_out(fig)
 
 
-def highlights(r: Result) -> pd.DataFrame | None:
-    if "nll_per_token" not in r.items:
-        return None
-    return top_rows(r.items, "nll_per_token", ["sentence", "n_tokens", "nll_per_token"], 3)
-
-
 PERPLEXITY = Card(
     name="perplexity", title="Perplexity of held-out text (language-modelling cost)",
     kinds=LM, langs=("en",), plan=plan, headlines=headlines, plot=plot,
-    paired=paired, highlights=highlights,
+    paired=paired, highlights=lambda r: top_rows(
+        r.items, "nll_per_token", ["sentence", "n_tokens", "nll_per_token"], 3),
     card=MethodCard(
         definition="perplexity = exp(−Σ LL_i / Σ N_i) over held-out sentences, token-weighted "
                    "(causal LMs: log-likelihood given the start token; masked LMs: "

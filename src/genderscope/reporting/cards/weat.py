@@ -161,10 +161,8 @@ def paired(r: Result) -> Paired | None:
 
 
 def highlights(r: Result) -> pd.DataFrame | None:
-    df = r.items
-    if "association" not in df:
-        return None
-    return top_rows(df, "association", ["test", "set", "category", "text", "association"], 3)
+    return top_rows(r.items, "association", ["test", "set", "category", "text",
+                                             "association"], 3)
 
 
 COLUMNS = {"association": "association s(w, A, B) (cosine difference)"}

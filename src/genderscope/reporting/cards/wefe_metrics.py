@@ -88,8 +88,6 @@ def plot(r: Result) -> Any:
 
 
 def highlights(r: Result) -> pd.DataFrame | None:
-    if "value" not in r.items:
-        return None
     return top_rows(r.items, "value", ["test", "set", "category", "text", "value"], 3)
 
 
