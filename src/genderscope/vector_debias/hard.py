@@ -129,11 +129,7 @@ def hard_debias(vectors: Any, lists: DebiasLists, *, targets: Sequence[str] | No
     eq = equalize_candidates(vectors, lists.equalize)
     eq_orig = {w: _unit(vectors.vectors([w]))[0] for p in eq for w in p}
     index = vectors.index
-    keep = np.zeros(len(vectors), dtype=bool)
-    specific = [index[w] for w in dict.fromkeys(lists.gender_specific) if w in index]
-    keep[specific] = True
-    if targets is not None or ignore:
-        keep |= left_alone(vectors, targets, ignore)
+    keep = left_alone(vectors, targets, ignore, kept=lists.gender_specific)
     src = vectors.matrix
     out = np.empty(src.shape, dtype=np.float32)
     g32 = g.astype(np.float32)

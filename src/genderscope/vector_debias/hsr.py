@@ -44,10 +44,7 @@ def hsr_debias(vectors: Any, lists: DebiasLists, *, alpha: float = DEFAULT_ALPHA
     vd = vectors.vectors(defs).T  # d x m
     gram = vd.T @ vd + alpha * np.eye(vd.shape[1])
     proj = vd @ np.linalg.solve(gram, vd.T)  # d x d
-    keep = np.zeros(len(vectors), dtype=bool)
-    keep[[index[w] for w in defs]] = True
-    if targets is not None or ignore:
-        keep |= left_alone(vectors, targets, ignore)
+    keep = left_alone(vectors, targets, ignore, kept=defs)
     src = vectors.matrix
     out = np.empty(src.shape, dtype=np.float32)
     p32 = proj.astype(np.float32)

@@ -5,7 +5,7 @@ gender-specific words (left un-neutralised)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -99,17 +99,17 @@ def read_word_list(path: Path, what: str = "word") -> tuple[str, ...]:
 
 
 def left_alone(vectors: Any, targets: Sequence[str] | None,
-               ignore: Sequence[str] | None) -> np.ndarray:
+               ignore: Sequence[str] | None, kept: Iterable[str] = ()) -> np.ndarray:
     """Boolean mask over ``vectors.words``: the rows a debias method leaves as they are
     because of ``targets`` (given: every word outside them) and ``ignore`` (these words),
-    on top of the method's own kept words (the gender-specific list). WEFE 1.0.1's
-    ``transform(target=..., ignore=...)``, except that WEFE disregards ``ignore`` when
-    ``target`` is given and here an ignored word is never debiased."""
+    and ``kept``, the method's own kept words (e.g. the gender-specific list). WEFE
+    1.0.1's ``transform(target=..., ignore=...)``, except that WEFE disregards ``ignore``
+    when ``target`` is given and here an ignored word is never debiased."""
     index = vectors.index
     mask = np.zeros(len(vectors), dtype=bool)
     if targets is not None:
         mask[:] = True
         mask[[index[w] for w in dict.fromkeys(targets) if w in index]] = False
-    if ignore:
-        mask[[index[w] for w in dict.fromkeys(ignore) if w in index]] = True
+    for words in (ignore or (), kept):
+        mask[[index[w] for w in dict.fromkeys(words) if w in index]] = True
     return mask

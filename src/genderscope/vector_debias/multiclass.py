@@ -57,11 +57,8 @@ def multiclass_hard_debias(vectors: Any, lists: DebiasLists, *, n_components: in
     basis, ratio, used = bias_subspace(vectors, lists.definitional, n_components)
     eq_sets = [tuple(s) for s in lists.equalize if all(w in vectors for w in s)]
     index = vectors.index
-    keep = np.zeros(len(vectors), dtype=bool)
-    fixed = set(lists.gender_specific) | {w for s in lists.definitional for w in s}
-    keep[[index[w] for w in fixed if w in index]] = True
-    if targets is not None or ignore:
-        keep |= left_alone(vectors, targets, ignore)
+    keep = left_alone(vectors, targets, ignore, kept=[
+        *lists.gender_specific, *(w for s in lists.definitional for w in s)])
     src = vectors.matrix
     out = np.empty(src.shape, dtype=np.float32)
     b32 = basis.astype(np.float32)
