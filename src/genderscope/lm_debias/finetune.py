@@ -89,18 +89,12 @@ class FinetuneConfig:
                     or not math.isfinite(value):
                 raise GenderscopeError(f"--{name.replace('_', '-')} must be a finite "
                                        f"number, got {value!r}")
-        if self.seed < 0:
-            raise GenderscopeError(f"--seed must be >= 0, got {self.seed}")
-        if self.max_length < 8:
-            raise GenderscopeError(f"--max-length must be >= 8, got {self.max_length}")
-        if self.save_every < 1:
-            raise GenderscopeError(f"--save-every must be >= 1, got {self.save_every}")
-        if self.warmup_steps < 0:
-            raise GenderscopeError(f"warmup steps must be >= 0, got {self.warmup_steps}")
-        if self.epochs < 1:
-            raise GenderscopeError(f"--epochs must be >= 1, got {self.epochs}")
-        if self.batch_size < 1:
-            raise GenderscopeError(f"--batch-size must be >= 1, got {self.batch_size}")
+        for what, value, least in (
+                ("--seed", self.seed, 0), ("--max-length", self.max_length, 8),
+                ("--save-every", self.save_every, 1), ("warmup steps", self.warmup_steps, 0),
+                ("--epochs", self.epochs, 1), ("--batch-size", self.batch_size, 1)):
+            if value < least:
+                raise GenderscopeError(f"{what} must be >= {least}, got {value}")
         if not self.lr > 0:
             raise GenderscopeError(f"--lr must be > 0, got {self.lr}")
         if self.max_steps is not None and self.max_steps < 1:
