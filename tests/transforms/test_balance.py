@@ -126,3 +126,59 @@ def test_bad_input_exits_2_in_one_line(extra: list[str], message: str, tmp_path:
     assert message in err and len([ln for ln in err.splitlines() if ln.strip()]) == 1
     assert (tmp_path / "train.txt").read_text() == before
     assert (tmp_path / "exists.txt").read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize("method", ["resample", "reweight"])
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_the_balanced_corpus_keeps_every_field_of_its_input(method: str, suffix: str,
+                                                             tmp_path: Path) -> None:
+    """A .csv or .jsonl corpus written back keeps each kept caption's other fields (an
+    image id, a source), not only the caption (and the weight)."""
+    import pandas as pd
+
+    caps = _corpus()
+    rows = [{"image_id": f"img{i:03d}", "caption": c, "source": "coco" if i % 2 else "vg"}
+            for i, c in enumerate(caps)]
+    src = tmp_path / f"train{suffix}"
+    if suffix == ".csv":
+        pd.DataFrame(rows).to_csv(src, index=False)
+    else:
+        src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "objects.txt").write_text("\n".join(OBJECTS) + "\n")
+    out = tmp_path / f"out{suffix}"
+    res = CliRunner().invoke(app, ["debias", "balance", "--corpus", str(src), "--objects",
+                                   str(tmp_path / "objects.txt"), "--method", method,
+                                   "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    got = (pd.read_csv(out, dtype=str) if suffix == ".csv" else
+           pd.DataFrame([json.loads(ln) for ln in out.read_text().splitlines()]))
+    extra = ["weight"] if method == "reweight" else []
+    assert list(got.columns) == ["image_id", "caption", "source", *extra]
+    by_id = {r["image_id"]: r for r in rows}
+    for _, row in got.iterrows():  # each kept row is its input row, field for field
+        assert {k: row[k] for k in ("caption", "source")} == {
+            k: by_id[row["image_id"]][k] for k in ("caption", "source")}
+    assert len(got) == (len(caps) if method == "reweight" else
+                        json.loads(CliRunner().invoke(app, [
+                            "debias", "balance", "--corpus", str(src), "--objects",
+                            str(tmp_path / "objects.txt"), "--out", str(tmp_path / "o2.txt"),
+                            "--json"]).output)["report"]["captions_after"])
+
+
+def test_reweight_refuses_a_corpus_with_a_weight_column(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from genderscope.cli.app import main
+
+    src = tmp_path / "train.jsonl"
+    src.write_text("".join(json.dumps({"caption": c, "weight": 1}) + "\n" for c in _corpus()))
+    (tmp_path / "objects.txt").write_text("\n".join(OBJECTS) + "\n")
+    monkeypatch.setattr("sys.argv", [
+        "genderscope", "debias", "balance", "--corpus", str(src), "--objects",
+        str(tmp_path / "objects.txt"), "--method", "reweight", "--out",
+        str(tmp_path / "w.jsonl")])
+    with pytest.raises(SystemExit) as exc:
+        main()
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "already has a 'weight' column" in err
+    assert not (tmp_path / "w.jsonl").exists()

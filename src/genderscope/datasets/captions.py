@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -21,11 +22,20 @@ def load_captions(path: str | Path, *, column: str | None = None) -> list[str]:
     """Captions, one per item: ``.txt`` (one per non-blank line), ``.jsonl`` (key
     ``caption`` or ``text``, or ``column``), ``.csv``/``.tsv`` (column ``caption`` or
     ``text``, or ``column``). An empty corpus is a :class:`DataError`."""
+    return load_caption_records(path, column=column)[0]
+
+
+def load_caption_records(path: str | Path, *, column: str | None = None
+                         ) -> tuple[list[str], list[dict[str, Any]] | None]:
+    """The captions of :func:`load_captions`, each with its whole record (a ``.jsonl``
+    object or a ``.csv``/``.tsv`` row, all its fields; None for ``.txt``), so a corpus
+    written back keeps every other field."""
     p = existing_file(path, "caption file")
     suffix = p.suffix.lower()
+    records: list[dict[str, Any]] | None = None
     captions: list[str]
     if suffix == ".jsonl":
-        captions = []
+        records, captions = [], []
         for i, line in enumerate(read_text(p, "caption file").splitlines(), start=1):
             if not line.strip():
                 continue
@@ -33,9 +43,11 @@ def load_captions(path: str | Path, *, column: str | None = None) -> list[str]:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise DataError(f"{where(p, i)}: invalid JSON: {exc.msg}") from None
-            key = column or next((k for k in ("caption", "text") if k in obj), None)
+            key = column or next((k for k in ("caption", "text") if k in obj), None) \
+                if isinstance(obj, dict) else None
             if not isinstance(obj, dict) or key is None or key not in obj:
                 raise DataError(f"{where(p, i)}: needs a 'caption' or 'text' key")
+            records.append(obj)
             captions.append(str(obj[key]))
     elif suffix in (".csv", ".tsv"):
         read_text(p, "caption file")  # names the file if it is not UTF-8
@@ -45,13 +57,15 @@ def load_captions(path: str | Path, *, column: str | None = None) -> list[str]:
         if key is None or key not in df.columns:
             raise DataError(f"{p}: needs a 'caption' or 'text' column "
                             f"(found {', '.join(map(str, df.columns))})")
+        records = df.to_dict("records")
         captions = df[key].tolist()
     else:
         captions = read_text(p, "caption file").splitlines()
-    captions = [c.strip() for c in captions if c.strip()]
-    if not captions:
+    keep = [i for i, c in enumerate(captions) if c.strip()]
+    if not keep:
         raise DataError(f"{p}: the corpus holds no captions")
-    return captions
+    return ([captions[i].strip() for i in keep],
+            None if records is None else [records[i] for i in keep])
 
 
 def load_gender_words(path: str | Path | None = None) -> dict[str, list[str]]:

@@ -146,7 +146,8 @@ def balance(captions: Sequence[str], objects: Sequence[str],
             gender_words: dict[str, list[str]], *, method: str = "resample", seed: int = 0,
             plurals: bool = True, n_resamples: int = 10_000) -> dict[str, Any]:
     """Balance ``captions`` (module docstring). Returns ``captions`` (the balanced
-    corpus; all of them for ``reweight``), ``weights`` (``reweight`` only), ``before``
+    corpus; all of them for ``reweight``), ``kept`` (their indices in ``captions``),
+    ``weights`` (``reweight`` only), ``before``
     and ``after`` (:func:`corpus_bias`) and ``report`` (counts, or the fitting's)."""
     if method not in METHODS:
         raise GenderscopeError(f"--method must be one of {', '.join(METHODS)}, got {method!r}")
@@ -161,6 +162,7 @@ def balance(captions: Sequence[str], objects: Sequence[str],
         c = counts(sub)
         out: dict[str, Any] = {
             "captions": [captions[i] for i in kept], "weights": None,
+            "kept": [int(i) for i in kept],
             "report": {"captions_before": len(captions), "captions_after": int(len(kept)),
                        "dropped": int(len(captions) - len(kept)),
                        "objects_emptied": [labels.names[o] for o in range(len(c))
@@ -174,6 +176,7 @@ def balance(captions: Sequence[str], objects: Sequence[str],
     else:
         w, report = reweight(labels)
         out = {"captions": list(captions), "weights": w.tolist(),
+               "kept": list(range(len(captions))),
                "report": {"captions": len(captions), **report},
                "after": corpus_bias(labels, w, seed=seed, n_resamples=n_resamples)}
     out["before"] = before

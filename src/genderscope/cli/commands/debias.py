@@ -15,6 +15,7 @@ command resumes from its last checkpoint.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -125,11 +126,15 @@ def balance_command(
     dest = check_output_file(out, "--out", overwrite=overwrite, suffixes=suffixes,
                              inputs=[p for p in (corpus, objects, gender_words) if p])
     gw = cap.load_gender_words(gender_words)
-    texts = cap.load_captions(corpus)
+    texts, records = cap.load_caption_records(corpus)
+    if method == "reweight" and any("weight" in r for r in records or []):
+        raise GenderscopeError(f"--corpus {corpus}: it already has a 'weight' column; "
+                               "rename it before reweighting")
     objs = cap.load_objects(objects) if objects is not None else \
         amp.objects_from_tagger(texts, gw)
     done = bal.balance(texts, objs, gw, method=method, seed=seed, plurals=plurals)
-    _write_corpus(dest, done["captions"], done["weights"])
+    _write_corpus(dest, done["captions"], done["weights"],
+                  None if records is None else [records[i] for i in done["kept"]])
     if as_json:
         console.print_json(to_json({k: done[k] for k in ("method", "seed", "before", "after",
                                                           "report")} | {"out": str(dest)}))
@@ -145,9 +150,11 @@ def balance_command(
     console.print(", ".join(f"{k}: {v}" for k, v in done["report"].items()))
 
 
-def _write_corpus(dest: Path, texts: list[str], weights: list[float] | None) -> None:
-    """The corpus in ``dest``'s format (one caption a line, or a caption column and a
-    weight column), written all or nothing."""
+def _write_corpus(dest: Path, texts: list[str], weights: list[float] | None,
+                  records: list[dict[str, Any]] | None = None) -> None:
+    """The corpus in ``dest``'s format, written all or nothing: one caption a line, or
+    each caption's input record with every field it had (a ``caption`` field for a
+    ``.txt`` input) and a ``weight`` field for ``reweight``."""
     import json
 
     from genderscope.outputs import write_file, write_text
@@ -158,15 +165,16 @@ def _write_corpus(dest: Path, texts: list[str], weights: list[float] | None) -> 
             raise GenderscopeError(f"--out {dest}: a caption holds a line break; write "
                                    ".jsonl or .csv instead")
         write_text(dest, "".join(t + "\n" for t in texts))
-    elif suffix == ".jsonl":
-        rows = [{"caption": t} | ({} if weights is None else {"weight": w})
-                for t, w in zip(texts, weights or [None] * len(texts), strict=True)]
+        return
+    rows = records if records is not None else [{"caption": t} for t in texts]
+    if weights is not None:
+        rows = [r | {"weight": w} for r, w in zip(rows, weights, strict=True)]
+    if suffix == ".jsonl":
         write_text(dest, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     else:
         import pandas as pd
 
-        frame = pd.DataFrame({"caption": texts} | ({} if weights is None else
-                                                    {"weight": weights}))
+        frame = pd.DataFrame(rows)
         write_file(dest, lambda p: frame.to_csv(p, index=False,
                                                 sep="\t" if suffix == ".tsv" else ","))
 
