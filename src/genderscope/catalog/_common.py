@@ -29,6 +29,16 @@ def _measure(path: str) -> Callable[..., Any]:
     return call
 
 
+def _one_step(label: str, progress: bool, compute: Callable[[], T]) -> T:
+    """``compute()``, shown (``progress``) as the one step of a progress bar ``label``."""
+    from genderscope.progress import progress_bar
+
+    with progress_bar(label, 1, enabled=progress) as advance:
+        result = compute()
+        advance(1)
+    return result
+
+
 def dataset_dir(data: Path | str | None, folder: str, *, file_ok: bool = False) -> Path:
     """``data`` (or its ``folder`` subfolder), else the benchmark data folder.
     ``file_ok``: the data set can also be given as one file (CrowS-Pairs, StereoSet)."""
@@ -147,6 +157,8 @@ def _add_rules(result: Any, rules: dict[str, Any]) -> Any:
 TestName = Annotated[Any, Opt("Test name (weat6), glob ('weat*') or JSON file; repeat for "
                               "several.")]
 TestsDir = Annotated[Path | None, Opt("Folder of <name>.jsonl test files.", key=False)]
+RandomPermutations = Annotated[int, Opt("Random permutations when the exact test is "
+                                        "infeasible (at least 10,000).", min=10000)]
 ExactLimit = Annotated[int, Opt("Enumerate all partitions when there are at most this many.",
                                 min=0)]
 MaxOov = Annotated[float, Opt("Largest share of a set that may be OOV.", min=0.0, max=1.0)]

@@ -5,9 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
-from genderscope.catalog._common import (
-    Plan,
-)
+from genderscope.catalog._common import Plan, _one_step
 from genderscope.core.declaration import Opt, Progress, Resamples, Seed, declare
 from genderscope.core.design import Design
 from genderscope.results import Result
@@ -65,19 +63,9 @@ def counterfactual(
     swap_id["pairs_sha256"] = file_sha256(pairs) if pairs is not None else None
 
     def run(clf: Any) -> Result:
-        from genderscope.progress import progress_bar
-
-        with progress_bar("flip test", 1, enabled=progress) as advance:
-            result = flip_test(
-                td.texts,
-                clf,
-                swapper,
-                gold=td.labels,
-                n_examples=examples,
-                n_resamples=resamples,
-                seed=seed,
-            )
-            advance(1)
+        result = _one_step("flip test", progress, lambda: flip_test(
+            td.texts, clf, swapper, gold=td.labels, n_examples=examples,
+            n_resamples=resamples, seed=seed))
         result.metadata["data"] = td.describe()
         result.metadata["params"].update(
             {

@@ -24,6 +24,7 @@ from genderscope.catalog._common import (
     _keyed_inputs,
     _lookup_rules,
     _measure,
+    _one_step,
     _with_rules,
 )
 from genderscope.core.declaration import (
@@ -108,12 +109,8 @@ def _plan(name: str) -> Callable[..., Plan]:
                 opts["distance"] = distance
 
         def run(vecs: Any) -> Result:
-            from genderscope.progress import progress_bar
-
-            with progress_bar(f"{name} {spec.name}", 1, enabled=progress) as advance:
-                result = _add_rules(run_metric(_with_rules(vecs, rules), spec, **opts), rules)
-                advance(1)
-            return result
+            return _one_step(f"{name} {spec.name}", progress, lambda: _add_rules(
+                run_metric(_with_rules(vecs, rules), spec, **opts), rules))
 
         return Plan(  # the test's content (and any non-default mode) is in the inputs
             name, "vectors", run, inputs=_keyed_inputs(spec, modes), key_options={"test": None}

@@ -11,6 +11,7 @@ from genderscope.catalog._common import (
     MaxOov,
     Plan,
     Preprocessor,
+    RandomPermutations,
     StripAccents,
     TestName,
     TestsDir,
@@ -19,6 +20,7 @@ from genderscope.catalog._common import (
     _keyed_inputs,
     _lookup_rules,
     _measure,
+    _one_step,
     _with_rules,
 )
 from genderscope.core.declaration import Opt, Pairing, Progress, TestSeed, declare
@@ -48,10 +50,7 @@ def weat(
     *,
     test: TestName,
     tests_dir: TestsDir = None,
-    permutations: Annotated[
-        int,
-        Opt("Random permutations when the exact test is infeasible (at least 10,000).", min=10000),
-    ] = 10_000,
+    permutations: RandomPermutations = 10_000,
     exact_limit: ExactLimit = 200_000,
     seed: TestSeed = 0,
     max_oov: MaxOov = 0.2,
@@ -77,22 +76,11 @@ def weat(
     spec = _association_test(test, tests_dir)
 
     def run(vecs: Any) -> Result:
-        from genderscope.progress import progress_bar
-
-        with progress_bar(f"weat {spec.name}", 1, enabled=progress) as advance:
-            result = run_weat(
-                _with_rules(vecs, rules),
-                spec,
-                n_permutations=permutations,
-                seed=seed,
-                exact_limit=exact_limit,
-                max_oov=max_oov,
-                case_fallback=case_fallback,
-                phrases=phrases,
-                **({"effect_size": effect_size} if effect_size != "caliskan" else {}),
-            )
-            advance(1)
-        return _add_rules(result, rules)
+        return _add_rules(_one_step(f"weat {spec.name}", progress, lambda: run_weat(
+            _with_rules(vecs, rules), spec, n_permutations=permutations, seed=seed,
+            exact_limit=exact_limit, max_oov=max_oov, case_fallback=case_fallback,
+            phrases=phrases,
+            **({"effect_size": effect_size} if effect_size != "caliskan" else {}))), rules)
 
     return Plan(  # the test's content (and any non-default mode) is in the inputs
         "weat", "vectors", run, inputs=_keyed_inputs(spec, modes), key_options={"test": None}
@@ -122,10 +110,7 @@ def seat(
     *,
     test: TestName,
     tests_dir: TestsDir = None,
-    permutations: Annotated[
-        int,
-        Opt("Random permutations when the exact test is infeasible (at least 10,000).", min=10000),
-    ] = 10_000,
+    permutations: RandomPermutations = 10_000,
     exact_limit: ExactLimit = 200_000,
     seed: TestSeed = 0,
     progress: Progress = False,

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from genderscope.catalog import _amplification as amp_opts
-from genderscope.catalog._common import Plan
+from genderscope.catalog._common import Plan, _one_step
 from genderscope.core.declaration import Limit, Opt, Progress, Resamples, Seed, declare
 from genderscope.errors import GenderscopeError
 from genderscope.results import Result
@@ -349,20 +349,12 @@ def bias_amplification(
         if directional:  # keyed only when asked, so earlier keys stand
             inputs["directional"] = True
 
-    def run(_: Any) -> Result:
-        from genderscope.progress import progress_bar
-
-        with progress_bar("bias amplification", 1, enabled=progress) as advance:
-            result = compute()
-            advance(1)
-        return result
-
     # reused by the content of the corpora (or ratio table), objects and gender words,
     # not by where they were read from, nor by where the figure goes
     return Plan(
         "bias-amplification",
         "none",
-        run,
+        lambda _: _one_step("bias amplification", progress, compute),
         figure=plot_amplification,
         figure_path=Path(plot) if plot else None,
         figure_name="amplification.png",
