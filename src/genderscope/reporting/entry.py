@@ -128,10 +128,7 @@ class Headline:
         if self.adjusted:
             return self.p_adjusted < 0.05  # type: ignore[operator]
         if self.has_ci:
-            lo, hi = float(self.ci_low), float(self.ci_high)  # type: ignore[arg-type]
-            if max(abs(lo - self.null), abs(hi - self.null)) < 1e-9:
-                return False  # a degenerate interval at the null (rounding noise)
-            return not (lo <= self.null <= hi)
+            return self._ci_excludes_null()
         if _finite(self.p_value):
             return self.p_value < 0.05  # type: ignore[operator]
         return None
@@ -182,6 +179,8 @@ class Headline:
         return f"{raw} ({method} {fmt_p(self.p_adjusted)})"
 
     def _ci_excludes_null(self) -> bool:
+        """The CI excludes the null, and is not a degenerate interval at the null
+        (rounding noise)."""
         lo, hi = float(self.ci_low), float(self.ci_high)  # type: ignore[arg-type]
         return not (lo <= self.null <= hi) and \
             max(abs(lo - self.null), abs(hi - self.null)) >= 1e-9  # type: ignore[operator]

@@ -108,12 +108,9 @@ def trajectory_figure(spec: SweepSpec, series: str, secs: list[Section]) -> Any:
     """Estimate ± 95 % CI of the first headline, one point per revision/checkpoint."""
     h0 = secs[0].headlines[0]
     xs = list(range(len(secs)))
-    est = [s.headlines[0].estimate for s in secs]
-    est_f = [float("nan") if e is None else float(e) for e in est]
-    lo = [float("nan") if s.headlines[0].ci_low is None else float(s.headlines[0].ci_low)
-          for s in secs]
-    hi = [float("nan") if s.headlines[0].ci_high is None else float(s.headlines[0].ci_high)
-          for s in secs]
+    est_f, lo, hi = ([float("nan") if v is None else float(v)
+                      for v in (getattr(s.headlines[0], attr) for s in secs)]
+                     for attr in ("estimate", "ci_low", "ci_high"))
     fig, ax = plots.figure(6.4, 3.0)
     ax.errorbar(xs, est_f, yerr=plots.ci_errors(est_f, lo, hi), fmt="-o", color=plots.SERIES[0],
                 ecolor=plots.SERIES[0], elinewidth=1.8, capsize=4, markersize=5, zorder=3)

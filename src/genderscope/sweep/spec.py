@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import math
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from genderscope.core.kinds import LOAD
 from genderscope.errors import GenderscopeError
+from genderscope.reporting.build import DECODING_OPTIONS  # settings: decoding: keys
 
 MODEL_KINDS = tuple(k for k in LOAD if k != "classifier")
 """The ``kind`` a sweep's model may have (:data:`genderscope.core.kinds.LOAD`, less
@@ -32,11 +34,6 @@ _MODEL_KEYS = {"model", "kind", "revision", "revisions", "series", "label", "cpu
 _SETTING_KEYS = {"lang", "quick", "full", "seed", "data", "device", "dtype", "start_token",
                  "max_retries", "store", "out", "address", "decoding"}
 _RESOURCE_KEYS = {"cpus_per_job", "gpus_per_job"}
-
-
-DECODING_KEYS = ("max_new_tokens", "temperature", "top_p", "sample_seed", "repeat_penalty",
-                 "extra_body")
-"""``settings: decoding:`` keys (the report's decoding options)."""
 
 
 def yaml_safe_loader() -> type:
@@ -146,14 +143,10 @@ class SweepSpec:
             if (m.base_url or m.client) and not m.endpoint:
                 raise GenderscopeError(f"model {m.name}: base_url and client settings are "
                                        "for an endpoint model (openai:NAME)")
-        names = [m.name for m in self.models]
-        dup = sorted({n for n in names if names.count(n) > 1})
-        if dup:
-            raise GenderscopeError(f"model listed twice in the sweep: {', '.join(dup)}")
-        dup = sorted({m.name for m in self.measures
-                      if [x.name for x in self.measures].count(m.name) > 1})
-        if dup:
-            raise GenderscopeError(f"measure listed twice in the sweep: {', '.join(dup)}")
+        for what, entries in (("model", self.models), ("measure", self.measures)):
+            dup = sorted(n for n, c in Counter(e.name for e in entries).items() if c > 1)
+            if dup:
+                raise GenderscopeError(f"{what} listed twice in the sweep: {', '.join(dup)}")
         if not (math.isfinite(self.cpus_per_job) and self.cpus_per_job > 0
                 and math.isfinite(self.gpus_per_job) and self.gpus_per_job >= 0):
             raise GenderscopeError("--cpus-per-job must be > 0 and --gpus-per-job >= 0 "
@@ -351,10 +344,10 @@ def load_file(path: Path) -> SweepSpec:
             if not isinstance(value, dict):
                 raise _bad(where, "settings: decoding must be a mapping, e.g. "
                                   "{repeat_penalty: 1.0}")
-            unknown = sorted(set(value) - set(DECODING_KEYS))
+            unknown = sorted(set(value) - set(DECODING_OPTIONS))
             if unknown:
                 raise _bad(where, f"settings: decoding: unknown key(s) {', '.join(unknown)}; "
-                                  f"allowed: {', '.join(DECODING_KEYS)}")
+                                  f"allowed: {', '.join(DECODING_OPTIONS)}")
             spec.decoding = decoding_options(**value)
         elif key in ("quick", "full"):
             setattr(spec, key, _bool(where, key, value))
