@@ -1,22 +1,9 @@
-"""Classifier adapter: anything that maps texts to class probabilities.
-
-:class:`Classifier` wraps
-
-- a Python callable ``f(list[str]) -> array (n_texts, n_classes)``;
-- a scikit-learn estimator or pipeline with ``predict_proba`` (labels: ``classes_``);
-- a Hugging Face ``text-classification`` pipeline (``top_k=None``; labels in
-  ``model.config.id2label`` order).
-
-Texts are de-duplicated and sent in batches; a text already answered is never
-sent again (in-memory cache, switch off with ``cache=False``). Every answer is
-validated (2-D, one row per text, the same number of classes each time,
-finite, in [0, 1], rows summing to 1 within ``atol``); a bad answer raises
-:class:`ClassifierOutputError` with one line saying what is wrong.
-
-The counters ``queries`` (texts the wrapped model actually saw), ``requests``
-(texts asked through :meth:`predict_proba`, cached or not) and ``calls``
-(batches sent) make the cost of an attack measurable. :func:`load_classifier` reads a
-classifier SPEC (see its docstring) for the CLI.
+"""Classifier adapter: anything that maps texts to class probabilities (a callable, a
+scikit-learn estimator with ``predict_proba``, a Hugging Face text-classification
+pipeline), batched, de-duplicated, cached, validated and counted as
+docs/measures/robustness.md says; a bad answer is a one-line
+:class:`ClassifierOutputError`. :func:`load_classifier` reads a classifier SPEC for the
+CLI.
 """
 
 from __future__ import annotations
