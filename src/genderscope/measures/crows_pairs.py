@@ -185,17 +185,18 @@ def run_crows_pairs(adapter: Any, pairs: Sequence[CrowsPair], *, method: str = "
 def per_bias_type(df: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for bt, sub in sorted(df.groupby("bias_type"), key=lambda kv: -len(kv[1])):
-        ci = proportion_ci(int(sub.stereotypical_preferred.sum()), len(sub))
-        rows.append({"bias_type": bt, "n": len(sub), "percent_stereotypical": 100 * ci.estimate,
-                     "ci_low": 100 * ci.ci_low, "ci_high": 100 * ci.ci_high,
-                     "n_ties": int(sub.tie.sum()),
-                     "p_value": float(stats.binomtest(int(sub.stereotypical_preferred.sum()),
-                                                      len(sub), 0.5).pvalue)})
+        pct = _pct(sub)
+        rows.append({"bias_type": bt, "n": len(sub), "percent_stereotypical": pct["estimate"],
+                     "ci_low": pct["ci_low"], "ci_high": pct["ci_high"],
+                     "n_ties": int(sub.tie.sum()), "p_value": pct["p_value"]})
     annotate_family(rows, FAMILY)
     return pd.DataFrame(rows)
 
 
-def _pct(k: int, n: int) -> dict[str, Any]:
+def _pct(df: pd.DataFrame, column: str = "stereotypical_preferred") -> dict[str, Any]:
+    """The share of ``df``'s pairs where ``column`` holds, in percent, with its Wilson CI
+    over pairs and the exact binomial test against 50 %."""
+    k, n = int(df[column].sum()), len(df)
     ci = proportion_ci(k, n)
     d = ci.as_dict()
     d.update(estimate=100 * ci.estimate, ci_low=100 * ci.ci_low, ci_high=100 * ci.ci_high,
@@ -205,24 +206,17 @@ def _pct(k: int, n: int) -> dict[str, Any]:
 
 
 def summarise(df: pd.DataFrame) -> dict[str, Any]:
-    pref = df.stereotypical_preferred.to_numpy(bool)
-    summary: dict[str, Any] = {
-        "percent_stereotypical": _pct(int(pref.sum()), len(pref)),
-        "n_pairs": len(df), "n_ties": int(df.tie.sum()),
-    }
-    dis = df.disadvantaged_preferred.to_numpy(bool)
-    summary["percent_disadvantaged_group_preferred"] = _pct(int(dis.sum()), len(dis))
+    summary: dict[str, Any] = {"percent_stereotypical": _pct(df), "n_pairs": len(df),
+                               "n_ties": int(df.tie.sum()),
+                               "percent_disadvantaged_group_preferred": _pct(
+                                   df, "disadvantaged_preferred")}
     g = df[df.bias_type == HIGHLIGHT]
     if len(g):
-        summary["percent_stereotypical_gender"] = _pct(int(g.stereotypical_preferred.sum()),
-                                                       len(g))
+        summary["percent_stereotypical_gender"] = _pct(g)
     for d in ("stereo", "antistereo"):
         sub = df[df.direction == d]
         if len(sub):
-            summary[f"percent_stereotypical_{d}_pairs"] = _pct(
-                int(sub.stereotypical_preferred.sum()), len(sub))
-    summary["by_bias_type"] = {
-        bt: _pct(int(sub.stereotypical_preferred.sum()), len(sub))
-        for bt, sub in df.groupby("bias_type")}
+            summary[f"percent_stereotypical_{d}_pairs"] = _pct(sub)
+    summary["by_bias_type"] = {bt: _pct(sub) for bt, sub in df.groupby("bias_type")}
     annotate_family(list(summary["by_bias_type"].values()), FAMILY)
     return summary

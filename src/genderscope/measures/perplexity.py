@@ -1,16 +1,13 @@
-"""Language-modelling cost: perplexity of held-out text (to show what a debiasing
-technique costs the model; Meade et al. 2022, sec. 6, report it beside every bias score).
+"""Language-modelling cost: perplexity of held-out text (what a debiasing technique costs
+the model; Meade et al. 2022, Sec. 6).
 
-For sentences s_1..s_n with log-likelihoods LL_i over N_i scored tokens (causal LM:
-given the recorded start token; masked LM: pseudo-log-likelihood, Salazar et al. 2020),
+For sentences with log-likelihoods LL_i over N_i scored tokens (causal LM: given the start
+token; masked LM: pseudo-log-likelihood, Salazar et al. 2020)::
 
-    perplexity = exp(-Σ LL_i / Σ N_i)          (token-weighted; pseudo-perplexity for MLMs)
+    perplexity = exp(-Σ LL_i / Σ N_i)          (token-weighted)
 
-with a 95 % percentile bootstrap CI over sentences (pairs (LL_i, N_i) resampled
-together). Items carry ``nll_per_token`` = -LL_i / N_i (nats), the value
-``genderscope compare`` pairs between two models. Per-token figures favour texts split
-into more tokens; both models of a comparison must share a tokenizer for the change to
-mean anything (debiasing keeps it).
+with a percentile bootstrap CI over sentences. Items carry ``nll_per_token`` = -LL_i / N_i
+(nats), which ``genderscope compare`` pairs between two models sharing a tokenizer.
 """
 
 from __future__ import annotations

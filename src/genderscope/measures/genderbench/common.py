@@ -1,20 +1,13 @@
 """What the GenderBench 1.1.0 probes share: attempts, answer detection, marks, sampling,
-and the run that turns a probe's attempts and a chat model into a Result.
+and the pieces of the run that turns a probe's attempts and a chat model into a Result.
 
-GenderBench (Pikuliak et al. 2025, "GenderBench: Evaluation Suite for Gender Biases in
-LLMs", arXiv:2505.12054) organises a probe as *items*, each holding one or more
-prompts asked ``num_repetitions`` times (an *attempt* = prompt x repetition); an
-evaluator reads each answer (``None`` = undetected), and the metrics are computed over
-the items that have at least one detected answer (``undetected_rate_items`` and
-``undetected_rate_attempts`` say how many were dropped).
-
-genderscope computes the same point metrics; its intervals differ on purpose:
-GenderBench resamples items as if independent and fits a normal to the bootstrap
-values, genderscope resamples the *clusters* the items were built from (scenario,
-question, stereotype ...; :func:`genderscope.stats.resample.cluster_bootstrap_ci`,
-percentile intervals). Marks A-D follow GenderBench's rule: the best mark whose range
-overlaps the interval (``mark``), beside the mark of the point estimate
-(``mark_point``).
+GenderBench (Pikuliak et al. 2025, arXiv:2505.12054) asks each item's prompts
+``num_repetitions`` times (an *attempt* = prompt x repetition); an evaluator reads each
+answer (``None`` = undetected) and the metrics run over the items with a detected answer
+(``undetected_rate_items``, ``undetected_rate_attempts``). genderscope computes the same
+point metrics; its intervals resample the *clusters* the items were built from
+(:func:`genderscope.stats.resample.cluster_bootstrap_ci`), and its marks A-D follow
+GenderBench's rule on them (``mark``) beside the point estimate's (``mark_point``).
 """
 
 from __future__ import annotations

