@@ -125,13 +125,10 @@ class GenderAttack:
         base = dict(direction=direction, original=text, orig_label=y, p_orig=float(p0[y]),
                     n_words=len(wt.words), n_substitutable=n_raw, n_positions=len(cands),
                     n_candidates=sum(len(c) for c in cands.values()))
-        if self.target is not None and y == self.target:
-            return AttackOutcome(status="already target", adversarial=text, adv_label=y,
-                                 p_adv=float(p0[y]), words_changed=0, queries=1,
-                                 evaluated=clf.queries - q0, requests=clf.requests - r0,
-                                 seconds=time.perf_counter() - t0, **base)
-        if not cands:
-            return AttackOutcome(status=NOT_ATTACKABLE, adversarial=None, adv_label=y,
+        already = self.target is not None and y == self.target
+        if already or not cands:  # nothing to search: the original text is the answer
+            return AttackOutcome(status="already target" if already else NOT_ATTACKABLE,
+                                 adversarial=text if already else None, adv_label=y,
                                  p_adv=float(p0[y]), words_changed=0, queries=1,
                                  evaluated=clf.queries - q0, requests=clf.requests - r0,
                                  seconds=time.perf_counter() - t0, **base)
