@@ -70,6 +70,28 @@ def declared_options(name: str, skip: set[str] | None = None) -> list[inspect.Pa
     return [typer_parameter(o) for o in get(name).options if o.cli and o.name not in skip]
 
 
+def with_parameters(fn: Callable[..., Any], extra: list[inspect.Parameter],
+                    check: Callable[[dict[str, Any]], None] | None = None
+                    ) -> Callable[..., Any]:
+    """``fn`` with the keyword parameters ``extra`` added to its signature (they reach it
+    in its ``**kwargs``); ``check(given)`` runs first, before any work."""
+    sig = inspect.signature(fn)
+    own = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    if extra and not any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        raise TypeError(f"{fn.__name__} lacks **options for {[p.name for p in extra]}")
+
+    @functools.wraps(fn)
+    def wrapped(**given: Any) -> Any:
+        if check is not None:
+            check(given)
+        return fn(**given)
+
+    wrapped.__signature__ = sig.replace(parameters=[  # type: ignore[attr-defined]
+        *[p.replace(kind=p.KEYWORD_ONLY) if p.kind is p.POSITIONAL_OR_KEYWORD else p
+          for p in own], *extra])
+    return wrapped
+
+
 def with_declared_options(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Give a command every declared option of measure ``name`` it does not declare
     itself; the command receives them in ``**options`` (pass them on to ``gs.run``)."""
@@ -77,23 +99,15 @@ def with_declared_options(name: str) -> Callable[[Callable[..., Any]], Callable[
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         from genderscope.core.registry import get
 
-        sig = inspect.signature(fn)
-        own = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
-        extra = declared_options(name, {p.name for p in own})
-        if extra and not any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
-            raise TypeError(f"{fn.__name__} lacks **options for {[p.name for p in extra]}")
         options = get(name).options
+        own = {p.name for p in inspect.signature(fn).parameters.values()
+               if p.kind is not p.VAR_KEYWORD}
 
-        @functools.wraps(fn)
-        def checked(**given: Any) -> Any:  # every declared value checked before any work
+        def check(given: dict[str, Any]) -> None:  # every declared value, before any work
             options.resolve({k: v for k, v in given.items() if k in options and
                              k != "progress" and not (options[k].required and v is None)},
                             name)  # (the command may open a store, read a model first)
-            return fn(**given)
 
-        checked.__signature__ = sig.replace(parameters=[  # type: ignore[attr-defined]
-            *[p.replace(kind=p.KEYWORD_ONLY) if p.kind is p.POSITIONAL_OR_KEYWORD else p
-              for p in own], *extra])
-        return checked
+        return with_parameters(fn, declared_options(name, own), check)
 
     return wrap

@@ -1,10 +1,6 @@
 """Template and association measures: the ``genderscope run bec-pro`` command (Bartl et
 al. 2020; it also draws the association figure), and the terminal tables of BEC-Pro and
 ``genderscope run lpbs`` (Kurita et al. 2019; its command is made from its declaration).
-
-Both save ``items.csv`` + ``summary.json`` (+ tables) under ``--out``, record
-the run in the store and print a summary table. Scores are cached in the store
-batch by batch, so an interrupted run resumes where it stopped.
 """
 
 from __future__ import annotations

@@ -7,8 +7,6 @@ second report on the same model loads no model and runs no forward pass;
 
 from __future__ import annotations
 
-import functools
-import inspect
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -43,24 +41,14 @@ def with_decoding_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Give the report command the chat probes' declared decoding flags (help, bounds and
     defaults from the declaration, ``--max-new-tokens`` defaulting to the report's 48);
     the command receives them in ``**decoding``."""
-    from genderscope.cli.declared import typer_parameter
+    from genderscope.cli.declared import typer_parameter, with_parameters
     from genderscope.core.registry import get
     from genderscope.reporting.build import DECODING_OPTIONS
 
     declared = get("direct").options
-    extra = [typer_parameter(declared[n].but(default=REPORT_MAX_NEW_TOKENS)
-                             if n == "max_new_tokens" else declared[n])
-             for n in DECODING_OPTIONS]
-    sig = inspect.signature(fn)
-    own = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
-
-    @functools.wraps(fn)
-    def wrapped(**given: Any) -> Any:
-        return fn(**given)
-
-    wrapped.__signature__ = sig.replace(parameters=[  # type: ignore[attr-defined]
-        *[p.replace(kind=p.KEYWORD_ONLY) for p in own], *extra])
-    return wrapped
+    return with_parameters(fn, [typer_parameter(declared[n].but(default=REPORT_MAX_NEW_TOKENS)
+                                                if n == "max_new_tokens" else declared[n])
+                                for n in DECODING_OPTIONS])
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
