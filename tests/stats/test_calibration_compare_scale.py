@@ -6,8 +6,9 @@ affine map have the same d. The cluster swap used to exchange raw rows between t
 models, so a scale difference entered its null: p came out near 1 (the report showed a
 SEAT difference whose CI excluded 0 with p = 0.78). Rows are now standardized per model
 before the swap (``Paired.standardize``). Below 50 clusters the test is now the cluster
-bootstrap-t (round 3), which resamples each model's own rows and so is blind to the
-scale by construction; the swap (``smooth=False`` here) still serves from 50 clusters."""
+bootstrap-t (round 3; at every cluster count since), which resamples each model's own
+rows and so is blind to the scale by construction; the swap (``smooth=False`` here) still
+serves a median and a zero jackknife SE."""
 
 from __future__ import annotations
 
