@@ -75,21 +75,23 @@ _CORPUS = [
 ]
 
 
-def _train_bpe(vocab_size: int = 400):
+def _bpe_folder(folder: str | Path, vocab_size: int = 400) -> Path:
+    """``folder`` (made if missing) holding the vocab.json and merges.txt of a byte-level
+    BPE trained on :data:`_CORPUS`."""
     from tokenizers import ByteLevelBPETokenizer
 
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
     bpe = ByteLevelBPETokenizer()
     bpe.train_from_iterator(_CORPUS * 20, vocab_size=vocab_size, min_frequency=1,
                             special_tokens=["<s>", "<pad>", "</s>", "<unk>", "<mask>"])
-    return bpe
+    bpe.save_model(str(folder))
+    return folder
 
 
 def build_roberta(folder: str | Path, seed: int = 0) -> Path:
     """Save a tiny random RobertaForMaskedLM with a byte-level BPE tokenizer."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    bpe = _train_bpe()
-    bpe.save_model(str(folder))
+    folder = _bpe_folder(folder)
     tok = RobertaTokenizerFast(vocab=str(folder / "vocab.json"),
                                merges=str(folder / "merges.txt"),
                                mask_token=AddedToken("<mask>", lstrip=True))  # as roberta-base
@@ -129,10 +131,7 @@ def build_xlmr(folder: str | Path, seed: int = 0) -> Path:
 def build_gpt2(folder: str | Path, seed: int = 0, n_positions: int = 128) -> Path:
     """Save a tiny random GPT2LMHeadModel with a byte-level BPE tokenizer (``n_positions``:
     its longest input; its tiny BPE splits a 100-word sentence into ~250 tokens)."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    bpe = _train_bpe()
-    bpe.save_model(str(folder))
+    folder = _bpe_folder(folder)
     tok = GPT2TokenizerFast(vocab=str(folder / "vocab.json"),
                             merges=str(folder / "merges.txt"),
                             bos_token="<s>", eos_token="</s>", pad_token="<pad>",

@@ -37,12 +37,8 @@ def _first_line(path: Path) -> str:
 
 
 def _count_lines(path: Path) -> int:
-    n = 0
     with open(path, "rb") as fh:
-        for line in fh:
-            if line.strip():
-                n += 1
-    return n
+        return sum(1 for line in fh if line.strip())
 
 
 def _sniff_format(path: Path) -> str:
