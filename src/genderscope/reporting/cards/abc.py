@@ -1,9 +1,4 @@
-"""Report card for ABC anti-reflexive possessives (Danish): default subset (the plan's
-options), headlines, plot, highlights and method card.
-
-The measure itself is :mod:`genderscope.measures.abc`; its docs page is
-``docs/measures/abc.md``.
-"""
+"""Report card for ABC anti-reflexive possessives (Danish): :mod:`genderscope.measures.abc`."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""Report card for the gender-analogy attack (classifiers): default subset (the plan's
-options), headlines, highlights and method card.
-
-The measure itself is :mod:`genderscope.measures.attack`; its docs page is
-``docs/measures/robustness.md``.
-"""
+"""Report card for the gender-analogy attack (classifiers): :mod:`genderscope.measures.attack`."""
 
 from __future__ import annotations
 

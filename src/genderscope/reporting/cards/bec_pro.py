@@ -1,9 +1,4 @@
-"""Report card for BEC-Pro: default subset (the plan's options), headlines, plot,
-highlights and method card.
-
-The measure itself is :mod:`genderscope.measures.bec_pro`; its docs page is
-``docs/measures/bec_pro.md``.
-"""
+"""Report card for BEC-Pro: :mod:`genderscope.measures.bec_pro`."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Report card for the counterfactual flip test (classifiers): default subset (the
-plan's options), headlines, plot, highlights and method card.
-
-The measure itself is :mod:`genderscope.measures.counterfactual`; its docs page is
-``docs/measures/robustness.md``.
-"""
+"""Report card for the counterfactual flip test (classifiers):
+:mod:`genderscope.measures.counterfactual`."""
 
 from __future__ import annotations
 

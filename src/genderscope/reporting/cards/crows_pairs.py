@@ -1,9 +1,4 @@
-"""Report card for CrowS-Pairs: default subset (the plan's options), headlines, plot,
-highlights and method card.
-
-The measure itself is :mod:`genderscope.measures.crows_pairs`; its docs page is
-``docs/measures/crows_pairs.md``.
-"""
+"""Report card for CrowS-Pairs: :mod:`genderscope.measures.crows_pairs`."""
 
 from __future__ import annotations
 

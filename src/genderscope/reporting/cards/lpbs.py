@@ -1,9 +1,5 @@
-"""Report card for the log-probability bias score (LPBS): the plan's options (the
-career-family test), headlines, plot, highlights and method card.
-
-The measure itself is :mod:`genderscope.measures.lpbs`; its docs page is
-``docs/measures/lpbs.md``.
-"""
+"""Report card for the log-probability bias score (LPBS), on the career-family test:
+:mod:`genderscope.measures.lpbs`."""
 
 from __future__ import annotations
 

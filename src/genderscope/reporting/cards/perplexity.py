@@ -1,11 +1,6 @@
-"""Report card for perplexity of held-out text (the language-modelling cost beside the
-bias scores; Meade et al. 2022 report it for every debiasing technique): the plan's
-options (a seeded subset of GAP's validation passages), headline, plot, highlights and
-method card.
-
-The measure itself is :mod:`genderscope.measures.perplexity`, its plan
-:mod:`genderscope.catalog.perplexity`.
-"""
+"""Report card for perplexity of held-out text, the language-modelling cost beside the
+bias scores (Meade et al. 2022 report it for every debiasing technique):
+:mod:`genderscope.measures.perplexity`."""
 
 from __future__ import annotations
 

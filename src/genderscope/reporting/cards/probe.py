@@ -1,9 +1,4 @@
-"""Report card for the template probe 'GGG is a XXX.': the plan's options (targets,
-the --quick subset among them), headlines, plot, highlights and method card.
-
-The measure itself is :mod:`genderscope.measures.probe`; its docs page is
-``docs/measures/probe.md``.
-"""
+"""Report card for the template probe 'GGG is a XXX.': :mod:`genderscope.measures.probe`."""
 
 from __future__ import annotations
 

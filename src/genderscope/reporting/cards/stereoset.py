@@ -1,9 +1,4 @@
-"""Report card for StereoSet intrasentence: default subset (the plan's options),
-headlines, plot, highlights and method card.
-
-The measure itself is :mod:`genderscope.measures.stereoset`; its docs page is
-``docs/measures/stereoset.md``.
-"""
+"""Report card for StereoSet intrasentence: :mod:`genderscope.measures.stereoset`."""
 
 from __future__ import annotations
 

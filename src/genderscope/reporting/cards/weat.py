@@ -1,11 +1,7 @@
-"""Report card for WEAT (word vectors) and SEAT (sentence encoders): one plan per gender
-test (WEAT 6, 7, 8), each run and stored as ``genderscope run weat --test weat6`` runs
-it; the card combines them (Holm over the three), with headlines, plot, highlights and
-method card.
-
-The measure itself is :mod:`genderscope.measures.weat`; its docs page is
-``docs/measures/weat.md``.
-"""
+"""Report cards for WEAT (word vectors) and SEAT (sentence encoders),
+:mod:`genderscope.measures.weat`: one plan per gender test (WEAT 6, 7, 8), each run and
+stored as ``genderscope run weat --test weat6`` runs it; the card combines them (Holm
+over the three)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Report card for WinoBias and DaWinoBias (pronoun prediction): default subset (the
-plans' options), headlines, plot, highlights and method card.
-
-The measure itself is :mod:`genderscope.measures.winobias`; its docs page is
-``docs/measures/winobias.md``.
-"""
+"""Report cards for WinoBias and DaWinoBias (pronoun prediction):
+:mod:`genderscope.measures.winobias`."""
 
 from __future__ import annotations
 
