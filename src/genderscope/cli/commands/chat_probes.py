@@ -1,13 +1,9 @@
 """GenderBench probes on chat models: ``genderscope run discrimination-tamkin | bbq |
 direct | diversity-med-qa | jobs-lum | hiring-an | hiring-bloomberg | inventories | isear |
-dreaddit | relationship-levy | business-vocabulary | gest | gest-creative --model MODEL``.
-
-MODEL is a causal LM with a chat template (Hub id, folder, GGUF, ``smollm2``) or
-``openai:NAME`` with ``--base-url URL`` (an OpenAI-compatible endpoint; the API key is
-read from ``$OPENAI_API_KEY``, or the variable ``--api-key-env`` names; the client's
-``--concurrency``, ``--timeout``, ``--retries`` and ``--header K:V`` change how answers
-are asked for, not which, so they are not part of any key). Every answer is cached in
-the store, so a rerun generates nothing and an interrupted run resumes.
+dreaddit | relationship-levy | business-vocabulary | gest | gest-creative --model MODEL``,
+MODEL a causal LM with a chat template or ``openai:NAME`` with ``--base-url URL``. The
+endpoint client's flags change how answers are asked for, not which, so they are not part
+of any key. Every answer is cached in the store, so a rerun generates nothing.
 """
 
 from __future__ import annotations

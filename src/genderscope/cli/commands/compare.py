@@ -1,13 +1,6 @@
-"""``genderscope compare RUN_A RUN_B``: before/after comparison of two runs.
-
-RUN_A (before) and RUN_B (after) are run ids in the store (unique prefixes
-work) or folders written by ``genderscope run ... --out``. Alternatively
-``--before MODEL --after MODEL --measure NAME`` runs ``genderscope run NAME``
-on both models first (into ``OUT/before`` and ``OUT/after``). Items are joined on
-the measure's item key; per group: mean before/after, mean change with a
-bootstrap 95 % CI, the paired test (t or Wilcoxon, effect size r), and for
-CrowS-Pairs McNemar's test on "stereotypical preferred". See
-:mod:`genderscope.measures.compare`.
+"""``genderscope compare RUN_A RUN_B``: before/after comparison of two runs (store ids
+or result folders), or of two models with ``--before MODEL --after MODEL --measure NAME``
+(:mod:`genderscope.measures.compare`: the pairing, intervals and tests).
 """
 
 from __future__ import annotations

@@ -1,15 +1,6 @@
-"""``genderscope debias cds``: counterfactual data substitution + fine-tuning.
-
-The corpus (``--corpus``: a .txt/.tsv/.csv/.jsonl file, or ``gap`` /
-``gap-flipped-bartl``) is gender-swapped (``--mode cds``: each document with
-probability ``--prob``; ``cda``: original + swapped copy; ``all``: every
-document; ``none``: use as is, e.g. for the already flipped GAP), split into
-sentences (``--unit sentence``, the default, as Bartl et al. 2020; or kept as
-whole passages with ``--unit passage``), then the model is fine-tuned on it
-(masked-LM or next-token objective by model kind; Bartl et al. 2020 defaults)
-and saved to ``--out`` with ``manifest.json``. Substitution is per document, so
-the sentences of one passage are swapped together. Rerunning an interrupted
-command resumes from its last checkpoint.
+"""``genderscope debias cds``: counterfactual data substitution + fine-tuning
+(docs/measures/cds.md: the corpus, the swap modes, the training unit, Bartl et al. 2020's
+defaults and resumable checkpoints), and ``debias balance`` of a caption corpus.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
-"""``genderscope debias hard|multiclass-hard|double-hard|hsr``: debiasing of word vectors
-(Hard Debias, Bolukbasi et al. 2016; Multiclass Hard Debias, Manzini et al. 2019;
-Double-Hard Debias, Wang et al. 2020; Half-Sibling Regression, Yang & Feng 2020), then
-the before/after evaluation of :mod:`genderscope.vector_debias.evaluate`.
-
-Writes ``OUT/vectors.bin`` (word2vec binary: ``genderscope run weat --vectors
-OUT/vectors.bin`` and gensim's ``KeyedVectors.load_word2vec_format(..., binary=True)``
-read it), ``OUT/debias.json`` (the fit, every metric before/after with its paired change,
-the analogy and cluster checks) and the runs under ``OUT/eval/<metric>/<test>/``. Every
-input is checked before anything is written.
+"""``genderscope debias hard|multiclass-hard|double-hard|hsr|ran``: debiasing of word
+vectors, then the before/after evaluation of :mod:`genderscope.vector_debias.evaluate`
+(docs/measures/vector_debias.md: the methods, and what ``--out`` holds). Every input is
+checked before anything is written.
 """
 
 from __future__ import annotations

@@ -1,15 +1,5 @@
-"""``genderscope runs list | show | diff | export``: the results store as an interface.
-
-``list`` prints (or ``--json``) the stored runs, filtered by ``--method`` and
-``--model`` (a substring of the model fingerprint); ``show RUN`` prints one
-run's tables, rounded, as ``genderscope run`` printed them (:mod:`genderscope.cli.tables`),
-with its model and options (``--json``: the whole record); ``diff A B`` what differs
-between two runs (summary numbers, model, parameters, data hashes, seed; timings and ids
-aside); ``export`` writes runs to CSV, Parquet or JSON: one row per run (``--what
-runs``: id, model name and fingerprint, method, created, parameters and the flattened
-summary), one row per headline number (``--what headlines``: estimate, CI, unit, p,
-Holm p, n, reading; :mod:`genderscope.reporting.export`) or the item tables of the runs
-with a ``run_id`` column (``--what items``). Models are shown by the name typed
+"""``genderscope runs list | show | diff | export``: the results store as an interface
+(what each prints or writes: its ``--help``). Models are shown by the name typed
 (``smollm2``) beside their fingerprint.
 """
 
