@@ -52,21 +52,19 @@ def result_rows(metric: str, summary: Mapping[str, Any], single_attribute: bool
                 ) -> list[dict[str, Any]]:
     """The table rows of one run's summary (:data:`COLUMNS` less model, query, run)."""
     oov = sum(summary.get("n_oov", {}).values())
+
+    def row(attribute: str, e: Mapping[str, Any], p_value: Any) -> dict[str, Any]:
+        return {"attribute": attribute, "value": e["estimate"], "ci_low": e["ci_low"],
+                "ci_high": e["ci_high"], "p_value": p_value, "n_oov": oov}
+
     if metric in ("weat", "seat"):
-        e = summary["effect_size"]
-        return [{"attribute": "", "value": e["estimate"], "ci_low": e["ci_low"],
-                 "ci_high": e["ci_high"], "p_value": summary.get("p_value"), "n_oov": oov}]
+        return [row("", summary["effect_size"], summary.get("p_value"))]
     if "attributes" in summary:  # RIPA, RND, ECT: each attribute set
-        cats = summary["categories"]
-        roles = ["A"] if single_attribute else list(summary["attributes"])
-        return [{"attribute": cats.get(r, r), "value": summary["attributes"][r]["estimate"],
-                 "ci_low": summary["attributes"][r]["ci_low"],
-                 "ci_high": summary["attributes"][r]["ci_high"],
-                 "p_value": summary["attributes"][r].get("p_value"), "n_oov": oov}
+        each = summary["attributes"]
+        roles = ["A"] if single_attribute else list(each)
+        return [row(summary["categories"].get(r, r), each[r], each[r].get("p_value"))
                 for r in roles]
-    e = summary[metric]
-    return [{"attribute": "", "value": e["estimate"], "ci_low": e["ci_low"],
-             "ci_high": e["ci_high"], "p_value": None, "n_oov": oov}]
+    return [row("", summary[metric], None)]
 
 
 def run_many(models: Sequence[Any] | Mapping[str, Any], queries: Sequence[Any],
