@@ -78,12 +78,14 @@ def test_debias_change_interval_covers(runs: Runs) -> None:
 def test_compare_of_saved_runs_is_sized(runs: Runs) -> None:
     """``genderscope compare`` of two saved runs of each metric on two noisy copies of the
     same vectors (the runs the evaluation saves, word rows recorded): every row within the
-    bar. Compare treated the per-word items as independent before (bootstrap-t over the
-    items: 0.09-0.35 of these runs rejected, ``null_rows(100, old=True)``)."""
+    bar, or below it as the known limit the page states (600 runs: WEAT's set X 0.027, the
+    rest 0.033-0.048). Compare treated the per-word items as independent before
+    (bootstrap-t over the items: 0.09-0.35 of such runs rejected,
+    ``null_rows(100, old=True)``)."""
     rows = compare_null_rows(runs.sims)
     for r in rows:
         _report(r)
-    assert all(runs.meets(r.rate, FPR) for r in rows)
+    assert all(runs.meets(r.rate, FPR) or (r.limit and r.rate < FPR[0]) for r in rows)
 
 
 def test_compare_of_saved_runs_is_the_evaluations_change(tmp_path) -> None:  # noqa: ANN001
