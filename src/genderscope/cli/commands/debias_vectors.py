@@ -245,9 +245,5 @@ def _command(method: str) -> Any:
     return command
 
 
-for _name in METHODS:
+for _name in METHODS:  # on import (no register(): the debias group is debias.py's)
     debias_app.command(_name)(_command(_name))
-
-
-def register(app: typer.Typer, run_app: typer.Typer) -> None:
-    """The command is added to the ``debias`` group defined in debias.py."""

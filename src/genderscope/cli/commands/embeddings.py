@@ -118,14 +118,6 @@ def _write_table(path: Path, rows: list[dict[str, object]]) -> None:
     mark_folder(path.parent, [path.name])
 
 
-def _raise_if_failed(failed: list[str], n_tests: int, base: Path) -> None:
-    """Refuse the command when any of ``n_tests`` tests failed (their rows are in
-    ``base/tests.csv``)."""
-    if failed:
-        raise GenderscopeError(f"{len(failed)} of {n_tests} tests failed: "
-                               f"{', '.join(failed)} (details in {base / 'tests.csv'})")
-
-
 def tests_tables(method: str, rows: list[dict[str, object]]) -> list[Table | str]:
     """One row per test (:func:`_row`; a failed test's row holds its ``error``), and how
     to read it."""
@@ -240,7 +232,9 @@ def run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | No
             console.print(f"reused stored run {', '.join(runs[n] for n in reused)} (same "
                           "model, options and test; `genderscope run --no-reuse ...` "
                           "recomputes)")
-    _raise_if_failed(failed, len(tests), base)
+    if failed:  # refused, its rows in tests.csv
+        raise GenderscopeError(f"{len(failed)} of {len(tests)} tests failed: "
+                               f"{', '.join(failed)} (details in {base / 'tests.csv'})")
 
 
 def vectors_command(method: str, doc: str, rows_of: Any = None, tables: Any = None) -> Any:
