@@ -57,13 +57,10 @@ def to_json(value: Any, **kwargs: Any) -> str:
     return json.dumps(_jsonable(value), ensure_ascii=False, **kwargs)
 
 
-def file_sha256(path: str | Path, chunk: int = 1 << 20) -> str:
+def file_sha256(path: str | Path) -> str:
     """SHA-256 hex digest of a file's bytes."""
-    h = hashlib.sha256()
     with open(path, "rb") as fh:
-        while block := fh.read(chunk):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def environment() -> dict[str, str]:
