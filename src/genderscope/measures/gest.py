@@ -1,15 +1,10 @@
-"""GenderBench's Gest and GestCreative by name: the measures behind ``genderscope run gest |
-gest-creative`` and their report cards (``reporting/cards/gest.py``). The probes live in
-:mod:`genderscope.measures.genderbench.gest`; their GEST sentences are the registry's
-data set ``gest`` (not packaged), found here without fetching."""
+"""Where the GEST sentences of GenderBench's Gest and GestCreative probes
+(:mod:`genderscope.measures.genderbench.gest`) are on this machine: the registry's data
+set ``gest`` (not packaged), found without fetching."""
 
 from __future__ import annotations
 
 from pathlib import Path
-
-from genderscope.measures.genderbench.gest import build_creative, build_gest, load_gest
-
-__all__ = ["build_creative", "build_gest", "gest_folder", "load_gest"]
 
 
 def gest_folder(data_dir: Path | None = None) -> Path | None:

@@ -44,11 +44,8 @@ PROBE_RESAMPLES = 9_999
 
 def mean_ci(values: np.ndarray | Sequence[float], seed: int = 0) -> CI:
     """The mean over targets with the interval :data:`DESIGN` gets: the equal-tailed
-    bootstrap-t (Hall 1988) over targets. Over 12 targets (the report's --quick
-    professions) with centred lognormal target effects (sigma 1, skewness 6.2) Student's
-    t interval covered 0.858 and the bootstrap-t covers 0.90 (issue 36 row 10; no
-    interval of a mean reaches 0.93 there, docs/calibration.md); with moderate skew
-    both cover 0.95."""
+    bootstrap-t (Hall 1988) over targets (its coverage under skew: docs/calibration.md).
+    """
     return infer(DESIGN, values, n_resamples=PROBE_RESAMPLES, seed=seed).ci
 
 
@@ -148,10 +145,9 @@ def causal_scores(adapter: object, template: str, male: str, female: str,
 def probe(adapter: object, template: str, pair: tuple[str, str], targets: Sequence[str], *,
           strategy: str = "l2r", seed: int = 0, progress: bool = False) -> Result:
     """Gender-fill, prior, prior-corrected and target-fill bias of ``targets`` in one
-    template (see module docstring); summary = mean of each over the targets with a
-    bootstrap-t 95% CI over targets (:func:`mean_ci`, seeded by ``seed``; a percentile
-    bootstrap over the report's 12 --quick professions covered 0.83-0.90, issue 22,
-    Student's t 0.858 under heavy skew, issue 36)."""
+    template (module docstring); summary = mean of each over the targets with a bootstrap-t
+    95% CI over targets (:func:`mean_ci`, seeded by ``seed``).
+    """
     check_template(template)
     male, female = check_words(pair, "gender word")
     if male.lower() == female.lower():
