@@ -17,10 +17,6 @@ from genderscope.cli.common import console
 from genderscope.errors import GenderscopeError
 
 
-def _mb(n: int) -> str:
-    return f"{n / 1e6:.2f} MB"
-
-
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
     data_app = typer.Typer(help="The benchmark data sets: list, fetch, verify, locate.",
                            no_args_is_help=True, rich_markup_mode=None)
@@ -40,8 +36,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             typer.echo(json.dumps(rows, indent=1))
             return
         table = Table("name", "version", "status", "licence", "size")
-        for r, ds in zip(rows, reg.registry().values(), strict=True):
-            table.add_row(r["name"], r["version"], r["status"], ds.licence_id, _mb(r["bytes"]))
+        for r in rows:
+            table.add_row(r["name"], r["version"], r["status"], r["licence_id"],
+                          f"{r['bytes'] / 1e6:.2f} MB")
         console.print(table)
 
     @data_app.command("fetch")
