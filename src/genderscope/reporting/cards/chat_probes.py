@@ -1,13 +1,8 @@
 """Report cards for the GenderBench probes on chat models (DiscriminationTamkin, BBQ,
 Direct, DiversityMedQA, JobsLum, HiringAn, HiringBloomberg, Inventories, Isear, Dreaddit,
-RelationshipLevy, BusinessVocabulary): seeded subset (the plan's options: each card runs
-its probe's plan, :mod:`genderscope.catalog.chat`), headlines, plot, highlights and method
-card.
-
-The probes are in :mod:`genderscope.measures.genderbench`; docs pages
-``docs/measures/genderbench.md``. Generation costs minutes on a CPU, so these entries
-are not in the default report: ``genderscope report --model M --measure
-discrimination-tamkin``. They apply to causal LMs with a chat template.
+RelationshipLevy, BusinessVocabulary; :mod:`genderscope.measures.genderbench`), each
+running its probe's plan (:mod:`genderscope.catalog.chat`). Generation costs minutes on a
+CPU, so they are not in the default report (``--measure discrimination-tamkin``).
 """
 
 from __future__ import annotations

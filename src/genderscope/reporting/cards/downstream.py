@@ -1,9 +1,6 @@
-"""Report card for the downstream probe (the task cost of a debiased LM beside perplexity;
-bias-bench checks GLUE, Meade et al. 2022 sec. 7): plan, headline, paired form, method
-card. Run on request (``--measure downstream``), e.g. for a model and its debiased folder.
-
-The measure is :mod:`genderscope.measures.downstream`, its plan
-:mod:`genderscope.catalog.downstream`.
+"""Report card for the downstream probe, the task cost of a debiased LM beside perplexity
+(bias-bench checks GLUE, Meade et al. 2022 sec. 7): :mod:`genderscope.measures.downstream`.
+Run on request (``--measure downstream``), e.g. for a model and its debiased folder.
 """
 
 from __future__ import annotations
