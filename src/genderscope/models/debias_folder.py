@@ -17,32 +17,19 @@ a folder without one is unfinished.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from genderscope.errors import GenderscopeError
-from genderscope.models.memo import cached_sha256
+from genderscope.models.memo import cached_sha256, write_atomic
 
 MANIFEST = "manifest.json"
 PROJECTION = "projection.safetensors"
 TECHNIQUES = ("inlp", "sentence-debias", "self-debias")
 WHAT = "genderscope debias"
 OURS = (MANIFEST, PROJECTION)
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def read_manifest(folder: Path) -> dict[str, Any] | None:
@@ -127,9 +114,9 @@ def write(out: Path, manifest: dict[str, Any], tensors: dict[str, np.ndarray] | 
     if tensors is not None:
         blob = save({k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()},
                     metadata={"technique": str(manifest["technique"])})
-        _atomic_write(out / PROJECTION, blob)
+        write_atomic(out / PROJECTION, blob)
         manifest = {**manifest, "projection_sha256": cached_sha256(out / PROJECTION)}
-    _atomic_write(out / MANIFEST, (to_json(manifest, indent=2) + "\n").encode("utf-8"))
+    write_atomic(out / MANIFEST, to_json(manifest, indent=2) + "\n")
 
 
 def load_projection(folder: Path, manifest: dict[str, Any]) -> np.ndarray:

@@ -84,7 +84,7 @@ def cached_sha256(path: Path) -> str:
         raise ValueError(f"bad SHA-256 of {path}: {digest!r}")
     with contextlib.suppress(OSError):
         memo.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomic(memo, json.dumps({"file": ident, "sha256": digest,
+        write_atomic(memo, json.dumps({"file": ident, "sha256": digest,
                                         "hashed_at": hashed_at}))
     return digest
 
@@ -105,13 +105,13 @@ def _read_hash_memo(memo: Path, ident: str) -> tuple[str | None, int | None]:
     return digest, hashed_at if isinstance(hashed_at, int) else None
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    """``text`` into a fresh temporary sibling of ``path``, renamed into place; on
-    failure no temporary file is left and ``path`` is unchanged."""
+def write_atomic(path: Path, data: str | bytes) -> None:
+    """``data`` (a text: as UTF-8) into a fresh temporary sibling of ``path``, renamed into
+    place; on failure no temporary file is left and ``path`` is unchanged."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
