@@ -1,51 +1,31 @@
 """Several models side by side: a leaderboard of headline numbers and tested differences.
 
 Two models measured on the same items are compared item by item (the registry
-entry's :class:`~genderscope.reporting.registry.Paired` form of its first headline):
+entry's :class:`~genderscope.reporting.registry.Paired` form of its first headline);
+measured coverage and error rates: docs/report.md, "Comparing models", and
+docs/calibration.md.
 
 - **difference** = statistic(model A's items) − statistic(model B's items), over the
   items both runs scored;
-- **95 % CI**, over clusters where items share a unit that varies (BEC-Pro sentence
-  pairs share a profession, WinoBias sentences an occupation: the entry's
-  ``Paired.clusters``), else over items; the table names the unit and the method.
-  Below ``MIN_BOOTSTRAP_UNITS`` (50) clusters: jackknife-t, difference
+- **95 % CI**, over clusters where items share a unit that varies (``Paired.clusters``:
+  BEC-Pro sentence pairs share a profession), else over items. Below
+  ``MIN_BOOTSTRAP_UNITS`` (50) clusters, for a smooth statistic: jackknife-t, difference
   ± t_{K*−1, 0.975} · jackknife SE from the K leave-one-cluster-out differences, with
-  K* = N² / Σ N_k² the effective number of clusters of sizes N_k (K* = K when the sizes
-  are equal; Kish 1965's effective sample size over clusters): an item-weighted
-  statistic over unequal clusters leans on the large ones, and t(K − 1) covered 0.92
-  at 5 clusters of 2-30 items where t(K* − 1) covers 0.945 (docs/calibration.md). Any
-  smooth statistic (mean, share, ratio; an entry whose statistic is a median,
-  ``Paired.smooth=False`` as ABC's, keeps the bootstrap). From 50 up: the paired
-  percentile bootstrap (whole clusters, or items, drawn with replacement, both
-  statistics recomputed on the same resample). Model gaps varying by cluster (skewed,
-  known mean), coverage at 5 / 10 / 20 / 50 clusters: percentile 0.85 / 0.88 / 0.91 /
-  0.93 (mean over items) and 0.79 / 0.89 / 0.92 / 0.93 (accuracy share); jackknife-t
-  0.94 / 0.93 / 0.93 / 0.93 and 0.92 / 0.93 / 0.93 / 0.94
-  (``benchmarks/calibration_report_compare_few_clusters.py``; 1,000 runs, 500 at 50);
-- **p-value**, at the unit the CI resamples (clusters, or items where there are none).
-  A smooth statistic, at any number of units: the cluster bootstrap-t test, the test of
-  the jackknife-t interval's studentised difference (Hall 1988): T = difference /
-  jackknife SE; its null distribution from B resamples of whole units,
-  T* = (difference* − difference) / SE*; two-sided p = 2 min(P*(T* ≥ T), P*(T* ≤ T))
-  with the (k + 1) / (B + 1) estimator. SE* is each resample's jackknife SE below
-  ``MIN_BOOTSTRAP_UNITS`` units, and from there the SD of the drawn units' jackknife
-  influence values (the same p for a mean over equal clusters; at 500 clusters x 9
-  items, 100 resamples took 0.09 s against the nested jackknife's 4.8 s, 2,000 took
-  0.68 s: medians of 3 on a loaded machine). Unlike a swap of the two models' rows it
-  does not assume the cluster differences symmetric under the null: with a gap varying
-  over 50 professions as a centred lognormal (mean 0) the swap rejected 0.106 of true
-  nulls, this test 0.066 (500 runs; docs/calibration.md). For a median
-  (``Paired.smooth=False``), or when the jackknife SE is 0: the paired permutation
-  test — for each cluster (or item), swap the two models' rows of all its items with
-  probability 1/2 and recompute the difference; two-sided
-  p = (1 + #{|d_perm| ≥ |d_obs|}) / (n_perm + 1), or the exact share over all 2^K swaps
-  when 2^K ≤ n_perm. It tests the sharp null that A's and B's rows are exchangeable
-  within each cluster, not that the medians are equal: a gap with mean 0 but skew
-  breaks it. Swapping single items while the CI resamples clusters rejected 0.67-0.73
-  of true nulls (issue 22). With 5 or fewer units no p is given (NaN: too few units to
-  test; the swap's smallest p there is
-  0.0625). All differences tested on one page form a family, Holm-adjusted
-  (``p_adjusted``).
+  K* = N² / Σ N_k² the effective number of clusters of sizes N_k (Kish 1965). From 50
+  up, or for a median (``Paired.smooth=False``): the paired percentile bootstrap (whole
+  clusters, or items, drawn with replacement, both statistics recomputed on the same
+  resample);
+- **p-value**, at the unit the CI resamples. A smooth statistic: the cluster bootstrap-t
+  test of the jackknife-t's studentised difference (Hall 1988): T = difference /
+  jackknife SE, T* = (difference* − difference) / SE* over B resamples of whole units,
+  two-sided p = 2 min(P*(T* ≥ T), P*(T* ≤ T)) with the (k + 1) / (B + 1) estimator; SE*
+  is each resample's jackknife SE below ``MIN_BOOTSTRAP_UNITS`` units, from there the SD
+  of the drawn units' jackknife influence values. For a median, or a jackknife SE of 0:
+  the paired permutation test, each cluster's (or item's) two models' rows swapped with
+  probability 1/2, p = (1 + #{|d_perm| ≥ |d_obs|}) / (n_perm + 1), or exact over all
+  2^K swaps when 2^K ≤ n_perm; it tests the sharp null that A's and B's rows are
+  exchangeable within each cluster. With 5 or fewer units no p is given (NaN). All
+  differences tested on one page form a family, Holm-adjusted (``p_adjusted``).
 
 Measures without an item-level form (WEAT/SEAT) are listed in the leaderboard
 but not tested.
