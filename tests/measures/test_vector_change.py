@@ -70,3 +70,26 @@ def test_a_run_stored_before_is_recorded_again_with_its_word_rows(tmp_path: Path
         assert runs[0].summary == plain.summary
         _same(compare_runs(*runs).tables["change_by_group"].to_dict("records"),
               weat_first["paired"]["rows"], "weat")
+
+
+def test_the_declared_change_designs_are_the_ones_computed() -> None:
+    """Each metric's declaration names the design of its change between two runs
+    (``pairing.design``), the one the change code computes (the catalog may not import
+    it); compare reads it from the declaration."""
+    from genderscope.core.registry import get
+
+    for metric in METRICS:
+        assert get(metric).pairing.design == DESIGNS[metric], metric
+
+
+def test_runs_without_word_rows_say_the_design_is_not_used(tmp_path: Path) -> None:
+    """Two plain `genderscope run weat` runs (no word rows): compared item by item, and
+    the summary says the declared crossed design was not used and why."""
+    from genderscope.engine import run
+
+    before, after, test = world(np.random.default_rng(13), n_target=6, n_attr=6)
+    runs = [run("weat", v, store=tmp_path / "s.sqlite", test=test) for v in (before, after)]
+    res = compare_runs(*runs)
+    assert "design" not in res.summary
+    assert DESIGNS["weat"].describe() in res.summary["design_note"]
+    assert res.tables["change_by_group"]["ci_unit"].iloc[0] == "items"

@@ -153,6 +153,16 @@ _STATISTICS = {
 }
 """Each metric's interval and test in words (ripa's design says them)."""
 
+CHANGE_DESIGNS = {
+    "ripa": Design("mean", unit="attribute words", crossed=("word pairs",)),
+    "rnd": Design("mean", unit="attribute words", crossed=("target words",)),
+    "ect": Design("mean", unit="attribute words", crossed=("target words",)),
+    "mac": Design("mean", unit="target words", crossed=("attribute words",)),
+}
+"""The design of each metric's change between two runs (``genderscope compare``; the
+same as ``measures.vector_change.DESIGNS``, which the catalog may not import at start:
+a test keeps the two equal)."""
+
 ripa, rnd, ect, mac, rnsb = (
     declaration(
         n,
@@ -163,7 +173,7 @@ ripa, rnd, ect, mac, rnsb = (
         family="embeddings",
         table="genderscope.cli.commands.embedding_metrics:one_test_tables",
         # one value per word of a set (docs/measures/<name>.md)
-        pairing=Pairing(("set", "text"), "value", ("set",)),
+        pairing=Pairing(("set", "text"), "value", ("set",), design=CHANGE_DESIGNS.get(n)),
         design=Design("mean", unit="word pairs", crossed=("attribute words",))
         if n == "ripa" else None,
         statistics=_STATISTICS[n],

@@ -40,7 +40,8 @@ T = TypeVar("T")
     version=2,  # its d interval is the noncentral t now: stored runs of version 1 differ
     langs=("en",),
     family="embeddings",
-    pairing=Pairing(("set", "text"), "association", ("set",)),
+    pairing=Pairing(("set", "text"), "association", ("set",),  # the change: per target
+                    design=Design("mean", unit="target words", crossed=("attribute words",))),
     table="genderscope.cli.commands.embeddings:one_test_tables",
     design=Design("effect-size", unit="words"),
     card="genderscope.reporting.cards.weat:WEAT",

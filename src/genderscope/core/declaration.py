@@ -71,6 +71,11 @@ class Pairing:
     extra_values: tuple[str, ...] = ()
     cluster: str | None = None
     cluster_unit: str = "items"
+    design: Design | None = None
+    """The design of the change between two runs when their items are not independent
+    (a ``crossed`` mean: the word-vector metrics' per-word items share the other sets'
+    words); compare takes it where both runs record what it needs (their word rows).
+    None: the items are independent, or clustered by ``cluster``."""
 
 
 @dataclass(frozen=True)

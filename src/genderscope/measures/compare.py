@@ -38,7 +38,8 @@ explicitly (``key``, ``value``, ``groups``) for any other measure.
 Runs of WEAT, RIPA, RND, ECT or MAC that record their word vectors (the runs of the
 debiased-vector evaluation, ``genderscope debias ... --test``) are compared as that
 evaluation compares them: their per-word items share the words of the other sets, so the
-change's interval and test are those of its crossed design, from the recorded word rows
+change's interval and test are those of the crossed design their declarations' pairing
+names (``Pairing.design``), from the recorded word rows
 (:func:`genderscope.measures.vector_change.paired_change`, one code path with the
 evaluation; ``summary["design"]`` names it). Without the word rows the items are treated
 as independent, and ``summary["design_note"]`` says that this overstates the evidence.
@@ -107,10 +108,11 @@ def _spec(method: str, key: Sequence[str] | None, value: str | None,
         raise GenderscopeError(f"compare: no default columns for method {method!r}; pass "
                                "--key and --value (and --group-by)")
     base = base or Pairing(tuple(key or ()), value or "")
+    given = key is not None or value is not None or groups is not None
     return Pairing(tuple(key) if key else base.key, value or base.value,
                        tuple(groups) if groups is not None else base.groups,
                        base.extra_values if not value else (), base.cluster,
-                       base.cluster_unit)
+                       base.cluster_unit, None if given else base.design)
 
 
 def mcnemar_exact(before: np.ndarray, after: np.ndarray) -> dict[str, float]:
@@ -207,8 +209,9 @@ def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = N
     tol = tolerance if tolerance is not None else tolerance_of(method)
     from genderscope.measures import vector_change as vc
 
-    crossed = method in vc.DESIGNS and key is None and value is None and groups is None
-    if crossed and all(vc.WORDS_TABLE in r.tables for r in (before, after)):
+    crossed = spec.design is not None and bool(spec.design.crossed)
+    if crossed and method in vc.DESIGNS and all(vc.WORDS_TABLE in r.tables
+                                                for r in (before, after)):
         return _crossed(before, after, spec, tol, p_adjust, n_resamples, seed, interval)
     a, b = _derive(before.items, method), _derive(after.items, method)
     clustered = bool(spec.cluster) and all(spec.cluster in r.columns for r in (a, b))
@@ -256,10 +259,10 @@ def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = N
     }
     if crossed:
         summary["design_note"] = (
-            "the runs record no word vectors: the items, which share the words of the "
-            "other sets, are treated as independent, which overstates the evidence (the "
-            "runs of `genderscope debias ... --test` record them and are compared with "
-            "the crossed design)")
+            f"the declared design of the change ({spec.design.describe()}) needs what the "
+            "runs do not record (their word vectors): the items, which share the words of "
+            "the other sets, are treated as independent, which overstates the evidence "
+            "(the runs of `genderscope debias ... --test` record them)")
     meta = {"before": {"run_id": before.metadata.get("run_id"),
                        "model": before.metadata.get("model")},
             "after": {"run_id": after.metadata.get("run_id"),
@@ -292,6 +295,9 @@ def _crossed(before: Result, after: Result, spec: Pairing, tol: Tolerance, p_adj
         _derive(after.items, method)[[*spec.key, spec.value]], on=list(spec.key),
         suffixes=("_before", "_after"))
     merged["change"] = merged[f"{spec.value}_after"] - merged[f"{spec.value}_before"]
+    if spec.design != vc.DESIGNS[method]:  # the declaration and the change code differ
+        raise GenderscopeError(f"compare: {method}'s declared change design "
+                               f"({spec.design}) is not the one its change computes")
     design = vc.DESIGNS[method].describe()
     summary: dict[str, Any] = {
         "n_items": int(rows[0]["n"]), "n_before": int(len(before.items)),
