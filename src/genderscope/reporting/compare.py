@@ -170,18 +170,10 @@ def _jackknife_t(x: np.ndarray, y: np.ndarray, stat: Any, obs: float,
     time; K* the effective number of clusters (:func:`effective_clusters`). Any smooth
     statistic (mean, share, ratio)."""
     groups = [np.array([i]) for i in range(n)] if members is None else members
-    k = len(groups)
-    if k < 2 or not np.isfinite(obs):
+    se = _jackknife_se(x, y, stat, groups) if len(groups) >= 2 and np.isfinite(obs) \
+        else float("nan")
+    if not np.isfinite(se):  # too few units, or a leave-one-out difference not finite
         return float("nan"), float("nan")
-    keep = np.ones(n, dtype=bool)
-    loo = np.empty(k)
-    for j, rows in enumerate(groups):
-        keep[rows] = False
-        loo[j] = stat(x[keep]) - stat(y[keep])
-        keep[rows] = True
-    if not np.all(np.isfinite(loo)):
-        return float("nan"), float("nan")
-    se = float(np.sqrt((k - 1) / k * np.sum((loo - loo.mean()) ** 2)))
     from scipy.stats import t as t_dist  # imported on use
 
     half = float(t_dist.ppf(0.975, effective_clusters([g.size for g in groups]) - 1)) * se
