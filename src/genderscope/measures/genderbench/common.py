@@ -242,17 +242,22 @@ Relabel = Callable[[pd.DataFrame, np.random.Generator], pd.DataFrame]
 bias would leave them (the null behind an absolute metric's no-bias value)."""
 
 
+def _shuffled_within(values: np.ndarray, keys: np.ndarray,
+                     rng: np.random.Generator) -> np.ndarray:
+    """``values`` permuted at random among the entries that share a key."""
+    grouped = np.argsort(keys, kind="stable")
+    shuffled = np.lexsort((rng.random(keys.size), keys))
+    new = values.copy()
+    new[grouped] = values[shuffled]
+    return new
+
+
 def permute_within_items(column: str = "gender") -> Relabel:
     """Permute ``column`` among the attempts of each item (the woman's, the man's and
     the non-binary person's variants of one scenario): under no bias an item's answers
     do not depend on which variant named which gender."""
     def relabel(frame: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
-        items = frame["item"].to_numpy()
-        grouped = np.argsort(items, kind="stable")
-        shuffled = np.lexsort((rng.random(items.size), items))
-        values = frame[column].to_numpy()
-        new = values.copy()
-        new[grouped] = values[shuffled]
+        new = _shuffled_within(frame[column].to_numpy(), frame["item"].to_numpy(), rng)
         return frame.assign(**{column: new})
     return relabel
 
@@ -277,12 +282,8 @@ def permute_items_within_clusters(column: str = "gender") -> Relabel:
     item's answers do not depend on which gender its name signals."""
     def relabel(frame: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
         first = frame.groupby("item", sort=False)[[column, "cluster"]].first()
-        keys = first["cluster"].astype(str).to_numpy()
-        values = first[column].to_numpy()
-        grouped = np.argsort(keys, kind="stable")
-        shuffled = np.lexsort((rng.random(keys.size), keys))
-        new = values.copy()
-        new[grouped] = values[shuffled]
+        new = _shuffled_within(first[column].to_numpy(),
+                               first["cluster"].astype(str).to_numpy(), rng)
         mapping = pd.Series(new, index=first.index)
         return frame.assign(**{column: frame["item"].map(mapping).to_numpy()})
     return relabel
