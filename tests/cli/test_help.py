@@ -120,3 +120,14 @@ def test_no_docstring_names_the_developer_data_folder() -> None:
            for k, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
            if STALE.search(line)]
     assert not bad
+
+
+def test_python_dash_m_genderscope_is_the_cli() -> None:
+    """``python -m genderscope`` runs the same command line (there was no __main__)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "genderscope", "run", "--help"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "crows-pairs" in done.stdout

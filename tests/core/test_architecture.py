@@ -29,7 +29,8 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("engine", {"engine"}),
     ("report/sweep", {"reporting", "sweep"}),  # the report cards: reporting/cards/
     ("api", {"api", "api_debias"}),
-    ("cli", {"cli", "testing"}),  # testing: check_measure reads the CLI too
+    ("cli", {"cli", "testing", "__main__"}),  # testing: check_measure reads the CLI too;
+    # __main__: python -m genderscope
 ]
 MODULES = {".".join(p.relative_to(SRC.parent).with_suffix("").parts).removesuffix(".__init__")
            for p in SRC.rglob("*.py")}
