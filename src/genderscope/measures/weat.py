@@ -122,6 +122,9 @@ def _unit(m: np.ndarray) -> np.ndarray:
     return m / norms
 
 
+_STATISTICS = {"ci": "noncentral t over source words", "test_unit": "source words",
+               "similarity": "cosine", "effect_size_std": "sample (ddof=1)"}
+"""The statistics WEAT and SEAT record in ``metadata["params"]``."""
 WEAT_DESIGN = Design("effect-size", unit="words")
 """WEAT's d: a standardised X - Y difference over independent target words."""
 SEAT_DESIGN = Design("effect-size", unit="sentences", clusters="source words")
@@ -285,9 +288,7 @@ def weat(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, s
     emb = {r: np.vstack([_lookup(vectors, k) for k in keys[r]]) for r in ROLES}
     params = {"n_permutations": n_permutations, "exact_limit": exact_limit,
               "max_oov": max_oov, "case_fallback": case_fallback, "phrases": phrases,
-              "ci": "noncentral t over source words", "test_unit": "source words",
-              "similarity": "cosine",
-              "effect_size_std": "sample (ddof=1)"}
+              **_STATISTICS}
     if effect_size == "wefe":
         params["effect_size_std"] = "population (ddof=0), as WEFE"
     return _run(test, emb, kept, keys, missing, method="weat", model=vectors.describe(),
@@ -324,10 +325,7 @@ def seat(encoder: _Encoder, test: AssociationTest, *, n_permutations: int = 10_0
     row = {t: i for i, t in enumerate(unique)}
     emb = {r: mat[[row[t] for t in kept[r]]] for r in ROLES}
     missing: dict[str, list[str]] = {r: [] for r in ROLES}
-    params = {"n_permutations": n_permutations, "exact_limit": exact_limit,
-              "ci": "noncentral t over source words", "test_unit": "source words",
-              "similarity": "cosine",
-              "effect_size_std": "sample (ddof=1)"}
+    params = {"n_permutations": n_permutations, "exact_limit": exact_limit, **_STATISTICS}
     return _run(test, emb, kept, kept, missing, method="seat", model=encoder.describe(),
                 n_permutations=n_permutations, seed=seed, exact_limit=exact_limit,
                 n_resamples=n_resamples, params=params)
