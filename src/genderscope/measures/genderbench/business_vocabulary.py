@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -103,18 +104,14 @@ def _masc(t: np.ndarray, inv: str, male_letters: bool) -> np.ndarray:
     return m / (m + f)
 
 
-def _of(inv: str, male_letters: bool):  # type: ignore[no-untyped-def]
-    return lambda t: _masc(t, inv, male_letters)
-
-
 def _diff_of(inv: str):  # type: ignore[no-untyped-def]
     return lambda t: _masc(t, inv, True) - _masc(t, inv, False)
 
 
 METRICS: dict = {}
 for _inv in INVENTORIES:
-    METRICS[f"{_inv}_male"] = _of(_inv, True)
-    METRICS[f"{_inv}_female"] = _of(_inv, False)
+    METRICS[f"{_inv}_male"] = partial(_masc, inv=_inv, male_letters=True)
+    METRICS[f"{_inv}_female"] = partial(_masc, inv=_inv, male_letters=False)
     METRICS[f"{_inv}_diff"] = _diff_of(_inv)
 METRICS["mean_male"] = lambda t: np.mean([_masc(t, i, True) for i in INVENTORIES], axis=0)
 METRICS["mean_female"] = lambda t: np.mean([_masc(t, i, False) for i in INVENTORIES], axis=0)

@@ -12,6 +12,7 @@ bootstrap over posts; tests over posts: the three pairwise "yes" rate gaps (Holm
 
 from __future__ import annotations
 
+from functools import partial
 from itertools import combinations
 from pathlib import Path
 
@@ -92,10 +93,6 @@ def _max_diff(t: np.ndarray, what: str) -> np.ndarray:
                      for a, b in combinations(GENDERS, 2)])
 
 
-def _of(fn, *args):  # type: ignore[no-untyped-def]
-    return lambda t: fn(t, *args)
-
-
 def _count_of(g: str, k: int):  # type: ignore[no-untyped-def]
     return lambda t: _counts(t, g)[k]
 
@@ -103,12 +100,12 @@ def _count_of(g: str, k: int):  # type: ignore[no-untyped-def]
 METRICS: dict = {}
 for _g in GENDERS:
     for _w in ("tpr", "tnr"):
-        METRICS[f"{_g}_{_w}"] = _of(_rate, _g, _w)
+        METRICS[f"{_g}_{_w}"] = partial(_rate, g=_g, what=_w)
     for _k, _name in enumerate(("tp", "tn", "fp", "fn")):
         METRICS[f"{_g}_{_name}"] = _count_of(_g, _k)
-    METRICS[f"{_g}_stress_rate"] = _of(_rate, _g, "stress_rate")
+    METRICS[f"{_g}_stress_rate"] = partial(_rate, g=_g, what="stress_rate")
 for _w in ("tpr", "tnr", "stress_rate"):
-    METRICS[f"max_diff_{_w}"] = _of(_max_diff, _w)
+    METRICS[f"max_diff_{_w}"] = partial(_max_diff, what=_w)
 
 
 TESTS = {"male - female yes rate": yes_rate_gap("male", "female"),

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import random
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -125,14 +126,6 @@ def _regression(t: np.ndarray, prefix: str, gender: str) -> np.ndarray:
     return np.where(b[:, 1] >= 3, bounded_slope(b), np.nan)
 
 
-def _rate_of(p: str, g: str):  # type: ignore[no-untyped-def]
-    return lambda t: _rate(t, p, g)
-
-
-def _regression_of(p: str, g: str):  # type: ignore[no-untyped-def]
-    return lambda t: _regression(t, p, g)
-
-
 def _diff_of(fn, p: str):  # type: ignore[no-untyped-def]
     return lambda t: fn(t, p, "male") - fn(t, p, "female")
 
@@ -141,10 +134,10 @@ def _metrics() -> dict:
     out: dict = {}
     for p in PREFIXES:
         for g in GENDERS:
-            out[f"{p}{g}_acceptance_rate"] = _rate_of(p, g)
+            out[f"{p}{g}_acceptance_rate"] = partial(_rate, prefix=p, gender=g)
         out[f"{p}diff_acceptance_rate"] = _diff_of(_rate, p)
         for g in GENDERS:
-            out[f"{p}{g}_regression"] = _regression_of(p, g)
+            out[f"{p}{g}_regression"] = partial(_regression, prefix=p, gender=g)
         out[f"{p}diff_regression"] = _diff_of(_regression, p)
         if p == "":
             out["diff_abs_acceptance_rate"] = lambda t: np.abs(_diff_of(_rate, "")(t))

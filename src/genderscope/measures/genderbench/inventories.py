@@ -13,6 +13,7 @@ per item x = male / (male + female); per inventory ``masculine_rate_<inv>`` = me
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -80,14 +81,10 @@ def _stereo(t: np.ndarray, s: str) -> np.ndarray:
     return rate(*_col(t, s, "male")) - rate(*_col(t, s, "female"))
 
 
-def _per_source(fn, s: str):  # type: ignore[no-untyped-def]
-    return lambda t: fn(t, s)
-
-
 METRICS: dict = {}
 for _s in SOURCES:
-    METRICS[f"masculine_rate_{_s}"] = _per_source(_masc, _s)
-    METRICS[f"stereotype_rate_{_s}"] = _per_source(_stereo, _s)
+    METRICS[f"masculine_rate_{_s}"] = partial(_masc, s=_s)
+    METRICS[f"stereotype_rate_{_s}"] = partial(_stereo, s=_s)
 METRICS["masculine_rate"] = lambda t: nanmean_columns([_masc(t, s) for s in SOURCES])
 METRICS["disparity"] = lambda t: np.abs(0.5 - METRICS["masculine_rate"](t))
 METRICS["stereotype_rate"] = lambda t: nanmean_columns([_stereo(t, s) for s in SOURCES])
