@@ -50,15 +50,18 @@ def test_compare_of_the_evaluations_runs_is_its_own_change(tmp_path: Path) -> No
 
 
 def test_a_run_stored_before_is_recorded_again_with_its_word_rows(tmp_path: Path) -> None:
-    """A WEAT run stored by `genderscope run weat` (no word rows) is reused by the
-    evaluation with the same numbers and recorded again with its word rows: compare of
-    the evaluation's run ids reads them; a second evaluation reuses that copy."""
+    """A WEAT run stored without word rows (as `genderscope run weat` stored it before its
+    runs recorded them) is reused by the evaluation with the same numbers and recorded
+    again with its word rows: compare of the evaluation's run ids reads them; a second
+    evaluation reuses that copy."""
     from genderscope.engine import run
 
     before, after, test = world(np.random.default_rng(12), n_target=6, n_attr=6)
     db = tmp_path / "s.sqlite"
-    plain = run("weat", before, store=db, test=test)
-    assert WORDS_TABLE not in plain.tables
+    plain = run("weat", before, store=db, test=test, record=False)
+    del plain.tables[WORDS_TABLE]
+    with closing(Store(db)) as st:
+        plain.metadata["run_id"] = st.record_run(plain)
     with closing(Store(db)) as st:
         first = evaluate(before, after, [test], store=st, out=tmp_path / "a")
     with closing(Store(db)) as st:
@@ -83,12 +86,15 @@ def test_the_declared_change_designs_are_the_ones_computed() -> None:
 
 
 def test_runs_without_word_rows_say_the_design_is_not_used(tmp_path: Path) -> None:
-    """Two plain `genderscope run weat` runs (no word rows): compared item by item, and
-    the summary says the declared crossed design was not used and why."""
+    """Two WEAT runs without word rows (stored before plain runs recorded them):
+    compared item by item, and the summary says the declared crossed design was not used
+    and why."""
     from genderscope.engine import run
 
     before, after, test = world(np.random.default_rng(13), n_target=6, n_attr=6)
     runs = [run("weat", v, store=tmp_path / "s.sqlite", test=test) for v in (before, after)]
+    for r in runs:
+        del r.tables[WORDS_TABLE]
     res = compare_runs(*runs)
     assert "design" not in res.summary
     assert DESIGNS["weat"].describe() in res.summary["design_note"]

@@ -48,6 +48,7 @@ DISTANCES = ("euclidean", "cosine")
 
 def _plan(name: str) -> Callable[..., Plan]:
     run_metric = _measure(f"genderscope.measures.embedding_metrics.{name}:{name}")
+    record = _measure("genderscope.measures.vector_change:record_plain_run")
 
     def plan(
         *,
@@ -109,8 +110,9 @@ def _plan(name: str) -> Callable[..., Plan]:
                 opts["distance"] = distance
 
         def run(vecs: Any) -> Result:
+            seen = _with_rules(vecs, rules)  # word rows recorded: compare's crossed design
             return _one_step(f"{name} {spec.name}", progress, lambda: _add_rules(
-                run_metric(_with_rules(vecs, rules), spec, **opts), rules))
+                record(run_metric(seen, spec, **opts), name, seen, spec), rules))
 
         return Plan(  # the test's content (and any non-default mode) is in the inputs
             name, "vectors", run, inputs=_keyed_inputs(spec, modes), key_options={"test": None}

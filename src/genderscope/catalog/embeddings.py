@@ -71,17 +71,20 @@ def weat(
     """WEAT (Caliskan et al. 2017) of one test (name, JSON file or AssociationTest) on
     static word vectors."""
     run_weat = _measure("genderscope.measures.weat:weat")
+    record = _measure("genderscope.measures.vector_change:record_plain_run")
 
     rules = _lookup_rules(case, case_fallback, strip_accents, preprocessor)
     modes = {**rules, **({"effect_size": effect_size} if effect_size != "caliskan" else {})}
     spec = _association_test(test, tests_dir)
 
     def run(vecs: Any) -> Result:
-        return _add_rules(_one_step(f"weat {spec.name}", progress, lambda: run_weat(
-            _with_rules(vecs, rules), spec, n_permutations=permutations, seed=seed,
+        seen = _with_rules(vecs, rules)  # its word rows recorded: compare's crossed design
+        return _add_rules(record(_one_step(f"weat {spec.name}", progress, lambda: run_weat(
+            seen, spec, n_permutations=permutations, seed=seed,
             exact_limit=exact_limit, max_oov=max_oov, case_fallback=case_fallback,
             phrases=phrases,
-            **({"effect_size": effect_size} if effect_size != "caliskan" else {}))), rules)
+            **({"effect_size": effect_size} if effect_size != "caliskan" else {}))),
+            "weat", seen, spec), rules)
 
     return Plan(  # the test's content (and any non-default mode) is in the inputs
         "weat", "vectors", run, inputs=_keyed_inputs(spec, modes), key_options={"test": None}

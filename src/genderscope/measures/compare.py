@@ -35,8 +35,9 @@ default, ``p_adjust="bh"`` for Benjamini-Hochberg), and McNemar p-values get
 Which columns are used is declared by each measure (its ``pairing``) and can be given
 explicitly (``key``, ``value``, ``groups``) for any other measure.
 
-Runs of WEAT, RIPA, RND, ECT or MAC that record their word vectors (the runs of the
-debiased-vector evaluation, ``genderscope debias ... --test``) are compared as that
+Runs of WEAT, RIPA, RND, ECT or MAC that record their word vectors (plain runs,
+``genderscope run NAME``, and the runs of the debiased-vector evaluation, ``genderscope
+debias ...``; :func:`genderscope.measures.vector_change.record_plain_run`) are compared as that
 evaluation compares them: their per-word items share the words of the other sets, so the
 change's interval and test are those of the crossed design their declarations' pairing
 names (``Pairing.design``), from the recorded word rows
@@ -262,7 +263,8 @@ def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = N
             f"the declared design of the change ({spec.design.describe()}) needs what the "
             "runs do not record (their word vectors): the items, which share the words of "
             "the other sets, are treated as independent, which overstates the evidence "
-            "(the runs of `genderscope debias ... --test` record them)")
+            "(runs of `genderscope run` and `genderscope debias` record them; runs stored "
+            "before they did, or of a query or phrases=mean, do not)")
     meta = {"before": {"run_id": before.metadata.get("run_id"),
                        "model": before.metadata.get("model")},
             "after": {"run_id": after.metadata.get("run_id"),

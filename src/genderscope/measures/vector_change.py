@@ -300,5 +300,44 @@ def record_words(result: Any, metric: str, sets: Sets) -> Any:
     """``result`` (a run of ``metric``) with the rows of its word sets recorded
     (:data:`WORDS_TABLE`) and its change's design named (``metadata["change_design"]``)."""
     result.tables = {**result.tables, WORDS_TABLE: words_table(sets)}
+    names = getattr(result, "table_names", None)  # a LazyResult names its tables
+    if names is not None and WORDS_TABLE not in names:
+        names.append(WORDS_TABLE)
     result.metadata["change_design"] = DESIGNS[metric].describe()
     return result
+
+
+VALUE = {"weat": "association"}
+"""The column of a run's items that holds each word's value (else ``value``)."""
+
+
+def record_plain_run(result: Any, metric: str, vectors: Any, test: Any) -> Any:
+    """A run of ``genderscope run weat|ripa|rnd|ect|mac`` (``vectors`` as the run looked
+    its words up: its look-up rules applied) with its word rows recorded
+    (:func:`record_words`), so that ``genderscope compare`` of two such runs takes the
+    crossed design, as for the evaluation's runs. Recorded only where the rows give back
+    the run's items: :func:`item_values` of :func:`word_sets` equals each item's value
+    (to 1e-9) in the items' order; otherwise (a query of n sets, WEAT's ``phrases="mean"``,
+    RIPA without case fallback) the run is returned as it is, and compare says that it
+    treats the items as independent."""
+    from genderscope.datasets.seat import AssociationTest
+    from genderscope.errors import GenderscopeError
+
+    if metric not in DESIGNS or not isinstance(test, AssociationTest):
+        return result
+    try:
+        sets = word_sets(metric, vectors, test)
+        values = item_values(metric, sets)
+    except (GenderscopeError, KeyError, ValueError):
+        return result
+    items = result.items
+    col = VALUE.get(metric, "value")
+    if col not in items or "set" not in items:
+        return result
+    for role, (v, _) in values.items():
+        got = items.loc[items["set"].astype(str) == role, col].to_numpy(dtype=np.float64)
+        if got.shape != v.shape or not np.allclose(got, v, rtol=1e-9, atol=1e-12):
+            return result
+    if set(items["set"].astype(str)) != set(values):
+        return result
+    return record_words(result, metric, sets)
