@@ -23,7 +23,9 @@ interval covers the expected change after a simulated debiasing in 0.937-0.963 (
 
 A run records the rows its change needs as a further table, :data:`WORDS_TABLE`
 (:func:`words_table`; read back by :func:`sets_from_table`), so that two saved runs
-(store ids or ``--out`` folders) are compared with the same design as the evaluation.
+(store ids or ``--out`` folders) are compared with the same design as the evaluation:
+the evaluation's runs (:func:`record_words`) and plain runs, ``genderscope run NAME``
+(:func:`record_plain_run`, where the rows give back the run's items).
 """
 
 from __future__ import annotations
