@@ -265,16 +265,9 @@ def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = N
             "the other sets, are treated as independent, which overstates the evidence "
             "(runs of `genderscope run` and `genderscope debias` record them; runs stored "
             "before they did, or of a query or phrases=mean, do not)")
-    meta = {"before": {"run_id": before.metadata.get("run_id"),
-                       "model": before.metadata.get("model")},
-            "after": {"run_id": after.metadata.get("run_id"),
-                      "model": after.metadata.get("model")},
-            "params": {"method": method, "n_resamples": n_resamples, "key": list(spec.key),
-                       "p_adjust": p_adjust, "tolerance": [tol.atol, tol.rtol],
-                       "value": spec.value, "groups": list(spec.groups)},
-            "seed": seed, "model": {"fingerprint": "compare"}}
-    return Result(f"{method}-compare", summary, merged, metadata=meta,
-                  tables={"change_by_group": table})
+    return _compared(before, after, summary, merged, table, n_resamples=n_resamples,
+                     key=list(spec.key), p_adjust=p_adjust, tolerance=[tol.atol, tol.rtol],
+                     value=spec.value, groups=list(spec.groups), seed=seed)
 
 
 def _crossed(before: Result, after: Result, spec: Pairing, tol: Tolerance, p_adjust: str,
@@ -306,13 +299,20 @@ def _crossed(before: Result, after: Result, spec: Pairing, tol: Tolerance, p_adj
         "n_after": int(len(after.items)), "value": spec.value, "key": list(spec.key),
         "groups": ["set"], "tolerance": tol.describe(), "n_ties": int(rows[0]["n_ties"]),
         "design": design, "by_group": rows}
+    return _compared(before, after, summary, merged, table, n_resamples=n_resamples,
+                     key=list(spec.key), p_adjust=p_adjust, tolerance=[tol.atol, tol.rtol],
+                     value=spec.value, groups=["set"], design=design, seed=seed)
+
+
+def _compared(before: Result, after: Result, summary: dict[str, Any], merged: pd.DataFrame,
+              table: pd.DataFrame, *, seed: int, **params: Any) -> Result:
+    """The comparison's Result: the two runs named in its metadata with the parameters."""
+    method = before.method
     meta = {"before": {"run_id": before.metadata.get("run_id"),
                        "model": before.metadata.get("model")},
             "after": {"run_id": after.metadata.get("run_id"),
                       "model": after.metadata.get("model")},
-            "params": {"method": method, "n_resamples": n_resamples, "key": list(spec.key),
-                       "p_adjust": p_adjust, "tolerance": [tol.atol, tol.rtol],
-                       "value": spec.value, "groups": ["set"], "design": design},
+            "params": {"method": method, **params},
             "seed": seed, "model": {"fingerprint": "compare"}}
     return Result(f"{method}-compare", summary, merged, metadata=meta,
                   tables={"change_by_group": table})
