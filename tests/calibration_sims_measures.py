@@ -196,51 +196,78 @@ def amplification_ratio_row(sims: int, seed: int = 95) -> Row:
                CAL + "test_amplification_ci_over_objects_covers")
 
 
-def amplification_lm_null_rate(n_items: int, n_templates: int, samples: int, sims: int, *,
-                               n_resamples: int = 300,
-                               metric: str = "mean_bias_amplification") -> float:
-    """Share of simulated runs whose 95 % interval (``amplification_lm.cell_interval``)
-    excludes 0, under a model that draws each answer's gender from the training ratio
-    (10 % of answers name no gender)."""
+def amplification_lm_rates(n_items: int, n_templates: int, samples: int, sims: int, *,
+                           metric: str = "mean_bias_amplification", amplify: float = 0.0,
+                           template_sd: float = 0.0) -> tuple[float, float]:
+    """(share of runs whose 95 % interval, ``amplification_lm.cell_interval``, excludes 0;
+    share covering the true value) for a model whose answers name a man with probability
+    b*(o) + ``amplify`` x sign(b*(o) - 1/2) + u_t (u_t ~ N(0, ``template_sd``), one per
+    template; clipped to [0.01, 0.99]), 10 % of answers naming no gender. The true mean
+    bias amplification is ``amplify`` (training ratios in [0.15, 0.85] when
+    ``amplify`` or ``template_sd`` is set, [0.05, 0.95] otherwise: no clipping)."""
     from genderscope.measures.amplification_lm import _coefficients, cell_interval
 
-    rejected = 0
+    rejected = covered = 0
+    wide = amplify == 0 and template_sd == 0
     for k in range(sims):
         rng = np.random.default_rng([40, k])
-        r = rng.uniform(0.05, 0.95, n_items)
+        r = rng.uniform(0.05, 0.95, n_items) if wide else rng.uniform(0.15, 0.85, n_items)
         b = np.column_stack([r, 1 - r])
         item_of = np.repeat(np.arange(n_items), n_templates)
         template_of = np.tile(np.arange(n_templates), n_items)
         n = rng.binomial(samples, 0.9, item_of.size)
-        men = rng.binomial(n, r[item_of])
+        p = r + amplify * np.sign(r - 0.5)
+        if template_sd:
+            p = np.clip(p[item_of] + rng.normal(0, template_sd, n_templates)[template_of],
+                        0.01, 0.99)
+        else:
+            p = p[item_of]
+        men = rng.binomial(n, p)
         coef = _coefficients(b, b.mean(axis=0))[metric]
-        ci = cell_interval(item_of, template_of, np.column_stack([men, n - men]), b, coef,
-                           seed=k, n_resamples=n_resamples)
+        ci = cell_interval(item_of, template_of, np.column_stack([men, n - men]), b, coef)
         rejected += bool(ci.ci_low > 0 or ci.ci_high < 0)
-    return rejected / sims
+        covered += bool(ci.ci_low <= amplify <= ci.ci_high)
+    return rejected / sims, covered / sims
+
+
+def amplification_lm_null_rate(n_items: int, n_templates: int, samples: int, sims: int, *,
+                               metric: str = "mean_bias_amplification") -> float:
+    """Share of simulated runs whose 95 % interval excludes 0 under a model that draws
+    each answer's gender from the training ratio (:func:`amplification_lm_rates`)."""
+    return amplification_lm_rates(n_items, n_templates, samples, sims, metric=metric)[0]
+
+
+AMP_LM_WHY = "items x templates crossed, the interval's df by Satterthwaite (median 3.1 " \
+    "at 40 items x 5 templates)"
 
 
 def amplification_lm_rows(sims: int, few: int) -> list[Row]:
-    """The chat-model bias amplification's interval (items x templates) under a model
-    that copies the training ratios: 'amplification' (the CI excludes 0) for both
-    metrics at 40 items x 40 templates x 3 samples (``sims`` runs), and at the default's
-    5 templates x 5 samples (``few`` runs; t with 4 degrees of freedom, conservative)."""
+    """The chat-model bias amplification's interval (items x templates, the two-sample
+    jackknife t) under a model that copies the training ratios: 'amplification' (the CI
+    excludes 0) for both metrics at 40 items x 40 templates x 3 samples (``sims`` runs)
+    and at the default's 5 templates x 5 samples (``few`` runs); and the coverage of a
+    true amplification of 0.05 at 5 templates with template effects (``few`` runs)."""
     src = AMP_LM + "test_calibration_false_amplification_rate_large"
     rows = []
     for key, metric, name in (("amp-lm-mba", "mean_bias_amplification",
                                "mean bias amplification"),
                               ("amp-lm-t2a", "biasamp_t_to_a", "BiasAmp T->A")):
-        rate = amplification_lm_null_rate(40, 40, 3, sims, metric=metric, n_resamples=200)
+        rate = amplification_lm_null_rate(40, 40, 3, sims, metric=metric)
         rows.append(Row(key, "40 items x 40 templates x 3 samples, answers drawn from the "
                         "training ratios", f"bias amplification (chat model), {name}: CI "
-                        "excludes 0", "FPR", sims, round(rate * sims), src))
+                        "excludes 0", "FPR", sims, round(rate * sims), src,
+                        _fpr_limit(rate, AMP_LM_WHY)))
     rate = amplification_lm_null_rate(40, 5, 5, few)
     rows.append(Row("amp-lm-5", "40 items x 5 templates x 5 samples (the default's "
                     "templates), answers drawn from the training ratios", "bias "
                     "amplification (chat model), mean bias amplification: CI excludes 0",
-                    "FPR", few, round(rate * few), src,
-                    _fpr_limit(rate, "conservative by design: the t quantile has "
-                               "min(items, templates) - 1 = 4 degrees of freedom")))
+                    "FPR", few, round(rate * few), src, _fpr_limit(rate, AMP_LM_WHY)))
+    cover = amplification_lm_rates(40, 5, 5, few, amplify=0.05, template_sd=0.03)[1]
+    rows.append(Row("amp-lm-5-cover", "40 items x 5 templates x 5 samples, answers drawn "
+                    "from the training ratio + 0.05 towards its majority + a template "
+                    "effect N(0, 0.03)", "bias amplification (chat model), mean bias "
+                    "amplification: CI", "coverage", few, round(cover * few), src,
+                    _cover_limit(cover, AMP_LM_WHY)))
     return rows
 
 

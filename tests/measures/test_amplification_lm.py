@@ -132,23 +132,56 @@ def test_biasamp_differs_from_zhao_where_the_base_rate_matters() -> None:
 
 def test_calibration_false_amplification_rate() -> None:
     """alpha = 0.05: 'amplification' (the interval excludes 0) in 3-7 % of 1,000 runs of
-    a model that copies the training ratios (30 items x 30 templates x 3 samples; the t
-    quantile has min(items, templates) - 1 degrees of freedom, so fewer templates give
-    a conservative interval under this null: 0.03 at 25 x 25, 0.01 at 40 x 5)."""
-    rate = amplification_lm_null_rate(30, 30, 3, 1000, n_resamples=200)
+    a model that copies the training ratios (30 items x 30 templates x 3 samples)."""
+    rate = amplification_lm_null_rate(30, 30, 3, 1000)
     assert 0.03 <= rate <= 0.07, rate
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("runs", runs(400, 2000))
 def test_calibration_false_amplification_rate_large(runs: Runs) -> None:
-    """The same with more runs, for both metrics, and the default's 5 templates
-    (conservative: t with 4 degrees of freedom, at most the nominal rate). CI runs 400
-    (and 200), held to their Wilson intervals (tests/calibration_size.py)."""
-    mba, t2a, few = amplification_lm_rows(runs.sims, runs.of(1000))
-    for row in (mba, t2a):
-        assert runs.meets(row.rate, (0.035, 0.065)), (row.key, row.rate)
-    assert runs.meets(few.rate, (0.0, 0.05), few.sims)
+    """The same with more runs, for both metrics, and the default's 5 templates (the
+    items x templates jackknife t with Satterthwaite's df; the bootstrap-variance t with
+    min(items, templates) - 1 = 4 df it replaced rejected 0.010), and the coverage of a
+    true amplification at 5 templates with template effects. CI runs 400 (and 200), held
+    to their Wilson intervals (tests/calibration_size.py)."""
+    mba, t2a, few, cover = amplification_lm_rows(runs.sims, runs.of(1000))
+    for row in (mba, t2a, few):
+        assert runs.meets(row.rate, row.bar, row.sims), (row.key, row.rate)
+    assert runs.meets(cover.rate, cover.bar, cover.sims), cover.rate
+
+
+def test_interval_is_the_crossed_design_chosen_by_stats() -> None:
+    """The interval is infer_samples' for items x templates: its variance is the item and
+    template jackknife variances less the cell interaction once; on a full grid of cell
+    values (one gendered answer per cell) it equals Cornfield & Tukey's two-way
+    variance s_r^2 / R + s_c^2 / C - s_e^2 / (R C) of the cells' 0/1 values."""
+    from scipy import stats
+
+    from genderscope.measures.amplification_lm import _coefficients, cell_interval
+
+    rng = np.random.default_rng(3)
+    n_items, n_templates = 12, 6
+    r = np.full(n_items, 0.7)  # every item's majority is the first group
+    b = np.column_stack([r, 1 - r])
+    men = rng.integers(0, 2, (n_items, n_templates)).astype(float)
+    item_of = np.repeat(np.arange(n_items), n_templates)
+    template_of = np.tile(np.arange(n_templates), n_items)
+    counts = np.column_stack([men.ravel(), 1 - men.ravel()])
+    ci = cell_interval(item_of, template_of, counts, b,
+                       _coefficients(b, b.mean(axis=0))["mean_bias_amplification"])
+    s_r = men.mean(axis=1).var(ddof=1)
+    s_c = men.mean(axis=0).var(ddof=1)
+    e = men - men.mean(axis=1, keepdims=True) - men.mean(axis=0, keepdims=True) + men.mean()
+    s_e = (e * e).sum() / ((n_items - 1) * (n_templates - 1))
+    v = s_r / n_items + s_c / n_templates - s_e / (n_items * n_templates)
+    parts = [s_r / n_items, s_c / n_templates, s_e / (n_items * n_templates)]
+    df = v * v / (parts[0] ** 2 / (n_items - 1) + parts[1] ** 2 / (n_templates - 1)
+                  + parts[2] ** 2 / ((n_items - 1) * (n_templates - 1)))
+    half = stats.t.ppf(0.975, df) * np.sqrt(v)
+    assert ci.estimate == pytest.approx(men.mean() - 0.7)
+    assert (ci.ci_low, ci.ci_high) == pytest.approx((ci.estimate - half, ci.estimate + half))
+    assert ci.method == "several-sample infinitesimal jackknife t"
 
 
 def test_design_is_declared() -> None:

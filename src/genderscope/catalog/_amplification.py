@@ -32,8 +32,13 @@ Temperature = Annotated[float, Opt("With --model: sampling temperature (> 0 when
 TopP = Annotated[float, Opt("With --model: nucleus sampling share (1: off).", min=0, max=1,
                             key=False)]
 SampleSeed = Annotated[int, Opt("With --model: seed of the sampling.", min=0, key=False)]
-CrossedResamples = Annotated[int, Opt("With --model: bootstrap resamples of the interval over "
-                                      "items and templates.", min=100, key=False)]
+CrossedResamples = Annotated[int, Opt("With --model: bootstrap resamples of the intervals of "
+                                      "share_none and share_both over items and templates.",
+                                      min=100, key=False)]
+INTERVAL = 2
+"""The model form's interval, keyed through the plan's inputs (so that the corpus form's
+keys stay): 2, the items x templates jackknife t (stored runs of 1, the two-way
+bootstrap-variance t with min(items, templates) - 1 df, differ)."""
 ReducingBias = Annotated[Path | None, Opt("With --model: the reducingbias folder [default: the "
                                           "fetched set].", key=False)]
 Directional = Annotated[bool, Opt("With --train/--generated: also Wang & Russakovsky's "
@@ -72,7 +77,8 @@ def model_plan(*, data: Path | None, vocabulary: str, templates: int, samples: i
 
     inputs = {"form": "model", "items": [(it.name, it.phrase, it.train_ratio) for it in items],
               "templates": chosen, "samples": samples, "decoding": decoding.as_dict(),
-              "gender_words": gw, "base_rate": base, "resamples": resamples}
+              "gender_words": gw, "base_rate": base, "resamples": resamples,
+              "interval": INTERVAL}
     from genderscope.measures.amplification import plot_amplification
 
     return Plan("bias-amplification", "lm", run,

@@ -226,7 +226,9 @@ def _lm_identity(lm: Any) -> Any:
 @declare("bias-amplification", needs="none", docs="amplification.md",
          statistics=("Interval: percentile bootstrap over objects (each object's term one unit) "
                      "of the mean amplification; Wilson's interval over the same objects of the "
-                     "share amplified. Test: none."),
+                     "share amplified; with --model, the infinitesimal-jackknife t interval over "
+                     "items crossed with templates (the cell interaction subtracted once, "
+                     "Satterthwaite df). Test: none."),
          family="corpora", table="genderscope.cli.commands.embeddings:amplification_tables",
          card="genderscope.reporting.cards.amplification:BIAS_AMPLIFICATION",
          report_order=160)

@@ -76,12 +76,17 @@ class JackknifeVariance:
 
 def jackknife_variance(derivatives: Mapping[str, np.ndarray],
                        corrections: Mapping[str, np.ndarray] | None = None,
-                       floor: Mapping[str, np.ndarray] | None = None) -> JackknifeVariance:
+                       floor: Mapping[str, np.ndarray] | None = None,
+                       interaction: tuple[float, float] | None = None) -> JackknifeVariance:
     """V and df (module docstring) from each sample's derivatives of the statistic with
     respect to its units' weights (``derivatives[name][i]``). ``corrections``: per unit,
     what noise adds to its derivative's square (subtracted); ``floor``: per unit, a
-    centred influence whose variance each sample's V_k is kept at or above. A sample of
-    one unit contributes nothing it could estimate: it is skipped."""
+    centred influence whose variance each sample's V_k is kept at or above.
+    ``interaction``: (V_e, its df), a variance both samples count once too many
+    (:func:`two_way`), subtracted once from V and counted as its own term of
+    Satterthwaite's df (V^2 / sum_k V_k^2 / df_k over every term, the subtracted one
+    included; Satterthwaite 1946, eq. 4); V is floored at 0. A sample of one unit
+    contributes nothing it could estimate: it is skipped."""
     by: dict[str, float] = {}
     sizes: dict[str, int] = {}
     den = 0.0
@@ -102,6 +107,9 @@ def jackknife_variance(derivatives: Mapping[str, np.ndarray],
         by[name] = v
         den += v * v / (g.size - 1)
     total = float(sum(by.values()))
+    if interaction is not None and interaction[1] > 0:
+        total = max(total - interaction[0], 0.0)
+        den += interaction[0] ** 2 / interaction[1]
     df = total * total / den if den > 0 else float("nan")
     return JackknifeVariance(total, df, by, sizes)
 
@@ -109,14 +117,15 @@ def jackknife_variance(derivatives: Mapping[str, np.ndarray],
 def jackknife_ci(estimate: float, derivatives: Mapping[str, np.ndarray], *,
                  confidence: float = 0.95, unit: str = "words",
                  corrections: Mapping[str, np.ndarray] | None = None,
-                 floor: Mapping[str, np.ndarray] | None = None) -> tuple[CI, float]:
+                 floor: Mapping[str, np.ndarray] | None = None,
+                 interaction: tuple[float, float] | None = None) -> tuple[CI, float]:
     """(the t interval of ``estimate``, its df) from ``derivatives`` (as
     :func:`jackknife_variance` takes them). When no unit moves the statistic (every
     derivative 0) the interval is the estimate itself and df NaN; NaN bounds when a
     derivative is not finite."""
     from scipy import stats  # imported on use: a cached rerun needs none
 
-    jv = jackknife_variance(derivatives, corrections, floor)
+    jv = jackknife_variance(derivatives, corrections, floor, interaction)
     n = int(sum(jv.sizes.values()))
     nan = float("nan")
     if jv.variance == 0.0:
@@ -141,6 +150,7 @@ def t_test_p(ci: CI, df: float, null: float) -> float:
 def infer_samples(design: Design, estimate: float, derivatives: Mapping[str, np.ndarray],
                   *, null: float | None = None, null_influence: Mapping[str, np.ndarray]
                   | None = None, corrections: Mapping[str, np.ndarray] | None = None,
+                  interaction: tuple[float, float] | None = None,
                   confidence: float = 0.95) -> Inference:
     """The interval (and test) of a ``mean`` whose ``design`` is crossed: its units
     (``design.unit``) share the levels of the ``design.crossed`` factors, each an
@@ -152,7 +162,8 @@ def infer_samples(design: Design, estimate: float, derivatives: Mapping[str, np.
     centred within its sample (module docstring), else the interval's: "too few units to
     test" below 5 degrees of freedom. ``corrections``: per unit, the noise its
     derivative's square carries, subtracted from the interval's variance (each sample's
-    kept at least that of ``null_influence``, when given)."""
+    kept at least that of ``null_influence``, when given). ``interaction``: (V_e, df) of
+    :func:`two_way`, subtracted once with its own df (:func:`jackknife_variance`)."""
     if design.estimand != "mean" or not design.crossed:
         raise ValueError(f"design {design.describe()!r}: infer_samples takes a crossed "
                          "mean (declare crossed=...)")
@@ -161,7 +172,8 @@ def infer_samples(design: Design, estimate: float, derivatives: Mapping[str, np.
                          "every crossed sample are required")
     unit = _unit(design)
     ci, df = jackknife_ci(estimate, derivatives, confidence=confidence, unit=unit,
-                          corrections=corrections, floor=null_influence)
+                          corrections=corrections, floor=null_influence,
+                          interaction=interaction)
     if null is None:
         return Inference(ci)
     nan = float("nan")
@@ -173,6 +185,29 @@ def infer_samples(design: Design, estimate: float, derivatives: Mapping[str, np.
     if df0 < MIN_UNITS_TO_TEST - 1:
         return Inference(ci, MeanTest(TOO_FEW, nan, n))
     return Inference(ci, MeanTest(TEST, t_test_p(base, df0, null), n))
+
+
+def two_way(cell_derivatives: np.ndarray, rows: np.ndarray, cols: np.ndarray
+            ) -> tuple[dict[str, np.ndarray], tuple[float, float]]:
+    """A statistic of a rows x cols crossed layout (items x templates), from its
+    derivative d_rc with respect to each cell's weight: (the derivatives with respect
+    to each row's and each column's weight, the sums of their cells' d_rc, as
+    ``{"rows": ..., "cols": ...}``; (V_e, df_e)). V_e = R C / df_e sum e_rc^2, e the
+    two-way residual of d (d less its row and column means, plus the grand mean),
+    df_e = cells - R - C + 1 ((R - 1)(C - 1) on a full grid): the interaction (cell)
+    variance that the row and the column variances each include, to be subtracted once
+    (Cornfield & Tukey 1956's V = s_r^2 / C' + s_c^2 / R' - s_e^2 / (R C) for a mean of a
+    full grid). ``rows`` and ``cols``: each cell's level, 0-based integers."""
+    d = np.asarray(cell_derivatives, dtype=float).reshape(-1)
+    r = np.asarray(rows, dtype=int).reshape(-1)
+    c = np.asarray(cols, dtype=int).reshape(-1)
+    n_r, n_c = int(r.max()) + 1, int(c.max()) + 1
+    by_r, by_c = np.bincount(r, d, n_r), np.bincount(c, d, n_c)
+    e = d - (by_r / np.bincount(r, minlength=n_r))[r] - (by_c / np.bincount(c, minlength=n_c))[c] \
+        + d.mean()
+    df_e = d.size - n_r - n_c + 1
+    v_e = n_r * n_c / df_e * float(np.sum(e * e)) if df_e > 0 else 0.0
+    return {"rows": by_r, "cols": by_c}, (v_e, float(max(df_e, 0)))
 
 
 def _unit(design: Design) -> str:
