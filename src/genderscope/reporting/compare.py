@@ -16,11 +16,12 @@ docs/calibration.md.
   clusters, or items, drawn with replacement, both statistics recomputed on the same
   resample);
 - **p-value**, at the unit the CI resamples. A smooth statistic: the cluster bootstrap-t
-  test of the jackknife-t's studentised difference (Hall 1988): T = difference /
-  jackknife SE, T* = (difference* − difference) / SE* over B resamples of whole units,
-  two-sided p = 2 min(P*(T* ≥ T), P*(T* ≤ T)) with the (k + 1) / (B + 1) estimator; SE*
-  is each resample's jackknife SE below ``MIN_BOOTSTRAP_UNITS`` units, from there the SD
-  of the drawn units' jackknife influence values. For a median, or a jackknife SE of 0:
+  test of the studentised difference (Hall 1988): T = difference / SE,
+  T* = (difference* − difference) / SE* over B resamples of whole units (with their
+  sizes), two-sided p = 2 min(P*(T* ≥ T), P*(T* ≤ T)) with the (k + 1) / (B + 1)
+  estimator; SE and SE* are each sample's jackknife SE below ``MIN_BOOTSTRAP_UNITS``
+  units, from there the linearised ratio SE of the units drawn (``_ratio_se``). For a
+  median, or an SE of 0:
   the paired permutation test, each cluster's (or item's) two models' rows swapped with
   probability 1/2, p = (1 + #{|d_perm| ≥ |d_obs|}) / (n_perm + 1), or exact over all
   2^K swaps when 2^K ≤ n_perm; it tests the sharp null that A's and B's rows are
@@ -222,21 +223,24 @@ def _bootstrap_t_p(x: np.ndarray, y: np.ndarray, stat: Any, obs: float,
                    rng: np.random.Generator) -> float:
     """Two-sided cluster bootstrap-t p of difference 0 (module docstring); NaN when the
     observed jackknife SE is 0 or not finite (the caller then swaps). SE* of a resample:
-    its own jackknife below ``MIN_BOOTSTRAP_UNITS`` units; from there the jackknife
-    influence values l_j = (K - 1)(mean LOO - LOO_j) of the units drawn,
-    SE*^2 = sum (l* - mean l*)^2 / (K (K - 1)) (the nonparametric delta method; Davison &
-    Hinkley 1997, Sec. 2.7.2), the same number for a mean over equal clusters, K times
-    cheaper."""
+    its own jackknife below ``MIN_BOOTSTRAP_UNITS`` units; from there the linearised
+    ratio SE of the units drawn, with their sizes (:func:`_ratio_se`), K times cheaper."""
     groups = [np.array([i]) for i in range(n)] if members is None else members
     k = len(groups)
     loo = _leave_one_out(x, y, stat, groups)
     if loo is None:
         return float("nan")
-    infl = (k - 1) * (loo.mean() - loo)
-    se = float(np.sqrt(np.sum(infl ** 2) / (k * (k - 1))))
+    nested = k < MIN_BOOTSTRAP_UNITS
+    sizes = np.array([g.size for g in groups], dtype=float)
+    # u_j = (d - LOO_j)(N - N_j): T_j - d N_j for a mean (T_j the cluster's total)
+    u = (obs - loo) * (n - sizes)
+    if nested:
+        infl = (k - 1) * (loo.mean() - loo)
+        se = float(np.sqrt(np.sum(infl ** 2) / (k * (k - 1))))
+    else:
+        se = _ratio_se(u, sizes)
     if not (np.isfinite(se) and se > 0):
         return float("nan")
-    nested = k < MIN_BOOTSTRAP_UNITS
     t_obs = obs / se
     draws = np.empty(n_resamples)
     for b in range(n_resamples):
@@ -246,8 +250,7 @@ def _bootstrap_t_p(x: np.ndarray, y: np.ndarray, stat: Any, obs: float,
         if nested:
             se_b = _jackknife_se(x, y, stat, [groups[j] for j in idx])
         else:
-            li = infl[idx]
-            se_b = float(np.sqrt(np.sum((li - li.mean()) ** 2) / (k * (k - 1))))
+            se_b = _ratio_se(u[idx] - (d_b - obs) * sizes[idx], sizes[idx])
         with np.errstate(divide="ignore", invalid="ignore"):
             draws[b] = (d_b - obs) / se_b if se_b > 0 else np.sign(d_b - obs) * np.inf
     draws = draws[~np.isnan(draws)]  # a resample the statistic is undefined on (d of one set)
@@ -256,6 +259,18 @@ def _bootstrap_t_p(x: np.ndarray, y: np.ndarray, stat: Any, obs: float,
     ge = (np.count_nonzero(draws >= t_obs) + 1) / (draws.size + 1)
     le = (np.count_nonzero(draws <= t_obs) + 1) / (draws.size + 1)
     return float(min(1.0, 2 * min(ge, le)))
+
+
+def _ratio_se(u: np.ndarray, sizes: np.ndarray) -> float:
+    """Linearised SE of an item-weighted statistic over K clusters of sizes N_k:
+    sqrt(K / (K - 1) * sum (u_k - mean u)^2) / sum N_k, with u_k = T_k - d N_k for a
+    mean d = sum T_k / sum N_k, a ratio estimator (Cochran 1977, Sec. 6.4). A resample's
+    u* = u - (d* - d) N_k of the clusters drawn, over their own total size: its size
+    variation enters SE*, which influence values fixed at the sample's d and N leave out
+    (those make the bootstrap-t too liberal over clusters of 2-30 items; docs/report.md).
+    Equal to the jackknife's influence-value SE for a mean over equal clusters or items."""
+    k = u.size
+    return float(np.sqrt(k / (k - 1) * np.sum((u - u.mean()) ** 2)) / sizes.sum())
 
 
 def _cluster_rows(a: Paired, shared: pd.Index) -> list[np.ndarray] | None:
