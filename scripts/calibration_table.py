@@ -8,6 +8,7 @@ the page states; the section on Wilson's exact coverage is computed, not simulat
     python scripts/calibration_table.py --check    # exit 1 when the page differs from a
                                                    # fresh render (or a row is outside
                                                    # its bar without a known limit)
+    python scripts/calibration_table.py --jobs 2   # the sections in 2 processes
 
 Needs numpy, scipy and genderscope (no pytest).
 """
@@ -143,17 +144,32 @@ def wilson_exact_section() -> list[str]:
     return lines + [""]
 
 
-def render() -> tuple[str, list[Any]]:
-    """The page, and every simulated row."""
+def _section(index: int) -> list[Any]:
+    """The rows of section ``index`` of the table (run in a worker process with --jobs)."""
+    import calibration_sims as cs
+
+    title, make = cs.TABLE[index]
+    t0 = time.perf_counter()
+    rows = make()
+    print(f"{title}: {len(rows)} rows in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    return rows
+
+
+def render(jobs: int = 1) -> tuple[str, list[Any]]:
+    """The page, and every simulated row. ``jobs`` > 1 runs the sections in that many
+    processes; each section is seeded on its own, so the page is the same."""
     import calibration_sims as cs
 
     lines = [HEAD]
     every: list[Any] = []
-    for title, make in cs.TABLE:
-        t0 = time.perf_counter()
-        rows = make()
-        print(f"{title}: {len(rows)} rows in {time.perf_counter() - t0:.1f} s",
-              file=sys.stderr)
+    if jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(jobs) as pool:
+            sections = list(pool.map(_section, range(len(cs.TABLE))))
+    else:
+        sections = [_section(i) for i in range(len(cs.TABLE))]
+    for (title, _), rows in zip(cs.TABLE, sections, strict=True):
         every += rows
         lines += [f"## {title}", "", "| " + " | ".join(COLUMNS) + " |",
                   "|" + "---|" * len(COLUMNS)]
@@ -173,8 +189,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true",
                     help="compare the page with a fresh render; exit 1 when it differs")
     ap.add_argument("--out", type=Path, default=PAGE, help="the page to write or check")
+    ap.add_argument("--jobs", type=int, default=1, choices=range(1, 65), metavar="N",
+                    help="run the sections in N processes (same page; default 1)")
     args = ap.parse_args(argv)
-    text, rows = render()
+    text, rows = render(args.jobs)
     bad = [r.key for r in rows if not r.within and not r.limit]
     if args.check:
         old = args.out.read_text(encoding="utf-8") if args.out.is_file() else ""
