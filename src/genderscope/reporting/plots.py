@@ -19,6 +19,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import matplotlib
+import numpy as np
+import pandas as pd
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -186,6 +188,23 @@ def ci_errors(est: Sequence[float], low: Sequence[float], high: Sequence[float]
     lo = [max(e - v, 0.0) if v == v and e == e else 0.0 for e, v in zip(est, low, strict=True)]
     hi = [max(v - e, 0.0) if v == v and e == e else 0.0 for e, v in zip(est, high, strict=True)]
     return [lo, hi]
+
+
+def gender_bars(ax: Any, t: pd.DataFrame, *, gender: str, by: str, order: Sequence[str],
+                value: str, noun: str, labels: Sequence[str], legend: str = "best") -> None:
+    """Male and female bars side by side for each ``order`` category of column ``by`` (rows
+    of ``t`` told apart by column ``gender``), ``value`` with its ``ci_low``/``ci_high``."""
+    width = 0.36
+    for k, (g, color) in enumerate((("male", MALE), ("female", FEMALE))):
+        sub = t[t[gender] == g].set_index(by).reindex(order)
+        xs = np.arange(len(order)) + (k - 0.5) * width
+        ax.bar(xs, sub[value], width, color=color, label=f"{g} {noun}",
+               yerr=ci_errors(sub[value].tolist(), sub["ci_low"].tolist(),
+                              sub["ci_high"].tolist()), capsize=3, ecolor=INK)
+    ax.set_xticks(range(len(order)), labels)
+    ax.legend(loc=legend, ncols=2, frameon=False)
+    ax.grid(False, axis="x")
+    ax.grid(True, axis="y")
 
 
 def forest(rows: Sequence[tuple[str, float, float | None, float | None]], *, null: float | None,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from genderscope.core.kinds import LM
@@ -86,20 +85,11 @@ def plot(r: Result) -> Any:
         return None
     fig, ax = plots.figure(6.4, 2.9)
     groups = list(dict.fromkeys(t["prof_group"]))
-    width = 0.36
-    for k, (g, color) in enumerate((("male", plots.MALE), ("female", plots.FEMALE))):
-        sub = t[t["gender"] == g].set_index("prof_group").reindex(groups)
-        xs = np.arange(len(groups)) + (k - 0.5) * width
-        ax.bar(xs, sub["mean"], width, color=color, label=f"{g} person words",
-               yerr=plots.ci_errors(sub["mean"].tolist(), sub["ci_low"].tolist(),
-                                    sub["ci_high"].tolist()), capsize=3, ecolor="#123456")
-    ax.set_xticks(range(len(groups)), [f"{g}-dominated" if g != "balanced" else "balanced"
-                                       for g in groups])
+    plots.gender_bars(ax, t, gender="gender", by="prof_group", order=groups, value="mean",
+                      noun="person words", labels=[f"{g}-dominated" if g != "balanced"
+                                                   else "balanced" for g in groups])
     plots.null_line(ax, 0.0, vertical=False)
     ax.set_ylabel(f"association (nats, {plots.ci_label(t.get('ci_unit', ['professions']))})")
-    ax.legend(loc="best", ncols=2, frameon=False)
-    ax.grid(False, axis="x")
-    ax.grid(True, axis="y")
     plots.set_title(fig, "BEC-Pro: person-word association by profession group")
     return fig
 

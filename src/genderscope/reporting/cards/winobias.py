@@ -59,20 +59,12 @@ def plot(r: Result) -> Any:
         return None
     fig, ax = plots.figure(6.4, 2.8)
     conds = [c for c in ("pro", "anti") if c in set(t["condition"])]
-    width = 0.36
-    for k, (g, color) in enumerate((("male", plots.MALE), ("female", plots.FEMALE))):
-        sub = t[t["pronoun_gender"] == g].set_index("condition").reindex(conds)
-        xs = np.arange(len(conds)) + (k - 0.5) * width
-        ax.bar(xs, sub["accuracy"], width, color=color, label=f"{g} pronouns",
-               yerr=plots.ci_errors(sub["accuracy"].tolist(), sub["ci_low"].tolist(),
-                                    sub["ci_high"].tolist()), capsize=3, ecolor="#123456")
-    ax.set_xticks(range(len(conds)), [f"{c}-stereotypical" for c in conds])
+    plots.gender_bars(ax, t, gender="pronoun_gender", by="condition", order=conds,
+                      value="accuracy", noun="pronouns",
+                      labels=[f"{c}-stereotypical" for c in conds], legend="upper right")
     ax.set_ylim(0, 1)
     wilson = ({"ci_unit": u, "method": "wilson"} for u in t.get("ci_unit", ["sentences"]))
     ax.set_ylabel(f"accuracy ({plots.ci_label(wilson)})")
-    ax.legend(loc="upper right", ncols=2, frameon=False)
-    ax.grid(False, axis="x")
-    ax.grid(True, axis="y")
     plots.set_title(fig, f"{r.method}: pronoun accuracy by condition and pronoun gender")
     return fig
 
