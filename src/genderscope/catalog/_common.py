@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 from genderscope.core.declaration import (
+    Data,
+    Limit,
     Opt,
     Plan,  # noqa: F401 - the catalog's Plan
+    Progress,
+    Resamples,
+    Seed,
+    Shared,
+    SubsetSeed,
 )
 from genderscope.errors import DataError, GenderscopeError
 
@@ -78,6 +86,28 @@ def _subset_note(
     if n is not None:
         note["subset"] = {"n": n, "of": of, "unit": unit, "seed": subset_seed if limit else None}
     return note
+
+
+@dataclass(frozen=True)
+class Sampled(Shared):
+    """The options of a benchmark scored on a seeded subset of its items and bootstrapped
+    (WinoBias, DaWinoBias, ABC, StereoSet, GAP), declared once: a plan takes them as one
+    parameter."""
+
+    data: Data = None
+    limit: Limit = None
+    subset_seed: SubsetSeed = 0
+    seed: Seed = 0
+    resamples: Resamples = 10_000
+    progress: Progress = False
+
+    def subset(self, items: Sequence[T]) -> list[T]:
+        """The seeded ``limit`` subset of ``items`` (:func:`subset`)."""
+        return subset(items, self.limit, self.subset_seed)
+
+    def note(self, n: int, of: int, unit: str) -> dict[str, Any]:
+        """``metadata["data"]`` of that subset (:func:`_subset_note`)."""
+        return _subset_note(self.limit, self.subset_seed, n, of, unit)
 
 
 def _check_choice(name: str, value: str, choices: Sequence[str]) -> None:

@@ -24,19 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from genderscope.catalog._common import _subset_note, dataset_dir, subset
-from genderscope.core.declaration import (
-    Data,
-    Limit,
-    Opt,
-    Pairing,
-    Plan,
-    Progress,
-    Resamples,
-    Seed,
-    SubsetSeed,
-    declare,
-)
+from genderscope.catalog._common import Sampled, dataset_dir
+from genderscope.core.declaration import Opt, Pairing, Plan, declare
 from genderscope.errors import DataError
 
 FEMININE = ("she", "her", "hers", "herself")
@@ -170,21 +159,14 @@ def gap(
     split: Annotated[str, Opt("GAP split (Webster et al. 2018): development, test, "
                               "validation or all.",
                               choices=("development", "test", "validation", "all"))] = "test",
-    data: Data = None,
-    limit: Limit = None,
-    subset_seed: SubsetSeed = 0,
-    seed: Seed = 0,
-    resamples: Resamples = 10_000,
-    progress: Progress = False,
+    s: Sampled,
 ) -> Plan:
     """GAP (Webster et al. 2018): pronoun resolution F1, feminine vs masculine.
 
     Zero-shot by substitution: the name whose passage scores higher with the pronoun
     replaced by it is predicted coreferent; bias = F1(F) / F1(M), 1 = no gap."""
-    folder = dataset_dir(data, "gap")
-    every = load_gap(folder, split)
-    examples = subset(every, limit, subset_seed)
-    return Plan("gap", "lm", lambda lm: score(lm, examples, seed=seed, resamples=resamples,
-                                              progress=progress, params={"split": split}),
-                _subset_note(limit, subset_seed, len(examples), len(every), "examples"),
-                inputs=examples)
+    every = load_gap(dataset_dir(s.data, "gap"), split)
+    examples = s.subset(every)
+    return Plan("gap", "lm", lambda lm: score(lm, examples, seed=s.seed, resamples=s.resamples,
+                                              progress=s.progress, params={"split": split}),
+                s.note(len(examples), len(every), "examples"), inputs=examples)

@@ -8,23 +8,14 @@ from typing import Annotated, Any, TypeVar
 
 from genderscope.catalog._common import (
     Plan,
+    Sampled,
     _check_choice,
     _measure,
     _subset_note,
     dataset_dir,
     subset,
 )
-from genderscope.core.declaration import (
-    Data,
-    Limit,
-    Opt,
-    Pairing,
-    Progress,
-    Resamples,
-    Seed,
-    SubsetSeed,
-    declare,
-)
+from genderscope.core.declaration import Data, Limit, Opt, Pairing, Progress, SubsetSeed, declare
 from genderscope.errors import GenderscopeError
 
 T = TypeVar("T")
@@ -38,14 +29,15 @@ _WINO: dict[str, Any] = {
 """What WinoBias and DaWinoBias declare alike."""
 
 
-def _wino_plan(method: str, every: Sequence[Any], limit: int | None, subset_seed: int,
+def _wino_plan(method: str, every: Sequence[Any], s: Sampled,
                key_options: dict[str, Any] | None = None, **run_options: Any) -> Plan:
     """The plan of WinoBias and DaWinoBias: a seeded subset of ``every`` sentence, scored
     by :func:`genderscope.measures.winobias.run_winobias` with ``run_options``."""
     run_winobias = _measure("genderscope.measures.winobias:run_winobias")
-    items = subset(every, limit, subset_seed)
-    return Plan(method, "lm", lambda lm: run_winobias(lm, items, method=method, **run_options),
-                _subset_note(limit, subset_seed, len(items), len(every), "sentences"),
+    items = s.subset(every)
+    run = {"n_resamples": s.resamples, "seed": s.seed, "progress": s.progress, **run_options}
+    return Plan(method, "lm", lambda lm: run_winobias(lm, items, method=method, **run),
+                s.note(len(items), len(every), "sentences"),
                 inputs=items, key_options=key_options or {})
 
 
@@ -58,12 +50,7 @@ def winobias(
     include_multi_pronoun: Annotated[
         bool, Opt("Keep sentences with a second coreferent pronoun (it reveals the gender).")
     ] = False,
-    data: Data = None,
-    limit: Limit = None,
-    subset_seed: SubsetSeed = 0,
-    seed: Seed = 0,
-    resamples: Resamples = 10_000,
-    progress: Progress = False,
+    s: Sampled,
 ) -> Plan:
     """WinoBias (English): pronoun prediction on pro- vs anti-stereotypical sentences."""
     from genderscope.datasets.winobias import load_winobias
@@ -74,10 +61,9 @@ def winobias(
         except ValueError:
             raise GenderscopeError(f"--types must be like 1 or 1,2, got {types!r}") from None
     wb_types = tuple(int(t) for t in types)
-    every = load_winobias(dataset_dir(data, "winobias"), split=split, types=wb_types)
-    return _wino_plan("winobias", every, limit, subset_seed, {"types": list(wb_types)},
-                      exclude_multi_pronoun=not include_multi_pronoun, n_resamples=resamples,
-                      seed=seed, progress=progress,
+    every = load_winobias(dataset_dir(s.data, "winobias"), split=split, types=wb_types)
+    return _wino_plan("winobias", every, s, {"types": list(wb_types)},
+                      exclude_multi_pronoun=not include_multi_pronoun,
                       params={"split": split, "types": list(wb_types)})
 
 
@@ -88,19 +74,13 @@ def dawinobias(
     split: Annotated[
         str, Opt("dev, test or all (GenDa Lens uses all 674 sentences per condition).")
     ] = "all",
-    data: Data = None,
-    limit: Limit = None,
-    subset_seed: SubsetSeed = 0,
-    seed: Seed = 0,
-    resamples: Resamples = 10_000,
-    progress: Progress = False,
+    s: Sampled,
 ) -> Plan:
     """DaWinoBias (Danish, GenDa Lens): pronoun prediction, pro vs anti."""
     from genderscope.datasets.winobias import load_dawinobias
 
-    every = load_dawinobias(dataset_dir(data, "genda-lens"), split=split)
-    return _wino_plan("dawinobias", every, limit, subset_seed, n_resamples=resamples,
-                      seed=seed, progress=progress, params={"split": split})
+    every = load_dawinobias(dataset_dir(s.data, "genda-lens"), split=split)
+    return _wino_plan("dawinobias", every, s, params={"split": split})
 
 
 @declare("abc", needs="lm", langs=("da", "sv", "ru", "zh"), sentence_scored=True,
@@ -130,12 +110,7 @@ def abc(
             "default: from all groups, malformed ones skipped."
         ),
     ] = False,
-    data: Data = None,
-    limit: Limit = None,
-    subset_seed: SubsetSeed = 0,
-    seed: Seed = 0,
-    resamples: Resamples = 10_000,
-    progress: Progress = False,
+    s: Sampled,
 ) -> Plan:
     """ABC anti-reflexive possessives: relative perplexity, female vs male.
 
@@ -152,9 +127,9 @@ def abc(
     if source == "auto":
         source = "genda-lens" if lang == "da" else "abc"
     folder = "genda-lens" if source == "genda-lens" else "abc"
-    every = load_abc(dataset_dir(data, folder), lang=lang, source=source)
+    every = load_abc(dataset_dir(s.data, folder), lang=lang, source=source)
     pool = [g for g in every if g.valid] if valid_only else every
-    groups = subset(pool, limit, subset_seed)
+    groups = s.subset(pool)
     unit = "well-formed groups of three sentences" if valid_only else "groups of three sentences"
     return Plan(
         f"abc-{lang}",
@@ -163,13 +138,13 @@ def abc(
             lm,
             groups,
             method="abc",
-            n_resamples=resamples,
-            seed=seed,
-            progress=progress,
+            n_resamples=s.resamples,
+            seed=s.seed,
+            progress=s.progress,
             include_invalid=include_invalid,
             params={"lang": lang, "source": source},
         ),
-        _subset_note(limit, subset_seed, len(groups), len(pool), unit),
+        s.note(len(groups), len(pool), unit),
         inputs=groups,
     )
 
@@ -262,12 +237,7 @@ def stereoset(
             "keeps the start token for every token."
         ),
     ] = "reference",
-    data: Data = None,
-    limit: Limit = None,
-    subset_seed: SubsetSeed = 0,
-    seed: Seed = 0,
-    resamples: Resamples = 10_000,
-    progress: Progress = False,
+    s: Sampled,
 ) -> Plan:
     """StereoSet intrasentence: LMS, SS and ICAT (Nadeem et al. 2021)."""
     from genderscope.datasets.stereoset import load_stereoset
@@ -286,10 +256,10 @@ def stereoset(
                                f"{', '.join(domains)}, all")
     kind = None if bias_type == "all" else bias_type  # None: every domain, as keyed before
     items = load_stereoset(
-        dataset_dir(data, "stereoset", file_ok=True), bias_types=(kind,) if kind else None
+        dataset_dir(s.data, "stereoset", file_ok=True), bias_types=(kind,) if kind else None
     )
     every = len(items)
-    items = subset(items, limit, subset_seed)
+    items = s.subset(items)
     unit = f"{kind} contexts" if kind else "contexts"
     return Plan(
         "stereoset",
@@ -298,12 +268,12 @@ def stereoset(
             lm,
             items,
             scoring=scoring,
-            n_resamples=resamples,
-            seed=seed,
-            progress=progress,
+            n_resamples=s.resamples,
+            seed=s.seed,
+            progress=s.progress,
             params={"bias_type": kind, "split": split},
         ),
-        _subset_note(limit, subset_seed, len(items), every, unit),
+        s.note(len(items), every, unit),
         inputs=items,
         key_options={"bias_type": kind},
     )

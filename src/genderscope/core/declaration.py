@@ -13,11 +13,13 @@ declaration the same way; the CLI's ``genderscope run NAME`` flags and
 :func:`declare` turns a plan function into a declaration, reading each option's name
 and default from the function's signature and its help, checks and type from the
 ``Annotated[..., Opt(...)]`` metadata of its annotation (shared options such as
-:data:`Limit` are declared once, as annotated types).
+:data:`Limit` are declared once, as annotated types, and a group of them that several
+plans take alike once, as a :class:`Shared` dataclass).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import typing
@@ -121,6 +123,20 @@ SpanMasking = Annotated[str, Opt("piece: one mask per wordpiece; word: one mask 
                                  choices=("piece", "word"))]
 
 
+class Shared:
+    """Base of a group of options that several plans take alike, declared once as a
+    frozen dataclass of annotated fields (``limit: Limit = None``). A plan parameter
+    annotated with such a class stands for its fields, in their order, as options; the
+    plan receives one instance holding their values."""
+
+
+def _groups(fn: Callable[..., Any]) -> dict[str, type[Shared]]:
+    """The parameters of ``fn`` that stand for a :class:`Shared` group, with its class."""
+    hints = typing.get_type_hints(fn)
+    return {name: hint for name, hint in hints.items()
+            if isinstance(hint, type) and issubclass(hint, Shared)}
+
+
 def _type_of(hint: Any) -> str:
     """The option type of an annotation (``Optional`` stripped)."""
     args = [a for a in typing.get_args(hint) if a is not type(None)]
@@ -146,8 +162,12 @@ def options_of(fn: Callable[..., Any]) -> Options:
     """The options a plan function declares: its keyword parameters, with the help and
     checks of their ``Annotated[..., Opt(...)]`` metadata."""
     hints = typing.get_type_hints(fn, include_extras=True)
+    groups = _groups(fn)
     found: list[Option] = []
     for name, param in inspect.signature(fn).parameters.items():
+        if name in groups:
+            found.extend(options_of(groups[name]))
+            continue
         hint = hints.get(name, Any)
         meta = next((m for m in getattr(hint, "__metadata__", ()) if isinstance(m, Opt)),
                     None)
@@ -237,11 +257,17 @@ def _checked(name: str, fn: Callable[..., Plan], options: Options) -> Callable[.
     """``fn`` with the given options checked against ``options`` first (type, bounds,
     choices, unknown names: :meth:`Options.resolve`), so that a plan called directly
     (``declaration.plan(limit=0)``) refuses what ``gs.run`` refuses, and no plan repeats
-    a declared bound itself."""
+    a declared bound itself. The options of a :class:`Shared` group reach ``fn`` as one
+    instance of it."""
+    groups = _groups(fn)
 
     @functools.wraps(fn)
     def plan(**given: Any) -> Plan:
         options.resolve(given, name)
+        for param, group in groups.items():
+            fields = {f.name for f in dataclasses.fields(group)}  # type: ignore[arg-type]
+            given = {**{k: v for k, v in given.items() if k not in fields},
+                     param: group(**{k: v for k, v in given.items() if k in fields})}
         return fn(**given)
 
     plan.checks_options = True  # type: ignore[attr-defined]
