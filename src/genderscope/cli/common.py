@@ -33,6 +33,35 @@ PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a pr
 START_OPTION = typer.Option("auto", "--start-token", help="Causal LM start-of-text token: "
                             "auto (BOS, else EOS), none, or a token string.")
 
+BASE_URL_OPTION = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint for "
+                               "--model openai:NAME, e.g. http://127.0.0.1:8000/v1 (API key "
+                               "from $OPENAI_API_KEY).")
+CONCURRENCY_OPTION = typer.Option(None, "--concurrency", help="Endpoint requests in flight "
+                                  "at once [default: 4].")
+TIMEOUT_OPTION = typer.Option(None, "--timeout", help="Seconds an endpoint request may "
+                              "take before it is retried [default: 120].")
+RETRIES_OPTION = typer.Option(None, "--retries", help="Retries of an endpoint request "
+                              "that timed out or got 408/409/429/5xx [default: 4].")
+API_KEY_ENV_OPTION = typer.Option(None, "--api-key-env", metavar="NAME", help="Environment "
+                                  "variable the endpoint's API key is read from [default: "
+                                  "OPENAI_API_KEY].")
+HEADER_OPTION = typer.Option(None, "--header", metavar="K:V", help="A header sent with "
+                             "every endpoint request (repeatable; the values of auth, key, "
+                             "token and cookie headers are kept out of every record).")
+
+
+def endpoint_client(concurrency: int | None, timeout: float | None, retries: int | None,
+                    api_key_env: str | None, header: list[str] | None) -> dict[str, Any]:
+    """The endpoint client flags as ``gs.run``/``gs.report`` keywords (None: the client's
+    default); the ``--header`` values are parsed first, so that their secrets are known
+    before the command line is recorded."""
+    if header:
+        from genderscope.models.endpoint import parse_headers
+
+        parse_headers(header)
+    return {"concurrency": concurrency, "timeout": timeout, "retries": retries,
+            "api_key_env": api_key_env, "headers": header or None}
+
 
 REUSE = {"enabled": True}
 """Set by ``genderscope run --reuse/--no-reuse`` (the ``run`` group's option)."""

@@ -16,33 +16,24 @@ import typer
 from rich.table import Table
 
 from genderscope.cli.common import (
+    API_KEY_ENV_OPTION,
+    BASE_URL_OPTION,
+    CONCURRENCY_OPTION,
     DEVICE_OPTION,
     DTYPE_OPTION,
+    HEADER_OPTION,
     JSON_OPTION,
     OUT_OPTION,
     PROGRESS_OPTION,
+    RETRIES_OPTION,
     STORE_OPTION,
+    TIMEOUT_OPTION,
     fmt,
 )
 from genderscope.results import Result
 
 MODEL_OPTION = typer.Option(..., "--model", "-m", help="Chat model: HF id, folder, .gguf, smollm2, "
                             "or openai:NAME with --base-url.")
-BASE_URL_OPTION = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint for "
-                               "--model openai:NAME, e.g. http://127.0.0.1:8000/v1 (API key "
-                               "from $OPENAI_API_KEY).")
-CONCURRENCY_OPTION = typer.Option(None, "--concurrency", help="Endpoint requests in flight "
-                                  "at once [default: 4].")
-TIMEOUT_OPTION = typer.Option(None, "--timeout", help="Seconds an endpoint request may "
-                              "take before it is retried [default: 120].")
-RETRIES_OPTION = typer.Option(None, "--retries", help="Retries of an endpoint request "
-                              "that timed out or got 408/409/429/5xx [default: 4].")
-API_KEY_ENV_OPTION = typer.Option(None, "--api-key-env", metavar="NAME", help="Environment "
-                                  "variable the endpoint's API key is read from [default: "
-                                  "OPENAI_API_KEY].")
-HEADER_OPTION = typer.Option(None, "--header", metavar="K:V", help="A header sent with "
-                             "every endpoint request (repeatable; the values of auth, key, "
-                             "token and cookie headers are kept out of every record).")
 
 
 def _absolute(v: dict[str, Any]) -> str:
@@ -96,16 +87,12 @@ def chat_command(run_app: typer.Typer, measure: str, doc: str,
             timeout: float | None = TIMEOUT_OPTION, retries: int | None = RETRIES_OPTION,
             api_key_env: str | None = API_KEY_ENV_OPTION,
             header: list[str] | None = HEADER_OPTION, **options: Any) -> None:
-        from genderscope.cli.common import execute, finish
+        from genderscope.cli.common import endpoint_client, execute, finish
 
-        if header:  # their secrets known before the command line is recorded
-            from genderscope.models.endpoint import parse_headers
-
-            parse_headers(header)
+        client = endpoint_client(concurrency, timeout, retries, api_key_env, header)
         result, run_id, base = execute(
             measure, model, "auto", "auto", device, dtype, store_path, out, progress,
-            base_url=base_url, concurrency=concurrency, timeout=timeout, retries=retries,
-            api_key_env=api_key_env, headers=header or None, **options)
+            base_url=base_url, **client, **options)
         finish(result, run_id, base, as_json, table or tables)
 
     cmd.__doc__ = doc

@@ -14,20 +14,19 @@ from typing import Any
 
 import typer
 
-from genderscope.cli.commands.chat_probes import (
+from genderscope.cli.common import (
     API_KEY_ENV_OPTION,
     BASE_URL_OPTION,
     CONCURRENCY_OPTION,
-    HEADER_OPTION,
-    RETRIES_OPTION,
-    TIMEOUT_OPTION,
-)
-from genderscope.cli.common import (
     DEVICE_OPTION,
     DTYPE_OPTION,
+    HEADER_OPTION,
+    RETRIES_OPTION,
     STORE_OPTION,
+    TIMEOUT_OPTION,
     command_line,
     console,
+    endpoint_client,
 )
 from genderscope.errors import GenderscopeError
 from genderscope.text_blocks import plural
@@ -123,10 +122,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         from genderscope.reporting.terminal import SCOPE_WORDS, headline_rows, print_rows
         from genderscope.reporting.verdict import model_line
 
-        if header:  # their secrets known before the command line is recorded
-            from genderscope.models.endpoint import parse_headers
-
-            parse_headers(header)
+        client = endpoint_client(concurrency, timeout, retries, api_key_env, header)
         command = command_line()  # the key and a URL's credentials masked
         scope = choose_scope(device, full=full, quick=quick)
         if progress:
@@ -163,9 +159,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                        overwrite=overwrite,
                        progress=progress, command=command, on_start=started,
                        on_section=done, on_data=data_known,
-                       base_url=base_url, concurrency=concurrency,
-                       timeout=timeout, retries=retries, api_key_env=api_key_env,
-                       headers=header or None,
+                       base_url=base_url, **client,
                        **{k: v for k, v in decoding.items() if v is not None})
         print_rows(console, headline_rows(data_),
                    title=f"Headline numbers ({time.perf_counter() - t0:.0f} s)")

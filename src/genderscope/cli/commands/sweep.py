@@ -13,19 +13,18 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from genderscope.cli.commands.chat_probes import (
+from genderscope.cli.common import (
     API_KEY_ENV_OPTION,
     BASE_URL_OPTION,
     CONCURRENCY_OPTION,
+    DEVICE_OPTION,
     HEADER_OPTION,
     RETRIES_OPTION,
-    TIMEOUT_OPTION,
-)
-from genderscope.cli.common import (
-    DEVICE_OPTION,
     STORE_OPTION,
+    TIMEOUT_OPTION,
     command_line,
     console,
+    endpoint_client,
     open_store,
 )
 from genderscope.errors import GenderscopeError
@@ -97,17 +96,13 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         spec = sweep_spec.load_file(file) if file is not None else sweep_spec.SweepSpec()
         if revision and not model:
             raise GenderscopeError("--revision applies to --model; give at least one --model")
-        client = tuple((k, v) for k, v in (
-            ("concurrency", concurrency), ("timeout", timeout), ("retries", retries),
-            ("api_key_env", api_key_env), ("headers", tuple(header or ()) or None))
-            if v is not None)
-        if (base_url or client) and not any(m.startswith("openai:") for m in model):
+        if (base_url or header or any(v is not None for v in (concurrency, timeout, retries,
+                                                                api_key_env))) \
+                and not any(m.startswith("openai:") for m in model):
             raise GenderscopeError("--base-url and the endpoint client flags are for an "
                                    "endpoint model (--model openai:NAME); none was given")
-        if header:  # their secrets known before the command line is recorded
-            from genderscope.models.endpoint import parse_headers
-
-            parse_headers(header)
+        client = tuple((k, tuple(v) if k == "headers" else v) for k, v in endpoint_client(
+            concurrency, timeout, retries, api_key_env, header).items() if v is not None)
         spec.models += [sweep_spec.ModelSpec(m, kind=kind, revision=r, base_url=base_url,
                                              client=client)
                         if m.startswith("openai:") else
