@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 from genderscope.catalog._common import (
     Case,
@@ -26,8 +26,6 @@ from genderscope.catalog._common import (
 from genderscope.core.declaration import Opt, Pairing, Progress, TestSeed, declare
 from genderscope.core.design import Design
 from genderscope.results import Result
-
-T = TypeVar("T")
 
 
 # each target's association s(w, A, B), by target set

@@ -4,7 +4,7 @@ CrowS-Pairs and StereoSet."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 from genderscope.catalog._common import (
     Plan,
@@ -17,8 +17,6 @@ from genderscope.catalog._common import (
 )
 from genderscope.core.declaration import Data, Limit, Opt, Pairing, Progress, SubsetSeed, declare
 from genderscope.errors import GenderscopeError
-
-T = TypeVar("T")
 
 _WINO: dict[str, Any] = {
     "family": "pronouns and grammar",

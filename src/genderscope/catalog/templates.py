@@ -136,14 +136,10 @@ def _professions_subset(
     """BEC-Pro rows of ``per_group`` professions of each profession group (a seeded
     subset of each group's professions, groups in sorted order) and of the first
     ``templates`` sentence patterns (None: all)."""
-    by_group: dict[str, list[str]] = {}
+    by_group: dict[str, dict[str, None]] = {}  # each group's professions, in order
     for r in rows:
-        keys = by_group.setdefault(r.prof_gender, [])
-        if r.profession_key not in keys:
-            keys.append(r.profession_key)
-    keep: set[str] = set()
-    for group in sorted(by_group):
-        keep.update(subset(by_group[group], per_group, seed))
+        by_group.setdefault(r.prof_gender, {})[r.profession_key] = None
+    keep = {k for group in sorted(by_group) for k in subset(list(by_group[group]), per_group, seed)}
     patterns = list(dict.fromkeys(r.template for r in rows))
     kept = set(patterns[:templates] if templates is not None else patterns)
     return [r for r in rows if r.profession_key in keep and r.template in kept]
