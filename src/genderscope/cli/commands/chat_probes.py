@@ -60,15 +60,22 @@ def tables(result: Result) -> list[Table]:
                       if m else "")
     out = [t]
     if s.get("tests"):
-        p = Table(title=f"paired tests over {result.metadata['params']['cluster_unit']} "
-                        "(Holm over the probe)")
-        for col in ("test", "difference", "clusters", "p", "p Holm"):
-            p.add_column(col)
-        for x in s["tests"]:
-            p.add_row(x["name"], fmt(x["estimate"]), str(x["n_clusters"]), fmt(x["p_value"], 4),
-                      fmt(x.get("p_adjusted"), 4))
-        out.append(p)
+        unit = result.metadata["params"]["cluster_unit"]
+        out.append(tests_table(s["tests"], f"paired tests over {unit} (Holm over the probe)"))
     return out
+
+
+def tests_table(tests: list[dict[str, Any]], title: str, *, probes: bool = False,
+                missing: str | None = None) -> Table:
+    """The paired tests' table (``probes``: each test's probe; ``missing``: as in fmt)."""
+    p = Table(title=title)
+    for col in ("probe",) * probes + ("test", "difference", "clusters", "p", "p Holm"):
+        p.add_column(col)
+    for x in tests:
+        p.add_row(*(x["probe"],) * probes, x["name"], fmt(x["estimate"], missing=missing),
+                  str(x["n_clusters"]), fmt(x["p_value"], 4, missing=missing),
+                  fmt(x.get("p_adjusted"), 4, missing=missing))
+    return p
 
 
 def chat_command(run_app: typer.Typer, measure: str, doc: str,

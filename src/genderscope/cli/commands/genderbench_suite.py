@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.table import Table
 
+from genderscope.cli.commands.chat_probes import tests_table
 from genderscope.cli.common import fmt
 from genderscope.results import Result
 
@@ -42,14 +43,8 @@ def tables(result: Result) -> list[Table | str]:
                   f"{100 * undetected:.0f} %")
     out: list[Table | str] = [t]
     if s.get("tests"):
-        p = Table(title=f"paired tests ({len(s['tests'])}; Holm over the suite)")
-        for col in ("probe", "test", "difference", "clusters", "p", "p Holm"):
-            p.add_column(col)
-        for x in s["tests"]:
-            p.add_row(x["probe"], x["name"], fmt(x["estimate"], missing="n/a"),
-                      str(x["n_clusters"]), fmt(x["p_value"], 4, missing="n/a"),
-                      fmt(x.get("p_adjusted"), 4, missing="n/a"))
-        out.append(p)
+        out.append(tests_table(s["tests"], f"paired tests ({len(s['tests'])}; Holm over the "
+                               "suite)", probes=True, missing="n/a"))
     out += [f"not run: {name}: {why}" for name, why in s.get("not_run", {}).items()]
     return out
 
