@@ -172,14 +172,10 @@ def options_of(fn: Callable[..., Any]) -> Options:
         meta = next((m for m in getattr(hint, "__metadata__", ()) if isinstance(m, Opt)),
                     None)
         base = typing.get_args(hint)[0] if meta is not None else hint
-        default = None if param.default is inspect.Parameter.empty else param.default
-        required = param.default is inspect.Parameter.empty or bool(meta and meta.required)
-        if meta is None:
-            found.append(Option(name, default, "", type=_type_of(base), required=required))
-            continue
-        found.append(Option(name, default, meta.help, type=meta.type or _type_of(base),
-                            choices=meta.choices, min=meta.min, max=meta.max, key=meta.key,
-                            required=required, argument=meta.argument, cli=meta.cli))
+        meta = meta or Opt("")  # no metadata: an option without help or checks
+        empty = param.default is inspect.Parameter.empty
+        found.append(Option(name, None if empty else param.default, **{
+            **vars(meta), "type": meta.type or _type_of(base), "required": empty or meta.required}))
     return Options(tuple(found))
 
 
