@@ -10,79 +10,91 @@ option, so the keys of the corpus form's runs are unchanged.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 from genderscope.catalog._common import Plan, _subset_note, dataset_dir, subset
-from genderscope.core.declaration import Opt
+from genderscope.core.declaration import Opt, Shared
 
-Vocabulary = Annotated[str, Opt("With --model: the items and their training ratios: imsitu "
-                                "(212 verbs) or coco (65 objects) of Zhao et al. 2017.",
-                                choices=("imsitu", "coco"), key=False)]
-Templates = Annotated[int, Opt("With --model: prompt templates per item (the first N of 5).",
-                               min=1, max=5, key=False)]
-Samples = Annotated[int, Opt("With --model: sampled answers per prompt.", min=1, key=False)]
-ItemLimit = Annotated[int | None, Opt("With --model: a seeded random subset of N items (see "
-                                      "--subset-seed) [default: every item].", min=1,
-                                      key=False)]
-ItemSeed = Annotated[int, Opt("With --model: seed of the --limit subset.", min=0, key=False)]
-MaxNewTokens = Annotated[int, Opt("With --model: most tokens per answer.", min=1, key=False)]
-Temperature = Annotated[float, Opt("With --model: sampling temperature (> 0 when --samples > "
-                                   "1).", min=0, key=False)]
-TopP = Annotated[float, Opt("With --model: nucleus sampling share (1: off).", min=0, max=1,
-                            key=False)]
-SampleSeed = Annotated[int, Opt("With --model: seed of the sampling.", min=0, key=False)]
-CrossedResamples = Annotated[int, Opt("With --model: bootstrap resamples of the intervals of "
-                                      "share_none and share_both over items and templates.",
-                                      min=100, key=False)]
 INTERVAL = 2
 """The model form's interval, keyed through the plan's inputs (so that the corpus form's
 keys stay): 2, the items x templates jackknife t (stored runs of 1, the two-way
 bootstrap-variance t with min(items, templates) - 1 df, differ)."""
-ReducingBias = Annotated[Path | None, Opt("With --model: the reducingbias folder [default: the "
-                                          "fetched set].", key=False)]
+
+
+@dataclass(frozen=True)
+class ModelForm(Shared):
+    """The options of the model form, declared once (the last of the measure's options)."""
+
+    data: Annotated[Path | None, Opt("With --model: the reducingbias folder [default: the "
+                                     "fetched set].", key=False)] = None
+    vocabulary: Annotated[str, Opt("With --model: the items and their training ratios: imsitu "
+                                   "(212 verbs) or coco (65 objects) of Zhao et al. 2017.",
+                                   choices=("imsitu", "coco"), key=False)] = "imsitu"
+    templates: Annotated[int, Opt("With --model: prompt templates per item (the first N of "
+                                  "5).", min=1, max=5, key=False)] = 5
+    samples: Annotated[int, Opt("With --model: sampled answers per prompt.", min=1,
+                                key=False)] = 5
+    limit: Annotated[int | None, Opt("With --model: a seeded random subset of N items (see "
+                                     "--subset-seed) [default: every item].", min=1,
+                                     key=False)] = None
+    subset_seed: Annotated[int, Opt("With --model: seed of the --limit subset.", min=0,
+                                    key=False)] = 0
+    max_new_tokens: Annotated[int, Opt("With --model: most tokens per answer.", min=1,
+                                       key=False)] = 40
+    temperature: Annotated[float, Opt("With --model: sampling temperature (> 0 when "
+                                      "--samples > 1).", min=0, key=False)] = 1.0
+    top_p: Annotated[float, Opt("With --model: nucleus sampling share (1: off).", min=0, max=1,
+                                key=False)] = 1.0
+    sample_seed: Annotated[int, Opt("With --model: seed of the sampling.", min=0,
+                                    key=False)] = 0
+    resamples: Annotated[int, Opt("With --model: bootstrap resamples of the intervals of "
+                                  "share_none and share_both over items and templates.",
+                                  min=100, key=False)] = 2_000
+
+
 Directional = Annotated[bool, Opt("With --train/--generated: also Wang & Russakovsky's "
                                   "BiasAmp-> in both directions.", key=False)]
 
 
-def model_plan(*, data: Path | None, vocabulary: str, templates: int, samples: int,
-               limit: int | None, subset_seed: int, max_new_tokens: int,
-               temperature: float, top_p: float, sample_seed: int, gender_words: Path | None,
-               seed: int, resamples: int, progress: bool, plot: Path | None = None) -> Plan:
+def model_plan(o: ModelForm, *, gender_words: Path | None, seed: int, progress: bool,
+               plot: Path | None = None) -> Plan:
     """The plan of ``bias-amplification --model MODEL`` (before any model loads)."""
     from genderscope.datasets.captions import load_gender_words
     from genderscope.errors import GenderscopeError
     from genderscope.measures import amplification_lm as lm
     from genderscope.models.generate import Decoding
 
-    if samples > 1 and temperature == 0:
-        raise GenderscopeError(f"--samples {samples} needs --temperature > 0 (greedy "
+    if o.samples > 1 and o.temperature == 0:
+        raise GenderscopeError(f"--samples {o.samples} needs --temperature > 0 (greedy "
                                "decoding gives one answer per prompt)")
-    folder = dataset_dir(data, "reducingbias")
-    every = lm.load_vocabulary(folder, vocabulary)
-    items = subset(every, limit, subset_seed)
+    folder = dataset_dir(o.data, "reducingbias")
+    every = lm.load_vocabulary(folder, o.vocabulary)
+    items = subset(every, o.limit, o.subset_seed)
     gw = load_gender_words(gender_words)
-    decoding = Decoding(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p,
-                        seed=sample_seed)
-    chosen = list(lm.TEMPLATES[:templates])
+    decoding = Decoding(max_new_tokens=o.max_new_tokens, temperature=o.temperature,
+                        top_p=o.top_p, seed=o.sample_seed)
+    chosen = list(lm.TEMPLATES[:o.templates])
     base = [sum(it.train_ratio for it in every) / len(every)]
     base.append(1 - base[0])
 
     def run(model: Any) -> Any:
         import numpy as np
 
-        return lm.score(model, items, chosen, samples, decoding, gw, base=np.array(base),
-                        seed=seed, n_resamples=resamples, progress=progress,
-                        params={"vocabulary": vocabulary, "reducingbias": str(folder)})
+        return lm.score(model, items, chosen, o.samples, decoding, gw, base=np.array(base),
+                        seed=seed, n_resamples=o.resamples, progress=progress,
+                        params={"vocabulary": o.vocabulary, "reducingbias": str(folder)})
 
     inputs = {"form": "model", "items": [(it.name, it.phrase, it.train_ratio) for it in items],
-              "templates": chosen, "samples": samples, "decoding": decoding.as_dict(),
-              "gender_words": gw, "base_rate": base, "resamples": resamples,
+              "templates": chosen, "samples": o.samples, "decoding": decoding.as_dict(),
+              "gender_words": gw, "base_rate": base, "resamples": o.resamples,
               "interval": INTERVAL}
     from genderscope.measures.amplification import plot_amplification
 
     return Plan("bias-amplification", "lm", run,
-                _subset_note(limit, subset_seed, len(items), len(every), vocabulary + " items"),
+                _subset_note(o.limit, o.subset_seed, len(items), len(every),
+                             o.vocabulary + " items"),
                 figure=plot_amplification, figure_path=Path(plot) if plot else None,
                 figure_name="amplification.png", inputs=inputs,
                 key_options={"plot": None, "gender_words": None})

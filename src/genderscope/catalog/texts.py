@@ -266,17 +266,7 @@ def bias_amplification(
     seed: Seed = 0,
     progress: Progress = False,
     directional: amp_opts.Directional = False,
-    data: amp_opts.ReducingBias = None,
-    vocabulary: amp_opts.Vocabulary = "imsitu",
-    templates: amp_opts.Templates = 5,
-    samples: amp_opts.Samples = 5,
-    limit: amp_opts.ItemLimit = None,
-    subset_seed: amp_opts.ItemSeed = 0,
-    max_new_tokens: amp_opts.MaxNewTokens = 40,
-    temperature: amp_opts.Temperature = 1.0,
-    top_p: amp_opts.TopP = 1.0,
-    sample_seed: amp_opts.SampleSeed = 0,
-    resamples: amp_opts.CrossedResamples = 2_000,
+    model_form: amp_opts.ModelForm,
 ) -> Plan:
     """Mean bias amplification (Zhao et al. 2017, sec. 2) between training data and a
     model's output: captions (``train`` + ``generated``) or a per-object ``ratios``
@@ -296,12 +286,8 @@ def bias_amplification(
                           inputs=command_inputs(paths=[train, generated, objects, gender_words,
                                                        ratios]))
     if train is None and generated is None and ratios is None:
-        return amp_opts.model_plan(
-            data=data, vocabulary=vocabulary, templates=templates, samples=samples,
-            limit=limit, subset_seed=subset_seed, max_new_tokens=max_new_tokens,
-            temperature=temperature, top_p=top_p, sample_seed=sample_seed,
-            gender_words=gender_words, seed=seed, resamples=resamples, progress=progress,
-            plot=plot)
+        return amp_opts.model_plan(model_form, gender_words=gender_words, seed=seed,
+                                   progress=progress, plot=plot)
     if ratios is not None:
         if train is not None or generated is not None:
             raise GenderscopeError("give either --ratios or --train and --generated")
