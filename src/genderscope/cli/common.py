@@ -146,28 +146,24 @@ def ci_text(d: dict[str, Any] | None, nd: int = 3, *, sign: bool = False,
     return f"{fmt(est, nd, sign=sign)} [{low}, {high}]"
 
 
-def execute(measure: str, model: str, kind: str, start_token: str, device: str | None,
+def execute(measure: str, model: str | None, kind: str, start_token: str, device: str | None,
             dtype: str, store_path: Path | None, out: Path | None, progress: bool,
-            **options: Any) -> tuple[Result, str, Path]:
-    """``genderscope.run`` with the command line recorded; (result, run id, folder)."""
+            as_json: bool, table: Callable[[Result], list[Table | str]],
+            **options: Any) -> None:
+    """``genderscope.run`` with the command line recorded, then the run printed: its
+    tables and last line, or ``--json``."""
+    from genderscope.results import to_json
+
     result = run_measure(measure, model, store=store_path, out=out, save=True,
                          progress=progress, kind=kind, device=device, dtype=dtype,
                          start_token=start_token, command=command_line(), **options)
-    return result, result.metadata["run_id"], Path(result.metadata["out"])
-
-
-def finish(result: Result, run_id: str, base: Path, as_json: bool,
-           table: Callable[[Result], list[Table | str]]) -> None:
-    """Print the run: its tables and last line, or ``--json``."""
-    from genderscope.results import to_json
-
     if as_json:
-        console.print_json(to_json({"run_id": run_id, "reused": bool(result.metadata.get(
-            "reused")), "summary": result.summary}))
+        console.print_json(to_json({"run_id": result.metadata["run_id"], "reused": bool(
+            result.metadata.get("reused")), "summary": result.summary}))
         return
     for t in table(result):
         console.print(t)
-    console.print(run_note(result, base))
+    console.print(run_note(result, Path(result.metadata["out"])))
 
 
 def what_value_table(title: str, rows: dict[str, Any]) -> Table:
@@ -252,16 +248,14 @@ def measure_command(name: str) -> Callable[..., None]:
                     dtype: str = DTYPE_OPTION, out: Path | None = OUT_OPTION,
                     store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION,
                     progress: bool = PROGRESS_OPTION, **options: Any) -> None:
-            result, run_id, base = execute(name, model, kind, start_token, device, dtype,
-                                           store_path, out, progress, **options)
-            finish(result, run_id, base, as_json, show)
+            execute(name, model, kind, start_token, device, dtype, store_path, out,
+                    progress, as_json, show, **options)
     elif declared.needs == "none":
         def command(out: Path | None = OUT_OPTION,  # type: ignore[misc]
                     store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION,
                     progress: bool = PROGRESS_OPTION, **options: Any) -> None:
-            result, run_id, base = execute(name, None, "auto", "auto", None, "float32",
-                                           store_path, out, progress, **options)
-            finish(result, run_id, base, as_json, show)
+            execute(name, None, "auto", "auto", None, "float32", store_path, out,
+                    progress, as_json, show, **options)
     elif declared.needs == "classifier":  # its texts go in batches; it has no device
         def command(model: str = typer.Option(  # type: ignore[misc]
                         ..., "--classifier", help=MODEL_FLAG_HELP["classifier"]),
@@ -269,10 +263,8 @@ def measure_command(name: str) -> Callable[..., None]:
                     store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION,
                     progress: bool = PROGRESS_OPTION, **options: Any) -> None:
             open_store(store_path).close()  # a bad store is refused before the work
-            result, run_id, base = execute(name, model, "auto", "auto", None, "float32",
-                                           store_path, out, progress, batch_size=batch_size,
-                                           **options)
-            finish(result, run_id, base, as_json, show)
+            execute(name, model, "auto", "auto", None, "float32", store_path, out,
+                    progress, as_json, show, batch_size=batch_size, **options)
     else:
         model_option = typer.Option(..., f"--{declared.needs}",
                                     help=MODEL_FLAG_HELP[declared.needs])
@@ -281,9 +273,8 @@ def measure_command(name: str) -> Callable[..., None]:
                     device: str | None = DEVICE_OPTION, out: Path | None = OUT_OPTION,
                     store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION,
                     progress: bool = PROGRESS_OPTION, **options: Any) -> None:
-            result, run_id, base = execute(name, model, "auto", "auto", device, "float32",
-                                           store_path, out, progress, **options)
-            finish(result, run_id, base, as_json, show)
+            execute(name, model, "auto", "auto", device, "float32", store_path, out,
+                    progress, as_json, show, **options)
 
     command = with_declared_options(name)(command)
     command.__doc__ = "\n\n".join(p for p in (declared.summary, declared.description)

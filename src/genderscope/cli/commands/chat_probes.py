@@ -94,13 +94,11 @@ def chat_command(run_app: typer.Typer, measure: str, doc: str,
             timeout: float | None = TIMEOUT_OPTION, retries: int | None = RETRIES_OPTION,
             api_key_env: str | None = API_KEY_ENV_OPTION,
             header: list[str] | None = HEADER_OPTION, **options: Any) -> None:
-        from genderscope.cli.common import endpoint_client, execute, finish
+        from genderscope.cli.common import endpoint_client, execute
 
         client = endpoint_client(concurrency, timeout, retries, api_key_env, header)
-        result, run_id, base = execute(
-            measure, model, "auto", "auto", device, dtype, store_path, out, progress,
-            base_url=base_url, **client, **options)
-        finish(result, run_id, base, as_json, table or tables)
+        execute(measure, model, "auto", "auto", device, dtype, store_path, out, progress,
+                as_json, table or tables, base_url=base_url, **client, **options)
 
     cmd.__doc__ = doc
     run_app.command(measure)(cmd)
