@@ -12,6 +12,7 @@ recorded before they existed keep their keys.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -25,57 +26,41 @@ from genderscope.core.declaration import (
     options_of,
 )
 from genderscope.core.design import Design
-from genderscope.core.options import Options
+from genderscope.core.options import Options, Values
 
 
-def _decoding(max_new_tokens: int, temperature: float, top_p: float, sample_seed: int,
-              repeat_penalty: float | None = None, extra_body: Any = None) -> Any:
+def _decoding(o: Mapping[str, Any], max_new_tokens: int) -> Any:
+    """The decoding of a probe's (or the suite's) option values ``o``."""
     from genderscope.models.generate import Decoding
 
     return Decoding(
-        max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=sample_seed,
-        repeat_penalty=repeat_penalty, extra_body=extra_body,
+        max_new_tokens=max_new_tokens, temperature=o["temperature"], top_p=o["top_p"],
+        seed=o["sample_seed"], repeat_penalty=o["repeat_penalty"], extra_body=o["extra_body"],
     )
 
 
-def _plan(
-    module: str,
-    *,
-    data: Path | None,
-    limit: int | None,
-    subset_seed: int,
-    repetitions: int,
-    max_new_tokens: int,
-    temperature: float,
-    top_p: float,
-    sample_seed: int,
-    repeat_penalty: float | None,
-    extra_body: Any,
-    seed: int,
-    resamples: int,
-    progress: bool,
-    **extra: Any,
-) -> Plan:
+def _plan(module: str, o: Values) -> Plan:
+    """The plan of the probe module ``module`` with option values ``o``."""
     import importlib
 
-    decoding = _decoding(max_new_tokens, temperature, top_p, sample_seed, repeat_penalty,
-                         extra_body)
+    decoding = _decoding(o, o.max_new_tokens)
     mod, _, fn = module.partition(":")
     build = getattr(
         importlib.import_module(f"genderscope.measures.genderbench.{mod}"), fn or "build"
     )
     spec = build(
-        data=Path(data) if data is not None else None,
-        sample_k=limit,
-        sample_seed=subset_seed,
-        num_repetitions=repetitions,
-        **extra,
+        data=Path(o.data) if o.data is not None else None,
+        sample_k=o.limit,
+        sample_seed=o.subset_seed,
+        num_repetitions=o.repetitions,
+        **({"num_reorderings": o.reorderings} if "reorderings" in o else {}),
     )
 
     def run(model: Any) -> Any:
         from genderscope.measures.genderbench.probe_run import run_probe
 
-        return run_probe(model, spec, decoding, n_resamples=resamples, seed=seed, progress=progress)
+        return run_probe(model, spec, decoding, n_resamples=o.resamples, seed=o.seed,
+                         progress=o.progress)
 
     inputs = (
         [(a.item, a.cluster, a.prompt, a.repetition) for a in spec.attempts],
@@ -87,7 +72,7 @@ def _plan(
         spec.method,
         "lm",
         run,
-        _subset_note(limit, subset_seed, n_items, total, "probe items"),
+        _subset_note(o.limit, o.subset_seed, n_items, total, "probe items"),
         inputs=inputs,
     )
 
@@ -155,10 +140,7 @@ def _probe_plan(
     declared = _options(limit, reorderings)
 
     def plan(**given: Any) -> Plan:
-        kwargs = {**declared.defaults(), **given}
-        if "reorderings" in kwargs:
-            kwargs["num_reorderings"] = kwargs.pop("reorderings")
-        return _plan(module, **kwargs)
+        return _plan(module, Values({**declared.defaults(), **given}))
 
     plan.__name__ = plan.__qualname__ = name.replace("-", "_")
     return declaration(name, plan, needs="lm", options=declared, doc=doc,

@@ -48,8 +48,7 @@ def _plan(**given: Any) -> Plan:
     o = {**OPTIONS.defaults(), **given}  # checked against OPTIONS by the declaration
     tokens = o["max_new_tokens"] if o["max_new_tokens"] is not None else \
         SCOPE_TOKENS[o["scope"]]
-    decoding = _decoding(tokens, o["temperature"], o["top_p"], o["sample_seed"],
-                         o["repeat_penalty"], o["extra_body"])
+    decoding = _decoding(o, tokens)
     specs, not_run = build_suite(
         o["scope"], data=Path(o["data"]) if o["data"] is not None else None,
         gest_data=Path(o["gest_data"]) if o["gest_data"] is not None else None,
