@@ -158,29 +158,30 @@ def _lookup_rules(case: str, case_fallback: bool, strip_accents: str,
     return rules
 
 
-def _with_rules(vecs: Any, rules: dict[str, Any]) -> Any:
-    """``vecs`` seen through ``rules`` (:func:`_lookup_rules`; none: ``vecs`` itself)."""
-    if not rules:
-        return vecs
-    from genderscope.measures.weat import LookupVectors
+def _vector_plan(name: str, spec: Any, rules: dict[str, Any], modes: dict[str, Any],
+                 progress: bool, score: Callable[[Any], Any]) -> Plan:
+    """The plan of word-vector metric ``name`` on test ``spec``: ``score(vectors)``, the
+    vectors seen through the look-up ``rules`` (:func:`_lookup_rules`), as one progress
+    step; its word rows recorded (compare's crossed design) and non-default rules named in
+    ``metadata["params"]``. Keyed by the test's content, and by ``modes`` (the rules and
+    the metric's own non-default modes) only when there are any, so that a default run
+    keeps its key (a Python callable makes the run unkeyed, never reused)."""
+    record = _measure("genderscope.measures.vector_change:record_plain_run")
 
-    return LookupVectors(vecs, **rules)
+    def run(vecs: Any) -> Any:
+        from genderscope.measures.weat import LookupVectors
 
+        seen = LookupVectors(vecs, **rules) if rules else vecs
+        result = _one_step(f"{name} {spec.name}", progress,
+                           lambda: record(score(seen), name, seen, spec))
+        if rules:
+            result.metadata.setdefault("params", {}).update(
+                {k: getattr(v, "__qualname__", repr(v)) if callable(v) else v
+                 for k, v in rules.items()})
+        return result
 
-def _keyed_inputs(spec: Any, rules: dict[str, Any]) -> Any:
-    """The plan's inputs: the test, and the look-up rules only when some differ from the
-    defaults (so a default run keeps its key; a Python callable makes the run unkeyed,
-    never reused)."""
-    return {"test": spec, "lookup": rules} if rules else spec
-
-
-def _add_rules(result: Any, rules: dict[str, Any]) -> Any:
-    """``metadata["params"]`` of a run under non-default look-up rules names them."""
-    if rules:
-        shown = {k: getattr(v, "__qualname__", repr(v)) if callable(v) else v
-                 for k, v in rules.items()}
-        result.metadata.setdefault("params", {}).update(shown)
-    return result
+    return Plan(name, "vectors", run, inputs={"test": spec, "lookup": modes} if modes else spec,
+                key_options={"test": None})
 
 
 # -- the options of every association test (WEAT, SEAT, the WEFE metrics) --------------

@@ -19,13 +19,10 @@ from genderscope.catalog._common import (
     StripAccents,
     TestName,
     TestsDir,
-    _add_rules,
     _association_test,
-    _keyed_inputs,
     _lookup_rules,
     _measure,
-    _one_step,
-    _with_rules,
+    _vector_plan,
 )
 from genderscope.core.declaration import (
     Opt,
@@ -37,7 +34,6 @@ from genderscope.core.declaration import (
 )
 from genderscope.core.design import Design
 from genderscope.core.options import Options
-from genderscope.results import Result
 
 EMBEDDING_METRICS = ("ripa", "rnd", "ect", "mac", "rnsb")
 TESTED = ("ripa", "rnd")
@@ -48,7 +44,6 @@ DISTANCES = ("euclidean", "cosine")
 
 def _plan(name: str) -> Callable[..., Plan]:
     run_metric = _measure(f"genderscope.measures.embedding_metrics.{name}:{name}")
-    record = _measure("genderscope.measures.vector_change:record_plain_run")
 
     def plan(
         *,
@@ -108,15 +103,8 @@ def _plan(name: str) -> Callable[..., Plan]:
             opts["exact_limit"] = exact_limit
             if distance != "euclidean":
                 opts["distance"] = distance
-
-        def run(vecs: Any) -> Result:
-            seen = _with_rules(vecs, rules)  # word rows recorded: compare's crossed design
-            return _one_step(f"{name} {spec.name}", progress, lambda: _add_rules(
-                record(run_metric(seen, spec, **opts), name, seen, spec), rules))
-
-        return Plan(  # the test's content (and any non-default mode) is in the inputs
-            name, "vectors", run, inputs=_keyed_inputs(spec, modes), key_options={"test": None}
-        )
+        return _vector_plan(name, spec, rules, modes, progress,
+                            lambda seen: run_metric(seen, spec, **opts))
 
     plan.__name__ = name
     plan.__doc__ = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from genderscope.catalog._common import (
     Case,
@@ -15,17 +15,13 @@ from genderscope.catalog._common import (
     StripAccents,
     TestName,
     TestsDir,
-    _add_rules,
     _association_test,
-    _keyed_inputs,
     _lookup_rules,
     _measure,
-    _one_step,
-    _with_rules,
+    _vector_plan,
 )
 from genderscope.core.declaration import Opt, Pairing, Progress, TestSeed, declare
 from genderscope.core.design import Design
-from genderscope.results import Result
 
 
 # each target's association s(w, A, B), by target set
@@ -69,24 +65,13 @@ def weat(
     """WEAT (Caliskan et al. 2017) of one test (name, JSON file or AssociationTest) on
     static word vectors."""
     run_weat = _measure("genderscope.measures.weat:weat")
-    record = _measure("genderscope.measures.vector_change:record_plain_run")
 
     rules = _lookup_rules(case, case_fallback, strip_accents, preprocessor)
-    modes = {**rules, **({"effect_size": effect_size} if effect_size != "caliskan" else {})}
+    mode = {"effect_size": effect_size} if effect_size != "caliskan" else {}
     spec = _association_test(test, tests_dir)
-
-    def run(vecs: Any) -> Result:
-        seen = _with_rules(vecs, rules)  # its word rows recorded: compare's crossed design
-        return _add_rules(record(_one_step(f"weat {spec.name}", progress, lambda: run_weat(
-            seen, spec, n_permutations=permutations, seed=seed,
-            exact_limit=exact_limit, max_oov=max_oov, case_fallback=case_fallback,
-            phrases=phrases,
-            **({"effect_size": effect_size} if effect_size != "caliskan" else {}))),
-            "weat", seen, spec), rules)
-
-    return Plan(  # the test's content (and any non-default mode) is in the inputs
-        "weat", "vectors", run, inputs=_keyed_inputs(spec, modes), key_options={"test": None}
-    )
+    return _vector_plan("weat", spec, rules, {**rules, **mode}, progress, lambda seen: run_weat(
+        seen, spec, n_permutations=permutations, seed=seed, exact_limit=exact_limit,
+        max_oov=max_oov, case_fallback=case_fallback, phrases=phrases, **mode))
 
 
 # SEAT's sentences of one source word resample together, as its test unit
