@@ -59,12 +59,11 @@ def plot(r: Result) -> Any:
 
 
 def highlights(r: Result) -> pd.DataFrame | None:
-    df = r.items.copy()
+    df, col = r.items, "score more − less"
     if "sent_more" not in df:
         return None
-    col = "score more − less"
-    df[col] = df["score_more"] - df["score_less"]
-    return top_rows(df, col, ["direction", "sent_more", "sent_less", col], 3)
+    return top_rows(df.assign(**{col: df["score_more"] - df["score_less"]}), col,
+                    ["direction", "sent_more", "sent_less", col], 3)
 
 
 CROWS_PAIRS = Card(

@@ -86,12 +86,11 @@ def plot(r: Result) -> Any:
 
 
 def highlights(r: Result) -> pd.DataFrame | None:
-    df = r.items.copy()
+    df, col = r.items, "score stereo − anti"
     if "context" not in df:
         return None
-    col = "score stereo − anti"
-    df[col] = df["score_stereotype"] - df["score_anti_stereotype"]
-    return top_rows(df, col, ["target", "context", "stereotype", "anti_stereotype", col], 3)
+    return top_rows(df.assign(**{col: df["score_stereotype"] - df["score_anti_stereotype"]}),
+                    col, ["target", "context", "stereotype", "anti_stereotype", col], 3)
 
 
 STEREOSET = Card(
