@@ -122,9 +122,7 @@ def plan_of(measure: str, options: dict[str, Any]) -> tuple[Plan, dict[str, Any]
     from genderscope.core.registry import get
 
     check_options(options)  # seeds >= 0, whole-number counts: before any work
-    declared = get(measure)
-    if not getattr(declared.plan, "checks_options", False):  # else the plan checks them
-        declared.options.resolve(options, measure)
+    declared = get(measure)  # its plan checks the options (Declaration wraps it)
     accepted = {o.name: o.default for o in declared.options  # key=False: keyed, if at
                 if o.name != "progress" and o.key}  # all, through the plan's inputs
     return declared.plan(**options), accepted
