@@ -35,10 +35,8 @@ def _load(spec: str, store_path: Path | None) -> Result:
         store = open_store(store_path, readonly=True)
     except GenderscopeError as exc:
         raise GenderscopeError(f"no run or result folder {spec!r} ({exc})") from None
-    try:
+    with store:
         return store.load_run(spec)
-    finally:
-        store.close()
 
 
 def model_measures(app: typer.Typer) -> list[str]:
@@ -158,11 +156,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         check_output_folder(folder, inputs=inputs)
         save_with_figures(res, folder, {folder / "change": lambda p: plot_change(res, p)}
                           if plot else {})
-        st = open_store(store)
-        try:
+        with open_store(store) as st:
             run_id = st.record_run(res)
-        finally:
-            st.close()
         if as_json:
             console.print_json(to_json({"run_id": run_id, "summary": res.summary}))
             return
