@@ -110,11 +110,6 @@ class Sampled(Shared):
         return _subset_note(self.limit, self.subset_seed, n, of, unit)
 
 
-def _check_choice(name: str, value: str, choices: Sequence[str]) -> None:
-    if value not in choices:
-        raise GenderscopeError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
-
-
 def _association_test(test: Any, tests_dir: Path | None, metric: str = "weat") -> Any:
     """The test (or, for MAC/RNSB beyond 2 x 2, the query) ``metric`` runs on: an
     AssociationTest, a Query (datasets/query.py), a query file, a test file or name."""

@@ -9,13 +9,13 @@ from typing import Annotated, Any
 from genderscope.catalog._common import (
     Plan,
     Sampled,
-    _check_choice,
     _measure,
     _subset_note,
     dataset_dir,
     subset,
 )
 from genderscope.core.declaration import Data, Limit, Opt, Pairing, Progress, SubsetSeed, declare
+from genderscope.core.options import Option
 from genderscope.errors import GenderscopeError
 
 _WINO: dict[str, Any] = {
@@ -192,7 +192,7 @@ def crows_pairs(
     pairs = load_crows_pairs(dataset_dir(data, "crows-pairs", file_ok=True))
     kind = None if bias_type == "all" else bias_type  # None: every type, as keyed before
     if kind:
-        _check_choice("--bias-type", kind, ["all", *sorted({p.bias_type for p in pairs})])
+        Option("bias_type", choices=("all", *sorted({p.bias_type for p in pairs}))).check(kind)
         pairs = [p for p in pairs if p.bias_type == kind]
     every = len(pairs)
     pairs = subset(pairs, limit, subset_seed)
