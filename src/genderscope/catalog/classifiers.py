@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 from genderscope.catalog._common import Plan, _one_step
 from genderscope.core.declaration import Opt, Progress, Resamples, Seed, declare
 from genderscope.core.design import Design
 from genderscope.results import Result
-
-T = TypeVar("T")
 
 
 @declare("counterfactual", needs="classifier", docs="robustness.md", version=2,

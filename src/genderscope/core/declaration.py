@@ -1,20 +1,13 @@
-"""The measure declaration: everything genderscope needs to know of a measure, in one
-place (docs/architecture.md, "One declaration per measure").
+"""The measure declaration: everything genderscope knows of a measure, in one place
+(docs/architecture.md, "One declaration per measure").
 
-A measure is declared once, as a :class:`Declaration`: its ``name``, the adapter it
-``needs`` (:mod:`genderscope.core.kinds`), its ``langs``, its options
-(:class:`~genderscope.core.options.Options`) and ``plan(**options) -> Plan``. The plan
-checks what the options cannot say alone, loads the items (no model: a mistake fails
-before any weights load) and returns a :class:`Plan`, whose ``run(adapter)`` scores the
-items and summarises them. The engine (:mod:`genderscope.engine`) runs every
-declaration the same way; the CLI's ``genderscope run NAME`` flags and
-``gs.run(NAME, ...)``'s keywords are both read from the declared options.
-
-:func:`declare` turns a plan function into a declaration, reading each option's name
-and default from the function's signature and its help, checks and type from the
-``Annotated[..., Opt(...)]`` metadata of its annotation (shared options such as
-:data:`Limit` are declared once, as annotated types, and a group of them that several
-plans take alike once, as a :class:`Shared` dataclass).
+A :class:`Declaration` holds a measure's name, the adapter it ``needs``, its ``langs``,
+its options and ``plan(**options) -> Plan`` (checks, items loaded, no model; the
+:class:`Plan`'s ``run(adapter)`` scores and summarises). :func:`declare` makes one of a
+plan function: each option's name and default from its signature, its help, checks and
+type from the ``Annotated[..., Opt(...)]`` metadata (shared options such as
+:data:`Limit` declared once, as annotated types; a group that several plans take alike
+once, as a :class:`Shared` dataclass).
 """
 
 from __future__ import annotations
@@ -219,15 +212,12 @@ class Declaration:
     """The kind of measure it is, one of :data:`FAMILIES` for the built-in ones
     (``genderscope run --help`` lists the measures by family)."""
     table: str | None = None
-    """``"module:function"`` of its terminal tables: ``function(result)`` returns the rich
-    tables and notes that ``genderscope run NAME`` and ``genderscope runs show RUN`` print.
-    A dotted path, imported by the command line only (the core never imports it); None:
-    every summary number with its CI or p (``genderscope.cli.common.summary_table``)."""
+    """``"module:function"`` of its terminal tables (``function(result)``: the rich tables
+    and notes of ``genderscope run NAME`` and ``runs show``), imported by the command line
+    only; None: every summary number with its CI or p (``cli.common.summary_table``)."""
     card: str | None = None
-    """``"module:NAME"`` of its report card: ``NAME`` is a
-    ``genderscope.reporting.entry.Card`` named as the measure, or a sequence of cards
-    holding one so named (a family's cards in one module). Imported by the report only
-    (:mod:`genderscope.reporting.registry`; the core and the catalog never import it);
+    """``"module:NAME"`` of its report card (a ``genderscope.reporting.entry.Card`` named
+    as the measure, or a sequence of cards holding one), imported by the report only;
     None: ``genderscope report`` does not show the measure."""
     report_order: int = 1000
     """Where its card stands on the report page: lower first, ties in registry order
