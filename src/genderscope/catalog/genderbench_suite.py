@@ -15,14 +15,14 @@ from typing import Any
 from genderscope.catalog._common import Plan
 from genderscope.catalog.chat import _decoding, _options
 from genderscope.core.declaration import Declaration, declaration
-from genderscope.core.options import Option, options
+from genderscope.core.options import Option, Options
 
 _SHARED = [o for o in _options(None, None)
            if o.name not in ("limit", "repetitions")]
 """The probes' options a suite shares: data, subset seed, decoding, seed, resamples,
 progress."""
 
-OPTIONS = options(
+OPTIONS = Options((
     Option("scope", "full", "quick: a smoke test (4 items a probe, fewer where an item "
            "holds several prompts); cpu: the report's CPU subsets (both one repetition); "
            "full: GenderBench's DefaultHarness (its sample sizes and repetitions).",
@@ -35,7 +35,7 @@ OPTIONS = options(
     *[o.but(default=None, help="Most tokens generated per answer [default: 300 with "
             "--scope full; 48, the report's, with cpu and quick].")
       if o.name == "max_new_tokens" else o for o in _SHARED[2:]],
-)
+))
 
 SCOPE_TOKENS = {"full": 300, "cpu": 48, "quick": 48}
 """The default ``max_new_tokens`` of each scope (cpu and quick: the report's chat

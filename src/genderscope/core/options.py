@@ -11,7 +11,7 @@ among the choices a one-line :class:`~genderscope.errors.GenderscopeError`.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -177,12 +177,4 @@ class Options:
         return Values({o.name: checked[o.name] if o.name in given else
                        o.check(o.default) if o.required else o.default
                        for o in self.items})
-
-
-def options(*declared: Option | Sequence[Option]) -> Options:
-    """:class:`Options` from options and groups of options, in order."""
-    flat: list[Option] = []
-    for d in declared:
-        flat.extend([d] if isinstance(d, Option) else d)
-    return Options(tuple(flat))
 
