@@ -127,36 +127,10 @@ def _association_test(test: Any, tests_dir: Path | None, metric: str = "weat") -
     return resolve_test(str(test), Path(tests_dir) if tests_dir else None)
 
 
-def _lookup_rules(case: str, case_fallback: bool, strip_accents: str,
-                  preprocessor: Callable[[str], str] | None, normalize: bool = False
-                  ) -> dict[str, Any]:
-    """The look-up rules of a word list (``Case``, ``StripAccents``, ``Preprocessor``,
-    ``Normalize``) that differ from the defaults, checked before any vectors load; empty
-    when all are default (then neither the run nor its reuse key changes). ``case`` and
-    ``strip_accents`` were checked against their declared choices."""
-    if preprocessor is not None and not callable(preprocessor):
-        raise GenderscopeError(f"preprocessor must be a function str -> str, got "
-                               f"{type(preprocessor).__name__}")
-    if case == "fallback" and not case_fallback:
-        case = "exact"  # --no-case-fallback, the older spelling of --case exact
-        if strip_accents == "none" and preprocessor is None and not normalize:
-            return {}  # as before: case_fallback=False alone keys and runs as it did
-    rules: dict[str, Any] = {}
-    if case != "fallback":
-        rules["case"] = case
-    if strip_accents != "none":
-        rules["accents"] = strip_accents
-    if preprocessor is not None:
-        rules["preprocessor"] = preprocessor
-    if normalize:
-        rules["normalize"] = True
-    return rules
-
-
 def _vector_plan(name: str, spec: Any, rules: dict[str, Any], modes: dict[str, Any],
                  progress: bool, score: Callable[[Any], Any]) -> Plan:
     """The plan of word-vector metric ``name`` on test ``spec``: ``score(vectors)``, the
-    vectors seen through the look-up ``rules`` (:func:`_lookup_rules`), as one progress
+    vectors seen through the look-up ``rules`` (:meth:`Lookup.rules`), as one progress
     step; its word rows recorded (compare's crossed design) and non-default rules named in
     ``metadata["params"]``. Keyed by the test's content, and by ``modes`` (the rules and
     the metric's own non-default modes) only when there are any, so that a default run
@@ -188,16 +162,46 @@ RandomPermutations = Annotated[int, Opt("Random permutations when the exact test
 ExactLimit = Annotated[int, Opt("Enumerate all partitions when there are at most this many.",
                                 min=0)]
 MaxOov = Annotated[float, Opt("Largest share of a set that may be OOV.", min=0.0, max=1.0)]
-CaseFallback = Annotated[bool, Opt("Look up OOV words in lower case.")]
-Case = Annotated[str, Opt("Look-up of each word: fallback (as written, else lower case), "
-                          "exact (as written only: WEFE's default) or lower (lower case "
-                          "only).", choices=("fallback", "exact", "lower"), key=False)]
-StripAccents = Annotated[str, Opt("Strip accents before look-up: none, unicode or ascii "
-                                  "(WEFE's strip_accents).",
-                                  choices=("none", "unicode", "ascii"), key=False)]
-Preprocessor = Annotated[Callable[[str], str] | None,
-                         Opt("A function applied to each word before look-up (Python "
-                             "API only; such a run is never reused).", key=False,
-                             cli=False)]
+@dataclass(frozen=True)
+class Lookup(Shared):
+    """How a test's words are looked up in word vectors (WEAT, the WEFE metrics)."""
+
+    case_fallback: Annotated[bool, Opt("Look up OOV words in lower case.")] = True
+    case: Annotated[str, Opt("Look-up of each word: fallback (as written, else lower case), "
+                             "exact (as written only: WEFE's default) or lower (lower case "
+                             "only).", choices=("fallback", "exact", "lower"), key=False)
+                    ] = "fallback"
+    strip_accents: Annotated[str, Opt("Strip accents before look-up: none, unicode or ascii "
+                                      "(WEFE's strip_accents).",
+                                      choices=("none", "unicode", "ascii"), key=False)] = "none"
+    preprocessor: Annotated[Callable[[str], str] | None,
+                            Opt("A function applied to each word before look-up (Python "
+                                "API only; such a run is never reused).", key=False,
+                                cli=False)] = None
+
+    def rules(self, normalize: bool = False) -> dict[str, Any]:
+        """The look-up rules (and ``normalize``) that differ from the defaults, checked
+        before any vectors load; empty when all are default (then neither the run nor its
+        reuse key changes)."""
+        case, accents, pre = self.case, self.strip_accents, self.preprocessor
+        if pre is not None and not callable(pre):
+            raise GenderscopeError(f"preprocessor must be a function str -> str, got "
+                                   f"{type(pre).__name__}")
+        if case == "fallback" and not self.case_fallback:
+            case = "exact"  # --no-case-fallback, the older spelling of --case exact
+            if accents == "none" and pre is None and not normalize:
+                return {}  # as before: case_fallback=False alone keys and runs as it did
+        rules: dict[str, Any] = {}
+        if case != "fallback":
+            rules["case"] = case
+        if accents != "none":
+            rules["accents"] = accents
+        if pre is not None:
+            rules["preprocessor"] = pre
+        if normalize:
+            rules["normalize"] = True
+        return rules
+
+
 Normalize = Annotated[bool, Opt("Scale every vector to unit length first (WEFE's "
                                 "normalize).", key=False)]

@@ -9,18 +9,14 @@ from dataclasses import replace
 from typing import Annotated, Any
 
 from genderscope.catalog._common import (
-    Case,
-    CaseFallback,
     ExactLimit,
+    Lookup,
     MaxOov,
     Normalize,
     Plan,
-    Preprocessor,
-    StripAccents,
     TestName,
     TestsDir,
     _association_test,
-    _lookup_rules,
     _measure,
     _vector_plan,
 )
@@ -55,10 +51,7 @@ def _plan(name: str) -> Callable[..., Plan]:
         exact_limit: ExactLimit = 200_000,
         seed: TestSeed = 0,
         max_oov: MaxOov = 0.2,
-        case_fallback: CaseFallback = True,
-        case: Case = "fallback",
-        strip_accents: StripAccents = "none",
-        preprocessor: Preprocessor = None,
+        lookup: Lookup,
         normalize: Normalize = False,
         distance: Annotated[str, Opt("RND's distance: euclidean (Garg et al.) or cosine "
                                      "(1 - cos; WEFE's 'cos' is the negative).",
@@ -77,7 +70,7 @@ def _plan(name: str) -> Callable[..., Plan]:
         ] = False,
         progress: Progress = False,
     ) -> Plan:
-        rules = _lookup_rules(case, case_fallback, strip_accents, preprocessor, normalize)
+        rules = lookup.rules(normalize)
         modes = {**rules, **({"distance": distance} if distance != "euclidean" else {})}
         spec = _association_test(test, tests_dir, name)
         if swap_roles:  # A, B become the target groups and X, Y the attribute sets
@@ -94,7 +87,8 @@ def _plan(name: str) -> Callable[..., Plan]:
                 attr1=spec.targ1,
                 attr2=spec.targ2,
             )
-        opts: dict[str, Any] = {"seed": seed, "max_oov": max_oov, "case_fallback": case_fallback}
+        opts: dict[str, Any] = {"seed": seed, "max_oov": max_oov,
+                                "case_fallback": lookup.case_fallback}
         if resamples is not None:
             opts["n_resamples"] = resamples
         if name in TESTED:

@@ -5,18 +5,14 @@ from __future__ import annotations
 from typing import Annotated
 
 from genderscope.catalog._common import (
-    Case,
-    CaseFallback,
     ExactLimit,
+    Lookup,
     MaxOov,
     Plan,
-    Preprocessor,
     RandomPermutations,
-    StripAccents,
     TestName,
     TestsDir,
     _association_test,
-    _lookup_rules,
     _measure,
     _vector_plan,
 )
@@ -53,10 +49,7 @@ def weat(
         str, Opt("Multi-word entries: skip (OOV) or mean (average of word vectors).",
                  choices=("skip", "mean"))
     ] = "skip",
-    case_fallback: CaseFallback = True,
-    case: Case = "fallback",
-    strip_accents: StripAccents = "none",
-    preprocessor: Preprocessor = None,
+    lookup: Lookup,
     effect_size: Annotated[str, Opt("d over the sample SD (caliskan, as Caliskan et al.) or "
                                     "the population SD (wefe, as WEFE 1.0.1).",
                                     choices=("caliskan", "wefe"), key=False)] = "caliskan",
@@ -66,12 +59,12 @@ def weat(
     static word vectors."""
     run_weat = _measure("genderscope.measures.weat:weat")
 
-    rules = _lookup_rules(case, case_fallback, strip_accents, preprocessor)
+    rules = lookup.rules()
     mode = {"effect_size": effect_size} if effect_size != "caliskan" else {}
     spec = _association_test(test, tests_dir)
     return _vector_plan("weat", spec, rules, {**rules, **mode}, progress, lambda seen: run_weat(
         seen, spec, n_permutations=permutations, seed=seed, exact_limit=exact_limit,
-        max_oov=max_oov, case_fallback=case_fallback, phrases=phrases, **mode))
+        max_oov=max_oov, case_fallback=lookup.case_fallback, phrases=phrases, **mode))
 
 
 # SEAT's sentences of one source word resample together, as its test unit
