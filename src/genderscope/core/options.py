@@ -110,29 +110,14 @@ def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else str(x)
 
 
-class Values(Mapping[str, Any]):
+class Values(dict[str, Any]):
     """A measure's option values, defaults filled in; read as ``values.limit``."""
-
-    def __init__(self, values: Mapping[str, Any]) -> None:
-        self._values = dict(values)
 
     def __getattr__(self, name: str) -> Any:
         try:
-            return self.__dict__["_values"][name]
+            return self[name]
         except KeyError:
             raise AttributeError(name) from None
-
-    def __getitem__(self, name: str) -> Any:
-        return self._values[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._values)
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def __repr__(self) -> str:
-        return f"Values({self._values!r})"
 
 
 @dataclass(frozen=True)
