@@ -72,7 +72,7 @@ def tests_table(tests: list[dict[str, Any]], title: str, *, probes: bool = False
     for col in ("probe",) * probes + ("test", "difference", "clusters", "p", "p Holm"):
         p.add_column(col)
     for x in tests:
-        p.add_row(*(x["probe"],) * probes, x["name"], fmt(x["estimate"], missing=missing),
+        p.add_row(*([x["probe"]] if probes else []), x["name"], fmt(x["estimate"], missing=missing),
                   str(x["n_clusters"]), fmt(x["p_value"], 4, missing=missing),
                   fmt(x.get("p_adjusted"), 4, missing=missing))
     return p
