@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from calibration_sims_measures import amplification_lm_null_rate, amplification_lm_rows
-from calibration_size import Runs, runs
+from calibration_size import Runs, runs, wilson
 from typer.testing import CliRunner
 
 import genderscope as gs
@@ -26,6 +26,7 @@ from genderscope.measures.amplification_lm import (
     amplification_from_answers,
     detect_gender,
     load_vocabulary,
+    share_interval,
 )
 
 GW = load_gender_words()
@@ -90,7 +91,7 @@ def test_values_by_hand() -> None:
     rows = [(i, t, s) for i in range(2) for t in range(2) for s in range(2)]
     genders = ["woman", "woman", "woman", "none",   # cooking: 3 women, 1 none
                "man", "woman", "man", "both"]       # lifting: 2 men, 1 woman, 1 both
-    out = amplification_from_answers(items, rows, genders, ["man", "woman"], n_resamples=200)
+    out = amplification_from_answers(items, rows, genders, ["man", "woman"])
     t = out["items"].set_index("object")
     # cooking: b*(woman) = .75 > 1/2, b~(woman) = 1: Zhao +0.25
     # lifting: b*(man) = .8, b~(man) = 2/3: Zhao -0.1333
@@ -124,8 +125,7 @@ def test_biasamp_differs_from_zhao_where_the_base_rate_matters() -> None:
     assert coef["biasamp_t_to_a"][0].tolist() == [-0.5, 0.5]
     rows = [(i, 0, s) for i in range(3) for s in range(10)]
     genders = ["man"] * 7 + ["woman"] * 3 + ["man"] * 9 + ["woman"] + ["man"] * 9 + ["woman"]
-    t = amplification_from_answers(items, rows, genders, ["man", "woman"],
-                                   n_resamples=200)["items"]
+    t = amplification_from_answers(items, rows, genders, ["man", "woman"])["items"]
     assert t["amplification"].iloc[0] == pytest.approx(0.1)      # b~ .7 - b* .6
     assert t["biasamp_t_to_a"].iloc[0] == pytest.approx(-0.1)    # more men: towards base
 
@@ -184,6 +184,83 @@ def test_interval_is_the_crossed_design_chosen_by_stats() -> None:
     assert ci.method == "several-sample infinitesimal jackknife t"
 
 
+def _two_way_t(cells: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
+    """Cornfield & Tukey's interval of the mean of a full R x C grid of cell values:
+    V = s_r^2 / R + s_c^2 / C - s_e^2 / (R C), Satterthwaite's df over the three terms."""
+    from scipy import stats
+
+    n_r, n_c = cells.shape
+    s_r, s_c = cells.mean(axis=1).var(ddof=1), cells.mean(axis=0).var(ddof=1)
+    e = cells - cells.mean(axis=1, keepdims=True) - cells.mean(axis=0, keepdims=True) \
+        + cells.mean()
+    s_e = (e * e).sum() / ((n_r - 1) * (n_c - 1))
+    parts = [s_r / n_r, s_c / n_c, s_e / (n_r * n_c)]
+    v = parts[0] + parts[1] - parts[2]
+    df = v * v / (parts[0] ** 2 / (n_r - 1) + parts[1] ** 2 / (n_c - 1)
+                  + parts[2] ** 2 / ((n_r - 1) * (n_c - 1)))
+    half = stats.t.ppf(0.5 + confidence / 2, df) * np.sqrt(v)
+    return cells.mean() - half, cells.mean() + half
+
+
+def test_shares_have_the_crossed_design_interval() -> None:
+    """share_none and share_both get the interval of the same items x templates design
+    as the amplification: with equal samples per cell, each share is the mean of the
+    cells' shares, whose interval is Cornfield & Tukey's two-way t, computed here."""
+    rng = np.random.default_rng(7)
+    n_items, n_templates, samples = 10, 4, 6
+    items = [Item(f"i{k}", f"i{k}", float(x)) for k, x in
+             enumerate(rng.uniform(0.2, 0.8, n_items))]
+    rows = [(i, t, s) for i in range(n_items) for t in range(n_templates)
+            for s in range(samples)]
+    p_none = 0.3 + rng.uniform(-0.2, 0.2, n_items)[:, None] \
+        + rng.uniform(-0.1, 0.1, n_templates)[None, :]
+    genders = []
+    for i, t, _ in rows:
+        u = rng.uniform()
+        genders.append("none" if u < p_none[i, t] else "both" if u < p_none[i, t] + 0.25
+                       else "man" if u < 0.85 + p_none[i, t] / 10 else "woman")
+    s = amplification_from_answers(items, rows, genders, ["man", "woman"])["summary"]
+    g = np.array(genders).reshape(n_items, n_templates, samples)
+    for what in ("none", "both"):
+        cells = (g == what).mean(axis=2)
+        low, high = _two_way_t(cells)
+        assert low > 0.0 and high < 1.0  # no clipping in this layout
+        got = s[f"share_{what}"]
+        assert got["estimate"] == pytest.approx(cells.mean())
+        assert (got["ci_low"], got["ci_high"]) == pytest.approx((low, high))
+        assert got["method"] == "several-sample infinitesimal jackknife t"
+
+
+def _share_coverage(sims: int, item_spread: float, template_spread: float,
+                    share: float = 0.2) -> float:
+    """Share of runs whose share_interval covers the true share, at the default 40 items
+    x 5 templates x 5 samples: each answer names no gender with probability share + a_i
+    + b_t, a_i ~ U(-item_spread, item_spread), b_t ~ U(-template_spread, template_spread)
+    (no clipping: the true share is ``share``)."""
+    n_items, n_templates, samples = 40, 5, 5
+    item_of = np.repeat(np.arange(n_items), n_templates)
+    template_of = np.tile(np.arange(n_templates), n_items)
+    covered = 0
+    for k in range(sims):
+        rng = np.random.default_rng([36, 1, k])
+        p = share + rng.uniform(-item_spread, item_spread, n_items)[:, None] \
+            + rng.uniform(-template_spread, template_spread, n_templates)[None, :]
+        hits = rng.binomial(samples, p).ravel()
+        ci = share_interval(item_of, template_of, hits, np.full(hits.size, samples))
+        covered += ci.ci_low <= share <= ci.ci_high
+    return covered / sims
+
+
+@pytest.mark.parametrize(("items", "templates"), [(0.0, 0.0), (0.1, 0.05)])
+def test_share_interval_coverage_at_the_default_design(items: float, templates: float) -> None:
+    """95 % coverage of the true share in 1,000 runs at 40 x 5 x 5, with no item or
+    template effects and with both: the run's Wilson interval reaches [0.93, 0.97]. (The
+    two-way bootstrap-variance t it replaced covered 0.995 of 400 runs without effects.)"""
+    rate = _share_coverage(1000, items, templates)
+    low, high = wilson(rate, 1000)
+    assert low <= 0.97 and high >= 0.93, rate
+
+
 def test_design_is_declared() -> None:
     from genderscope.core.registry import get
 
@@ -207,8 +284,7 @@ def test_vocabulary_loads_and_skips_person(tmp_path: Path) -> None:
 
 def test_gs_run_records_reuses_and_resumes(vocab_dir: Path, tmp_path: Path) -> None:
     model = Copying(RATIOS)
-    kw = {"store": tmp_path / "s.sqlite", "data": vocab_dir, "templates": 3, "samples": 3,
-          "resamples": 200}
+    kw = {"store": tmp_path / "s.sqlite", "data": vocab_dir, "templates": 3, "samples": 3}
     r = gs.run("bias-amplification", model, **kw)
     assert model.calls == 4 * 3 * 3
     s = r.summary
@@ -225,7 +301,7 @@ def test_gs_run_records_reuses_and_resumes(vocab_dir: Path, tmp_path: Path) -> N
 def test_a_model_naming_men_only_amplifies_the_male_items(vocab_dir: Path,
                                                           tmp_path: Path) -> None:
     r = gs.run("bias-amplification", Copying(RATIOS, rule="men"), data=vocab_dir,
-               store=tmp_path / "s.sqlite", templates=2, samples=2, resamples=200)
+               store=tmp_path / "s.sqlite", templates=2, samples=2)
     t = r.items.set_index("object")
     assert t.loc["shaving", "amplification"] == pytest.approx(0.1)
     assert t.loc["cooking", "amplification"] == pytest.approx(-0.75)  # woman 0 vs .75

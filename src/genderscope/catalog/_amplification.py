@@ -17,10 +17,11 @@ from typing import Annotated, Any
 from genderscope.catalog._common import Plan, _subset_note, dataset_dir, subset
 from genderscope.core.declaration import Opt, Shared
 
-INTERVAL = 2
-"""The model form's interval, keyed through the plan's inputs (so that the corpus form's
-keys stay): 2, the items x templates jackknife t (stored runs of 1, the two-way
-bootstrap-variance t with min(items, templates) - 1 df, differ)."""
+INTERVAL = 3
+"""The model form's intervals, keyed through the plan's inputs (so that the corpus form's
+keys stay): 3, the items x templates jackknife t for the amplification and the shares
+(stored runs of 2 bootstrapped the shares; of 1, everything, with the two-way
+bootstrap-variance t and min(items, templates) - 1 df: both differ)."""
 
 
 @dataclass(frozen=True)
@@ -49,8 +50,9 @@ class ModelForm(Shared):
                                 key=False)] = 1.0
     sample_seed: Annotated[int, Opt("With --model: seed of the sampling.", min=0,
                                     key=False)] = 0
-    resamples: Annotated[int, Opt("With --model: bootstrap resamples of the intervals of "
-                                  "share_none and share_both over items and templates.",
+    resamples: Annotated[int, Opt("With --model: unused (every interval of the model form "
+                                  "is the items x templates jackknife t, which resamples "
+                                  "nothing); kept so that earlier commands still run.",
                                   min=100, key=False)] = 2_000
 
 
@@ -83,13 +85,12 @@ def model_plan(o: ModelForm, *, gender_words: Path | None, seed: int, progress: 
         import numpy as np
 
         return lm.score(model, items, chosen, o.samples, decoding, gw, base=np.array(base),
-                        seed=seed, n_resamples=o.resamples, progress=progress,
+                        seed=seed, progress=progress,
                         params={"vocabulary": o.vocabulary, "reducingbias": str(folder)})
 
     inputs = {"form": "model", "items": [(it.name, it.phrase, it.train_ratio) for it in items],
               "templates": chosen, "samples": o.samples, "decoding": decoding.as_dict(),
-              "gender_words": gw, "base_rate": base, "resamples": o.resamples,
-              "interval": INTERVAL}
+              "gender_words": gw, "base_rate": base, "interval": INTERVAL}
     from genderscope.measures.amplification import plot_amplification
 
     return Plan("bias-amplification", "lm", run,

@@ -19,7 +19,8 @@ interval is the one :func:`genderscope.stats.jackknife.infer_samples` chooses fo
 the two-sample infinitesimal-jackknife t, from each cell's derivative
 (:func:`cell_derivatives`), its interaction variance subtracted once
 (:func:`genderscope.stats.jackknife.two_way`; Cornfield & Tukey 1956) and Satterthwaite's
-df. The two-way bootstrap-variance t with min(items, templates) - 1 df it replaced
+df; the shares of answers naming no gender or both get the same (:func:`share_interval`).
+The two-way bootstrap-variance t with min(items, templates) - 1 df it replaced
 rejected 0.010 of no-amplification runs at the default's 5 templates (docs/calibration.md).
 """
 
@@ -37,7 +38,6 @@ from genderscope.core.design import Design
 from genderscope.errors import DataError, GenderscopeError
 from genderscope.measures.amplification import tokens
 from genderscope.results import Result
-from genderscope.stats.crossed import crossed_ci
 from genderscope.stats.jackknife import infer_samples, two_way
 
 DESIGN = Design("mean", unit="items", crossed=("templates",))
@@ -162,10 +162,25 @@ def cell_interval(item_of: np.ndarray, template_of: np.ndarray, cell_counts: np.
                          interaction=interaction, confidence=confidence).ci
 
 
+def share_interval(item_of: np.ndarray, template_of: np.ndarray, hits: np.ndarray,
+                   answers: np.ndarray, *, confidence: float = 0.95) -> Any:
+    """The interval of a share of answers, s = sum_c h_c / sum_c n_c over (item, template)
+    cells c with h_c of their n_c answers counted (``share_none``: naming no gender), as
+    :data:`DESIGN` makes :func:`genderscope.stats.jackknife.infer_samples` choose it (the
+    interval of :func:`cell_interval`). s is a ratio of weighted sums, so its derivative
+    with respect to cell c's weight, at every weight 1, is (h_c - s n_c) / sum_c n_c."""
+    item_of = np.asarray(item_of, dtype=int)
+    tpl = pd.factorize(pd.Series(list(template_of), dtype=object))[0]
+    h, n = np.asarray(hits, dtype=float), np.asarray(answers, dtype=float)
+    est = float(h.sum() / n.sum())
+    by, interaction = two_way((h - est * n) / n.sum(), item_of, tpl)
+    return infer_samples(DESIGN, est, {"items": by["rows"], "templates": by["cols"]},
+                         interaction=interaction, confidence=confidence).ci
+
+
 def amplification_from_answers(items: Sequence[Item], rows: Sequence[tuple[int, int, int]],
                                genders: Sequence[str], groups: Sequence[str], *,
-                               base: np.ndarray | None = None, seed: int = 0,
-                               n_resamples: int = 2_000) -> dict[str, Any]:
+                               base: np.ndarray | None = None) -> dict[str, Any]:
     """Summary and tables from detected genders: ``rows`` (item, template, sample) with
     the gender read from each answer (a group, ``both`` or ``none``). ``base``: P(A_g)
     (default: the mean training ratio of ``items``). Returns ``summary``, ``items``
@@ -226,12 +241,7 @@ def amplification_from_answers(items: Sequence[Item], rows: Sequence[tuple[int, 
     for what in ("none", "both"):
         num = cells["gender"].apply(lambda s, what=what: int((s == what).sum())) \
             .reindex(sizes.index).to_numpy().astype(float)
-
-        def share(w: np.ndarray, num: np.ndarray = num) -> np.ndarray:
-            w = np.atleast_2d(w)
-            return (w @ num) / (w @ n_cell)
-        ci = crossed_ci(item_of, tpl_of, share, unit="items x templates",
-                        n_resamples=n_resamples, seed=seed).as_dict()
+        ci = share_interval(item_of, tpl_of, num, n_cell).as_dict()
         for bound in ("ci_low", "ci_high"):  # a share: the t interval clipped to [0, 1]
             ci[bound] = float(np.clip(ci[bound], 0.0, 1.0))
         summary[f"share_{what}"] = ci
@@ -253,7 +263,7 @@ def amplification_from_answers(items: Sequence[Item], rows: Sequence[tuple[int, 
 
 def score(model: Any, items: Sequence[Item], templates: Sequence[str], samples: int,
           decoding: Any, gender_words: dict[str, list[str]], *, base: np.ndarray,
-          seed: int = 0, n_resamples: int = 2_000, progress: bool = False,
+          seed: int = 0, progress: bool = False,
           params: dict[str, Any] | None = None) -> Result:
     """Ask ``model`` (a chat adapter: ``model.chat(prompts, decoding, repetitions=...)``,
     cached and resumable) every prompt, read the genders and compute the measure."""
@@ -268,7 +278,7 @@ def score(model: Any, items: Sequence[Item], templates: Sequence[str], samples: 
     groups = list(gender_words)
     genders = [detect_gender(a, gender_words) for a in answers]
     out = amplification_from_answers(items, [(i, t, s) for i, t, s, _ in asked], genders,
-                                     groups, base=base, seed=seed, n_resamples=n_resamples)
+                                     groups, base=base)
     answers_table = pd.DataFrame({"object": [items[i].name for i, *_ in asked],
                                   "template": [t for _, t, _, _ in asked],
                                   "sample": [s for _, _, s, _ in asked],
@@ -278,7 +288,7 @@ def score(model: Any, items: Sequence[Item], templates: Sequence[str], samples: 
     meta = {"model": describe() if callable(describe) else {"kind": "chat"},
             "params": {**(params or {}), "templates": list(templates), "samples": samples,
                        "decoding": decoding.as_dict(), "gender_words": gender_words,
-                       "n_bootstrap": n_resamples, "design": DESIGN.describe(),
+                       "design": DESIGN.describe(),
                        "counting_unit": "answer"},
             "seed": seed}
     return Result("bias-amplification", out["summary"], out["items"], meta,
