@@ -155,11 +155,8 @@ def cell_interval(item_of: np.ndarray, template_of: np.ndarray, cell_counts: np.
     infinitesimal-jackknife t interval, the cell interaction subtracted once, with
     Satterthwaite's df."""
     item_of = np.asarray(item_of, dtype=int)
-    tpl = pd.factorize(pd.Series(list(template_of), dtype=object))[0]
     est, d = cell_derivatives(item_of, np.asarray(cell_counts, dtype=float), b_train, coef)
-    by, interaction = two_way(d, item_of, tpl)
-    return infer_samples(DESIGN, est, {"items": by["rows"], "templates": by["cols"]},
-                         interaction=interaction, confidence=confidence).ci
+    return _crossed_interval(est, d, item_of, template_of, confidence)
 
 
 def share_interval(item_of: np.ndarray, template_of: np.ndarray, hits: np.ndarray,
@@ -169,11 +166,19 @@ def share_interval(item_of: np.ndarray, template_of: np.ndarray, hits: np.ndarra
     :data:`DESIGN` makes :func:`genderscope.stats.jackknife.infer_samples` choose it (the
     interval of :func:`cell_interval`). s is a ratio of weighted sums, so its derivative
     with respect to cell c's weight, at every weight 1, is (h_c - s n_c) / sum_c n_c."""
-    item_of = np.asarray(item_of, dtype=int)
-    tpl = pd.factorize(pd.Series(list(template_of), dtype=object))[0]
     h, n = np.asarray(hits, dtype=float), np.asarray(answers, dtype=float)
     est = float(h.sum() / n.sum())
-    by, interaction = two_way((h - est * n) / n.sum(), item_of, tpl)
+    return _crossed_interval(est, (h - est * n) / n.sum(), np.asarray(item_of, dtype=int),
+                             template_of, confidence)
+
+
+def _crossed_interval(est: float, derivs: np.ndarray, item_of: np.ndarray,
+                      template_of: np.ndarray, confidence: float) -> Any:
+    """:data:`DESIGN`'s interval of ``est`` from its derivative with respect to each
+    (item, template) cell's weight: item and template influences, the cell interaction
+    subtracted once (:func:`genderscope.stats.jackknife.two_way`, ``infer_samples``)."""
+    tpl = pd.factorize(pd.Series(list(template_of), dtype=object))[0]
+    by, interaction = two_way(derivs, item_of, tpl)
     return infer_samples(DESIGN, est, {"items": by["rows"], "templates": by["cols"]},
                          interaction=interaction, confidence=confidence).ci
 
@@ -199,9 +204,11 @@ def amplification_from_answers(items: Sequence[Item], rows: Sequence[tuple[int, 
     cells = frame.groupby(["item", "template"], sort=True)
     sizes = cells.size()  # the cells in one order, sorted by (item, template)
     keys = np.array(sizes.index.tolist())
-    cell_counts = np.stack([cells["gender"].apply(lambda s, g=g: int((s == g).sum()))
-                            .reindex(sizes.index).to_numpy() for g in groups],
-                           axis=1).astype(float)
+    def in_cells(what: str) -> np.ndarray:  # per cell: its answers read as ``what``
+        return cells["gender"].apply(lambda s: int((s == what).sum())) \
+            .reindex(sizes.index).to_numpy().astype(float)
+
+    cell_counts = np.stack([in_cells(g) for g in groups], axis=1)
     n_cell = sizes.to_numpy()
     item_of, tpl_of = keys[:, 0].astype(int), keys[:, 1]
     counts = np.zeros((len(items), len(groups)))
@@ -239,9 +246,7 @@ def amplification_from_answers(items: Sequence[Item], rows: Sequence[tuple[int, 
             summary[name][bound] = float(np.clip(summary[name][bound], -1.0, 1.0))
     table["amplified"] = np.where(keep, table["amplification"] > 0, False)
     for what in ("none", "both"):
-        num = cells["gender"].apply(lambda s, what=what: int((s == what).sum())) \
-            .reindex(sizes.index).to_numpy().astype(float)
-        ci = share_interval(item_of, tpl_of, num, n_cell).as_dict()
+        ci = share_interval(item_of, tpl_of, in_cells(what), n_cell).as_dict()
         for bound in ("ci_low", "ci_high"):  # a share: the t interval clipped to [0, 1]
             ci[bound] = float(np.clip(ci[bound], 0.0, 1.0))
         summary[f"share_{what}"] = ci
