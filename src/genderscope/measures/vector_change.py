@@ -174,11 +174,8 @@ def noise_terms(metric: str, before: Sets, after: Sets, tied: dict[str, np.ndarr
     for rt, rows_ in before.items():
         d = {g: np.zeros(len(rows_)) for g in tied}
         for i in range(len(rows_)):
-            w = {r: np.ones(len(v)) for r, v in before.items()}
-            w[rt][i] += STEP
-            up = contributions(metric, before, after, tied, w, centred=False)
-            w[rt][i] -= 2 * STEP
-            down = contributions(metric, before, after, tied, w, centred=False)
+            up, down = _perturbed(lambda w: contributions(metric, before, after, tied, w,
+                                                          centred=False), before, rt, i)
             for g in tied:
                 for ru in before:
                     c = (up[g][ru] - down[g][ru]) / (2 * STEP)
@@ -195,6 +192,16 @@ STEP = 1e-5
 word's weight."""
 
 
+def _perturbed(f: Any, sets: Sets, role: str, i: int) -> tuple[Any, Any]:
+    """``f(weights)`` with word ``i`` of set ``role`` weighted 1 + STEP, then 1 - STEP
+    (every other word 1): the two ends of a central difference."""
+    w = {r: np.ones(len(v)) for r, v in sets.items()}
+    w[role][i] += STEP
+    up = f(w)
+    w[role][i] -= 2 * STEP
+    return up, f(w)
+
+
 def derivatives(metric: str, before: Sets, after: Sets, tied: dict[str, np.ndarray]
                 ) -> dict[str, dict[str, np.ndarray]]:
     """group -> set -> the change's derivative with respect to each word's weight, the
@@ -203,11 +210,8 @@ def derivatives(metric: str, before: Sets, after: Sets, tied: dict[str, np.ndarr
     for role, rows_ in before.items():
         d = {g: np.empty(len(rows_)) for g in tied}
         for i in range(len(rows_)):
-            w = {r: np.ones(len(v)) for r, v in before.items()}
-            w[role][i] += STEP
-            up = _changes(metric, before, after, tied, w)
-            w[role][i] -= 2 * STEP
-            down = _changes(metric, before, after, tied, w)
+            up, down = _perturbed(lambda w: _changes(metric, before, after, tied, w),
+                                  before, role, i)
             for g in tied:
                 d[g][i] = (up[g] - down[g]) / (2 * STEP)
         for g in tied:
@@ -261,7 +265,6 @@ def paired_change(metric: str, before: Sets, after: Sets, *,
     for r, p in zip(rows[1:], adjusted, strict=True):
         r.update(p_adjusted=float(p), p_adjust_method=p_adjust, family="compare per set")
     return rows
-
 
 
 def words_table(sets: Sets, words: dict[str, list[str]] | None = None) -> Any:
