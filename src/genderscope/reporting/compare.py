@@ -196,9 +196,13 @@ def _jackknife_se(x: np.ndarray, y: np.ndarray, stat: Any,
                   groups: list[np.ndarray]) -> float:
     """Jackknife SE of stat(x) - stat(y), leaving out one group of rows at a time."""
     loo = _leave_one_out(x, y, stat, groups)
-    if loo is None:
-        return float("nan")
-    k = len(groups)
+    return float("nan") if loo is None else _loo_se(loo)
+
+
+def _loo_se(loo: np.ndarray) -> float:
+    """The jackknife SE from the K leave-one-out values: sqrt((K - 1) / K sum (loo_j -
+    mean)^2)."""
+    k = loo.size
     return float(np.sqrt((k - 1) / k * np.sum((loo - loo.mean()) ** 2)))
 
 
@@ -234,11 +238,7 @@ def _bootstrap_t_p(x: np.ndarray, y: np.ndarray, stat: Any, obs: float,
     sizes = np.array([g.size for g in groups], dtype=float)
     # u_j = (d - LOO_j)(N - N_j): T_j - d N_j for a mean (T_j the cluster's total)
     u = (obs - loo) * (n - sizes)
-    if nested:
-        infl = (k - 1) * (loo.mean() - loo)
-        se = float(np.sqrt(np.sum(infl ** 2) / (k * (k - 1))))
-    else:
-        se = _ratio_se(u, sizes)
+    se = _loo_se(loo) if nested else _ratio_se(u, sizes)
     if not (np.isfinite(se) and se > 0):
         return float("nan")
     t_obs = obs / se
