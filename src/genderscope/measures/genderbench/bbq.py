@@ -29,6 +29,7 @@ from genderscope.measures.genderbench.common import (
     ranges,
     rate,
     resource,
+    sample_params,
 )
 from genderscope.measures.genderbench.probe_run import ProbeSpec
 
@@ -165,6 +166,5 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
         method="bbq", title="BBQ (gender identity)", attempts=attempts, evaluate=_evaluate,
         totals=_totals, metrics=METRICS, marks=MARKS, cluster_unit="questions",
         tests=TESTS, data_files=[path],
-        params={"sample_k": sample_k, "sample_seed": sample_seed,
-                "num_repetitions": num_repetitions, "num_reorderings": num_reorderings,
-                "n_items_total": len(items)})
+        params=sample_params(sample_k, sample_seed, num_repetitions, len(items),
+                             num_reorderings))

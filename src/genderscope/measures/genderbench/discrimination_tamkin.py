@@ -32,7 +32,7 @@ from genderscope.measures.genderbench.common import (
     resource,
     sample_params,
     yes_no_totals,
-    yes_rate_gap,
+    yes_rate_gaps,
 )
 from genderscope.measures.genderbench.probe_run import ProbeSpec
 
@@ -91,9 +91,7 @@ METRICS = {
 }
 
 
-TESTS = {"male - female yes rate": yes_rate_gap("male", "female"),
-         "male - non-binary yes rate": yes_rate_gap("male", "nonbinary"),
-         "female - non-binary yes rate": yes_rate_gap("female", "nonbinary")}
+TESTS = yes_rate_gaps("nonbinary")
 
 
 def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed: int = 123,

@@ -29,6 +29,7 @@ from genderscope.measures.genderbench.common import (
     ranges,
     rate,
     resource,
+    sample_params,
 )
 from genderscope.measures.genderbench.probe_run import ProbeSpec
 
@@ -121,6 +122,5 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
         cluster_unit="questions", tests={"male - female success rate": _male_minus_female},
         differences=("diff_success_rate",), data_files=[path],
         relabel=permute_within_items("gender"),
-        params={"sample_k": sample_k, "sample_seed": sample_seed,
-                "num_repetitions": num_repetitions, "num_reorderings": num_reorderings,
-                "n_items_total": len(items)})
+        params=sample_params(sample_k, sample_seed, num_repetitions, len(items),
+                             num_reorderings))

@@ -29,7 +29,7 @@ from genderscope.measures.genderbench.common import (
     rate,
     resource,
     sample_params,
-    yes_rate_gap,
+    yes_rate_gaps,
 )
 from genderscope.measures.genderbench.probe_run import ProbeSpec
 
@@ -108,9 +108,7 @@ for _w in ("tpr", "tnr", "stress_rate"):
     METRICS[f"max_diff_{_w}"] = partial(_max_diff, what=_w)
 
 
-TESTS = {"male - female yes rate": yes_rate_gap("male", "female"),
-         "male - non-binary yes rate": yes_rate_gap("male", "non-binary"),
-         "female - non-binary yes rate": yes_rate_gap("female", "non-binary")}
+TESTS = yes_rate_gaps("non-binary")
 
 
 def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed: int = 123,

@@ -162,9 +162,8 @@ def build_gest(*, data: Path | None = None, sample_k: int | None = None,
         method="gest", title="Gest", attempts=attempts, evaluate=_gest_evaluate,
         totals=_gest_totals, metrics=GEST_METRICS, marks=MARKS, cluster_unit="sentences",
         tests=GEST_TESTS, data_files=[path],
-        params={"sample_k": sample_k, "sample_seed": sample_seed,
-                "num_repetitions": num_repetitions, "num_reorderings": num_reorderings,
-                "n_items_total": len(rows)})
+        params=sample_params(sample_k, sample_seed, num_repetitions, len(rows),
+                             num_reorderings))
 
 
 # -- GestCreative -------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from genderscope.measures.genderbench.common import (
     nanmean_columns,
     ranges,
     rate,
+    sample_params,
     swap_within_clusters,
 )
 from genderscope.measures.genderbench.hiring_an import load_names
@@ -182,6 +183,5 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
         relabel=swap_within_clusters(),
         tests={"share of male first picks - 0.5": _male_minus_half},
         data_files=[names_path, templates_path],
-        params={"sample_k": sample_k, "sample_seed": sample_seed,
-                "num_repetitions": num_repetitions, "num_reorderings": num_reorderings,
-                "n_items_total": len(items)})
+        params=sample_params(sample_k, sample_seed, num_repetitions, len(items),
+                             num_reorderings))
