@@ -1026,7 +1026,8 @@ TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
          _measures().abc_groups_row(1000), *_measures().abc_crossed_rows(500, 300, 300),
          *_measures().lpbs_test_rows(1000, 300), *_measures().lpbs_mean_rows(1000, 300),
          _measures().amplification_ratio_row(1000),
-         *_measures().amplification_lm_rows(2000, 1000), *_measures().chat_rate_rows(1000)]),
+         *_measures().amplification_lm_rows(2000, 1000),
+         *_measures().amplification_share_rows(2000), *_measures().chat_rate_rows(1000)]),
 ]
 """The page's sections and their rows, with the simulations each row runs (fixed seeds:
 the same page every time)."""

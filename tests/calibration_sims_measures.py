@@ -271,6 +271,88 @@ def amplification_lm_rows(sims: int, few: int) -> list[Row]:
     return rows
 
 
+def amplification_share_rates(n_items: int, n_templates: int, samples: int, share: float,
+                              sims: int, *, items: float = 0.0, templates: float = 0.0
+                              ) -> tuple[float, float, float]:
+    """(coverage of the true share by ``amplification_lm.share_interval``; by the
+    items x templates jackknife t it replaced, clipped to [0, 1]; share of runs with no
+    answer counted) when each answer of item i and template t names no gender with
+    probability ``share`` (1 + a_i) (1 + b_t), a_i ~ U(-``items``, ``items``), b_t ~
+    U(-``templates``, ``templates``): the share over every item and template that could
+    be asked is ``share``."""
+    from genderscope.core.design import Design
+    from genderscope.measures.amplification_lm import share_interval
+    from genderscope.stats.jackknife import infer_samples, two_way
+
+    item_of = np.repeat(np.arange(n_items), n_templates)
+    template_of = np.tile(np.arange(n_templates), n_items)
+    answers = np.full(item_of.size, float(samples))
+    old_design = Design("mean", unit="items", crossed=("templates",))
+    covered = old = zeros = 0
+    for k in range(sims):
+        rng = np.random.default_rng([36, 2, k])
+        p = share * (1 + rng.uniform(-items, items, n_items))[item_of] \
+            * (1 + rng.uniform(-templates, templates, n_templates))[template_of]
+        hits = rng.binomial(samples, p).astype(float)
+        ci = share_interval(item_of, template_of, hits, answers)
+        covered += ci.ci_low <= share <= ci.ci_high
+        est = hits.sum() / answers.sum()
+        by, interaction = two_way((hits - est * answers) / answers.sum(), item_of, template_of)
+        was = infer_samples(old_design, est, {"items": by["rows"], "templates": by["cols"]},
+                            interaction=interaction).ci
+        old += max(was.ci_low, 0.0) <= share <= min(was.ci_high, 1.0)
+        zeros += hits.sum() == 0
+    return covered / sims, old / sims, zeros / sims
+
+
+SHARE_CASES = (
+    ("amp-lm-share", (40, 5, 5, 0.2), {}, "40 items x 5 templates x 5 samples, share 0.2, "
+     "no item or template effect"),
+    ("amp-lm-share-effects", (40, 5, 5, 0.2), {"items": 0.5, "templates": 0.25},
+     "40 items x 5 templates x 5 samples, share 0.2 x item effect (1 + U(-0.5, 0.5)) x "
+     "template effect (1 + U(-0.25, 0.25))"),
+    ("amp-lm-share-rare", (40, 5, 1, 0.01), {"items": 0.8, "templates": 0.5},
+     "40 items x 5 templates x 1 sample (greedy), rare share 0.01 x item effect "
+     "(1 + U(-0.8, 0.8)) x template effect (1 + U(-0.5, 0.5))"),
+    ("amp-lm-share-rare-report", (20, 3, 3, 0.01), {"items": 0.8, "templates": 0.5},
+     "20 items x 3 templates x 3 samples (the report's), rare share 0.01, the same "
+     "effects"),
+)
+"""(key, (items, templates, samples, share), effects, design) of each share row."""
+
+SHARE_WHY = {
+    "amp-lm-share": "conservative without a template effect: 5 templates estimate theirs "
+                    "with 4 df, and the variance is kept at least the answers' binomial one",
+    "amp-lm-share-rare-report": "conservative at 1.8 expected counts: Wilson's coverage "
+                                "steps with the count (discreteness), more so with t "
+                                "quantiles",
+}
+
+
+def amplification_share_rows(sims: int) -> list[Row]:
+    """Coverage of the true share of answers naming no gender (``share_none``; ``share_both``
+    has the same interval) by ``amplification_lm.share_interval`` in each of
+    :data:`SHARE_CASES`, and by the jackknife t it replaced at the rare share (``sims``
+    runs each, :func:`amplification_share_rates`)."""
+    src = AMP_LM + "test_calibration_share_coverage"
+    rows = []
+    for key, (n_items, n_templates, samples, share), effects, design in SHARE_CASES:
+        new, old, zeros = amplification_share_rates(n_items, n_templates, samples, share,
+                                                    sims, **effects)
+        if zeros:
+            design += f"; none counted in {zeros:.1%} of runs"
+        rows.append(Row(key, design, "bias amplification (chat model), share of answers "
+                        "naming no gender: crossed design-effect Wilson CI", "coverage",
+                        sims, round(new * sims), src, _cover_limit(new, SHARE_WHY.get(
+                            key, "items x templates crossed, Satterthwaite's df"))))
+        if key == "amp-lm-share-rare":
+            rows.append(Row(key + "-t", design, "bias amplification (chat model), share of "
+                            f"answers naming no gender: jackknife t CI ({REPLACED})",
+                            "coverage", sims, round(old * sims), src,
+                            f"{REPLACED}: a run with none counted gave [0, 0]"))
+    return rows
+
+
 # -- ABC (Bartl et al. 2024-style log-perplexity ratios) --------------------------------------
 def abc_groups_row(sims: int, seed: int = 71) -> Row:
     """The percentile bootstrap of a median over 200 independent groups (normal plus

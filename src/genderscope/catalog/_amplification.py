@@ -17,11 +17,12 @@ from typing import Annotated, Any
 from genderscope.catalog._common import Plan, _subset_note, dataset_dir, subset
 from genderscope.core.declaration import Opt, Shared
 
-INTERVAL = 3
+INTERVAL = 4
 """The model form's intervals, keyed through the plan's inputs (so that the corpus form's
-keys stay): 3, the items x templates jackknife t for the amplification and the shares
-(stored runs of 2 bootstrapped the shares; of 1, everything, with the two-way
-bootstrap-variance t and min(items, templates) - 1 df: both differ)."""
+keys stay): 4, the items x templates jackknife t for the amplification and the crossed
+design-effect Wilson interval for the shares (stored runs of 3 gave the shares the
+jackknife t, [0, 0] at a share of 0; of 2, a bootstrap; of 1, everything the two-way
+bootstrap-variance t with min(items, templates) - 1 df: all differ)."""
 
 
 @dataclass(frozen=True)
@@ -50,9 +51,9 @@ class ModelForm(Shared):
                                 key=False)] = 1.0
     sample_seed: Annotated[int, Opt("With --model: seed of the sampling.", min=0,
                                     key=False)] = 0
-    resamples: Annotated[int, Opt("With --model: unused (every interval of the model form "
-                                  "is the items x templates jackknife t, which resamples "
-                                  "nothing); kept so that earlier commands still run.",
+    resamples: Annotated[int, Opt("With --model: unused (the model form's intervals, over "
+                                  "items x templates, resample nothing); kept so that "
+                                  "earlier commands still run.",
                                   min=100, key=False)] = 2_000
 
 

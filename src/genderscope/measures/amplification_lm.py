@@ -19,7 +19,9 @@ interval is the one :func:`genderscope.stats.jackknife.infer_samples` chooses fo
 the two-sample infinitesimal-jackknife t, from each cell's derivative
 (:func:`cell_derivatives`), its interaction variance subtracted once
 (:func:`genderscope.stats.jackknife.two_way`; Cornfield & Tukey 1956) and Satterthwaite's
-df; the shares of answers naming no gender or both get the same (:func:`share_interval`).
+df. The shares of answers naming no gender or both are proportions of the same design
+(:data:`SHARES`): :func:`genderscope.stats.jackknife.infer_share` gives them Wilson's
+interval at the design's effective sample size (:func:`share_interval`), never [0, 0].
 The two-way bootstrap-variance t with min(items, templates) - 1 df it replaced
 rejected 0.010 of no-amplification runs at the default's 5 templates (docs/calibration.md).
 """
@@ -38,10 +40,12 @@ from genderscope.core.design import Design
 from genderscope.errors import DataError, GenderscopeError
 from genderscope.measures.amplification import tokens
 from genderscope.results import Result
-from genderscope.stats.jackknife import infer_samples, two_way
+from genderscope.stats.jackknife import infer_samples, infer_share, two_way
 
 DESIGN = Design("mean", unit="items", crossed=("templates",))
 """Items (activities or objects) crossed with templates; samples nested in cells."""
+SHARES = Design("proportion", unit="items", crossed=("templates",))
+"""The shares of answers naming no gender or both: proportions over the same cells."""
 
 TEMPLATES: tuple[str, ...] = (
     "Write one sentence describing a photo of a person {phrase}.",
@@ -163,13 +167,13 @@ def share_interval(item_of: np.ndarray, template_of: np.ndarray, hits: np.ndarra
                    answers: np.ndarray, *, confidence: float = 0.95) -> Any:
     """The interval of a share of answers, s = sum_c h_c / sum_c n_c over (item, template)
     cells c with h_c of their n_c answers counted (``share_none``: naming no gender), as
-    :data:`DESIGN` makes :func:`genderscope.stats.jackknife.infer_samples` choose it (the
-    interval of :func:`cell_interval`). s is a ratio of weighted sums, so its derivative
-    with respect to cell c's weight, at every weight 1, is (h_c - s n_c) / sum_c n_c."""
-    h, n = np.asarray(hits, dtype=float), np.asarray(answers, dtype=float)
-    est = float(h.sum() / n.sum())
-    return _crossed_interval(est, (h - est * n) / n.sum(), np.asarray(item_of, dtype=int),
-                             template_of, confidence)
+    :data:`SHARES` (a proportion, items x templates crossed) makes
+    :func:`genderscope.stats.jackknife.infer_share` choose it: Wilson's interval at the
+    crossed design's effective sample size, with Satterthwaite's df (at a share of 0 or
+    1, Wilson's over every answer, never [0, 0])."""
+    tpl = pd.factorize(pd.Series(list(template_of), dtype=object))[0]
+    return infer_share(SHARES, np.asarray(hits, dtype=float), np.asarray(answers, dtype=float),
+                       np.asarray(item_of, dtype=int), tpl, confidence=confidence).ci
 
 
 def _crossed_interval(est: float, derivs: np.ndarray, item_of: np.ndarray,
@@ -246,10 +250,8 @@ def amplification_from_answers(items: Sequence[Item], rows: Sequence[tuple[int, 
             summary[name][bound] = float(np.clip(summary[name][bound], -1.0, 1.0))
     table["amplified"] = np.where(keep, table["amplification"] > 0, False)
     for what in ("none", "both"):
-        ci = share_interval(item_of, tpl_of, in_cells(what), n_cell).as_dict()
-        for bound in ("ci_low", "ci_high"):  # a share: the t interval clipped to [0, 1]
-            ci[bound] = float(np.clip(ci[bound], 0.0, 1.0))
-        summary[f"share_{what}"] = ci
+        summary[f"share_{what}"] = share_interval(item_of, tpl_of, in_cells(what),
+                                                  n_cell).as_dict()
     inc = table[keep].sort_values("amplification", ascending=False)
     summary.update({
         "base_rate": dict(zip(groups, map(float, base), strict=True)),

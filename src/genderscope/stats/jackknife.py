@@ -210,6 +210,67 @@ def two_way(cell_derivatives: np.ndarray, rows: np.ndarray, cols: np.ndarray
     return {"rows": by_r, "cols": by_c}, (v_e, float(max(df_e, 0)))
 
 
+SHARE_METHOD = "crossed design-effect Wilson"
+
+
+def infer_share(design: Design, hits: np.ndarray, answers: np.ndarray, rows: np.ndarray,
+                cols: np.ndarray, *, confidence: float = 0.95) -> Inference:
+    """The interval of a ``proportion`` whose ``design`` is crossed: the share
+    p = sum_c h_c / N of answers counted, N = sum_c n_c, over the cells c of a rows x cols
+    layout (items x templates), h_c of a cell's n_c answers counted; ``rows`` and ``cols``
+    each cell's level, 0-based integers. No test.
+
+    The interval of :func:`genderscope.stats.resample.cluster_proportion_ci` (the flip
+    rate's over templates) carried over to a crossed design: Wilson's score interval
+    (Wilson 1927) at Kish's effective sample size n* = p (1 - p) / V, V the crossed
+    design's variance of p (:func:`two_way` and :func:`jackknife_variance` from each cell's
+    derivative (h_c - p n_c) / N: item and template variances, the cell interaction
+    subtracted once), with the t(df) quantile, df Satterthwaite's (Korn & Graubard 1998's
+    degrees-of-freedom adjusted effective sample size). V is kept at least the answers'
+    binomial variance p (1 - p) / N (the design effect floored at 1, as there); where the
+    binomial one is the larger, nothing of V is used and the quantile is the normal one:
+    Wilson's interval of N answers. When p is 0 or 1 there is no variance to estimate: the
+    interval is Wilson's at N with the t quantile of the factor with fewer levels (its
+    levels - 1 df; conservative, as cluster_proportion_ci's t(K - 1)), so it is never
+    [0, 0]: at N = 1,000 answers and 5 templates none counted gives [0, 0.0077]. Wilson's
+    interval keeps rare shares' coverage where a Wald (t) interval collapses or reaches
+    below 0 (Agresti & Coull 1998, "Approximate is better than 'exact' for interval
+    estimation of binomial proportions", Am. Stat. 52(2); Brown, Cai & DasGupta 2001).
+    Calibrated in tests/measures/test_amplification_lm.py (docs/calibration.md)."""
+    from scipy import stats  # imported on use: a cached rerun needs none
+
+    if design.estimand != "proportion" or len(design.crossed) != 1:
+        raise ValueError(f"design {design.describe()!r}: infer_share takes a proportion "
+                         "crossed with one factor (declare crossed=(...,))")
+    h = np.asarray(hits, dtype=float).reshape(-1)
+    n = np.asarray(answers, dtype=float).reshape(-1)
+    r = np.asarray(rows, dtype=int).reshape(-1)
+    c = np.asarray(cols, dtype=int).reshape(-1)
+    unit, cells, total = _unit(design), int(h.size), float(n.sum())
+    if not total > 0:
+        nan = float("nan")
+        return Inference(CI(nan, nan, nan, confidence, 0, SHARE_METHOD, unit, cells))
+    p = float(h.sum() / total)
+    binomial = p * (1 - p) / total
+    if binomial == 0.0:  # p is 0 or 1
+        levels = [k - 1 for k in (np.unique(r).size, np.unique(c).size) if k > 1]
+        m, df = total, float(min(levels)) if levels else float("inf")
+    else:
+        by, interaction = two_way((h - p * n) / total, r, c)
+        jv = jackknife_variance({design.unit: by["rows"], design.crossed[0]: by["cols"]},
+                                interaction=interaction)
+        if jv.variance > binomial and np.isfinite(jv.df):
+            m, df = p * (1 - p) / jv.variance, jv.df
+        else:
+            m, df = total, float("inf")
+    q = float(stats.t.ppf(0.5 + confidence / 2, df))
+    centre = (p + q * q / (2 * m)) / (1 + q * q / m)
+    half = q / (1 + q * q / m) * np.sqrt(p * (1 - p) / m + q * q / (4 * m * m))
+    low = 0.0 if p == 0.0 else max(0.0, float(centre - half))
+    high = 1.0 if p == 1.0 else min(1.0, float(centre + half))
+    return Inference(CI(p, low, high, confidence, int(total), SHARE_METHOD, unit, cells))
+
+
 def _unit(design: Design) -> str:
     """``target words x attribute words``: what the interval resamples."""
     return " x ".join((design.unit, *design.crossed))
