@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from filelock import FileLock
+
 WEFE_VERSION = "1.0.1"
 PINS = [f"wefe=={WEFE_VERSION}", "numpy<=1.26.4", "scipy<1.13"]
 REFERENCE_SCRIPT = Path(__file__).with_name("wefe_reference.py")
@@ -33,10 +35,19 @@ def _works(python: Path) -> bool:
 def wefe_python(timeout: int = 900) -> tuple[Path | None, str]:
     """(the venv's python, "") when WEFE is usable, else (None, why not). Builds the venv
     in a temporary sibling folder and renames it into place, so a half-built one is
-    never taken for a good one."""
+    never taken for a good one; a file lock beside it lets one test process (of
+    ``pytest -n``) build it while the others wait."""
     target = venv_dir()
     python = target / "bin" / "python"
     if _works(python):
+        return python, ""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(target) + ".lock", timeout=timeout + 600):
+        return _build(target, python, timeout)
+
+
+def _build(target: Path, python: Path, timeout: int) -> tuple[Path | None, str]:
+    if _works(python):  # another process built it while this one waited
         return python, ""
     tmp = target.with_name(target.name + f".build-{os.getpid()}")
     try:
@@ -59,7 +70,12 @@ def wefe_python(timeout: int = 900) -> tuple[Path | None, str]:
 
 def ensure_torch(python: Path, timeout: int = 900) -> str:
     """"" when the venv imports torch (WEFE's RAN needs it), installing this
-    environment's torch version there if missing; else why not."""
+    environment's torch version there if missing (under the venv's lock); else why not."""
+    with FileLock(str(python.parents[1]) + ".lock", timeout=timeout + 600):
+        return _ensure_torch(python, timeout)
+
+
+def _ensure_torch(python: Path, timeout: int) -> str:
     probe = [str(python), "-c", "import torch"]
     if subprocess.run(probe, capture_output=True, timeout=120).returncode == 0:
         return ""

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from filelock import FileLock
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 from genderbench_driver import answer_for  # noqa: E402
@@ -146,9 +147,18 @@ def _has_genderbench(py: Path) -> bool:
 
 @pytest.fixture(scope="module")
 def reference() -> Path:
-    """Python of the GenderBench venv, built in place once per machine."""
+    """Python of the GenderBench venv, built in place once per machine (under a file lock,
+    so that one ``pytest -n`` process builds it while the others wait)."""
     py = CACHE / "bin" / "python"
     if _has_genderbench(py):
+        return py
+    CACHE.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(CACHE) + ".lock", timeout=1800):
+        return _build_reference(py)
+
+
+def _build_reference(py: Path) -> Path:
+    if _has_genderbench(py):  # another process built it while this one waited
         return py
     base = _python312()
     if base is None:
