@@ -228,8 +228,9 @@ def _lm_identity(lm: Any) -> Any:
                      "of the mean amplification; Wilson's interval over the same objects of the "
                      "share amplified; with --model, the infinitesimal-jackknife t interval over "
                      "items crossed with templates (the cell interaction subtracted once, "
-                     "Satterthwaite df) of the amplification and of the shares of answers "
-                     "naming no gender or both. Test: none."),
+                     "Satterthwaite df) of the amplification, and Wilson's interval at that "
+                     "design's effective sample size of the shares of answers naming no "
+                     "gender or both. Test: none."),
          family="corpora", table="genderscope.cli.commands.embeddings:amplification_tables",
          card="genderscope.reporting.cards.amplification:BIAS_AMPLIFICATION",
          report_order=160)
