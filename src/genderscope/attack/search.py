@@ -37,6 +37,18 @@ class SearchOutcome:
     queries: int = 0  # distinct texts asked of the classifier, the original included
 
 
+def _fittest_winner(goal: Goal, pop: list[Words], probs: np.ndarray, fit: np.ndarray,
+                    generation: int, queries: int) -> SearchOutcome | None:
+    """The fittest member of ``pop`` that reached the goal, as the search's outcome; None
+    when none did."""
+    reached = np.flatnonzero(goal.reached(probs))
+    if not reached.size:
+        return None
+    win = int(reached[np.argmax(fit[reached])])
+    return SearchOutcome(True, pop[win], probs[win], float(fit[win]), generation, "goal",
+                         queries)
+
+
 class _Budget(Exception):
     pass
 
@@ -134,14 +146,10 @@ class GeneticSearch:
             while True:
                 probs = np.stack(probs_list)
                 fit = goal.fitness(probs)
-                reached = goal.reached(probs)
                 elite = int(np.argmax(fit))
                 best_words, best_probs = pop[elite], probs[elite]
-                if reached.any():
-                    idx = np.flatnonzero(reached)
-                    win = int(idx[np.argmax(fit[idx])])
-                    return SearchOutcome(True, pop[win], probs[win], float(fit[win]),
-                                         generation, "goal", len(ask.seen))
+                if won := _fittest_winner(goal, pop, probs, fit, generation, len(ask.seen)):
+                    return won
                 if generation >= self.max_generations:
                     return SearchOutcome(False, best_words, best_probs, float(fit[elite]),
                                          generation, "generations", len(ask.seen))
@@ -167,12 +175,8 @@ class GeneticSearch:
             if pop:
                 probs = np.stack(probs_list)
                 fit = goal.fitness(probs)
-                reached = goal.reached(probs)
-                if reached.any():
-                    idx = np.flatnonzero(reached)
-                    win = int(idx[np.argmax(fit[idx])])
-                    return SearchOutcome(True, pop[win], probs[win], float(fit[win]),
-                                         generation, "goal", len(ask.seen))
+                if won := _fittest_winner(goal, pop, probs, fit, generation, len(ask.seen)):
+                    return won
                 elite = int(np.argmax(fit))
                 best_words, best_probs = pop[elite], probs[elite]
             return SearchOutcome(False, best_words, best_probs,
