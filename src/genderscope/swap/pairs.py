@@ -43,14 +43,6 @@ class PairList:
     source: str = "<pairs>"
     entries: list[tuple[str, str, str, str]] = field(default_factory=list)
 
-    @property
-    def male_words(self) -> set[str]:
-        return set(self.m2f)
-
-    @property
-    def female_words(self) -> set[str]:
-        return set(self.f2m)
-
     def counterparts(self, word: str) -> set[str]:
         """All counterparts of ``word`` (lower case), in either direction."""
         w = word.lower()
