@@ -25,6 +25,7 @@ from genderscope.errors import GenderscopeError
 from genderscope.measures.amplification import count_cooccurrences
 from genderscope.measures.amplification_lm import (
     DESIGN,
+    SHARES,
     TEMPLATES,
     Item,
     _coefficients,
@@ -294,8 +295,13 @@ def test_calibration_share_coverage(runs: Runs) -> None:
 
 def test_design_is_declared() -> None:
     from genderscope.core.registry import get
+    from genderscope.stats.jackknife import infer_share
 
     assert DESIGN.crossed == ("templates",) and DESIGN.unit == "items"
+    assert SHARES.estimand == "proportion" and SHARES.crossed == DESIGN.crossed
+    one = np.ones(4)
+    with pytest.raises(ValueError, match="infer_share takes a proportion"):
+        infer_share(DESIGN, one, one, np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]))
     assert get("bias-amplification").needs == "none"  # the corpus form needs no model
 
 
