@@ -76,13 +76,33 @@ def run_measure(*args: object, **kwargs: object) -> Result:
 
 def run_note(result: Result, base: Path | str) -> str:
     """The last line of a run: its id, where it was saved, and how long it took, or that
-    it is a stored run reused (and how long it took when it was computed)."""
+    it is a stored run reused (and how long it took when it was computed); after the
+    summary's caveats (:func:`caveat_lines`), one a line."""
     meta = result.metadata
     if meta.get("reused"):
-        return (f"reused stored run {meta['run_id']} (same model, options and items; computed "
+        last = (f"reused stored run {meta['run_id']} (same model, options and items; computed "
                 f"in {meta.get('runtime_s', '?')} s; `genderscope run --no-reuse ...` "
                 f"recomputes); saved to {base}")
-    return f"run {meta['run_id']}; saved to {base}; {meta.get('runtime_s', '?')} s"
+    else:
+        last = f"run {meta['run_id']}; saved to {base}; {meta.get('runtime_s', '?')} s"
+    return "\n".join([*caveat_lines(result.summary), last])
+
+
+def caveat_lines(summary: Any, where: str = "") -> list[str]:
+    """'caveat: KEY: TEXT' for each interval of ``summary`` (nested) whose values were
+    outside its calibrated range (``CI.caveat``, :mod:`genderscope.stats.diagnostics`),
+    markup escaped."""
+    from rich.markup import escape
+
+    if not isinstance(summary, dict):
+        return []
+    out: list[str] = []
+    text = summary.get("caveat")
+    if isinstance(text, str):
+        out.append(escape(f"caveat: {where}: {text}" if where else f"caveat: {text}"))
+    for key, value in summary.items():
+        out += caveat_lines(value, f"{where}.{key}" if where else str(key))
+    return out
 
 
 def open_store(path: Path | None, readonly: bool = False) -> Store:

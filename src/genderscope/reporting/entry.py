@@ -109,6 +109,8 @@ class Headline:
     ``sentence pairs``); None: the scored items, some perhaps excluded."""
     n_units: int | None = None
     """How many ``ci_unit`` units the CI resamples (None: one per item)."""
+    caveat: str | None = None
+    """The interval's caveat (``CI.caveat``: its values outside its calibrated range)."""
 
     @property
     def has_ci(self) -> bool:
@@ -187,7 +189,12 @@ class Headline:
 
     def reading(self) -> str:
         """Plain-language reading: direction and strength, or no evidence of bias. In a
-        family of tests the multiplicity-adjusted p decides, and the reading says so."""
+        family of tests the multiplicity-adjusted p decides, and the reading says so. Then
+        the interval's caveat, when it has one."""
+        text = self._reading()
+        return f"{text} Caveat: {self.caveat}." if self.caveat else text
+
+    def _reading(self) -> str:
         if not _finite(self.estimate):
             return "Not estimable on these items."
         if self.null is None:
@@ -358,6 +365,7 @@ def from_ci(label: str, d: dict[str, Any] | None, *, ci_unit_default: str | None
     fields = {k: d.get(k) for k in ("p_value", "n", *MULTIPLICITY_KEYS)}
     fields["ci_unit"] = fields["ci_unit"] or ci_unit_default
     fields["ci_method"] = d.get("method")
+    fields["caveat"] = d.get("caveat")
     # a CI dict counts items in ``n`` (and its clusters in ``n_units``), or its units in
     # ``n`` and the items in ``n_items`` (StereoSet's target means)
     fields["n_items"] = d.get("n_items", d.get("n"))

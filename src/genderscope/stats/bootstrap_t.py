@@ -10,8 +10,11 @@ estimator. Unlike the sign-flip test it does not assume the differences are symm
 under the null, which is why it keeps its size under heavy skew where the sign-flip test
 does not (10 units, centred exponential: 0.055 against 0.084-0.099;
 ``benchmarks/calibration_heavy_skew_alternatives.py``, tests/stats/test_calibration.py). It is
-not exact: with 5 units it rejected 0.070. A resample whose units are all equal has
-s* = 0; its T* is +-inf (or 0 when its mean equals the sample mean).
+not exact: with 5 units it rejected 0.070, and with centred lognormal units (skewness 6.2)
+0.070-0.091 at 10-60 units (docs/calibration.md): :func:`bootstrap_t_test`'s ``caveat``
+says when the values are that skewed (:mod:`genderscope.stats.diagnostics`). A resample
+whose units are all equal has s* = 0; its T* is +-inf (or 0 when its mean equals the
+sample mean).
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 import numpy as np
+
+from genderscope.stats.diagnostics import mean_caveat
 
 DEFAULT_RESAMPLES = 9_999
 
@@ -34,9 +39,13 @@ class BootstrapTResult:
     t: float
     n: int
     n_resamples: int
+    caveat: str | None = None
+    """One line when the values are strongly skewed (outside the calibrated range:
+    :func:`genderscope.stats.diagnostics.mean_caveat`), else None."""
 
-    def as_dict(self) -> dict[str, float | int]:
-        return asdict(self)
+    def as_dict(self) -> dict[str, float | int | str]:
+        """The fields (``caveat`` only when there is one)."""
+        return {k: v for k, v in asdict(self).items() if v is not None or k != "caveat"}
 
 
 def bootstrap_t_pvalues(d: np.ndarray, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
@@ -83,4 +92,4 @@ def bootstrap_t_test(d: np.ndarray | list[float], *, n_resamples: int = DEFAULT_
     p, low, high, t = bootstrap_t_pvalues(x[None, :], n_resamples=n_resamples, seed=seed,
                                           confidence=confidence)
     return BootstrapTResult(float(x.mean()), float(low[0]), float(high[0]), float(p[0]),
-                            float(t[0]), int(x.size), n_resamples)
+                            float(t[0]), int(x.size), n_resamples, mean_caveat(x))

@@ -73,6 +73,11 @@ A crossed mean whose units share words of several independent samples (the
 before/after change of debiased word vectors) goes, with its derivatives with respect to
 each unit's weight, to :func:`genderscope.stats.jackknife.infer_samples`.
 
+Where the unit values look like a design that docs/calibration.md measured outside the
+bar (a bootstrap-t mean over strongly skewed units, d over heavy-tailed scores), its
+interval carries a one-line ``caveat`` (``CI.caveat``, :mod:`genderscope.stats.diagnostics`;
+in ``as_dict`` only when there is one); the numbers are unchanged.
+
 Numerical noise is not evidence: :func:`ties` marks before/after pairs equal within the
 design's ``tolerance`` (:class:`genderscope.core.design.Tolerance`), whose difference a
 comparison sets to 0 before any interval or test.
@@ -87,6 +92,7 @@ from typing import Any
 import numpy as np
 
 from genderscope.core.design import Design, Tolerance
+from genderscope.stats.diagnostics import mean_caveat
 from genderscope.stats.intervals import (
     CI,
     DEFAULT_RESAMPLES,
@@ -317,7 +323,7 @@ def _studentised(v: np.ndarray, unit: str, null: float | None, confidence: float
     p, low, high, _ = bootstrap_t_pvalues(x[None, :] - base, n_resamples=n_resamples,
                                           seed=seed, confidence=confidence)
     ci = CI(float(x.mean()), float(low[0]) + base, float(high[0]) + base, confidence,
-            int(x.size), "bootstrap-t", unit)
+            int(x.size), "bootstrap-t", unit, caveat=mean_caveat(x, unit))
     return Inference(ci, None if null is None else MeanTest(
         "bootstrap-t test of the mean", float(p[0]), int(x.size), n_resamples))
 

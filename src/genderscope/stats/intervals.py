@@ -24,12 +24,16 @@ class CI:
     """What the bootstrap resampled (e.g. "professions", "words"); None when not stated."""
     n_units: int | None = None
     """How many of those units there were (clusters), when they differ from ``n``."""
+    caveat: str | None = None
+    """One line when the values look like a design outside the interval's calibrated
+    range (:mod:`genderscope.stats.diagnostics`); None (and left out of ``as_dict``)
+    otherwise."""
 
     def as_dict(self) -> dict[str, float | int | str]:
         # vars(): the fields in order, as asdict() gives them for these scalar fields,
         # without its recursive copy (a metric's estimate-only call makes a few of these)
         return {k: v for k, v in vars(self).items()
-                if v is not None or k not in ("ci_unit", "n_units")}
+                if v is not None or k not in ("ci_unit", "n_units", "caveat")}
 
     def spans(self, value: float = 0.0) -> bool:
         """True when ``value`` lies inside the interval (no evidence of a difference)."""

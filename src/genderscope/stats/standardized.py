@@ -30,7 +30,9 @@ bootstrap of d (Efron & Tibshirani 1993, Sec. 12.5) covered 0.978-0.980 with nor
 scores at 8 + 8 words and 0.887-0.904 with lognormal ones at d = 0; BCa (Efron 1987)
 0.863 and 0.859 with t(3) scores; the jackknife t 0.912-0.916 with normal scores at
 8 + 8; a Shapiro-Wilk pre-test choosing between the noncentral t and the bootstrap
-0.887-0.904 with lognormal scores at d = 0.
+0.887-0.904 with lognormal scores at d = 0. Where the scores look like that (skewed or
+heavy-tailed, over the units' mean scores), the interval carries a caveat
+(``CI.caveat``: :func:`genderscope.stats.diagnostics.effect_size_caveat`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from genderscope.stats.diagnostics import effect_size_caveat, unit_means
 from genderscope.stats.intervals import CI
 
 METHOD = "noncentral t interval"
@@ -87,7 +90,8 @@ def standardized_difference_ci(sx: np.ndarray | Sequence[float],
     scores ``sx``, ``sy``; ``units_x``/``units_y`` label the unit of each value (None:
     every value its own unit). ``estimate``: the point estimate to report (default: d with
     the sample SD of X u Y, ddof = 1). NaN limits when a set has fewer than 2 units or
-    the scores do not vary within the sets."""
+    the scores do not vary within the sets. ``caveat``: when the units' mean scores are
+    skewed or heavy-tailed (module docstring)."""
     from genderscope.stats.permutation import effect_size
 
     x = np.asarray(sx, dtype=float).reshape(-1)
@@ -111,5 +115,6 @@ def standardized_difference_ci(sx: np.ndarray | Sequence[float],
     scale = se / float(np.sqrt(sw2))
     pq = x.size * y.size / n ** 2
     lo, hi = (scale * _ncp_limit(t, df, q) for q in (1 - tail, tail))
+    caveat = effect_size_caveat(unit_means(x, ux), unit_means(y, uy), unit)
     return CI(d, lo / np.sqrt(1 + pq * lo ** 2), hi / np.sqrt(1 + pq * hi ** 2), confidence,
-              n, METHOD, unit, kx + ky)
+              n, METHOD, unit, kx + ky, caveat)

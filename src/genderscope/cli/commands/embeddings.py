@@ -21,6 +21,7 @@ from genderscope.cli.common import (
     OUT_OPTION,
     PROGRESS_OPTION,
     STORE_OPTION,
+    caveat_lines,
     command_line,
     console,
     default_out,
@@ -227,6 +228,9 @@ def run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | No
     else:
         table, note = tests_tables(method, rows)
         console.print(table)
+        for name, result, _ in done:  # d's interval outside its calibrated range
+            for line in caveat_lines(result.summary if result else {}, name):
+                console.print(line)
         console.print(f"{note}; saved to {base}")
         if reused:
             console.print(f"reused stored run {', '.join(runs[n] for n in reused)} (same "
