@@ -38,6 +38,7 @@ from typing import ClassVar
 
 from genderscope.datasets.pronouns import AbcPronouns, load_abc_pronouns
 from genderscope.errors import DataError, where
+from genderscope.files import read_text
 
 ROLES = ("reflexive", "male", "female")
 LANGS = ("da", "sv", "ru", "zh")
@@ -80,13 +81,8 @@ def read_groups(path: str | Path, *, lang: str, strict: bool = False
                 ) -> list[tuple[int, list[str], bool, str]]:
     """Groups of ``path`` as ``(first_line, [3 sentences], valid, problem)``."""
     p = Path(path)
-    if not p.is_file():
-        raise DataError(f"ABC file not found: {p}")
+    lines = read_text(p, "ABC file").splitlines()
     prons = load_abc_pronouns(lang)
-    try:
-        lines = p.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     groups: list[tuple[int, list[str], bool, str]] = []
     cur: list[str] = []
     start = 0

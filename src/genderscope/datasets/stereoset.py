@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from genderscope.errors import DataError, where
+from genderscope.files import read_text
 
 LABELS = ("stereotype", "anti-stereotype", "unrelated")
 FLAT_FILE = "stereoset_dev_flat.json"
@@ -64,15 +65,11 @@ def load_stereoset(path: str | Path, *, bias_types: tuple[str, ...] | None = Non
     if p.is_dir():
         cand = [p / FLAT_FILE, p / "dev.json", p / "test.json"]
         p = next((c for c in cand if c.is_file()), cand[0])
-    if not p.is_file():
-        raise DataError(f"StereoSet file not found: {p}")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = json.loads(read_text(p, "StereoSet file"))
     except json.JSONDecodeError as exc:
         raise DataError(f"{where(p, exc.lineno)}: invalid JSON at column {exc.colno} "
                         f"({exc.msg})") from None
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if isinstance(data, dict) and "data" in data:
         items = _canonical(data, p)
     elif isinstance(data, dict) and all(k in data for k in LABELS):

@@ -36,6 +36,7 @@ from typing import ClassVar
 
 from genderscope.datasets.pronouns import PronounSet, load_pronouns
 from genderscope.errors import DataError, where
+from genderscope.files import read_text
 
 CONDITIONS = ("pro", "anti")
 SPLITS = ("dev", "test")
@@ -139,15 +140,10 @@ def read_file(path: str | Path, *, lang: str, condition: str, wb_type: int, spli
               ) -> list[WinoItem]:
     """All items of one file (optionally lines ``first_line..last_line``, 1-based)."""
     p = Path(path)
-    if not p.is_file():
-        raise DataError(f"WinoBias file not found: {p}")
+    lines = read_text(p, "WinoBias file").splitlines()
     if condition not in CONDITIONS:
         raise DataError(f"unknown WinoBias condition {condition!r} (pro, anti)")
     pronouns = load_pronouns(lang)
-    try:
-        lines = p.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if first_line > len(lines):
         raise DataError(f"{p} is shorter than expected: {len(lines)} lines, but the {split} "
                         f"split starts at line {first_line} (a GenDa Lens DaWinoBias file holds "
