@@ -12,6 +12,7 @@ import pytest
 from scipy import stats
 
 from genderscope.cli.common import caveat_lines, run_note
+from genderscope.cli.tables import tables_of
 from genderscope.core.design import Design
 from genderscope.reporting.entry import from_ci
 from genderscope.results import Result
@@ -163,6 +164,9 @@ def test_caveats_reach_the_run_note_and_the_report_reading() -> None:
     assert lines[0] == f"caveat: she: {ci.ci.caveat}" and lines[-1].startswith("run r1;")
     plain = Result("probe", {"he": summary["he"]}, pd.DataFrame(), {"run_id": "r1"})
     assert "caveat" not in run_note(plain, "out")
+    shown = tables_of(result)  # genderscope runs show
+    assert shown[-2:] == caveat_lines(summary) and len(shown) > 2
+    assert not any(isinstance(t, str) and "caveat" in t for t in tables_of(plain))
     head = from_ci("she", summary["she"])
     assert head.reading().endswith(f" Caveat: {ci.ci.caveat}.")
     assert "Caveat" not in from_ci("he", summary["he"]).reading()

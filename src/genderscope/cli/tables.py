@@ -15,13 +15,14 @@ from genderscope.results import Result
 
 
 def tables_of(result: Result) -> list[Any]:
-    """The tables (and notes) ``genderscope run`` prints for ``result``."""
-    from genderscope.cli.common import declared_table, summary_table
+    """The tables (and notes) ``genderscope run`` prints for ``result``, then its
+    caveats (:func:`genderscope.cli.common.caveat_lines`)."""
+    from genderscope.cli.common import caveat_lines, declared_table, summary_table
 
     table = declared_table(result.method)
     if table is not summary_table:
         try:
-            return table(result)
+            return [*table(result), *caveat_lines(result.summary)]
         except (KeyError, TypeError, ValueError, AttributeError, IndexError):
             pass  # a summary of another layout: every number, as a plain table
-    return list(summary_table(result))
+    return [*summary_table(result), *caveat_lines(result.summary)]
