@@ -1,11 +1,13 @@
 """Reading the files a user names: one-line errors that name the file and say what is
-wrong (missing, a folder, not UTF-8), and a UTF-8 byte-order mark removed."""
+wrong (missing, a folder, not UTF-8, not JSON), and a UTF-8 byte-order mark removed."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
-from genderscope.errors import DataError
+from genderscope.errors import DataError, where
 
 BOM = "\ufeff"
 
@@ -38,3 +40,13 @@ def read_text(path: str | Path, what: str = "file") -> str:
         return raw.decode("utf-8").removeprefix(BOM)
     except UnicodeDecodeError as exc:
         raise not_utf8(p, exc, what) from None
+
+
+def read_json(path: str | Path, what: str = "file") -> Any:
+    """The file's JSON value (:func:`read_text`); invalid JSON is a one-line
+    :class:`DataError` naming the file and line."""
+    text = read_text(path, what)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{where(path, exc.lineno)}: invalid JSON: {exc.msg}") from None

@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 
 from genderscope.datasets.seat import AssociationTest, WordSet
 from genderscope.errors import DataError, GenderscopeError
+from genderscope.files import read_json, read_text
 from genderscope.results import file_sha256
 
 TEMPLATES: dict[str, tuple[tuple[int, int | None], tuple[int, int | None]]] = {
@@ -152,21 +153,15 @@ def is_query_file(path: str | Path) -> bool:
 def load_query(path: str | Path) -> Query:
     """Read a query file (module docstring); a mistake is one :class:`DataError` line."""
     p = Path(path)
-    if not p.is_file():
-        raise DataError(f"query file not found: {p}")
-    text = p.read_text(encoding="utf-8")
     if p.suffix.lower() in (".yaml", ".yml"):
         import yaml
 
         try:
-            raw = yaml.safe_load(text)
+            raw = yaml.safe_load(read_text(p, "query file"))
         except yaml.YAMLError as exc:
             raise DataError(f"{p}: invalid YAML: {str(exc).splitlines()[0]}") from None
     else:
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{p}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+        raw = read_json(p, "query file")
     if not isinstance(raw, dict) or "targets" not in raw or "attributes" not in raw:
         raise DataError(f"{p}: a query file holds one object with keys 'targets' and "
                         "'attributes' (and an optional 'name')")

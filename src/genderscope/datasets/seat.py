@@ -11,14 +11,14 @@ attribute sets A and B of Caliskan et al. (2017).
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from genderscope.datasets.locations import find_benchmark
-from genderscope.errors import DataError, where
+from genderscope.errors import DataError
+from genderscope.files import read_json
 from genderscope.results import file_sha256
 
 KEYS = ("targ1", "targ2", "attr1", "attr2")
@@ -66,12 +66,7 @@ class AssociationTest:
 def load_test(path: str | Path) -> AssociationTest:
     """Read one test file; :class:`DataError` names the file and the missing key."""
     p = Path(path)
-    if not p.is_file():
-        raise DataError(f"test file not found: {p}")
-    try:
-        raw = json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{where(p, exc.lineno)}: invalid JSON: {exc.msg}") from None
+    raw = read_json(p, "test file")
     if not isinstance(raw, dict):
         raise DataError(f"{p}: a test file must hold one JSON object with keys "
                         f"{', '.join(KEYS)}")

@@ -4,7 +4,6 @@ float32 matrix (used by :mod:`genderscope.models.vectors`)."""
 
 from __future__ import annotations
 
-import json
 import mmap
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from genderscope.errors import DataError, where
-from genderscope.files import BOM, existing_file, not_utf8, read_text
+from genderscope.files import BOM, existing_file, not_utf8, read_json, read_text
 from genderscope.models.memo import cached_sha256
 
 if TYPE_CHECKING:
@@ -82,10 +81,7 @@ def _read_vocab(path: str | Path) -> list[str]:
     if not p.is_file():
         raise DataError(f"vocabulary file not found: {p}")
     if p.suffix == ".json":
-        try:
-            words = json.loads(read_text(p, "vocabulary file"))
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{where(p, exc.lineno)}: invalid JSON: {exc.msg}") from None
+        words = read_json(p, "vocabulary file")
         if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
             raise DataError(f"{p}: vocabulary JSON must be a list of strings")
         return words

@@ -4,7 +4,6 @@ gender-specific words (left un-neutralised)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from genderscope.errors import DataError, where
+from genderscope.errors import DataError
+from genderscope.files import read_json, read_text
 
 FILES = {"definitional": "definitional_pairs.json", "equalize": "equalize_pairs.json",
          "gender_specific": "gender_specific_full.json"}
@@ -26,21 +26,10 @@ class DebiasLists:
     source: str = ""
 
 
-def _read_json(path: Path) -> object:
-    if not path.is_file():
-        raise DataError(f"word list not found: {path}")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{where(path, exc.lineno)}: invalid JSON: {exc.msg}") from None
-    except UnicodeDecodeError:
-        raise DataError(f"{path}: not UTF-8 text") from None
-
-
 def read_pairs(path: Path, what: str) -> tuple[tuple[str, str], ...]:
     """A JSON list of two-word lists; fewer than 2 pairs is an error for the
     definitional list (one difference vector spans no subspace worth the name)."""
-    raw = _read_json(path)
+    raw = read_json(path, "word list")
     if not isinstance(raw, list) or not all(
             isinstance(p, list) and len(p) == 2 and all(isinstance(w, str) for w in p)
             for p in raw):
@@ -51,7 +40,7 @@ def read_pairs(path: Path, what: str) -> tuple[tuple[str, str], ...]:
 
 
 def read_words(path: Path) -> tuple[str, ...]:
-    raw = _read_json(path)
+    raw = read_json(path, "word list")
     if not isinstance(raw, list) or not all(isinstance(w, str) for w in raw):
         raise DataError(f"{path}: the gender-specific list must be a JSON list of words")
     return tuple(raw)
@@ -79,14 +68,9 @@ def read_word_list(path: Path, what: str = "word") -> tuple[str, ...]:
     """A list of words for ``--target`` / ``--ignore``: a JSON list of strings, or plain
     text with one word per line (blank lines skipped)."""
     path = Path(path)
-    if not path.is_file():
-        raise DataError(f"{what} list not found: {path}")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise DataError(f"{path}: not UTF-8 text") from None
+    text = read_text(path, f"{what} list")
     if text.lstrip().startswith("["):
-        raw = _read_json(path)
+        raw = read_json(path, f"{what} list")
         if not isinstance(raw, list) or not all(isinstance(w, str) for w in raw):
             raise DataError(f"{path}: the {what} list must be a JSON list of words")
         words = [w.strip() for w in raw]

@@ -1,0 +1,34 @@
+"""Reading the files a user names (genderscope.files): one-line DataErrors naming the file."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from genderscope.datasets.query import load_query
+from genderscope.datasets.seat import load_test
+from genderscope.errors import DataError
+from genderscope.files import read_json
+from genderscope.vector_debias.lists import read_word_list
+
+
+def test_read_json_value_and_errors(tmp_path: Path) -> None:
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text('\ufeff{"a": [1, 2]}', encoding="utf-8")  # a byte-order mark is dropped
+    bad.write_text('{\n  "a": [1, 2\n}\n', encoding="utf-8")
+    assert read_json(good) == {"a": [1, 2]}
+    with pytest.raises(DataError, match=r"bad\.json:3: invalid JSON: "):
+        read_json(bad)
+    with pytest.raises(DataError, match=r"^query file not found: .*missing\.json$"):
+        read_json(tmp_path / "missing.json", "query file")
+
+
+@pytest.mark.parametrize("load", [load_query, load_test, read_word_list])
+def test_json_loaders_name_a_file_that_is_not_utf8(tmp_path: Path,
+                                                   load: Callable[[Path], object]) -> None:
+    f = tmp_path / "latin.json"
+    f.write_bytes('["caf\xe9"]'.encode("latin-1"))
+    with pytest.raises(DataError, match=r"latin\.json: .* is not UTF-8 text \(.* at byte 5\)"):
+        load(f)
