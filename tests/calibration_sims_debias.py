@@ -179,11 +179,12 @@ def saved_run(metric: str, vectors: Any, test: Any, folder: Any) -> Any:
 
     from genderscope.measures.compare import load_result_dir
     from genderscope.measures.vector_change import record_words, word_sets
+    from genderscope.vector_debias.evaluate import change_design
 
     module = "weat" if metric == "weat" else f"embedding_metrics.{metric}"
     fn = getattr(importlib.import_module(f"genderscope.measures.{module}"), metric)
-    result = record_words(fn(vectors, test, **RUNS[metric]), metric,
-                          word_sets(metric, vectors, test))
+    result = record_words(fn(vectors, test, **RUNS[metric]),
+                          word_sets(metric, vectors, test), change_design(metric))
     result.save(folder)
     return load_result_dir(folder)
 
@@ -229,10 +230,55 @@ def compare_null_rows(sims: int, seed: int = 3623, n_target: int = 8, n_attr: in
             for m in METRICS for g in ("(all)", FIRST[m])]
 
 
+PLAIN = {"weat": {}, "ripa": {"resamples": 100}, "rnd": {"resamples": 100},
+         "ect": {"resamples": 100}, "mac": {"resamples": 100}}
+"""The options of the simulated plain runs: the fewest bootstrap resamples (the change
+compared reads none)."""
+PLAIN_SRC = ("tests/stats/test_calibration_plain_compare.py::"
+             "test_compare_of_plain_runs_is_sized")
+
+
+def plain_compare_rows(sims: int, seed: int = 3624) -> list[Row]:
+    """False-positive rate of ``genderscope compare`` of two PLAIN runs of each metric
+    (``genderscope.run``, the path of ``genderscope run NAME --out``, which records the
+    word rows; ``compare_runs`` of the two folders as the command reads them, its test
+    only), over all items, when before and after are two noisy copies of the same
+    vectors (:func:`world` at 8 + 8 target and 8 + 8 attribute words). Each compare is
+    checked to take the metric's declared crossed design (its ``pairing.design``)."""
+    import tempfile
+    from pathlib import Path
+
+    from genderscope.engine import run
+    from genderscope.measures.compare import compare_runs, load_result_dir
+    from genderscope.vector_debias.evaluate import change_design
+
+    rng = np.random.default_rng(seed)
+    hits = dict.fromkeys(METRICS, 0)
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(sims):
+            before, after, test = world(rng)
+            for m in METRICS:
+                folders = [Path(tmp) / f"{i}-{m}-{side}" for side in ("before", "after")]
+                for vecs, folder in zip((before, after), folders, strict=True):
+                    run(m, vecs, store=Path(tmp) / "s.sqlite", test=test, out=folder,
+                        reuse=False, record=False, **PLAIN[m])
+                res = compare_runs(*map(load_result_dir, folders), interval=False)
+                if res.summary.get("design") != change_design(m).describe():
+                    raise AssertionError(f"compare of plain {m} runs: design "
+                                         f"{res.summary.get('design')!r}")
+                rows = res.tables["change_by_group"].set_index("set")
+                hits[m] += int(rows.loc["(all)", "p_value"] < ALPHA)
+    design = _design(8, 8, "the same vectors") + "; two plain runs saved and compared"
+    return [Row(f"compare-plain-{m}-all-null-8-8", design,
+                f"compare of two plain {m.upper()} runs (genderscope run): change over all "
+                "items, t test of no change (crossed design)", "FPR", sims, hits[m],
+                PLAIN_SRC) for m in METRICS]
+
+
 def within(rows: list[Row]) -> list[str]:
     """The keys of rows outside their bar."""
     return [r.key for r in rows if not (r.bar[0] <= r.rate <= r.bar[1])]
 
 
-__all__ = ["COVER", "FPR", "changes", "compare_null_rows", "null_rows", "saved_run",
-           "shrink_rows", "truths", "within", "world"]
+__all__ = ["COVER", "FPR", "changes", "compare_null_rows", "null_rows", "plain_compare_rows",
+           "saved_run", "shrink_rows", "truths", "within", "world"]

@@ -15,9 +15,9 @@ from calibration_sims_debias import world
 
 from genderscope.engine import run
 from genderscope.measures.compare import compare_runs, load_result_dir
-from genderscope.measures.vector_change import DESIGNS, WORDS_TABLE
+from genderscope.measures.vector_change import WORDS_TABLE
 from genderscope.store import Store
-from genderscope.vector_debias.evaluate import METRICS, evaluate
+from genderscope.vector_debias.evaluate import METRICS, change_design, evaluate
 
 COLS = ("change", "change_ci_low", "change_ci_high", "p_value")
 
@@ -36,7 +36,7 @@ def test_compare_of_two_plain_runs_is_the_evaluations_change(tmp_path: Path) -> 
         saved = [load_result_dir(tmp_path / m / side) for side in ("before", "after")]
         for how, pair in (("store", stored), ("folder", saved)):
             res = compare_runs(*pair)
-            assert res.summary.get("design") == DESIGNS[m].describe(), (m, how)
+            assert res.summary.get("design") == change_design(m).describe(), (m, how)
             assert "design_note" not in res.summary, (m, how)
             got = res.tables["change_by_group"].to_dict("records")
             assert [g["set"] for g in got] == [w["set"] for w in want[m]], (m, how)
@@ -60,7 +60,7 @@ def test_a_plain_run_records_only_the_words_it_used(tmp_path: Path) -> None:
     again = run("weat", before, store=db, test=test)
     assert again.metadata.get("reused")
     assert again.tables[WORDS_TABLE].equals(table)
-    assert again.metadata["change_design"] == DESIGNS["weat"].describe()
+    assert again.metadata["change_design"] == change_design("weat").describe()
 
 
 def test_a_run_whose_rows_do_not_give_its_items_records_none(tmp_path: Path) -> None:

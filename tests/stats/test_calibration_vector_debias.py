@@ -93,12 +93,8 @@ def test_compare_of_saved_runs_is_the_evaluations_change(tmp_path) -> None:  # n
     rows (one code path: the crossed design), not the items-alone bootstrap-t; without
     the word rows it says the items are treated as independent."""
     from genderscope.measures.compare import compare_runs
-    from genderscope.measures.vector_change import (
-        DESIGNS,
-        WORDS_TABLE,
-        paired_change,
-        word_sets,
-    )
+    from genderscope.measures.vector_change import WORDS_TABLE, word_sets
+    from genderscope.vector_debias.evaluate import change_design, paired_change
 
     before, after, test = world(np.random.default_rng(8))
     for metric in METRICS:
@@ -108,7 +104,7 @@ def test_compare_of_saved_runs_is_the_evaluations_change(tmp_path) -> None:  # n
         want = paired_change(metric, word_sets(metric, before, test),
                              word_sets(metric, after, test))
         got = res.tables["change_by_group"].to_dict("records")
-        assert res.summary["design"] == DESIGNS[metric].describe()
+        assert res.summary["design"] == change_design(metric).describe()
         for g, w in zip(got, want, strict=True):
             assert g["set"] == w["set"] and g["test"] == w["test"], metric
             for col in ("change", "change_ci_low", "change_ci_high", "p_value"):

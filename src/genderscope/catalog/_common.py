@@ -131,18 +131,21 @@ def _vector_plan(name: str, spec: Any, rules: dict[str, Any], modes: dict[str, A
                  progress: bool, score: Callable[[Any], Any]) -> Plan:
     """The plan of word-vector metric ``name`` on test ``spec``: ``score(vectors)``, the
     vectors seen through the look-up ``rules`` (:meth:`Lookup.rules`), as one progress
-    step; its word rows recorded (compare's crossed design) and non-default rules named in
+    step; its word rows recorded (compare's crossed design: the ``pairing`` of ``name``'s
+    declaration, read from the registry) and non-default rules named in
     ``metadata["params"]``. Keyed by the test's content, and by ``modes`` (the rules and
     the metric's own non-default modes) only when there are any, so that a default run
     keeps its key (a Python callable makes the run unkeyed, never reused)."""
     record = _measure("genderscope.measures.vector_change:record_plain_run")
 
     def run(vecs: Any) -> Any:
+        from genderscope.core.registry import get
         from genderscope.measures.weat import LookupVectors
 
         seen = LookupVectors(vecs, **rules) if rules else vecs
+        pairing = get(name).pairing
         result = _one_step(f"{name} {spec.name}", progress,
-                           lambda: record(score(seen), name, seen, spec))
+                           lambda: record(score(seen), name, seen, spec, pairing))
         if rules:
             result.metadata.setdefault("params", {}).update(
                 {k: getattr(v, "__qualname__", repr(v)) if callable(v) else v

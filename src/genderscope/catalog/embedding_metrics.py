@@ -143,9 +143,13 @@ CHANGE_DESIGNS = {
     "ect": Design("mean", unit="attribute words", crossed=("target words",)),
     "mac": Design("mean", unit="target words", crossed=("attribute words",)),
 }
-"""The design of each metric's change between two runs (``genderscope compare``; the
-same as ``measures.vector_change.DESIGNS``, which the catalog may not import at start:
-a test keeps the two equal)."""
+"""The design of each metric's change between two runs, a mean over its per-word items
+(``unit``) that share the words of the ``crossed`` sets, every word measured before and
+after: its declaration's ``pairing.design``, the one place it is written (WEAT's is in
+its own declaration). ``genderscope compare``, the debiased-vector evaluation and a plain
+run's recorded word rows read it from the declaration
+(:mod:`genderscope.measures.vector_change` takes it as an argument). RNSB has none: its
+items are not per-word values."""
 
 ripa, rnd, ect, mac, rnsb = (
     declaration(

@@ -210,10 +210,12 @@ def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = N
     tol = tolerance if tolerance is not None else tolerance_of(method)
     from genderscope.measures import vector_change as vc
 
-    crossed = spec.design is not None and bool(spec.design.crossed)
-    if crossed and method in vc.DESIGNS and all(vc.WORDS_TABLE in r.tables
-                                                for r in (before, after)):
-        return _crossed(before, after, spec, tol, p_adjust, n_resamples, seed, interval)
+    design = spec.design  # the change's crossed design, as the measure declares it
+    crossed = design is not None and bool(design.crossed)
+    if design is not None and crossed and all(vc.WORDS_TABLE in r.tables
+                                              for r in (before, after)):
+        return _crossed(before, after, spec, design, tol, p_adjust, n_resamples, seed,
+                        interval)
     a, b = _derive(before.items, method), _derive(after.items, method)
     clustered = bool(spec.cluster) and all(spec.cluster in r.columns for r in (a, b))
     cols = [*spec.key, *spec.groups, spec.value, *spec.extra_values,
@@ -270,10 +272,10 @@ def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = N
                      value=spec.value, groups=list(spec.groups), seed=seed)
 
 
-def _crossed(before: Result, after: Result, spec: Pairing, tol: Tolerance, p_adjust: str,
-             n_resamples: int, seed: int, interval: bool = True) -> Result:
-    """Two runs that record their word vectors, compared with the crossed design of
-    their change (module docstring)."""
+def _crossed(before: Result, after: Result, spec: Pairing, design: Design, tol: Tolerance,
+             p_adjust: str, n_resamples: int, seed: int, interval: bool = True) -> Result:
+    """Two runs that record their word vectors, compared with the crossed ``design`` of
+    their change that the measure declares (``spec.design``; module docstring)."""
     from genderscope.measures import vector_change as vc
 
     method = before.method
@@ -283,25 +285,21 @@ def _crossed(before: Result, after: Result, spec: Pairing, tol: Tolerance, p_adj
             tb["text"].astype(str).tolist() != ta["text"].astype(str).tolist():
         raise GenderscopeError(f"compare: the two {method} runs hold different words; "
                                "compare runs of one test on the same vocabulary")
-    rows = vc.paired_change(method, sb, sa, tolerance=tol, p_adjust=p_adjust,
+    rows = vc.paired_change(method, sb, sa, design, tolerance=tol, p_adjust=p_adjust,
                             interval=interval)
     table = pd.DataFrame(rows)
     merged = _derive(before.items, method).merge(
         _derive(after.items, method)[[*spec.key, spec.value]], on=list(spec.key),
         suffixes=("_before", "_after"))
     merged["change"] = merged[f"{spec.value}_after"] - merged[f"{spec.value}_before"]
-    if spec.design != vc.DESIGNS[method]:  # the declaration and the change code differ
-        raise GenderscopeError(f"compare: {method}'s declared change design "
-                               f"({spec.design}) is not the one its change computes")
-    design = vc.DESIGNS[method].describe()
     summary: dict[str, Any] = {
         "n_items": int(rows[0]["n"]), "n_before": int(len(before.items)),
         "n_after": int(len(after.items)), "value": spec.value, "key": list(spec.key),
         "groups": ["set"], "tolerance": tol.describe(), "n_ties": int(rows[0]["n_ties"]),
-        "design": design, "by_group": rows}
+        "design": design.describe(), "by_group": rows}
     return _compared(before, after, summary, merged, table, n_resamples=n_resamples,
                      key=list(spec.key), p_adjust=p_adjust, tolerance=[tol.atol, tol.rtol],
-                     value=spec.value, groups=["set"], design=design, seed=seed)
+                     value=spec.value, groups=["set"], design=design.describe(), seed=seed)
 
 
 def _compared(before: Result, after: Result, summary: dict[str, Any], merged: pd.DataFrame,

@@ -8,8 +8,9 @@ WEAT, RIPA, RND, ECT or MAC that record their word vectors
 The items are not independent: WEAT's and MAC's per-target values share the attribute
 words, RIPA's per-attribute values the word pairs, RND's and ECT's the target sets'
 centroids, and every word's vector carries its own noise. So each metric's change
-declares its sampling design (:data:`DESIGNS`: a mean over its items crossed with the
-words they share; each word measured before and after) and
+has a sampling design, declared once, in the metric's declaration (its ``pairing.design``,
+:class:`genderscope.core.declaration.Pairing`: a mean over its items crossed with the
+words they share; each word measured before and after), which its callers pass here, and
 :func:`genderscope.stats.jackknife.infer_samples` gives the interval and test over every
 word set (X, Y, A, B; RIPA: its word pairs, A, B): the several-sample infinitesimal
 jackknife t interval (each word weighted alike in both vector sets: :func:`derivatives`,
@@ -34,24 +35,15 @@ from typing import Any
 
 import numpy as np
 
+from genderscope.core.declaration import Pairing
 from genderscope.core.design import SCORE_TOLERANCE, Design, Tolerance
+from genderscope.errors import GenderscopeError
 from genderscope.stats.design import ties
 
 ALL = "(all)"
 NO_CHANGE = "none (no change beyond numerical precision)"
 WORDS_TABLE = "word_vectors"
 """The further table of a run that records its word vectors (:func:`words_table`)."""
-
-DESIGNS: dict[str, Design] = {
-    "weat": Design("mean", unit="target words", crossed=("attribute words",)),
-    "ripa": Design("mean", unit="attribute words", crossed=("word pairs",)),
-    "rnd": Design("mean", unit="attribute words", crossed=("target words",)),
-    "ect": Design("mean", unit="attribute words", crossed=("target words",)),
-    "mac": Design("mean", unit="target words", crossed=("attribute words",)),
-}
-"""The sampling design of each metric's before/after change: a mean over its per-word
-items (``unit``), which share the words of the ``crossed`` sets; every set is a sample of
-words, each measured twice (before and after: a word's two vectors are its pair)."""
 
 Sets = dict[str, np.ndarray]
 """One side's word sets: role (X, Y, A, B; RIPA's word pairs as P, x_i and y_i side by
@@ -103,6 +95,9 @@ def item_values(metric: str, sets: Sets, weights: Weights | None = None
                     for r in ("X", "Y")}
         return {r: ((mean(1.0 - dots(t[r], a["A"]), "A")
                      + mean(1.0 - dots(t[r], a["B"]), "B")) / 2, w[r]) for r in ("X", "Y")}
+    if metric not in ("ripa", "rnd", "ect"):
+        raise GenderscopeError(f"no per-word change for measure {metric!r}: WEAT, RIPA, "
+                               "RND, ECT and MAC have one")
     if metric == "ripa":  # relation vectors (x_i - y_i) / ||x_i - y_i||
         half = sets["P"].shape[-1] // 2
         b = sets["P"][..., :half] - sets["P"][..., half:]
@@ -219,12 +214,13 @@ def derivatives(metric: str, before: Sets, after: Sets, tied: dict[str, np.ndarr
     return out
 
 
-def paired_change(metric: str, before: Sets, after: Sets, *,
+def paired_change(metric: str, before: Sets, after: Sets, design: Design, *,
                   tolerance: Tolerance = SCORE_TOLERANCE, p_adjust: str = "holm",
                   interval: bool = True) -> list[dict[str, Any]]:
     """The before/after change of ``metric``'s items, per group and over all (module
     docstring): rows with the mean item values, the mean change, its 95 % interval and
-    test (:data:`DESIGNS`; the per-group p-values Holm-adjusted as one family): the
+    test (``design``: the crossed mean ``metric``'s declaration names, its
+    ``pairing.design``; the per-group p-values Holm-adjusted as one family): the
     jackknife t interval from the change's derivatives (:func:`derivatives`, less the
     noise their squares carry: :func:`noise_terms`) and the t test of no change from the
     words' own contributions (:func:`contributions`). ``interval=False``: the estimate and
@@ -232,7 +228,6 @@ def paired_change(metric: str, before: Sets, after: Sets, *,
     from genderscope.stats import adjust_pvalues
     from genderscope.stats.jackknife import infer_samples
 
-    design = DESIGNS[metric]
     vb, va = item_values(metric, before), item_values(metric, after)
     groups = (ALL, *vb)
     tied = {g: ties(_pooled(vb, g)[0], _pooled(va, g)[0], tolerance) for g in groups}
@@ -301,34 +296,33 @@ def sets_from_table(table: Any) -> Sets:
     return out
 
 
-def record_words(result: Any, metric: str, sets: Sets) -> Any:
-    """``result`` (a run of ``metric``) with the rows of its word sets recorded
-    (:data:`WORDS_TABLE`) and its change's design named (``metadata["change_design"]``)."""
+def record_words(result: Any, sets: Sets, design: Design) -> Any:
+    """``result`` with the rows of its word sets recorded (:data:`WORDS_TABLE`) and the
+    ``design`` of its change named (``metadata["change_design"]``: the measure's declared
+    ``pairing.design``)."""
     result.tables = {**result.tables, WORDS_TABLE: words_table(sets)}
     names = getattr(result, "table_names", None)  # a LazyResult names its tables
     if names is not None and WORDS_TABLE not in names:
         names.append(WORDS_TABLE)
-    result.metadata["change_design"] = DESIGNS[metric].describe()
+    result.metadata["change_design"] = design.describe()
     return result
 
 
-VALUE = {"weat": "association"}
-"""The column of a run's items that holds each word's value (else ``value``)."""
-
-
-def record_plain_run(result: Any, metric: str, vectors: Any, test: Any) -> Any:
+def record_plain_run(result: Any, metric: str, vectors: Any, test: Any,
+                     pairing: Pairing | None) -> Any:
     """A run of ``genderscope run weat|ripa|rnd|ect|mac`` (``vectors`` as the run looked
     its words up: its look-up rules applied) with its word rows recorded
     (:func:`record_words`), so that ``genderscope compare`` of two such runs takes the
-    crossed design, as for the evaluation's runs. Recorded only where the rows give back
+    crossed design, as for the evaluation's runs. ``pairing``: the measure's declared one,
+    whose ``design`` is its change's and whose ``value`` column holds each word's value
+    (no design: the run as it is). Recorded only where the rows give back
     the run's items: :func:`item_values` of :func:`word_sets` equals each item's value
     (to 1e-9) in the items' order; otherwise (a query of n sets, WEAT's ``phrases="mean"``,
     RIPA without case fallback) the run is returned as it is, and compare says that it
     treats the items as independent."""
     from genderscope.datasets.seat import AssociationTest
-    from genderscope.errors import GenderscopeError
 
-    if metric not in DESIGNS or not isinstance(test, AssociationTest):
+    if pairing is None or pairing.design is None or not isinstance(test, AssociationTest):
         return result
     try:
         sets = word_sets(metric, vectors, test)
@@ -336,7 +330,7 @@ def record_plain_run(result: Any, metric: str, vectors: Any, test: Any) -> Any:
     except (GenderscopeError, KeyError, ValueError):
         return result
     items = result.items
-    col = VALUE.get(metric, "value")
+    col = pairing.value
     if col not in items or "set" not in items:
         return result
     for role, (v, _) in values.items():
@@ -345,4 +339,4 @@ def record_plain_run(result: Any, metric: str, vectors: Any, test: Any) -> Any:
             return result
     if set(items["set"].astype(str)) != set(values):
         return result
-    return record_words(result, metric, sets)
+    return record_words(result, sets, pairing.design)

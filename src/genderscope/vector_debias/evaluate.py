@@ -7,9 +7,9 @@
   per-word item values (WEAT: s(w) per target word; RIPA, RND: the per-attribute-word
   term; ECT: cos(v_X, a) - cos(v_Y, a); MAC: per target), with the interval and test of
   the change's crossed design (:func:`genderscope.measures.vector_change.paired_change`,
-  :data:`~genderscope.measures.vector_change.DESIGNS`: words crossed with the word sets
-  they share). ``genderscope compare BEFORE AFTER`` of two of these runs takes the same
-  path, from the word rows the runs record, and gives the same rows.
+  with the design each metric's declaration names, its ``pairing.design``: words crossed
+  with the word sets they share). ``genderscope compare BEFORE AFTER`` of two of these
+  runs takes the same path, from the word rows the runs record, and gives the same rows.
 - The analogy "man : king :: woman : ?" by 3CosAdd (Mikolov et al. 2013) over unit
   vectors, the three query words excluded: its top answers before and after.
 - Gonen & Goldberg's (2019, "Lipstick on a Pig", NAACL-W, Sec. 3 "Clustering") test:
@@ -28,9 +28,10 @@ from typing import Any
 
 import numpy as np
 
+from genderscope.core.design import Design
+from genderscope.measures import vector_change
 from genderscope.measures.vector_change import (  # noqa: F401 (the evaluation's names)
     ALL,
-    DESIGNS,
     NO_CHANGE,
     WORDS_TABLE,
     Sets,
@@ -38,7 +39,6 @@ from genderscope.measures.vector_change import (  # noqa: F401 (the evaluation's
     derivatives,
     item_values,
     noise_terms,
-    paired_change,
     record_words,
     word_sets,
 )
@@ -46,6 +46,26 @@ from genderscope.results import Result
 
 METRICS = ("weat", "ripa", "rnd", "ect", "mac")
 ANALOGY = ("man", "king", "woman")
+
+
+def change_design(metric: str) -> Design:
+    """The design of ``metric``'s before/after change: its declaration's
+    ``pairing.design`` (the one place it is written)."""
+    from genderscope.core.registry import get
+
+    pairing = get(metric).pairing
+    if pairing is None or pairing.design is None:
+        raise ValueError(f"measure {metric!r} declares no design of its change")
+    return pairing.design
+
+
+def paired_change(metric: str, before: Sets, after: Sets, **options: Any
+                  ) -> list[dict[str, Any]]:
+    """:func:`genderscope.measures.vector_change.paired_change` of ``metric``'s word sets
+    with the change's declared design (:func:`change_design`); ``options``: its
+    keywords."""
+    return vector_change.paired_change(metric, before, after, change_design(metric),
+                                       **options)
 
 
 def _unit(m: np.ndarray) -> np.ndarray:
@@ -156,7 +176,7 @@ def _recorded(result: Result, metric: str, sets: Sets, store: Any) -> Result:
         return result
     reused = bool(result.metadata.pop("reused", False))
     result.metadata.pop("run_id", None)
-    record_words(result, metric, sets)
+    record_words(result, sets, change_design(metric))
     result.metadata["run_id"] = store.record_run(result, dedupe=not reused)
     return result
 
