@@ -7,10 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from genderscope.datasets.corpus import load_corpus
 from genderscope.datasets.query import load_query
 from genderscope.datasets.seat import load_test
+from genderscope.datasets.texts import load_texts
 from genderscope.errors import DataError
 from genderscope.files import read_json
+from genderscope.swap.pairs import load_pairs
 from genderscope.vector_debias.lists import read_word_list
 
 
@@ -31,4 +34,13 @@ def test_json_loaders_name_a_file_that_is_not_utf8(tmp_path: Path,
     f = tmp_path / "latin.json"
     f.write_bytes('["caf\xe9"]'.encode("latin-1"))
     with pytest.raises(DataError, match=r"latin\.json: .* is not UTF-8 text \(.* at byte 5\)"):
+        load(f)
+
+
+@pytest.mark.parametrize("load", [load_texts, load_corpus, load_pairs])
+def test_text_loaders_name_a_file_that_is_not_utf8(tmp_path: Path,
+                                                   load: Callable[[Path], object]) -> None:
+    f = tmp_path / "latin.txt"
+    f.write_bytes("caf\xe9\tcafe\n".encode("latin-1"))
+    with pytest.raises(DataError, match=r"latin\.txt: .* is not UTF-8 text \(.* at byte 3\)"):
         load(f)

@@ -193,7 +193,7 @@ def test_user_list_merges(tmp_path):
 
 
 def test_unreadable_or_empty_list(tmp_path):
-    with pytest.raises(DataError, match="cannot read word-pair list"):
+    with pytest.raises(DataError, match="word-pair list not found: .*missing.tsv"):
         load_pairs(tmp_path / "missing.tsv")
     empty = tmp_path / "empty.tsv"
     empty.write_text("# nothing\n", encoding="utf-8")

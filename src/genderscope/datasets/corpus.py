@@ -31,6 +31,7 @@ import pandas as pd
 
 from genderscope.datasets.locations import DATA_ENV, data_roots, find_benchmark
 from genderscope.errors import DataError, where
+from genderscope.files import read_text
 from genderscope.results import file_sha256
 
 UNITS = ("sentence", "passage")
@@ -77,10 +78,7 @@ def _read_file(path: Path) -> list[str]:
     suffix = path.suffix.lower()
     if suffix in (".tsv", ".csv"):
         return _read_table(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path} is not UTF-8 text: {exc.reason}") from None
+    text = read_text(path, "corpus")
     if suffix == ".jsonl":
         out = []
         for n, line in enumerate(text.splitlines(), start=1):

@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from genderscope.errors import DataError, where
+from genderscope.files import read_text
 from genderscope.results import file_sha256
 
 TEXT_COLUMNS = ("text", "tweet", "sentence")
@@ -62,10 +63,7 @@ def load_texts(path: str | Path, *, text_column: str | None = None,
             labels = df[label_column].tolist()
         row_ids = list(range(len(texts)))
     else:
-        try:
-            lines = p.read_text(encoding="utf-8").splitlines()
-        except UnicodeDecodeError as exc:
-            raise DataError(f"{p} is not UTF-8 text: {exc}") from None
+        lines = read_text(p, "data file").splitlines()
         row_ids = [i for i, line in enumerate(lines) if line.strip()]
         texts = [lines[i].strip() for i in row_ids]
     if not texts:

@@ -32,7 +32,6 @@ sees lower-case text). Same corpus and seed: the same sentences as bias-bench.
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from genderscope.errors import DataError
+from genderscope.files import read_json
 
 WORDS_FOLDER = "bias-bench-words"
 WORDS_FILE = "bias_attribute_words.json"
@@ -53,12 +53,7 @@ def load_word_pairs(path: str | Path | None = None) -> tuple[list[tuple[str, str
 
         path = find_benchmark(WORDS_FOLDER) / WORDS_FILE
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(f"word-pair file not found: {path}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataError(f"{path}: not a readable JSON word-pair file ({exc})") from None
+    data = read_json(path, "word-pair file")
     pairs = data.get("gender") if isinstance(data, dict) else data
     if not isinstance(pairs, list) or not pairs or not all(
             isinstance(p, list) and len(p) == 2 and all(isinstance(w, str) and w for w in p)

@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 
 from genderscope.errors import DataError, where
+from genderscope.files import read_text
 
 DIRECTIONS = ("both", "m2f", "f2m")
 RESOLVED: dict[str, frozenset[str]] = {
@@ -129,11 +130,7 @@ def load_pairs(path: str | Path | None = None) -> PairList:
             encoding="utf-8")
         return parse_pairs(text.splitlines(), source=DEFAULT_LIST)
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"cannot read word-pair list {p}: {exc}") from None
-    pairs = parse_pairs(text.splitlines(), source=str(p))
+    pairs = parse_pairs(read_text(p, "word-pair list").splitlines(), source=str(p))
     if not len(pairs):
         raise DataError(f"word-pair list {p} has no pairs")
     return pairs
