@@ -14,6 +14,26 @@ IndexStatistic = Callable[[Sequence[np.ndarray]], np.ndarray]
 """Takes one index array per stratum, each shaped (B, n_i); returns B values."""
 
 
+def _percentile_bounds(draw: Callable[[int], np.ndarray], n_resamples: int, chunk: int,
+                       confidence: float) -> tuple[float, float]:
+    """The percentile interval of ``n_resamples`` bootstrap values, drawn at most ``chunk``
+    at a time (``draw(b)``: b values). NaN values are dropped; when more than half are
+    NaN the bounds are NaN."""
+    values: list[np.ndarray] = []
+    done = 0
+    while done < n_resamples:
+        b = min(chunk, n_resamples - done)
+        values.append(np.asarray(draw(b), dtype=float).reshape(b))
+        done += b
+    v = np.concatenate(values)
+    v = v[~np.isnan(v)]
+    if v.size < n_resamples / 2:
+        return float("nan"), float("nan")
+    alpha = (1 - confidence) / 2
+    lo, hi = np.quantile(v, [alpha, 1 - alpha])
+    return float(lo), float(hi)
+
+
 def index_bootstrap_ci(sizes: Sequence[int], statistic: IndexStatistic, *,
                        confidence: float = 0.95, n_resamples: int = DEFAULT_RESAMPLES,
                        seed: int = 0, chunk: int = 500, unit: str | None = None) -> CI:
@@ -33,21 +53,10 @@ def index_bootstrap_ci(sizes: Sequence[int], statistic: IndexStatistic, *,
         nan = float("nan")
         return CI(est, nan, nan, confidence, n_total, "percentile bootstrap", unit)
     rng = np.random.default_rng(seed)
-    values: list[np.ndarray] = []
-    done = 0
-    while done < n_resamples:
-        b = min(chunk, n_resamples - done)
-        idx = [rng.integers(0, n, size=(b, n)) for n in sizes]
-        values.append(np.asarray(statistic(idx), dtype=float).reshape(b))
-        done += b
-    v = np.concatenate(values)
-    v = v[~np.isnan(v)]
-    if v.size < n_resamples / 2:
-        nan = float("nan")
-        return CI(est, nan, nan, confidence, n_total, "percentile bootstrap", unit)
-    alpha = (1 - confidence) / 2
-    lo, hi = np.quantile(v, [alpha, 1 - alpha])
-    return CI(est, float(lo), float(hi), confidence, n_total, "percentile bootstrap", unit)
+    lo, hi = _percentile_bounds(
+        lambda b: statistic([rng.integers(0, n, size=(b, n)) for n in sizes]),
+        n_resamples, chunk, confidence)
+    return CI(est, lo, hi, confidence, n_total, "percentile bootstrap", unit)
 
 
 TotalsStatistic = Callable[[np.ndarray], np.ndarray]
@@ -85,22 +94,15 @@ def cluster_bootstrap_ci(totals: np.ndarray, statistic: TotalsStatistic, *, unit
     rng = np.random.default_rng(seed)
     codes = np.zeros(k, dtype=int) if strata is None else _codes(list(strata))
     groups = [np.flatnonzero(codes == c) for c in range(int(codes.max()) + 1)]
-    values: list[np.ndarray] = []
-    done = 0
-    while done < n_resamples:
-        b = min(chunk, n_resamples - done)
+
+    def draw(b: int) -> np.ndarray:
         w = np.zeros((b, k))
         for g in groups:
             w[:, g] = rng.multinomial(g.size, np.full(g.size, 1.0 / g.size), size=b)
-        values.append(np.asarray(statistic(w @ tot), dtype=float).reshape(b))
-        done += b
-    v = np.concatenate(values)
-    v = v[~np.isnan(v)]
-    if v.size < n_resamples / 2:
-        return CI(est, nan, nan, confidence, n, "cluster percentile bootstrap", unit, k)
-    alpha = (1 - confidence) / 2
-    lo, hi = np.quantile(v, [alpha, 1 - alpha])
-    return CI(est, float(lo), float(hi), confidence, n, "cluster percentile bootstrap", unit, k)
+        return statistic(w @ tot)
+
+    lo, hi = _percentile_bounds(draw, n_resamples, chunk, confidence)
+    return CI(est, lo, hi, confidence, n, "cluster percentile bootstrap", unit, k)
 
 
 def cluster_totals(clusters: Sequence[object] | np.ndarray, columns: np.ndarray
