@@ -101,6 +101,14 @@ def test_bbq_items_detection_and_categories() -> None:
     assert got["stereotype_rate"] == 0.0
 
 
+def test_bbq_reorderings_error_names_the_flag() -> None:
+    from genderscope.core.registry import get
+
+    assert "reorderings" in get("bbq").options  # `genderscope run bbq --reorderings N`
+    with pytest.raises(GenderscopeError, match=r"^--reorderings must be 1 to 6, got 7$"):
+        bbq.build(data=DATA, num_reorderings=7)
+
+
 def test_direct_items_and_fail_rate() -> None:
     items, _ = direct.load_items(DATA)
     assert sum(s == "gest" for _, s in items) == N_GEST and len(items) == N_GEST + N_SBIC

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from genderscope.errors import GenderscopeError
 from genderscope.measures.genderbench.common import (
     Attempt,
     gb_sample,
@@ -152,10 +153,8 @@ TESTS = {"ambiguous: stereotypical - anti-stereotypical option rate": _ambiguous
 
 def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed: int = 123,
           num_repetitions: int = 1, num_reorderings: int = 1) -> ProbeSpec:
-    from genderscope.errors import GenderscopeError
-
     if not 1 <= num_reorderings <= 6:
-        raise GenderscopeError(f"--num-reorderings must be 1 to 6, got {num_reorderings}")
+        raise GenderscopeError(f"--reorderings must be 1 to 6, got {num_reorderings}")
     items, path = load_items(data, num_reorderings, sample_seed)
     indexed = gb_sample(list(enumerate(items)), sample_k, sample_seed)
     attempts = [Attempt(item=i, cluster=it["question"], prompt=p["text"], repetition=r,
