@@ -101,7 +101,6 @@ def test_round_trip_and_query_templates(tmp_path: Path) -> None:
     assert r.subject == "He"
     r = next(x for x in rows if x.sentence == "My son, the taper, had a good day at work.")
     assert r.tam_template() == "My {target}, the [[taper]], had a good day at work."
-    assert r.with_subject("This woman") == "This woman, the taper, had a good day at work."
 
 
 def _write(tmp_path: Path, rows: list[list[str]], header: list[str] | None = None) -> Path:

@@ -15,7 +15,6 @@ from genderscope.datasets.templates import (
     load_templates,
     load_tests,
     load_word_list,
-    load_word_sets,
     resolve_test,
 )
 from genderscope.errors import DataError
@@ -117,15 +116,6 @@ def test_kurita_trait_lists_load(data_dir: Path) -> None:
     pos = load_word_list(data_dir / "kurita" / "positive_traits.txt")
     neg = load_word_list(data_dir / "kurita" / "negative_traits.txt")
     assert len(pos) > 100 and len(neg) > 100 and "Brilliant" in pos
-
-
-def test_word_sets_from_seat_and_mapping(tmp_path: Path, data_dir: Path) -> None:
-    sets = load_word_sets(data_dir / "seat" / "tests" / "weat7.jsonl")
-    assert set(sets) == {"Math", "Arts", "MaleTerms", "FemaleTerms"}
-    f = tmp_path / "w.yaml"
-    f.write_text("a: [x, y]\nb: []\n")
-    with pytest.raises(DataError, match=r"w\.yaml: b: word set is empty"):
-        load_word_sets(f)
 
 
 @pytest.mark.parametrize("body, msg", [

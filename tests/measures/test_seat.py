@@ -51,7 +51,6 @@ def test_load_real_tests(data_dir: Path) -> None:
     assert names.index("weat2") < names.index("weat10")  # natural order
     t = resolve_test("sent-weat6", folder)
     assert t.targ1.category == "MaleNames" and len(t.targ1.examples) == 64
-    assert t.is_sentence_test and not resolve_test("weat6", folder).is_sentence_test
     assert len(t.sha256) == 64
 
 

@@ -88,10 +88,6 @@ class BecProRow:
             return s[:ps] + "{target}" + s[pe:fs] + "[[" + s[fs:fe] + "]]" + s[fe:]
         return s[:fs] + "[[" + s[fs:fe] + "]]" + s[fe:ps] + "{target}" + s[pe:]
 
-    def with_subject(self, subject: str, profession: str | None = None) -> str:
-        """The sentence of this row's template with another person subject (and profession)."""
-        return fill_template(self.template, subject, profession or self.profession)
-
 
 def fill_template(template: str, subject: str, profession: str) -> str:
     return template.replace(SUBJECT, subject).replace(PROFESSION, profession)

@@ -48,11 +48,6 @@ class AssociationTest:
     """Not part of a run's reuse key (:mod:`genderscope.engine.keys`): the same test read from
     another folder is the same items (its ``sha256`` and sets are its content)."""
 
-    @property
-    def is_sentence_test(self) -> bool:
-        """True when any example has more than one whitespace-separated token."""
-        return any(len(e.split()) > 1 for s in self.sets() for e in s.examples)
-
     def sets(self) -> tuple[WordSet, WordSet, WordSet, WordSet]:
         return (self.targ1, self.targ2, self.attr1, self.attr2)
 

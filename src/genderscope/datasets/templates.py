@@ -202,22 +202,6 @@ def load_word_list(path: str | Path, key: str | None = None) -> tuple[str, ...]:
     return _words(data, f"{p}: {key}" if key else str(p))
 
 
-def load_word_sets(path: str | Path) -> dict[str, tuple[str, ...]]:
-    """All named word sets of a YAML/JSON mapping file ``{name: [words]}`` (SEAT files
-    give their four sets under their category names)."""
-    p = Path(path)
-    data = _read_structured(p)
-    if not isinstance(data, Mapping) or not data:
-        raise DataError(f"{p}: expected a mapping of word-set names to word lists")
-    out: dict[str, tuple[str, ...]] = {}
-    for name, value in data.items():
-        if isinstance(value, Mapping) and "examples" in value:  # SEAT
-            out[str(value.get("category", name))] = _words(value["examples"], f"{p}: {name}")
-        else:
-            out[str(name)] = _words(value, f"{p}: {name}")
-    return out
-
-
 # -- templates and tests ------------------------------------------------------
 def _template(entry: object, default: TargetSets | None, loc: str) -> Template:
     if isinstance(entry, str):
