@@ -122,8 +122,10 @@ def test_bec_pro_group_test_over_professions_is_calibrated(runs: Runs) -> None:
         it = _bec_items(rng)
         p.append(float(bec_pro.gender_tests(it, n_resamples=10)["p_value"].iloc[0]))
         if k < runs.of(100):
-            m, f = bec_pro.paired_by_gender(it, "male")
-            p_rows.append(paired_test(m, f).p_value)  # every row as a pair: not valid
+            w = bec_pro.paired_rows(it)
+            w = w[w.prof_group == "male"]  # every row of the male group as a pair: not valid
+            p_rows.append(paired_test(w["male"].to_numpy(float), w["female"].to_numpy(float))
+                          .p_value)
     assert runs.meets(float(np.mean(np.array(p) < ALPHA)), FPR)
     assert runs.above(float(np.mean(np.array(p_rows) < ALPHA)), 0.3, len(p_rows))
     power = [float(bec_pro.gender_tests(_bec_items(rng, 1.0), n_resamples=10)["p_value"]

@@ -228,13 +228,6 @@ def crossed_difference(w: pd.DataFrame, *, n_resamples: int = 2_000, seed: int =
     return ci, test
 
 
-def paired_by_gender(items: pd.DataFrame, group: str) -> tuple[np.ndarray, np.ndarray]:
-    """Male and female associations of one profession group, aligned pair by pair."""
-    w = paired_rows(items)
-    w = w[w.prof_group == group]
-    return w["male"].to_numpy(float), w["female"].to_numpy(float)
-
-
 def profession_means(items: pd.DataFrame, group: str) -> pd.DataFrame:
     """Per profession of ``group``: mean male and mean female association over its pairs."""
     w = paired_rows(items)
