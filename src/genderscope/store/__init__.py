@@ -36,6 +36,7 @@ from genderscope.store.schema import (
     migrate,
     retry,
     schema_version,
+    transaction,
     wal,
 )
 
@@ -131,19 +132,13 @@ class Store(RunRecords):
     def _initialise(self, con: sqlite3.Connection) -> None:
         """In one transaction: create the v1 tables of a new store (and mark any store with
         the application id). Concurrent creators wait for each other."""
-        con.execute("BEGIN IMMEDIATE")
-        try:
-            is_store = identify(con, self.path)
-            if not is_store:
+        with transaction(con):
+            if not identify(con, self.path):
                 for statement in V1_TABLES:
                     con.execute(statement)
                 con.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', '1')")
             if con.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
                 con.execute(f"PRAGMA application_id={APPLICATION_ID}")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
-        con.execute("COMMIT")
 
     def close(self) -> None:
         self._con.close()

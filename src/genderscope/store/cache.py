@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from genderscope.errors import GenderscopeError
+from genderscope.store.schema import transaction
 
 if TYPE_CHECKING:  # imported where used: a cached number needs no numpy
     import numpy as np
@@ -105,17 +106,5 @@ class ScoreCache:
         with self._readable("written"), self._transaction():
             yield
 
-    def _transaction(self) -> _Tx:
-        return _Tx(self._con)
-
-
-
-class _Tx:
-    def __init__(self, con: sqlite3.Connection) -> None:
-        self.con = con
-
-    def __enter__(self) -> None:
-        self.con.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, *_: object) -> None:
-        self.con.execute("ROLLBACK" if exc_type else "COMMIT")
+    def _transaction(self) -> AbstractContextManager[None]:
+        return transaction(self._con)

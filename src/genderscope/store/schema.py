@@ -10,6 +10,9 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -68,8 +71,7 @@ def migrate(con: sqlite3.Connection, version: int) -> int:
     transaction (a failed step leaves the store at the previous version); returns the
     new version. A step another process has already done is skipped."""
     while version < SCHEMA_VERSION:
-        retry(lambda: con.execute("BEGIN IMMEDIATE"))
-        try:
+        with transaction(con, wait=True):
             row = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
             current = int(row[0])
             if current == version:
@@ -77,12 +79,22 @@ def migrate(con: sqlite3.Connection, version: int) -> int:
                 con.execute("UPDATE meta SET value=? WHERE key='schema_version'",
                             (str(version + 1),))
                 current = version + 1
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
-        con.execute("COMMIT")
         version = current
     return version
+
+
+@contextmanager
+def transaction(con: sqlite3.Connection, *, wait: bool = False) -> Iterator[None]:
+    """One ``BEGIN IMMEDIATE`` transaction: committed when the block ends, rolled back when
+    it raises (``wait``: the BEGIN retried while another process holds the file)."""
+    begin = partial(con.execute, "BEGIN IMMEDIATE")
+    retry(begin) if wait else begin()
+    try:
+        yield
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
 
 
 def retry(action: Any, seconds: float = 30.0) -> Any:
