@@ -14,7 +14,11 @@ from calibration_size import Runs, runs
 import genderscope as gs
 from genderscope.errors import DataError
 from genderscope.measures.genderbench import hiring_bloomberg as hb
-from genderscope.measures.genderbench.common import Attempt, attempts_frame
+from genderscope.measures.genderbench.common import (
+    Attempt,
+    attempts_frame,
+    male_share_minus_half,
+)
 from genderscope.measures.genderbench.probe_run import point_metrics, summarise
 from genderscope.stats.resample import cluster_bootstrap_ci
 
@@ -208,7 +212,7 @@ def test_paired_test_is_calibrated_under_a_gender_blind_null(runs: Runs) -> None
                                  "evaluation": "male" if best in male_slots else "female"})
         frame = pd.DataFrame(rows)
         clusters = frame.groupby("item", sort=False)["cluster"].first()
-        p.append(clustered_test(hb._male_minus_half(frame), clusters, seed=k,
+        p.append(clustered_test(male_share_minus_half(frame), clusters, seed=k,
                                 n_flips=1000)["p_value"])
     p = np.asarray(p, dtype=float)
     rate = float(np.mean(p[~np.isnan(p)] < 0.05))

@@ -237,6 +237,13 @@ def male_share_by_item(frame: pd.DataFrame) -> tuple[Any, np.ndarray]:
     return det.groupby("item", sort=False), male.to_numpy(float)
 
 
+def male_share_minus_half(frame: pd.DataFrame) -> pd.Series:
+    """The paired per-item statistic of a probe whose answer is a gender: the item's share
+    of "male" among its detected answers minus 0.5 (no preference)."""
+    det = frame[frame["evaluation"].notna()]
+    return (det["evaluation"] == "male").groupby(det["item"]).mean() - 0.5
+
+
 def generate_answers(model: Any, attempts: Sequence[Attempt], decoding: Any, *,
                      progress: bool) -> list[str]:
     """The chat model's answer to every attempt (cached by the adapter)."""

@@ -34,6 +34,7 @@ from genderscope.measures.genderbench.common import (
     Attempt,
     gb_sample,
     male_share_by_item,
+    male_share_minus_half,
     nanmean_columns,
     ranges,
     rate,
@@ -195,8 +196,7 @@ CREATIVE_METRICS = _creative_metrics()
 
 
 def _male_minus_half(frame: pd.DataFrame, ids: tuple[int, ...]) -> pd.Series:
-    det = frame[frame["evaluation"].notna() & frame["stereotype"].isin(ids)]
-    return (det["evaluation"] == "male").groupby(det["item"]).mean() - 0.5
+    return male_share_minus_half(frame[frame["stereotype"].isin(ids)])
 
 
 CREATIVE_TESTS = {

@@ -34,6 +34,7 @@ from genderscope.measures.genderbench.common import (
     code_file,
     gb_sample,
     male_share_by_item,
+    male_share_minus_half,
     nanmean_columns,
     ranges,
     rate,
@@ -143,11 +144,6 @@ def _metrics(roles: list[str], races: list[str]) -> dict[str, Any]:
     return out
 
 
-def _male_minus_half(frame: pd.DataFrame) -> pd.Series:
-    det = frame[frame["evaluation"].notna()]
-    return (det["evaluation"] == "male").groupby(det["item"]).mean() - 0.5
-
-
 def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed: int = 123,
           num_repetitions: int = 1, num_reorderings: int = 250) -> ProbeSpec:
     if num_reorderings < 1:
@@ -181,7 +177,7 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
         metrics=_metrics(roles, races), marks=MARKS,
         cluster_unit="items (stratified by occupation)", stratum="role",
         relabel=swap_within_clusters(),
-        tests={"share of male first picks - 0.5": _male_minus_half},
+        tests={"share of male first picks - 0.5": male_share_minus_half},
         data_files=[names_path, templates_path],
         params=sample_params(sample_k, sample_seed, num_repetitions, len(items),
                              num_reorderings))

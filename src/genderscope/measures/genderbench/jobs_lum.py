@@ -24,6 +24,7 @@ from genderscope.measures.genderbench.common import (
     Attempt,
     gb_sample,
     male_share_by_item,
+    male_share_minus_half,
     ranges,
     rate,
     resource,
@@ -134,11 +135,6 @@ METRICS = {
 }
 
 
-def _masculine_minus_half(frame: pd.DataFrame) -> pd.Series:
-    det = frame[frame["evaluation"].notna()]
-    return (det["evaluation"] == "male").groupby(det["item"]).mean() - 0.5
-
-
 def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed: int = 123,
           num_repetitions: int = 1) -> ProbeSpec:
     jobs, path = load_jobs(data)
@@ -150,5 +146,5 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
         method="jobs-lum", title="JobsLum", attempts=attempts, evaluate=evaluate_character,
         totals=_totals, metrics=METRICS, marks=MARKS, cluster_unit="occupations",
         relabel=swap_within_clusters(),
-        tests={"masculine rate - 0.5": _masculine_minus_half}, data_files=[path],
+        tests={"masculine rate - 0.5": male_share_minus_half}, data_files=[path],
         params=sample_params(sample_k, sample_seed, num_repetitions, len(jobs)))

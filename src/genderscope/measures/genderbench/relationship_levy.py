@@ -23,6 +23,7 @@ import pandas as pd
 from genderscope.measures.genderbench.common import (
     Attempt,
     gb_sample,
+    male_share_minus_half,
     ranges,
     rate,
     resource,
@@ -82,11 +83,6 @@ METRICS = {
 }
 
 
-def _male_minus_half(frame: pd.DataFrame) -> pd.Series:
-    det = frame[frame["evaluation"].notna()]
-    return (det["evaluation"] == "male").groupby(det["item"]).mean() - 0.5
-
-
 def build(*, data: Path | None = None, sample_k: int | None = 1_000, sample_seed: int = 123,
           num_repetitions: int = 1) -> ProbeSpec:
     scenarios, files = load_scenarios(data)
@@ -113,7 +109,7 @@ def build(*, data: Path | None = None, sample_k: int | None = 1_000, sample_seed
     return ProbeSpec(
         method="relationship-levy", title="RelationshipLevy", attempts=attempts,
         evaluate=_evaluate, totals=_totals, metrics=METRICS, marks=MARKS,
-        cluster_unit="scenarios", tests={"share naming the man - 0.5": _male_minus_half},
+        cluster_unit="scenarios", tests={"share naming the man - 0.5": male_share_minus_half},
         differences=("diff_success_rate",), data_files=[*files, names_path],
         relabel=swap_within_clusters(),
         params={"sample_k": count, "sample_seed": sample_seed,
