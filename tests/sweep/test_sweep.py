@@ -144,8 +144,13 @@ def test_worker_dying_on_every_attempt_fails_its_job_only(
 
 
 def test_bad_model_fails_its_job_and_the_rest_finish(tmp_path: Path, data_dir: Path,
-                                                     tiny_gpt2_dir: Path) -> None:
+                                                     tiny_gpt2_dir: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from genderscope.cli import common
     from genderscope.cli.app import app
+
+    for con in (common.console, common.err_console):  # their width is fixed at import
+        monkeypatch.setattr(con, "width", 1000)  # no wrap of long tmp paths (pytest -n)
 
     out = tmp_path / "board.html"
     store = tmp_path / "s.sqlite"
