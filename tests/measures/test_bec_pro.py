@@ -237,3 +237,39 @@ def test_rejects_non_lm_adapter(en_rows) -> None:
 
     with pytest.raises(bec_pro.GenderscopeError, match="masked or causal"):
         bec_pro.score_rows(Vectors(), en_rows[:2])
+
+
+def _bare_items(effects: dict[str, np.ndarray]) -> pd.DataFrame:
+    """A bare BEC-Pro item table (no person subjects): one person pair per profession,
+    male association = the profession's effect, female 0."""
+    recs = []
+    for group, eff in effects.items():
+        for k, e in enumerate(eff):
+            for gender, value in (("male", float(e)), ("female", 0.0)):
+                recs.append({"prof_group": group, "profession_key": f"{group}-{k}",
+                             "pair_index": 0, "gender": gender, "association": value})
+    return pd.DataFrame(recs)
+
+
+def test_group_test_carries_the_skew_caveat() -> None:
+    """The bootstrap-t test over professions keeps its caveat (stats/diagnostics.py) in
+    the gender-test table and the summary, which the CLI's caveat lines read."""
+    from scipy import stats
+
+    from genderscope.cli.common import caveat_lines
+    from genderscope.stats.diagnostics import mean_caveat
+
+    normal = stats.norm.ppf((np.arange(20) + 0.5) / 20)
+    skewed = np.exp(normal) - np.exp(normal).mean() + 0.1
+    summary, tables = bec_pro.summarize(_bare_items({"male": skewed, "female": normal}),
+                                        n_resamples=199, seed=0)
+    tests = tables["gender_tests"].set_index("prof_group")
+    text = mean_caveat(skewed, "professions")
+    assert text is not None and "20 professions" in text
+    assert tests.loc["male", "test"] == "bootstrap-t test of the mean"
+    assert tests.loc["male", "caveat"] == text and pd.isna(tests.loc["female", "caveat"])
+    assert summary["male_vs_female"]["male"]["caveat"] == text
+    assert "caveat" not in summary["male_vs_female"]["female"]
+    assert caveat_lines(summary) == [f"caveat: male_vs_female.male: {text}"]
+    plain, _ = bec_pro.summarize(_bare_items({"female": normal}), n_resamples=199)
+    assert "caveat" not in plain["male_vs_female"]["female"] and not caveat_lines(plain)

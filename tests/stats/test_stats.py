@@ -88,3 +88,20 @@ def test_exact_sign_flip_counts_match_brute_force() -> None:
             assert two[k] == pytest.approx(np.mean(np.abs(s) >= abs(obs) - tol))
             assert ge[k] == pytest.approx(np.mean(s >= obs - tol))
             assert le[k] == pytest.approx(np.mean(s <= obs + tol))
+
+
+def test_paired_bootstrap_t_keeps_the_skew_caveat() -> None:
+    """The bootstrap-t test's caveat (stats/diagnostics.mean_caveat over the differences)
+    is part of the paired test's result; normal differences and other tests get none."""
+    from genderscope.stats.bootstrap_t import bootstrap_t_test
+    from genderscope.stats.diagnostics import mean_caveat
+
+    normal = stats.norm.ppf((np.arange(20) + 0.5) / 20)
+    skewed = np.exp(normal) - np.exp(normal).mean()
+    t = paired_test(skewed, np.zeros(20), unit="professions", n_flips=199)
+    assert t.caveat == mean_caveat(skewed, "professions") and t.caveat
+    assert t.as_dict()["caveat"] == t.caveat
+    assert t.p_value == bootstrap_t_test(skewed, n_resamples=199).p_two_sided
+    plain = paired_test(normal, np.zeros(20), n_flips=199)
+    assert plain.caveat is None and "caveat" not in plain.as_dict()
+    assert paired_test(skewed, np.zeros(20), method="rank").caveat is None

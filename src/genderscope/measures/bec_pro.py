@@ -238,8 +238,9 @@ def profession_means(items: pd.DataFrame, group: str) -> pd.DataFrame:
 def gender_tests(items: pd.DataFrame, *, n_resamples: int = 10_000, seed: int = 0
                  ) -> pd.DataFrame:
     """Per profession group: male vs female person words over professions (bootstrap-t
-    paired test of the mean, effect size r), mean pair difference with a cluster t CI
-    over professions; Holm over groups."""
+    paired test of the mean, effect size r, and its ``caveat`` when the profession
+    differences are strongly skewed), mean pair difference with a cluster t CI over
+    professions; Holm over groups."""
     recs = []
     w = paired_rows(items)
     crossed = "person" in w.columns
@@ -250,7 +251,8 @@ def gender_tests(items: pd.DataFrame, *, n_resamples: int = 10_000, seed: int = 
             ci, test = crossed_difference(sub, n_resamples=n_resamples, seed=seed)
             unit = CROSSED_UNIT
         else:  # no person subjects (a bare item table): professions only
-            test = paired_test(pm["male"].to_numpy(), pm["female"].to_numpy()).as_dict()
+            test = paired_test(pm["male"].to_numpy(), pm["female"].to_numpy(),
+                               unit=CI_UNIT).as_dict()
             ci = cluster_mean_ci((sub["male"] - sub["female"]).to_numpy(float),
                                  sub["profession_key"], unit=CI_UNIT,
                                  n_resamples=n_resamples, seed=seed)
@@ -268,7 +270,7 @@ def gender_tests(items: pd.DataFrame, *, n_resamples: int = 10_000, seed: int = 
 TEST_KEYS = ("test", "statistic", "p_value", "p_adjusted", "p_adjust_method", "family",
              "effect_size_r", "n", "n_pairs", "n_professions", "n_person_pairs", "test_unit",
              "mean_male", "mean_female", "mean_difference", "difference_ci_low",
-             "difference_ci_high", "ci_unit", "shapiro_p")
+             "difference_ci_high", "ci_unit", "shapiro_p", "caveat")
 
 
 def summarize(items: pd.DataFrame, *, n_resamples: int = 10_000, seed: int = 0
@@ -298,7 +300,8 @@ def summarize(items: pd.DataFrame, *, n_resamples: int = 10_000, seed: int = 0
                            "n": int(r.n), "ci_unit": CI_UNIT}
                 for _, r in means[means.prof_group == g].iterrows()}
             for g in means.prof_group.unique()},
-        "male_vs_female": {r.prof_group: {k: r[k] for k in TEST_KEYS if k in r}
+        "male_vs_female": {r.prof_group: {k: r[k] for k in TEST_KEYS if k in r and (
+                               k != "caveat" or isinstance(r[k], str))}
                            for _, r in tests.iterrows()},
     }
     return summary, {"by_group": means, "gender_tests": tests}

@@ -15,7 +15,9 @@ is about the pseudo-median, not the mean, so under skewed differences with mean 
 rejects far too often (issue 22: 0.19 over BEC-Pro professions). genderscope no longer
 switches silently: the rank test is available only when asked for
 (``method="rank"``), and then reports its own estimate, the Hodges-Lehmann
-pseudo-median.
+pseudo-median. The bootstrap-t test carries the one-line ``caveat`` of
+:func:`genderscope.stats.diagnostics.mean_caveat` when the differences are as skewed as
+where docs/calibration.md measured it outside its bar.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from genderscope.stats.design import MIN_UNITS_TO_TEST, TOO_FEW
+from genderscope.stats.diagnostics import mean_caveat
 from genderscope.stats.signflip import DEFAULT_FLIPS, hodges_lehmann, sign_flip_test
 
 METHODS = ("bootstrap-t", "mean", "rank")
@@ -41,7 +44,9 @@ class PairedTest:
     ``effect_size_r``: r = sqrt(t^2 / (t^2 + df)) signed like t for the mean test;
     r = Z / sqrt(n) (Rosenthal 1991) for the rank test, Z the normal-approximation z of
     W+ over the n non-zero differences. ``exact``: the p-value enumerates every sign
-    vector (mean) or uses the exact null of W+ (rank).
+    vector (mean) or uses the exact null of W+ (rank). ``caveat``: the bootstrap-t
+    test's, when the differences are strongly skewed
+    (:func:`genderscope.stats.diagnostics.mean_caveat`), else None.
     """
 
     test: str
@@ -53,14 +58,16 @@ class PairedTest:
     estimand: str = "mean difference"
     estimate: float = float("nan")
     exact: bool = False
+    caveat: str | None = None
 
     def as_dict(self) -> dict[str, float | int | str | bool]:
-        return asdict(self)
+        """The fields (``caveat`` only when there is one)."""
+        return {k: v for k, v in asdict(self).items() if v is not None or k != "caveat"}
 
 
 def paired_test(a: np.ndarray | list[float], b: np.ndarray | list[float], *,
-                method: str = "bootstrap-t", n_flips: int = DEFAULT_FLIPS, seed: int = 0
-                ) -> PairedTest:
+                method: str = "bootstrap-t", n_flips: int = DEFAULT_FLIPS, seed: int = 0,
+                unit: str = "units") -> PairedTest:
     """Two-sided paired test of ``a`` vs ``b`` (same length; pairs with a NaN dropped).
 
     ``method="bootstrap-t"`` (default): the equal-tailed bootstrap-t test of mean(a - b)
@@ -68,7 +75,8 @@ def paired_test(a: np.ndarray | list[float], b: np.ndarray | list[float], *,
     size under skew where the sign-flip test does not; ``"mean"``: sign-flip test of
     mean(a - b) = 0; ``"rank"``: Wilcoxon signed-rank test (exact null for n <= 50
     without ties, scipy's rule) with the Hodges-Lehmann estimate. Fewer than 6 pairs:
-    no test (module docstring).
+    no test (module docstring). ``unit``: what a pair is (professions), as the bootstrap-t
+    test's caveat names it.
     """
     from scipy import stats  # imported on use: a cached rerun needs none
 
@@ -96,7 +104,8 @@ def paired_test(a: np.ndarray | list[float], b: np.ndarray | list[float], *,
             from genderscope.stats.bootstrap_t import bootstrap_t_test
 
             p = bootstrap_t_test(d, n_resamples=n_flips, seed=seed).p_two_sided
-            return PairedTest("bootstrap-t test of the mean", t, p, r, n, mean, estimand, mean)
+            return PairedTest("bootstrap-t test of the mean", t, p, r, n, mean, estimand, mean,
+                              caveat=mean_caveat(d, unit))
         res = sign_flip_test(d, n_flips=n_flips, seed=seed)
         label = "sign-flip test of the mean" + (" (exact)" if res.exact else "")
         return PairedTest(label, t, res.p_two_sided, r, n, mean, estimand, mean, res.exact)
