@@ -269,3 +269,52 @@ def test_true_false_items_compare_as_one_and_zero():
                      n_resamples=500).tables["change_by_group"].set_index("gender")
     assert t.loc["(all)", "change"] == pytest.approx(-0.5)
     assert t.loc["(all)", "p_value"] < 0.01
+
+
+def _skewed_runs() -> tuple[Result, Result]:
+    """20 items in group 'skewed' whose changes are centred lognormal quantiles (G1 about
+    2.2) and 20 in group 'normal' whose changes are normal quantiles."""
+    from scipy import stats
+
+    q = stats.norm.ppf((np.arange(20) + 0.5) / 20)
+    change = {"skewed": np.exp(q) - np.exp(q).mean(), "normal": q}
+    a = pd.DataFrame({"id": range(40), "g": ["skewed"] * 20 + ["normal"] * 20,
+                      "score": np.linspace(0.0, 1.0, 40)})
+    b = a.assign(score=a.score + np.r_[change["skewed"], change["normal"]])
+    return Result("custom", {}, a), Result("custom", {}, b)
+
+
+def test_change_rows_carry_the_interval_caveat(tmp_path):
+    """A row whose item changes are strongly skewed keeps its interval's caveat
+    (stats/diagnostics.mean_caveat) in the table, the summary and the CLI's lines; a row
+    of normal changes has none."""
+    from genderscope.cli.app import app
+    from genderscope.cli.commands.compare import change_caveats
+    from genderscope.stats.diagnostics import mean_caveat
+
+    before, after = _skewed_runs()
+    res = compare_runs(before, after, key=["id"], value="score", groups=["g"],
+                       n_resamples=199)
+    t = res.tables["change_by_group"].set_index("g")
+    d = (after.items.score - before.items.score).to_numpy()
+    text = mean_caveat(d[:20], "items")
+    assert text is not None and "20 items" in text
+    assert t.loc["skewed", "caveat"] == text and pd.isna(t.loc["normal", "caveat"])
+    rows = {r["g"]: r for r in res.summary["by_group"]}
+    assert rows["skewed"]["caveat"] == text and "caveat" not in rows["normal"]
+    whole = mean_caveat(d, "items")  # the (all) row: 40 items, skewed too
+    assert whole is not None and t.loc["(all)", "caveat"] == whole
+    assert change_caveats(res.summary) == [f"caveat: (all): {whole}",
+                                           f"caveat: skewed: {text}"]
+    normal = [Result("custom", {}, r.items[r.items.g == "normal"]) for r in (before, after)]
+    plain = compare_runs(*normal, key=["id"], value="score", n_resamples=199)
+    assert "caveat" not in plain.tables["change_by_group"] and not change_caveats(plain.summary)
+    before.save(tmp_path / "a")
+    after.save(tmp_path / "b")
+    r = CliRunner().invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path / "b"),
+                                 "--key", "id", "--value", "score", "--group-by", "g",
+                                 "--out", str(tmp_path / "cmp"), "--no-plot",
+                                 "--store", str(tmp_path / "s.sqlite"),
+                                 "--n-resamples", "199"], env={"COLUMNS": "400"})
+    assert r.exit_code == 0, r.output
+    assert f"caveat: skewed: {text}" in r.output and "caveat: normal" not in r.output

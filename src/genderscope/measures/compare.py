@@ -15,6 +15,11 @@ changes, or of items clustered by the measure's declared unit):
 - 5 or fewer units (items or clusters): the interval, and no test ("too few units to
   test", ``p_value`` NaN).
 
+A row whose interval has a ``caveat`` (the item changes strongly skewed, where
+docs/calibration.md measured the bootstrap-t outside its bar:
+:mod:`genderscope.stats.diagnostics`) keeps it in its ``caveat`` column; rows without
+one have no value there (and the column is absent when no row has one).
+
 Numerical noise is not evidence: an item whose two values are equal within the
 measure's tolerance (its declared design's; else, for a sentence-scored measure,
 :data:`genderscope.core.design.SENTENCE_TOLERANCE`, ``|change| <= 1e-2 + 1e-5 x |value|``
@@ -142,6 +147,8 @@ def _row(label: dict[str, Any], sub: pd.DataFrame, spec: Pairing, n_resamples: i
                            "change_ci_low": ci.ci_low, "change_ci_high": ci.ci_high,
                            "ci_method": ci.method, "ci_unit": ci.ci_unit,
                            "n_units": n_units, "n_ties": int(tied.sum())}
+    if ci.caveat:
+        rec["caveat"] = ci.caveat
     if np.all(tied | np.isnan(diff)):
         rec.update(test=NO_CHANGE, p_value=float("nan"), effect_size_r=float("nan"))
     else:

@@ -6,13 +6,14 @@ or result folders), or of two models with ``--before MODEL --after MODEL --measu
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from genderscope.cli.common import (
     JSON_OPTION,
     STORE_OPTION,
+    caveat_lines,
     console,
     default_out,
     fmt,
@@ -86,6 +87,17 @@ def change_rows(t: pd.DataFrame, groups: list[str]) -> tuple[list[str], list[dic
                                   f"{_fmt(r['change_ci_high'])}]"}
         rows.append(row | {names[c]: _fmt(r[c]) for c in shown})
     return columns, rows
+
+
+def change_caveats(summary: dict[str, Any]) -> list[str]:
+    """'caveat: GROUP: TEXT' for each row of the change table whose interval has a caveat
+    (:mod:`genderscope.stats.diagnostics`), the group named as in the table."""
+    groups = [str(g) for g in summary.get("groups") or []]
+    out: list[str] = []
+    for r in summary.get("by_group") or []:
+        label = " · ".join(str(r.get(g)) for g in groups) or str(r.get("group", "all"))
+        out += caveat_lines({label: {"caveat": r.get("caveat")}})
+    return out
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
@@ -171,4 +183,6 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         for label in ("design", "design_note"):  # the crossed design, or why it is not used
             if res.summary.get(label):
                 console.print(f"{label.replace('_', ' ')}: {res.summary[label]}")
+        for line in change_caveats(res.summary):
+            console.print(line)
         console.print(f"saved to {folder} (run {run_id})")
