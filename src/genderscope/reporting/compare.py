@@ -1,4 +1,6 @@
 """Several models side by side: a leaderboard of headline numbers and tested differences.
+Over 400 lines because the interval, the two tests and the caveat of one difference share
+its row, leave-one-out and cluster helpers, which split apart would import each other.
 
 Two models measured on the same items are compared item by item (the registry
 entry's :class:`~genderscope.reporting.registry.Paired` form of its first headline);
@@ -26,7 +28,9 @@ docs/calibration.md.
   probability 1/2, p = (1 + #{|d_perm| ≥ |d_obs|}) / (n_perm + 1), or exact over all
   2^K swaps when 2^K ≤ n_perm; it tests the sharp null that A's and B's rows are
   exchangeable within each cluster. With 5 or fewer units no p is given (NaN). All
-  differences tested on one page form a family, Holm-adjusted (``p_adjusted``).
+  differences tested on one page form a family, Holm-adjusted (``p_adjusted``);
+- **caveat** (:func:`difference_caveat`): the bootstrap-t's known limit, strongly skewed
+  unit differences over ``REPORT_UNITS`` units (docs/calibration.md).
 
 Measures without an item-level form (WEAT/SEAT) are listed in the leaderboard
 but not tested.
@@ -46,6 +50,7 @@ from genderscope.reporting.entry import _finite, unit_words
 from genderscope.reporting.registry import Paired, fmt, fmt_p
 from genderscope.reporting.runner import ReportData, Section
 from genderscope.stats import adjust_pvalues
+from genderscope.stats.diagnostics import mean_caveat
 
 
 @dataclass
@@ -68,6 +73,8 @@ class Difference:
     """:func:`ci_method` of the number of clusters (or items)."""
     p_adjusted: float = float("nan")
     """Holm-adjusted over every tested difference of the page (one family)."""
+    caveat: str | None = None
+    """One line when the p is outside its calibrated range (:func:`difference_caveat`)."""
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -82,11 +89,8 @@ def paired_difference(a: Paired, b: Paired, *, n_resamples: int = 2000,
                       n_permutations: int = 2000, seed: int = 0
                       ) -> tuple[float, float, float, float, float, float, int]:
     """(stat A, stat B, A − B, CI low, CI high, permutation p, n shared items)."""
-    shared = a.frame.index.intersection(b.frame.index)
-    cols = [c for c in a.frame.columns if c in b.frame.columns]
-    x = a.frame.loc[shared, cols].to_numpy(float)
-    y = b.frame.loc[shared, cols].to_numpy(float)
-    n = len(shared)
+    x, y, members = _rows(a, b)
+    n = len(x)
     if n < 2:
         nan = float("nan")
         return nan, nan, nan, nan, nan, nan, n
@@ -94,7 +98,6 @@ def paired_difference(a: Paired, b: Paired, *, n_resamples: int = 2000,
     sa, sb = stat(x), stat(y)
     obs = sa - sb
     rng = np.random.default_rng(seed)
-    members = _cluster_rows(a, shared)
     k_ci = n if members is None else len(members)
     if k_ci < MIN_BOOTSTRAP_UNITS and a.smooth:
         lo, hi = _jackknife_t(x, y, stat, obs, members, n)
@@ -140,6 +143,26 @@ MIN_UNITS_TO_TEST = 6
 MIN_BOOTSTRAP_UNITS = 50
 """Below this many clusters (or items) the CI is the jackknife-t interval; the percentile
 bootstrap undercovers there (0.80 / 0.89 at 5 / 10 clusters, issue 22)."""
+
+
+REPORT_UNITS = (MIN_BOOTSTRAP_UNITS, 100)
+"""Units (inclusive) where the cluster bootstrap-t rejected above its bar under centred
+lognormal unit differences (docs/report.md, "Comparing models")."""
+REPORT_LIMIT = ("the report's cluster bootstrap-t with skewness 6 at 100 unequal clusters: "
+                "false-positive rate 0.076")
+
+
+def difference_caveat(a: Paired, b: Paired) -> str | None:
+    """The caveat of the bootstrap-t p of a smooth statistic's A - B: the mean's rule
+    (:func:`genderscope.stats.diagnostics.mean_caveat`) over each unit's difference
+    stat(A's rows) - stat(B's rows), fired over :data:`REPORT_UNITS` units only."""
+    x, y, members = _rows(a, b)
+    groups = [np.array([i]) for i in range(len(x))] if members is None else members
+    if not (a.smooth and REPORT_UNITS[0] <= len(groups) <= REPORT_UNITS[1]):
+        return None
+    with np.errstate(all="ignore"):
+        d = [a.statistic(x[g]) - a.statistic(y[g]) for g in groups]
+    return mean_caveat(d, a.unit, sizes=REPORT_UNITS, limit=REPORT_LIMIT)
 
 
 def ci_method(n_units: int, smooth: bool = True) -> str:
@@ -273,6 +296,15 @@ def _ratio_se(u: np.ndarray, sizes: np.ndarray) -> float:
     return float(np.sqrt(k / (k - 1) * np.sum((u - u.mean()) ** 2)) / sizes.sum())
 
 
+def _rows(a: Paired, b: Paired) -> tuple[np.ndarray, np.ndarray, list[np.ndarray] | None]:
+    """A's and B's rows of the items both scored (their shared columns), and each
+    cluster's row positions (None: the items are the units)."""
+    shared = a.frame.index.intersection(b.frame.index)
+    cols = [c for c in a.frame.columns if c in b.frame.columns]
+    x, y = (p.frame.loc[shared, cols].to_numpy(float) for p in (a, b))
+    return x, y, _cluster_rows(a, shared)
+
+
 def _cluster_rows(a: Paired, shared: pd.Index) -> list[np.ndarray] | None:
     """Row positions (in ``shared`` order) of each cluster, or None to resample rows."""
     if a.clusters is None:
@@ -348,12 +380,12 @@ def differences(data: ReportData, *, n_resamples: int | None = None, seed: int =
                 continue
             a, b, d, lo, hi, p, k = paired_difference(pa, pb, n_resamples=n,
                                                       n_permutations=n, seed=seed)
-            shared = pa.frame.index.intersection(pb.frame.index)
-            members = _cluster_rows(pa, shared)
+            members = _rows(pa, pb)[2]
             out.append(Difference(name, sa.headlines[0].label if sa.headlines else name,
                                   sa.subject.label, sb.subject.label, a, b, d, lo, hi, p, k, n,
                                   ci_unit=pa.unit, ci_method=ci_method(
-                                      k if members is None else len(members), pa.smooth)))
+                                      k if members is None else len(members), pa.smooth),
+                                  caveat=difference_caveat(pa, pb)))
     for diff, adj in zip(out, adjust_pvalues([d.p_value for d in out]), strict=True):
         diff.p_adjusted = float(adj)
     return out

@@ -341,6 +341,8 @@ def comparison_html(data: ReportData) -> str:
                             "items": d.n_items} for d in diffs])
         out.append("<h3>Tested differences</h3>" + frame_table(df, max_rows=200,
                                                                   cls="differences"))
+        out += [f'<p class="caveat">Caveat: {esc(d.measure)}, {esc(d.model_a)} − '
+                f"{esc(d.model_b)}: {esc(d.caveat)}.</p>" for d in diffs if d.caveat]
     names = list(dict.fromkeys(s.measure.name for s in data.sections if s.status == "ok"))
     for name in names:
         fig = compare.comparison_plot(data, name)
