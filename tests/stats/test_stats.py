@@ -105,3 +105,26 @@ def test_paired_bootstrap_t_keeps_the_skew_caveat() -> None:
     plain = paired_test(normal, np.zeros(20), n_flips=199)
     assert plain.caveat is None and "caveat" not in plain.as_dict()
     assert paired_test(skewed, np.zeros(20), method="rank").caveat is None
+
+
+def test_one_wilson_formula_serves_the_cluster_and_the_crossed_share() -> None:
+    """stats/resample.wilson_bounds is the score interval of both the clustered share
+    (cluster_proportion_ci) and the crossed one (jackknife.infer_share)."""
+    from genderscope.core.design import Design
+    from genderscope.stats import jackknife, resample
+
+    z = float(stats.norm.ppf(0.975))
+    assert tuple(round(b, 4) for b in resample.wilson_bounds(0.3, 100, z)) == (0.2189, 0.3958)
+    assert resample.wilson_bounds(0.0, 50, z)[0] == 0.0
+    assert resample.wilson_bounds(1.0, 50, z)[1] == 1.0
+    # every cluster alike (deff floored at 1): Wilson's at n with the t(K - 1) quantile
+    ci = resample.cluster_proportion_ci(np.tile([1.0, 0.0, 0.0, 0.0], 10), np.repeat(
+        np.arange(10), 4), unit="templates")
+    assert (ci.ci_low, ci.ci_high) == resample.wilson_bounds(0.25, 40.0, float(
+        stats.t.ppf(0.975, 9)))
+    # none counted over 3 items x 5 templates: Wilson's at N with t(2) (fewer levels - 1)
+    design = Design("proportion", unit="items", crossed=("templates",))
+    r, c = np.repeat(np.arange(3), 5), np.tile(np.arange(5), 3)
+    res = jackknife.infer_share(design, np.zeros(15), np.full(15, 10.0), r, c)
+    assert (res.ci.ci_low, res.ci.ci_high) == resample.wilson_bounds(
+        0.0, 150.0, float(stats.t.ppf(0.975, 2)))

@@ -135,3 +135,12 @@ def test_cli_target_and_ignore(tmp_path: Path, capsys: pytest.CaptureFixture[str
                        "--target", str(tmp_path / "missing.txt"), "--no-evaluate"], capsys,
                       monkeypatch)
     assert code == 2 and "--target list not found" in err and not (tmp_path / "p").exists()
+
+
+def test_the_evaluation_normalises_rows_with_the_debiasing_code() -> None:
+    """One row normaliser (vector_debias/hard._unit) for the methods and the evaluation."""
+    from genderscope.vector_debias import evaluate, hard
+
+    assert evaluate._unit is hard._unit
+    np.testing.assert_allclose(hard._unit(np.array([[3.0, 4.0], [0.0, 0.0]])),
+                               [[0.6, 0.8], [0.0, 0.0]])

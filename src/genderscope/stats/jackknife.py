@@ -58,6 +58,7 @@ import numpy as np
 from genderscope.core.design import Design
 from genderscope.stats.design import MIN_UNITS_TO_TEST, TOO_FEW, Inference, MeanTest
 from genderscope.stats.intervals import CI
+from genderscope.stats.resample import wilson_bounds
 
 METHOD = "several-sample infinitesimal jackknife t"
 TEST = "t test of no change (jackknife, several samples)"
@@ -222,10 +223,11 @@ def infer_share(design: Design, hits: np.ndarray, answers: np.ndarray, rows: np.
 
     The interval of :func:`genderscope.stats.resample.cluster_proportion_ci` (the flip
     rate's over templates) carried over to a crossed design: Wilson's score interval
-    (Wilson 1927) at Kish's effective sample size n* = p (1 - p) / V, V the crossed
-    design's variance of p (:func:`two_way` and :func:`jackknife_variance` from each cell's
-    derivative (h_c - p n_c) / N: item and template variances, the cell interaction
-    subtracted once), with the t(df) quantile, df Satterthwaite's (Korn & Graubard 1998's
+    (Wilson 1927, :func:`genderscope.stats.resample.wilson_bounds`, one formula for both)
+    at Kish's effective sample size n* = p (1 - p) / V, V the crossed design's variance
+    of p (:func:`two_way` and :func:`jackknife_variance` from each cell's derivative
+    (h_c - p n_c) / N: item and template variances, the cell interaction subtracted
+    once), with the t(df) quantile, df Satterthwaite's (Korn & Graubard 1998's
     degrees-of-freedom adjusted effective sample size). V is kept at least the answers'
     binomial variance p (1 - p) / N (the design effect floored at 1, as there); where the
     binomial one is the larger, nothing of V is used and the quantile is the normal one:
@@ -264,10 +266,7 @@ def infer_share(design: Design, hits: np.ndarray, answers: np.ndarray, rows: np.
         else:
             m, df = total, float("inf")
     q = float(stats.t.ppf(0.5 + confidence / 2, df))
-    centre = (p + q * q / (2 * m)) / (1 + q * q / m)
-    half = q / (1 + q * q / m) * np.sqrt(p * (1 - p) / m + q * q / (4 * m * m))
-    low = 0.0 if p == 0.0 else max(0.0, float(centre - half))
-    high = 1.0 if p == 1.0 else min(1.0, float(centre + half))
+    low, high = wilson_bounds(p, m, q)
     return Inference(CI(p, low, high, confidence, int(total), SHARE_METHOD, unit, cells))
 
 

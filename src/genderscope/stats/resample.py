@@ -213,8 +213,17 @@ def cluster_proportion_ci(values: np.ndarray | Sequence[float], clusters: Sequen
     deff = max(var / srs, 1.0) if srs > 0 else 1.0
     m = n / deff
     q = float(stats.t.ppf(0.5 + confidence / 2, k - 1))
+    low, high = wilson_bounds(p, m, q)
+    return CI(p, low, high, confidence, int(n), method, unit, k)
+
+
+def wilson_bounds(p: float, m: float, q: float) -> tuple[float, float]:
+    """Wilson's score interval (Wilson 1927) of a share ``p`` at (effective) sample size
+    ``m`` with quantile ``q`` (z, or a t quantile for a design's degrees of freedom):
+    centre (p + q^2 / 2m) / (1 + q^2 / m) +- q / (1 + q^2 / m) sqrt(p (1 - p) / m +
+    q^2 / 4m^2), clipped to [0, 1]; exactly 0 (1) when p is 0 (1), with no rounding."""
     centre = (p + q * q / (2 * m)) / (1 + q * q / m)
     half = q / (1 + q * q / m) * np.sqrt(p * (1 - p) / m + q * q / (4 * m * m))
-    low = 0.0 if p == 0.0 else max(0.0, float(centre - half))  # exact 0 and 1: no rounding
+    low = 0.0 if p == 0.0 else max(0.0, float(centre - half))
     high = 1.0 if p == 1.0 else min(1.0, float(centre + half))
-    return CI(p, low, high, confidence, int(n), method, unit, k)
+    return low, high

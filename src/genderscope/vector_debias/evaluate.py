@@ -43,6 +43,7 @@ from genderscope.measures.vector_change import (  # noqa: F401 (the evaluation's
     word_sets,
 )
 from genderscope.results import Result
+from genderscope.vector_debias.hard import _unit
 
 METRICS = ("weat", "ripa", "rnd", "ect", "mac")
 ANALOGY = ("man", "king", "woman")
@@ -66,11 +67,6 @@ def paired_change(metric: str, before: Sets, after: Sets, **options: Any
     keywords."""
     return vector_change.paired_change(metric, before, after, change_design(metric),
                                        **options)
-
-
-def _unit(m: np.ndarray) -> np.ndarray:
-    n = np.linalg.norm(m, axis=-1, keepdims=True)
-    return np.divide(m, n, out=np.zeros_like(m), where=n > 0)
 
 
 def analogy(vectors: Any, a: str = "man", b: str = "king", c: str = "woman", *,

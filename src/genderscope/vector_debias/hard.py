@@ -84,6 +84,8 @@ def finite_blocks(vectors: Any, dtype: Any = np.float32) -> Iterator[tuple[int, 
 
 
 def _unit(m: np.ndarray) -> np.ndarray:
+    """Each row of ``m`` divided by its Euclidean norm (rows of norm 0 stay 0); the one
+    row normaliser of the debiasing methods and their evaluation."""
     norms = np.linalg.norm(m, axis=-1, keepdims=True)
     return np.divide(m, norms, out=np.zeros_like(m), where=norms > 0)
 
