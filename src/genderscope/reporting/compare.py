@@ -162,7 +162,8 @@ def difference_caveat(a: Paired, b: Paired) -> str | None:
         return None
     with np.errstate(all="ignore"):
         d = [a.statistic(x[g]) - a.statistic(y[g]) for g in groups]
-    return mean_caveat(d, a.unit, sizes=REPORT_UNITS, limit=REPORT_LIMIT)
+    return mean_caveat(d, a.unit, sizes=REPORT_UNITS, limit=REPORT_LIMIT,
+                       risk="the p-value can be too small")  # its interval: percentile
 
 
 def ci_method(n_units: int, smooth: bool = True) -> str:

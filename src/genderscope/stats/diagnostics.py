@@ -87,13 +87,15 @@ def excess_kurtosis(values: np.ndarray | Sequence[float]) -> float:
 
 
 def mean_caveat(values: np.ndarray | Sequence[float], unit: str = "units", *,
-                sizes: tuple[int, int] = (6, MAX_UNITS), limit: str = MEAN_LIMIT
+                sizes: tuple[int, int] = (6, MAX_UNITS), limit: str = MEAN_LIMIT,
+                risk: str = "the p-value can be too small and the interval too narrow"
                 ) -> str | None:
     """The caveat of a bootstrap-t p-value and interval of the mean of ``values`` (one per
     unit), or None: it fires when 6 to :data:`MAX_UNITS` units have |G1| above
     :data:`SKEW_LIMIT` (:data:`SKEW_LIMIT_FEW` under 10 units). Another bootstrap-t with
     its own known limit (the report's over clusters) passes the numbers of units where
-    the calibration found it (``sizes``, inclusive) and that limit's figures (``limit``)."""
+    the calibration found it (``sizes``, inclusive), that limit's figures (``limit``) and
+    what of it the limit concerns (``risk``)."""
     x = _finite(values)
     n = int(x.size)
     g = skewness(x)
@@ -102,8 +104,7 @@ def mean_caveat(values: np.ndarray | Sequence[float], unit: str = "units", *,
     if abs(g) <= (SKEW_LIMIT_FEW if n < FEW else SKEW_LIMIT):
         return None
     return (f"{unit} strongly skewed (skewness {g:.1f}, {n} {unit}): outside the calibrated "
-            "range; for units this skewed the p-value can be too small and the interval too "
-            f"narrow ({limit} in docs/calibration.md)")
+            f"range; for units this skewed {risk} ({limit} in docs/calibration.md)")
 
 
 def effect_size_caveat(x: np.ndarray | Sequence[float], y: np.ndarray | Sequence[float],
