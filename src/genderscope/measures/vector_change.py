@@ -11,16 +11,23 @@ centroids, and every word's vector carries its own noise. So each metric's chang
 has a sampling design, declared once, in the metric's declaration (its ``pairing.design``,
 :class:`genderscope.core.declaration.Pairing`: a mean over its items crossed with the
 words they share; each word measured before and after), which its callers pass here, and
-:func:`genderscope.stats.jackknife.infer_samples` gives the interval and test over every
-word set (X, Y, A, B; RIPA: its word pairs, A, B): the several-sample infinitesimal
-jackknife t interval (each word weighted alike in both vector sets: :func:`derivatives`,
-less the noise their squares carry: :func:`noise_terms`) and the t test of no change,
-whose variance is that under no change (each word's own contribution:
-:func:`contributions`); "too few units to test" below 5 degrees of freedom. On two noisy
-copies of the same vectors (8 + 8 targets, 8 + 8 attribute words) a bootstrap-t over the
-items "found" a change in 0.09-0.35 of runs; this test in 0.032-0.053 (600 runs), and the
-interval covers the expected change after a simulated debiasing in 0.937-0.963 (RND:
-0.978, slightly conservative; docs/calibration.md).
+:func:`genderscope.stats.change_interval.infer_change` gives the interval and test over
+every word set (X, Y, A, B; RIPA: its word pairs, A, B): the t test of no change, whose
+variance V_0 is that under no change (each word's own contribution:
+:func:`contributions`; "too few units to test" below 5 degrees of freedom), and the
+several-sample jackknife t interval with variance max(V_0, V_c), V_c the infinitesimal
+jackknife's (each word weighted alike in both vector sets: :func:`derivatives`, less the
+noise their squares carry: :func:`noise_terms`), the larger taken over all word sets
+together. On two noisy copies of the same vectors (8 + 8 targets, 8 + 8 attribute words)
+a bootstrap-t over the items "found" a change in 0.09-0.35 of runs; this test in
+0.032-0.053 (600 runs). The interval covers the expected change after a simulated
+debiasing in 0.935-0.967 (600 runs: WEAT 0.955, RIPA 0.935, RND 0.967, ECT 0.960, MAC
+0.958; docs/calibration.md). RND's items are the attribute words' distances to the target
+sets' centroids, so an item's own word never enters the centroid it is compared with;
+its interval had covered 0.978 because the larger of V_0 and V_c was taken per word set
+(four maxima of noisy estimates, each biased upward: 1.24 times the change's mean
+squared error, where each of the two averaged 0.89-0.92 of it;
+:mod:`genderscope.stats.change_interval`).
 
 A run records the rows its change needs as a further table, :data:`WORDS_TABLE`
 (:func:`words_table`; read back by :func:`sets_from_table`), so that two saved runs
@@ -221,12 +228,13 @@ def paired_change(metric: str, before: Sets, after: Sets, design: Design, *,
     docstring): rows with the mean item values, the mean change, its 95 % interval and
     test (``design``: the crossed mean ``metric``'s declaration names, its
     ``pairing.design``; the per-group p-values Holm-adjusted as one family): the
-    jackknife t interval from the change's derivatives (:func:`derivatives`, less the
-    noise their squares carry: :func:`noise_terms`) and the t test of no change from the
-    words' own contributions (:func:`contributions`). ``interval=False``: the estimate and
+    jackknife t interval of :func:`genderscope.stats.change_interval.infer_change` from the
+    change's derivatives (:func:`derivatives`, less the noise their squares carry:
+    :func:`noise_terms`) and the words' own contributions (:func:`contributions`), and the
+    t test of no change from the latter. ``interval=False``: the estimate and
     the test only (the interval's bounds NaN; a simulation of the test's size)."""
     from genderscope.stats import adjust_pvalues
-    from genderscope.stats.jackknife import infer_samples
+    from genderscope.stats.change_interval import infer_change
 
     vb, va = item_values(metric, before), item_values(metric, after)
     groups = (ALL, *vb)
@@ -243,8 +251,7 @@ def paired_change(metric: str, before: Sets, after: Sets, design: Design, *,
         xb, xa = _pooled(vb, g)[0], _pooled(va, g)[0]
         row: dict[str, Any] = {"set": g, "n": int(xb.size), "mean_before": float(xb.mean()),
                                "mean_after": float(xa.mean()), "change": est[g]}
-        res = infer_samples(design, est[g], grads[g], null=0.0, null_influence=own[g],
-                            corrections=noise[g])
+        res = infer_change(design, est[g], grads[g], own[g], noise[g])
         nan = float("nan")
         row.update({"change_ci_low": res.ci.ci_low if interval else nan,
                     "change_ci_high": res.ci.ci_high if interval else nan,

@@ -1,0 +1,72 @@
+"""The interval and test of a before/after change measured on several independent samples
+(the word sets of a word-vector metric; :mod:`genderscope.measures.vector_change`).
+
+Each unit u (a word) is measured twice, before and after; m_u is the midpoint of its two
+measurements and d_u their difference. The change D varies with the positions m (which
+words were drawn) and with the differences d (their noise), so (law of total variance)
+
+    Var(D) = E[Var(D | m)] + Var(E[D | m]).
+
+The first term is estimated without bias by V_0, Student's variance over each sample of
+the units' own contributions (the change with only u moved, every other unit at its
+midpoint; :func:`genderscope.stats.jackknife.infer_samples`' null variance); it is the
+whole variance under no change, where E[D | m] = 0. The second term, the spread of the
+systematic change over the words drawn, is what a derivative of D with respect to a
+unit's weight adds: V_c, the infinitesimal jackknife's variance less the noise products
+its squares count (Goodman 1960), estimates the sum of both terms. So
+V_c - V_0 estimates a variance, which is >= 0, and
+
+    V = V_0 + max(0, V_c - V_0) = max(V_0, V_c)
+
+(the estimate of a non-negative variance component truncated at 0 once, as for an
+ANOVA estimate of a variance component: Searle, Casella & McCulloch 1992, "Variance
+Components", Wiley). The interval is
+estimate +- t(df) sqrt(V), df Satterthwaite's over the samples of the one chosen; the
+test of ``null`` is the t test with V_0 (infer_samples').
+
+Truncating each sample's share instead (V_k = max(V_0k, V_ck) per word set, as
+infer_samples' ``floor`` does) takes the larger of two noisy estimates four times, each
+biased upward: on RND's change after a simulated debiasing (600 worlds of
+tests/calibration_sims_debias.shrink_rows, 8 + 8 target and attribute words) the shares
+V_0k and V_ck averaged 0.92 and 0.89 of the change's mean squared error, their per-set
+maxima 1.24 (coverage 0.978), the total's maximum 1.11 (coverage 0.967).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from genderscope.core.design import Design
+from genderscope.stats.design import Inference
+from genderscope.stats.jackknife import (
+    infer_samples,
+    jackknife_ci,
+    jackknife_variance,
+)
+
+
+def infer_change(design: Design, estimate: float, derivatives: Mapping[str, np.ndarray],
+                 own: Mapping[str, np.ndarray],
+                 corrections: Mapping[str, np.ndarray] | None = None, *,
+                 null: float = 0.0, confidence: float = 0.95) -> Inference:
+    """The interval and test of a change whose ``design`` is a crossed mean (module
+    docstring). Per sample (word set), per unit: ``derivatives``, the change's derivative
+    with respect to the unit's weight; ``corrections``, the noise its square carries;
+    ``own``, the unit's own contribution centred within its sample. The interval is
+    the one of V = max(V_0, V_c) over all samples; the test, of ``null`` with V_0
+    ("too few units to test" below 5 degrees of freedom). A derivative that is not finite
+    gives NaN bounds."""
+    test = infer_samples(design, estimate, own, null=null, null_influence=own,
+                         confidence=confidence)
+    v_c = jackknife_variance(derivatives, corrections).variance
+    v_0 = jackknife_variance(own).variance
+    if np.isfinite(v_c) and not v_c > v_0:
+        return test  # V_0's interval (infer_samples' with the null's variance)
+    ci, _ = jackknife_ci(estimate, derivatives, confidence=confidence, unit=test.ci.ci_unit
+                         or "words", corrections=corrections)
+    return Inference(ci, test.test)
+
+
+__all__ = ["infer_change"]
