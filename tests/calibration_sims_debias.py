@@ -212,17 +212,33 @@ def compare_null_rows(sims: int, seed: int = 3623, n_target: int = 8, n_attr: in
                     hits[f"{m}:{g}"] = hits.get(f"{m}:{g}", 0) + int(
                         rows.loc[g, "p_value"] < ALPHA)
     design = _design(n_target, n_attr, "the same vectors") + "; two saved runs compared"
-    limit = ("slightly conservative (valid: it rejects less often than 0.05): compare's "
-             "test is the evaluation's t test of no change (the same code), whose rows on "
-             "other worlds above are within the bar; a per-set test over 8 words sits at "
-             "the bar's lower edge")
+
+    def limit(key: str, rate: float) -> str:
+        if rate >= FPR[0] or key not in NULL_20000 or (n_target, n_attr) != (8, 8):
+            return ""
+        p = NULL_20000[key]
+        return (f"Monte-Carlo error of these {sims} worlds, not the test: compare's test is "
+                "the evaluation's t test of no change (the same code), which rejected "
+                f"{p:.3f} of 20,000 other no-change worlds here ({NULL_20000_COMMAND}; "
+                f"every row 0.041-0.052); {rate:.3f} is "
+                f"{(p - rate) / np.sqrt(p * (1 - p) / sims):.1f} standard errors below it")
+
     return [Row(f"compare-vector-debias-{m}-{'all' if g == '(all)' else g}-null-{n_target}-"
                 f"{n_attr}", design, f"compare of saved {m.upper()} runs: change "
                 f"{'over all items' if g == '(all)' else 'set ' + g}, t test of no change "
                 "(crossed design)", "FPR", sims, hits[f"{m}:{g}"],
                 SRC + "test_compare_of_saved_runs_is_sized",
-                limit if hits[f"{m}:{g}"] / sims < FPR[0] else "")
+                limit(f"{m}:{g}", hits[f"{m}:{g}"] / sims))
             for m in METRICS for g in ("(all)", FIRST[m])]
+
+
+NULL_20000 = {"weat:(all)": 0.0428, "weat:X": 0.0421, "ripa:(all)": 0.0519,
+              "ripa:A": 0.0493, "rnd:(all)": 0.0414, "rnd:A": 0.0419, "ect:(all)": 0.0436,
+              "ect:A": 0.0440, "mac:(all)": 0.0406, "mac:X": 0.0430}
+"""The false-positive rate of each row's test of no change over 20,000 worlds
+(8 + 8 target and attribute words), as :data:`NULL_20000_COMMAND` printed it at commit
+911b1e5 (the test is unchanged since): the rate the 600-world rows estimate."""
+NULL_20000_COMMAND = "null_rows(20000, seed=1) of tests/calibration_sims_debias.py"
 
 
 PLAIN = {"weat": {}, "ripa": {"resamples": 100}, "rnd": {"resamples": 100},

@@ -116,8 +116,9 @@ def test_compare_of_saved_runs_is_sized(runs: Runs) -> None:
     """``genderscope compare`` of two saved runs of each metric on two noisy copies of the
     same vectors (the runs the evaluation saves, word rows recorded): every row within the
     bar, or below it as the known limit the page states (600 runs: WEAT's set X 0.027, the
-    rest 0.033-0.048). Compare treated the per-word items as independent before
-    (bootstrap-t over the items: 0.09-0.35 of such runs rejected,
+    rest 0.033-0.048; the limit: Monte-Carlo error, the same test rejects 0.042 of 20,000
+    such worlds, ``calibration_sims_debias.NULL_20000``). Compare treated the per-word
+    items as independent before (bootstrap-t over the items: 0.09-0.35 of such runs rejected,
     ``null_rows(100, old=True)``)."""
     rows = compare_null_rows(runs.sims)
     for r in rows:
