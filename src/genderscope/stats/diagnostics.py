@@ -57,33 +57,26 @@ D_LIMIT = "coverage 0.797-0.898 with t(3) or lognormal scores"
 
 
 def skewness(values: np.ndarray | Sequence[float]) -> float:
-    """Adjusted sample skewness G1 = g1 sqrt(n (n - 1)) / (n - 2), g1 = m3 / m2^1.5 (NaNs
-    dropped; NaN under 3 values or with no spread)."""
-    x = _finite(values)
-    n = x.size
-    if n < 3:
-        return float("nan")
-    r = x - x.mean()
-    m2 = float(np.mean(r ** 2))
-    if not m2 > 0:
-        return float("nan")
-    g1 = float(np.mean(r ** 3)) / m2 ** 1.5
-    return g1 * float(np.sqrt(n * (n - 1))) / (n - 2)
+    """Adjusted sample skewness G1 = g1 sqrt(n (n - 1)) / (n - 2), g1 = m3 / m2^1.5
+    (``scipy.stats.skew(bias=False)``; NaNs dropped; NaN under 3 values or with no
+    spread)."""
+    return _adjusted(values, 3, "skew")
 
 
 def excess_kurtosis(values: np.ndarray | Sequence[float]) -> float:
     """Adjusted sample excess kurtosis G2 = ((n + 1) g2 + 6) (n - 1) / ((n - 2) (n - 3)),
-    g2 = m4 / m2^2 - 3 (NaNs dropped; NaN under 4 values or with no spread)."""
+    g2 = m4 / m2^2 - 3 (``scipy.stats.kurtosis(bias=False)``; NaNs dropped; NaN under 4
+    values or with no spread)."""
+    return _adjusted(values, 4, "kurtosis")
+
+
+def _adjusted(values: np.ndarray | Sequence[float], least: int, name: str) -> float:
+    from scipy import stats  # imported on use: a cached rerun needs none
+
     x = _finite(values)
-    n = x.size
-    if n < 4:
+    if x.size < least or not np.ptp(x) > 0:
         return float("nan")
-    r = x - x.mean()
-    m2 = float(np.mean(r ** 2))
-    if not m2 > 0:
-        return float("nan")
-    g2 = float(np.mean(r ** 4)) / m2 ** 2 - 3.0
-    return ((n + 1) * g2 + 6.0) * (n - 1) / ((n - 2) * (n - 3))
+    return float(getattr(stats, name)(x, bias=False))
 
 
 def mean_caveat(values: np.ndarray | Sequence[float], unit: str = "units", *,
