@@ -57,3 +57,13 @@ def test_cli_weat_at_80_columns(tmp_path: Path, data_dir: Path):
     assert max(len(line) for line in r.stdout.splitlines()) <= 80
     for word in ("MaleNames", "FemaleNames", "MaleTerms", "FemaleTerms", "8/8/8/8"):
         assert word in r.stdout, r.stdout
+
+
+def test_console_width_follows_columns_when_it_prints(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rich fixes a console's width from COLUMNS when it is made; the CLI's consoles are made
+    once, at import, so a later COLUMNS (or a test runner's) must still decide the width."""
+    monkeypatch.setenv("COLUMNS", "50")
+    con = FittingConsole(stderr=False)
+    monkeypatch.setenv("COLUMNS", "123")
+    assert con.width == 123
+    assert FittingConsole(stderr=False, width=60).width == 60  # an explicit width stays

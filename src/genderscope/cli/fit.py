@@ -61,7 +61,14 @@ class FittingConsole(Console):
     """A rich Console whose ``print`` turns a table too wide for the terminal into
     blocks (:func:`as_blocks`) instead of cutting its words, and which shows control and
     bidi characters (a file named with U+202E ...) as code points
-    (:func:`genderscope.text_blocks.visible`) in everything it prints."""
+    (:func:`genderscope.text_blocks.visible`) in everything it prints. Its width follows
+    ``COLUMNS`` (or the terminal) when it prints, not when it was made: rich fixes it from
+    ``COLUMNS`` at construction, and these consoles are made once, at import."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if kwargs.get("width") is None:
+            self._width = None  # rich's size property then reads COLUMNS on each use
 
     def render_str(self, text: str, **kwargs: Any) -> Text:
         return super().render_str(visible(text), **kwargs)
