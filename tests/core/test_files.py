@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,19 +29,13 @@ def test_read_json_value_and_errors(tmp_path: Path) -> None:
         read_json(tmp_path / "missing.json", "query file")
 
 
-@pytest.mark.parametrize("load", [load_query, load_test, read_word_list])
-def test_json_loaders_name_a_file_that_is_not_utf8(tmp_path: Path,
-                                                   load: Callable[[Path], object]) -> None:
-    f = tmp_path / "latin.json"
-    f.write_bytes('["caf\xe9"]'.encode("latin-1"))
-    with pytest.raises(DataError, match=r"latin\.json: .* is not UTF-8 text \(.* at byte 5\)"):
-        load(f)
-
-
-@pytest.mark.parametrize("load", [load_texts, load_corpus, load_pairs])
-def test_text_loaders_name_a_file_that_is_not_utf8(tmp_path: Path,
-                                                   load: Callable[[Path], object]) -> None:
-    f = tmp_path / "latin.txt"
-    f.write_bytes("caf\xe9\tcafe\n".encode("latin-1"))
-    with pytest.raises(DataError, match=r"latin\.txt: .* is not UTF-8 text \(.* at byte 3\)"):
+@pytest.mark.parametrize(("load", "name", "text", "byte"), [
+    *((f, "latin.json", '["caf\xe9"]', 5) for f in (load_query, load_test, read_word_list)),
+    *((f, "latin.txt", "caf\xe9\tcafe\n", 3) for f in (load_texts, load_corpus, load_pairs))])
+def test_loaders_name_a_file_that_is_not_utf8(tmp_path: Path, load: Callable[[Path], object],
+                                              name: str, text: str, byte: int) -> None:
+    f = tmp_path / name
+    f.write_bytes(text.encode("latin-1"))
+    with pytest.raises(DataError, match=rf"{re.escape(name)}: .* is not UTF-8 text "
+                                        rf"\(.* at byte {byte}\)"):
         load(f)
