@@ -40,7 +40,8 @@ cross-derivatives of the other units' contributions; Goodman 1960's correction o
 product's variance, "On the exact variance of products", JASA 55(292)), each sample's
 share kept at least its share under no change (``floor``). Without the correction the
 interval covered 0.987 of RND's and ECT's changes (600 runs, at commit acdd9ac); with it
-0.963-0.978 (the same runs, docs/calibration.md).
+0.963-0.978 (the same runs); the change's interval now floors the total once
+(:func:`genderscope.stats.change_interval.infer_change`: 0.935-0.967, docs/calibration.md).
 
 Resampling one sample only (holding the words the values share fixed) leaves out the
 variance the others contribute: the before/after comparison of debiased word vectors that
