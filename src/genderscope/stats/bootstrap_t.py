@@ -19,11 +19,12 @@ sample mean).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
 from genderscope.stats.diagnostics import mean_caveat
+from genderscope.stats.intervals import fields_set
 
 DEFAULT_RESAMPLES = 9_999
 
@@ -45,7 +46,7 @@ class BootstrapTResult:
 
     def as_dict(self) -> dict[str, float | int | str]:
         """The fields (``caveat`` only when there is one)."""
-        return {k: v for k, v in asdict(self).items() if v is not None or k != "caveat"}
+        return fields_set(self)
 
 
 def bootstrap_t_pvalues(d: np.ndarray, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -30,10 +31,7 @@ class CI:
     otherwise."""
 
     def as_dict(self) -> dict[str, float | int | str]:
-        # vars(): the fields in order, as asdict() gives them for these scalar fields,
-        # without its recursive copy (a metric's estimate-only call makes a few of these)
-        return {k: v for k, v in vars(self).items()
-                if v is not None or k not in ("ci_unit", "n_units", "caveat")}
+        return fields_set(self, ("ci_unit", "n_units", "caveat"))
 
     def spans(self, value: float = 0.0) -> bool:
         """True when ``value`` lies inside the interval (no evidence of a difference)."""
@@ -41,6 +39,13 @@ class CI:
 
     def __str__(self) -> str:
         return f"{self.estimate:.3f} [{self.ci_low:.3f}, {self.ci_high:.3f}]"
+
+
+def fields_set(record: object, optional: tuple[str, ...] = ("caveat",)) -> dict[str, Any]:
+    """A dataclass of scalar fields as a dict, in field order, each ``optional`` field only
+    when it is not None. vars(), not asdict(): the same for scalar fields, without its
+    recursive copy (a metric's estimate-only call makes a few of these)."""
+    return {k: v for k, v in vars(record).items() if v is not None or k not in optional}
 
 
 def bootstrap_ci(

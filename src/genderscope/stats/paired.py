@@ -22,12 +22,13 @@ where docs/calibration.md measured it outside its bar.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
 from genderscope.stats.design import MIN_UNITS_TO_TEST, TOO_FEW
 from genderscope.stats.diagnostics import mean_caveat
+from genderscope.stats.intervals import fields_set
 from genderscope.stats.signflip import DEFAULT_FLIPS, hodges_lehmann, sign_flip_test
 
 METHODS = ("bootstrap-t", "mean", "rank")
@@ -62,7 +63,7 @@ class PairedTest:
 
     def as_dict(self) -> dict[str, float | int | str | bool]:
         """The fields (``caveat`` only when there is one)."""
-        return {k: v for k, v in asdict(self).items() if v is not None or k != "caveat"}
+        return fields_set(self)
 
 
 def paired_test(a: np.ndarray | list[float], b: np.ndarray | list[float], *,
