@@ -25,13 +25,8 @@ tests/calibration_sims_debias.py; WEAT's set X 0.042 [0.040, 0.045]: compare of 
 runs, the same test, rejected 0.027 of its 600 seeded worlds, 1.9 standard errors below
 that, Monte-Carlo error: the test itself is within the bar). The interval covers the
 expected change after a simulated debiasing in 0.935-0.967 (600 runs: WEAT 0.955, RIPA
-0.935, RND 0.967, ECT 0.960, MAC 0.958; docs/calibration.md). RND's items are the
-attribute words' distances to the target sets' centroids, so an item's own word never
-enters the centroid it is compared with; its interval had covered 0.978 because the larger
-of V_0 and V_c was taken per word set (four maxima of noisy estimates, each biased upward:
-1.24 times the change's mean squared error, where each of the two averaged 0.89-0.92 of
-it, over the 600 worlds of shrink_rows in tests/calibration_sims_debias.py, measured while
-this was written; :mod:`genderscope.stats.change_interval`).
+0.935, RND 0.967, ECT 0.960, MAC 0.958; docs/calibration.md; why the larger variance is
+taken once over all word sets, not per set: :mod:`genderscope.stats.change_interval`).
 
 A run records the rows its change needs as a further table, :data:`WORDS_TABLE`
 (:func:`words_table`; read back by :func:`sets_from_table`), so that two saved runs
