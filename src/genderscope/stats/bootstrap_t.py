@@ -6,13 +6,11 @@ d, T = (mean - mu) / (s / sqrt n); its distribution is estimated by resampling t
 T* = (mean* - mean) / (s* / sqrt n). The equal-tailed 95 % interval is
 [mean - q*(0.975) se, mean - q*(0.025) se], and the two-sided test of mu = 0 rejects when
 that interval excludes 0: p = 2 min(P*(T* >= t), P*(T* <= t)) with the (k + 1) / (B + 1)
-estimator. Unlike the sign-flip test it does not assume the differences are symmetric
-under the null, which is why it keeps its size under heavy skew where the sign-flip test
-does not (10 units, centred exponential: 0.055 against 0.084-0.099;
-``benchmarks/calibration_heavy_skew_alternatives.py``, tests/stats/test_calibration.py). It is
-not exact: with 5 units it rejected 0.070, and with centred lognormal units (skewness 6.2)
-0.070-0.091 at 10-60 units (docs/calibration.md): :func:`bootstrap_t_test`'s ``caveat``
-says when the values are that skewed (:mod:`genderscope.stats.diagnostics`). A resample
+estimator. Unlike the sign-flip test it does not assume the differences symmetric under
+the null, so it keeps its size under skew where the sign flip does not. It is not exact:
+over strongly skewed units it is a known limit (docs/calibration.md, "Paired tests and
+compare"), which :func:`bootstrap_t_test`'s ``caveat`` names
+(:mod:`genderscope.stats.diagnostics`). A resample
 whose units are all equal has s* = 0; its T* is +-inf (or 0 when its mean equals the
 sample mean).
 """

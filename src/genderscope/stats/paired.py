@@ -3,21 +3,15 @@
 The default test is of the **mean** difference, the quantity every estimate and CI
 beside it is about, studentised: the equal-tailed bootstrap-t test
 (:mod:`genderscope.stats.bootstrap_t`), which keeps its size when the differences are
-skewed (the null is a mean of 0, not a symmetric distribution: 0.055 at 10 centred
-exponential units, where the sign-flip test rejected 0.088; docs/calibration.md). The
-sign-flip test (:mod:`genderscope.stats.signflip`, exact up to 24 units) is
-``method="mean"``, exact where the differences are symmetric under the null (two
-exchangeable conditions). With 5 or fewer units no test is run: ``test`` is "too few
-units to test" and ``p_value`` NaN (the sign flip's and the signed-rank test's smallest
-two-sided p there is 1/16). Bartl et al. (2020, Sec. 4) instead let a Shapiro-Wilk test
-choose between the paired t-test and the Wilcoxon signed-rank test; the Wilcoxon test
-is about the pseudo-median, not the mean, so under skewed differences with mean 0 it
-rejects far too often (issue 22: 0.19 over BEC-Pro professions). genderscope no longer
-switches silently: the rank test is available only when asked for
-(``method="rank"``), and then reports its own estimate, the Hodges-Lehmann
-pseudo-median. The bootstrap-t test carries the one-line ``caveat`` of
-:func:`genderscope.stats.diagnostics.mean_caveat` when the differences are as skewed as
-where docs/calibration.md measured it outside its bar.
+skewed (the null is a mean of 0, not a symmetric distribution). ``method="mean"`` is the
+sign-flip test (:mod:`genderscope.stats.signflip`, exact up to 24 units), exact where the
+differences are symmetric under the null (two exchangeable conditions); ``method="rank"``
+the Wilcoxon signed-rank test with its own estimate, the Hodges-Lehmann pseudo-median
+(only when asked for: it tests the pseudo-median, not the mean; docs/measures/bec_pro.md).
+With 5 or fewer units no test is run: ``test`` is "too few units to test" and ``p_value``
+NaN (the sign flip's and the signed-rank test's smallest two-sided p there is 1/16). The
+bootstrap-t test carries the one-line ``caveat`` of
+:func:`genderscope.stats.diagnostics.mean_caveat` when the differences are strongly skewed.
 """
 
 from __future__ import annotations

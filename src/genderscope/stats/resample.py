@@ -153,8 +153,7 @@ def cluster_mean_ci(values: np.ndarray | Sequence[float], clusters: Sequence[obj
                     np.ndarray, *, unit: str, confidence: float = 0.95,
                     n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> CI:
     """Mean of ``values`` (NaNs dropped) with the cluster t interval over ``clusters``
-    (:func:`cluster_t_ci`). A percentile cluster bootstrap covered 0.82 / 0.87 / 0.89
-    at 5 / 10 / 20 skewed clusters, the t interval 0.92-0.94 (issue 22)."""
+    (:func:`cluster_t_ci`; docs/calibration.md, "Clustered means and few units")."""
     v = np.asarray(values, dtype=float)
     c = np.asarray(list(clusters), dtype=object)
     keep = ~np.isnan(v)
@@ -181,8 +180,7 @@ def cluster_proportion_ci(values: np.ndarray | Sequence[float], clusters: Sequen
     estimated from survey data", Survey Methodology 24(2), here with Wilson's limits (SAS
     PROC SURVEYFREQ's "modified Wilson"; compared by Dean & Pagano 2015, J. Survey Stat.
     Methodol. 3(4)). Why not a cluster bootstrap or the cluster t interval: with rare
-    outcomes most clusters have none, and both collapse to [0, 0] or reach below 0 (the
-    t interval covered 0.30-0.63 at p = 0.01 over 10-20 clusters of 5 texts); the
+    outcomes most clusters have none, and both collapse to [0, 0] or reach below 0; the
     score interval stays in [0, 1] and is never empty of width. deff is floored at 1 (a
     deff below 1 from few clusters is noise that would make the interval narrower than
     Wilson's for independent units) and is 1 when p is 0 or 1 (no variance to estimate:

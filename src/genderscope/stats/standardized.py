@@ -12,27 +12,14 @@ inversion of Steiger & Fouladi 1997): ``t = (mean_X - mean_Y) / se`` with ``nu``
 of freedom follows a noncentral t with noncentrality ``lambda = delta sigma / se``; the
 limits of ``lambda`` solve ``P(T >= t | lambda_lo) = P(T <= t | lambda_hi) = (1 - c) / 2``,
 scaled to ``delta`` by ``se / s_w`` (``s_w``: the pooled within-set SD) and mapped through
-``h``. Under normal scores with equal variances it is exact for d. The interval it
-replaces (the t interval of ``mean_X - mean_Y`` divided by the sample SD, held fixed)
-ignored that the SD grows with the difference, and covered 0.98-0.99 at d != 0
-(issue 36, row 8; docs/calibration.md). At d = 0 both contain 0 exactly when
-``|t| < t_(nu)`` (the same test).
+``h``. Exact for d under normal scores with equal variances, because it counts that the
+SD grows with the difference; at d = 0 it contains 0 exactly when ``|t| < t_(nu)``.
 
 ``se`` is cluster-robust (CR1) over the units of each set when several values share a
 unit (SEAT's sentences share their source word), and ``nu = K_X + K_Y - 2`` units.
-
-Known limit: scores that are not normal. At d = 0.894 it covered 0.898 (8 + 8 words)
-and 0.878 (20 + 20) with t(3) scores, 0.797 (8 + 8) with centred lognormal ones
-(skewness 6.2; 1,000 runs each, docs/calibration.md). It is kept because no alternative
-did better there while staying within [0.93, 0.97] under normal scores
-(``benchmarks/calibration_weat_d_alternatives.py``, 1,000 runs a case): the studentized
-bootstrap of d (Efron & Tibshirani 1993, Sec. 12.5) covered 0.978-0.980 with normal
-scores at 8 + 8 words and 0.887-0.904 with lognormal ones at d = 0; BCa (Efron 1987)
-0.863 and 0.859 with t(3) scores; the jackknife t 0.912-0.916 with normal scores at
-8 + 8; a Shapiro-Wilk pre-test choosing between the noncentral t and the bootstrap
-0.887-0.904 with lognormal scores at d = 0. Where the scores look like that (skewed or
-heavy-tailed, over the units' mean scores), the interval carries a caveat
-(``CI.caveat``: :func:`genderscope.stats.diagnostics.effect_size_caveat`).
+Known limit: heavy-tailed or skewed scores (docs/calibration.md, WEAT; the alternatives
+tried: docs/statistics.md); such scores give the interval a caveat
+(:func:`genderscope.stats.diagnostics.effect_size_caveat`).
 """
 
 from __future__ import annotations
