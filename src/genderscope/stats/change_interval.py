@@ -7,32 +7,20 @@ words were drawn) and with the differences d (their noise), so (law of total var
 
     Var(D) = E[Var(D | m)] + Var(E[D | m]).
 
-The first term is estimated without bias by V_0, Student's variance over each sample of
-the units' own contributions (the change with only u moved, every other unit at its
-midpoint; :func:`genderscope.stats.jackknife.infer_samples`' null variance); it is the
-whole variance under no change, where E[D | m] = 0. The second term, the spread of the
-systematic change over the words drawn, is what a derivative of D with respect to a
-unit's weight adds: V_c, the infinitesimal jackknife's variance less the noise products
-its squares count (Goodman 1960), estimates the sum of both terms. So
-V_c - V_0 estimates a variance, which is >= 0, and
+V_0, Student's variance over each sample of the units' own contributions (the change
+with only u moved, every other unit at its midpoint;
+:func:`genderscope.stats.jackknife.infer_samples`' null variance), estimates the first
+term without bias, the whole variance under no change. V_c, the infinitesimal
+jackknife's variance less the noise products its squares count (Goodman 1960), estimates
+the sum of both terms. V_c - V_0 estimates a variance, which is >= 0, so
 
     V = V_0 + max(0, V_c - V_0) = max(V_0, V_c)
 
-(the estimate of a non-negative variance component truncated at 0 once, as for an
-ANOVA estimate of a variance component: Searle, Casella & McCulloch 1992, "Variance
-Components", Wiley). The interval is
-estimate +- t(df) sqrt(V), df Satterthwaite's over the samples of the one chosen; the
-test of ``null`` is the t test with V_0 (infer_samples').
-
-Truncating each sample's share instead (V_k = max(V_0k, V_ck) per word set, as
-infer_samples' ``floor`` does) takes the larger of two noisy estimates four times, each
-biased upward: on RND's change after a simulated debiasing (600 worlds of
-tests/calibration_sims_debias.shrink_rows, 8 + 8 target and attribute words) the shares
-V_0k and V_ck averaged 0.92 and 0.89 of the change's mean squared error, their per-set
-maxima 1.24 (coverage 0.978), the total's maximum 1.11 (coverage 0.967; measured while
-this was written, the coverages also by shrink_rows' full test). The total's maximum is
-still a maximum: on 600 other worlds (seed 777) RND's and ECT's intervals covered 0.963
-and 0.977 with it, 0.970 and 0.985 with the per-set maxima.
+(a non-negative variance component truncated at 0 once, as an ANOVA estimate: Searle,
+Casella & McCulloch 1992, "Variance Components", Wiley), over all samples together, not
+per sample (each per-sample maximum is biased upward: docs/statistics.md). The interval is
+estimate +- t(df) sqrt(V), df Satterthwaite's over the samples of the one chosen; the test
+of ``null`` is the t test with V_0 (infer_samples').
 """
 
 from __future__ import annotations

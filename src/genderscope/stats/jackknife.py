@@ -1,52 +1,34 @@
 """The infinitesimal jackknife over several independent samples: interval and test of a
-statistic of all of them (issue 36, row 2).
+statistic of all of them.
 
-A statistic computed from K independent samples (the target words X and Y, the attribute
-words A and B, RIPA's word pairs: every word's vector carries its own noise) varies with
-each of them. Its variance is the sum of the variances each sample contributes, each
-estimated from the statistic's derivative with respect to the weight of each of the
-sample's units (the infinitesimal jackknife, i.e. the delta method with the empirical
-influence function; Jaeckel 1972; Efron 1982, "The Jackknife, the Bootstrap and Other
-Resampling Plans", SIAM, Ch. 6; for several samples the variances add, Arvesen 1969,
-"Jackknifing U-statistics", Ann. Math. Stat. 40(6), Sec. 3):
+A statistic of K independent samples (target words X and Y, attribute words A and B,
+RIPA's word pairs: every word's vector carries its own noise) has variance the sum of
+what each sample contributes, each estimated from the statistic's derivative with
+respect to the weight of each of the sample's units (the infinitesimal jackknife: the
+delta method with the empirical influence function; Jaeckel 1972; Efron 1982, "The
+Jackknife, the Bootstrap and Other Resampling Plans", SIAM, Ch. 6; for several samples
+the variances add, Arvesen 1969, "Jackknifing U-statistics", Ann. Math. Stat. 40(6),
+Sec. 3):
 
     V = sum_k V_k,   V_k = n_k / (n_k - 1) * sum_i (d theta / d w_(k, i))^2
 
-with w_(k, i) the weight of unit i of sample k (every weight 1 at the estimate, and the
-statistic unchanged when a sample's weights are scaled together). For the mean of one
-sample V is s^2 / n exactly (the factor n_k / (n_k - 1)), so the interval below is then
-Student's t interval. The interval is ``estimate +- t(df) sqrt(V)``, df by Satterthwaite
-(1946) over the samples, df = V^2 / sum_k V_k^2 / (n_k - 1) (Welch's df for two sample
-means). A test of ``null`` is not run ("too few units to test", p NaN) when its df < 5,
-the t interval's counterpart of fewer than 6 units
-(:data:`genderscope.stats.design.MIN_UNITS_TO_TEST`).
+with w_(k, i) the weight of unit i of sample k (every weight 1 at the estimate; the
+statistic unchanged when a sample's weights scale together). For the mean of one sample
+V is s^2 / n, so the interval is then Student's t. The interval is
+``estimate +- t(df) sqrt(V)``, df Satterthwaite's (1946), df = V^2 / sum_k V_k^2 /
+(n_k - 1) (Welch's for two means). Below 5 df no test is run ("too few units to test",
+p NaN: the counterpart of :data:`genderscope.stats.design.MIN_UNITS_TO_TEST`).
 
-The test of no change: the same t statistic, with the variance computed as under that
-null (a score test; the interval is the Wald one), from each unit's *own* contribution
-T_u to the change instead of its derivative: the change with only unit u moved from
-before to after, every other unit at the midpoint of its two measurements (a central
-difference: the change is sum_u T_u up to third-order terms). Under no change a
-derivative also carries the product of a unit's spread with the noise of what it shares
-(a centroid's change), whose square is a second-order term the derivative counts twice
-(Efron & Stein 1981): with RND's and ECT's centroids it dominated, and a t test with the
-delete-one jackknife's variance rejected 0.008-0.016 of no-change runs (500 runs of
-``calibration_sims_debias.null_rows`` while this was built).
-``V_0 = sum_k n_k / (n_k - 1) sum_u (T_u - mean_k T)^2`` (Student's variance of a sum,
-per sample) is unbiased there. Away from no change the derivative's variance counts
-what the contributions miss (a unit's spread times a systematic change of what it
-shares, as RIPA's relation vectors do after debiasing), so the interval keeps the
-derivatives, less the noise their squares carry (``corrections``: the spread of the
-cross-derivatives of the other units' contributions; Goodman 1960's correction of a
-product's variance, "On the exact variance of products", JASA 55(292)), each sample's
-share kept at least its share under no change (``floor``). Without the correction the
-interval covered 0.987 of RND's and ECT's changes (600 runs, at commit acdd9ac); with it
-0.963-0.978 (the same runs); the change's interval now floors the total once
-(:func:`genderscope.stats.change_interval.infer_change`: 0.935-0.967, docs/calibration.md).
-
-Resampling one sample only (holding the words the values share fixed) leaves out the
-variance the others contribute: the before/after comparison of debiased word vectors that
-treated per-word values as independent "found" a change between two noisy copies of the
-same vectors in 0.09-0.35 of runs (docs/calibration.md).
+The test of no change is the same t statistic with the variance under that null (a score
+test; the interval is the Wald one), V_0 = sum_k n_k / (n_k - 1) sum_u (T_u - mean_k T)^2,
+from each unit's own contribution T_u: the change with only u moved from before to
+after, every other unit at the midpoint of its two measurements (a central difference).
+Under no change a derivative's square also carries a second-order noise term (Efron &
+Stein 1981) that V_0 does not. Away from no change the interval keeps the derivatives,
+less the noise their squares carry (``corrections``; Goodman 1960, "On the exact
+variance of products", JASA 55(292)), each sample's share kept at least its share under
+no change (``floor``); :func:`genderscope.stats.change_interval.infer_change` floors the
+total once instead. Why this design, and the alternatives measured: docs/statistics.md.
 """
 
 from __future__ import annotations
