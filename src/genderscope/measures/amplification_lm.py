@@ -22,8 +22,6 @@ the two-sample infinitesimal-jackknife t, from each cell's derivative
 df. The shares of answers naming no gender or both are proportions of the same design
 (:data:`SHARES`): :func:`genderscope.stats.jackknife.infer_share` gives them Wilson's
 interval at the design's effective sample size (:func:`share_interval`), never [0, 0].
-The two-way bootstrap-variance t with min(items, templates) - 1 df it replaced
-rejected 0.010 of no-amplification runs at the default's 5 templates (docs/calibration.md).
 """
 
 from __future__ import annotations

@@ -1,54 +1,35 @@
 """Before/after comparison of two stored runs of the same measure.
 
-Items of the two runs are joined on an item key; for each group (and for all items) we
-report the mean item value before and after and the mean paired change (after - before)
-with its 95 % interval and two-sided test of no mean change, chosen by
-:func:`genderscope.stats.design.infer` from the comparison's design (a mean of item
-changes, or of items clustered by the measure's declared unit):
+Items of the two runs are joined on an item key (each measure's declared ``pairing``, or
+``key``, ``value``, ``groups`` given); for each group and for all items: the mean item
+value before and after, and the mean paired change (after - before) with its 95 %
+interval and two-sided test of no mean change, chosen by
+:func:`genderscope.stats.design.infer` from the comparison's design:
 
-- items independent: the equal-tailed bootstrap-t interval and test of the mean change
-  (Hall 1988; studentised, so it keeps its size under skewed changes, where the
-  sign-flip test rejected 0.11 of no-change runs); ``ci_unit`` "items";
-- items sharing a cluster (BEC-Pro: ``profession_key``, ``ci_unit`` "professions"), when
-  the measure declares one and both runs have it: the cluster t interval (CR1, t(K - 1))
-  and its t test, over the same item-weighted mean;
-- 5 or fewer units (items or clusters): the interval, and no test ("too few units to
-  test", ``p_value`` NaN).
+- items independent: the equal-tailed bootstrap-t interval and test (Hall 1988),
+  ``ci_unit`` "items";
+- items sharing the measure's declared cluster (BEC-Pro: ``profession_key``, ``ci_unit``
+  "professions"), when both runs have it: the cluster t interval (CR1, t(K - 1)) and its
+  t test over the same item-weighted mean;
+- 5 or fewer units: the interval, and no test ("too few units to test", ``p_value`` NaN).
 
-A row whose interval has a ``caveat`` (the item changes strongly skewed, where
-docs/calibration.md measured the bootstrap-t outside its bar:
-:mod:`genderscope.stats.diagnostics`) keeps it in its ``caveat`` column; rows without
-one have no value there (and the column is absent when no row has one).
+A row's interval ``caveat`` (:mod:`genderscope.stats.diagnostics`) goes to its ``caveat``
+column, absent when no row has one. An item whose two values are equal within the
+measure's tolerance (its design's; else :data:`genderscope.core.design.SENTENCE_TOLERANCE`
+for a sentence-scored measure, else :data:`genderscope.core.design.SCORE_TOLERANCE`) is a
+tie: its change is set to 0 before the interval and test (``n_ties``), and when every
+change is a tie the row says "no change beyond numerical precision", with no p-value.
+Binary item values (CrowS-Pairs) also get McNemar's exact test on the discordant pairs
+(McNemar 1947). The per-group rows are one family ("compare per <groups>"): ``p_adjusted``
+is Holm's (``p_adjust="bh"``: Benjamini-Hochberg), McNemar's p-values likewise; the
+"(all)" row is a single test.
 
-Numerical noise is not evidence: an item whose two values are equal within the
-measure's tolerance (its declared design's; else, for a sentence-scored measure,
-:data:`genderscope.core.design.SENTENCE_TOLERANCE`, ``|change| <= 1e-2 + 1e-5 x |value|``
-nats, what rescoring on another device or batch moves a sentence sum by; else
-:data:`genderscope.core.design.SCORE_TOLERANCE`, ``1e-4 + 1e-5 x |value|``, the
-precision of float32 scores) is a tie, its change set to 0 before the interval and
-test (``n_ties`` counts them); when every change is a tie the row says "no change beyond
-numerical precision" and has no p-value. So a run compared with itself rescored at
-another batch size reports no change. For binary item values (CrowS-Pairs:
-"stereotypical sentence preferred") McNemar's exact test on the discordant pairs is
-added (a two-sided binomial test of b vs c; McNemar 1947).
-
-Multiplicity: the per-group rows of one table are a family ("compare per
-<groups>"): each row carries the raw ``p_value`` and ``p_adjusted`` (Holm by
-default, ``p_adjust="bh"`` for Benjamini-Hochberg), and McNemar p-values get
-``<value>_mcnemar_p_adjusted`` the same way. The "(all)" row is a single test.
-
-Which columns are used is declared by each measure (its ``pairing``) and can be given
-explicitly (``key``, ``value``, ``groups``) for any other measure.
-
-Runs of WEAT, RIPA, RND, ECT or MAC that record their word vectors (plain runs,
-``genderscope run NAME``, and the runs of the debiased-vector evaluation, ``genderscope
-debias ...``; :func:`genderscope.measures.vector_change.record_plain_run`) are compared as that
-evaluation compares them: their per-word items share the words of the other sets, so the
-change's interval and test are those of the crossed design their declarations' pairing
-names (``Pairing.design``), from the recorded word rows
-(:func:`genderscope.measures.vector_change.paired_change`, one code path with the
-evaluation; ``summary["design"]`` names it). Without the word rows the items are treated
-as independent, and ``summary["design_note"]`` says that this overstates the evidence.
+Runs of WEAT, RIPA, RND, ECT or MAC that record their word rows are compared with the
+crossed design of their ``Pairing.design``
+(:func:`genderscope.measures.vector_change.paired_change`, the debiased-vector
+evaluation's code path; ``summary["design"]`` names it); without those rows the items
+are taken as independent and ``summary["design_note"]`` says this overstates the evidence.
+Figures: docs/calibration.md, "Paired tests and compare" and "Numerical precision".
 """
 
 from __future__ import annotations

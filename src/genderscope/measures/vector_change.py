@@ -7,26 +7,18 @@ WEAT, RIPA, RND, ECT or MAC that record their word vectors
 
 The items are not independent: WEAT's and MAC's per-target values share the attribute
 words, RIPA's per-attribute values the word pairs, RND's and ECT's the target sets'
-centroids, and every word's vector carries its own noise. So each metric's change
-has a sampling design, declared once, in the metric's declaration (its ``pairing.design``,
+centroids, and every word's vector carries its own noise. Each metric's change therefore
+has a sampling design, declared in its declaration (``pairing.design``,
 :class:`genderscope.core.declaration.Pairing`: a mean over its items crossed with the
-words they share; each word measured before and after), which its callers pass here, and
+words they share, each word measured before and after), which its callers pass here.
 :func:`genderscope.stats.change_interval.infer_change` gives the interval and test over
-every word set (X, Y, A, B; RIPA: its word pairs, A, B): the t test of no change, whose
-variance V_0 is that under no change (each word's own contribution:
-:func:`contributions`; "too few units to test" below 5 degrees of freedom), and the
-several-sample jackknife t interval with variance max(V_0, V_c), V_c the infinitesimal
-jackknife's (each word weighted alike in both vector sets: :func:`derivatives`, less the
-noise their squares carry: :func:`noise_terms`), the larger taken over all word sets
-together. On two noisy copies of the same vectors (8 + 8 targets, 8 + 8 attribute words) a
-bootstrap-t over the items "found" a change in 0.09-0.35 of runs; this test in 0.032-0.053
-(600 runs) and 0.041-0.052 per row over 20,000 (``null_rows(20000, seed=1)`` of
-tests/calibration_sims_debias.py; WEAT's set X 0.042 [0.040, 0.045]: compare of two saved
-runs, the same test, rejected 0.027 of its 600 seeded worlds, 1.9 standard errors below
-that, Monte-Carlo error: the test itself is within the bar). The interval covers the
-expected change after a simulated debiasing in 0.935-0.967 (600 runs: WEAT 0.955, RIPA
-0.935, RND 0.967, ECT 0.960, MAC 0.958; docs/calibration.md; why the larger variance is
-taken once over all word sets, not per set: :mod:`genderscope.stats.change_interval`).
+every word set (X, Y, A, B; RIPA: its word pairs, A, B) from each word's own contribution
+(:func:`contributions`), its derivative, each word weighted alike in both vector sets
+(:func:`derivatives`), and the noise the derivatives' squares carry
+(:func:`noise_terms`): the t test of no change with the variance under no change ("too
+few units to test" below 5 df) and the several-sample jackknife t interval with variance
+max(V_0, V_c), why: that module. Figures: docs/calibration.md, "Debiased word vectors:
+before and after".
 
 A run records the rows its change needs as a further table, :data:`WORDS_TABLE`
 (:func:`words_table`; read back by :func:`sets_from_table`), so that two saved runs
