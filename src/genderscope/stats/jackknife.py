@@ -28,7 +28,7 @@ Stein 1981) that V_0 does not. Away from no change the interval keeps the deriva
 less the noise their squares carry (``corrections``; Goodman 1960, "On the exact
 variance of products", JASA 55(292)), each sample's share kept at least its share under
 no change (``floor``); :func:`genderscope.stats.change_interval.infer_change` floors the
-total once instead. Why this design, and the alternatives measured: docs/statistics.md.
+total once instead. Why this design: docs/statistics.md, "Several samples of words".
 """
 
 from __future__ import annotations
