@@ -89,7 +89,7 @@ def t_mean_ci(data: np.ndarray | list[float], *, confidence: float = 0.95,
 
     mean ± t(n−1) · s/√n, from ``scipy.stats.ttest_1samp(...).confidence_interval``.
     Use it where few units vary (e.g. 8 attribute-word means): there a percentile
-    bootstrap is too narrow (0.87 coverage at n = 8 in tests/stats/test_calibration.py).
+    bootstrap is too narrow (docs/calibration.md, "LPBS set mean"; docs/statistics.md).
     """
     from scipy import stats  # imported on use: a cached rerun needs none
 
