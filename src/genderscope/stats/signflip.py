@@ -7,8 +7,9 @@ distribution is the mean of (e_1 d_1, ..., e_n d_n) over sign vectors e in {-1, 
 Every one of the 2^n vectors when 2^n <= ``exact_limit`` (n <= 24 by default; the
 p-value is then exact, e.g. p >= 1/16 two-sided at n = 5), else ``n_flips`` seeded
 random vectors with the (k + 1) / (B + 1) estimator. The test is of the *mean*, the
-same quantity as the estimate and its CI; its size holds for symmetric differences,
-and approximately for skewed ones (tests/stats/test_calibration.py measures it).
+same quantity as the estimate and its CI; its size holds for differences symmetric
+under the null, not for skewed ones (docs/calibration.md, "Paired tests and compare"),
+so :mod:`genderscope.stats.design` uses it only where the sign is arbitrary by design.
 
 Hodges-Lehmann estimate (Hodges & Lehmann 1963): the median of the Walsh averages
 (d_i + d_j) / 2, i <= j; the location the Wilcoxon signed-rank test is about.
