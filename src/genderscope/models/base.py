@@ -1,6 +1,6 @@
 """Questions a measure may ask a model, as plain data types and protocols.
 
-Masked LMs (:class:`MaskedScorer`) answer
+Masked LMs (:class:`~genderscope.models.masked.MaskedLM`) answer
 
 - :meth:`fill_logprobs`: log P(candidate | sentence) at a slot, for many
   :class:`FillQuery` at once (multi-wordpiece candidates scored by a named
@@ -12,7 +12,7 @@ Masked LMs (:class:`MaskedScorer`) answer
   out, or each piece masked alone);
 - :meth:`tokenize`: the word pieces of sentences (to choose PLL positions).
 
-Causal LMs (:class:`CausalScorer`) answer
+Causal LMs (:class:`~genderscope.models.causal.CausalLM`) answer
 
 - :meth:`log_likelihood`: total and per-token log-likelihood of texts, given
   the adapter's (explicit, recorded) start-of-text token;
@@ -26,9 +26,8 @@ as the cache key, and ``describe()`` for result metadata.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal
 
 import numpy as np
 
@@ -89,39 +88,3 @@ class SeqScore:
     @property
     def perplexity(self) -> float:
         return float(np.exp(-self.mean)) if self.n_tokens else float("nan")
-
-
-@runtime_checkable
-class Scorer(Protocol):
-    kind: str
-    fingerprint: str
-
-    def describe(self) -> dict[str, object]: ...
-
-
-@runtime_checkable
-class MaskedScorer(Scorer, Protocol):
-    def fill_logprobs(self, queries: Sequence[FillQuery], *, strategy: Strategy = "l2r",
-                      span_masking: SpanMasking = "piece",
-                      progress: bool = False) -> np.ndarray: ...
-
-    def pseudo_log_likelihood(self, texts: Sequence[str], *,
-                              positions: Sequence[Sequence[bool] | None] | None = None,
-                              progress: bool = False) -> list[SeqScore]: ...
-
-    def span_logprobs(self, texts: Sequence[str],
-                      spans: Sequence[Sequence[tuple[int, int]]], *, rule: SpanRule = "l2r",
-                      progress: bool = False) -> list[np.ndarray]: ...
-
-    def tokenize(self, texts: Sequence[str]) -> list[list[str]]: ...
-
-
-@runtime_checkable
-class CausalScorer(Scorer, Protocol):
-    def log_likelihood(self, texts: Sequence[str], *,
-                       progress: bool = False) -> list[SeqScore]: ...
-
-    def continuation_logprob(self, pairs: Sequence[tuple[str, str]], *,
-                             progress: bool = False) -> np.ndarray: ...
-
-    def tokenize(self, texts: Sequence[str]) -> list[list[str]]: ...
