@@ -110,6 +110,31 @@ def test_interval_takes_the_larger_variance_once_over_all_sets() -> None:
     assert (res.ci.ci_low, res.ci.ci_high) == pytest.approx((0.3 - half, 0.3 + half))
 
 
+@pytest.mark.parametrize("scale", [1.0, 3.0])  # V_0's interval; V_c's
+def test_change_computes_each_variance_once(monkeypatch, scale: float) -> None:  # noqa: ANN001
+    """infer_change computes V_0 (for the test, and the interval when it is the larger)
+    and V_c once each, whichever interval it returns: it once computed V_0 three times."""
+    from genderscope.stats import change_interval, jackknife
+
+    calls: list[object] = []
+    real = jackknife.jackknife_variance
+
+    def counted(derivatives, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        calls.append(derivatives)
+        return real(derivatives, *args, **kwargs)
+
+    monkeypatch.setattr(jackknife, "jackknife_variance", counted)
+    monkeypatch.setattr(change_interval, "jackknife_variance", counted)
+    crossed = Design("mean", unit="target words", crossed=("attribute words",))
+    rng = np.random.default_rng(12)
+    grads = {"X": scale * 0.07 * rng.normal(size=8), "A": 0.02 * rng.normal(size=8)}
+    own = {"X": 0.05 * rng.normal(size=8), "A": 0.12 * rng.normal(size=8)}
+    noise = {k: np.full(8, 1e-4) for k in grads}
+    res = change_interval.infer_change(crossed, 0.3, grads, own, noise)
+    assert np.isfinite(res.ci.ci_low) and np.isfinite(res.p_value)
+    assert sorted(map(id, calls)) == sorted((id(own), id(grads)))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("runs", runs(60, 600))
 def test_compare_of_saved_runs_is_sized(runs: Runs) -> None:

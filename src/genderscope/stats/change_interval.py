@@ -32,9 +32,10 @@ import numpy as np
 from genderscope.core.design import Design
 from genderscope.stats.design import Inference
 from genderscope.stats.jackknife import (
-    infer_samples,
-    jackknife_ci,
+    crossed_unit,
     jackknife_variance,
+    null_t_test,
+    variance_ci,
 )
 
 
@@ -49,15 +50,15 @@ def infer_change(design: Design, estimate: float, derivatives: Mapping[str, np.n
     the one of V = max(V_0, V_c) over all samples; the test, of ``null`` with V_0
     ("too few units to test" below 5 degrees of freedom). A derivative that is not finite
     gives NaN bounds."""
-    test = infer_samples(design, estimate, own, null=null, null_influence=own,
-                         confidence=confidence)
-    v_c = jackknife_variance(derivatives, corrections).variance
-    v_0 = jackknife_variance(own).variance
-    if np.isfinite(v_c) and not v_c > v_0:
-        return test  # V_0's interval (infer_samples' with the null's variance)
-    ci, _ = jackknife_ci(estimate, derivatives, confidence=confidence, unit=test.ci.ci_unit
-                         or "words", corrections=corrections)
-    return Inference(ci, test.test)
+    unit = crossed_unit(design, own)
+    v_0 = jackknife_variance(own)  # each variance once: the test's and the interval's
+    v_c = jackknife_variance(derivatives, corrections)
+    base, df_0 = variance_ci(estimate, v_0, confidence=confidence, unit=unit)
+    test = null_t_test(base, df_0, null, int(base.n_units or 0))
+    if np.isfinite(v_c.variance) and not v_c.variance > v_0.variance:
+        return Inference(base, test)  # V_0's interval
+    ci, _ = variance_ci(estimate, v_c, confidence=confidence, unit=unit)
+    return Inference(ci, test)
 
 
 __all__ = ["infer_change"]

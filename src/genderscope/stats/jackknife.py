@@ -107,9 +107,15 @@ def jackknife_ci(estimate: float, derivatives: Mapping[str, np.ndarray], *,
     :func:`jackknife_variance` takes them). When no unit moves the statistic (every
     derivative 0) the interval is the estimate itself and df NaN; NaN bounds when a
     derivative is not finite."""
+    jv = jackknife_variance(derivatives, corrections, floor, interaction)
+    return variance_ci(estimate, jv, confidence=confidence, unit=unit)
+
+
+def variance_ci(estimate: float, jv: JackknifeVariance, *, confidence: float = 0.95,
+                unit: str = "words") -> tuple[CI, float]:
+    """:func:`jackknife_ci` from a variance already computed (:func:`jackknife_variance`)."""
     from scipy import stats  # imported on use: a cached rerun needs none
 
-    jv = jackknife_variance(derivatives, corrections, floor, interaction)
     n = int(sum(jv.sizes.values()))
     nan = float("nan")
     if jv.variance == 0.0:
@@ -148,27 +154,38 @@ def infer_samples(design: Design, estimate: float, derivatives: Mapping[str, np.
     derivative's square carries, subtracted from the interval's variance (each sample's
     kept at least that of ``null_influence``, when given). ``interaction``: (V_e, df) of
     :func:`two_way`, subtracted once with its own df (:func:`jackknife_variance`)."""
+    unit = crossed_unit(design, derivatives)
+    ci, df = jackknife_ci(estimate, derivatives, confidence=confidence, unit=unit,
+                          corrections=corrections, floor=null_influence,
+                          interaction=interaction)
+    if null is None:
+        return Inference(ci)
+    base, df0 = (ci, df) if null_influence is None else jackknife_ci(
+        estimate, null_influence, confidence=confidence, unit=unit)
+    return Inference(ci, null_t_test(base, df0, null, int(ci.n_units or 0)))
+
+
+def null_t_test(base: CI, df: float, null: float, n: int) -> MeanTest:
+    """The t test of ``null`` with the variance of ``base`` (a :func:`variance_ci`) and its
+    ``df``, over ``n`` units: "too few units to test" below 5 degrees of freedom."""
+    nan = float("nan")
+    if not np.isfinite(df):
+        return MeanTest("none (every value the same)", nan, n)
+    if df < MIN_UNITS_TO_TEST - 1:
+        return MeanTest(TOO_FEW, nan, n)
+    return MeanTest(TEST, t_test_p(base, df, null), n)
+
+
+def crossed_unit(design: Design, derivatives: Mapping[str, np.ndarray]) -> str:
+    """``design``'s unit in words (:func:`_unit`), after checking that it is a crossed mean
+    and that ``derivatives`` has the units' sample and a crossed one (ValueError)."""
     if design.estimand != "mean" or not design.crossed:
         raise ValueError(f"design {design.describe()!r}: infer_samples takes a crossed "
                          "mean (declare crossed=...)")
     if len(derivatives) < 2:
         raise ValueError(f"design {design.describe()!r}: derivatives for the units and "
                          "every crossed sample are required")
-    unit = _unit(design)
-    ci, df = jackknife_ci(estimate, derivatives, confidence=confidence, unit=unit,
-                          corrections=corrections, floor=null_influence,
-                          interaction=interaction)
-    if null is None:
-        return Inference(ci)
-    nan = float("nan")
-    n = int(ci.n_units or 0)
-    base, df0 = (ci, df) if null_influence is None else jackknife_ci(
-        estimate, null_influence, confidence=confidence, unit=unit)
-    if not np.isfinite(df0):
-        return Inference(ci, MeanTest("none (every value the same)", nan, n))
-    if df0 < MIN_UNITS_TO_TEST - 1:
-        return Inference(ci, MeanTest(TOO_FEW, nan, n))
-    return Inference(ci, MeanTest(TEST, t_test_p(base, df0, null), n))
+    return _unit(design)
 
 
 def two_way(cell_derivatives: np.ndarray, rows: np.ndarray, cols: np.ndarray
