@@ -221,24 +221,19 @@ def infer_share(design: Design, hits: np.ndarray, answers: np.ndarray, rows: np.
     layout (items x templates), h_c of a cell's n_c answers counted; ``rows`` and ``cols``
     each cell's level, 0-based integers. No test.
 
-    The interval of :func:`genderscope.stats.resample.cluster_proportion_ci` (the flip
-    rate's over templates) carried over to a crossed design: Wilson's score interval
-    (Wilson 1927, :func:`genderscope.stats.resample.wilson_bounds`, one formula for both)
-    at Kish's effective sample size n* = p (1 - p) / V, V the crossed design's variance
-    of p (:func:`two_way` and :func:`jackknife_variance` from each cell's derivative
-    (h_c - p n_c) / N: item and template variances, the cell interaction subtracted
-    once), with the t(df) quantile, df Satterthwaite's (Korn & Graubard 1998's
-    degrees-of-freedom adjusted effective sample size). V is kept at least the answers'
-    binomial variance p (1 - p) / N (the design effect floored at 1, as there); where the
-    binomial one is the larger, nothing of V is used and the quantile is the normal one:
-    Wilson's interval of N answers. When p is 0 or 1 there is no variance to estimate: the
-    interval is Wilson's at N with the t quantile of the factor with fewer levels (its
-    levels - 1 df; conservative, as cluster_proportion_ci's t(K - 1)), so it is never
-    [0, 0]: at N = 1,000 answers and 5 templates none counted gives [0, 0.0077]. Wilson's
-    interval keeps rare shares' coverage where a Wald (t) interval collapses or reaches
-    below 0 (Agresti & Coull 1998, "Approximate is better than 'exact' for interval
-    estimation of binomial proportions", Am. Stat. 52(2); Brown, Cai & DasGupta 2001).
-    Calibrated in tests/measures/test_amplification_lm.py (docs/calibration.md)."""
+    The interval of :func:`genderscope.stats.resample.cluster_proportion_ci` carried over
+    to a crossed design: Wilson's score interval
+    (:func:`genderscope.stats.resample.wilson_bounds`) at Kish's effective sample size
+    n* = p (1 - p) / V, V the crossed design's variance of p (:func:`two_way` and
+    :func:`jackknife_variance` from each cell's derivative (h_c - p n_c) / N, the cell
+    interaction subtracted once), with the t(df) quantile, df Satterthwaite's (Korn &
+    Graubard 1998). V is kept at least the answers' binomial variance p (1 - p) / N; where
+    that is the larger, the interval is Wilson's of N answers with the normal quantile.
+    When p is 0 or 1 it is Wilson's at N with the t quantile of the factor with fewer
+    levels (its levels - 1 df), so never [0, 0]. Wilson's limits keep rare shares'
+    coverage where a Wald interval collapses or reaches below 0 (Agresti & Coull 1998,
+    Am. Stat. 52(2)). Calibrated in tests/measures/test_amplification_lm.py
+    (docs/calibration.md)."""
     from scipy import stats  # imported on use: a cached rerun needs none
 
     if design.estimand != "proportion" or len(design.crossed) != 1:
