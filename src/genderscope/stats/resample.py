@@ -179,12 +179,10 @@ def cluster_proportion_ci(values: np.ndarray | Sequence[float], clusters: Sequen
     "Confidence intervals for proportions with small expected number of positive counts
     estimated from survey data", Survey Methodology 24(2), here with Wilson's limits (SAS
     PROC SURVEYFREQ's "modified Wilson"; compared by Dean & Pagano 2015, J. Survey Stat.
-    Methodol. 3(4)). Why not a cluster bootstrap or the cluster t interval: with rare
-    outcomes most clusters have none, and both collapse to [0, 0] or reach below 0; the
-    score interval stays in [0, 1] and is never empty of width. deff is floored at 1 (a
-    deff below 1 from few clusters is noise that would make the interval narrower than
-    Wilson's for independent units) and is 1 when p is 0 or 1 (no variance to estimate:
-    the interval is Wilson's at n, with the t quantile). Calibrated in
+    Methodol. 3(4)). Unlike a cluster bootstrap or the cluster t interval it stays in
+    [0, 1] and never collapses to [0, 0] when most clusters have no outcome
+    (docs/statistics.md, "Proportions"). deff is floored at 1, and is 1 when p is 0 or 1
+    (the interval is then Wilson's at n, with the t quantile). Calibrated in
     tests/stats/test_calibration_design.py and docs/calibration.md.
     """
     from scipy import stats  # imported on use: a cached rerun needs none
