@@ -16,16 +16,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from genderscope.checks import flag, whole_number
 from genderscope.errors import ArgumentError, GenderscopeError
 
 TYPES = ("int", "float", "str", "bool", "path", "strs", "any")
 """``strs``: a sequence of strings (a comma-separated string is split); ``any``: an object
 the API passes through (e.g. an ``AssociationTest``), a string on the command line."""
-
-
-def flag(name: str) -> str:
-    """``subset_seed`` -> ``--subset-seed``."""
-    return "--" + name.replace("_", "-")
 
 
 @dataclass(frozen=True)
@@ -69,10 +65,7 @@ class Option:
                 raise GenderscopeError(f"{self.flag} is required")
             return None
         if self.type == "int":
-            if isinstance(value, bool) or not isinstance(value, int):
-                if isinstance(value, float) and math.isnan(value):
-                    raise ArgumentError(f"{self.name} must be a whole number, got nan")
-                raise ArgumentError(f"{self.name} must be a whole number (int), got {value!r}")
+            whole_number(value, self.name)
         elif self.type == "float":
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ArgumentError(f"{self.name} must be a number, got {value!r}")
