@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from pandas.testing import assert_frame_equal
 
 from genderscope.datasets import bec_pro
 from genderscope.errors import DataError
@@ -84,17 +85,17 @@ def test_published_files_fail_strict_and_load_repaired(data_dir: Path) -> None:
                                         r"not match"):
         bec_pro.load_tsv(path)
     rows = bec_pro.load_tsv(path, repair=True)
-    assert bec_pro.diff_rows(rows, bec_pro.generate("en")) == []
+    assert_frame_equal(bec_pro.to_frame(rows), bec_pro.to_frame(bec_pro.generate("en")))
     de = bec_pro.load_tsv(data_dir / "bec-pro" / "BEC-Pro_DE.tsv", repair=True)
-    assert bec_pro.diff_rows(de, bec_pro.generate("de")) == []
+    assert_frame_equal(bec_pro.to_frame(de), bec_pro.to_frame(bec_pro.generate("de")))
     assert de[0].profession_key == "taper"
 
 
 def test_round_trip_and_query_templates(tmp_path: Path) -> None:
     rows = bec_pro.generate("en")
-    f = bec_pro.write_tsv(rows, tmp_path / "b.tsv")
-    back = bec_pro.load_tsv(f)
-    assert bec_pro.diff_rows(rows, back) == []
+    bec_pro.to_frame(rows).to_csv(tmp_path / "b.tsv", sep="\t")  # the published layout
+    back = bec_pro.load_tsv(tmp_path / "b.tsv")
+    assert_frame_equal(bec_pro.to_frame(rows), bec_pro.to_frame(back))
     r = rows[1]  # "He is a steel worker."
     assert r.tm_template() == "{target} is a steel worker."
     assert r.tam_template() == "{target} is a [[steel worker]]."

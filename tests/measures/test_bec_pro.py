@@ -168,8 +168,8 @@ def test_reordered_tsv_pairs_by_person_pair(lang: str, tmp_path: Path) -> None:
     keep = [r for r in rows if r.profession_key in
             {rows[0].profession_key, rows[1].profession_key, rows[-1].profession_key}]
     shuffled = [keep[i] for i in np.random.default_rng(0).permutation(len(keep))]
-    f = data.write_tsv(shuffled, tmp_path / "shuffled.tsv")
-    loaded = data.load_tsv(f)
+    data.to_frame(shuffled).to_csv(tmp_path / "shuffled.tsv", sep="\t")
+    loaded = data.load_tsv(tmp_path / "shuffled.tsv")
     items = bec_pro.score_rows(FakeMasked(), loaded)
     w = bec_pro.paired_rows(items)
     assert len(w) == len(keep) // 2  # every row has its counterpart

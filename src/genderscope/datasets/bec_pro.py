@@ -247,13 +247,6 @@ def to_frame(rows: Sequence[BecProRow]) -> pd.DataFrame:
     return pd.DataFrame(data)
 
 
-def write_tsv(rows: Sequence[BecProRow], path: str | Path) -> Path:
-    """Write rows in the published TSV layout (unnamed leading index column)."""
-    p = Path(path)
-    to_frame(rows).to_csv(p, sep="\t")
-    return p
-
-
 # -- loader ------------------------------------------------------
 def load_tsv(path: str | Path, *, repair: bool = False,
              person_words: dict[str, str] | None = None) -> list[BecProRow]:
@@ -329,15 +322,3 @@ def _check_row(p: Path, line: int, i: int, cells: dict[str, str], repair: bool,
                                 f"{cells[col]!r}, expected {want!r} (use repair to rebuild)")
             cells[col] = want
     return _make_row(i, cells, spans)
-
-
-def diff_rows(a: Sequence[BecProRow], b: Sequence[BecProRow]) -> list[tuple[int, str]]:
-    """(row, column) pairs where two corpora differ (same length required)."""
-    if len(a) != len(b):
-        raise ValueError(f"corpora differ in length: {len(a)} vs {len(b)}")
-    fa, fb = to_frame(a), to_frame(b)
-    out = []
-    for col in fa.columns:
-        for i in (fa[col] != fb[col]).to_numpy().nonzero()[0]:
-            out.append((int(i), col))
-    return sorted(out)
