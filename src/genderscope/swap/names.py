@@ -20,6 +20,7 @@ from importlib import resources
 import numpy as np
 
 from genderscope.errors import DataError, where
+from genderscope.swap.pairs import PairList
 
 COMMON_WORDS: frozenset[str] = frozenset(
     """
@@ -52,13 +53,7 @@ class NameMap:
         w = name.lower()
         return self.m2f.get(w) or self.f2m.get(w)
 
-    def gender_of(self, name: str) -> str | None:
-        w = name.lower()
-        if w in self.m2f:
-            return "m"
-        if w in self.f2m:
-            return "f"
-        return None
+    gender_of = PairList.gender_of  # the same look-up in the same two maps
 
     def is_name(self, word: str) -> bool:
         w = word.lower()
