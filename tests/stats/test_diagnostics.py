@@ -10,9 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+from typer.testing import CliRunner
 
-from genderscope.cli.common import caveat_lines, run_note
-from genderscope.cli.tables import tables_of
+from genderscope.cli import common
+from genderscope.cli.app import app
+from genderscope.cli.common import caveat_lines, console, run_note
 from genderscope.core.design import Design
 from genderscope.reporting.entry import from_ci
 from genderscope.results import Result
@@ -20,6 +22,7 @@ from genderscope.stats import diagnostics as dg
 from genderscope.stats.bootstrap_t import bootstrap_t_test
 from genderscope.stats.design import infer
 from genderscope.stats.standardized import standardized_difference_ci
+from genderscope.store import Store
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "calibration.md"
 NORMAL_20 = stats.norm.ppf((np.arange(20) + 0.5) / 20)
@@ -152,21 +155,43 @@ def test_d_interval_carries_the_caveat_over_unit_means() -> None:
     assert np.isfinite(seat.ci.ci_low) and seat.ci.caveat is None
 
 
-def test_caveats_reach_the_run_note_and_the_report_reading() -> None:
+def _printed(*things: object) -> str:
+    with console.capture() as out:
+        for t in things:
+            console.print(t)
+    return out.get()
+
+
+def test_caveats_reach_run_runs_show_and_the_report_reading(tmp_path: Path,
+                                                            monkeypatch) -> None:  # noqa: ANN001
+    """``genderscope run`` prints the summary's caveat lines once, between its tables and
+    its last line; ``genderscope runs show`` prints the same lines after the same tables:
+    both from :func:`genderscope.cli.common.run_output`, the note itself carrying none."""
     ci = infer(Design("mean", unit="targets"), LOGNORMAL_20, null=0.0, n_resamples=99)
     summary = {"she": ci.as_dict(), "he": {"estimate": 1.0, "ci_low": 0.0, "ci_high": 2.0},
                "nested": {"inner": {"caveat": "x [y]"}}}
     assert caveat_lines(summary) == [f"caveat: she: {ci.ci.caveat}",
                                      "caveat: nested.inner: x \\[y]"]
     assert caveat_lines({"he": 1.0}) == []
-    result = Result("probe", summary, pd.DataFrame(), {"run_id": "r1", "runtime_s": 1.0})
-    lines = run_note(result, "out").splitlines()
-    assert lines[0] == f"caveat: she: {ci.ci.caveat}" and lines[-1].startswith("run r1;")
-    plain = Result("probe", {"he": summary["he"]}, pd.DataFrame(), {"run_id": "r1"})
-    assert "caveat" not in run_note(plain, "out")
-    shown = tables_of(result)  # genderscope runs show
-    assert shown[-2:] == caveat_lines(summary) and len(shown) > 2
-    assert not any(isinstance(t, str) and "caveat" in t for t in tables_of(plain))
+    meta = {"run_id": "r1", "runtime_s": 1.0, "out": "out"}
+    result = Result("probe", summary, pd.DataFrame({"i": [0]}), meta)
+    plain = Result("probe", {"he": summary["he"]}, pd.DataFrame({"i": [0]}), dict(meta))
+    assert "caveat: she: targets strongly skewed" in _printed(*caveat_lines(summary))
+    for res in (result, plain):
+        monkeypatch.setattr(common, "run_measure", lambda *a, res=res, **k: res)
+        with console.capture() as out:  # genderscope run (the probe's plain summary table)
+            common.execute("probe", None, "auto", "auto", None, "float32", None, None, False,
+                           False, common.summary_table)
+        tables = _printed(*common.summary_table(res))
+        caveats = _printed(*caveat_lines(res.summary)) if res is result else ""
+        assert out.get() == tables + caveats + _printed(run_note(res, meta["out"]))
+        assert "caveat" not in run_note(res, meta["out"])
+        store = Store(tmp_path / "s.sqlite")
+        run_id = store.record_run(res)
+        store.close()
+        shown = CliRunner().invoke(app, ["runs", "show", run_id, "--store",
+                                         str(tmp_path / "s.sqlite")])
+        assert shown.exit_code == 0 and tables + caveats + "model: " in shown.output
     head = from_ci("she", summary["she"])
     assert head.reading().endswith(f" Caveat: {ci.ci.caveat}.")
     assert "Caveat" not in from_ci("he", summary["he"]).reading()

@@ -76,16 +76,22 @@ def run_measure(*args: object, **kwargs: object) -> Result:
 
 def run_note(result: Result, base: Path | str) -> str:
     """The last line of a run: its id, where it was saved, and how long it took, or that
-    it is a stored run reused (and how long it took when it was computed); after the
-    summary's caveats (:func:`caveat_lines`), one a line."""
+    it is a stored run reused (and how long it took when it was computed). It follows
+    :func:`run_output`."""
     meta = result.metadata
     if meta.get("reused"):
-        last = (f"reused stored run {meta['run_id']} (same model, options and items; computed "
+        return (f"reused stored run {meta['run_id']} (same model, options and items; computed "
                 f"in {meta.get('runtime_s', '?')} s; `genderscope run --no-reuse ...` "
                 f"recomputes); saved to {base}")
-    else:
-        last = f"run {meta['run_id']}; saved to {base}; {meta.get('runtime_s', '?')} s"
-    return "\n".join([*caveat_lines(result.summary), last])
+    return f"run {meta['run_id']}; saved to {base}; {meta.get('runtime_s', '?')} s"
+
+
+def run_output(result: Result, table: Callable[[Result], list[Any]]) -> list[Any]:
+    """What a run prints above its last line (:func:`run_note`): ``table``'s tables of
+    ``result``, then the summary's caveats (:func:`caveat_lines`), one a line. The one
+    place a run's caveats are added: ``genderscope run`` and ``genderscope runs show``
+    (:func:`genderscope.cli.tables.tables_of`) both print it."""
+    return [*table(result), *caveat_lines(result.summary)]
 
 
 def caveat_lines(summary: Any, where: str = "") -> list[str]:
@@ -181,7 +187,7 @@ def execute(measure: str, model: str | None, kind: str, start_token: str, device
         console.print_json(to_json({"run_id": result.metadata["run_id"], "reused": bool(
             result.metadata.get("reused")), "summary": result.summary}))
         return
-    for t in table(result):
+    for t in run_output(result, table):
         console.print(t)
     console.print(run_note(result, Path(result.metadata["out"])))
 

@@ -16,13 +16,13 @@ from genderscope.results import Result
 
 def tables_of(result: Result) -> list[Any]:
     """The tables (and notes) ``genderscope run`` prints for ``result``, then its
-    caveats (:func:`genderscope.cli.common.caveat_lines`)."""
-    from genderscope.cli.common import caveat_lines, declared_table, summary_table
+    caveats: :func:`genderscope.cli.common.run_output`, as ``genderscope run`` prints it."""
+    from genderscope.cli.common import declared_table, run_output, summary_table
 
     table = declared_table(result.method)
     if table is not summary_table:
         try:
-            return [*table(result), *caveat_lines(result.summary)]
+            return run_output(result, table)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError):
             pass  # a summary of another layout: every number, as a plain table
-    return [*summary_table(result), *caveat_lines(result.summary)]
+    return run_output(result, summary_table)

@@ -25,6 +25,7 @@ from genderscope.cli.common import (
     fmt,
     p_text,
     run_note,
+    run_output,
 )
 from genderscope.results import to_json
 from genderscope.text_blocks import plural
@@ -119,6 +120,6 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                 "reused")), "summary": result.summary,
                                         "plots": plots}))
             return
-        for t in bec_pro_tables(result):
+        for t in run_output(result, bec_pro_tables):
             console.print(t)
         console.print(run_note(result, base) + (f"; plot {plots[0]}" if plots else ""))
