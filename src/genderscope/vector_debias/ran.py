@@ -40,6 +40,7 @@ from genderscope.progress import progress_bar
 from genderscope.vector_debias.hard import (
     CHUNK_ROWS,
     HardDebiasFit,
+    _unit,
     finite_blocks,
     gender_direction,
 )
@@ -58,9 +59,7 @@ def unit_float32(vectors: Any) -> np.ndarray:
     normalise; a zero row stays zero). NaN or infinite rows are refused."""
     out = np.empty((len(vectors), vectors.dim), dtype=np.float32)
     for lo, block in finite_blocks(vectors):
-        norms = np.linalg.norm(block, axis=1)
-        out[lo:lo + CHUNK_ROWS] = np.divide(block, norms[:, None], out=np.zeros_like(block),
-                                            where=norms[:, None] > 0)
+        out[lo:lo + CHUNK_ROWS] = _unit(block)
     return out
 
 
