@@ -598,7 +598,7 @@ def bec_pro_person_items(rng: np.random.Generator, n_prof: int = 20, n_pairs: in
         "association": np.r_[female + diff, female]})
 
 
-def bec_pro_person_rows(sims: int = 400, seed: int = 238) -> list[Row]:
+def bec_pro_person_rows(sims: int = 1000, seed: int = 238) -> list[Row]:
     """BEC-Pro's ``male_minus_female`` interval and male-vs-female group test (through
     :func:`genderscope.measures.bec_pro.summarize`) when the person words vary too: the
     two-way interval over professions and person-word pairs, and its t test."""
@@ -658,7 +658,7 @@ def _skew_words(dist: str) -> str:
             else f"centred lognormal (skewness {LOGNORMAL_SKEW:.1f})")
 
 
-def report_skew_rows(k: int, dist: str = "exponential", sims: int = 500,
+def report_skew_rows(k: int, dist: str = "exponential", sims: int = 1000,
                      seed: int = 239) -> list[Row]:
     """The report's model-vs-model test of a mean (A - B over k professions x 9 items)
     when the gap varies by profession with mean 0 and skew (centred exponential or
@@ -717,7 +717,7 @@ UNEQUAL_ALTERNATIVES = (
     "(the skew, not the sizes)")
 
 
-def report_unequal_skew_rows(k: int, sims: int = 500, seed: int = 243) -> list[Row]:
+def report_unequal_skew_rows(k: int, sims: int = 1000, seed: int = 243) -> list[Row]:
     """As :func:`report_skew_rows` (centred lognormal gap, mean 0) over k professions of
     unequal sizes (2-30 items, uniform): the item-weighted mean leans on the large
     professions. From 50 clusters the bootstrap-t studentises each resample by its
@@ -992,11 +992,11 @@ TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
         ripa_row(8, 1000, given=True), ripa_row(20, 1000, given=True),
         ripa_row(20, 1000, pairs="aligned", given=True),
         ripa_population_row(1000), embedding_null_row("ripa", 1000)]),
-    ("RND", lambda: [embedding_null_row("rnd", 500), rnd_unequal_row(500),
-                     rnd_unequal_row(500, dim=300), rnd_unequal_row(500, shift=2.0),
+    ("RND", lambda: [embedding_null_row("rnd", 500), rnd_unequal_row(1000),
+                     rnd_unequal_row(1000, dim=300), rnd_unequal_row(500, shift=2.0),
                      rnd_unequal_row(500, nx=10, ny=10)]),
     ("WEAT", lambda: [*weat_permutation_rows(), *weat_d_rows()]),
-    ("RNSB: an absolute value", lambda: rnsb_null_rows(500)),
+    ("RNSB: an absolute value", lambda: rnsb_null_rows(1000)),
     ("Proportions", lambda: [wilson_row()]),
     ("Paired tests and compare", lambda: [
         *(sign_flip_row(n) for n in (5, 10, 20, 60)),
@@ -1011,19 +1011,20 @@ TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
         *_probes().tamkin_rows(12, 1000, old=True), *_probes().tamkin_rows(20, 1000, old=True),
         *(_probes().tamkin_test_row(k, 2000) for k in (12, 20, 40)),
         *_probes().tamkin_no_bias_rows(20, 500)]),
-    ("BEC-Pro with person words that vary", lambda: [*bec_pro_person_rows(300)]),
+    ("BEC-Pro with person words that vary", lambda: [*bec_pro_person_rows(1000)]),
     ("Report: model against model", lambda: [
         *(report_unequal_row(k, 1500) for k in (5, 10, 20)),
-        *(r for k, dist in REPORT_SKEW_CASES for r in report_skew_rows(k, dist)),
-        *report_unequal_skew_rows(50), *report_unequal_skew_rows(100),
+        *(r for k, dist in REPORT_SKEW_CASES for r in report_skew_rows(k, dist, 1000)),
+        *report_unequal_skew_rows(50, 1000), *report_unequal_skew_rows(100, 1000),
         *report_median_rows(20), *report_median_rows(50)]),
     ("Debiased word vectors: before and after", lambda: [
         *_debias().null_rows(600), *_debias().shrink_rows(600),
-        *_debias().compare_null_rows(600), *_debias().plain_compare_rows(600)]),
+        *_debias().compare_null_rows(600), *_debias().plain_compare_rows(600),
+        *_debias().compare_null_rows(600, noise="lognormal"), *_debias().compare_skew_rows(600)]),
     ("Whole measures: StereoSet, WinoBias, ABC, LPBS, bias amplification, chat probes",
      lambda: [
          *_measures().stereoset_rows(1000, 300, 300), _measures().winobias_row(1000),
-         _measures().abc_groups_row(1000), *_measures().abc_crossed_rows(500, 300, 300),
+         _measures().abc_groups_row(1000), *_measures().abc_crossed_rows(500, 300, 1000),
          *_measures().lpbs_test_rows(1000, 300), *_measures().lpbs_mean_rows(1000, 300),
          _measures().amplification_ratio_row(1000),
          *_measures().amplification_lm_rows(2000, 1000),

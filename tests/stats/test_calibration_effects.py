@@ -66,7 +66,7 @@ def test_weat_d_interval_is_exact_for_normal_scores_and_stays_in_range() -> None
     assert weat_d_truth(3.0, 8, 8) < 2.0
 
 
-@pytest.mark.parametrize("runs", runs(150, 300))
+@pytest.mark.parametrize("runs", runs(150, 1000))
 @pytest.mark.parametrize("kw", [{}, {"dim": 300}], ids=["50d", "300d"])
 def test_rnd_interval_with_unequal_sets_covers(kw: dict, runs: Runs) -> None:
     rate = _report(rnd_unequal_row(runs.sims, **kw))
@@ -100,8 +100,7 @@ def test_rnd_interval_agrees_with_its_permutation_test() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("runs", runs(150, 1000))
 def test_rnsb_no_bias_value_is_sized(runs: Runs) -> None:
-    """1,000 runs, 200 relabellings each (as the default): 0.059 (docs/calibration.md runs
-    500)."""
+    """1,000 runs (as docs/calibration.md), 200 relabellings each (as the default)."""
     excludes, above = rnsb_null_rows(runs.sims)
     assert runs.above(_report(excludes), 0.95)  # why the label is needed: never evidence
     assert runs.meets(_report(above), FPR)
