@@ -350,12 +350,13 @@ def main() -> None:
               f"{seed_whole / cli['seconds']:.1f}x")
     print(f"max |delta association| over {len(deltas)} comparable rows: {max(deltas):.2e}")
     baseline = "the seed's per-row pipeline"
-    if args.repeats > 1:
+    if reused:  # one earlier run of the seed way; only the other ways were repeated
+        baseline += (", one earlier run (reused)" if args.repeats == 1 else
+                     f", one earlier run (reused; the other ways: medians of {args.repeats})")
+    elif args.repeats > 1:
         baseline += f", median of {args.repeats} runs of each way"
     if seed["rows"] != 5400:
         baseline += f" (timed on {seed['rows']} rows, scaled to 5,400)"
-    if reused:
-        baseline += " (reused from an earlier run)"
     shape = "bert-base shape" if args.size == "base" else "tiny BERT"
     if seed_whole is not None:
         recorder.write(
