@@ -38,6 +38,7 @@ test gives p below 0.05 (bar: [0.03, 0.07]). The bracket after each figure is it
 Wilson interval over the runs, the Monte-Carlo error (about ±0.02 at 500 runs, ±0.01 at
 2,000). Status: *pass* (the figure is within the bar), *known limit* (outside the bar or
 not the quantity a reader may want, for the reason given), *outside the bar* (a defect).
+Why each interval and test was chosen for its design: [statistics.md](statistics.md).
 
 The page is generated, not typed: `python scripts/calibration_table.py` runs the
 simulations of `tests/calibration_sims.py` at fixed seeds and the run counts shown (the
