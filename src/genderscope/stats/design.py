@@ -31,9 +31,10 @@ only where ``paired`` makes each unit's sign arbitrary under no effect (RIPA's p
 order); a mean whose sign is not arbitrary (a before/after change, a male - female
 difference) gets the equal-tailed bootstrap-t test and interval (Hall 1988;
 :mod:`genderscope.stats.bootstrap_t`), which stays sized under skewed units; a clustered
-mean its cluster t statistic, t(K - 1). With 5 or fewer units (clusters) no test is run:
-"too few units to test", p NaN (a sign flip's smallest two-sided p at 5 units is 1/16);
-the interval is still given (Student's t for 5 or fewer unpaired units). A ``ratio`` of
+mean its cluster t statistic, t(K - 1). With 5 or fewer units (clusters) the bootstrap-t
+and cluster t tests are not run: "too few units to test", p NaN; the interval is still
+given (Student's t for 5 or fewer unpaired units). The exact sign flip is run at any size
+(its smallest two-sided p at 5 units is 1/16, so it cannot reject at 0.05). A ``ratio`` of
 per-cluster totals goes to :func:`infer_totals`; a crossed mean over several independent
 samples of words to :func:`genderscope.stats.jackknife.infer_samples`. Effect sizes are
 tested by permutation in their measures (WEAT); a clustered median or crossed design
