@@ -7,7 +7,8 @@ skewed (the null is a mean of 0, not a symmetric distribution). ``method="mean"`
 sign-flip test (:mod:`genderscope.stats.signflip`, exact up to 24 units), exact where the
 differences are symmetric under the null (two exchangeable conditions); ``method="rank"``
 the Wilcoxon signed-rank test with its own estimate, the Hodges-Lehmann pseudo-median
-(only when asked for: it tests the pseudo-median, not the mean; docs/measures/bec_pro.md).
+(only when asked for: it tests the pseudo-median, not the mean; Bartl et al. 2020, Sec. 4,
+let a Shapiro-Wilk test choose it or the paired t-test: docs/measures/bec_pro.md).
 With 5 or fewer units no test is run: ``test`` is "too few units to test" and ``p_value``
 NaN (the sign flip's and the signed-rank test's smallest two-sided p there is 1/16). The
 bootstrap-t test carries the one-line ``caveat`` of
