@@ -17,8 +17,9 @@ every word set (X, Y, A, B; RIPA: its word pairs, A, B) from each word's own con
 (:func:`derivatives`), and the noise the derivatives' squares carry
 (:func:`noise_terms`): the t test of no change with the variance under no change ("too
 few units to test" below 5 df) and the several-sample jackknife t interval with variance
-max(V_0, V_c), why: that module. Figures: docs/calibration.md, "Debiased word vectors:
-before and after".
+max(V_0, V_c): V_0 the variance under no change (from the contributions), V_c the
+derivatives' less their noise terms (why the larger: that module). Figures:
+docs/calibration.md, "Debiased word vectors: before and after".
 
 A run records the rows its change needs as a further table, :data:`WORDS_TABLE`
 (:func:`words_table`; read back by :func:`sets_from_table`), so that two saved runs
