@@ -10,8 +10,8 @@ is the variance of ``n_resamples`` bootstrap replicates, so any weighted statist
 (e.g. a median) works; V is floored at max(V_rows, V_cols) (it can come out negative),
 and the interval is estimate +- t(min(R, C) - 1) sqrt(V). Resampling items, or one
 factor only, ignores the other factor's variation (docs/measures/abc.md compares it with
-those and with Owen's 2007 pigeonhole bootstrap). Vectorised: one (B, n) weight matrix
-per chunk.
+resampling items, ABC's groups, and with Owen's 2007 pigeonhole bootstrap). Vectorised:
+one (B, n) weight matrix per chunk.
 """
 
 from __future__ import annotations
