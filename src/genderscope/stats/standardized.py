@@ -12,8 +12,10 @@ inversion of Steiger & Fouladi 1997): ``t = (mean_X - mean_Y) / se`` with ``nu``
 of freedom follows a noncentral t with noncentrality ``lambda = delta sigma / se``; the
 limits of ``lambda`` solve ``P(T >= t | lambda_lo) = P(T <= t | lambda_hi) = (1 - c) / 2``,
 scaled to ``delta`` by ``se / s_w`` (``s_w``: the pooled within-set SD) and mapped through
-``h``. Exact for d under normal scores with equal variances, because it counts that the
-SD grows with the difference; at d = 0 it contains 0 exactly when ``|t| < t_(nu)``.
+``h``. Exact for d under normal scores with equal variances (t's exact distribution is
+then that noncentral t); unlike the t interval of the difference over a fixed sample SD it
+counts that the pooled SD grows with the difference. At d = 0 it contains 0 exactly when
+``|t| < t_(nu)``.
 
 ``se`` is cluster-robust (CR1) over the units of each set when several values share a
 unit (SEAT's sentences share their source word), and ``nu = K_X + K_Y - 2`` units.
