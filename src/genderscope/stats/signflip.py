@@ -8,8 +8,9 @@ Every one of the 2^n vectors when 2^n <= ``exact_limit`` (n <= 24 by default; th
 p-value is then exact, e.g. p >= 1/16 two-sided at n = 5), else ``n_flips`` seeded
 random vectors with the (k + 1) / (B + 1) estimator. The test is of the *mean*, the
 same quantity as the estimate and its CI; its size holds for differences symmetric
-under the null, not for skewed ones (docs/calibration.md, "Paired tests and compare"),
-so :mod:`genderscope.stats.design` uses it only where the sign is arbitrary by design.
+under the null, and not for strongly skewed ones (docs/calibration.md, "Paired tests and
+compare": within the bar at skewness 0.8-1.4, above it at 2), so
+:mod:`genderscope.stats.design` uses it only where the sign is arbitrary by design.
 
 Hodges-Lehmann estimate (Hodges & Lehmann 1963): the median of the Walsh averages
 (d_i + d_j) / 2, i <= j; the location the Wilcoxon signed-rank test is about.
