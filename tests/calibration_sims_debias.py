@@ -33,9 +33,30 @@ def _test(n_target: int, n_attr: int) -> Any:
                                     for r, n in sizes.items()))
 
 
+LOGNORMAL_SCALE = float(np.sqrt((np.e - 1) * np.e))
+"""The SD of a lognormal with sigma 1."""
+NOISES = {
+    "normal": ("N(0, {s}^2)", lambda rng, size: rng.normal(size=size)),
+    "lognormal": ("centred lognormal (skewness 6.2, SD {s})",
+                  lambda rng, size: (rng.lognormal(0.0, 1.0, size) - np.exp(0.5))
+                  / LOGNORMAL_SCALE)}
+"""Each word's noise, per coordinate (SD 1, scaled by :data:`NOISE`): its words, in words
+(``{s}``: the SD), and a draw."""
+
+
+CHANGES = {"null": "the same vectors",
+           "shrink": "every word's gender loading halved after",
+           "skew": "the same vectors, after each word also moved along the gender axis by a "
+                   f"centred lognormal amount (SD {NOISE}, skewness 6.2)"}
+"""What :func:`world`'s ``change`` does, in words."""
+
+
 def world(rng: np.random.Generator, n_target: int = 8, n_attr: int = 8,
-          change: str = "null") -> tuple[Any, Any, Any]:
-    """(before vectors, after vectors, test): module docstring."""
+          change: str = "null", noise: str = "normal") -> tuple[Any, Any, Any]:
+    """(before vectors, after vectors, test): module docstring; ``noise``: each word's
+    noise in both vector sets, per coordinate (:data:`NOISES`); ``change="skew"``: after,
+    each word also moves along the gender axis by its own centred lognormal amount (SD
+    :data:`NOISE`, skewness 6.2)."""
     from genderscope.models.vectors import WordVectors
 
     test = _test(n_target, n_attr)
@@ -47,14 +68,18 @@ def world(rng: np.random.Generator, n_target: int = 8, n_attr: int = 8,
     before[:, 0] += load
     after = base.copy()
     after[:, 0] += load * (0.5 if change == "shrink" else 1.0)
-    before += NOISE * rng.normal(size=before.shape)
-    after += NOISE * rng.normal(size=after.shape)
+    draw = NOISES[noise][1]
+    before += NOISE * draw(rng, before.shape)
+    after += NOISE * draw(rng, after.shape)
+    if change == "skew":  # each word's own change along the gender axis, skewed, mean 0
+        after[:, 0] += NOISE * NOISES["lognormal"][1](rng, len(words))
     return (WordVectors(before.astype(np.float32), words, fingerprint="before"),
             WordVectors(after.astype(np.float32), words, fingerprint="after"), test)
 
 
 def changes(rng: np.random.Generator, *, n_target: int = 8, n_attr: int = 8,
-            change: str = "null", old: bool = False) -> dict[str, dict[str, dict]]:
+            change: str = "null", old: bool = False, noise: str = "normal"
+            ) -> dict[str, dict[str, dict]]:
     """metric -> group -> its row of :func:`genderscope.vector_debias.evaluate.
     paired_change` on one world; ``old``: also ``old_p``, ``old_low``, ``old_high``, the
     interval and test of the items alone (compare's, before issue 36 row 2)."""
@@ -62,7 +87,7 @@ def changes(rng: np.random.Generator, *, n_target: int = 8, n_attr: int = 8,
     from genderscope.stats.design import infer
     from genderscope.vector_debias.evaluate import item_values, paired_change, word_sets
 
-    before, after, test = world(rng, n_target, n_attr, change)
+    before, after, test = world(rng, n_target, n_attr, change, noise)
     out: dict[str, dict[str, dict]] = {}
     for metric in METRICS:
         sb, sa = word_sets(metric, before, test), word_sets(metric, after, test)
@@ -80,8 +105,9 @@ def changes(rng: np.random.Generator, *, n_target: int = 8, n_attr: int = 8,
     return out
 
 
-def truths(draws: int = 4000, seed: int = 3620, **sizes: int) -> dict[str, dict[str, float]]:
-    """The expected change of each metric over all items under ``shrink`` at these set
+def truths(draws: int = 4000, seed: int = 3620, change: str = "shrink", **sizes: int
+           ) -> dict[str, dict[str, float]]:
+    """The expected change of each metric over all items under ``change`` at these set
     sizes: the mean estimate over ``draws`` worlds (Monte-Carlo error about SD / 63 at
     4,000)."""
     from genderscope.vector_debias.evaluate import item_values, word_sets
@@ -89,7 +115,7 @@ def truths(draws: int = 4000, seed: int = 3620, **sizes: int) -> dict[str, dict[
     rng = np.random.default_rng(seed)
     acc = dict.fromkeys(METRICS, 0.0)
     for _ in range(draws):
-        before, after, test = world(rng, change="shrink", **sizes)
+        before, after, test = world(rng, change=change, **sizes)
         for m in METRICS:
             vb = item_values(m, word_sets(m, before, test))
             va = item_values(m, word_sets(m, after, test))
@@ -101,27 +127,28 @@ FIRST = {"weat": "X", "ripa": "A", "rnd": "A", "ect": "A", "mac": "X"}
 """The group row each metric's table row reads (its first set; the other is alike)."""
 
 
-def _design(n_target: int, n_attr: int, what: str) -> str:
+def _design(n_target: int, n_attr: int, what: str, noise: str = "normal") -> str:
     return (f"{n_target} + {n_target} target words ({n_target} pairs), {n_attr} + {n_attr} "
             f"attribute words, {DIM} dimensions; before and after: {what}, each plus "
-            f"independent N(0, {NOISE}^2) noise per word")
+            f"independent {NOISES[noise][0].format(s=NOISE)} noise per word")
 
 
 def null_rows(sims: int, seed: int = 3621, n_target: int = 8, n_attr: int = 8,
-              old: bool = False) -> list[Row]:
+              old: bool = False, noise: str = "normal") -> list[Row]:
     """False-positive rate of each metric's change test, over all items and per set,
-    when before and after are the same vectors with independent noise."""
+    when before and after are the same vectors with independent ``noise``."""
     rng = np.random.default_rng(seed + n_target + 100 * n_attr)
     hits: dict[str, int] = {}
     for _ in range(sims):
-        for m, rows in changes(rng, n_target=n_target, n_attr=n_attr, old=old).items():
+        for m, rows in changes(rng, n_target=n_target, n_attr=n_attr, old=old,
+                               noise=noise).items():
             for g in ("(all)", FIRST[m]):
                 key = f"{m}:{g}"
                 hits[key] = hits.get(key, 0) + int(rows[g]["p_value"] < ALPHA)
                 if old:
                     hits["old:" + key] = hits.get("old:" + key, 0) + int(
                         rows[g]["old_p"] < ALPHA)
-    design = _design(n_target, n_attr, "the same vectors")
+    design = _design(n_target, n_attr, "the same vectors", noise)
     out = []
     for m in METRICS:
         for g in ("(all)", FIRST[m]):
@@ -139,20 +166,23 @@ def null_rows(sims: int, seed: int = 3621, n_target: int = 8, n_attr: int = 8,
 
 
 def shrink_rows(sims: int, seed: int = 3622, n_target: int = 8, n_attr: int = 8,
-                truth: dict[str, dict[str, float]] | None = None) -> list[Row]:
+                truth: dict[str, dict[str, float]] | None = None, change: str = "shrink"
+                ) -> list[Row]:
     """Coverage of each metric's change interval over all items when debiasing halved every
-    word's gender loading; truth: :func:`truths`."""
-    truth = truth if truth is not None else truths(n_target=n_target, n_attr=n_attr)
+    word's gender loading (``change="skew"``: :func:`world`'s skewed change instead);
+    truth: :func:`truths`."""
+    truth = truth if truth is not None else truths(n_target=n_target, n_attr=n_attr,
+                                                   change=change)
     rng = np.random.default_rng(seed + n_target + 100 * n_attr)
     hits = dict.fromkeys(METRICS, 0)
     for _ in range(sims):
         for m, rows in changes(rng, n_target=n_target, n_attr=n_attr,
-                               change="shrink").items():
+                               change=change).items():
             r = rows["(all)"]
             hits[m] += int(r["change_ci_low"] <= truth[m]["(all)"] <= r["change_ci_high"])
-    design = _design(n_target, n_attr, "every word's gender loading halved after") + (
+    design = _design(n_target, n_attr, CHANGES[change]) + (
         "; truth: the expected change at these sizes (mean of 4,000 worlds)")
-    return [Row(f"vector-debias-{m}-all-shrink-{n_target}-{n_attr}", design,
+    return [Row(f"vector-debias-{m}-all-{change}-{n_target}-{n_attr}", design,
                 f"debias evaluation: {m.upper()} change over all items, jackknife t CI",
                 "coverage", sims, hits[m], SRC + "test_debias_change_interval_covers")
             for m in METRICS]
@@ -184,52 +214,121 @@ def saved_run(metric: str, vectors: Any, test: Any, folder: Any) -> Any:
     return load_result_dir(folder)
 
 
-def compare_null_rows(sims: int, seed: int = 3623, n_target: int = 8, n_attr: int = 8
-                      ) -> list[Row]:
-    """False-positive rate of ``genderscope compare`` of two saved runs of each metric
-    (``compare_runs`` of the folders, as the command reads them; its test only, the
-    interval's bounds not computed), over all items and per set, when before and after
-    are the same vectors with independent noise."""
+def _saved_compares(rng: np.random.Generator, sims: int, n_target: int, n_attr: int, *,
+                    change: str = "null", noise: str = "normal", interval: bool = False
+                    ) -> Any:
+    """Per world of ``sims``, per metric: (metric, the change table of ``genderscope
+    compare`` of two saved runs of it, before and after, indexed by set)."""
     import shutil
     import tempfile
     from pathlib import Path
 
     from genderscope.measures.compare import compare_runs
 
-    rng = np.random.default_rng(seed + n_target + 100 * n_attr)
-    hits: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(sims):
-            before, after, test = world(rng, n_target, n_attr)
+            before, after, test = world(rng, n_target, n_attr, change, noise)
             for m in METRICS:
                 runs = [saved_run(m, v, test, Path(tmp) / f"{i}-{m}-{side}")
                         for side, v in (("before", before), ("after", after))]
                 for side in ("before", "after"):
                     shutil.rmtree(Path(tmp) / f"{i}-{m}-{side}")
-                rows = compare_runs(*runs, interval=False).tables[
+                yield m, compare_runs(*runs, interval=interval).tables[
                     "change_by_group"].set_index("set")
-                for g in ("(all)", FIRST[m]):
-                    hits[f"{m}:{g}"] = hits.get(f"{m}:{g}", 0) + int(
-                        rows.loc[g, "p_value"] < ALPHA)
-    design = _design(n_target, n_attr, "the same vectors") + "; two saved runs compared"
+
+
+COMPARE_SRC = SRC + "test_compare_of_saved_runs_is_sized"
+
+
+def compare_null_rows(sims: int, seed: int = 3623, n_target: int = 8, n_attr: int = 8,
+                      noise: str = "normal") -> list[Row]:
+    """False-positive rate of ``genderscope compare`` of two saved runs of each metric
+    (``compare_runs`` of the folders, as the command reads them; its test only, the
+    interval's bounds not computed), over all items and per set, when before and after
+    are the same vectors with independent ``noise`` (:data:`NOISES`)."""
+    rng = np.random.default_rng(seed + n_target + 100 * n_attr
+                                + 1000 * list(NOISES).index(noise))
+    hits: dict[str, int] = {}
+    for m, rows in _saved_compares(rng, sims, n_target, n_attr, noise=noise):
+        for g in ("(all)", FIRST[m]):
+            hits[f"{m}:{g}"] = hits.get(f"{m}:{g}", 0) + int(rows.loc[g, "p_value"] < ALPHA)
+    design = _design(n_target, n_attr, "the same vectors", noise) + \
+        "; two saved runs compared"
+
+    reference, command = NULL_20000_BY_NOISE[noise]
 
     def limit(key: str, rate: float) -> str:
-        if rate >= FPR[0] or key not in NULL_20000 or (n_target, n_attr) != (8, 8):
+        if rate >= FPR[0] or key not in reference or (n_target, n_attr) != (8, 8):
             return ""
-        p = NULL_20000[key]
+        p = reference[key]
         return (f"Monte-Carlo error of these {sims} worlds, not the test: compare's test is "
                 "the evaluation's t test of no change (the same code), which rejected "
-                f"{p:.3f} of 20,000 other no-change worlds here ({NULL_20000_COMMAND}; "
-                f"every row 0.041-0.052); {rate:.3f} is "
+                f"{p:.3f} of 20,000 other no-change worlds here ({command}; "
+                f"every row {min(reference.values()):.3f}-{max(reference.values()):.3f}); "
+                f"{rate:.3f} is "
                 f"{(p - rate) / np.sqrt(p * (1 - p) / sims):.1f} standard errors below it")
 
+    suffix = "" if noise == "normal" else f"-{noise}"
+    source = COMPARE_SRC + ("" if noise == "normal" else "_under_skewed_words")
     return [Row(f"compare-vector-debias-{m}-{'all' if g == '(all)' else g}-null-{n_target}-"
-                f"{n_attr}", design, f"compare of saved {m.upper()} runs: change "
+                f"{n_attr}{suffix}", design, f"compare of saved {m.upper()} runs: change "
                 f"{'over all items' if g == '(all)' else 'set ' + g}, t test of no change "
-                "(crossed design)", "FPR", sims, hits[f"{m}:{g}"],
-                SRC + "test_compare_of_saved_runs_is_sized",
+                "(crossed design)", "FPR", sims, hits[f"{m}:{g}"], source,
                 limit(f"{m}:{g}", hits[f"{m}:{g}"] / sims))
             for m in METRICS for g in ("(all)", FIRST[m])]
+
+
+def compare_skew_rows(sims: int, seed: int = 3625, draws: int = 2000) -> list[Row]:
+    """Coverage of the interval of ``genderscope compare`` of two saved runs of each
+    metric (the crossed jackknife t CI of the change over all items) when each word's
+    change is skewed: after, every word also moves along the gender axis by its own
+    centred lognormal amount (:func:`world`'s ``change="skew"``, 8 + 8 target and 8 + 8
+    attribute words); the truth, the expected change, from ``draws`` other worlds
+    (:func:`truths`)."""
+    truth = truths(draws, seed + 1, change="skew")
+    rng = np.random.default_rng(seed)
+    hits = dict.fromkeys(METRICS, 0)
+    for m, rows in _saved_compares(rng, sims, 8, 8, change="skew", interval=True):
+        r = rows.loc["(all)"]
+        hits[m] += int(r["change_ci_low"] <= truth[m]["(all)"] <= r["change_ci_high"])
+    design = _design(8, 8, CHANGES["skew"]) + (
+        f"; two saved runs compared; truth: the expected change (mean of {draws:,} worlds)")
+    return [Row(f"compare-vector-debias-{m}-all-skew-8-8", design,
+                f"compare of saved {m.upper()} runs: change over all items, jackknife t CI "
+                "(crossed design)", "coverage", sims, hits[m],
+                SRC + "test_compare_of_saved_runs_covers_skewed_changes",
+                _skew_limit(m, hits[m], sims))
+            for m in METRICS]
+
+
+SKEW_2000 = {"weat": 1913, "ripa": 1915, "rnd": 1930, "ect": 1949, "mac": 1914}
+"""Of 2,000 worlds with the skewed change (8 + 8 target and attribute words), how many
+each metric's interval of the change over all items covered, as :data:`SKEW_2000_COMMAND`
+printed it at commit e88e668 (510 s; truth: the mean of 4,000 other worlds): the debias
+evaluation's interval, the code compare of saved runs runs."""
+SKEW_2000_COMMAND = 'shrink_rows(2000, seed=1, change="skew") of tests/calibration_sims_debias.py'
+
+
+def _skew_limit(metric: str, hits: int, sims: int) -> str:
+    """The known limit of a skewed-change row: the interval too wide (conservative) in
+    :data:`SKEW_2000`, or, within the bar there, a figure above the bar by Monte-Carlo
+    error; empty when neither."""
+    from genderscope.stats import proportion_ci
+
+    ref = proportion_ci(SKEW_2000[metric], 2000)
+    rate = hits / sims
+    if ref.estimate > COVER[1]:
+        return (f"too wide (conservative), not too narrow: under skewed per-word changes "
+                f"{metric.upper()}'s interval covered {ref.estimate:.3f} [{ref.ci_low:.3f}, "
+                f"{ref.ci_high:.3f}] of 2,000 other worlds ({SKEW_2000_COMMAND}, the same "
+                "code)")
+    if rate <= COVER[1]:
+        return ""
+    p = ref.estimate
+    return (f"Monte-Carlo error of these {sims} worlds, not the interval: it covered "
+            f"{p:.3f} [{ref.ci_low:.3f}, {ref.ci_high:.3f}] of 2,000 other such worlds "
+            f"({SKEW_2000_COMMAND}, the same code); {rate:.3f} is "
+            f"{(rate - p) / np.sqrt(p * (1 - p) / sims):.1f} standard errors above it")
 
 
 NULL_20000 = {"weat:(all)": 0.0428, "weat:X": 0.0421, "ripa:(all)": 0.0519,
@@ -239,6 +338,17 @@ NULL_20000 = {"weat:(all)": 0.0428, "weat:X": 0.0421, "ripa:(all)": 0.0519,
 (8 + 8 target and attribute words), as :data:`NULL_20000_COMMAND` printed it at commit
 911b1e5 (the test is unchanged since): the rate the 600-world rows estimate."""
 NULL_20000_COMMAND = "null_rows(20000, seed=1) of tests/calibration_sims_debias.py"
+NULL_20000_LOGNORMAL = {"weat:(all)": 0.0408, "weat:X": 0.0374, "ripa:(all)": 0.0473,
+                        "ripa:A": 0.0459, "rnd:(all)": 0.0372, "rnd:A": 0.0384,
+                        "ect:(all)": 0.0384, "ect:A": 0.0406, "mac:(all)": 0.0379,
+                        "mac:X": 0.0374}
+"""As :data:`NULL_20000`, each word's noise centred lognormal per coordinate (``noise=
+"lognormal"``), as ``null_rows(20000, seed=1, noise="lognormal")`` printed it at commit
+e88e668 (232 s)."""
+NULL_20000_BY_NOISE = {
+    "normal": (NULL_20000, NULL_20000_COMMAND),
+    "lognormal": (NULL_20000_LOGNORMAL, NULL_20000_COMMAND.replace(
+        "seed=1", 'seed=1, noise="lognormal"'))}
 
 
 PLAIN = {"weat": {}, "ripa": {"resamples": 100}, "rnd": {"resamples": 100},
@@ -291,5 +401,5 @@ def within(rows: list[Row]) -> list[str]:
     return [r.key for r in rows if not (r.bar[0] <= r.rate <= r.bar[1])]
 
 
-__all__ = ["COVER", "FPR", "changes", "compare_null_rows", "null_rows", "plain_compare_rows",
-           "saved_run", "shrink_rows", "truths", "within", "world"]
+__all__ = ["COVER", "FPR", "changes", "compare_null_rows", "compare_skew_rows", "null_rows",
+           "plain_compare_rows", "saved_run", "shrink_rows", "truths", "within", "world"]
