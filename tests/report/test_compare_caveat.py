@@ -48,7 +48,7 @@ def _lognormal(k: int) -> np.ndarray:
     return e - e.mean()
 
 
-@pytest.mark.parametrize("k", [50, 80, 100])
+@pytest.mark.parametrize("k", [20, 50, 80, 100])
 def test_skewed_cluster_differences_get_the_caveat(k: int) -> None:
     a, b = _models(_lognormal(k))
     text = compare.difference_caveat(a, b)
@@ -58,10 +58,10 @@ def test_skewed_cluster_differences_get_the_caveat(k: int) -> None:
     assert "interval" not in text  # the report's interval there is the percentile bootstrap
 
 
-@pytest.mark.parametrize("k", [20, 49, 101])
+@pytest.mark.parametrize("k", [10, 19, 101])
 def test_no_caveat_where_the_report_test_is_within_its_bar(k: int) -> None:
-    """Under 50 clusters (each resample's jackknife SE: 0.070 at 20 lognormal clusters)
-    and above the largest calibrated 100, no caveat."""
+    """Under 20 clusters (calibrated at 10 with centred exponential gaps only, within the
+    bar) and above the largest calibrated 100, no caveat."""
     assert compare.difference_caveat(*_models(_lognormal(k))) is None
 
 
@@ -75,7 +75,12 @@ def test_the_limit_quotes_the_calibration_page() -> None:
             if "report model difference test (mean): cluster bootstrap-t" in line
             and "100 professions of 2-30 items (unequal)" in line]
     assert len(rows) == 1 and "known limit" in rows[0][7]
-    assert f"false-positive rate {rows[0][5].split()[0]}" in compare.REPORT_LIMIT
+    assert f"{rows[0][5].split()[0]} at 100 unequal clusters" in compare.REPORT_LIMIT
+    twenty = [line.split("|") for line in PAGE.read_text(encoding="utf-8").splitlines()
+              if "report model difference test (mean): cluster bootstrap-t" in line
+              and "| 20 professions x 9 items" in line and "lognormal" in line]
+    assert len(twenty) == 1 and "known limit" in twenty[0][7]
+    assert f"false-positive rate {twenty[0][5].split()[0]} at 20" in compare.REPORT_LIMIT
 
 
 def _data(gaps: np.ndarray) -> SimpleNamespace:
