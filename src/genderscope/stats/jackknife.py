@@ -222,8 +222,8 @@ def infer_share(design: Design, hits: np.ndarray, answers: np.ndarray, rows: np.
     each cell's level, 0-based integers. No test.
 
     The interval of :func:`genderscope.stats.resample.cluster_proportion_ci` carried over
-    to a crossed design: Wilson's score interval
-    (:func:`genderscope.stats.resample.wilson_bounds`) at Kish's effective sample size
+    to a crossed design: Wilson's score interval (Wilson 1927, JASA 22(158);
+    :func:`genderscope.stats.resample.wilson_bounds`) at Kish's effective sample size
     n* = p (1 - p) / V, V the crossed design's variance of p (:func:`two_way` and
     :func:`jackknife_variance` from each cell's derivative (h_c - p n_c) / N, the cell
     interaction subtracted once), with the t(df) quantile, df Satterthwaite's (Korn &
@@ -232,8 +232,8 @@ def infer_share(design: Design, hits: np.ndarray, answers: np.ndarray, rows: np.
     When p is 0 or 1 it is Wilson's at N with the t quantile of the factor with fewer
     levels (its levels - 1 df), so never [0, 0]. Wilson's limits keep rare shares'
     coverage where a Wald interval collapses or reaches below 0 (Agresti & Coull 1998,
-    Am. Stat. 52(2)). Calibrated in tests/measures/test_amplification_lm.py
-    (docs/calibration.md)."""
+    Am. Stat. 52(2); Brown, Cai & DasGupta 2001, Stat. Sci. 16(2)). Calibrated in
+    tests/measures/test_amplification_lm.py (docs/calibration.md)."""
     from scipy import stats  # imported on use: a cached rerun needs none
 
     if design.estimand != "proportion" or len(design.crossed) != 1:
