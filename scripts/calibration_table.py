@@ -67,7 +67,7 @@ the output says "too few units to test" (no p-value).
 
 Known limits in the output: where the unit values of an interval or test look like a
 known-limit row below (a bootstrap-t mean over 6-60 strongly skewed units; WEAT's or
-SEAT's d over heavy-tailed scores; the report's model difference over 20-100 skewed
+SEAT's d over heavy-tailed scores; the report's model difference over 10-100 skewed
 clusters), the run's table, `runs show`, `compare` and the report print a one-line
 caveat that names the row's figure (`genderscope.stats.diagnostics`; thresholds and how
 often they fire: [report.md](report.md), "Caveats"). It flags the data, not the p-value:

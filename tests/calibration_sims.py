@@ -625,7 +625,7 @@ def bec_pro_person_rows(sims: int = 1000, seed: int = 238) -> list[Row]:
                 "" if FPR[0] <= fpr <= FPR[1] else limit.format("false positives"))]
 
 
-REPORT_SKEW_CASES = [(10, "exponential"), (20, "exponential"), (20, "lognormal"),
+REPORT_SKEW_CASES = [(10, "exponential"), (10, "lognormal"), (20, "exponential"), (20, "lognormal"),
                      (50, "exponential"), (50, "lognormal"), (100, "lognormal")]
 """The report's skewed-gap designs (clusters, gap distribution) on the page and in tests."""
 REPORT_SKEW = "tests/stats/test_calibration_design.py::test_report_test_under_skewed_gaps"
