@@ -180,8 +180,8 @@ def crossed_unit(design: Design, derivatives: Mapping[str, np.ndarray]) -> str:
     """``design``'s unit in words (:func:`_unit`), after checking that it is a crossed mean
     and that ``derivatives`` has the units' sample and a crossed one (ValueError)."""
     if design.estimand != "mean" or not design.crossed:
-        raise ValueError(f"design {design.describe()!r}: infer_samples takes a crossed "
-                         "mean (declare crossed=...)")
+        raise ValueError(f"design {design.describe()!r}: an interval over several samples "
+                         "takes a crossed mean (declare crossed=...)")
     if len(derivatives) < 2:
         raise ValueError(f"design {design.describe()!r}: derivatives for the units and "
                          "every crossed sample are required")
