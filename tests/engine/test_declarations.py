@@ -129,8 +129,8 @@ def test_a_generated_run_command_is_gs_run(tmp_path: Path, tiny_gpt2_dir: Path) 
 
 
 def test_every_docs_page_s_options_table_is_current() -> None:
-    """docs/measures/*.md's options tables and "Interval and test" blocks are rendered
-    from the declarations."""
+    """docs/measures/*.md's options tables, "Interval and test" and "In the report" blocks
+    are rendered from the declarations (the last from the report card each names)."""
     import subprocess
     import sys
 
@@ -145,6 +145,12 @@ def test_every_docs_page_s_options_table_is_current() -> None:
         assert f"`genderscope run {name}`" in page.split("<!-- options:start -->")[1]
         block = page.split("<!-- statistics:start -->")[1].split("<!-- statistics:end -->")[0]
         assert f"`genderscope run {name}`" in block
+        if d.card is not None:  # its report card, as the report prints it
+            from genderscope.reporting.registry import card_of
+
+            card = page.split("<!-- card:start -->")[1].split("<!-- card:end -->")[0]
+            assert f"`genderscope run {name}`" in card
+            assert " ".join(card_of(d).card.citation.split()) in card
 
 
 def test_a_plan_called_directly_checks_its_declared_options() -> None:
