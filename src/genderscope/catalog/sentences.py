@@ -82,9 +82,10 @@ def dawinobias(
 
 
 @declare("abc", needs="lm", langs=("da", "sv", "ru", "zh"), sentence_scored=True,
-         statistics=("Interval: two-way cluster interval over occupations x sentence frames "
-                     "(crossed, stats.crossed.crossed_ci) of the medians, means and shares. Test:"
-                     " none."),
+         statistics=("Interval: the two-way cluster bootstrap-variance t interval over "
+                     "occupations x sentence frames (crossed; Cameron, Gelbach & Miller 2011: "
+                     "V = V_occupations + V_frames - V_groups, t(min(R, C) - 1); "
+                     "stats.crossed.crossed_ci) of the medians, means and shares. Test: none."),
          family="pronouns and grammar", table="genderscope.cli.commands.pronouns_pairs:abc_tables",
          card="genderscope.reporting.cards.abc:ABC", report_order=50)
 def abc(

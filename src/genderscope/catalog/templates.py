@@ -29,11 +29,13 @@ T = TypeVar("T")
 # log(p_target / p_prior) per sentence, by profession group x person gender
 @declare(
     "bec-pro",
-    statistics=("Interval: two-way cluster interval over professions x person-word pairs "
-                "(crossed, stats.crossed.crossed_ci) of the male - female difference; cluster t "
-                "(CR1) over professions of the group means. Test: per profession group, t = "
-                "estimate / SE with min(R, C) - 1 degrees of freedom (none below 6 professions or"
-                " person pairs), Holm-adjusted over the groups."),
+    statistics=("Interval: the two-way cluster bootstrap-variance t interval over professions "
+                "x person-word pairs (crossed; Cameron, Gelbach & Miller 2011; "
+                "stats.crossed.crossed_ci) of the male - female difference; the cluster t "
+                "interval (CR1) over professions of the group means. Test: per profession "
+                "group, the crossed t test of no difference, t = estimate / SE with "
+                "min(R, C) - 1 degrees of freedom (none below 6 professions or person pairs), "
+                "Holm-adjusted over the groups."),
     needs="lm",
     version=2,  # crossed professions x person-word tests, "too few units to test"
     langs=("en", "de"),

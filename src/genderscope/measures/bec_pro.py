@@ -237,10 +237,11 @@ def profession_means(items: pd.DataFrame, group: str) -> pd.DataFrame:
 
 def gender_tests(items: pd.DataFrame, *, n_resamples: int = 10_000, seed: int = 0
                  ) -> pd.DataFrame:
-    """Per profession group: male vs female person words over professions (bootstrap-t
-    paired test of the mean, effect size r, and its ``caveat`` when the profession
-    differences are strongly skewed), mean pair difference with a cluster t CI over
-    professions; Holm over groups."""
+    """Per profession group: the mean pair difference male - female with professions and
+    person-word pairs crossed (:func:`crossed_difference`: the two-way cluster
+    bootstrap-variance t interval and its t test, effect size r); without a ``subject``
+    column, over professions only (cluster t CI, bootstrap-t paired test of the profession
+    means with its ``caveat`` when they are strongly skewed); Holm over groups."""
     recs = []
     w = paired_rows(items)
     crossed = "person" in w.columns

@@ -10,7 +10,8 @@ partitions, else ``n_permutations`` seeded ones), from
 
 SEAT (May et al. 2019, Sec. 2): the same on template sentences, with the source word as
 the unit (:mod:`genderscope.measures.seat_words`): p-values re-partition whole words and
-d's CI is a t interval over words; the sentence-level p is kept as ``p_as_published``.
+d's CI is the noncentral t interval over source words (:func:`effect_size_ci`); the
+sentence-level p is kept as ``p_as_published``.
 """
 
 from __future__ import annotations

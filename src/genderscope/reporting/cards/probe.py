@@ -63,7 +63,8 @@ PROBE = Card(
     card=MethodCard(
         definition="For each profession XXX, log P(he | 'GGG is a XXX.') − log P(she | …), "
                    "minus the same difference with the profession hidden (the prior) "
-                   "(Kurita et al. 2019). Mean over professions, percentile bootstrap CI.",
+                   "(Kurita et al. 2019). Mean over professions, bootstrap-t CI over "
+                   "professions (Student's t at 5 or fewer).",
         citation="Kurita, Vyas, Pareek, Black & Tsvetkov (2019). GeBNLP workshop.",
         caveats=("One template: results can change with the wording; use LPBS or BEC-Pro for "
                  "template-averaged scores.",),

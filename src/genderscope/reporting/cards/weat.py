@@ -114,7 +114,7 @@ def plot(r: Result) -> Any:
         return None
     return plots.forest(rows, null=0.0,
                         xlabel="effect size d "
-                        f"({plots.ci_label(effects, 'bootstrap CI', _unit(r))})",
+                        f"({plots.ci_label(effects, 'noncentral t CI', _unit(r))})",
                         title=f"{r.method.upper()}: gender association tests",
                         height=0.62 * len(rows) + 1.1)
 
@@ -178,7 +178,8 @@ WEAT = Card(
         definition="s(w) = mean cos(w, A) − mean cos(w, B); d = (mean s over X − mean s over "
                    "Y) / std of s over X ∪ Y (Caliskan et al. 2017, Science, eq. in the "
                    "Supplement); two-sided permutation p over target words, Holm-adjusted over "
-                   "the three tests run together; 95% CI of d: t interval over words. "
+                   "the three tests run together; 95% CI of d: the noncentral t interval "
+                   "over words. "
                    "WEAT 6 (career/family), 7 (math/arts), 8 (science/arts) with "
                    "male/female attributes.",
         citation="Caliskan, Bryson & Narayanan (2017). Semantics derived automatically from "
@@ -196,7 +197,8 @@ SEAT = Card(
                    "semantically bleached templates ('This is a …') (May et al. 2019). The "
                    "unit is the source word: the two-sided permutation p re-partitions whole "
                    "words (their templates kept together), Holm-adjusted over the three tests "
-                   "run together, and d's 95% CI is a t interval over words. May et al.'s "
+                   "run together, and d's 95% CI is the noncentral t interval over source "
+                   "words. May et al.'s "
                    "sentence-level p (anti-conservative) is kept as p_as_published. On a "
                    "masked or causal LM (a debiased one included) a sentence's embedding is "
                    "the mean of its last hidden states over every token, L2-normalised, as "

@@ -81,7 +81,8 @@ def plot(r: Result) -> Any:
             for label, e in _entries(s, r.method)]
     if not rows:
         return None
-    ci = "t CI over word pairs" if r.method == "ripa" else "bootstrap CI"
+    ci = {"ripa": "jackknife t CI, word pairs x attribute words",
+          "rnd": "permutation shift CI over target words"}.get(r.method, "bootstrap CI")
     return plots.forest(rows, null=NULLS[r.method], xlabel=f"{r.method.upper()} (95% "
                         f"{ci})", title=f"{r.method.upper()}: gender association tests",
                         height=0.5 * len(rows) + 1.1)

@@ -94,7 +94,8 @@ _CARD = dict(
                "to an occupation (masked LM: fill the slot; causal LM: compare sentence "
                "likelihoods with each pronoun form). Accuracy on pro-stereotypical vs "
                "anti-stereotypical sentences; main effect = log2(acc_pro / acc_anti) as in "
-               "GenDa Lens, 0 = no bias. Stratified bootstrap CI; Wilson CIs for accuracies.",
+               "GenDa Lens, 0 = no bias. Percentile cluster bootstrap CI over occupations; "
+               "Wilson CIs over sentences for accuracies.",
     caveats=("This is a language-model adaptation (pronoun prediction), not the original "
              "coreference-system evaluation; numbers are not comparable to WinoBias F1 "
              "results.", "Sentences with a second pronoun revealing the gender are excluded."))
