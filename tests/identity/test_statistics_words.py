@@ -84,7 +84,8 @@ def _stored() -> dict[str, dict[str, Any]]:
     for case_id in identity.CASE_IDS:
         record = identity._as_changed(case_id, identity.BASELINE["cases"][case_id])
         got = out.setdefault(record["measure"], {"methods": set(), "units": set(),
-                                                  "tests": set(), "paired": False})
+                                                  "tests": set(), "paired": False,
+                                                  "texts": set()})
         test_set = (record["metadata"].get("data") or {}).get("test")  # WEAT's "weat6" ...
         for d in _walk(record["summary"]):
             if "ci_low" in d and isinstance(d.get("method"), str):
@@ -92,6 +93,8 @@ def _stored() -> dict[str, dict[str, Any]]:
                 got["units"].add(str(d.get("ci_unit", "")).lower())
             if "p_value" in d and isinstance(d.get("test"), str) and d["test"] != test_set:
                 got["tests"].add(d["test"])
+            got["texts"] |= {f"{k}: {v}" for k, v in d.items() if isinstance(v, str)
+                             and k not in ("method", "test", "ci_unit")}
         got["paired"] |= bool(record["summary"].get("tests"))
     return out
 
@@ -141,3 +144,11 @@ def test_card_definitions_name_only_stored_kinds_of_interval() -> None:
                 wrong.append(f"{measure}: {words!r} (stored: {sorted(got['methods'])})")
     assert not wrong, wrong
 
+
+
+def test_stored_texts_say_bootstrap_only_where_an_interval_is_one() -> None:
+    """A result's own words (a summary's descriptions) say "bootstrap" only where one of
+    its intervals is a bootstrap."""
+    wrong = [f"{m}: {t}" for m, got in sorted(STORED.items()) for t in sorted(got["texts"])
+             if "bootstrap" in t.lower() and not any("bootstrap" in x for x in got["methods"])]
+    assert not wrong, wrong

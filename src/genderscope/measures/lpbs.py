@@ -219,8 +219,8 @@ def run(adapter: Any, test: LpbsTest, *, strategy: str = "l2r", span_masking: st
         "effect_size": main["effect_size"], "p_one_sided": main["p_one_sided"],
         "p_two_sided": main["p_two_sided"], "test_unit": unit, "permutation": main,
         "mean_lpbs": means, "uncorrected_bias_effect": uncorrected,
-        "aggregation": ("attribute-word means over templates; words permuted and "
-                        "bootstrapped" if aggregation == "words" else
+        "aggregation": ("attribute-word means over templates; words permuted, set means "
+                        "with t intervals over words" if aggregation == "words" else
                         "items pooled over templates (Kurita et al. 2019 replication "
                         "notebook); anti-conservative when words recur across templates"),
     }
