@@ -58,6 +58,7 @@ CARD_WORDS = {
     "stratified bootstrap": lambda methods, units: any("stratified" in u for u in units),
     "jackknife": lambda methods, units: any("jackknife" in m for m in methods),
     "noncentral": lambda methods, units: "noncentral t interval" in methods,
+    "resampl": lambda methods, units: any("bootstrap" in m for m in methods),
 }
 """Interval words a card's definition may use only where a stored interval is of that
 kind (given the stored methods and ``ci_unit`` values)."""
@@ -132,7 +133,7 @@ def test_a_probe_s_sentence_says_what_it_has(measure: str) -> None:
 
 def test_card_definitions_name_only_stored_kinds_of_interval() -> None:
     """A report card's definition names a kind of interval (percentile or stratified
-    bootstrap, jackknife, noncentral t) only where the measure stores one."""
+    bootstrap, jackknife, noncentral t, resampling) only where the measure stores one."""
     wrong = []
     for measure, got in sorted(STORED.items()):
         card = card_of(declarations()[measure])

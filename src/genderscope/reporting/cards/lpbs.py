@@ -72,7 +72,7 @@ LPBS = Card(
                    "(Kurita et al. 2019, Sec. 3), averaged over templates. Career vs family "
                    "words are compared with a WEAT-style effect size d over those word means "
                    "and a permutation test re-partitioning the words (two-sided p); set-mean "
-                   "CIs resample words.",
+                   "CIs: Student's t intervals over words.",
         citation="Kurita, Vyas, Pareek, Black & Tsvetkov (2019). Measuring Bias in "
                  "Contextualized Word Representations. GeBNLP workshop.",
         caveats=("Few templates and words: the test has little power; p-values, not CIs, "
