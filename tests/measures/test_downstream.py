@@ -67,6 +67,11 @@ def test_before_and_after_debiasing_paired(gpt2_and_folders, data_dir: Path,
     assert r.summary["accuracy"]["estimate"] == pytest.approx(100 * df.correct.mean())
     assert r.summary["accuracy"]["ci_low"] <= r.summary["accuracy"]["estimate"] <= \
         r.summary["accuracy"]["ci_high"]
+    from genderscope.core.registry import get
+    from genderscope.stats.design_words import statistics_of
+
+    method = r.summary["accuracy"]["method"].lower()  # named by the declared sentence
+    assert method == "design-effect wilson" and method in statistics_of(get("downstream")).lower()
     every = gs.run("downstream", base, out=tmp_path / "again", **opts)
     assert every.items.predicted.tolist() == df.predicted.tolist()
     # the same held-out sentences for every model; the projection changes the features

@@ -10,6 +10,8 @@ from fake_lm import FakeCausal, words
 
 import genderscope as gs
 from genderscope.catalog.gap import GapExample, load_gap
+from genderscope.core.registry import get
+from genderscope.stats.design_words import statistics_of
 from genderscope.testing import check_measure
 
 
@@ -60,6 +62,10 @@ def test_f1_by_gender_and_the_bias_ratio_by_hand(data_dir: Path, tmp_path: Path)
     assert ratio["estimate"] == pytest.approx(f / m)
     assert ratio["ci_low"] < ratio["estimate"] < ratio["ci_high"]
     assert ratio["ci_unit"] == "examples"
+    # the declared sentence names the interval every F1 and the ratio store
+    sentence = statistics_of(get("gap")).lower()
+    for key in ("f1", "f1_feminine", "f1_masculine", "bias_f_over_m"):
+        assert r.summary[key]["method"] in sentence, (key, r.summary[key]["method"])
 
 
 def test_gap_passes_the_conformance_suite(data_dir: Path) -> None:
