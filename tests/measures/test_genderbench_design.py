@@ -25,11 +25,13 @@ PROBES = ("discrimination-tamkin", "bbq", "direct", "diversity-med-qa", "jobs-lu
 
 
 def test_every_probe_declares_the_design_its_code_uses(tmp_path: Path) -> None:
-    from genderscope.catalog.chat import _PROBES  # the probe -> builder table
-    from genderscope.measures.genderbench.suite import PROBES as SUITE
+    from genderscope.core.registry import declarations
+    from genderscope.measures.genderbench.probes import PROBES as SUITE
 
     gest = _fixture(tmp_path)
-    assert {name for name, *_ in _PROBES} == set(PROBES)
+    chat = [n for n, d in declarations().items()
+            if d.family == "chat (GenderBench)" and n != "genderbench"]
+    assert chat == list(PROBES)  # registry order: the report page's
     for probe in SUITE:
         data = gest if probe.name in ("gest", "gest-creative") else DATA
         spec = probe.build()(data=data, sample_k=2, sample_seed=123, num_repetitions=1)

@@ -27,6 +27,7 @@ from genderscope.core.declaration import (
 )
 from genderscope.core.design import Design
 from genderscope.core.options import Options, Values
+from genderscope.measures.genderbench.probes import PROBES, Probe
 
 
 def _decoding(o: Mapping[str, Any], max_new_tokens: int) -> Any:
@@ -39,15 +40,10 @@ def _decoding(o: Mapping[str, Any], max_new_tokens: int) -> Any:
     )
 
 
-def _plan(module: str, o: Values) -> Plan:
-    """The plan of the probe module ``module`` with option values ``o``."""
-    import importlib
-
+def _plan(probe: Probe, o: Values) -> Plan:
+    """The plan of ``probe`` with option values ``o``."""
     decoding = _decoding(o, o.max_new_tokens)
-    mod, _, fn = module.partition(":")
-    build = getattr(
-        importlib.import_module(f"genderscope.measures.genderbench.{mod}"), fn or "build"
-    )
+    build = probe.build()
     spec = build(
         data=Path(o.data) if o.data is not None else None,
         sample_k=o.limit,
@@ -126,28 +122,26 @@ def _options(limit: int | None, reorderings: int | None) -> Options:
                          if o.name != "reorderings" or reorderings is not None))
 
 
-def _probe_plan(
-    name: str, module: str, clusters: str, doc: str, *, limit: int | None = None,
-    reorderings: int | None = None, report_order: int = 1000,
-) -> Declaration:
-    """The declaration of one probe: options as :func:`_options` lists them, run by
-    :func:`_plan` on the probe module ``module`` (``reorderings`` is passed on as
+def _probe_plan(probe: Probe) -> Declaration:
+    """The declaration of ``probe``: options as :func:`_options` lists them with its
+    ``defaults``, run by :func:`_plan` (``reorderings`` is passed on as
     ``num_reorderings``); its report card is in ``reporting/cards/gest.py`` (the GEST
-    probes) or ``reporting/cards/chat_probes.py``, at ``report_order`` on the page.
+    probes) or ``reporting/cards/chat_probes.py``, at its ``page`` among the probes.
     Its design: GenderBench's metrics are functions (``ratio``) of answer counts pooled
-    over the probe, clustered by ``clusters``, as its items were built
+    over the probe, clustered by its ``unit``, as its items were built
     (:func:`genderscope.measures.genderbench.probe_run.design_of`)."""
-    declared = _options(limit, reorderings)
+    declared = _options(probe.defaults.get("limit"), probe.defaults.get("reorderings"))
+    name, clusters = probe.name, probe.unit
 
     def plan(**given: Any) -> Plan:
-        return _plan(module, Values({**declared.defaults(), **given}))
+        return _plan(probe, Values({**declared.defaults(), **given}))
 
     plan.__name__ = plan.__qualname__ = name.replace("-", "_")
-    return declaration(name, plan, needs="lm", options=declared, doc=doc,
+    return declaration(name, plan, needs="lm", options=declared, doc=probe.summary,
                        docs="genderbench.md", family="chat (GenderBench)",
                        table="genderscope.cli.commands.chat_probes:tables",
                        card=f"genderscope.reporting.cards.{_CARD_MODULES.get(name, 'chat_probes')}"
-                            ":ENTRIES", report_order=report_order,
+                            ":ENTRIES", report_order=170 + probe.page,
                        design=Design("ratio", unit="answers", clusters=clusters),
                        version=1 if name in _UNCHANGED else 2,
                        statistics=_statistics(name, clusters))
@@ -161,51 +155,6 @@ _UNCHANGED = ("direct", "business-vocabulary")
 signed differences' intervals, paired tests (item-weighted, cluster t; none below 6
 clusters) and absolute metrics' no-bias values did, so a run stored before is not
 served for them (version 2)."""
-
-
-_PROBES: tuple[tuple[str, str, str, str, dict[str, int | None]], ...] = (
-    ("discrimination-tamkin", "discrimination_tamkin", "scenarios",
-     "GenderBench DiscriminationTamkin: yes/no decisions for a woman, a man, a non-binary\n"
-     "    person in the same scenario.", {}),
-    ("bbq", "bbq", "questions",
-     "GenderBench BBQ (gender identity): stereotypical answers to multiple-choice\n"
-     "    questions.", {"reorderings": 1}),
-    ("direct", "direct", "stereotypes",
-     "GenderBench Direct: agreement with gender stereotypes stated outright.", {}),
-    ("diversity-med-qa", "diversity_med_qa", "questions",
-     "GenderBench DiversityMedQA: medical questions answered for a man vs a woman.",
-     {"reorderings": 3}),
-    ("jobs-lum", "jobs_lum", "occupations",
-     "GenderBench JobsLum: the gender of characters written for occupations.", {}),
-    ("hiring-an", "hiring_an", "occupations",
-     "GenderBench HiringAn: hiring-decision emails for candidates of each gender (``limit``:\n"
-     "    GenderBench's ``sample_k``, default 10,000 of the ~5.4 million combinations).",
-     {"limit": 10_000}),
-    ("hiring-bloomberg", "hiring_bloomberg", "items (stratified by occupation)",
-     "GenderBench HiringBloomberg: the gender of the candidate ranked first among eight CVs\n"
-     "    (``reorderings``: GenderBench's ``num_reorders`` per role x race, default 250).",
-     {"reorderings": 250}),
-    ("inventories", "inventories", "traits",
-     "GenderBench Inventories: the gender of characters written for stereotyped traits.", {}),
-    ("isear", "isear", "events",
-     "GenderBench Isear: the emotion a man, a woman, a non-binary person would feel.", {}),
-    ("dreaddit", "dreaddit", "posts",
-     "GenderBench Dreaddit: stress read into the same post by the writer's gender.", {}),
-    ("relationship-levy", "relationship_levy", "scenarios",
-     "GenderBench RelationshipLevy: who is right in a couple's conflict (``limit``:\n"
-     "    GenderBench's ``sample_k``, default 1,000).", {"limit": 1_000}),
-    ("business-vocabulary", "business_vocabulary", "names",
-     "GenderBench BusinessVocabulary: gendered words in letters written for women vs men.", {}),
-    ("gest", "gest:build_gest", "sentences",
-     "GenderBench Gest: who is more likely to say a GEST sentence (data set ``gest``; "
-     "``data``: gest.csv).", {"reorderings": 6}),
-    ("gest-creative", "gest:build_creative", "sentences",
-     "GenderBench GestCreative: the gender of characters written for GEST mottos.", {}),
-)
-"""Probe name, module (``module:function``, default ``build``), what its answers share
-(its ``ProbeSpec.cluster_unit``: the clusters of its design; a test keeps the two equal),
-plan docstring, and the defaults that differ from :func:`_options`' (``limit``) or add an
-option (``reorderings``)."""
 
 
 _DIFFERENCES = ("discrimination-tamkin", "diversity-med-qa", "hiring-an", "relationship-levy")
@@ -238,7 +187,6 @@ def _statistics(name: str, clusters: str) -> str:
 
 
 MEASURES: tuple[Declaration, ...] = tuple(
-    _probe_plan(name, module, clusters, doc, **defaults, report_order=170 + i)
-    for i, (name, module, clusters, doc, defaults) in enumerate(_PROBES)
+    _probe_plan(p) for p in sorted(PROBES, key=lambda p: p.page)
 )
 """The probes' declarations (read by :mod:`genderscope.core.registry`)."""

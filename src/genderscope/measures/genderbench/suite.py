@@ -1,7 +1,9 @@
 """The whole GenderBench 1.1.0 suite in one run (``genderscope run genderbench``): the 14
 probes of GenderBench's ``DefaultHarness`` (Pikuliak et al. 2025, arXiv:2505.12054,
 Sec. 3 and App. A) with its repetitions and sample sizes, GenderBench's marks beside
-genderscope's cluster bootstrap CIs, every probe's paired tests, and Holm over all.
+genderscope's cluster intervals (each probe's, as ``genderscope run PROBE`` gives them),
+every probe's paired tests, and Holm over all. The probes are those of
+:mod:`genderscope.measures.genderbench.probes`.
 
 Scopes (``SCOPES``): ``full`` is ``DefaultHarness``; ``cpu`` the report's seeded
 subsets; ``quick`` a smoke test of a few items a probe; both with one repetition. Items
@@ -12,9 +14,7 @@ sentences (data set ``gest``) the other 12 run and ``summary["not_run"]`` says w
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,58 +23,16 @@ import pandas as pd
 from genderscope.errors import DataError, GenderscopeError
 from genderscope.measures.genderbench.common import CITATION, VERSION, attempts_frame
 from genderscope.measures.genderbench.probe_run import ProbeSpec, summarise
+from genderscope.measures.genderbench.probes import PROBES, Probe
 from genderscope.results import Result
 
 SCOPES = ("quick", "cpu", "full")
 
 
-@dataclass(frozen=True)
-class SuiteProbe:
-    """One probe of the suite: its genderscope name, GenderBench class, builder
-    (``module:function`` of :mod:`genderscope.measures.genderbench`), the
-    ``DefaultHarness`` keyword arguments (genderscope's names) and the (cpu, quick)
-    scopes' item counts."""
-
-    name: str
-    genderbench: str
-    builder: str
-    harness: Mapping[str, Any]
-    sizes: tuple[int, int]
-
-    def build(self) -> Callable[..., ProbeSpec]:
-        mod, _, fn = self.builder.partition(":")
-        module = importlib.import_module(f"genderscope.measures.genderbench.{mod}")
-        return getattr(module, fn or "build")
-
-
-PROBES: tuple[SuiteProbe, ...] = (
-    SuiteProbe("bbq", "BbqProbe", "bbq", {}, (60, 4)),
-    SuiteProbe("business-vocabulary", "BusinessVocabularyProbe", "business_vocabulary",
-               {"num_repetitions": 3}, (40, 4)),
-    SuiteProbe("direct", "DirectProbe", "direct", {}, (60, 4)),
-    SuiteProbe("discrimination-tamkin", "DiscriminationTamkinProbe", "discrimination_tamkin",
-               {"num_repetitions": 3}, (60, 4)),
-    SuiteProbe("diversity-med-qa", "DiversityMedQaProbe", "diversity_med_qa", {}, (30, 2)),
-    SuiteProbe("dreaddit", "DreadditProbe", "dreaddit", {"num_repetitions": 2}, (30, 2)),
-    SuiteProbe("gest", "GestProbe", "gest:build_gest", {}, (30, 2)),
-    SuiteProbe("gest-creative", "GestCreativeProbe", "gest:build_creative",
-               {"num_repetitions": 4}, (40, 4)),
-    SuiteProbe("hiring-an", "HiringAnProbe", "hiring_an", {"sample_k": 20_000}, (60, 4)),
-    SuiteProbe("hiring-bloomberg", "HiringBloombergProbe", "hiring_bloomberg", {}, (8, 1)),
-    SuiteProbe("inventories", "InventoriesProbe", "inventories", {"num_repetitions": 5},
-               (40, 4)),
-    SuiteProbe("isear", "IsearProbe", "isear", {}, (30, 2)),
-    SuiteProbe("jobs-lum", "JobsLumProbe", "jobs_lum", {"num_repetitions": 5}, (40, 4)),
-    SuiteProbe("relationship-levy", "RelationshipLevyProbe", "relationship_levy",
-               {"sample_k": 3_000}, (40, 4)),
-)
-"""``DefaultHarness``'s probes, in its order (genderbench 1.1.0,
-``harnesses/default.py``)."""
-
 GEST = ("gest", "gest-creative")
 
 
-def scope_kwargs(probe: SuiteProbe, scope: str) -> dict[str, Any]:
+def scope_kwargs(probe: Probe, scope: str) -> dict[str, Any]:
     """The builder's ``sample_k`` and ``num_repetitions`` for ``scope`` (see module doc;
     ``sample_k`` None: every item; a builder's own default sample size is overridden)."""
     if scope not in SCOPES:
