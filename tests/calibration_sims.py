@@ -1019,8 +1019,8 @@ TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
         *report_median_rows(20), *report_median_rows(50)]),
     ("Debiased word vectors: before and after", lambda: [
         *_debias().null_rows(600), *_debias().shrink_rows(600),
-        *_debias().compare_null_rows(600), *_debias().plain_compare_rows(600),
-        *_debias().compare_null_rows(1000, noise="lognormal"),
+        *_debias().compare_null_rows(1500), *_debias().plain_compare_rows(600),
+        *_debias().compare_null_rows(1500, noise="lognormal"),
         *_debias().compare_skew_rows(600)]),
     ("Whole measures: StereoSet, WinoBias, ABC, LPBS, bias amplification, chat probes",
      lambda: [
