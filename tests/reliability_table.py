@@ -7,6 +7,7 @@ counts per round.
 
 from __future__ import annotations
 
+import shlex
 import sys
 import tempfile
 from pathlib import Path
@@ -126,6 +127,16 @@ def render(rows: list[tuple[str, str, str, str, str, str]]) -> str:
     return HEAD.replace("{counts}", counts(rows)) + "\n".join(lines) + "\n" + TAIL
 
 
+def command_text(args: list[str] | tuple[str, ...]) -> str:
+    """The command line of a case as a user would type it: an argument with a space (or
+    an empty one) in shell quotes, an unprintable or long one shortened as its ascii()."""
+    return "genderscope " + " ".join(
+        (shlex.quote(a) if not a or any(c.isspace() for c in a) else a)
+        if a.isprintable() and len(a) < 60 else
+        ascii(a) if len(a) < 60 else ascii(a)[:40] + "...'"
+        for a in args)
+
+
 def main() -> None:
     import os
 
@@ -147,13 +158,7 @@ def main() -> None:
             o = run_case(case, root, model)
             last = o.stderr.splitlines()[-1] if o.stderr else ""
             last = last.replace(str(root) + "/", "").replace(str(model), "{model}")
-            if isinstance(case, ApiCase):
-                command = case.call
-            else:
-                command = "genderscope " + " ".join(
-                    a if a.isprintable() and len(a) < 60 else
-                    ascii(a) if len(a) < 60 else ascii(a)[:40] + "...'"
-                    for a in case.args)
+            command = case.call if isinstance(case, ApiCase) else command_text(case.args)
             changed = ", ".join(o.changed) or (
                 "model cache only" if getattr(case, "cache_may_grow", False) else "nothing")
             rows.append((case.item, case.what, f"`{command}`", str(o.code), last or "-",
