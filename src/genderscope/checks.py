@@ -13,7 +13,11 @@ from typing import Any
 from genderscope.errors import ArgumentError, GenderscopeError
 
 SEED_OPTIONS = ("seed", "subset_seed", "sample_seed")
-"""Option names that seed a random number generator: whole numbers >= 0."""
+"""Option names that seed a random number generator: whole numbers in [0, SEED_MAX]."""
+SEED_MAX = 2**32 - 1
+"""The largest seed: NumPy's legacy ``RandomState`` and scikit-learn's ``random_state`` (RNSB,
+the k-means of Double-Hard Debias) take 32-bit seeds, torch 64-bit ones; a larger seed was
+a traceback."""
 COUNT_OPTIONS = ("limit", "examples", "resamples", "permutations", "exact_limit", "min_count")
 """Option names that count something: whole numbers (their lower bounds are the plans')."""
 
@@ -24,14 +28,17 @@ def flag(name: str) -> str:
 
 
 def whole_number(value: Any, name: str, minimum: int | None = None) -> int:
-    """``value`` if it is an int (not a bool) >= ``minimum``; a float, a string or NaN is a
-    TypeError naming the option."""
+    """``value`` if it is an int (not a bool) >= ``minimum`` (and, for a seed, at most
+    :data:`SEED_MAX`); a float, a string or NaN is a TypeError naming the option."""
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float) and math.isnan(value):
             raise ArgumentError(f"{name} must be a whole number, got nan")
         raise ArgumentError(f"{name} must be a whole number (int), got {value!r}")
     if minimum is not None and value < minimum:
         raise GenderscopeError(f"{flag(name)} must be at least {minimum}, got {value}")
+    if name in SEED_OPTIONS and value > SEED_MAX:
+        raise GenderscopeError(f"{flag(name)} must be at most {SEED_MAX} (a 32-bit seed), "
+                               f"got {value}")
     return value
 
 

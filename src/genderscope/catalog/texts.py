@@ -34,16 +34,17 @@ def attack(
         float, Opt("Keep a substitution when P(altered window) >= threshold x P(original window).")
     ] = 0.25,
     lm_window: Annotated[int, Opt("Context words on each side of the word.")] = 3,
-    candidates: Annotated[int, Opt("Analogy candidates per word (top-n cosine).")] = 8,
+    candidates: Annotated[int, Opt("Analogy candidates per word (top-n cosine).", min=1)] = 8,
     min_similarity: Annotated[float, Opt("Drop candidates below this cosine.")] = 0.0,
     directions: Annotated[
         Sequence[str] | str, Opt("Swap directions, comma-separated: man->woman, woman->man.")
     ] = ("man->woman", "woman->man"),
     pop_size: Annotated[
         int,
-        Opt("Population of the genetic search (Alzantot et al. 2018 and TextAttack: 60).", min=2),
+        Opt("Population of the genetic search (Alzantot et al. 2018 and TextAttack: 60).", min=2,
+            max=10_000),
     ] = 60,
-    generations: Annotated[int, Opt("Generations at most (paper: 20).", min=1)] = 20,
+    generations: Annotated[int, Opt("Generations at most (paper: 20).", min=1, max=1_000)] = 20,
     max_queries: Annotated[
         int,
         Opt(

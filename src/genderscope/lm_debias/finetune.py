@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from genderscope.checks import SEED_MAX
 from genderscope.core.kinds import LM
 from genderscope.errors import ArgumentError, GenderscopeError, ModelLoadError
 from genderscope.lm_debias.checkpoint import (
@@ -95,6 +96,9 @@ class FinetuneConfig:
                 ("--epochs", self.epochs, 1), ("--batch-size", self.batch_size, 1)):
             if value < least:
                 raise GenderscopeError(f"{what} must be >= {least}, got {value}")
+        if self.seed > SEED_MAX:  # torch's own error is a traceback
+            raise GenderscopeError(f"--seed must be at most {SEED_MAX} (a 32-bit seed), "
+                                   f"got {self.seed}")
         if not self.lr > 0:
             raise GenderscopeError(f"--lr must be > 0, got {self.lr}")
         if self.max_steps is not None and self.max_steps < 1:

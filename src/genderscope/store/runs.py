@@ -121,7 +121,11 @@ class RunRecords(ScoreCache):
         return [dict(zip(cols, r, strict=True)) for r in rows]
 
     def load_run(self, run_id: str) -> Result:
-        """Rebuild a stored run as a Result (unique prefixes of the id are accepted)."""
+        """Rebuild a stored run as a Result (unique prefixes of the id are accepted; an
+        empty one, a prefix of every id, is not)."""
+        if not run_id.strip():
+            raise GenderscopeError("run id is empty; give a run id or a unique prefix of one "
+                                   "(genderscope runs list shows them)")
         rows = self._con.execute(  # a plain prefix: no LIKE, so "%" and "_" match themselves
             "SELECT run_id, method, summary, metadata FROM runs "
             "WHERE substr(run_id, 1, length(?)) = ?", (run_id, run_id)).fetchall()

@@ -146,6 +146,9 @@ def score_table(table: pd.DataFrame, how: str = "abs_avg") -> pd.DataFrame:
     out = {}
     for metric in dict.fromkeys(table["metric"]):
         part = ok[ok["metric"] == metric]
+        if part.empty:  # every cell of the metric failed (its rows' error says why)
+            out[metric] = pd.Series(dtype=float)
+            continue
         col = part.assign(cell=part["query"] + "|" + part["attribute"].fillna("")).pivot(
             index="model", columns="cell", values="value")
         out[metric] = aggregate(col.astype(float), how) if len(col) else pd.Series(

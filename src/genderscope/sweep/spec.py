@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from genderscope.checks import SEED_MAX
 from genderscope.core.kinds import LOAD
 from genderscope.errors import GenderscopeError
 from genderscope.reporting.build import DECODING_OPTIONS  # settings: decoding: keys
@@ -157,8 +158,12 @@ class SweepSpec:
             if not (math.isfinite(cpus) and cpus > 0 and math.isfinite(gpus) and gpus >= 0):
                 raise GenderscopeError(f"model {m.name}: cpus must be > 0 and gpus >= 0, got "
                                        f"{cpus} and {gpus}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise GenderscopeError(f"--seed must be a whole number >= 0, got {self.seed!r}")
+        for what, seed in (("--seed", self.seed), *((f"measure {m.name}: seed", m.seed)
+                                                    for m in self.measures
+                                                    if m.seed is not None)):
+            if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
+                raise GenderscopeError(f"{what} must be a whole number >= 0 and at most "
+                                       f"{SEED_MAX}, got {seed!r}")
         if self.max_retries < 0:
             raise GenderscopeError("--max-retries must be >= 0")
         if self.data is not None and not self.data.is_dir():

@@ -11,6 +11,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
+from genderscope.checks import SEED_MAX
 from genderscope.cli.common import DEVICE_OPTION, console, what_value_table
 from genderscope.errors import GenderscopeError
 
@@ -88,8 +89,8 @@ def balance_command(
     method: str = typer.Option("resample", "--method", help="resample (seeded "
                                "undersampling to exact balance) or reweight (a weight per "
                                "caption, iterative proportional fitting)."),
-    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the resampling and the "
-                             "bootstrap."),
+    seed: int = typer.Option(0, "--seed", min=0, max=SEED_MAX,
+                             help="Seed of the resampling and the bootstrap."),
     plurals: bool = typer.Option(True, "--plurals/--no-plurals", help="Count regular "
                                  "plurals of objects."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --out "

@@ -17,6 +17,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
+from genderscope.checks import SEED_MAX
 from genderscope.cli.common import JSON_OPTION, STORE_OPTION, ci_text, console, err_console
 from genderscope.errors import GenderscopeError
 
@@ -52,7 +53,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         metric: list[str] = typer.Option(["weat", "ripa", "rnd", "ect", "mac", "rnsb"],
                                          "--metric", help="weat, ripa, rnd, ect, mac or "
                                          "rnsb; repeat."),
-        seed: int = typer.Option(0, "--seed", help="Seed of every metric's randomness.", min=0),
+        seed: int = typer.Option(0, "--seed", help="Seed of every metric's randomness.", min=0,
+                                 max=SEED_MAX),
         resamples: int | None = typer.Option(None, "--resamples", min=100,
                                              help="Bootstrap replicates [each metric's "
                                              "default]."),
@@ -115,15 +117,17 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         if reverse:
             order = {m: descending for m in reverse}
             order.update({m: not descending for m in scores.columns if m not in reverse})
-        rankings = create_ranking(scores, rank_method, ascending=order)
-        tests = correlation_tests(rankings, correlation)
-        corr = ranking_correlations(rankings, correlation)
-        _write(base, table, scores, rankings, tests, corr)
         errors = table[table["error"] != ""]
         for (q, m, e), part in errors.groupby(["query", "metric", "error"], sort=False):
             who = ("every model" if part["model"].nunique() == len(models)
                    else ", ".join(part["model"]))
             err_console.print(f"[yellow]{q} · {m} ({who}): {e}[/yellow]")
+        if len(errors) == len(table):  # nothing to rank: refused before anything is written
+            raise GenderscopeError("every run failed (see the lines above)")
+        rankings = create_ranking(scores, rank_method, ascending=order)
+        tests = correlation_tests(rankings, correlation)
+        corr = ranking_correlations(rankings, correlation)
+        _write(base, table, scores, rankings, tests, corr)
         if as_json:
             import json
 
@@ -134,8 +138,6 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         else:
             _print(table, rankings, tests, correlation)
             console.print(f"saved to {base}")
-        if len(errors) == len(table):
-            raise GenderscopeError("every run failed (see the lines above)")
 
 
 def _write(base: Path, table: Any, scores: Any, rankings: Any, tests: Any, corr: Any

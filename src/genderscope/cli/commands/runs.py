@@ -194,12 +194,19 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         """Write runs or their item tables to CSV, Parquet or JSON."""
         from genderscope.outputs import check_output_file, command_inputs
 
-        kind = _format(out, fmt)
         inputs = command_inputs(store=store_path)
-        check_output_file(out, "--out", overwrite=overwrite, inputs=inputs)
+        check_output_file(out, "--out", overwrite=overwrite, inputs=inputs)  # a folder: named
+        kind = _format(out, fmt)
         if what not in ("runs", "headlines", "items"):
             raise GenderscopeError(f"--what must be runs, headlines or items, got {what!r}")
+        if any(not r.strip() for r in run_id):  # a prefix of every id: it would match all
+            raise GenderscopeError("--run is empty; give a run id or a unique prefix of one "
+                                   "(genderscope runs list shows them)")
         with open_store(store_path, readonly=True) as store:
+            known = [r["run_id"] for r in store.list_runs()] if run_id else []
+            unknown = [r for r in run_id if not any(k.startswith(r) for k in known)]
+            if unknown:
+                raise GenderscopeError(f"--run: no run {unknown[0]!r} in store {store.path}")
             if what == "runs":
                 df = runs_frame(store, method, model)
                 if run_id:

@@ -1,0 +1,106 @@
+"""Bad inputs of the adversarial audit after the redesign ("the API as strict as the CLI,
+every option bounded"): each ended in a traceback, a silent accept, a hang or a message
+that did not name the option before its fix. Each must end in exit code 2 (the API: a
+``GenderscopeError``), one ``error:`` line naming the problem, and the workspace unchanged
+(``tests/reliability/test_bad_inputs_audit.py`` runs them as tests/bad_inputs.py runs its
+own; the files they read beyond that workspace: :func:`extend_workspace`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bad_input_case import ApiCase, Case  # noqa: E402
+
+BIG = str(2**32)
+"""One more than the largest seed (NumPy's legacy RandomState, scikit-learn's random_state)."""
+HUGE = str(2**70)
+"""Beyond torch's 64-bit seeds."""
+ATTACK = ("attack", "--classifier", "clf.py:predict", "--data", "texts.csv", "--vectors",
+          "vec.txt", "--lm", "none", "--no-progress")
+
+SEEDS = [
+    # a seed above 2**32 - 1 was a traceback from NumPy, scikit-learn or torch
+    Case("A.1", "rnsb --seed 2**32 (NumPy's RandomState)",
+         ("run", "rnsb", "--vectors", "vec.txt", "--test", "wt3.json", "--seed", BIG),
+         "--seed must be at most 4294967295"),
+    Case("A.1", "debias double-hard --seed 2**32 (scikit-learn's k-means)",
+         ("debias", "double-hard", "--vectors", "vec.txt", "--out", "dv", "--no-evaluate",
+          "--n-words", "1", "--seed", BIG), "--seed must be at most 4294967295"),
+    Case("A.1", "debias cds --seed 2**70 (torch)",
+         ("debias", "cds", "--model", "{model}", "--corpus", "corpus.txt", "--out", "ft",
+          "--no-progress", "--seed", HUGE), "--seed must be at most 4294967295"),
+    Case("A.1", "debias dropout --seed 2**70 (torch)",
+         ("debias", "dropout", "--model", "{model}", "--corpus", "corpus.txt", "--out", "dl",
+          "--no-progress", "--seed", HUGE), "--seed must be at most 4294967295"),
+    Case("A.1", "debias balance --seed 2**32 (accepted, unlike every other seed)",
+         ("debias", "balance", "--corpus", "captions.txt", "--objects", "objects.txt", "--out",
+          "b.txt", "--seed", BIG), "--seed"),
+    Case("A.1", "run-many --seed 2**32", ("run-many", "--vectors", "vec.txt", "--query",
+                                          "q3.json", "--metric", "rnsb", "--seed", BIG),
+         "--seed"),
+    Case("A.1", "sweep file: a measure's seed 2**32", ("sweep", "sw_seed.yaml", "--no-progress"),
+         "seed must be a whole number >= 0 and at most 4294967295"),
+]
+
+RUNS = [
+    # an empty run id is a prefix of every id: it matched the store's only run
+    Case("A.2", "runs show '' (an empty run id)", ("runs", "show", ""), "run id is empty"),
+    Case("A.2", "runs diff '' RUN", ("runs", "diff", "", "nope"), "run id is empty"),
+    *(Case("A.2", f"runs export --what {what} --run '' (exported every run)",
+           ("runs", "export", "--out", "e.csv", "--what", what, "--run", ""), "--run is empty")
+      for what in ("runs", "headlines", "items")),
+    Case("A.2", "runs export --run a missing id (named)",
+         ("runs", "export", "--out", "e.csv", "--run", "nope"), "no run 'nope'"),
+    Case("A.2", "runs export --out a folder (was: export format '')",
+         ("runs", "export", "--out", "afolder"), "is a folder"),
+]
+
+RUN_MANY = [
+    # a metric that refused every query crashed the score table (a pandas TypeError)
+    Case("A.3", "run-many: every cell refused (RNSB on two-word attribute sets)",
+         ("run-many", "--vectors", "vec.txt", "--query", "q2.json", "--metric", "rnsb"),
+         "every run failed", cache_may_grow=True),
+]
+
+ATTACKS = [
+    Case("A.4", "attack --candidates 0 (the message named no option)",
+         (*ATTACK, "--candidates", "0"), "--candidates must be at least 1"),
+    # a huge population or generation count ran for hours (and grew without bound)
+    Case("A.4", "attack --pop-size 10**9", (*ATTACK, "--pop-size", "1000000000"),
+         "--pop-size must be at most 10000"),
+    Case("A.4", "attack --generations 10**9", (*ATTACK, "--generations", "1000000000"),
+         "--generations must be at most 1000"),
+]
+
+API = [
+    ApiCase("A.1", "gs.run('rnsb', seed=2**32)",
+            "gs.run('rnsb', 'vec.txt', test='wt3.json', seed=2**32)", "at most 4294967295"),
+    ApiCase("A.1", "gs.debias(seed=2**70)", "gs.debias(MODEL, 'corpus.txt', 'ft', seed=2**70)",
+            "at most 4294967295"),
+    ApiCase("A.4", "gs.run('attack', pop_size=10**9)",
+            "gs.run('attack', 'clf.py:predict', data='texts.csv', vectors='vec.txt', lm='none',"
+            " pop_size=10**9)", "--pop-size must be at most 10000"),
+]
+
+CASES = [*SEEDS, *RUNS, *RUN_MANY, *ATTACKS, *API]
+
+
+def _query(path: Path, attributes: tuple[list[str], list[str]]) -> None:
+    path.write_text(json.dumps({"name": path.stem,
+                                "targets": {"male": ["he", "man"], "female": ["she", "woman"]},
+                                "attributes": {"a": attributes[0], "b": attributes[1]}}))
+
+
+def extend_workspace(root: Path) -> None:
+    """The files these cases read, beside tests/bad_inputs.py's workspace."""
+    sets = {"targ1": ["he", "man"], "targ2": ["she", "woman"],
+            "attr1": ["doctor", "king", "the"], "attr2": ["nurse", "queen", "is"]}
+    (root / "wt3.json").write_text(json.dumps({k: {"category": k, "examples": v}
+                                               for k, v in sets.items()}))
+    _query(root / "q3.json", (["doctor", "king", "the"], ["nurse", "queen", "is"]))
+    _query(root / "q2.json", (["doctor", "king"], ["nurse", "queen"]))
+    (root / "sw_seed.yaml").write_text(f"models: [smollm2]\nmeasures: [{{name: crows-pairs, "
+                                       f"seed: {BIG}}}]\n")
