@@ -137,6 +137,20 @@ def _spans(text: str) -> Iterator[tuple[int, str]]:
         yield text.count("\n", 0, m.start()) + 1, " ".join(m.group(2).split())
 
 
+def _indented(outside: str) -> Iterator[tuple[int, str]]:
+    """Lines of indented code blocks (four spaces, after a blank line) and the text
+    outside them with those lines blanked."""
+    lines = outside.split("\n")
+    in_block = False
+    for number, line in enumerate(lines, 1):
+        blank_before = number == 1 or not lines[number - 2].strip()
+        if line.startswith("    ") and line.strip() and (in_block or blank_before):
+            in_block = True
+            yield number, line.strip()
+        elif line.strip():
+            in_block = False
+
+
 def _joined(body: str, first: int) -> Iterator[tuple[int, str]]:
     """The lines of a shell block, a trailing backslash joining the next line."""
     lines = body.split("\n")
@@ -202,6 +216,7 @@ def command_lines() -> list[Line]:
                 if lang in SHELL:
                     pieces += list(_joined(body, first))
             pieces += list(_spans(outside))
+            pieces += [(n, line) for n, line in _indented(outside) if "`" not in line]
         else:  # examples: comments and strings that show how to run them
             pieces += list(_joined(text, 1))
         prose = path.suffix != ".md"
@@ -442,6 +457,9 @@ def test_the_collector_reads_spans_blocks_and_continuations() -> None:
     assert spans == ["genderscope run weat --vectors v"]
     assert [" ".join(c.split()) for c in shell] == [
         "genderscope report --model m --out r.html", "genderscope runs list"]
+    indented = "Run:\n\n    genderscope runs show RUN   # its table\nthen\n    genderscope x\n"
+    assert [c.strip() for _, line in _indented(indented) for c in _commands_in(line)] == [
+        "genderscope runs show RUN"]  # the second is no block: no blank line before it
 
 
 @pytest.mark.parametrize("call, wrong", [
