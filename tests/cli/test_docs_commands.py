@@ -320,7 +320,10 @@ def _words(command: str) -> list[str]:
 
 
 def _probe_names() -> list[str]:
-    return [n for n, d in declarations().items() if d.family == "chat" and n != "genderbench"]
+    """The GenderBench probes, from the one table of them."""
+    from genderscope.measures.genderbench.probes import PROBES
+
+    return [probe.name for probe in PROBES]
 
 
 def problems(command: str) -> list[str]:
@@ -346,6 +349,7 @@ def _walk(cmd: Any, path: str, words: list[str]) -> list[str]:
             names = word.split("|")
             if path == "genderscope run" and word in MEASURE_PLACEHOLDERS | PROBE_PLACEHOLDERS:
                 names = _probe_names() if word in PROBE_PLACEHOLDERS else list(subs)
+                assert names and all(n in subs for n in names), names
             elif PLACEHOLDER.match(word):  # one of a family whose flags differ (debias
                 # METHOD: --vectors or --model): some command takes the rest of the line
                 each = [_walk(sub, f"{path} {name}", words[i + 1:]) for name, sub in
@@ -430,6 +434,7 @@ def test_every_documented_gs_run_call_names_a_measure_and_its_options() -> None:
     ("genderscope run NAME --model M", "'genderscope run weat' has no option --model"),
     ("genderscope debias METHOD --nope", "takes '--nope'"),
     ("genderscope run bbq --extra-body [1, 2]", "takes no argument '2'"),
+    ("genderscope run PROBE --vectors v", "'genderscope run bbq' has no option --vectors"),
 ])
 def test_the_check_finds_a_stale_command_line(line: str, wrong: str) -> None:
     assert any(wrong in p for p in problems(line)), problems(line)
