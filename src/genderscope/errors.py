@@ -5,11 +5,14 @@ process was told of (:func:`add_secret`: an endpoint's API key, the credentials 
 URL) and the userinfo of any URL (``http://user:pw@host`` -> ``http://***@host``) with
 ``***``. A :class:`GenderscopeError`'s text is redacted, and so is every string of a
 result's summary and metadata when it is written (``genderscope.results.to_json``: the
-store's rows, ``summary.json``, the CLI's JSON).
+store's rows, ``summary.json``, the CLI's JSON). It also masks the value of a URL's
+credential-like query parameter (``?api_key=...``, ``&access_token=...``) and the
+values of the secret environment variables :data:`ENV_SECRETS`, told or not.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 
@@ -17,28 +20,41 @@ MASK = "***"
 _SECRETS: set[str] = set()
 _SECRETS_LOCK = threading.Lock()
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/?#\s]*@")
+_QUERY_SECRET = re.compile(
+    r"(?i)([?&][\w.-]*?(?:key|token|secret|passw(?:or)?d|pwd|sig|signature|auth|"
+    r"credentials?)=)[^&#\s'\"]+")
+"""A query parameter whose name ends like a credential's (``api_key``, ``access_token``,
+``client_secret``, ``sig``), up to its value."""
 MIN_SECRET = 4
 """Shorter values are not secrets worth the name (and would mask ordinary text)."""
+ENV_SECRETS = ("OPENAI_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
+"""Environment variables whose value is a secret wherever it turns up (the endpoint's
+default key, the Hugging Face Hub's tokens), read at each :func:`redact`."""
 
 
 def add_secret(value: str | None) -> None:
-    """Remember ``value`` (an API key, a password) as a secret :func:`redact` masks."""
-    if value and len(value) >= MIN_SECRET:
-        with _SECRETS_LOCK:
-            _SECRETS.add(value)
+    """Remember ``value`` (an API key, a password) as a secret :func:`redact` masks; also
+    without its surrounding white space (a key read with a trailing newline)."""
+    if not value:
+        return
+    with _SECRETS_LOCK:
+        _SECRETS.update(v for v in {value, value.strip()} if len(v) >= MIN_SECRET)
 
 
 def redact(text: str) -> str:
-    """``text`` with every secret of :func:`add_secret` and every URL's userinfo
-    replaced by ``***``."""
-    if _SECRETS:
+    """``text`` with every secret of :func:`add_secret` or :data:`ENV_SECRETS`, every
+    URL's userinfo and every credential-like query value replaced by ``***``."""
+    from_env = [v.strip() for v in map(os.environ.get, ENV_SECRETS) if v]
+    if _SECRETS or from_env:
         with _SECRETS_LOCK:
-            secrets = sorted(_SECRETS, key=len, reverse=True)
-        for secret in secrets:
+            secrets = {*_SECRETS, *(v for v in from_env if len(v) >= MIN_SECRET)}
+        for secret in sorted(secrets, key=len, reverse=True):
             if secret in text:
                 text = text.replace(secret, MASK)
     if "@" in text and "://" in text:
         text = _USERINFO.sub(rf"\1{MASK}@", text)
+    if "=" in text:
+        text = _QUERY_SECRET.sub(rf"\1{MASK}", text)
     return text
 
 

@@ -383,3 +383,106 @@ def test_same_host_and_userinfo_rules() -> None:
     for other in ("http://h:9/v1", "http://g:8/v1", "https://h:8/v1"):
         assert not same_host("http://h:8/v1", other)
     assert not same_host("https://h/v1", "http://h/v1")  # never downgraded
+
+
+@pytest.mark.parametrize("tail", [f"?api_key={KEY}", f"?x=1&token={KEY}", f"#{KEY}"],
+                         ids=["api_key", "token", "fragment"])
+def test_a_query_string_in_the_url_is_refused_unshown(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      tail: str) -> None:
+    """A key in ``--base-url``'s query string (or fragment) is refused before any request,
+    in one line that does not show it (the client would append /chat/completions after
+    the query, and the URL is the endpoint's recorded identity)."""
+    monkeypatch.delenv(KEY_ENV)  # only the URL holds the key
+    with servers("ok") as (srv, _):
+        with pytest.raises(GenderscopeError, match="query string") as err:
+            _api(srv.url() + tail, tmp_path)
+        res = _cli(srv.url() + tail, tmp_path, monkeypatch)
+        assert srv.requests == 0
+    assert isinstance(res.exception, GenderscopeError) and "query string" in str(res.exception)
+    _one_line(str(err.value))
+    assert _runs(tmp_path / "s.sqlite") == 0
+    for text in (str(err.value), repr(err.value.args), str(res.exception), res.output):
+        assert KEY not in text, text
+
+
+def test_no_header_value_is_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A header whose name does not look like a credential's may still carry one: the
+    recorded command line shows every ``--header`` as ``NAME:***``."""
+    value = "team-PLANTED-4c2e91"
+    with servers("ok") as (srv, _):
+        res = _cli(srv.url(), tmp_path, monkeypatch, "--header", f"X-Org-Id:{value}",
+                   "--json")
+        assert res.exit_code == 0, res.output
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert "--header 'X-Org-Id:***'" in summary["metadata"]["command"]
+    for path in (p for p in tmp_path.rglob("*") if p.is_file()):
+        assert value.encode() not in path.read_bytes(), path
+    assert value not in res.output
+
+
+def test_a_bug_prints_its_traceback_without_secrets(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """An unexpected error (a bug, not a user mistake) still shows its traceback, exit 1,
+    with the key and the URL's password masked."""
+    from genderscope.cli.app import main
+    from genderscope.models.endpoint import OpenAIChat
+
+    def broken(self: OpenAIChat, *args: Any, **kwargs: Any) -> list[str]:
+        raise RuntimeError(f"bug while asking {self._url} with key {KEY}")
+
+    monkeypatch.setattr(OpenAIChat, "chat", broken)
+    with servers("ok") as (srv, _):
+        args = ["run", "direct", "--model", "openai:tiny", "--base-url", srv.url(True),
+                "--data", str(DATA), "--limit", "2", "--store", str(tmp_path / "s.sqlite"),
+                "--out", str(tmp_path / "out"), "--no-progress"]
+        monkeypatch.setattr("sys.argv", ["genderscope", *args])
+        with pytest.raises(SystemExit) as stop:
+            main()
+    assert stop.value.code == 1
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "RuntimeError: bug while asking http://***@" in err
+    assert_nowhere(tmp_path, err)
+
+
+def test_warnings_are_printed_without_secrets(monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A warning (genderscope's one-line form, or another package's Python form) that
+    holds the key or a URL's credentials is printed masked."""
+    import sys
+    import warnings
+
+    import genderscope.cli.app as cli_app
+
+    def python_form(message: Any, category: Any, filename: str, lineno: int, file: Any = None,
+                    line: str | None = None) -> None:  # as Python prints it (not pytest's)
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+    monkeypatch.setattr(warnings, "showwarning", python_form)  # restored after the test
+    cli_app._one_line_warnings()
+    ours = str(Path(cli_app.__file__).parent / "common.py")
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.warn_explicit(f"ours {KEY}", UserWarning, ours, 1)
+        warnings.warn_explicit(f"theirs http://{USER}:{PASSWORD}@h/v1", UserWarning,
+                               "/elsewhere/pkg.py", 1)
+    err = capsys.readouterr().err
+    assert "warning: ours ***" in err and "theirs http://***@h/v1" in err
+    assert_nowhere(Path(cli_app.__file__).parent, err)
+
+
+def test_redact_env_tokens_query_credentials_and_padded_keys(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Masked without being told: the Hub's token (``HF_TOKEN``), the value of a URL's
+    credential-like query parameter; a key told with a trailing newline is masked also
+    where it turns up without it (an HTTP library's ``repr`` of a bad header)."""
+    from genderscope.errors import add_secret, redact
+
+    monkeypatch.setenv("HF_TOKEN", "hf_PLANTEDtoken93b1")
+    assert redact("401 for hf_PLANTEDtoken93b1") == "401 for ***"
+    assert redact("GET https://h/v1?api_key=k1&Author=me&keyword=k&X-Amz-Signature=s2#x") \
+        == "GET https://h/v1?api_key=***&Author=me&keyword=k&X-Amz-Signature=***#x"
+    add_secret("sk-PADDED-key-0e6f\n")
+    assert redact(r"Illegal header value b'Bearer sk-PADDED-key-0e6f\n'") == \
+        r"Illegal header value b'Bearer ***\n'"

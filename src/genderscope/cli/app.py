@@ -13,7 +13,7 @@ import typer
 from genderscope import __version__
 from genderscope.cli import commands
 from genderscope.cli.help import MeasureGroup, SectionedGroup
-from genderscope.errors import GenderscopeError
+from genderscope.errors import GenderscopeError, redact
 from genderscope.progress import scoped as progress_scoped
 from genderscope.text_blocks import visible
 
@@ -130,9 +130,9 @@ def _one_line_warnings() -> None:
 
     def one_line(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001
         if os.path.abspath(filename).startswith(package):
-            typer.secho(f"warning: {visible(str(message))}", err=True, fg="yellow")
-        else:
-            show(message, category, filename, lineno, file, line)
+            typer.secho(f"warning: {visible(redact(str(message)))}", err=True, fg="yellow")
+        else:  # Python's format, less any secret (errors.redact)
+            show(redact(str(message)), category, filename, lineno, file, line)
 
     warnings.showwarning = one_line
 
@@ -169,13 +169,17 @@ def _main() -> None:
         if isinstance(exc, _click_exceptions()):  # one line, as every other user mistake
             ctx = getattr(exc, "ctx", None)
             hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-            message = " ".join(exc.format_message().split())  # type: ignore[attr-defined]
+            text = exc.format_message()  # type: ignore[attr-defined]
+            message = redact(" ".join(text.split()))
             typer.secho(f"error: {message}{hint}", err=True, fg="red")
             sys.exit(exc.exit_code)  # type: ignore[attr-defined]
         message = _file_problem(exc)
-        if message is None:
-            raise
-        typer.secho(f"error: {visible(message)}", err=True, fg="red")
+        if message is None:  # a bug: its traceback, less any secret (errors.redact)
+            import traceback
+
+            sys.stderr.write(redact("".join(traceback.format_exception(exc))))
+            sys.exit(1)
+        typer.secho(f"error: {visible(redact(message))}", err=True, fg="red")
         sys.exit(2)
 
 

@@ -122,13 +122,22 @@ def default_out(method: str, out: Path | None) -> Path:
 
 
 def command_line() -> str:
-    """The command as the user typed it (recorded in each result's metadata)."""
+    """The command as the user typed it (recorded in each result's metadata), less its
+    secrets (:func:`genderscope.errors.redact`) and every ``--header`` value (``K:***``:
+    a header of any name may carry a credential)."""
     import shlex
     import sys
 
-    from genderscope.errors import redact
+    from genderscope.errors import MASK, redact
 
-    return redact("genderscope " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
+    args, masked = sys.argv[1:], []
+    for i, arg in enumerate(args):
+        if i and args[i - 1] == "--header" or arg.startswith("--header="):
+            head, eq, value = arg.partition("=") if arg.startswith("--header=") \
+                else ("", "", arg)
+            arg = f"{head}{eq}{value.partition(':')[0]}:{MASK}"
+        masked.append(arg)
+    return redact("genderscope " + " ".join(shlex.quote(a) for a in masked))
 
 
 def fmt(x: Any, nd: int = 3, *, small: str | None = None, sign: bool = False,

@@ -48,6 +48,11 @@ def checked_url(url: str) -> str:
     if parts.scheme.lower() not in DEFAULT_PORTS or not parts.hostname:
         raise ModelLoadError(f"--base-url must be an http:// or https:// URL with a host "
                              f"(e.g. http://127.0.0.1:8000/v1), got {redact(shown)!r}")
+    if parts.query or parts.fragment or "?" in public or "#" in public:  # never shown
+        raise ModelLoadError(f"--base-url {urlunsplit(parts[:3] + ('', ''))} must not hold "
+                             "a query string or fragment (?... or #...): the client adds "
+                             "/chat/completions after it. Give the API key in "
+                             "$OPENAI_API_KEY (--api-key-env NAME) or a --header")
     return public
 
 
