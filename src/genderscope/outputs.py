@@ -99,6 +99,11 @@ STORE_ENV = "GENDERSCOPE_STORE"
 sits below the store, so it reads the variable itself)."""
 
 
+STORE_SIDECARS = ("-wal", "-shm", "-journal")
+"""SQLite's files beside a store in use (its write-ahead log, shared memory, rollback
+journal): parts of the store, never an output."""
+
+
 def store_location(store: Any = None) -> Path:
     """Where a command's results store is: a ``Store``'s ``path``, a given path, else
     ``$GENDERSCOPE_STORE`` or ``~/.cache/genderscope/store.sqlite`` (as
@@ -133,8 +138,9 @@ def command_inputs(*, models: Iterable[Any] = (), options: Mapping[str, Any] | N
     ``models`` (a classifier SPEC's file too), every existing path among ``options``'
     values (data files, ``--texts``, ``--corpus``, ``--query``, test files; lists
     included), the further ``paths`` (a sweep file, compared result folders), and the
-    results store (``store``, else ``$GENDERSCOPE_STORE`` or the default) when the
-    command ``uses_store``. Objects that are not paths (loaded adapters) are skipped."""
+    results store (``store``, else ``$GENDERSCOPE_STORE`` or the default; with its
+    :data:`STORE_SIDECARS` while they exist) when the command ``uses_store``. Objects
+    that are not paths (loaded adapters) are skipped."""
     found: list[str | os.PathLike[str]] = []
 
     def add(value: Any) -> None:
@@ -151,7 +157,8 @@ def command_inputs(*, models: Iterable[Any] = (), options: Mapping[str, Any] | N
     for value in paths:
         add(value)
     if uses_store:
-        found.append(store_location(store))
+        db = store_location(store)
+        found.extend([db, *(db.with_name(db.name + s) for s in STORE_SIDECARS)])
     return [p for p in found if _exists(p)]
 
 

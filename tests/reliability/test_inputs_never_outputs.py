@@ -73,3 +73,79 @@ def test_data_fetch_never_writes_over_the_store(tmp_path: Path,
     assert len(text.splitlines()) == 1
     assert hashlib.sha256(store.read_bytes()).hexdigest() == before
     assert sorted(p.name for p in folder.iterdir()) == ["store.sqlite"]
+
+
+@pytest.mark.parametrize("sidecar", ["-wal", "-shm"])
+def test_runs_export_never_replaces_the_store_in_use(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     sidecar: str) -> None:
+    """While another process writes the store, its write-ahead log and shared memory
+    are part of it: ``runs export --out STORE-wal --format json --overwrite`` is refused
+    in one line and leaves them as they were."""
+    import contextlib
+    import io
+    import sqlite3
+
+    from genderscope.cli.app import main
+    from genderscope.store import Store
+
+    store = tmp_path / "s.sqlite"
+    Store(store).close()
+    other = sqlite3.connect(store)  # another process's handle, mid-session
+    try:
+        other.execute("PRAGMA journal_mode=WAL")
+        other.execute("CREATE TABLE other_writer (x)")
+        other.execute("INSERT INTO other_writer VALUES (1)")
+        other.commit()
+        part = tmp_path / f"s.sqlite{sidecar}"
+        before = hashlib.sha256(part.read_bytes()).hexdigest()
+        monkeypatch.setattr("sys.argv", ["genderscope", "runs", "export", "--store", str(store),
+                                         "--out", str(part), "--format", "json",
+                                         "--overwrite"])
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), \
+                pytest.raises(SystemExit) as exc:
+            main()
+        text = err.getvalue().strip()
+        assert exc.value.code == 2 and "is or holds the input" in text, text
+        assert len(text.splitlines()) == 1
+        assert hashlib.sha256(part.read_bytes()).hexdigest() == before
+    finally:
+        other.close()
+
+
+@pytest.mark.parametrize(("args", "out"), [
+    (["--test", "tests/wt.json"], "tests"),  # the folder holding a --test file
+    (["--tests-dir", "tests", "--test", "wt"], "tests"),  # --tests-dir itself
+    (["--test", "wt.json", "--store", "sub/s.sqlite"], "sub"),  # the folder holding the store
+], ids=["test-file", "tests-dir", "store"])
+def test_run_many_never_writes_into_its_inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               args: list[str], out: str) -> None:
+    """``run-many --out`` is refused in one line, before any work, where it holds a test
+    file, is ``--tests-dir`` or holds the store (it checked the vectors and queries only)."""
+    import contextlib
+    import io
+    import shutil
+
+    from genderscope.cli.app import main
+    from genderscope.store import Store
+
+    root = make_workspace(tmp_path / "ws")
+    (root / "tests").mkdir()
+    shutil.copy(root / "wt.json", root / "tests" / "wt.json")
+    (root / "sub").mkdir()
+    Store(root / "sub" / "s.sqlite").close()
+    monkeypatch.chdir(root)
+    before = {p: hashlib.sha256(p.read_bytes()).hexdigest()
+              for p in (root / out).iterdir()}
+    monkeypatch.setattr("sys.argv", ["genderscope", "run-many", "--vectors", "vec.txt", *args,
+                                     "--metric", "weat", "--resamples", "100", "--out", out])
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), \
+            pytest.raises(SystemExit) as exc:
+        main()
+    text = err.getvalue().strip()
+    assert exc.value.code == 2 and "is or holds the input" in text, text
+    assert len(text.splitlines()) == 1
+    assert {p: hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in (root / out).iterdir()} == before

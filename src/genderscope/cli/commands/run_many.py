@@ -75,7 +75,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
     ) -> None:
         """Models x queries x metrics into one table with 95 % CIs, then each model's rank
         per metric and the metrics' rank correlations (WEFE's workflow)."""
-        from genderscope.outputs import check_output_folder
+        from genderscope.outputs import check_output_folder, command_inputs
         from genderscope.stats.rankings import (
             AGGREGATIONS,
             CORRELATIONS,
@@ -104,7 +104,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                 raise GenderscopeError(f"--vectors {label!r} is given twice")
             models[label] = spec
         base = out if out is not None else Path("genderscope-results") / "run-many"
-        check_output_folder(base, inputs=[*models.values(), *query],
+        check_output_folder(base, inputs=command_inputs(  # test files and the store too
+            models=models.values(), paths=[*query, *test, tests_dir or ""], store=store_path),
                             files=(*FILES, *(f"results-{m}.png" for m in metric)))
         queries = _queries(query, test, tests_dir)
         options: dict[str, dict[str, Any]] = {"*": {"seed": seed}}
