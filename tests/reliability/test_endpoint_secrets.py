@@ -368,6 +368,23 @@ def test_a_bad_url_is_one_line_without_its_credentials(tmp_path: Path, url: str)
     assert_nowhere(tmp_path, str(err.value), repr(err.value.args))
 
 
+@pytest.mark.parametrize("before", ["Zq#", "Zq?", "Zq/", "12/"])
+def test_a_password_with_an_unencoded_delimiter_is_not_shown(tmp_path: Path,
+                                                             before: str) -> None:
+    """A password holding an unencoded ``#``, ``?`` or ``/`` ends the URL's host early
+    (``alice:12`` even parses as a host and port): refused in one line before any
+    request, its password shown nowhere (a password of its own per case, so that no
+    earlier case has told it)."""
+    tail = f"UNSEEN-{ord(before[-1])}-{len(before)}-pw-3e8a"
+    url = f"http://{USER}:{before}{tail}@127.0.0.1:9/v1"
+    with pytest.raises(GenderscopeError, match="percent-encode") as err:
+        gs.run("direct", "openai:tiny", base_url=url, store=tmp_path / "s.sqlite",
+               data=DATA, limit=2, max_new_tokens=8, resamples=200, retries=0)
+    _one_line(str(err.value))
+    assert tail not in str(err.value) and tail not in repr(err.value.args), str(err.value)
+    assert _runs(tmp_path / "s.sqlite") == 0
+
+
 def test_same_host_and_userinfo_rules() -> None:
     from genderscope.models.endpoint_urls import same_host, without_userinfo
 

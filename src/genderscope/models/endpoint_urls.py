@@ -34,10 +34,18 @@ def without_userinfo(url: str) -> tuple[str, list[str]]:
 
 def checked_url(url: str) -> str:
     """``url`` without userinfo (its secrets told to :func:`add_secret` first); a URL
-    that is not ``http(s)://host...`` is a one-line :class:`ModelLoadError` that does
-    not show its credentials."""
-    shown = re.sub(r"^[^/?#]*@", f"{MASK}@", url) if "://" not in url else url
+    that is not ``http(s)://host...``, holds a query string or fragment, or whose
+    userinfo holds an unencoded ``/``, ``?`` or ``#`` (an ``@`` after the host) is a
+    one-line :class:`ModelLoadError` that does not show its credentials."""
+    head, sep, rest = url.partition("://") if "://" in url else ("", "", url)
+    shown = f"{head}{sep}{MASK}@{rest.rpartition('@')[2]}" if "@" in rest else url
     try:
+        if sep and "@" in rest and "@" not in urlsplit(url).netloc:  # '/', '?', '#' in it
+            info = rest.rpartition("@")[0]
+            for secret in (info, info.partition(":")[2], unquote(info.partition(":")[2])):
+                add_secret(secret)
+            raise ModelLoadError(f"--base-url {redact(shown)}: its user name or password "
+                                 "holds '/', '?' or '#'; percent-encode them (%2F, %3F, %23)")
         public, secrets = without_userinfo(url)
         for secret in secrets:
             add_secret(secret)
