@@ -75,6 +75,47 @@ ATTACKS = [
          "--generations must be at most 1000"),
 ]
 
+ENDPOINT = ("--model", "openai:tiny", "--base-url", "http://127.0.0.1:9/v1")
+"""An endpoint nobody answers at: every case is refused before a request is sent."""
+INLP = ("debias", "inlp", "--model", "{model}", "--out", "dl", "--corpus", "corpus.txt")
+
+CHECKED_FIRST = [
+    # INLP/SentenceDebias: one message for four bounds, naming neither the flag nor its value
+    *(Case("A.5", f"debias {m} {flag} {value}", (*INLP[:1], m, *INLP[2:], flag, value),
+           f"{flag} must be a whole number >= {least}, got {value}")
+      for m, flag, value, least in (("inlp", "--n-classifiers", "0", 1),
+                                    ("inlp", "--per-class", "1", 2),
+                                    ("sentence-debias", "--batch-size", "-1", 1),
+                                    ("inlp", "--max-length", "2", 4))),
+    # --kind was checked when the model loaded, after the word lists were read (or fetched)
+    Case("A.5", "debias inlp --kind nonsense", ("debias", "inlp", "--model", "{model}", "--out",
+                                                "dl", "--kind", "nonsense"), "--kind"),
+    # the pair and the targets were checked after the model loaded (its memo stored)
+    Case("A.5", "probe --pair he,HE (one word twice)",
+         ("probe", "--model", "{model}", "--pair", "he,HE", "doctor"),
+         "--pair needs two different words"),
+    Case("A.5", "probe with an empty target", ("probe", "--model", "{model}", "doctor", " "),
+         "empty target"),
+    # more threads than the client has connections (thousands, one per prompt)
+    Case("A.6", "run bbq --concurrency 100000", ("run", "bbq", *ENDPOINT, "--concurrency",
+                                                 "100000"), "--concurrency must be at most 1000"),
+    Case("A.6", "report --concurrency 100000", ("report", *ENDPOINT, "--concurrency", "100000",
+                                                "--out", "new.html"), "--concurrency"),
+    Case("A.6", "sweep --concurrency 100000 (each job failed, exit 1)",
+         ("sweep", *ENDPOINT, "--measure", "bbq", "--concurrency", "100000", "--no-progress",
+          "--out", "s.html"), "--concurrency must be at most 1000"),
+    # the report ran every measure into a failure, or ignored the flag
+    Case("A.7", "report --device nonsense (every measure failed, exit 1)",
+         ("report", "--model", "{model}", "--device", "nonsense", "--out", "new.html"),
+         "unknown device 'nonsense'"),
+    Case("A.7", "report --texts without --classifier (ignored)",
+         ("report", "--vectors", "vec.txt", "--texts", "texts.csv", "--out", "new.html"),
+         "--texts is for the classifier measures"),
+    Case("A.7", "sweep whose measures apply to none of its models (exit 0, an empty page)",
+         ("sweep", "--vectors", "vec.txt", "--measure", "crows-pairs", "--no-progress", "--out",
+          "s.html"), "no measure of the sweep applies to its models"),
+]
+
 API = [
     ApiCase("A.1", "gs.run('rnsb', seed=2**32)",
             "gs.run('rnsb', 'vec.txt', test='wt3.json', seed=2**32)", "at most 4294967295"),
@@ -83,9 +124,15 @@ API = [
     ApiCase("A.4", "gs.run('attack', pop_size=10**9)",
             "gs.run('attack', 'clf.py:predict', data='texts.csv', vectors='vec.txt', lm='none',"
             " pop_size=10**9)", "--pop-size must be at most 10000"),
+    ApiCase("A.6", "gs.load_model(concurrency=10**5)",
+            "gs.load_model('openai:x', base_url='http://127.0.0.1:9/v1', concurrency=10**5)",
+            "--concurrency must be at most 1000"),
+    ApiCase("A.7", "gs.report(texts=...) without classifiers",
+            "gs.report(vectors=['vec.txt'], texts='texts.csv', out='new.html')",
+            "--texts is for the classifier measures"),
 ]
 
-CASES = [*SEEDS, *RUNS, *RUN_MANY, *ATTACKS, *API]
+CASES = [*SEEDS, *RUNS, *RUN_MANY, *ATTACKS, *CHECKED_FIRST, *API]
 
 
 def _query(path: Path, attributes: tuple[list[str], list[str]]) -> None:

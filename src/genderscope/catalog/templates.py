@@ -253,17 +253,21 @@ def probe(
     progress: Progress = False,
 ) -> Plan:
     """Gender-fill, prior-corrected and target-fill bias (Kurita et al. 2019)."""
-    from genderscope.measures.probe import check_template
+    from genderscope.measures.probe import check_template, check_words
     from genderscope.measures.probe import probe as run_probe
 
     check_template(template)
     words = [w.strip() for w in pair.split(",")] if isinstance(pair, str) else list(pair)
     if len(words) != 2:
         raise GenderscopeError(f"--pair needs two comma-separated words, got {pair!r}")
+    check_words(words, "--pair word")  # the run's own checks, before the model loads
+    if words[0].lower() == words[1].lower():
+        raise GenderscopeError(f"--pair needs two different words, got {words[0]!r} twice")
     if isinstance(targets, str):
         targets = [targets]
     if not targets:
         raise GenderscopeError("probe needs at least one target word")
+    check_words(targets, "target")
     return Plan(
         "probe",
         "lm",

@@ -79,19 +79,24 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
         finally:
             if owned:
                 st.close()
-    if kind == "encoder":
-        from genderscope.models.encoder import SentenceEncoder
+    try:
+        if kind == "encoder":
+            from genderscope.models.encoder import SentenceEncoder
 
-        return SentenceEncoder.load(str(model), device=device, store=st,
-                                    batch_size=batch_size or 64)
-    if client:
-        from genderscope.models.endpoint import OpenAIChat
+            return SentenceEncoder.load(str(model), device=device, store=st,
+                                        batch_size=batch_size or 64)
+        if client:
+            from genderscope.models.endpoint import OpenAIChat
 
-        return OpenAIChat(str(model), base_url, store=st, **client)
-    from genderscope.models.loading import load_lm
+            return OpenAIChat(str(model), base_url, store=st, **client)
+        from genderscope.models.loading import load_lm
 
-    return load_lm(model, kind, store=st, device=device, dtype=dtype, start_token=start_token,
-                   batch_size=batch_size, base_url=base_url)
+        return load_lm(model, kind, store=st, device=device, dtype=dtype,
+                       start_token=start_token, batch_size=batch_size, base_url=base_url)
+    except BaseException:  # refused: the store it opened is not left open
+        if owned:
+            st.close()
+        raise
 
 
 def _client_settings(model: Any, **given: Any) -> dict[str, Any]:

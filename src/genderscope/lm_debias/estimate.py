@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from genderscope.core.kinds import LM_LOAD
 from genderscope.errors import DataError, GenderscopeError
 from genderscope.models.debias_folder import TECHNIQUES, WHAT, prepare, write
 
@@ -79,6 +80,16 @@ def debias_lm(technique: str, model: str | Path, out: str | Path, *, corpus: str
     from genderscope.outputs import check_not_unsafe, command_inputs
 
     whole_number(seed, "seed", 0)  # numpy's own error for -1 would be a traceback
+    if kind not in LM_LOAD:  # before the corpus or the word lists are read (or fetched)
+        raise GenderscopeError(f"--kind must be auto, masked or causal, got {kind!r}")
+    if technique != "self-debias":
+        for what, value, least in (("--n-classifiers", n_classifiers, 1),
+                                   ("--per-class", n_per_class, 2),
+                                   ("--batch-size", batch_size, 1),
+                                   ("--max-length", max_length, 4)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise GenderscopeError(f"{what} must be a whole number >= {least}, got "
+                                       f"{value!r}")
     check_not_unsafe(out, "--out", command_inputs(  # never an input, --overwrite or not
         models=[model], paths=[corpus, words], uses_store=False))
     prepare(out, technique, overwrite)
@@ -127,9 +138,6 @@ def _estimate(technique: str, model: str | Path, *, corpus: str, words: str | Pa
     from genderscope.models.projection import sentence_features
     from genderscope.progress import progress_bar
 
-    if n_classifiers < 1 or n_per_class < 2 or batch_size < 1 or max_length < 4:
-        raise GenderscopeError("--n-classifiers >= 1, --per-class >= 2, --batch-size >= 1 "
-                               "and --max-length >= 4 are required")
     docs = load_corpus(corpus, limit=limit)
     pairs, words_file = load_word_pairs(words)
     data: dict[str, Any] = {"corpus": docs.describe(), "word_pairs": words_file,

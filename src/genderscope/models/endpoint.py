@@ -305,6 +305,12 @@ def _answer_text(resp: Any) -> str | None:
     return text if isinstance(text, str) else None
 
 
+MAX_CONCURRENCY = 1000
+"""The most requests in flight: ``openai.DefaultHttpxClient`` opens at most 1,000 connections
+(``openai._constants.DEFAULT_CONNECTION_LIMITS``); a larger --concurrency only started more
+threads (one per prompt, thousands) to wait for them."""
+
+
 def _check_settings(concurrency: Any, timeout: Any, max_retries: Any,
                     api_key_env: Any) -> None:
     """The client settings, each checked in one line."""
@@ -314,6 +320,9 @@ def _check_settings(concurrency: Any, timeout: Any, max_retries: Any,
     if not whole(concurrency) or concurrency < 1:
         raise GenderscopeError(f"--concurrency must be a whole number of at least 1, got "
                                f"{concurrency!r}")
+    if concurrency > MAX_CONCURRENCY:  # a thread each, waiting on the client's connections
+        raise GenderscopeError(f"--concurrency must be at most {MAX_CONCURRENCY} (the OpenAI "
+                               f"client's connection limit), got {concurrency}")
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or \
             not 0 < timeout < float("inf"):
         raise GenderscopeError(f"--timeout must be a number of seconds > 0, got {timeout!r}")

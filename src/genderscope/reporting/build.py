@@ -60,7 +60,7 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
     ``"needs data"``; everything else still runs.
     """
     from genderscope.checks import no_model_twice
-    from genderscope.models.source import check_dtype
+    from genderscope.models.source import check_device, check_dtype
     from genderscope.reporting import html as page
     from genderscope.reporting import runner
     from genderscope.reporting.registry import LANGS, Context
@@ -68,6 +68,7 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
     models = [models] if isinstance(models, str) else list(models)
     no_model_twice([*models, *vectors, *encoders, *classifiers], seed)
     check_dtype(dtype)  # an unknown dtype fails here, not once per measure
+    check_device(device)  # so does a device that is not here
     if lang not in LANGS:
         raise GenderscopeError(f"--lang must be one of {', '.join(LANGS)}, got {lang!r}")
     if not (models or vectors or encoders or classifiers):
@@ -77,6 +78,9 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
         raise GenderscopeError(f"--data {data}: no such folder")
     if texts is not None and not Path(texts).is_file():
         raise GenderscopeError(f"--texts {texts}: no such file")
+    if texts is not None and not classifiers:  # never silently ignored
+        raise GenderscopeError("--texts is for the classifier measures (--classifier); none "
+                               "was given")
     endpoints = [m for m in models if str(m).startswith("openai:")]
     if base_url and not endpoints:  # never silently ignored
         raise GenderscopeError("--base-url is for an endpoint model (--model openai:NAME); "

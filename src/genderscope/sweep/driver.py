@@ -218,6 +218,10 @@ def run_sweep(spec: SweepSpec, store: Store, *, command: str = "",
             notify(st, st.status)
     if on_total is not None:
         on_total(sum(len(p.pending) for p in planned))
+    if run.statuses and all(st.status == "not applicable" for st in run.statuses.values()):
+        first = next(iter(run.statuses.values()))  # as `genderscope report` refuses it
+        raise GenderscopeError(f"no measure of the sweep applies to its models (e.g. "
+                               f"{first.measure} on {first.model}: {first.reason})")
     if not planned:
         run.seconds = round(time.perf_counter() - t0, 2)
         return run

@@ -144,6 +144,11 @@ class SweepSpec:
             if (m.base_url or m.client) and not m.endpoint:
                 raise GenderscopeError(f"model {m.name}: base_url and client settings are "
                                        "for an endpoint model (openai:NAME)")
+            if m.endpoint:  # its URL and client settings, as `genderscope run` checks them
+                from genderscope.reporting.runner import endpoint_subject
+
+                endpoint_subject(m.spec, None, base_url=m.base_url, client={
+                    "max_retries" if k == "retries" else k: v for k, v in m.client})
         for what, entries in (("model", self.models), ("measure", self.measures)):
             dup = sorted(n for n, c in Counter(e.name for e in entries).items() if c > 1)
             if dup:
