@@ -107,8 +107,9 @@ def where(path: object, line: int | None = None, column: str | None = None) -> s
 
 def user_code_failure(exc: BaseException) -> str:
     """What a user's code (a classifier's module, factory or function) did, in one line:
-    ``it called exit(3)`` for ``SystemExit``, else ``TypeError: <first line>``."""
+    ``it called exit(3)`` for ``SystemExit``, else ``TypeError: <first line>`` (redacted)."""
     if isinstance(exc, SystemExit):
         return f"it called exit({exc.code!r})"
-    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    text = redact(str(exc)).strip()
+    first = text.splitlines()[0] if text else ""
     return f"{type(exc).__name__}: {first}"[:300]

@@ -287,6 +287,33 @@ def test_report_writes_and_prints_no_secret(tmp_path: Path, monkeypatch: pytest.
     assert_nowhere(tmp_path, res.output, page)
 
 
+def test_a_section_failed_by_a_bug_shows_no_secret(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A report section that fails on an unexpected error (not a GenderscopeError, whose
+    text is redacted when made) shows its one line masked, on the page and terminal."""
+    from typer.testing import CliRunner
+
+    from genderscope.cli.app import app
+    from genderscope.models.endpoint import OpenAIChat
+
+    def broken(self: OpenAIChat, *args: Any, **kwargs: Any) -> list[str]:
+        raise RuntimeError(f"bug while asking {self._url}: {self.headers}")
+
+    monkeypatch.setattr(OpenAIChat, "chat", broken)
+    out = tmp_path / "report.html"
+    with servers("ok") as (srv, _):
+        args = ["report", "--model", "openai:tiny", "--base-url", srv.url(True),
+                "--measure", "direct", "--quick", "--data", str(DATA.parent),
+                "--header", f"X-Api-Key:{KEY}", "--store", str(tmp_path / "s.sqlite"),
+                "--out", str(out), "--no-progress"]
+        monkeypatch.setattr("sys.argv", ["genderscope", *args])
+        res = CliRunner().invoke(app, args)
+    assert res.exit_code == 1, res.output
+    page = out.read_text(encoding="utf-8")
+    assert "RuntimeError: bug while asking http://***@" in page
+    assert_nowhere(tmp_path, res.output, page)
+
+
 def test_sweep_writes_no_secret(tmp_path: Path) -> None:
     """A sweep file's endpoint model with credentials in its URL and a key header: the
     jobs run, and neither the store nor the sweep's page holds a secret."""

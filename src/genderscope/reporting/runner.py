@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from genderscope.core.kinds import LM_LOAD
-from genderscope.errors import DataUnavailable, GenderscopeError
+from genderscope.errors import DataUnavailable, GenderscopeError, redact
 from genderscope.models.memo import stat_key
 from genderscope.reporting.plan_runs import plan_keys, run_plans
 from genderscope.reporting.registry import (  # noqa: F401 - is_chat: for callers
@@ -221,7 +221,10 @@ class ReportData:
 
 
 def one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
+    """``exc`` as the one line a failed section, job or cell shows (its first line,
+    named by its type unless a :class:`GenderscopeError`), less any secret (``redact``:
+    an unexpected error's text is not redacted when it is made)."""
+    text = redact(str(exc)).strip().splitlines()
     msg = text[0] if text else ""
     if isinstance(exc, GenderscopeError):
         return msg or type(exc).__name__
