@@ -41,6 +41,18 @@ def add_secret(value: str | None) -> None:
         _SECRETS.update(v for v in {value, value.strip()} if len(v) >= MIN_SECRET)
 
 
+def add_url_secrets(url: str) -> None:
+    """Tell :func:`add_secret` the userinfo of ``url`` (what lies between ``://`` and its
+    last ``@``, so also a password holding an unencoded ``/``, ``?``, ``#`` or ``@``) and
+    its password, as typed and percent-decoded."""
+    from urllib.parse import unquote
+
+    info = url.strip().partition("://")[2].rpartition("@")[0]
+    password = info.partition(":")[2]
+    for value in (info, unquote(info), password, unquote(password)):
+        add_secret(value)
+
+
 def redact(text: str) -> str:
     """``text`` with every secret of :func:`add_secret` or :data:`ENV_SECRETS`, every
     URL's userinfo and every credential-like query value replaced by ``***``."""

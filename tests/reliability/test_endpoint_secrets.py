@@ -530,3 +530,31 @@ def test_redact_env_tokens_query_credentials_and_padded_keys(
     add_secret("sk-PADDED-key-0e6f\n")
     assert redact(r"Illegal header value b'Bearer sk-PADDED-key-0e6f\n'") == \
         r"Illegal header value b'Bearer ***\n'"
+
+
+def test_a_data_mirror_password_is_shown_nowhere(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """``$GENDERSCOPE_DATA_MIRROR`` with credentials whose password holds an unencoded
+    ``/`` (``127.0.0.1:9/...`` then parses as the host and a path): the failed fetch's
+    one line masks the whole userinfo."""
+    from genderscope.cli.app import main
+
+    secret = "9/UNSEEN-mirror-pw-61"
+    monkeypatch.setenv("GENDERSCOPE_DATA_MIRROR", f"http://127.0.0.1:{secret}@127.0.0.1:9/m")
+    monkeypatch.setenv("GENDERSCOPE_DATA_RETRIES", "0")
+    monkeypatch.setattr("sys.argv", ["genderscope", "data", "fetch", "kurita"])
+    with pytest.raises(SystemExit) as stop:
+        main()
+    err = capsys.readouterr().err.strip()
+    assert stop.value.code in (2, 3) and err.startswith("error: "), err
+    assert "http://***@127.0.0.1:9/m" in err and "UNSEEN-mirror-pw" not in err, err
+
+
+def test_url_secrets_are_the_userinfo_up_to_the_last_at() -> None:
+    from genderscope.errors import add_url_secrets, redact
+
+    add_url_secrets("https://bob:Zq#UNSEEN-pw@62@host:8/v1")
+    assert redact("GET https://bob:Zq#UNSEEN-pw@62@host:8/v1/x") == "GET https://***@host:8/v1/x"
+    add_url_secrets("https://host/v1")  # no userinfo: nothing told
+    assert redact("https://host/v1 and host") == "https://host/v1 and host"

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from genderscope.errors import GenderscopeError
+from genderscope.errors import GenderscopeError, add_url_secrets
 from genderscope.models.memo import cached_sha256
 
 REGISTRY_FILE = Path(__file__).resolve().parents[1] / "resources" / "datasets.json"
@@ -157,6 +157,7 @@ def mirror() -> str | None:
     value = os.environ.get(MIRROR_ENV, "").strip()
     if not value:
         return None
+    add_url_secrets(value)  # a mirror's credentials are shown in no message
     if not value.startswith(("http://", "https://", "ftp://")):
         raise GenderscopeError(f"{MIRROR_ENV}={value!r} must be an http(s):// or ftp:// URL "
                                "(a folder holding the data sets is GENDERSCOPE_DATA)")
