@@ -62,17 +62,22 @@ def measures() -> list[str]:
 @checked
 def plot(result: Result, path: str | Path | None = None) -> Any:
     """The report figure of ``result``'s measure (a matplotlib Figure), also written to
-    ``path`` when given (.png, .svg or .pdf)."""
+    ``path`` when given (.png, .svg or .pdf): checked first as every output is (never a
+    link, a folder or the results store), then written whole or not at all."""
+    from genderscope.outputs import check_output_file, command_inputs, write_file
     from genderscope.reporting.registry import measures as cards
 
+    dest = None if path is None else check_output_file(
+        path, "path", suffixes=(".png", ".svg", ".pdf"), inputs=command_inputs())
     entry = cards().get(result.method)
     if entry is None or entry.plot is None:
         raise GenderscopeError(f"no figure for {result.method!r} results")
     fig = entry.plot(result)
     if fig is None:
         raise GenderscopeError(f"this {result.method} result has nothing to plot")
-    if path is not None:
-        fig.savefig(path, bbox_inches="tight")
+    if dest is not None:
+        fmt = dest.suffix.lower().lstrip(".")
+        write_file(dest, lambda p: fig.savefig(p, bbox_inches="tight", format=fmt))
     return fig
 
 

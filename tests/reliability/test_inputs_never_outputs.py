@@ -149,3 +149,29 @@ def test_run_many_never_writes_into_its_inputs(tmp_path: Path, monkeypatch: pyte
     assert len(text.splitlines()) == 1
     assert {p: hashlib.sha256(p.read_bytes()).hexdigest()
             for p in (root / out).iterdir()} == before
+
+
+def test_plot_never_writes_through_a_link(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                          ) -> None:
+    """``gs.plot(result, path)`` checks ``path`` as every output: a link (here to the
+    results store, which the figure overwrote), a folder or a name without a figure's
+    suffix is refused in one line, and a good path is written whole."""
+    import os
+
+    import genderscope as gs
+    from genderscope.errors import GenderscopeError
+
+    root = make_workspace(tmp_path / "ws")
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("GENDERSCOPE_STORE", str(root / "s.sqlite"))
+    result = gs.run("weat", "vec.txt", test="wt.json")
+    before = hashlib.sha256((root / "s.sqlite").read_bytes()).hexdigest()
+    os.symlink("s.sqlite", "figure.png")
+    for path, expect in (("figure.png", "symbolic link"), ("afolder.png", "is a folder"),
+                         ("wt.json", ".png, .svg or .pdf")):
+        with pytest.raises(GenderscopeError, match=expect) as err:
+            gs.plot(result, path)
+        assert "\n" not in str(err.value)
+    assert hashlib.sha256((root / "s.sqlite").read_bytes()).hexdigest() == before
+    gs.plot(result, "good.svg")
+    assert (root / "good.svg").read_text(encoding="utf-8").lstrip().startswith("<?xml")
