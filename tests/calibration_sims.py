@@ -1021,7 +1021,7 @@ TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
         *_debias().null_rows(600), *_debias().shrink_rows(600),
         *_debias().compare_null_rows(1500), *_debias().plain_compare_rows(600),
         *_debias().compare_null_rows(1500, noise="lognormal"),
-        *_debias().compare_skew_rows(600)]),
+        *_debias().compare_skew_rows(2000)]),
     ("Whole measures: StereoSet, WinoBias, ABC, LPBS, bias amplification, chat probes",
      lambda: [
          *_measures().stereoset_rows(1000, 300, 300), _measures().winobias_row(1000),

@@ -310,7 +310,7 @@ SKEW_2000_COMMAND = 'shrink_rows(2000, seed=1, change="skew") of tests/calibrati
 SKEW_OWN_2000 = {"weat": 0.969, "ripa": 0.950, "rnd": 0.965, "ect": 0.966, "mac": 0.963}
 """The coverage of the page's skewed-change rows over their own first 2,000 worlds (the
 page's 600 and 1,400 more, same seed), as ``compare_skew_rows(2000)``'s simulation printed
-it at commit ad04d7f (0.38 s of CPU per world; the page keeps 600 for time)."""
+it at commit ad04d7f (0.38 s of CPU per world): the page's rows since (2,000 worlds)."""
 
 
 def _skew_limit(metric: str, hits: int, sims: int) -> str:
@@ -321,8 +321,8 @@ def _skew_limit(metric: str, hits: int, sims: int) -> str:
 
     ref = proportion_ci(SKEW_2000[metric], 2000)
     rate = hits / sims
-    own = (f"; {SKEW_OWN_2000[metric]:.3f} of this row's first 2,000 worlds "
-           "(compare_skew_rows(2000))")
+    own = "" if sims >= 2000 else (f"; {SKEW_OWN_2000[metric]:.3f} of this row's first "
+                                   "2,000 worlds (compare_skew_rows(2000))")
     if ref.estimate > COVER[1]:
         return (f"at the bar's upper edge (conservative), not too narrow: under skewed "
                 f"per-word changes {metric.upper()}'s interval covered {ref.estimate:.3f} "
