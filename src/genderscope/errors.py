@@ -25,6 +25,11 @@ _QUERY_SECRET = re.compile(
     r"credentials?)=)[^&#\s'\"]+")
 """A query parameter whose name ends like a credential's (``api_key``, ``access_token``,
 ``client_secret``, ``sig``), up to its value."""
+_KEY_SHAPES = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{30,}|"
+                         r"AIza[0-9A-Za-z_-]{35}|gh[pousr]_[A-Za-z0-9]{36,})")
+"""Tokens shaped as well-known API keys (OpenAI-style ``sk-...``, Hugging Face ``hf_...``,
+Google ``AIza...``, GitHub ``ghp_...``): masked wherever they turn up, told or not (a
+key typed where a name was wanted: ``--api-key-env hf_...``)."""
 MIN_SECRET = 4
 """Shorter values are not secrets worth the name (and would mask ordinary text)."""
 ENV_SECRETS = ("OPENAI_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
@@ -55,7 +60,8 @@ def add_url_secrets(url: str) -> None:
 
 def redact(text: str) -> str:
     """``text`` with every secret of :func:`add_secret` or :data:`ENV_SECRETS`, every
-    URL's userinfo and every credential-like query value replaced by ``***``."""
+    URL's userinfo, every credential-like query value and every token shaped as a
+    well-known API key replaced by ``***``."""
     from_env = [v.strip() for v in map(os.environ.get, ENV_SECRETS) if v]
     if _SECRETS or from_env:
         with _SECRETS_LOCK:
@@ -67,7 +73,7 @@ def redact(text: str) -> str:
         text = _USERINFO.sub(rf"\1{MASK}@", text)
     if "=" in text:
         text = _QUERY_SECRET.sub(rf"\1{MASK}", text)
-    return text
+    return _KEY_SHAPES.sub(MASK, text)
 
 
 class GenderscopeError(Exception):

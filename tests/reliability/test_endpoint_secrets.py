@@ -558,3 +558,19 @@ def test_url_secrets_are_the_userinfo_up_to_the_last_at() -> None:
     assert redact("GET https://bob:Zq#UNSEEN-pw@62@host:8/v1/x") == "GET https://***@host:8/v1/x"
     add_url_secrets("https://host/v1")  # no userinfo: nothing told
     assert redact("https://host/v1 and host") == "https://host/v1 and host"
+
+
+def test_a_key_typed_as_the_variable_name_is_recorded_nowhere(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--api-key-env`` given the key itself (a Hub token is a valid variable name) runs
+    without a key, and neither the record nor the terminal holds the token: tokens shaped
+    as well-known keys are masked untold."""
+    token = "hf_" + "UNSEENtokenShapedLikeTheHubs63"[:31].ljust(34, "x")
+    with servers("ok") as (srv, _):
+        res = _cli(srv.url(), tmp_path, monkeypatch, "--api-key-env", token, "--json")
+        assert res.exit_code == 0, res.output
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["metadata"]["model"]["api_key_env"] == "***"
+    for path in (p for p in tmp_path.rglob("*") if p.is_file()):
+        assert token.encode() not in path.read_bytes(), path
+    assert token not in res.output
