@@ -439,3 +439,13 @@ def test_a_mirror_that_is_not_a_url_is_one_line(mirror: Mirror, tmp_path: Path,
     with pytest.raises(GenderscopeError, match=r"^GENDERSCOPE_DATA_MIRROR=.* must be an "
                        r"http\(s\):// or ftp:// URL \(a folder .* is GENDERSCOPE_DATA\)$"):
         find_benchmark("kurita")
+
+
+def test_a_mirror_without_a_scheme_does_not_show_its_password(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``user:pw@host/data`` (no ``http://``) is refused without its credentials: the
+    redaction of URL userinfo needs a scheme, so the refusal masks them itself."""
+    monkeypatch.setenv("GENDERSCOPE_DATA_MIRROR", "bob:UNSEEN-pw-62@127.0.0.1:9/m")
+    with pytest.raises(GenderscopeError, match=r"must be an http") as info:
+        reg.mirror()
+    assert "UNSEEN" not in str(info.value) and "***@127.0.0.1:9/m" in str(info.value)

@@ -158,8 +158,9 @@ def mirror() -> str | None:
     if not value:
         return None
     add_url_secrets(value)  # a mirror's credentials are shown in no message
-    if not value.startswith(("http://", "https://", "ftp://")):
-        raise GenderscopeError(f"{MIRROR_ENV}={value!r} must be an http(s):// or ftp:// URL "
+    if not value.startswith(("http://", "https://", "ftp://")):  # 'user:pw@host' unshown
+        shown = f"***@{value.rpartition('@')[2]}" if "@" in value else value
+        raise GenderscopeError(f"{MIRROR_ENV}={shown!r} must be an http(s):// or ftp:// URL "
                                "(a folder holding the data sets is GENDERSCOPE_DATA)")
     return value
 
