@@ -30,6 +30,12 @@ _KEY_SHAPES = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{30,}|"
 """Tokens shaped as well-known API keys (OpenAI-style ``sk-...``, Hugging Face ``hf_...``,
 Google ``AIza...``, GitHub ``ghp_...``): masked wherever they turn up, told or not (a
 key typed where a name was wanted: ``--api-key-env hf_...``)."""
+SECRET_NAME = re.compile(r"(?:x-)?(?:api[-_]?key|(?:access|auth|bearer|refresh)[-_]?token|"
+                         r"(?:client[-_]?)?secret|password|passwd|authorization)", re.IGNORECASE)
+"""A field whose value is a credential wherever it is written (``{"api_key": ...}`` in
+``--extra-body``): :func:`is_secret_name` and the JSON pairs :func:`redact` masks."""
+_JSON_SECRET = re.compile(rf"""(["']{SECRET_NAME.pattern}["']\s*:\s*["'])[^"']*""",
+                          re.IGNORECASE)
 MIN_SECRET = 4
 """Shorter values are not secrets worth the name (and would mask ordinary text)."""
 ENV_SECRETS = ("OPENAI_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
@@ -58,10 +64,15 @@ def add_url_secrets(url: str) -> None:
         add_secret(value)
 
 
+def is_secret_name(name: object) -> bool:
+    """Whether a field named ``name`` holds a credential (:data:`SECRET_NAME`)."""
+    return isinstance(name, str) and SECRET_NAME.fullmatch(name.strip()) is not None
+
+
 def redact(text: str) -> str:
     """``text`` with every secret of :func:`add_secret` or :data:`ENV_SECRETS`, every
-    URL's userinfo, every credential-like query value and every token shaped as a
-    well-known API key replaced by ``***``."""
+    URL's userinfo, every credential-like query value or JSON field (``"api_key": "..."``)
+    and every token shaped as a well-known API key replaced by ``***``."""
     from_env = [v.strip() for v in map(os.environ.get, ENV_SECRETS) if v]
     if _SECRETS or from_env:
         with _SECRETS_LOCK:
@@ -73,6 +84,8 @@ def redact(text: str) -> str:
         text = _USERINFO.sub(rf"\1{MASK}@", text)
     if "=" in text:
         text = _QUERY_SECRET.sub(rf"\1{MASK}", text)
+    if ":" in text:
+        text = _JSON_SECRET.sub(rf"\1{MASK}", text)
     return _KEY_SHAPES.sub(MASK, text)
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genderscope import __version__
-from genderscope.errors import redact
+from genderscope.errors import MASK, is_secret_name, redact
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -26,11 +26,13 @@ if TYPE_CHECKING:
 
 def _jsonable(value: Any) -> Any:
     """Convert numpy / pandas scalars and containers into plain JSON types; every string
-    redacted (:func:`genderscope.errors.redact`: no API key or URL password is written)."""
+    redacted (:func:`genderscope.errors.redact`: no API key or URL password is written),
+    and the string value of a credential's field (``api_key``) masked."""
     if isinstance(value, str):
         return redact(value)
-    if isinstance(value, dict):
-        return {redact(str(k)): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, dict):  # a credential's field keeps its name, not its value
+        return {redact(str(k)): MASK if is_secret_name(k) and isinstance(v, str) and v
+                else _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
     if isinstance(value, float):

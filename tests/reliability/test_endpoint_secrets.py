@@ -574,3 +574,24 @@ def test_a_key_typed_as_the_variable_name_is_recorded_nowhere(
     for path in (p for p in tmp_path.rglob("*") if p.is_file()):
         assert token.encode() not in path.read_bytes(), path
     assert token not in res.output
+
+
+def test_a_credential_field_of_extra_body_is_recorded_masked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--extra-body '{"api_key": ...}'`` (a server that takes its key in the body): sent,
+    but the record (options, command line) holds the field's name with ``***``; the same
+    call is still reused (its reuse key is made from the value given)."""
+    value = "UNSEEN-body-key-65"
+    body = json.dumps({"api_key": value, "top_k": 3})
+    with servers("ok") as (srv, _):
+        first = _cli(srv.url(), tmp_path, monkeypatch, "--extra-body", body, "--json")
+        assert first.exit_code == 0, first.output
+        asked = srv.requests
+        again = _cli(srv.url(), tmp_path, monkeypatch, "--extra-body", body)
+        assert again.exit_code == 0, again.output
+        assert srv.requests == asked  # reused
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert '"api_key": "***"' in summary["metadata"]["command"]
+    for path in (p for p in tmp_path.rglob("*") if p.is_file()):
+        assert value.encode() not in path.read_bytes(), path
+    assert value not in first.output + again.output
