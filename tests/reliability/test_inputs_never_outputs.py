@@ -175,3 +175,31 @@ def test_plot_never_writes_through_a_link(tmp_path: Path, monkeypatch: pytest.Mo
     assert hashlib.sha256((root / "s.sqlite").read_bytes()).hexdigest() == before
     gs.plot(result, "good.svg")
     assert (root / "good.svg").read_text(encoding="utf-8").lstrip().startswith("<?xml")
+
+
+@pytest.mark.parametrize("flag", ["--target", "--ignore"])
+def test_vector_debias_out_never_holds_its_word_lists(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      flag: str) -> None:
+    """``debias hsr --target/--ignore LIST --out FOLDER-HOLDING-LIST``: refused in one line
+    (the word lists were read but not counted among the inputs)."""
+    import contextlib
+    import io
+
+    from genderscope.cli.app import main
+
+    root = make_workspace(tmp_path / "ws")
+    (root / "lists").mkdir()
+    (root / "lists" / "words.txt").write_text("doctor\nnurse\n", encoding="utf-8")
+    monkeypatch.chdir(root)
+    monkeypatch.setattr("sys.argv", ["genderscope", "debias", "hsr", "--vectors", "vec.txt",
+                                     flag, "lists/words.txt", "--out", "lists",
+                                     "--no-evaluate"])
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), \
+            pytest.raises(SystemExit) as exc:
+        main()
+    text = err.getvalue().strip()
+    assert exc.value.code == 2 and "is or holds the input lists/words.txt" in text, text
+    assert len(text.splitlines()) == 1
+    assert sorted(p.name for p in (root / "lists").iterdir()) == ["words.txt"]

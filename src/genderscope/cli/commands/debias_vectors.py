@@ -52,8 +52,10 @@ def _method(name: str) -> Any:
 def _debias(method: str, vectors: str, fmt: str, vocab: Path | None, out: Path,
             definitional: Path | None, equalize: Path | None, gender_specific: Path | None,
             test: list[str], tests_dir: Path | None, evaluate_: bool, seed: int,
-            store_path: Path | None, progress: bool, options: dict[str, Any]) -> None:
-    """Debias ``vectors`` with ``method``, evaluate them (optionally), then publish:
+            store_path: Path | None, progress: bool, options: dict[str, Any],
+            read: tuple[Path | None, ...] = ()) -> None:
+    """Debias ``vectors`` with ``method``, evaluate them (optionally), then publish
+    (``read``: further files the command reads, e.g. ``--target``, never an output):
     ``vectors.bin`` is written beside ``out`` and moved into it only once everything that
     decides whether it is valid has run (a failure leaves ``out`` as it was)."""
     import os
@@ -73,7 +75,7 @@ def _debias(method: str, vectors: str, fmt: str, vocab: Path | None, out: Path,
     files = ("vectors.bin", "debias.json")
     check_output_folder(out, inputs=command_inputs(
         models=[vectors], paths=[vocab, definitional, equalize, gender_specific, tests_dir,
-                                 *test], store=store_path), files=files)
+                                 *test, *read], store=store_path), files=files)
     lists = load_lists(definitional=definitional, equalize=equalize,
                        gender_specific=gender_specific)
     tests = _expand(test, tests_dir) if evaluate_ else []
@@ -239,7 +241,8 @@ def _command(method: str) -> Any:
             if ignore is not None:
                 options["ignore"] = list(read_word_list(ignore, "--ignore"))
         _debias(method, vectors, fmt, vocab, out, definitional, equalize, gender_specific,
-                test, tests_dir, evaluate_, seed, store_path, progress, options)
+                test, tests_dir, evaluate_, seed, store_path, progress, options,
+                read=(target, ignore))
 
     command.__doc__ = f"{METHODS[method][1]} of word vectors, measured before and after."
     return command
