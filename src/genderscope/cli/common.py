@@ -37,7 +37,7 @@ BASE_URL_OPTION = typer.Option(None, "--base-url", help="OpenAI-compatible endpo
                                "--model openai:NAME, e.g. http://127.0.0.1:8000/v1 (API key "
                                "from $OPENAI_API_KEY).")
 CONCURRENCY_OPTION = typer.Option(None, "--concurrency", help="Endpoint requests in flight "
-                                  "at once [default: 4].")
+                                  "at once, at most 1000 [default: 4].")
 TIMEOUT_OPTION = typer.Option(None, "--timeout", help="Seconds an endpoint request may "
                               "take before it is retried [default: 120].")
 RETRIES_OPTION = typer.Option(None, "--retries", help="Retries of an endpoint request "
