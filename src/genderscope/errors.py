@@ -41,6 +41,11 @@ MIN_SECRET = 4
 ENV_SECRETS = ("OPENAI_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
 """Environment variables whose value is a secret wherever it turns up (the endpoint's
 default key, the Hugging Face Hub's tokens), read at each :func:`redact`."""
+ENV_URLS = ("HF_ENDPOINT", "OPENAI_BASE_URL", "GENDERSCOPE_DATA_MIRROR", "HTTPS_PROXY",
+            "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
+"""Environment variables holding a URL whose userinfo (:func:`url_secrets`) is a secret
+wherever it turns up (a Hub mirror's, a proxy's credentials), read at each
+:func:`redact`."""
 
 
 def add_secret(value: str | None) -> None:
@@ -52,15 +57,21 @@ def add_secret(value: str | None) -> None:
         _SECRETS.update(v for v in {value, value.strip()} if len(v) >= MIN_SECRET)
 
 
-def add_url_secrets(url: str) -> None:
-    """Tell :func:`add_secret` the userinfo of ``url`` (what lies between ``://`` and its
-    last ``@``, so also a password holding an unencoded ``/``, ``?``, ``#`` or ``@``) and
-    its password, as typed and percent-decoded."""
+def url_secrets(url: str) -> list[str]:
+    """The userinfo of ``url`` (what lies between ``://`` and its last ``@``, so also a
+    password holding an unencoded ``/``, ``?``, ``#`` or ``@``) and its password, as typed
+    and percent-decoded; none shorter than :data:`MIN_SECRET`."""
     from urllib.parse import unquote
 
     info = url.strip().partition("://")[2].rpartition("@")[0]
     password = info.partition(":")[2]
-    for value in (info, unquote(info), password, unquote(password)):
+    return [v for v in (info, unquote(info), password, unquote(password))
+            if len(v) >= MIN_SECRET]
+
+
+def add_url_secrets(url: str) -> None:
+    """Tell :func:`add_secret` the :func:`url_secrets` of ``url``."""
+    for value in url_secrets(url):
         add_secret(value)
 
 
@@ -74,6 +85,8 @@ def redact(text: str) -> str:
     URL's userinfo, every credential-like query value or JSON field (``"api_key": "..."``)
     and every token shaped as a well-known API key replaced by ``***``."""
     from_env = [v.strip() for v in map(os.environ.get, ENV_SECRETS) if v]
+    from_env += [s for u in map(os.environ.get, ENV_URLS) if u and "@" in u
+                 for s in url_secrets(u)]
     if _SECRETS or from_env:
         with _SECRETS_LOCK:
             secrets = {*_SECRETS, *(v for v in from_env if len(v) >= MIN_SECRET)}

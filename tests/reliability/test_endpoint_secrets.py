@@ -595,3 +595,24 @@ def test_a_credential_field_of_extra_body_is_recorded_masked(
     for path in (p for p in tmp_path.rglob("*") if p.is_file()):
         assert value.encode() not in path.read_bytes(), path
     assert value not in first.output + again.output
+
+
+def test_the_hub_endpoint_credentials_are_shown_nowhere(monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    """``$HF_ENDPOINT`` (a Hub mirror) with credentials whose password holds an unencoded
+    ``/``: the one line for an unreachable Hub masks its whole userinfo (the userinfo of
+    the URL variables :data:`genderscope.errors.ENV_URLS` is masked untold)."""
+    from huggingface_hub import constants
+
+    from genderscope.models import hub
+
+    endpoint = "http://127.0.0.1:9/UNSEEN-hub-pw-66@127.0.0.1:9"
+    monkeypatch.setenv("HF_ENDPOINT", endpoint)
+    monkeypatch.setattr(constants, "ENDPOINT", endpoint)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    for var in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY",
+                "all_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(GenderscopeError, match="cannot reach the Hugging Face Hub") as err:
+        hub.check_reachable("nobody/no-such-model-66")
+    assert "UNSEEN-hub-pw" not in str(err.value) and "http://***@127.0.0.1:9" in str(err.value)

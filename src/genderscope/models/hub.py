@@ -19,7 +19,7 @@ import socket
 import sys
 from urllib.parse import urlsplit
 
-from genderscope.errors import ModelLoadError
+from genderscope.errors import ModelLoadError, redact
 
 TIMEOUT_S = 3.0
 """Seconds a TCP connection to the Hub may take before it counts as unreachable."""
@@ -60,8 +60,8 @@ def check_reachable(repo_id: str, revision: str | None = None) -> None:
         return
     if _cached(repo_id, revision):
         constants.HF_HUB_OFFLINE = True  # read by huggingface_hub and transformers per call
-        print(f"warning: the Hugging Face Hub ({constants.ENDPOINT}) is unreachable ({why}); "
-              f"using the cached copy of {repo_id}", file=sys.stderr)
+        print(redact(f"warning: the Hugging Face Hub ({constants.ENDPOINT}) is unreachable "
+                     f"({why}); using the cached copy of {repo_id}"), file=sys.stderr)
         return
     raise ModelLoadError(
         f"cannot reach the Hugging Face Hub ({constants.ENDPOINT}: {why}) to fetch "
