@@ -30,10 +30,12 @@ _KEY_SHAPES = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{30,}|"
 """Tokens shaped as well-known API keys (OpenAI-style ``sk-...``, Hugging Face ``hf_...``,
 Google ``AIza...``, GitHub ``ghp_...``): masked wherever they turn up, told or not (a
 key typed where a name was wanted: ``--api-key-env hf_...``)."""
-SECRET_NAME = re.compile(r"(?:x-)?(?:api[-_]?key|(?:access|auth|bearer|refresh)[-_]?token|"
-                         r"(?:client[-_]?)?secret|password|passwd|authorization)", re.IGNORECASE)
+SECRET_NAME = re.compile(r"(?:[\w.-]*[-_.])?(?:api[-_]?key|(?:access|auth|bearer|refresh)"
+                         r"[-_]?token|(?:client[-_]?)?secret|password|passwd|authorization)",
+                         re.IGNORECASE)
 """A field whose value is a credential wherever it is written (``{"api_key": ...}`` in
-``--extra-body``): :func:`is_secret_name` and the JSON pairs :func:`redact` masks."""
+``--extra-body``; also with a prefix: ``x_api_key``, ``openai_api_key``):
+:func:`is_secret_name` and the JSON pairs :func:`redact` masks."""
 _JSON_SECRET = re.compile(rf"""(["']{SECRET_NAME.pattern}["']\s*:\s*["'])[^"']*""",
                           re.IGNORECASE)
 MIN_SECRET = 4

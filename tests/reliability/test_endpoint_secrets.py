@@ -616,3 +616,19 @@ def test_the_hub_endpoint_credentials_are_shown_nowhere(monkeypatch: pytest.Monk
     with pytest.raises(GenderscopeError, match="cannot reach the Hugging Face Hub") as err:
         hub.check_reachable("nobody/no-such-model-66")
     assert "UNSEEN-hub-pw" not in str(err.value) and "http://***@127.0.0.1:9" in str(err.value)
+
+
+def test_a_credential_field_with_a_prefix_is_masked() -> None:
+    """``x_api_key`` and ``openai_api_key`` are credentials as ``x-api-key`` and ``api_key``
+    are (a prefix before the name), in a written result and in text; names that only
+    contain such a word (``max_tokens``, ``keyword``) are not."""
+    from genderscope.errors import redact
+    from genderscope.results import _jsonable
+
+    body = {"x_api_key": "PLANTED-1", "openai_api_key": "PLANTED-2", "my.password": "PLANTED-3",
+            "max_tokens": "7", "keyword": "kept", "api_key": "PLANTED-4"}
+    assert _jsonable({"extra_body": body}) == {"extra_body": {
+        "x_api_key": "***", "openai_api_key": "***", "my.password": "***",
+        "max_tokens": "7", "keyword": "kept", "api_key": "***"}}
+    assert redact(json.dumps(body)).count("PLANTED") == 0
+    assert '"keyword": "kept"' in redact(json.dumps(body))
