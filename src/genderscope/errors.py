@@ -40,9 +40,10 @@ _JSON_SECRET = re.compile(rf"""(["']{SECRET_NAME.pattern}["']\s*:\s*["'])[^"']*"
                           re.IGNORECASE)
 MIN_SECRET = 4
 """Shorter values are not secrets worth the name (and would mask ordinary text)."""
-ENV_SECRETS = ("OPENAI_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
+ENV_SECRETS = ("OPENAI_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "RAY_AUTH_TOKEN")
 """Environment variables whose value is a secret wherever it turns up (the endpoint's
-default key, the Hugging Face Hub's tokens), read at each :func:`redact`."""
+default key, the Hugging Face Hub's tokens, a Ray cluster's token), read at each
+:func:`redact`."""
 ENV_URLS = ("HF_ENDPOINT", "OPENAI_BASE_URL", "GENDERSCOPE_DATA_MIRROR", "HTTPS_PROXY",
             "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
 """Environment variables holding a URL whose userinfo (:func:`url_secrets`) is a secret
@@ -60,12 +61,14 @@ def add_secret(value: str | None) -> None:
 
 
 def url_secrets(url: str) -> list[str]:
-    """The userinfo of ``url`` (what lies between ``://`` and its last ``@``, so also a
-    password holding an unencoded ``/``, ``?``, ``#`` or ``@``) and its password, as typed
-    and percent-decoded; none shorter than :data:`MIN_SECRET`."""
+    """The userinfo of ``url`` (what lies between ``://``, or its start when it has no
+    scheme, as a proxy variable may not, and its last ``@``, so also a password holding an
+    unencoded ``/``, ``?``, ``#`` or ``@``) and its password, as typed and percent-decoded;
+    none shorter than :data:`MIN_SECRET`."""
     from urllib.parse import unquote
 
-    info = url.strip().partition("://")[2].rpartition("@")[0]
+    url = url.strip()
+    info = (url.partition("://")[2] if "://" in url else url).rpartition("@")[0]
     password = info.partition(":")[2]
     return [v for v in (info, unquote(info), password, unquote(password))
             if len(v) >= MIN_SECRET]

@@ -525,6 +525,8 @@ def test_redact_env_tokens_query_credentials_and_padded_keys(
 
     monkeypatch.setenv("HF_TOKEN", "hf_PLANTEDtoken93b1")
     assert redact("401 for hf_PLANTEDtoken93b1") == "401 for ***"
+    monkeypatch.setenv("RAY_AUTH_TOKEN", "0f3a9c21e8b7d6c5")  # a Ray cluster's own token
+    assert redact("Ray refused token 0f3a9c21e8b7d6c5") == "Ray refused token ***"
     assert redact("GET https://h/v1?api_key=k1&Author=me&keyword=k&X-Amz-Signature=s2#x") \
         == "GET https://h/v1?api_key=***&Author=me&keyword=k&X-Amz-Signature=***#x"
     add_secret("sk-PADDED-key-0e6f\n")
@@ -632,3 +634,13 @@ def test_a_credential_field_with_a_prefix_is_masked() -> None:
         "max_tokens": "7", "keyword": "kept", "api_key": "***"}}
     assert redact(json.dumps(body)).count("PLANTED") == 0
     assert '"keyword": "kept"' in redact(json.dumps(body))
+
+
+def test_a_url_variable_without_a_scheme_is_masked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A proxy variable is often written without ``http://`` (``user:pw@proxy:3128``):
+    its credentials are masked as a URL's are."""
+    from genderscope.errors import redact
+
+    monkeypatch.setenv("HTTPS_PROXY", "bob:UNSEEN-proxy-pw@proxy:3128")
+    assert "UNSEEN" not in redact("cannot connect via bob:UNSEEN-proxy-pw@proxy:3128")
+    assert "UNSEEN" not in redact("407 for password UNSEEN-proxy-pw")
