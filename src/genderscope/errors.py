@@ -40,6 +40,12 @@ _JSON_SECRET = re.compile(rf"""(["']{SECRET_NAME.pattern}["']\s*:\s*["'])[^"']*"
                           re.IGNORECASE)
 MIN_SECRET = 4
 """Shorter values are not secrets worth the name (and would mask ordinary text)."""
+PLACEHOLDERS = frozenset({"none", "empty", "dummy", "null", "not-needed", "no-key",
+                          "sk-no-key-required", "ollama", "lm-studio"})
+"""Key values that are no secret (any case): what local servers' guides put in
+``$OPENAI_API_KEY`` (vLLM ``EMPTY``, llama.cpp ``sk-no-key-required``, Ollama ``ollama``,
+LM Studio ``lm-studio``) and the endpoint's own ``none``; masked, they would turn every
+"none" of a result's text into ``***``."""
 ENV_SECRETS = ("OPENAI_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "RAY_AUTH_TOKEN")
 """Environment variables whose value is a secret wherever it turns up (the endpoint's
 default key, the Hugging Face Hub's tokens, a Ray cluster's token), read at each
@@ -57,7 +63,11 @@ def add_secret(value: str | None) -> None:
     if not value:
         return
     with _SECRETS_LOCK:
-        _SECRETS.update(v for v in {value, value.strip()} if len(v) >= MIN_SECRET)
+        _SECRETS.update(v for v in {value, value.strip()} if _worth_masking(v))
+
+
+def _worth_masking(value: str) -> bool:
+    return len(value) >= MIN_SECRET and value.strip().lower() not in PLACEHOLDERS
 
 
 def url_secrets(url: str) -> list[str]:
@@ -94,7 +104,7 @@ def redact(text: str) -> str:
                  for s in url_secrets(u)]
     if _SECRETS or from_env:
         with _SECRETS_LOCK:
-            secrets = {*_SECRETS, *(v for v in from_env if len(v) >= MIN_SECRET)}
+            secrets = {*_SECRETS, *(v for v in from_env if _worth_masking(v))}
         for secret in sorted(secrets, key=len, reverse=True):
             if secret in text:
                 text = text.replace(secret, MASK)

@@ -620,6 +620,27 @@ def test_the_hub_endpoint_credentials_are_shown_nowhere(monkeypatch: pytest.Monk
     assert "UNSEEN-hub-pw" not in str(err.value) and "http://***@127.0.0.1:9" in str(err.value)
 
 
+def test_a_hub_endpoint_with_a_port_that_is_not_a_number_is_one_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``$HF_ENDPOINT`` whose port is not a number (``user:pw@host:pw/``, or a typo) is
+    refused in one line, its password masked, before huggingface_hub is imported (was a
+    ValueError traceback from urllib)."""
+    from huggingface_hub import constants
+
+    from genderscope.models import hub
+
+    endpoint = "https://user:UNSEEN-port-pw-67@127.0.0.1:UNSEEN-port-pw-67/"
+    monkeypatch.setenv("HF_ENDPOINT", endpoint)
+    monkeypatch.setattr(constants, "ENDPOINT", endpoint)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    for var in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY",
+                "all_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(GenderscopeError, match="port is not a number") as err:
+        hub.check_reachable("nobody/no-such-model-67")
+    assert "\n" not in str(err.value) and "UNSEEN-port-pw" not in str(err.value)
+
+
 def test_a_credential_field_with_a_prefix_is_masked() -> None:
     """``x_api_key`` and ``openai_api_key`` are credentials as ``x-api-key`` and ``api_key``
     are (a prefix before the name), in a written result and in text; names that only
@@ -644,3 +665,19 @@ def test_a_url_variable_without_a_scheme_is_masked(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("HTTPS_PROXY", "bob:UNSEEN-proxy-pw@proxy:3128")
     assert "UNSEEN" not in redact("cannot connect via bob:UNSEEN-proxy-pw@proxy:3128")
     assert "UNSEEN" not in redact("407 for password UNSEEN-proxy-pw")
+
+
+@pytest.mark.parametrize("placeholder", ["none", "EMPTY", "ollama"])
+def test_a_placeholder_key_masks_no_ordinary_word(monkeypatch: pytest.MonkeyPatch,
+                                                  placeholder: str) -> None:
+    """A local server's placeholder key ($OPENAI_API_KEY=EMPTY, vLLM's guide) is no
+    secret: every "none" or "EMPTY" of a written result stays as it was; a real key is
+    still masked."""
+    from genderscope.errors import add_secret, redact
+
+    monkeypatch.setenv("OPENAI_API_KEY", placeholder)
+    add_secret(placeholder)  # as the endpoint tells the key it read
+    text = "Test: none (too few units to test); EMPTY answers: 0; model ollama"
+    assert redact(text) == text
+    monkeypatch.setenv("OPENAI_API_KEY", "k-PLANTED-4d1")
+    assert redact("bad key k-PLANTED-4d1") == "bad key ***"

@@ -55,6 +55,12 @@ def check_reachable(repo_id: str, revision: str | None = None) -> None:
 
     if constants.HF_HUB_OFFLINE or any(os.environ.get(v) for v in _PROXY_VARS):
         return
+    try:
+        _ = urlsplit(constants.ENDPOINT).port
+    except ValueError:  # huggingface_hub's own modules fail to import with it
+        raise ModelLoadError(redact(
+            f"$HF_ENDPOINT ({constants.ENDPOINT}) is not a URL: its port is not a number "
+            "from 0 to 65535 (percent-encode an '@', '/', '?' or '#' in a password)")) from None
     why = unreachable(constants.ENDPOINT)
     if why is None:
         return
