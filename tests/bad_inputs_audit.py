@@ -116,6 +116,42 @@ CHECKED_FIRST = [
           "s.html"), "no measure of the sweep applies to its models"),
 ]
 
+HUGE_COUNTS = [
+    # counts with no upper bound: a list of that many attempts (MemoryError), a retry loop
+    # that never ends, a bootstrap that keeps every replicate, an overflow in the tokenizer
+    Case("A.8", "bbq --repetitions 10**20", ("run", "bbq", *ENDPOINT, "--repetitions", HUGE),
+         "--repetitions must be at most 100"),
+    Case("A.8", "hiring-bloomberg --reorderings 10**20",
+         ("run", "hiring-bloomberg", *ENDPOINT, "--reorderings", HUGE),
+         "--reorderings must be at most 1000"),
+    Case("A.8", "bias-amplification --model --samples 10**20",
+         ("run", "bias-amplification", "--model", "{model}", "--temperature", "1", "--samples",
+          HUGE), "--samples must be at most 100"),
+    Case("A.8", "bbq --retries 10**20 (retried for ever)",
+         ("run", "bbq", *ENDPOINT, "--retries", HUGE), "--retries must be at most 100"),
+    Case("A.8", "bbq --timeout 1e300", ("run", "bbq", *ENDPOINT, "--timeout", "1e300"),
+         "--timeout must be at most 3600"),
+    Case("A.8", "stereoset --resamples 10**20 (a MemoryError)",
+         ("run", "stereoset", "--model", "{model}", "--limit", "2", "--resamples", HUGE),
+         "--resamples must be at most 1,000,000"),
+    Case("A.8", "weat --permutations 10**20", ("run", "weat", "--vectors", "vec.txt", "--test",
+                                               "wt.json", "--permutations", HUGE),
+         "--permutations must be at most 10,000,000"),
+    Case("A.8", "compare --n-resamples 10**20", ("compare", "res_a", "res_b", "--key", "id",
+                                                 "--value", "value", "--n-resamples", HUGE),
+         "--n-resamples"),
+    Case("A.8", "run-many --resamples 10**20", ("run-many", "--vectors", "vec.txt", "--query",
+                                                "q3.json", "--resamples", HUGE), "--resamples"),
+    Case("A.8", "debias cds --epochs 10**20 (a MemoryError after minutes, a partial --out)",
+         ("debias", "cds", "--model", "{model}", "--corpus", "corpus.txt", "--out", "ft",
+          "--no-progress", "--epochs", HUGE), "--epochs must be at most 1,000"),
+    Case("A.8", "debias cds --max-length 10**20 (the tokenizer's OverflowError)",
+         ("debias", "cds", "--model", "{model}", "--corpus", "corpus.txt", "--out", "ft",
+          "--no-progress", "--max-length", HUGE), "--max-length must be at most 1,048,576"),
+    Case("A.8", "debias inlp --n-classifiers 10**20", (*INLP, "--n-classifiers", HUGE),
+         "--n-classifiers must be at most 10,000"),
+]
+
 API = [
     ApiCase("A.1", "gs.run('rnsb', seed=2**32)",
             "gs.run('rnsb', 'vec.txt', test='wt3.json', seed=2**32)", "at most 4294967295"),
@@ -127,12 +163,17 @@ API = [
     ApiCase("A.6", "gs.load_model(concurrency=10**5)",
             "gs.load_model('openai:x', base_url='http://127.0.0.1:9/v1', concurrency=10**5)",
             "--concurrency must be at most 1000"),
+    ApiCase("A.8", "gs.compare(resamples=10**20)", "gs.compare('res_a', 'res_b', key=['id'], "
+            "value='value', resamples=10**20)", "--resamples must be at most 1,000,000"),
+    ApiCase("A.8", "gs.run('ripa', resamples=10**7)",
+            "gs.run('ripa', 'vec.txt', test='wt3.json', resamples=10**7)",
+            "--resamples must be at most 1,000,000"),
     ApiCase("A.7", "gs.report(texts=...) without classifiers",
             "gs.report(vectors=['vec.txt'], texts='texts.csv', out='new.html')",
             "--texts is for the classifier measures"),
 ]
 
-CASES = [*SEEDS, *RUNS, *RUN_MANY, *ATTACKS, *CHECKED_FIRST, *API]
+CASES = [*SEEDS, *RUNS, *RUN_MANY, *ATTACKS, *CHECKED_FIRST, *HUGE_COUNTS, *API]
 
 
 def _query(path: Path, attributes: tuple[list[str], list[str]]) -> None:

@@ -20,6 +20,9 @@ the k-means of Double-Hard Debias) take 32-bit seeds, torch 64-bit ones; a large
 a traceback."""
 COUNT_OPTIONS = ("limit", "examples", "resamples", "permutations", "exact_limit", "min_count")
 """Option names that count something: whole numbers (their lower bounds are the plans')."""
+COUNT_MAX = {"resamples": 1_000_000, "n_resamples": 1_000_000, "permutations": 10_000_000}
+"""The most resamples and permutations (any measure, ``compare``): the bootstrap keeps every
+replicate (10**20 was a MemoryError after minutes), a permutation test runs them all."""
 
 
 def flag(name: str) -> str:
@@ -29,13 +32,16 @@ def flag(name: str) -> str:
 
 def whole_number(value: Any, name: str, minimum: int | None = None) -> int:
     """``value`` if it is an int (not a bool) >= ``minimum`` (and, for a seed, at most
-    :data:`SEED_MAX`); a float, a string or NaN is a TypeError naming the option."""
+    :data:`SEED_MAX`; for a count of :data:`COUNT_MAX`, at most that); a float, a string or
+    NaN is a TypeError naming the option."""
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float) and math.isnan(value):
             raise ArgumentError(f"{name} must be a whole number, got nan")
         raise ArgumentError(f"{name} must be a whole number (int), got {value!r}")
     if minimum is not None and value < minimum:
         raise GenderscopeError(f"{flag(name)} must be at least {minimum}, got {value}")
+    if name in COUNT_MAX and value > COUNT_MAX[name]:
+        raise GenderscopeError(f"{flag(name)} must be at most {COUNT_MAX[name]:,}, got {value}")
     if name in SEED_OPTIONS and value > SEED_MAX:
         raise GenderscopeError(f"{flag(name)} must be at most {SEED_MAX} (a 32-bit seed), "
                                f"got {value}")

@@ -42,14 +42,20 @@ def test_bad_input_refused_cleanly(case: Case | ApiCase, workspace: Path,
         assert not last.startswith(("error: TypeError", "error: ValueError")), last
 
 
-def test_the_largest_seed_is_accepted(workspace: Path, tiny_bert_dir: Path) -> None:
-    """2**32 - 1 is still a seed, through the declared options and the debias checks."""
+def test_the_bounds_themselves_are_accepted(workspace: Path, tiny_bert_dir: Path) -> None:
+    """2**32 - 1 is still a seed (through the declared options and the debias checks), and
+    each new upper bound is itself accepted."""
     from genderscope.checks import SEED_MAX, whole_number
     from genderscope.lm_debias.finetune import FinetuneConfig
 
     assert SEED_MAX == 2**32 - 1
     assert whole_number(SEED_MAX, "subset_seed", 0) == SEED_MAX
-    FinetuneConfig(seed=SEED_MAX).validate()
+    assert whole_number(10**6, "resamples", 1) == 10**6  # and the counts' bounds
+    assert whole_number(10**7, "permutations") == 10**7
+    FinetuneConfig(seed=SEED_MAX, epochs=1_000, max_length=2**20).validate()
+    from genderscope.models.endpoint import _check_settings
+
+    _check_settings(1000, 3600, 100, "OPENAI_API_KEY")
     ok = run_case(Case("A.1", "rnsb --seed 2**32 - 1", (
         "run", "rnsb", "--vectors", "vec.txt", "--test", "wt3.json", "--seed", str(SEED_MAX),
         "--no-progress"), ""), workspace, tiny_bert_dir)

@@ -36,7 +36,7 @@ class ModelForm(Shared):
                                    choices=("imsitu", "coco"), key=False)] = "imsitu"
     templates: Annotated[int, Opt("With --model: prompt templates per item (the first N of "
                                   "5).", min=1, max=5, key=False)] = 5
-    samples: Annotated[int, Opt("With --model: sampled answers per prompt.", min=1,
+    samples: Annotated[int, Opt("With --model: sampled answers per prompt.", min=1, max=100,
                                 key=False)] = 5
     limit: Annotated[int | None, Opt("With --model: a seeded random subset of N items (see "
                                      "--subset-seed) [default: every item].", min=1,

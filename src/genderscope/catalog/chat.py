@@ -82,9 +82,10 @@ def _probe_options(
     subset_seed: Annotated[int, Opt("GenderBench's random_seed (item sampling, option orders).",
                                     min=0)] = 123,
     repetitions: Annotated[int, Opt("Attempts per prompt (GenderBench's num_repetitions).",
-                                    min=1)] = 1,
+                                    min=1, max=100)] = 1,
     reorderings: Annotated[int | None, Opt("GenderBench's num_reorders: orderings of the "
-                                           "answers or candidates per item.", min=1)] = None,
+                                           "answers or candidates per item.", min=1,
+                                           max=1_000)] = None,
     max_new_tokens: Annotated[int, Opt("Most tokens generated per answer.", min=1)] = 300,
     temperature: Annotated[float, Opt("Sampling temperature (0: greedy; a server's own "
                                       "penalties still apply, see --repeat-penalty).",

@@ -90,6 +90,9 @@ def debias_lm(technique: str, model: str | Path, out: str | Path, *, corpus: str
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise GenderscopeError(f"{what} must be a whole number >= {least}, got "
                                        f"{value!r}")
+        if n_classifiers > 10_000:  # each removes a direction: a model has fewer dimensions
+            raise GenderscopeError(f"--n-classifiers must be at most 10,000, got "
+                                   f"{n_classifiers}")
     check_not_unsafe(out, "--out", command_inputs(  # never an input, --overwrite or not
         models=[model], paths=[corpus, words], uses_store=False))
     prepare(out, technique, overwrite)

@@ -99,6 +99,10 @@ class FinetuneConfig:
         if self.seed > SEED_MAX:  # torch's own error is a traceback
             raise GenderscopeError(f"--seed must be at most {SEED_MAX} (a 32-bit seed), "
                                    f"got {self.seed}")
+        for what, value, most in (("--epochs", self.epochs, 1_000),  # 10**20: a MemoryError
+                                  ("--max-length", self.max_length, 2**20)):  # an overflow
+            if value > most:
+                raise GenderscopeError(f"{what} must be at most {most:,}, got {value}")
         if not self.lr > 0:
             raise GenderscopeError(f"--lr must be > 0, got {self.lr}")
         if self.max_steps is not None and self.max_steps < 1:

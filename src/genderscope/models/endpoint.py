@@ -309,6 +309,11 @@ MAX_CONCURRENCY = 1000
 """The most requests in flight: ``openai.DefaultHttpxClient`` opens at most 1,000 connections
 (``openai._constants.DEFAULT_CONNECTION_LIMITS``); a larger --concurrency only started more
 threads (one per prompt, thousands) to wait for them."""
+MAX_RETRIES = 100
+MAX_TIMEOUT = 3600
+"""Bounds of --retries and --timeout (seconds per attempt): a request to a server that
+refuses or never answers ends within (retries + 1) x 2 x timeout and the client's backoff
+(at most 8 s a retry); --retries 10**20 retried for ever."""
 
 
 def _check_settings(concurrency: Any, timeout: Any, max_retries: Any,
@@ -326,9 +331,14 @@ def _check_settings(concurrency: Any, timeout: Any, max_retries: Any,
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or \
             not 0 < timeout < float("inf"):
         raise GenderscopeError(f"--timeout must be a number of seconds > 0, got {timeout!r}")
+    if timeout > MAX_TIMEOUT:
+        raise GenderscopeError(f"--timeout must be at most {MAX_TIMEOUT} seconds, got "
+                               f"{timeout}")
     if not whole(max_retries) or max_retries < 0:
         raise GenderscopeError(f"--retries must be a whole number of at least 0, got "
                                f"{max_retries!r}")
+    if max_retries > MAX_RETRIES:
+        raise GenderscopeError(f"--retries must be at most {MAX_RETRIES}, got {max_retries}")
     if not isinstance(api_key_env, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*",
                                                             api_key_env):
         raise GenderscopeError(f"--api-key-env must name an environment variable (e.g. "

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from genderscope.checks import COUNT_MAX
 from genderscope.cli.common import (
     JSON_OPTION,
     STORE_OPTION,
@@ -120,6 +121,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         value: str | None = typer.Option(None, "--value", help="Compared item column."),
         group_by: list[str] = typer.Option([], "--group-by", help="Group column(s)."),
         n_resamples: int = typer.Option(10_000, "--n-resamples", min=100,
+                                         max=COUNT_MAX["resamples"],
                                          help="Bootstrap resamples."),
         seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
         p_adjust: str = typer.Option("holm", "--p-adjust", help="Multiplicity adjustment over "

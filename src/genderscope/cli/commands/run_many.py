@@ -17,7 +17,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from genderscope.checks import SEED_MAX
+from genderscope.checks import COUNT_MAX, SEED_MAX
 from genderscope.cli.common import JSON_OPTION, STORE_OPTION, ci_text, console, err_console
 from genderscope.errors import GenderscopeError
 
@@ -56,6 +56,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         seed: int = typer.Option(0, "--seed", help="Seed of every metric's randomness.", min=0,
                                  max=SEED_MAX),
         resamples: int | None = typer.Option(None, "--resamples", min=100,
+                                             max=COUNT_MAX["resamples"],
                                              help="Bootstrap replicates [each metric's "
                                              "default]."),
         aggregate: str = typer.Option("abs_avg", "--aggregate", help="Score of a model per "
