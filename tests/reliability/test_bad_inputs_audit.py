@@ -100,3 +100,20 @@ def test_an_empty_run_id_is_refused_by_the_store(tmp_path: Path) -> None:
         for empty in ("", "  "):
             with pytest.raises(GenderscopeError, match="run id is empty"):
                 st.load_run(empty)
+
+
+@pytest.mark.parametrize("value", ["captions.txt", "no-such-folder"])
+def test_a_data_variable_that_is_not_a_folder_is_refused(
+        value: str, workspace: Path, tiny_bert_dir: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``$GENDERSCOPE_DATA`` naming a file or a missing folder was ignored: the packaged
+    set was scored instead of the user's copy."""
+    monkeypatch.setenv("GENDERSCOPE_DATA", value)
+    outcome = run_case(Case("A.9", "crows-pairs with $GENDERSCOPE_DATA not a folder", (
+        "run", "crows-pairs", "--model", "{model}", "--limit", "2", "--no-progress"),
+        ""), workspace, tiny_bert_dir)
+    assert outcome.code == 2, outcome.stderr
+    assert outcome.stderr.splitlines() == [
+        f"error: $GENDERSCOPE_DATA is {value}, not a folder; set it to the folder that holds "
+        "the data sets' <name>/ folders, or unset it"]
+    assert outcome.changed == []

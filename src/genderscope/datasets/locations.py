@@ -24,8 +24,12 @@ DATA_ENV = "GENDERSCOPE_DATA"
 
 
 def data_roots() -> list[Path]:
-    """The user's data folders searched before the registry (``$GENDERSCOPE_DATA``)."""
+    """The user's data folders searched before the registry (``$GENDERSCOPE_DATA``); one
+    that is not a folder is refused (a typo was ignored, the packaged sets used instead)."""
     env = os.environ.get(DATA_ENV)
+    if env and not Path(env).is_dir():
+        raise DataError(f"${DATA_ENV} is {env}, not a folder; set it to the folder that holds "
+                        "the data sets' <name>/ folders, or unset it")
     return [Path(env)] if env else []
 
 
