@@ -39,9 +39,9 @@ BASE_URL_OPTION = typer.Option(None, "--base-url", help="OpenAI-compatible endpo
 CONCURRENCY_OPTION = typer.Option(None, "--concurrency", help="Endpoint requests in flight "
                                   "at once, at most 1000 [default: 4].")
 TIMEOUT_OPTION = typer.Option(None, "--timeout", help="Seconds an endpoint request may "
-                              "take before it is retried [default: 120].")
+                              "take before it is retried, at most 3600 [default: 120].")
 RETRIES_OPTION = typer.Option(None, "--retries", help="Retries of an endpoint request "
-                              "that timed out or got 408/409/429/5xx [default: 4].")
+                              "that timed out or got 408/409/429/5xx, at most 100 [default: 4].")
 API_KEY_ENV_OPTION = typer.Option(None, "--api-key-env", metavar="NAME", help="Environment "
                                   "variable the endpoint's API key is read from [default: "
                                   "OPENAI_API_KEY].")
