@@ -26,6 +26,7 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.slow  # a fresh workspace and a command per case, as test_bad_inputs.py
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.item}-{c.what}" for c in CASES])
 def test_bad_input_refused_cleanly(case: Case | ApiCase, workspace: Path,
                                    tiny_bert_dir: Path) -> None:
