@@ -599,22 +599,27 @@ def test_a_credential_field_of_extra_body_is_recorded_masked(
     assert value not in first.output + again.output
 
 
-def test_the_hub_endpoint_credentials_are_shown_nowhere(monkeypatch: pytest.MonkeyPatch
-                                                        ) -> None:
-    """``$HF_ENDPOINT`` (a Hub mirror) with credentials whose password holds an unencoded
-    ``/``: the one line for an unreachable Hub masks its whole userinfo (the userinfo of
-    the URL variables :data:`genderscope.errors.ENV_URLS` is masked untold)."""
+def _hub_endpoint(monkeypatch: pytest.MonkeyPatch, endpoint: str) -> None:
+    """``$HF_ENDPOINT`` (and huggingface_hub's copy) set to ``endpoint``, online, no proxy."""
     from huggingface_hub import constants
 
-    from genderscope.models import hub
-
-    endpoint = "http://127.0.0.1:9/UNSEEN-hub-pw-66@127.0.0.1:9"
     monkeypatch.setenv("HF_ENDPOINT", endpoint)
     monkeypatch.setattr(constants, "ENDPOINT", endpoint)
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
     for var in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY",
                 "all_proxy"):
         monkeypatch.delenv(var, raising=False)
+
+
+def test_the_hub_endpoint_credentials_are_shown_nowhere(monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    """``$HF_ENDPOINT`` (a Hub mirror) with credentials whose password holds an unencoded
+    ``/``: the one line for an unreachable Hub masks its whole userinfo (the userinfo of
+    the URL variables :data:`genderscope.errors.ENV_URLS` is masked untold)."""
+    from genderscope.models import hub
+
+    endpoint = "http://127.0.0.1:9/UNSEEN-hub-pw-66@127.0.0.1:9"
+    _hub_endpoint(monkeypatch, endpoint)
     with pytest.raises(GenderscopeError, match="cannot reach the Hugging Face Hub") as err:
         hub.check_reachable("nobody/no-such-model-66")
     assert "UNSEEN-hub-pw" not in str(err.value) and "http://***@127.0.0.1:9" in str(err.value)
@@ -625,17 +630,10 @@ def test_a_hub_endpoint_with_a_port_that_is_not_a_number_is_one_line(
     """``$HF_ENDPOINT`` whose port is not a number (``user:pw@host:pw/``, or a typo) is
     refused in one line, its password masked, before huggingface_hub is imported (was a
     ValueError traceback from urllib)."""
-    from huggingface_hub import constants
-
     from genderscope.models import hub
 
     endpoint = "https://user:UNSEEN-port-pw-67@127.0.0.1:UNSEEN-port-pw-67/"
-    monkeypatch.setenv("HF_ENDPOINT", endpoint)
-    monkeypatch.setattr(constants, "ENDPOINT", endpoint)
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
-    for var in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY",
-                "all_proxy"):
-        monkeypatch.delenv(var, raising=False)
+    _hub_endpoint(monkeypatch, endpoint)
     with pytest.raises(GenderscopeError, match="port is not a number") as err:
         hub.check_reachable("nobody/no-such-model-67")
     assert "\n" not in str(err.value) and "UNSEEN-port-pw" not in str(err.value)
