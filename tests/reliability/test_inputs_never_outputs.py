@@ -29,6 +29,24 @@ def _command(args: tuple[str, ...]) -> str:
     return " ".join(args[:2]) if args[0] in ("run", "runs", "debias") else args[0]
 
 
+def _refused(monkeypatch: pytest.MonkeyPatch, argv: list[str], needle: str) -> None:
+    """``genderscope`` with ``argv`` (after the program name) exits 2 with one line holding
+    ``needle``."""
+    import contextlib
+    import io
+
+    from genderscope.cli.app import main
+
+    monkeypatch.setattr("sys.argv", argv)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), \
+            pytest.raises(SystemExit) as exc:
+        main()
+    text = err.getvalue().strip()
+    assert exc.value.code == 2 and needle in text, text
+    assert len(text.splitlines()) == 1
+
+
 def test_every_command_that_writes_is_covered() -> None:
     assert {_command(c.args) for c in INPUTS} == WRITERS
 
@@ -48,10 +66,7 @@ def test_out_never_an_input(case, tiny_bert_dir: Path, tmp_path: Path) -> None:
 def test_data_fetch_never_writes_over_the_store(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """The data cache folder a fetch writes into may not hold the results store."""
-    import contextlib
-    import io
 
-    from genderscope.cli.app import main
     from genderscope.store import Store
 
     folder = tmp_path / "cache" / "data" / "kurita"
@@ -63,14 +78,8 @@ def test_data_fetch_never_writes_over_the_store(tmp_path: Path,
     monkeypatch.setenv("GENDERSCOPE_STORE", str(store))
     monkeypatch.setenv("GENDERSCOPE_DATA_MIRROR", "http://127.0.0.1:9")
     monkeypatch.setenv("GENDERSCOPE_DATA_RETRIES", "0")
-    monkeypatch.setattr("sys.argv", ["genderscope", "data", "fetch", "kurita"])
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), \
-            pytest.raises(SystemExit) as exc:
-        main()
-    text = err.getvalue().strip()
-    assert exc.value.code == 2 and "is or holds the input" in text, text
-    assert len(text.splitlines()) == 1
+    _refused(monkeypatch, ["genderscope", "data", "fetch", "kurita"],
+             "is or holds the input")
     assert hashlib.sha256(store.read_bytes()).hexdigest() == before
     assert sorted(p.name for p in folder.iterdir()) == ["store.sqlite"]
 
@@ -82,11 +91,8 @@ def test_runs_export_never_replaces_the_store_in_use(tmp_path: Path,
     """While another process writes the store, its write-ahead log and shared memory
     are part of it: ``runs export --out STORE-wal --format json --overwrite`` is refused
     in one line and leaves them as they were."""
-    import contextlib
-    import io
     import sqlite3
 
-    from genderscope.cli.app import main
     from genderscope.store import Store
 
     store = tmp_path / "s.sqlite"
@@ -99,16 +105,10 @@ def test_runs_export_never_replaces_the_store_in_use(tmp_path: Path,
         other.commit()
         part = tmp_path / f"s.sqlite{sidecar}"
         before = hashlib.sha256(part.read_bytes()).hexdigest()
-        monkeypatch.setattr("sys.argv", ["genderscope", "runs", "export", "--store", str(store),
+        _refused(monkeypatch, ["genderscope", "runs", "export", "--store", str(store),
                                          "--out", str(part), "--format", "json",
-                                         "--overwrite"])
-        err = io.StringIO()
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), \
-                pytest.raises(SystemExit) as exc:
-            main()
-        text = err.getvalue().strip()
-        assert exc.value.code == 2 and "is or holds the input" in text, text
-        assert len(text.splitlines()) == 1
+                                         "--overwrite"],
+                 "is or holds the input")
         assert hashlib.sha256(part.read_bytes()).hexdigest() == before
     finally:
         other.close()
@@ -123,11 +123,8 @@ def test_run_many_never_writes_into_its_inputs(tmp_path: Path, monkeypatch: pyte
                                                args: list[str], out: str) -> None:
     """``run-many --out`` is refused in one line, before any work, where it holds a test
     file, is ``--tests-dir`` or holds the store (it checked the vectors and queries only)."""
-    import contextlib
-    import io
     import shutil
 
-    from genderscope.cli.app import main
     from genderscope.store import Store
 
     root = make_workspace(tmp_path / "ws")
@@ -138,15 +135,9 @@ def test_run_many_never_writes_into_its_inputs(tmp_path: Path, monkeypatch: pyte
     monkeypatch.chdir(root)
     before = {p: hashlib.sha256(p.read_bytes()).hexdigest()
               for p in (root / out).iterdir()}
-    monkeypatch.setattr("sys.argv", ["genderscope", "run-many", "--vectors", "vec.txt", *args,
-                                     "--metric", "weat", "--resamples", "100", "--out", out])
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), \
-            pytest.raises(SystemExit) as exc:
-        main()
-    text = err.getvalue().strip()
-    assert exc.value.code == 2 and "is or holds the input" in text, text
-    assert len(text.splitlines()) == 1
+    _refused(monkeypatch, ["genderscope", "run-many", "--vectors", "vec.txt", *args,
+                                     "--metric", "weat", "--resamples", "100", "--out", out],
+             "is or holds the input")
     assert {p: hashlib.sha256(p.read_bytes()).hexdigest()
             for p in (root / out).iterdir()} == before
 
@@ -183,23 +174,14 @@ def test_vector_debias_out_never_holds_its_word_lists(tmp_path: Path,
                                                       flag: str) -> None:
     """``debias hsr --target/--ignore LIST --out FOLDER-HOLDING-LIST``: refused in one line
     (the word lists were read but not counted among the inputs)."""
-    import contextlib
-    import io
 
-    from genderscope.cli.app import main
 
     root = make_workspace(tmp_path / "ws")
     (root / "lists").mkdir()
     (root / "lists" / "words.txt").write_text("doctor\nnurse\n", encoding="utf-8")
     monkeypatch.chdir(root)
-    monkeypatch.setattr("sys.argv", ["genderscope", "debias", "hsr", "--vectors", "vec.txt",
+    _refused(monkeypatch, ["genderscope", "debias", "hsr", "--vectors", "vec.txt",
                                      flag, "lists/words.txt", "--out", "lists",
-                                     "--no-evaluate"])
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), \
-            pytest.raises(SystemExit) as exc:
-        main()
-    text = err.getvalue().strip()
-    assert exc.value.code == 2 and "is or holds the input lists/words.txt" in text, text
-    assert len(text.splitlines()) == 1
+                                     "--no-evaluate"],
+             "is or holds the input lists/words.txt")
     assert sorted(p.name for p in (root / "lists").iterdir()) == ["words.txt"]
