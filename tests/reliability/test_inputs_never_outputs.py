@@ -30,8 +30,8 @@ def _command(args: tuple[str, ...]) -> str:
 
 
 def _refused(monkeypatch: pytest.MonkeyPatch, argv: list[str], needle: str) -> None:
-    """``genderscope`` with ``argv`` (after the program name) exits 2 with one line holding
-    ``needle``."""
+    """The command line ``argv`` (``sys.argv``, the program name first) exits 2 with one
+    line holding ``needle``."""
     import contextlib
     import io
 
