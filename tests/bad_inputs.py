@@ -224,6 +224,21 @@ class Outcome:
     changed: list[str]
 
 
+def assert_refused_cleanly(case: Case | ApiCase, outcome: Outcome) -> None:
+    """What every bad-input case must give: exit 2, one error line last ("error: ..." from
+    genderscope, or click's usage error for an option out of its range) holding
+    ``case.expect``, no traceback, nothing written or changed (a status line such as
+    "reading vectors ...: done" may come before the error)."""
+    lines = outcome.stderr.splitlines()
+    last = lines[-1] if lines else ""
+    assert outcome.code == 2, outcome.stderr
+    assert last.startswith(("error: ", "Error: Invalid value")), outcome.stderr
+    assert case.expect in last, outcome.stderr
+    assert "Traceback" not in outcome.stderr
+    assert sum(line.lower().startswith("error") for line in lines) == 1, outcome.stderr
+    assert outcome.changed == []
+
+
 def run_case(case: Case | ApiCase, root: Path, model: Path) -> Outcome:
     """Run ``case`` in-process through ``genderscope``'s ``main()`` (or, for an
     :class:`ApiCase`, evaluate its call) with ``root`` as the working folder and its store
