@@ -63,8 +63,8 @@ def _rows(declaration: Any) -> list[str]:
             continue
         flag = f"`{o.flag}` / `--no-{o.flag[2:]}`" if o.type == "bool" else f"`{o.flag}`"
         limits = [f"one of {', '.join(map(str, o.choices))}"] if o.choices else []
-        limits += [f"{word} {x:g}" for word, x in (("≥", o.min), ("≤", o.max))
-                   if x is not None]
+        limits += [f"{word} {int(x):,}" if float(x).is_integer() else f"{word} {x:g}"
+                   for word, x in (("≥", o.min), ("≤", o.max)) if x is not None]
         rows.append(f"| {flag} | `{o.name}` | {_default(o)} | {_cell('; '.join(limits))} | "
                     f"{_cell(o.help)} |")
     return rows

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Annotated, Any
 
+from genderscope.checks import COUNT_MAX, SEED_MAX
 from genderscope.core.design import Design
 from genderscope.core.kinds import NEEDS, kinds_of
 from genderscope.core.options import Option, Options
@@ -102,11 +103,14 @@ Data = Annotated[Path | None, Opt("Data folder (or file, for one-file sets) [def
                                   "packaged or fetched set].", key=False)]
 Limit = Annotated[int | None, Opt("Score a seeded random subset of N items (see "
                                   "--subset-seed) [default: every item].", min=1)]
-SubsetSeed = Annotated[int, Opt("Seed of the --limit subset.", min=0)]
-Seed = Annotated[int, Opt("Seed of the bootstrap.", min=0)]
-TestSeed = Annotated[int, Opt("Seed of the permutations and the bootstrap.", min=0)]
-Resamples = Annotated[int, Opt("Bootstrap resamples.", min=100)]
-Permutations = Annotated[int, Opt("Permutations of the permutation test.", min=10_000)]
+SubsetSeed = Annotated[int, Opt("Seed of the --limit subset.", min=0, max=SEED_MAX)]
+Seed = Annotated[int, Opt("Seed of the bootstrap.", min=0, max=SEED_MAX)]
+TestSeed = Annotated[int, Opt("Seed of the permutations and the bootstrap.", min=0,
+                              max=SEED_MAX)]
+Resamples = Annotated[int, Opt("Bootstrap resamples.", min=100,
+                               max=COUNT_MAX["resamples"])]
+Permutations = Annotated[int, Opt("Permutations of the permutation test.", min=10_000,
+                                  max=COUNT_MAX["permutations"])]
 Progress = Annotated[bool, Opt("Show a progress bar.", key=False)]
 Strategy = Annotated[str, Opt("Multi-piece words (masked LM): l2r (one mask per piece, "
                               "filled left to right), independent, or first-piece.",
