@@ -80,6 +80,9 @@ ENDPOINT = ("--model", "openai:tiny", "--base-url", "http://127.0.0.1:9/v1")
 INLP = ("debias", "inlp", "--model", "{model}", "--out", "dl", "--corpus", "corpus.txt")
 
 CHECKED_FIRST = [
+    Case("A.5", "weat --tests-dir a missing folder beside a --test file (was ignored)",
+         ("run", "weat", "--vectors", "vec.txt", "--test", "wt.json", "--tests-dir",
+          "no-such-folder"), "--tests-dir"),
     # INLP/SentenceDebias: one message for four bounds, naming neither the flag nor its value
     *(Case("A.5", f"debias {m} {flag} {value}", (*INLP[:1], m, *INLP[2:], flag, value),
            f"{flag} must be a whole number >= {least}, got {value}")

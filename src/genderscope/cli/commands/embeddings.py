@@ -53,6 +53,8 @@ def _expand(specs: list[str], tests_dir: Path | None) -> list[AssociationTest]:
     :mod:`genderscope.datasets.query`) gives its Query."""
     from genderscope.datasets.query import is_query_file, load_query
 
+    if tests_dir is not None and not Path(tests_dir).is_dir():
+        raise DataError(f"--tests-dir (or $GENDERSCOPE_SEAT_DIR) {tests_dir} is not a folder")
     files = all(Path(spec).is_file() for spec in specs)
     folder = tests_dir or (None if files else default_tests_dir())
     out: list[AssociationTest] = []
