@@ -10,7 +10,14 @@ import re
 from collections.abc import Mapping, Sequence
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from genderscope.errors import MASK, GenderscopeError, ModelLoadError, add_secret, redact
+from genderscope.errors import (
+    MASK,
+    GenderscopeError,
+    ModelLoadError,
+    add_secret,
+    add_url_secrets,
+    redact,
+)
 
 _SECRET_HEADER = re.compile(r"auth|key|token|secret|cookie|passw", re.IGNORECASE)
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
@@ -41,9 +48,7 @@ def checked_url(url: str) -> str:
     shown = f"{head}{sep}{MASK}@{rest.rpartition('@')[2]}" if "@" in rest else url
     try:
         if sep and "@" in rest and "@" not in urlsplit(url).netloc:  # '/', '?', '#' in it
-            info = rest.rpartition("@")[0]
-            for secret in (info, info.partition(":")[2], unquote(info.partition(":")[2])):
-                add_secret(secret)
+            add_url_secrets(url)  # its userinfo up to the last '@', and its password
             raise ModelLoadError(f"--base-url {redact(shown)}: its user name or password "
                                  "holds '/', '?' or '#'; percent-encode them (%2F, %3F, %23)")
         public, secrets = without_userinfo(url)
