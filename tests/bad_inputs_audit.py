@@ -18,6 +18,8 @@ BIG = str(2**32)
 """One more than the largest seed (NumPy's legacy RandomState, scikit-learn's random_state)."""
 HUGE = str(2**70)
 """Beyond torch's 64-bit seeds."""
+CDS = ("debias", "cds", "--model", "{model}", "--corpus", "corpus.txt", "--out", "ft",
+       "--no-progress")
 ATTACK = ("attack", "--classifier", "clf.py:predict", "--data", "texts.csv", "--vectors",
           "vec.txt", "--lm", "none", "--no-progress")
 
@@ -30,8 +32,7 @@ SEEDS = [
          ("debias", "double-hard", "--vectors", "vec.txt", "--out", "dv", "--no-evaluate",
           "--n-words", "1", "--seed", BIG), "--seed must be at most 4294967295"),
     Case("A.1", "debias cds --seed 2**70 (torch)",
-         ("debias", "cds", "--model", "{model}", "--corpus", "corpus.txt", "--out", "ft",
-          "--no-progress", "--seed", HUGE), "--seed must be at most 4294967295"),
+         (*CDS, "--seed", HUGE), "--seed must be at most 4294967295"),
     Case("A.1", "debias dropout --seed 2**70 (torch)",
          ("debias", "dropout", "--model", "{model}", "--corpus", "corpus.txt", "--out", "dl",
           "--no-progress", "--seed", HUGE), "--seed must be at most 4294967295"),
@@ -146,11 +147,9 @@ HUGE_COUNTS = [
     Case("A.8", "run-many --resamples 10**20", ("run-many", "--vectors", "vec.txt", "--query",
                                                 "q3.json", "--resamples", HUGE), "--resamples"),
     Case("A.8", "debias cds --epochs 10**20 (a MemoryError after minutes, a partial --out)",
-         ("debias", "cds", "--model", "{model}", "--corpus", "corpus.txt", "--out", "ft",
-          "--no-progress", "--epochs", HUGE), "--epochs must be at most 1,000"),
+         (*CDS, "--epochs", HUGE), "--epochs must be at most 1,000"),
     Case("A.8", "debias cds --max-length 10**20 (the tokenizer's OverflowError)",
-         ("debias", "cds", "--model", "{model}", "--corpus", "corpus.txt", "--out", "ft",
-          "--no-progress", "--max-length", HUGE), "--max-length must be at most 1,048,576"),
+         (*CDS, "--max-length", HUGE), "--max-length must be at most 1,048,576"),
     Case("A.8", "debias inlp --n-classifiers 10**20", (*INLP, "--n-classifiers", HUGE),
          "--n-classifiers must be at most 10,000"),
 ]
