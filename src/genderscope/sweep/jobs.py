@@ -87,9 +87,8 @@ def make_subject(model: ModelSpec, cache: object, *, device: str | None, dtype: 
     from genderscope.reporting import runner
 
     if model.endpoint:
-        client = {"max_retries" if k == "retries" else k: v for k, v in model.client}
         subject = runner.endpoint_subject(model.spec, cache, base_url=model.base_url,  # type: ignore
-                                          client=client)
+                                          client=model.client_options)
     elif model.kind == "vectors":
         subject = runner.vectors_subject(model.spec, cache)  # type: ignore[arg-type]
     elif model.kind == "encoder":

@@ -67,6 +67,12 @@ class ModelSpec:
         return self.spec.startswith("openai:")
 
     @property
+    def client_options(self) -> dict[str, Any]:
+        """:attr:`client` as :class:`~genderscope.models.endpoint.OpenAIChat`'s keywords
+        (``retries`` is its ``max_retries``)."""
+        return {"max_retries" if k == "retries" else k: v for k, v in self.client}
+
+    @property
     def name(self) -> str:
         """How the model is shown: the label, else ``spec@revision``."""
         if self.label:
@@ -147,8 +153,7 @@ class SweepSpec:
             if m.endpoint:  # its URL and client settings, as `genderscope run` checks them
                 from genderscope.reporting.runner import endpoint_subject
 
-                endpoint_subject(m.spec, None, base_url=m.base_url, client={
-                    "max_retries" if k == "retries" else k: v for k, v in m.client})
+                endpoint_subject(m.spec, None, base_url=m.base_url, client=m.client_options)
         for what, entries in (("model", self.models), ("measure", self.measures)):
             dup = sorted(n for n, c in Counter(e.name for e in entries).items() if c > 1)
             if dup:
