@@ -20,22 +20,31 @@ MASK = "***"
 _SECRETS: set[str] = set()
 _SECRETS_LOCK = threading.Lock()
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/?#\s]*@")
-_QUERY_SECRET = re.compile(
-    r"(?i)([?&][\w.-]*?(?:key|token|secret|passw(?:or)?d|pwd|sig|signature|auth|"
-    r"credentials?)=)[^&#\s'\"]+")
-"""A query parameter whose name ends like a credential's (``api_key``, ``access_token``,
-``client_secret``, ``sig``), up to its value."""
+_INFO_END = re.compile(r"(?s)(.*[^/])@")
+"""Up to the last ``@`` not right after a ``/`` (:func:`url_userinfo`)."""
 _KEY_SHAPES = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{30,}|"
                          r"AIza[0-9A-Za-z_-]{35}|gh[pousr]_[A-Za-z0-9]{36,})")
 """Tokens shaped as well-known API keys (OpenAI-style ``sk-...``, Hugging Face ``hf_...``,
 Google ``AIza...``, GitHub ``ghp_...``): masked wherever they turn up, told or not (a
 key typed where a name was wanted: ``--api-key-env hf_...``)."""
-SECRET_NAME = re.compile(r"(?:[\w.-]*[-_.])?(?:api[-_]?key|(?:access|auth|bearer|refresh)"
-                         r"[-_]?token|(?:client[-_]?)?secret|password|passwd|authorization)",
-                         re.IGNORECASE)
-"""A field whose value is a credential wherever it is written (``{"api_key": ...}`` in
-``--extra-body``; also with a prefix: ``x_api_key``, ``openai_api_key``):
-:func:`is_secret_name` and the JSON pairs :func:`redact` masks."""
+SECRET_NAME = re.compile(r"(?:(?:[\w.-]*[-_.])?(?:api[-_]?key|(?:access|auth|bearer|refresh)"
+                         r"[-_]?token|(?:client[-_]?)?secret|password|passwd|authorization)"
+                         r"|token|auth|pwd|credentials?)", re.IGNORECASE)
+"""The name of a field whose value is a credential, the one rule for a body field
+(``{"api_key": ...}`` in ``--extra-body``: :func:`is_secret_name`, the JSON pairs
+:func:`redact` masks), a header (:func:`genderscope.models.endpoint_urls.parse_headers`)
+and a URL's query parameter (:data:`_QUERY_SECRET`): ``api_key``, ``access_token``,
+``auth_token``, ``bearer_token``, ``refresh_token``, ``secret``, ``client_secret``,
+``password``, ``passwd``, ``authorization``, also after a prefix (``x_api_key``,
+``openai_api_key``, ``my.password``), and, as whole names only, ``token``, ``auth``,
+``pwd`` and ``credential(s)`` (``max_tokens`` and ``eos_token`` are no credentials, nor is
+``key``: WEAT's items have a ``key`` column). A header or a query parameter is also one
+when its name merely holds or ends in such a word (their names are never result data)."""
+_QUERY_SECRET = re.compile(
+    rf"(?i)([?&](?:{SECRET_NAME.pattern}|[\w.-]*?(?:key|token|secret|passw(?:or)?d|pwd|sig|"
+    r"signature|auth|credentials?))=)[^&#\s'\"]+")
+"""A query parameter named by :data:`SECRET_NAME` or whose name ends like a credential's
+(``apikey``, ``id_token``, ``X-Amz-Signature``), up to its value."""
 _JSON_SECRET = re.compile(rf"""(["']{SECRET_NAME.pattern}["']\s*:\s*["'])[^"']*""",
                           re.IGNORECASE)
 MIN_SECRET = 4
@@ -70,15 +79,23 @@ def _worth_masking(value: str) -> bool:
     return len(value) >= MIN_SECRET and value.strip().lower() not in PLACEHOLDERS
 
 
+def url_userinfo(url: str) -> str:
+    """The userinfo of ``url`` as its secrets are read: what lies between ``://`` (or its
+    start when it has no scheme, as a proxy variable may not) and its last ``@`` that does
+    not begin a path segment, so also a password holding an unencoded ``/``, ``?``, ``#``
+    or ``@``; an ``@`` right after a ``/`` is the path's (``/v1/@team/models``, RFC 3986
+    section 3.3 allows it), and "" when there is none."""
+    url = url.strip()
+    found = _INFO_END.match(url.partition("://")[2] if "://" in url else url)
+    return found.group(1) if found else ""
+
+
 def url_secrets(url: str) -> list[str]:
-    """The userinfo of ``url`` (what lies between ``://``, or its start when it has no
-    scheme, as a proxy variable may not, and its last ``@``, so also a password holding an
-    unencoded ``/``, ``?``, ``#`` or ``@``) and its password, as typed and percent-decoded;
+    """The :func:`url_userinfo` of ``url`` and its password, as typed and percent-decoded;
     none shorter than :data:`MIN_SECRET`."""
     from urllib.parse import unquote
 
-    url = url.strip()
-    info = (url.partition("://")[2] if "://" in url else url).rpartition("@")[0]
+    info = url_userinfo(url)
     password = info.partition(":")[2]
     return [v for v in (info, unquote(info), password, unquote(password))
             if len(v) >= MIN_SECRET]

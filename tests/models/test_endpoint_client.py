@@ -141,13 +141,14 @@ def test_bad_settings_are_one_line(given: dict[str, Any], says: str) -> None:
 @pytest.mark.parametrize("fault", ["401", "403"])
 def test_a_refused_key_names_its_variable(tmp_path: Path, fault: str,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("GS_MISSING_KEY", raising=False)
-    monkeypatch.setenv("GS_SET_KEY", "sk-set-789")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # the default may be unset (a
+    monkeypatch.setenv("GS_SET_KEY", "sk-set-789")  # variable one names may not)
     with serve() as srv:
-        for var, state in (("GS_MISSING_KEY", "not set"), ("GS_SET_KEY", "set")):
+        for var, state in (("OPENAI_API_KEY", "not set"), ("GS_SET_KEY", "set")):
             srv.faults = [fault]
+            named = {} if var == "OPENAI_API_KEY" else {"api_key_env": var}
             chat = OpenAIChat("tiny", srv.base_url, store=Store(tmp_path / "s.sqlite"),
-                              api_key_env=var, max_retries=0)
+                              max_retries=0, **named)
             with pytest.raises(GenderscopeError) as err:
                 chat.chat(["hello"], Decoding(max_new_tokens=4))
             text = str(err.value)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -48,6 +49,8 @@ class _Server(ThreadingHTTPServer):
         super().__init__((host, 0), _Handler)
         self.mode = mode
         self.requests = 0
+        self.paths: list[str] = []
+        self.bodies: list[dict[str, Any]] = []
         self.redirect_to = ""
         self.lock = threading.Lock()
 
@@ -77,6 +80,8 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         with self.server.lock:
             self.server.requests += 1
+            self.server.paths.append(self.path)
+            self.server.bodies.append(body)
         if self.server.mode == "echo":  # (a) the Authorization header in the error body
             auth = self.headers.get("Authorization", "")
             self._send(400, {"error": {"message": f"bad key: {auth}",
@@ -564,18 +569,19 @@ def test_url_secrets_are_the_userinfo_up_to_the_last_at() -> None:
 
 def test_a_key_typed_as_the_variable_name_is_recorded_nowhere(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``--api-key-env`` given the key itself (a Hub token is a valid variable name) runs
-    without a key, and neither the record nor the terminal holds the token: tokens shaped
-    as well-known keys are masked untold."""
+    """``--api-key-env`` given the key itself (a Hub token is a valid variable name, but
+    no variable is named so) is refused, and neither its one line, the files nor the
+    terminal hold the token: tokens shaped as well-known keys are masked untold."""
     token = "hf_" + "UNSEENtokenShapedLikeTheHubs63"[:31].ljust(34, "x")
     with servers("ok") as (srv, _):
         res = _cli(srv.url(), tmp_path, monkeypatch, "--api-key-env", token, "--json")
-        assert res.exit_code == 0, res.output
-    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
-    assert summary["metadata"]["model"]["api_key_env"] == "***"
+        assert srv.requests == 0
+    assert isinstance(res.exception, GenderscopeError), res.output
+    message = str(res.exception)
+    assert message.startswith("--api-key-env ***: the variable is not set"), message
     for path in (p for p in tmp_path.rglob("*") if p.is_file()):
         assert token.encode() not in path.read_bytes(), path
-    assert token not in res.output
+    assert token not in res.output + message + repr(res.exception.args)
 
 
 def test_a_credential_field_of_extra_body_is_recorded_masked(
@@ -679,3 +685,169 @@ def test_a_placeholder_key_masks_no_ordinary_word(monkeypatch: pytest.MonkeyPatc
     assert redact(text) == text
     monkeypatch.setenv("OPENAI_API_KEY", "k-PLANTED-4d1")
     assert redact("bad key k-PLANTED-4d1") == "bad key ***"
+
+
+# -- a named key variable must hold the key; '@' in a URL's path; credential field names ----
+UNSET = "GS_UNSET_KEY_71"
+UNSET_LINE = f"--api-key-env {UNSET}: the variable is not set (or is empty)"
+
+
+def _main(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+          *args: str) -> tuple[int | str | None, str]:
+    """``genderscope ARGS`` as a user runs it: (exit code, stderr)."""
+    from genderscope.cli.app import main
+
+    monkeypatch.setattr("sys.argv", ["genderscope", *args])
+    with pytest.raises(SystemExit) as stop:
+        main()
+    return stop.value.code, capsys.readouterr().err.strip()
+
+
+@pytest.mark.parametrize("value", [None, "", "  "], ids=["unset", "empty", "blank"])
+def test_a_named_key_variable_that_is_unset_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        value: str | None) -> None:
+    """``--api-key-env NAME`` naming a variable that is unset or empty ran without a key:
+    now one line, before any request, from the CLI (exit 2) and from every API path (run,
+    load_model, report, a sweep file), with the same words."""
+    from genderscope.sweep.spec import load_file
+
+    if value is None:
+        monkeypatch.delenv(UNSET, raising=False)
+    else:
+        monkeypatch.setenv(UNSET, value)
+    with servers("ok") as (srv, _):
+        url = srv.url()
+        calls = [
+            lambda: gs.run("direct", "openai:tiny", base_url=url, api_key_env=UNSET,
+                           store=tmp_path / "s.sqlite", data=DATA, limit=2, max_new_tokens=8,
+                           resamples=200),
+            lambda: gs.load_model("openai:tiny", base_url=url, api_key_env=UNSET,
+                                  store=tmp_path / "s.sqlite"),
+            lambda: gs.report(["openai:tiny"], out=tmp_path / "r.html", base_url=url,
+                              api_key_env=UNSET, measures=["direct"], quick=True,
+                              data=DATA.parent, store=tmp_path / "s.sqlite"),
+        ]
+        for call in calls:
+            with pytest.raises(GenderscopeError) as err:
+                call()
+            assert str(err.value).startswith(UNSET_LINE), str(err.value)
+            _one_line(str(err.value))
+        sweep = tmp_path / "sweep.yaml"
+        sweep.write_text(f"models:\n  - {{model: 'openai:tiny', base_url: '{url}', "
+                         f"api_key_env: {UNSET}}}\nmeasures: [direct]\n", encoding="utf-8")
+        with pytest.raises(GenderscopeError, match=f"^{re.escape(UNSET_LINE)}"):
+            load_file(sweep).check()  # what `genderscope sweep FILE` runs first
+        code, err_text = _main(monkeypatch, capsys, "sweep", str(sweep), "--no-progress")
+        assert code == 2 and err_text.startswith(f"error: {UNSET_LINE}"), err_text
+        for command in (["run", "direct", "--model", "openai:tiny", "--base-url", url,
+                         "--data", str(DATA), "--limit", "2", "--max-new-tokens", "8"],
+                        ["report", "--model", "openai:tiny", "--base-url", url, "--measure",
+                         "direct", "--quick", "--data", str(DATA.parent), "--out",
+                         str(tmp_path / "r2.html")]):
+            code, err_text = _main(monkeypatch, capsys, *command, "--api-key-env", UNSET,
+                                   "--store", str(tmp_path / "s.sqlite"), "--no-progress")
+            assert code == 2 and err_text.startswith(f"error: {UNSET_LINE}"), err_text
+            _one_line(err_text)
+        assert srv.requests == 0
+    assert _runs(tmp_path / "s.sqlite") == 0 and not (tmp_path / "r.html").exists()
+
+
+def test_the_default_key_variable_may_be_unset(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without ``--api-key-env``, an unset ``$OPENAI_API_KEY`` still runs keyless (a local
+    server); so does a named variable that is set."""
+    monkeypatch.delenv(KEY_ENV)
+    with servers("ok") as (srv, _):
+        assert _api(srv.url(), tmp_path).summary
+        assert srv.requests == 2
+        monkeypatch.setenv("GS_SET_KEY_72", "sk-set-72-abc")
+        lm = gs.load_model("openai:tiny", base_url=srv.url(), api_key_env="GS_SET_KEY_72",
+                           store=tmp_path / "s.sqlite")
+        assert lm.api_key_env == "GS_SET_KEY_72"
+
+
+def test_an_at_sign_in_the_url_path_is_the_paths(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--base-url http://host/v1/@team/models``: an ``@`` beginning a path segment is
+    the path's (only the authority's userinfo is a credential): sent there, recorded
+    whole, and with credentials in the authority the password is still shown nowhere.
+    It was refused as a "user name or password" holding '/'."""
+    with servers("ok") as (srv, _):
+        url = srv.url() + "/@team/models"
+        result = _api(url, tmp_path)
+        assert result.metadata["model"]["base_url"] == url
+        assert result.metadata["model"]["fingerprint"] == f"openai:tiny@{url}"
+        res = _cli(url.replace("://", f"://{USER}:{PASSWORD}@"), tmp_path, monkeypatch)
+        assert res.exit_code == 0, res.output
+        assert "reused stored run" in res.output  # the same endpoint: its URL less userinfo
+        assert srv.paths == ["/v1/@team/models/chat/completions"] * 2
+    assert_nowhere(tmp_path, res.output, result.to_json(items=True))
+
+
+def test_an_at_sign_inside_a_path_segment_is_refused_saying_why(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """An ``@`` inside a path segment (``/v1/team@corp``) cannot be told from the end of a
+    password holding an unencoded '/': refused in one line that says both readings and
+    their encodings, before any request."""
+    with servers("ok") as (srv, _):
+        url = srv.url() + "/team@corp/models"
+        with pytest.raises(GenderscopeError) as err:
+            _api(url, tmp_path)
+        code, err_text = _main(monkeypatch, capsys, "run", "direct", "--model", "openai:tiny",
+                               "--base-url", url, "--data", str(DATA), "--limit", "2",
+                               "--store", str(tmp_path / "s.sqlite"), "--no-progress")
+        assert srv.requests == 0
+    assert code == 2 and err_text == f"error: {err.value}", err_text
+    _one_line(err_text)
+    assert "'@' (%40) where the path holds it" in err_text and "%2F" in err_text
+
+
+BODY_SECRETS = {name: f"UNSEEN-{name}-73" for name in (
+    "token", "auth", "access_token", "authorization", "password", "secret", "x_api_key")}
+
+
+def test_every_credential_field_of_extra_body_is_recorded_nowhere(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--extra-body`` with fields named ``token``, ``auth`` (whole names), ``access_token``,
+    ``authorization``, ``password``, ``secret``, ``x_api_key``: each is sent, but neither
+    summary.json, the store's record, the printed output nor ``runs show`` holds a value
+    (a bare ``token`` was recorded whole, while ``?token=`` in a URL was masked)."""
+    from typer.testing import CliRunner
+
+    from genderscope.cli.app import app
+
+    body = json.dumps({**BODY_SECRETS, "top_k": 3})
+    with servers("ok") as (srv, _):
+        res = _cli(srv.url(), tmp_path, monkeypatch, "--extra-body", body, "--json")
+        assert res.exit_code == 0, res.output
+        assert srv.bodies[0]["token"] == BODY_SECRETS["token"]  # sent as given
+    shown = CliRunner().invoke(app, ["runs", "show", json.loads(res.output)["run_id"],
+                                     "--json", "--store", str(tmp_path / "s.sqlite")])
+    assert shown.exit_code == 0, shown.output
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert '"token": "***"' in summary["metadata"]["command"]
+    for path in (p for p in tmp_path.rglob("*") if p.is_file()):
+        raw = path.read_bytes()
+        assert not [v for v in BODY_SECRETS.values() if v.encode() in raw], path
+    for text in (res.output, shown.output):
+        assert not [v for v in BODY_SECRETS.values() if v in text]
+
+
+@pytest.mark.parametrize("name", [*BODY_SECRETS, "api_key", "client_secret", "pwd"])
+def test_a_credential_name_is_one_rule_for_bodies_headers_and_queries(name: str) -> None:
+    """The same names are credentials in a body field (as written and as JSON text), a
+    header and a URL's query parameter; ordinary names are none of them in a body."""
+    from genderscope.errors import is_secret_name, redact
+    from genderscope.models.endpoint_urls import parse_headers
+    from genderscope.results import _jsonable
+
+    value = f"UNSEEN-{name}-74"
+    assert is_secret_name(name) and _jsonable({name: value}) == {name: "***"}
+    assert value not in redact(json.dumps({name: value, "top_k": 1}))
+    assert redact(f"GET http://h/v1?x=1&{name}={value}") == f"GET http://h/v1?x=1&{name}=***"
+    parse_headers([f"{name}:{value}-h"])  # told as a secret: masked wherever it turns up
+    assert redact(f"sent {value}-h") == "sent ***"
+    for plain in ("max_tokens", "eos_token", "tokens", "keyword", "key", "top_k"):
+        assert not is_secret_name(plain) and _jsonable({plain: "v"}) == {plain: "v"}

@@ -6,7 +6,9 @@ docs/models.md states the behaviour: the decoding sent (``max_tokens``, ``temper
 vLLM's names, then ``extra_body`` last), the client settings (``concurrency``,
 ``timeout``, ``max_retries``, ``headers``: no part of the endpoint's identity), the
 secrets (the key from ``api_key_env``, credential headers and URL userinfo, all told to
-:func:`genderscope.errors.add_secret`) and the refusal of a redirect to another host.
+:func:`genderscope.errors.add_secret`) and the refusal of a redirect to another host. A
+variable the user names in ``api_key_env`` must be set before any request; only the
+default, ``$OPENAI_API_KEY``, may be unset (a local server that needs no key).
 Any failure the client does not retry stops the run with one line; earlier chunks of
 answers are recorded, so a rerun resumes. A null ``content`` is an empty answer.
 
@@ -85,7 +87,7 @@ class OpenAIChat:
     kind = "chat-endpoint"
 
     def __init__(self, name: str, base_url: str | None, *, store: Store | None = None,
-                 api_key_env: str = API_KEY_ENV, concurrency: int = CONCURRENCY,
+                 api_key_env: str | None = None, concurrency: int = CONCURRENCY,
                  timeout: float = TIMEOUT, max_retries: int = RETRIES,
                  headers: Mapping[str, str] | Sequence[str] | None = None) -> None:
         if name.startswith(PREFIX):
@@ -97,7 +99,10 @@ class OpenAIChat:
         if not base_url:
             raise ModelLoadError(f"--model openai:{name} needs --base-url URL (e.g. "
                                  "http://127.0.0.1:8000/v1) or $OPENAI_BASE_URL")
-        _check_settings(concurrency, timeout, max_retries, api_key_env)
+        _check_settings(concurrency, timeout, max_retries,
+                        API_KEY_ENV if api_key_env is None else api_key_env)
+        if api_key_env is not None:  # named by the user: it must hold the key
+            _check_key_set(api_key_env)
         self.headers = parse_headers(headers)
         try:
             import openai  # noqa: F401
@@ -105,11 +110,11 @@ class OpenAIChat:
             raise ModelLoadError("OpenAI-compatible endpoints need the openai client: "
                                  "pip install 'genderscope[chat]'") from None
         self.name = name
-        add_secret(os.environ.get(api_key_env))
+        self.api_key_env = API_KEY_ENV if api_key_env is None else api_key_env
+        add_secret(os.environ.get(self.api_key_env))
         self._url = base_url.rstrip("/")  # what the client asks, credentials and all
         self.base_url = checked_url(self._url)  # what is kept and shown: no userinfo
         self.store = store
-        self.api_key_env = api_key_env
         self.concurrency = int(concurrency)
         self.timeout = float(timeout)
         self.deadline = DEADLINE_FACTOR * self.timeout
@@ -343,6 +348,16 @@ def _check_settings(concurrency: Any, timeout: Any, max_retries: Any,
                                                             api_key_env):
         raise GenderscopeError(f"--api-key-env must name an environment variable (e.g. "
                                f"OPENAI_API_KEY), got {api_key_env!r}")
+
+
+def _check_key_set(api_key_env: str) -> None:
+    """An ``api_key_env`` the user named must hold a key: unset or empty, it is refused in
+    one line before any request (only the default, :data:`API_KEY_ENV`, may be unset: a
+    local server needs no key)."""
+    if not os.environ.get(api_key_env, "").strip():
+        raise GenderscopeError(f"--api-key-env {api_key_env}: the variable is not set (or "
+                               "is empty); set it to the endpoint's API key, or leave "
+                               f"--api-key-env out for a server that needs none")
 
 
 def _error_text(exc: Any) -> str:

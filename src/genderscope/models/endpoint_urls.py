@@ -16,10 +16,14 @@ from genderscope.errors import (
     ModelLoadError,
     add_secret,
     add_url_secrets,
+    is_secret_name,
     redact,
+    url_userinfo,
 )
 
 _SECRET_HEADER = re.compile(r"auth|key|token|secret|cookie|passw", re.IGNORECASE)
+"""A header whose name holds one of these is a credential, as is one named by
+:data:`genderscope.errors.SECRET_NAME` (``Pwd``, ``Credentials``)."""
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -41,16 +45,21 @@ def without_userinfo(url: str) -> tuple[str, list[str]]:
 
 def checked_url(url: str) -> str:
     """``url`` without userinfo (its secrets told to :func:`add_secret` first); a URL
-    that is not ``http(s)://host...``, holds a query string or fragment, or whose
-    userinfo holds an unencoded ``/``, ``?`` or ``#`` (an ``@`` after the host) is a
-    one-line :class:`ModelLoadError` that does not show its credentials."""
+    that is not ``http(s)://host...`` or holds a query string or fragment is a one-line
+    :class:`ModelLoadError` that does not show its credentials. Only the userinfo of the
+    authority (``urlsplit``'s netloc) is a credential; an ``@`` that begins a path segment
+    (``/v1/@team/models``) is the path's. Any other ``@`` after the host reads as the end
+    of a userinfo holding an unencoded ``/``, ``?`` or ``#`` (:func:`url_userinfo`):
+    refused, masked, as it cannot be told from a path's ``@`` inside a segment."""
     head, sep, rest = url.partition("://") if "://" in url else ("", "", url)
     shown = f"{head}{sep}{MASK}@{rest.rpartition('@')[2]}" if "@" in rest else url
     try:
-        if sep and "@" in rest and "@" not in urlsplit(url).netloc:  # '/', '?', '#' in it
-            add_url_secrets(url)  # its userinfo up to the last '@', and its password
-            raise ModelLoadError(f"--base-url {redact(shown)}: its user name or password "
-                                 "holds '/', '?' or '#'; percent-encode them (%2F, %3F, %23)")
+        if sep and url_userinfo(url) != urlsplit(url).netloc.rpartition("@")[0]:
+            add_url_secrets(url)  # its userinfo up to that '@', and its password
+            raise ModelLoadError(f"--base-url {redact(shown)}: the '@' after its host reads "
+                                 "as the end of a user name or password holding '/', '?' or "
+                                 "'#'; percent-encode those (%2F, %3F, %23), or the '@' "
+                                 "(%40) where the path holds it")
         public, secrets = without_userinfo(url)
         for secret in secrets:
             add_secret(secret)
@@ -89,7 +98,7 @@ def parse_headers(value: Mapping[str, str] | Sequence[str] | str | None) -> dict
     out: dict[str, str] = {}
     for name, val in pairs:
         name, val = name.strip(), val.strip()
-        if _SECRET_HEADER.search(name):
+        if _SECRET_HEADER.search(name) or is_secret_name(name):
             add_secret(val)
             add_secret(val.split()[-1] if val.split() else None)
         if not _HEADER_NAME.fullmatch(name):
