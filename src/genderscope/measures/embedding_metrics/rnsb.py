@@ -144,39 +144,9 @@ def rnsb(vectors: Any, test: AssociationTest | Query, *, seed: int = 0,
          n_resamples: int = DEFAULT_RNSB_RESAMPLES, **_: Any) -> Result:
     """RNSB of targets X, Y with a classifier of A vs B (module docstring); a
     :class:`~genderscope.datasets.query.Query` gives any number of target sets."""
-    if isinstance(test, Query):
-        return _rnsb_groups(vectors, test, seed=seed, max_oov=max_oov,
-                            case_fallback=case_fallback, n_resamples=n_resamples)
-    looked = look_up(vectors, test, max_oov=max_oov, case_fallback=case_fallback)
-    pos, neg = looked.emb["A"], looked.emb["B"]
-    _check_attributes(test.name, pos, neg)
-    est, accuracy, draws, p = rnsb_values(pos, neg, [looked.emb["X"], looked.emb["Y"]],
-                                          seed, n_resamples)
-    n_t = len(p)
-    ci = percentile_ci(est, draws, n=n_t + len(pos) + len(neg),
-                       unit="words (targets and classifier training words, new split each)")
-    rows, cats = [], looked.categories()
-    nx = len(looked.emb["X"])
-    for role, lo in (("X", 0), ("Y", nx)):
-        for i, w in enumerate(looked.words[role]):
-            rows.append({"set": role, "category": cats[role], "text": w,
-                         "value": float(p[lo + i]), "share": float(p[lo + i] / p.sum())})
-    ref = no_bias_reference(pos, neg, [looked.emb["X"], looked.emb["Y"]], seed,
-                            min(n_resamples, NO_BIAS_RELABELLINGS))
-    summary = {**looked.base_summary(), "rnsb": _labelled(ci.as_dict(), ref),
-               "holdout_accuracy": accuracy,
-               "n_failed_resamples": int(np.isnan(draws).sum())}
-    return looked.result("rnsb", summary, rows,
-                         _params(max_oov, case_fallback, n_resamples, seed), seed)
-
-
-def _rnsb_groups(vectors: Any, query: Query, *, seed: int, max_oov: float,
-                 case_fallback: bool, n_resamples: int) -> Result:
-    """RNSB of a query's n target sets with a classifier of its attribute sets A1 (+1)
-    vs A2 (-1) (WEFE's n x 2)."""
-    groups = look_up(vectors, query, max_oov=max_oov, case_fallback=case_fallback)
+    groups = look_up(vectors, test, max_oov=max_oov, case_fallback=case_fallback)
     pos, neg = (groups.emb[r] for r in groups.attributes)
-    _check_attributes(query.name, pos, neg)
+    _check_attributes(test.name, pos, neg)
     est, accuracy, draws, p = rnsb_values(pos, neg, [groups.emb[r] for r in groups.targets],
                                           seed, n_resamples)
     ci = percentile_ci(est, draws, n=len(p) + len(pos) + len(neg),
