@@ -13,6 +13,8 @@ from typing import Any
 
 import pandas as pd
 
+from genderscope.measures.genderbench.common import CITATION as GB
+from genderscope.measures.genderbench.probe_run import absolute_metric
 from genderscope.reporting import plots
 from genderscope.reporting.entry import Card, Context, Headline, MethodCard, from_ci
 from genderscope.results import Result
@@ -22,8 +24,6 @@ TAMKIN = ("Tamkin, Askell, Lovitt, Durmus, Joseph, Kravec, Nguyen, Kaplan & Gang
           "arXiv:2312.03689.")
 PARRISH = ("Parrish, Chen, Nangia, Padmakumar, Phang, Thompson, Htut & Bowman (2022). BBQ: "
            "A Hand-Built Bias Benchmark for Question Answering. Findings of ACL.")
-GB = ("Pikuliak, Hrckova, Oresko & Simko (2025). GenderBench: Evaluation Suite for Gender "
-      "Biases in LLMs. arXiv:2505.12054 (genderbench 1.1.0).")
 SMALL_MODEL = ("A model under ~1B parameters often answers neither yes nor no, or picks "
                "options near chance; read the undetected rate first.")
 DECODING = {"max_new_tokens": 48}
@@ -48,13 +48,6 @@ def _plan(method: str, default: int, quick: int,  # type: ignore[no-untyped-def]
 
 
 ABSOLUTE_NOTE = "absolute value (>= 0): its CI never contains 0, so a CI above 0 is not evidence"
-
-
-def absolute_metric(key: str) -> bool:
-    """GenderBench's metrics that are absolute values (``max_diff*``: the largest gap of
-    two genders; ``diff_abs_*``: a mean absolute difference; ``disparity``: |0.5 -
-    masculine rate|): >= 0 by definition."""
-    return key.startswith(("max_diff", "diff_abs_")) or key == "disparity"
 
 
 def _marked(label: str, r: Result, key: str, **kw: Any) -> Headline:
