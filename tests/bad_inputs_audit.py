@@ -175,7 +175,58 @@ API = [
             "--texts is for the classifier measures"),
 ]
 
-CASES = [*SEEDS, *RUNS, *RUN_MANY, *ATTACKS, *CHECKED_FIRST, *HUGE_COUNTS, *API]
+REPORT = ("report", "--out", "new.html", "--no-progress")
+CLASSIFIED = (*REPORT, "--texts", "texts.csv", "--classifier")
+"""A report on texts; the classifier SPEC follows."""
+
+REPORT_INPUTS = [
+    # the report started, recorded a failed section for the classifier measures and exited 1
+    Case("A.10", "report --classifier a missing pickle (a failed section, exit 1)",
+         (*CLASSIFIED, "nope.pkl"), "--classifier nope.pkl: no such file"),
+    Case("A.10", "report --classifier a file that is not a classifier SPEC",
+         (*CLASSIFIED, "texts.csv"), "not a classifier SPEC"),
+    Case("A.10", "report --classifier a missing file.py:name",
+         (*CLASSIFIED, "nope.py:predict"), "no such file nope.py"),
+    Case("A.10", "report --classifier a module that is not installed",
+         (*CLASSIFIED, "no_such_module_gs:predict"), "no module named 'no_such_module_gs'"),
+    Case("A.10", "report --texts a CSV without a text column (a failed section, exit 1)",
+         (*REPORT, "--classifier", "clf.py:predict", "--texts", "nocol.csv"),
+         "no text column"),
+    Case("A.10", "report --texts a file of blank lines", (*REPORT, "--classifier",
+                                                          "clf.py:predict", "--texts",
+                                                          "blank.txt"), "no texts"),
+    Case("A.10", "report --texts a file that is not UTF-8",
+         (*REPORT, "--classifier", "clf.py:predict", "--texts", "latin1.txt"), "--texts"),
+    Case("A.10", "report --texts a missing file", (*REPORT, "--classifier", "clf.py:predict",
+                                                   "--texts", "nope.csv"),
+         "--texts nope.csv: no such file"),
+    # a start token means something to a causal LM only: it was accepted and ignored
+    Case("A.11", "run crows-pairs --start-token none with a masked model (ignored)",
+         ("run", "crows-pairs", "--model", "{model}", "--limit", "2", "--start-token", "none"),
+         "--start-token applies to causal models only"),
+    Case("A.11", "report --start-token none with a masked model (ignored)",
+         (*REPORT, "--model", "{model}", "--start-token", "none"),
+         "--start-token applies to causal models only"),
+]
+
+API = [
+    *API,
+    ApiCase("A.10", "gs.report(classifiers=[a missing pickle]) (a failed section)",
+            "gs.report(classifiers=['nope.pkl'], texts='texts.csv', out='new.html')",
+            "--classifier nope.pkl: no such file"),
+    ApiCase("A.10", "gs.report(texts=a file of blank lines) (a failed section)",
+            "gs.report(classifiers=['clf.py:predict'], texts='blank.txt', out='new.html')",
+            "no texts"),
+    ApiCase("A.11", "gs.run(start_token='none') with a masked model (ignored)",
+            "gs.run('crows-pairs', MODEL, limit=2, start_token='none')",
+            "--start-token applies to causal models only"),
+    ApiCase("A.11", "gs.report(start_token='none') with a masked model (ignored)",
+            "gs.report([MODEL], out='new.html', start_token='none')",
+            "--start-token applies to causal models only"),
+]
+
+CASES = [*SEEDS, *RUNS, *RUN_MANY, *ATTACKS, *CHECKED_FIRST, *HUGE_COUNTS, *REPORT_INPUTS,
+         *API]
 
 
 def _query(path: Path, attributes: tuple[list[str], list[str]]) -> None:
@@ -192,5 +243,7 @@ def extend_workspace(root: Path) -> None:
                                                for k, v in sets.items()}))
     _query(root / "q3.json", (["doctor", "king", "the"], ["nurse", "queen", "is"]))
     _query(root / "q2.json", (["doctor", "king"], ["nurse", "queen"]))
+    (root / "nocol.csv").write_text("sentence_id,words\n1,he is a doctor\n")
+    (root / "blank.txt").write_text("\n  \n\n")
     (root / "sw_seed.yaml").write_text(f"models: [smollm2]\nmeasures: [{{name: crows-pairs, "
                                        f"seed: {BIG}}}]\n")

@@ -117,6 +117,8 @@ def load_lm(spec: str | Path, kind: str = "auto", *, store: Store | None = None,
     ``genderscope debias inlp|sentence-debias|self-debias`` loads its base model with the
     debiasing applied at scoring time (:func:`load_debiased`). ``openai:NAME`` with
     ``base_url``: a chat model behind an OpenAI-compatible endpoint (no weights load).
+    ``start_token``: a causal LM's (``auto``, ``none`` or a token); anything but ``auto``
+    with a masked model is refused, as it would mean nothing.
     """
     if str(spec).startswith("openai:"):
         from genderscope.models.endpoint import OpenAIChat
@@ -133,6 +135,8 @@ def load_lm(spec: str | Path, kind: str = "auto", *, store: Store | None = None,
     path = resolve_spec(spec)
     if kind == "auto":
         kind = detect_kind(path, revision)
+    if kind == "masked" and start_token != "auto":  # never silently ignored
+        raise ModelLoadError(f"--start-token applies to causal models only; {spec} is masked")
     adapter: MaskedLM | CausalLM
     if kind == "masked":
         adapter = MaskedLM.from_pretrained(path, revision=revision, device=device, dtype=dtype,

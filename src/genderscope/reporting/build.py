@@ -81,6 +81,12 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
     if texts is not None and not classifiers:  # never silently ignored
         raise GenderscopeError("--texts is for the classifier measures (--classifier); none "
                                "was given")
+    from genderscope.reporting import inputs
+
+    for spec in classifiers:  # before any model loads or anything is written
+        inputs.check_classifier_spec(spec)
+    if texts is not None:
+        inputs.check_texts(texts)
     endpoints = [m for m in models if str(m).startswith("openai:")]
     if base_url and not endpoints:  # never silently ignored
         raise GenderscopeError("--base-url is for an endpoint model (--model openai:NAME); "
@@ -116,6 +122,7 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
         subjects += [runner.vectors_subject(v, st) for v in vectors]
         subjects += [runner.encoder_subject(e, st, device=device) for e in encoders]
         subjects += [runner.classifier_subject(c) for c in classifiers]
+        inputs.check_start_token(subjects, start_token)  # the LMs' kinds are known now
         if on_data is not None:  # the sets it reads, and those it must fetch: up front
             from genderscope.reporting.data_check import check_data
 

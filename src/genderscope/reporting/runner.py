@@ -96,9 +96,10 @@ def lm_subject(spec: str, store: Store | None, *, kind: str = "auto", device: st
         base = lm_subject(manifest["base_model"]["spec"], store,
                           kind=manifest["base_model"]["kind"], dtype=dtype,
                           start_token=start_token)
+        start = start_token if base.kind == "causal" else "auto"
         return Subject(spec, base.kind, base.identity + fingerprint_suffix(manifest),
                        lambda: load_lm(spec, kind, store=store, device=device, dtype=dtype,
-                                       start_token=start_token), base.model_options | {
+                                       start_token=start), base.model_options | {
                                            "kind": kind})
     path = resolve_spec(spec)
     source = ModelSource(path, revision)
@@ -107,9 +108,11 @@ def lm_subject(spec: str, store: Store | None, *, kind: str = "auto", device: st
         kind = detect_kind(path, revision)
     fingerprint = source.fingerprint(source.config() if source.kind_of_source == "hub" else None)
     opts = f"{kind}|{dtype}|start={start_token if kind == 'causal' else '-'}"
+    start = start_token if kind == "causal" else "auto"  # a masked LM has none: the
+    # report's --start-token is for its causal models (inputs.check_start_token)
     return Subject(spec, kind, f"{fingerprint}|{opts}",
                    lambda: load_lm(spec, kind, store=store, device=device, dtype=dtype,
-                                   start_token=start_token, revision=revision),
+                                   start_token=start, revision=revision),
                    {"kind": given, "dtype": dtype, "start_token": start_token})
 
 

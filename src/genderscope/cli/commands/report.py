@@ -83,7 +83,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                    "the same model, parameters and data."),
         kind: str = typer.Option("auto", "--kind", help="LM kind: auto, masked or causal."),
         start_token: str = typer.Option("auto", "--start-token", help="Causal LM start "
-                                        "token: auto, none or a token string."),
+                                        "token: auto, none or a token string (refused "
+                                        "when no --model is causal)."),
         data: Path | None = typer.Option(None, "--data", help="Folder holding the benchmark data "
                                          "sets (<name>/ folders) [default: "
                                          "$GENDERSCOPE_DATA, else the packaged or "
