@@ -66,6 +66,10 @@ def test_user_docs_do_not_say_this_machine() -> None:
 def test_user_docs_cite_no_issue_numbers() -> None:
     measures = sorted((REPO / "docs" / "measures").glob("*.md"))
     assert not _hits([*USER_DOCS, *measures], r"\bissues? #?\d+")
+    broken = [f"{p.relative_to(REPO)}:{k}" for p in [*USER_DOCS, *measures]  # "issue\n22"
+              for (k, a), (_, b) in zip(_prose(p), _prose(p)[1:])
+              if re.search(r"\bissues?$", a.rstrip(), re.I) and re.match(r"\s*#?\d", b)]
+    assert not broken
 
 
 def test_no_user_text_wraps_commands_in_a_lock() -> None:
