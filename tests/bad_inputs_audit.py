@@ -43,7 +43,7 @@ SEEDS = [
                                           "q3.json", "--metric", "rnsb", "--seed", BIG),
          "--seed"),
     Case("A.1", "sweep file: a measure's seed 2**32", ("sweep", "sw_seed.yaml", "--no-progress"),
-         "seed must be a whole number >= 0 and at most 4294967295"),
+         "seed must be at most 4294967295 (a 32-bit seed)"),
 ]
 
 RUNS = [
@@ -86,7 +86,7 @@ CHECKED_FIRST = [
           "no-such-folder"), "--tests-dir"),
     # INLP/SentenceDebias: one message for four bounds, naming neither the flag nor its value
     *(Case("A.5", f"debias {m} {flag} {value}", (*INLP[:1], m, *INLP[2:], flag, value),
-           f"{flag} must be a whole number >= {least}, got {value}")
+           f"{flag} must be at least {least}, got {value}")
       for m, flag, value, least in (("inlp", "--n-classifiers", "0", 1),
                                     ("inlp", "--per-class", "1", 2),
                                     ("sentence-debias", "--batch-size", "-1", 1),

@@ -30,21 +30,29 @@ def flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def whole_number(value: Any, name: str, minimum: int | None = None) -> int:
-    """``value`` if it is an int (not a bool) >= ``minimum`` (and, for a seed, at most
-    :data:`SEED_MAX`; for a count of :data:`COUNT_MAX`, at most that); a float, a string or
-    NaN is a TypeError naming the option."""
+def whole_number(value: Any, name: str, minimum: int | None = None,
+                 maximum: int | None = None, *, label: str | None = None) -> int:
+    """``value`` if it is an int (not a bool) in [``minimum``, ``maximum``] (``maximum``
+    defaults to :data:`SEED_MAX` for a seed and to :data:`COUNT_MAX` for those counts);
+    the one check, and the one wording, of every seed and count bound. A float, a string
+    or NaN is an :class:`ArgumentError` naming the option, a value out of range a
+    one-line :class:`GenderscopeError`; ``label`` names the option in both (default: the
+    name for a wrong type, the flag, ``--subset-seed``, for a value out of range)."""
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float) and math.isnan(value):
-            raise ArgumentError(f"{name} must be a whole number, got nan")
-        raise ArgumentError(f"{name} must be a whole number (int), got {value!r}")
+            raise ArgumentError(f"{label or name} must be a whole number, got nan")
+        raise ArgumentError(f"{label or name} must be a whole number (int), got {value!r}")
+    shown = label or flag(name)
     if minimum is not None and value < minimum:
-        raise GenderscopeError(f"{flag(name)} must be at least {minimum}, got {value}")
-    if name in COUNT_MAX and value > COUNT_MAX[name]:
-        raise GenderscopeError(f"{flag(name)} must be at most {COUNT_MAX[name]:,}, got {value}")
-    if name in SEED_OPTIONS and value > SEED_MAX:
-        raise GenderscopeError(f"{flag(name)} must be at most {SEED_MAX} (a 32-bit seed), "
-                               f"got {value}")
+        raise GenderscopeError(f"{shown} must be at least {minimum}, got {value}")
+    if maximum is None and name in SEED_OPTIONS:
+        if value > SEED_MAX:
+            raise GenderscopeError(f"{shown} must be at most {SEED_MAX} (a 32-bit seed), "
+                                   f"got {value}")
+        return value
+    most = COUNT_MAX.get(name) if maximum is None else maximum
+    if most is not None and value > most:
+        raise GenderscopeError(f"{shown} must be at most {most:,}, got {value}")
     return value
 
 

@@ -69,7 +69,8 @@ def test_unsatisfiable_resources_refused_before_ray(tmp_path, monkeypatch, extra
     ("models: [{model: smollm2, cpus: .nan}]\nmeasures: [crows-pairs]\n", "finite"),
     ("models: [smollm2]\nmeasures: [crows-pairs]\nmodels: [gemma3-270m]\n", "given twice"),
     ("models: [smollm2]\nmeasures: [crows-pairs]\nsettings: {out: null}\n", "must be a path"),
-    ("models: [smollm2]\nmeasures: [crows-pairs]\nsettings: {seed: -3}\n", ">= 0"),
+    ("models: [smollm2]\nmeasures: [crows-pairs]\nsettings: {seed: -3}\n",
+     "seed must be at least 0, got -3"),
     ("models: " + "[" * 5000 + "]" * 5000 + "\nmeasures: [crows-pairs]\n", "sweep file"),
 ], ids=["nan", "negative", "inf", "model-nan", "duplicate-key", "out-null", "seed-negative",
         "deep-nesting"])

@@ -82,17 +82,12 @@ def debias_lm(technique: str, model: str | Path, out: str | Path, *, corpus: str
     whole_number(seed, "seed", 0)  # numpy's own error for -1 would be a traceback
     if kind not in LM_LOAD:  # before the corpus or the word lists are read (or fetched)
         raise GenderscopeError(f"--kind must be auto, masked or causal, got {kind!r}")
-    if technique != "self-debias":
-        for what, value, least in (("--n-classifiers", n_classifiers, 1),
-                                   ("--per-class", n_per_class, 2),
-                                   ("--batch-size", batch_size, 1),
-                                   ("--max-length", max_length, 4)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                raise GenderscopeError(f"{what} must be a whole number >= {least}, got "
-                                       f"{value!r}")
-        if n_classifiers > 10_000:  # each removes a direction: a model has fewer dimensions
-            raise GenderscopeError(f"--n-classifiers must be at most 10,000, got "
-                                   f"{n_classifiers}")
+    if technique != "self-debias":  # at most 10,000 classifiers: each removes a direction,
+        for name, value, least, most in (  # and a model has fewer dimensions
+                ("n_classifiers", n_classifiers, 1, 10_000), ("n_per_class", n_per_class, 2, None),
+                ("batch_size", batch_size, 1, None), ("max_length", max_length, 4, None)):
+            whole_number(value, name, least, most,
+                         label="--per-class" if name == "n_per_class" else None)
     check_not_unsafe(out, "--out", command_inputs(  # never an input, --overwrite or not
         models=[model], paths=[corpus, words], uses_store=False))
     prepare(out, technique, overwrite)

@@ -40,9 +40,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from genderscope.checks import SEED_MAX
+from genderscope.checks import whole_number
 from genderscope.core.kinds import LM
-from genderscope.errors import ArgumentError, GenderscopeError, ModelLoadError
+from genderscope.errors import GenderscopeError, ModelLoadError
 from genderscope.lm_debias.checkpoint import (
     CHECKPOINTS,
     check_same_run,
@@ -77,43 +77,36 @@ class FinetuneConfig:
     dropout_debias: bool = False  # more dropout (lm_debias/dropout.py; debias dropout)
 
     def validate(self) -> None:
-        for name in ("epochs", "batch_size", "seed", "max_length", "warmup_steps",
-                     "save_every"):
-            if not _is_int(getattr(self, name)):
-                raise ArgumentError(f"{name} must be an integer, got "
-                                f"{getattr(self, name)!r}")
-        if self.max_steps is not None and not _is_int(self.max_steps):
-            raise ArgumentError(f"max_steps must be an integer, got {self.max_steps!r}")
+        """Each count and the seed within its bounds (:func:`genderscope.checks.whole_number`:
+        the one wording), each rate a finite number in its range; one line each."""
         for name in ("lr", "mlm_probability", "weight_decay", "adam_epsilon", "grad_clip"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) \
                     or not math.isfinite(value):
                 raise GenderscopeError(f"--{name.replace('_', '-')} must be a finite "
                                        f"number, got {value!r}")
-        for what, value, least in (
-                ("--seed", self.seed, 0), ("--max-length", self.max_length, 8),
-                ("--save-every", self.save_every, 1), ("warmup steps", self.warmup_steps, 0),
-                ("--epochs", self.epochs, 1), ("--batch-size", self.batch_size, 1)):
-            if value < least:
-                raise GenderscopeError(f"{what} must be >= {least}, got {value}")
-        if self.seed > SEED_MAX:  # torch's own error is a traceback
-            raise GenderscopeError(f"--seed must be at most {SEED_MAX} (a 32-bit seed), "
-                                   f"got {self.seed}")
-        for what, value, most in (("--epochs", self.epochs, 1_000),  # 10**20: a MemoryError
-                                  ("--max-length", self.max_length, 2**20)):  # an overflow
-            if value > most:
-                raise GenderscopeError(f"{what} must be at most {most:,}, got {value}")
+        for name, least, most in COUNT_BOUNDS:
+            whole_number(_plain(getattr(self, name)), name, least, most,
+                         label="warmup_steps" if name == "warmup_steps" else None)
+        if self.max_steps is not None:
+            whole_number(_plain(self.max_steps), "max_steps", 1)
         if not self.lr > 0:
             raise GenderscopeError(f"--lr must be > 0, got {self.lr}")
-        if self.max_steps is not None and self.max_steps < 1:
-            raise GenderscopeError(f"--max-steps must be >= 1, got {self.max_steps}")
         if not 0 < self.mlm_probability < 1:
             raise GenderscopeError(f"mlm probability must be in (0, 1), got "
                                    f"{self.mlm_probability}")
 
 
-def _is_int(x: Any) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+COUNT_BOUNDS = (("seed", 0, None), ("max_length", 8, 2**20), ("save_every", 1, None),
+                ("warmup_steps", 0, None), ("epochs", 1, 1_000), ("batch_size", 1, None))
+"""(field, least, most) of :class:`FinetuneConfig`'s whole numbers; most None: none, or
+the seed's :data:`genderscope.checks.SEED_MAX` (torch's own error is a traceback). At most
+1,000 epochs (10**20 was a MemoryError) and 2**20 tokens (the tokenizer's overflow)."""
+
+
+def _plain(x: Any) -> Any:
+    """A NumPy integer as an int (a config may hold one), anything else as it is."""
+    return int(x) if isinstance(x, np.integer) else x
 
 
 def _load(spec: str, kind: str, dtype: torch.dtype) -> tuple[Any, Any, str, ModelSource]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from genderscope.checks import SEED_MAX
+from genderscope.checks import whole_number
 from genderscope.core.kinds import LOAD
 from genderscope.errors import GenderscopeError
 from genderscope.reporting.build import DECODING_OPTIONS  # settings: decoding: keys
@@ -171,11 +171,8 @@ class SweepSpec:
         for what, seed in (("--seed", self.seed), *((f"measure {m.name}: seed", m.seed)
                                                     for m in self.measures
                                                     if m.seed is not None)):
-            if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
-                raise GenderscopeError(f"{what} must be a whole number >= 0 and at most "
-                                       f"{SEED_MAX}, got {seed!r}")
-        if self.max_retries < 0:
-            raise GenderscopeError("--max-retries must be >= 0")
+            whole_number(seed, "seed", 0, label=what)
+        whole_number(self.max_retries, "max_retries", 0)
         if self.data is not None and not self.data.is_dir():
             raise GenderscopeError(f"--data {self.data}: no such folder")
         return self
@@ -224,10 +221,16 @@ def _keys(where: str, entry: dict[str, Any], allowed: set[str], what: str) -> No
 
 
 def _number(where: str, key: str, value: Any, kind: type) -> Any:
-    if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else int) \
-            or not math.isfinite(value):
-        raise _bad(where, f"{key} must be a finite "
-                          f"{'number' if kind is float else 'whole number'}, got {value!r}")
+    """A number >= 0 of the file: a whole one (``seed``, ``max_retries``) as
+    :func:`~genderscope.checks.whole_number` checks it, or any finite one."""
+    if kind is int:
+        try:
+            return whole_number(value, key, 0, label=key)
+        except GenderscopeError as exc:
+            raise _bad(where, str(exc)) from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+            not math.isfinite(value):
+        raise _bad(where, f"{key} must be a finite number, got {value!r}")
     if value < 0:
         raise _bad(where, f"{key} must be >= 0, got {value!r}")
     return kind(value)

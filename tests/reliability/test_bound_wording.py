@@ -1,0 +1,102 @@
+"""The seed and count bounds of fine-tuning (``debias cds``/``dropout``), of INLP and
+SentenceDebias (``debias inlp``/``sentence-debias``) and of a sweep are checked by the one
+checker, :func:`genderscope.checks.whole_number`, so a bound and its message are written
+once: each caller's refusal is the checker's own words. Which values are refused does not
+change (each bound itself is accepted, one past it refused)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from genderscope.checks import SEED_MAX, whole_number
+from genderscope.errors import ArgumentError, GenderscopeError
+
+
+def _message(call: Any) -> str:
+    with pytest.raises(GenderscopeError) as err:
+        call()
+    return str(err.value)
+
+
+def _checker(*args: Any, **kwargs: Any) -> str:
+    return _message(lambda: whole_number(*args, **kwargs))
+
+
+@pytest.mark.parametrize(("field", "bad", "least", "most"), [
+    ("seed", -1, 0, None), ("seed", SEED_MAX + 1, 0, None), ("epochs", 0, 1, 1_000),
+    ("epochs", 1_001, 1, 1_000), ("max_length", 7, 8, 2**20),
+    ("max_length", 2**20 + 1, 8, 2**20), ("save_every", 0, 1, None),
+    ("batch_size", 0, 1, None), ("max_steps", 0, 1, None)])
+def test_finetune_bounds_are_the_checkers(field: str, bad: int, least: int,
+                                          most: int | None) -> None:
+    from genderscope.lm_debias.finetune import FinetuneConfig
+
+    said = _message(lambda: FinetuneConfig(**{field: bad}).validate())
+    assert said == _checker(bad, field, least, most), said
+    good = {field: least if bad < least else (most or SEED_MAX)}
+    FinetuneConfig(**good).validate()  # the bound itself is accepted
+
+
+def test_finetune_types_are_the_checkers() -> None:
+    """A count that is not a whole number is the checker's ArgumentError; a NumPy integer
+    is still accepted, as before."""
+    import numpy as np
+
+    from genderscope.lm_debias.finetune import FinetuneConfig
+
+    with pytest.raises(ArgumentError) as err:
+        FinetuneConfig(epochs=1.5).validate()  # type: ignore[arg-type]
+    assert str(err.value) == "epochs must be a whole number (int), got 1.5"
+    FinetuneConfig(seed=np.int64(7), epochs=np.int32(2)).validate()  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("option", "bad", "least", "most"), [
+    ("n_classifiers", 0, 1, 10_000), ("n_classifiers", 10_001, 1, 10_000),
+    ("batch_size", 0, 1, None), ("max_length", 3, 4, None), ("seed", SEED_MAX + 1, 0, None)])
+def test_inlp_bounds_are_the_checkers(tmp_path: Path, option: str, bad: int, least: int,
+                                      most: int | None) -> None:
+    from genderscope.lm_debias.estimate import debias_lm
+
+    said = _message(lambda: debias_lm("inlp", "no-such-model", tmp_path / "out",
+                                      **{option: bad}))
+    assert said == _checker(bad, option, least, most), said
+    assert not (tmp_path / "out").exists()
+
+
+def test_inlp_per_class_names_its_flag(tmp_path: Path) -> None:
+    from genderscope.lm_debias.estimate import debias_lm
+
+    said = _message(lambda: debias_lm("inlp", "no-such-model", tmp_path / "o", n_per_class=1))
+    assert said == "--per-class must be at least 2, got 1"
+
+
+def test_sweep_bounds_are_the_checkers(tmp_path: Path) -> None:
+    """The sweep's seed (and a measure's), its --max-retries and a file's whole numbers."""
+    from genderscope.sweep.spec import MeasureSpec, ModelSpec, SweepSpec, load_file
+
+    def spec(**kw: Any) -> SweepSpec:
+        measures = [MeasureSpec("crows-pairs", seed=kw.pop("measure_seed", None))]
+        return SweepSpec(models=[ModelSpec("smollm2")], measures=measures, **kw)
+
+    assert _message(spec(seed=SEED_MAX + 1).check) == _checker(SEED_MAX + 1, "seed", 0)
+    assert _message(spec(seed=-1).check) == "--seed must be at least 0, got -1"
+    assert _message(spec(measure_seed=SEED_MAX + 1).check) == (
+        f"measure crows-pairs: seed must be at most {SEED_MAX} (a 32-bit seed), got "
+        f"{SEED_MAX + 1}")
+    assert _message(spec(max_retries=-1).check) == _checker(-1, "max_retries", 0)
+    spec(seed=SEED_MAX, measure_seed=0, max_retries=0).check()
+    f = tmp_path / "sweep.yaml"
+    for value, says in ((SEED_MAX + 1, f"seed must be at most {SEED_MAX} (a 32-bit seed)"),
+                        (-1, "seed must be at least 0, got -1"),
+                        (1.5, "seed must be a whole number (int), got 1.5")):
+        f.write_text(f"models: [smollm2]\nmeasures: [{{name: crows-pairs, seed: {value}}}]\n",
+                     encoding="utf-8")
+        said = _message(lambda: load_file(f))
+        assert said.startswith(f"sweep file {f}") and said.endswith(
+            says if value != SEED_MAX + 1 else f"{says}, got {value}"), said
+    f.write_text(f"models: [smollm2]\nmeasures: [crows-pairs]\nsettings: {{seed: {SEED_MAX}, "
+                 "max_retries: 0}\n", encoding="utf-8")
+    assert load_file(f).seed == SEED_MAX
