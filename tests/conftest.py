@@ -12,13 +12,9 @@ os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import pytest  # noqa: E402
+from shared_data import data_dir as _data_dir  # noqa: E402 - where ../shared/data is
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def _data_dir() -> Path:
-    env = os.environ.get("GENDERSCOPE_TEST_DATA")
-    return Path(env) if env else REPO.parent / "shared" / "data"
 
 
 @pytest.fixture(scope="session")

