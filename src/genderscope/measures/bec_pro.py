@@ -200,10 +200,9 @@ def crossed_difference(w: pd.DataFrame, *, n_resamples: int = 2_000, seed: int =
     :func:`genderscope.stats.crossed.crossed_ci` (Cameron, Gelbach & Miller 2011) and its
     t test of 0, t = estimate / SE with min(R, C) - 1 degrees of freedom (R professions,
     C person pairs); no test ("too few units to test") when R or C is 5 or less."""
-    from scipy import stats as st
-
     from genderscope.stats.crossed import crossed_ci
     from genderscope.stats.design import MIN_UNITS_TO_TEST, TOO_FEW
+    from genderscope.stats.intervals import t_from_ci, t_test_p
 
     d = (w["male"] - w["female"]).to_numpy(float)
 
@@ -220,10 +219,9 @@ def crossed_difference(w: pd.DataFrame, *, n_resamples: int = 2_000, seed: int =
                             "estimand": "mean difference", "estimate": ci.estimate,
                             "exact": False, "n_person_pairs": n_c}
     if min(n_r, n_c) >= MIN_UNITS_TO_TEST and ci.ci_high > ci.ci_low:
-        se = (ci.ci_high - ci.ci_low) / (2 * float(st.t.ppf(0.5 + ci.confidence / 2, df)))
-        t = ci.estimate / se
+        t = t_from_ci(ci, df)
         test.update(test="crossed t test of the mean (professions x person words)",
-                    statistic=float(t), p_value=float(2 * st.t.sf(abs(t), df)),
+                    statistic=float(t), p_value=t_test_p(ci, df, 0.0),
                     effect_size_r=float(np.sign(t) * np.sqrt(t * t / (t * t + df))))
     return ci, test
 

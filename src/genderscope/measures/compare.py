@@ -48,6 +48,7 @@ from genderscope.errors import GenderscopeError
 from genderscope.results import Result
 from genderscope.stats import adjust_pvalues
 from genderscope.stats.design import infer, ties
+from genderscope.stats.intervals import t_from_ci
 
 NO_CHANGE = "none (no change beyond numerical precision)"
 
@@ -149,15 +150,12 @@ def _row(label: dict[str, Any], sub: pd.DataFrame, spec: Pairing, n_resamples: i
 def _effect_r(diff: np.ndarray, ci: Any, clustered: bool) -> float:
     """r = t / sqrt(t^2 + df) (Rosenthal 1991), signed like t: t the one-sample t of the
     changes (df n - 1), or the cluster t of the interval (df K - 1); descriptive."""
-    from scipy import stats
-
     nan = float("nan")
     if clustered:
         k = int(ci.n_units or 0)
         if k < 2 or not ci.ci_high > ci.ci_low:
             return nan
-        q = float(stats.t.ppf(0.5 + ci.confidence / 2, k - 1))
-        t, df = ci.estimate / ((ci.ci_high - ci.ci_low) / (2 * q)), k - 1
+        t, df = t_from_ci(ci, k - 1), k - 1
     else:
         d = diff[~np.isnan(diff)]
         sd = float(d.std(ddof=1)) if d.size > 1 else 0.0

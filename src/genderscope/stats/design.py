@@ -63,6 +63,7 @@ from genderscope.stats.intervals import (
     bootstrap_ci,
     proportion_ci,
     t_mean_ci,
+    t_test_p,
 )
 from genderscope.stats.resample import cluster_mean_ci, cluster_proportion_ci
 from genderscope.stats.signflip import DEFAULT_FLIPS, SignFlipResult, sign_flip_test
@@ -292,17 +293,12 @@ def _studentised(v: np.ndarray, unit: str, null: float | None, confidence: float
 
 def _cluster_t_test(ci: CI, null: float) -> MeanTest:
     """The two-sided test of mean ``null`` by the cluster t statistic of ``ci``."""
-    from scipy import stats  # imported on use: a cached rerun needs none
-
     k = int(ci.n_units or 0)
     if k < MIN_UNITS_TO_TEST:
         return MeanTest(TOO_FEW, float("nan"), k)
-    q = float(stats.t.ppf(0.5 + ci.confidence / 2, k - 1))
-    se = (ci.ci_high - ci.ci_low) / (2 * q)
-    if not se > 0:
+    if not ci.ci_high > ci.ci_low:
         return MeanTest("none (every value the same)", float("nan"), k)
-    t = (ci.estimate - null) / se
-    return MeanTest("cluster t test of the mean", float(2 * stats.t.sf(abs(t), k - 1)), k)
+    return MeanTest("cluster t test of the mean", t_test_p(ci, k - 1, null), k)
 
 
 def _wilson(v: np.ndarray, *, unit: str, confidence: float) -> CI:

@@ -107,6 +107,22 @@ def t_mean_ci(data: np.ndarray | list[float], *, confidence: float = 0.95,
     return CI(est, float(lo), float(hi), confidence, int(x.size), "t interval", unit)
 
 
+def t_from_ci(ci: CI, df: float, null: float = 0.0) -> float:
+    """``(estimate - null) / SE``, the SE read off ``ci`` as a t(df) interval: its width
+    over twice the t quantile."""
+    from scipy import stats  # imported on use: a cached rerun needs none
+
+    q = float(stats.t.ppf(0.5 + ci.confidence / 2, df))
+    return (ci.estimate - null) / ((ci.ci_high - ci.ci_low) / (2 * q))
+
+
+def t_test_p(ci: CI, df: float, null: float) -> float:
+    """Two-sided p of :func:`t_from_ci` against t(df)."""
+    from scipy import stats
+
+    return float(2 * stats.t.sf(abs(t_from_ci(ci, df, null)), df))
+
+
 def proportion_ci(successes: int, n: int, *, confidence: float = 0.95) -> CI:
     """Proportion ``successes / n`` with a Wilson score interval."""
     from scipy import stats  # imported on use: a cached rerun needs none

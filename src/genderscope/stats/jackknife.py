@@ -40,7 +40,7 @@ import numpy as np
 
 from genderscope.core.design import Design
 from genderscope.stats.design import MIN_UNITS_TO_TEST, TOO_FEW, Inference, MeanTest
-from genderscope.stats.intervals import CI
+from genderscope.stats.intervals import CI, t_test_p
 from genderscope.stats.resample import wilson_bounds
 
 METHOD = "several-sample infinitesimal jackknife t"
@@ -126,15 +126,6 @@ def variance_ci(estimate: float, jv: JackknifeVariance, *, confidence: float = 0
     half = float(stats.t.ppf(0.5 + confidence / 2, jv.df)) * float(np.sqrt(jv.variance))
     return CI(float(estimate), float(estimate) - half, float(estimate) + half, confidence,
               n, METHOD, unit, n), jv.df
-
-
-def t_test_p(ci: CI, df: float, null: float) -> float:
-    """Two-sided p of ``(estimate - null) / SE`` against t(df), SE read off ``ci``."""
-    from scipy import stats
-
-    q = float(stats.t.ppf(0.5 + ci.confidence / 2, df))
-    se = (ci.ci_high - ci.ci_low) / (2 * q)
-    return float(2 * stats.t.sf(abs((ci.estimate - null) / se), df))
 
 
 def infer_samples(design: Design, estimate: float, derivatives: Mapping[str, np.ndarray],
