@@ -23,6 +23,7 @@ import pandas as pd
 from genderscope.measures.genderbench.common import (
     Attempt,
     gb_sample,
+    male_share_by_item,
     male_share_minus_half,
     ranges,
     rate,
@@ -65,9 +66,7 @@ def _evaluate(answer: str, attempt: Attempt) -> str | None:
 
 
 def _totals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    det = frame[frame["evaluation"].notna()]
-    g = det.groupby("item", sort=False)
-    x = (det["evaluation"] == "male").groupby(det["item"], sort=False).mean().to_numpy(float)
+    g, x = male_share_by_item(frame)
     return np.column_stack([x, np.ones_like(x)]), g["cluster"].first().to_numpy()
 
 
