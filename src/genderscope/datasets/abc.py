@@ -62,9 +62,7 @@ class AbcGroup:
     problem: str
     path: str
     line: int  # line of the group's first sentence
-    NOT_CONTENT: ClassVar[tuple[str, ...]] = ("path",)
-    """Not part of a run's reuse key (engine/keys.py): the same items read from another
-    folder are the same run."""
+    NOT_CONTENT: ClassVar[tuple[str, ...]] = ("path",)  # where from: not keyed (engine/keys.py)
 
     def sentences(self) -> tuple[str, str, str]:
         return self.reflexive, self.male, self.female

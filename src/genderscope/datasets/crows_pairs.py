@@ -37,9 +37,7 @@ class CrowsPair:
     bias_type: str
     path: str
     line: int
-    NOT_CONTENT: ClassVar[tuple[str, ...]] = ("path",)
-    """Not part of a run's reuse key (engine/keys.py): the same items read from another
-    folder are the same run."""
+    NOT_CONTENT: ClassVar[tuple[str, ...]] = ("path",)  # where from: not keyed (engine/keys.py)
 
     @property
     def disadvantaged(self) -> str:

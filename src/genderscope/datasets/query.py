@@ -56,8 +56,7 @@ class Query:
     name: str = ""
     path: str = ""
     sha256: str = ""
-    NOT_CONTENT: ClassVar[tuple[str, ...]] = ("path",)
-    """Not part of a run's reuse key: the same sets read from elsewhere are the same items."""
+    NOT_CONTENT: ClassVar[tuple[str, ...]] = ("path",)  # where from: not keyed (engine/keys.py)
 
     def __post_init__(self) -> None:
         where = self.path or "query"

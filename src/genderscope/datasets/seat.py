@@ -44,9 +44,7 @@ class AssociationTest:
     attr2: WordSet
     path: str = ""
     sha256: str = ""
-    NOT_CONTENT: ClassVar[tuple[str, ...]] = ("path",)
-    """Not part of a run's reuse key (:mod:`genderscope.engine.keys`): the same test read from
-    another folder is the same items (its ``sha256`` and sets are its content)."""
+    NOT_CONTENT: ClassVar[tuple[str, ...]] = ("path",)  # where from: not keyed (engine/keys.py)
 
     def sets(self) -> tuple[WordSet, WordSet, WordSet, WordSet]:
         return (self.targ1, self.targ2, self.attr1, self.attr2)

@@ -42,9 +42,7 @@ class StereoSetItem:
     unrelated: str
     path: str
     index: int
-    NOT_CONTENT: ClassVar[tuple[str, ...]] = ("path",)
-    """Not part of a run's reuse key (engine/keys.py): the same items read from another
-    folder are the same run."""
+    NOT_CONTENT: ClassVar[tuple[str, ...]] = ("path",)  # where from: not keyed (engine/keys.py)
 
     def sentences(self) -> tuple[str, str, str]:
         return self.stereotype, self.anti_stereotype, self.unrelated

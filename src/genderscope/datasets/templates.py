@@ -104,8 +104,7 @@ class LpbsTest:
     description: str = ""
     source: str = ""
     files: tuple[str, ...] = field(default=())
-    NOT_CONTENT: ClassVar[tuple[str, ...]] = ("files",)
-    """Not part of a run's reuse key (engine/keys.py): where the test was read from."""
+    NOT_CONTENT: ClassVar[tuple[str, ...]] = ("files",)  # where from: not keyed (engine/keys.py)
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description, "source": self.source,
