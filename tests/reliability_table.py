@@ -1,6 +1,7 @@
 """Regenerate docs/reliability.md: run every case of tests/bad_inputs.py (issues 16, 24 and
-37) and write what really happened (exit code, the error line, files changed), with the
-counts per round.
+37) and of the audit after the redesign (tests/bad_inputs_audit.py, each in the workspace
+its test gives it) and write what really happened (exit code, the error line, files
+changed), with the counts per round.
 
     PYTHONPATH=src HF_HUB_OFFLINE=1 python tests/reliability_table.py [docs/reliability.md]
 """
@@ -14,23 +15,38 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bad_input_case import ApiCase  # noqa: E402
-from bad_inputs import CASES, make_workspace, run_case  # noqa: E402
+from bad_inputs import CASES as ROUNDS  # noqa: E402
+from bad_inputs import make_workspace, run_case  # noqa: E402
+from bad_inputs_audit import CASES as AUDIT  # noqa: E402
+from bad_inputs_audit import extend_workspace as extend_audit_workspace  # noqa: E402
+
+CASES = [*ROUNDS, *AUDIT]
+"""Every case on the page, in its order: the rounds', then the audit's (items ``A.N``)."""
 
 HEAD = """# Reliability: bad inputs and their outcomes
 
 Each row is one command (or Python API call) run on a prepared workspace of small files
-(column "item": the group of cases, 1-7, 24.1-24.5 and 37.1-37.8; the cases live in
-`tests/bad_inputs.py`, `tests/bad_inputs_issue24.py` and `tests/bad_inputs_issue37.py`;
-`tests/reliability/test_bad_inputs.py` and, for 37.1, `test_inputs_never_outputs.py` assert
-them). Expected for every row: exit code 2 (an API call: a `GenderscopeError`, `TypeError` or
-`ValueError`; from round 37 on a `GenderscopeError`), one `error:` line naming the problem (or
-click's `Error: Invalid value` for an option outside its range), no traceback, and no file or
-folder written or changed. Rows marked "model cache only" loaded the model (or read the
-vectors) before refusing its input, so the store may hold its memo.
+(column "item": the group of cases, 1-7, 24.1-24.5, 37.1-37.8 and the audit's A.1-A.11;
+the cases live in `tests/bad_inputs.py`, `tests/bad_inputs_issue24.py`,
+`tests/bad_inputs_issue37.py` and `tests/bad_inputs_audit.py`;
+`tests/reliability/test_bad_inputs.py`, `test_bad_inputs_audit.py` and, for 37.1,
+`test_inputs_never_outputs.py` assert them). Expected for every row: exit code 2 (an API
+call: a `GenderscopeError`, `TypeError` or `ValueError`; from round 37 on a
+`GenderscopeError`), one `error:` line naming the problem (or click's `Error: Invalid value`
+for an option outside its range), no traceback, and no file or folder written or changed.
+Rows marked "model cache only" loaded the model (or read the vectors) before refusing its
+input, so the store may hold its memo.
 
 Round 37 (37.1: every command that writes, `--out` pointed at each thing it reads; 37.7: the
 Python API's arguments; 37.8: the chat probes, endpoints, WEFE metrics, vector and
-language-model debiasing, the data commands) added the cases counted below.
+language-model debiasing, the data commands) added the cases counted below. The audit after
+the redesign (the API as strict as the command line, every option bounded) added: A.1 seeds
+above 2**32 - 1, A.2 an empty run id, A.3 a run-many whose every cell was refused, A.4 the
+attack's counts, A.5 options checked only after work had started, A.6 an endpoint's
+concurrency, A.7 report and sweep flags that were ignored or failed every measure, A.8 counts
+with no upper bound, A.9 `$GENDERSCOPE_DATA` (in its test only), A.10 the report's
+`--classifier` and `--texts` (checked before any model loads, not a failed section), A.11 a
+start token with a masked model.
 The table is regenerated, not written by hand:
 
     PYTHONPATH=src HF_HUB_OFFLINE=1 python tests/reliability_table.py
@@ -40,7 +56,8 @@ a pickle whose unpickling would create `MARKER` (it never appears). `res/`, `min
 `mymodel/`, `ftc/` are a user's folders; `pipe` is a FIFO; `r.html` and `linkdir` are
 symbolic links to a user's file and folder, `dangling.csv` a link to a missing file;
 `vdir/`, `sdir/`, `mods/` hold a copy of the vectors, texts and corpus, of the store, and of
-the classifier's code; `runs.csv` is a store whose name says CSV; `openai:tiny` at
+the classifier's code; `runs.csv` is a store whose name says CSV; `nocol.csv` is a CSV with
+no text column and `blank.txt` holds blank lines only; `openai:tiny` at
 `http://127.0.0.1:9/v1` is an endpoint nobody answers at.
 
 {counts}
@@ -114,7 +131,8 @@ def counts(rows: list[tuple[str, str, str, str, str, str]]) -> str:
     changed (beyond a model's cache)."""
     out = "| round | cases | exit 2 | tracebacks | files changed |\n|---|---|---|---|---|\n"
     for name, test in (("16", lambda i: "." not in i), ("24", lambda i: i.startswith("24")),
-                       ("37", lambda i: i.startswith("37"))):
+                       ("37", lambda i: i.startswith("37")),
+                       ("audit", lambda i: i.startswith("A."))):
         mine = [r for r in rows if test(r[0])]
         out += (f"| {name} | {len(mine)} | {sum(r[3] == '2' for r in mine)} | "
                 f"{sum(r[3].startswith('traceback') for r in mine)} | "
@@ -155,6 +173,8 @@ def main() -> None:
         rows = []
         for i, case in enumerate(CASES):
             root = make_workspace(Path(tmp) / f"ws{i}")
+            if i >= len(ROUNDS):  # an audit case: the files its test adds
+                extend_audit_workspace(root)
             o = run_case(case, root, model)
             last = o.stderr.splitlines()[-1] if o.stderr else ""
             last = last.replace(str(root) + "/", "").replace(str(model), "{model}")

@@ -488,8 +488,7 @@ def test_the_reliability_table_shows_each_case_s_command_as_typed() -> None:
     bad-input case runs, an argument with a space shell-quoted (``--extra-body '[1, 2]'``),
     so that the line a reader copies is the case."""
     from bad_input_case import ApiCase
-    from bad_inputs import CASES
-    from reliability_table import command_text
+    from reliability_table import CASES, command_text
 
     doc = (ROOT / "docs" / "reliability.md").read_text(encoding="utf-8")
     missing = [case.what for case in CASES if not isinstance(case, ApiCase)

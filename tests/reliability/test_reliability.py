@@ -18,7 +18,7 @@ from genderscope.results import Result
 from genderscope.store import Store
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
-from bad_inputs import CASES  # noqa: E402
+from reliability_table import CASES  # noqa: E402  (every case on docs/reliability.md)
 
 
 def _result() -> Result:
