@@ -55,6 +55,26 @@ def test_list_and_filters(filled) -> None:
     assert r.exit_code == 0 and ids[0] in r.output and ids[1] not in r.output
 
 
+def test_model_filter_takes_the_name_runs_list_shows(tmp_path: Path) -> None:
+    """``--model smollm2`` (docs/store.md) selects by the name as typed, not only by a
+    piece of the fingerprint, in ``list`` and ``export``."""
+    path = tmp_path / "s.sqlite"
+    s = Store(path)
+    named = _result("crows-pairs", "sha256:aaa|x", 55.0)
+    named.metadata["model"]["source"] = "smollm2 (SmolLM2-135M-Instruct.Q4_1.gguf)"
+    ids = [s.record_run(named), s.record_run(_result("probe", "sha256:bbb|y", 0.25))]
+    s.close()
+    r = _invoke("runs", "list", "--store", str(path), "--json", "--model", "smollm2")
+    assert r.exit_code == 0, r.output
+    assert [(x["run_id"], x["model_name"]) for x in json.loads(r.output)] == \
+        [(ids[0], "smollm2")]
+    out = tmp_path / "runs.csv"
+    r = _invoke("runs", "export", "--store", str(path), "--out", str(out),
+                "--model", "smollm2")
+    assert r.exit_code == 0, r.output
+    assert pd.read_csv(out)["run_id"].tolist() == [ids[0]]
+
+
 def test_show(filled) -> None:
     path, ids = filled
     # the shortest prefix of ids[0] that no other id shares (runs made in the same second

@@ -41,15 +41,28 @@ def flatten(d: Any, prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def select_runs(store: Any, method: str | None, model: str | None
+                ) -> list[tuple[dict[str, Any], str]]:
+    """The stored runs of ``method`` (all when None), oldest first, with the model's name
+    as typed (``smollm2``), whose fingerprint or name contains ``model`` (all when
+    None): ``runs list`` shows both, so either selects."""
+    from genderscope.reporting.export import model_name
+
+    picked = []
+    for r in store.list_runs(method=method):
+        name = model_name(store.load_run(r["run_id"]).metadata)
+        if model is None or model in r["model"] or model in name:
+            picked.append((r, name))
+    return picked
+
+
 def runs_frame(store: Any, method: str | None, model: str | None) -> pd.DataFrame:
     import pandas as pd
 
-    from genderscope.reporting.export import model_name
-
     rows = []
-    for r in store.list_runs(method=method, model=model):
+    for r, name in select_runs(store, method, model):
         res = store.load_run(r["run_id"])
-        rows.append({"run_id": r["run_id"], "model_name": model_name(res.metadata),
+        rows.append({"run_id": r["run_id"], "model_name": name,
                      "model": r["model"], "method": r["method"],
                      "created": _when(r["created"]), "version": r["version"],
                      "params": r["params"], **{f"summary.{k}": v for k, v in
@@ -74,8 +87,8 @@ def _format(out: Path, fmt: str | None) -> str:
 
 METHOD_FILTER = typer.Option(None, "--method", help="Only runs of this measure (e.g. "
                              "crows-pairs).")
-MODEL_FILTER = typer.Option(None, "--model", help="Only runs whose model fingerprint "
-                            "contains this text.")
+MODEL_FILTER = typer.Option(None, "--model", help="Only runs whose model name (as "
+                            "typed, e.g. smollm2) or fingerprint contains this text.")
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
@@ -87,11 +100,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
     def list_cmd(method: str | None = METHOD_FILTER, model: str | None = MODEL_FILTER,
                  store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION) -> None:
         """Stored runs, oldest first: the model's name as typed beside its fingerprint."""
-        from genderscope.reporting.export import model_name
-
         with open_store(store_path, readonly=True) as store:
-            runs = store.list_runs(method=method, model=model)
-            names = [model_name(store.load_run(r["run_id"]).metadata) for r in runs]
+            picked = select_runs(store, method, model)
+        runs, names = [r for r, _ in picked], [name for _, name in picked]
         if as_json:
             typer.echo(to_json([{**r, "model_name": name, "created": _when(r["created"]),
                                  "params": json.loads(r["params"])}
@@ -216,12 +227,12 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
 
                 from genderscope.reporting.export import HEADLINE_COLUMNS, headline_records
 
-                runs = [r for r in store.list_runs(method=method, model=model)
+                runs = [r for r, _ in select_runs(store, method, model)
                         if not run_id or r["run_id"].startswith(tuple(run_id))]
                 df = pd.DataFrame(headline_records(store, runs), columns=HEADLINE_COLUMNS)
             else:
                 ids = [store.load_run(r).metadata["run_id"] for r in run_id] if run_id else \
-                    [r["run_id"] for r in store.list_runs(method=method, model=model)]
+                    [r["run_id"] for r, _ in select_runs(store, method, model)]
                 parts = []
                 for rid in ids:
                     res = store.load_run(rid)
