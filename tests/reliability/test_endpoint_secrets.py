@@ -802,6 +802,8 @@ def test_an_at_sign_in_the_url_path_is_the_paths(tmp_path: Path,
         assert res.exit_code == 0, res.output
         assert "reused stored run" in res.output  # the same endpoint: its URL less userinfo
         assert srv.paths == ["/v1/@team/models/chat/completions"] * 2
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["metadata"]["model"]["base_url"] == url  # written unmasked: no userinfo
     assert_nowhere(tmp_path, res.output, result.to_json(items=True))
 
 
@@ -845,6 +847,10 @@ def test_every_credential_field_of_extra_body_is_recorded_nowhere(
         res = _cli(srv.url(), tmp_path, monkeypatch, "--extra-body", body, "--json")
         assert res.exit_code == 0, res.output
         assert srv.bodies[0]["token"] == BODY_SECRETS["token"]  # sent as given
+        api = gs.run("direct", "openai:tiny", base_url=srv.url(), store=tmp_path / "a.sqlite",
+                     data=DATA, limit=2, max_new_tokens=8, resamples=200,
+                     extra_body={**BODY_SECRETS, "top_k": 3})  # a dict, through the API
+        assert srv.bodies[-1]["auth"] == BODY_SECRETS["auth"]
     shown = CliRunner().invoke(app, ["runs", "show", json.loads(res.output)["run_id"],
                                      "--json", "--store", str(tmp_path / "s.sqlite")])
     assert shown.exit_code == 0, shown.output
@@ -853,7 +859,7 @@ def test_every_credential_field_of_extra_body_is_recorded_nowhere(
     for path in (p for p in tmp_path.rglob("*") if p.is_file()):
         raw = path.read_bytes()
         assert not [v for v in BODY_SECRETS.values() if v.encode() in raw], path
-    for text in (res.output, shown.output):
+    for text in (res.output, shown.output, api.to_json(items=True)):
         assert not [v for v in BODY_SECRETS.values() if v in text]
 
 
