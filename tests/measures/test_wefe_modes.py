@@ -103,6 +103,36 @@ def test_a_test_file_runs_offline_with_no_data_cache(tmp_path: Path,
     assert "not available offline" not in r.output
 
 
+@pytest.mark.parametrize("measure", ["ripa", "weat"])
+def test_a_test_name_offline_says_which_set_to_fetch(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str],
+                                                     measure: str) -> None:
+    """docs/data.md: offline, the error names the set and the command that fetches it
+    (it said "test 'weat6' is not a file; pass --tests-dir")."""
+    from genderscope.cli.app import main
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("GENDERSCOPE_DATA", str(empty))
+    monkeypatch.setenv("GENDERSCOPE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("GENDERSCOPE_SEAT_DIR", raising=False)
+    vectors = _write_glove(tmp_path / "vectors.txt")
+    args = ["genderscope", "run", measure, "--vectors", str(vectors), "--out",
+            str(tmp_path / "out"), "--store", str(tmp_path / "s.sqlite"), "--test"]
+
+    def error(test: str) -> str:  # the command line's one line on stderr, exit 2
+        monkeypatch.setattr("sys.argv", [*args, test])
+        with pytest.raises(SystemExit) as stop:
+            main()
+        assert stop.value.code == 2
+        return capsys.readouterr().err
+
+    told = error("weat6")
+    assert "seat is not available offline" in told and "genderscope data fetch seat" in told
+    assert "is not a file" in error(str(tmp_path / "typo.jsonl"))  # a path: as before
+
+
 # -- WEFE's effect size --------------------------------------------------------------
 def test_weat_effect_size_wefe_divides_by_the_population_sd() -> None:
     ours = weat(_vecs(), _test())

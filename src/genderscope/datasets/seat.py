@@ -103,9 +103,11 @@ def resolve_test(spec: str, tests_dir: str | Path | None = None) -> AssociationT
     if p.is_file():
         return load_test(p)
     folder = Path(tests_dir) if tests_dir is not None else default_tests_dir()
-    if folder is None:
+    if folder is None and (p.suffix or len(p.parts) > 1):  # a path that is not there
         raise DataError(f"test {spec!r} is not a file; pass --tests-dir or set "
                         f"{SEAT_DIR_ENV} to the folder holding <name>.jsonl")
+    if folder is None:  # a name, and the seat set is missing: its one-line error says
+        folder = find_benchmark(str(Path("seat") / "tests"))  # how to fetch it
     for suffix in (".jsonl", ".json", ""):
         cand = folder / f"{spec}{suffix}"
         if cand.is_file():
