@@ -222,7 +222,7 @@ def generate(lang: str = "en") -> list[BecProRow]:
                     else:
                         prof = f["masculine"] if gender == "male" else f["feminine"]
                         prof_en = f["profession_en"]
-                    prof_mask = " ".join([MASK] * len(prof.split()))
+                    prof_mask = mask_words(prof)
                     sentence = head + person + b + prof + c
                     rows.append(BecProRow(
                         len(rows), sentence, head + MASK + b + prof + c,
