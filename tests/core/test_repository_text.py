@@ -67,10 +67,24 @@ def test_user_docs_cite_no_issue_numbers() -> None:
     measures = sorted((REPO / "docs" / "measures").glob("*.md"))
     assert not _hits([*USER_DOCS, *measures], r"\bissues? #?\d+")
     broken = [f"{p.relative_to(REPO)}:{k}" for p in [*USER_DOCS, *measures]  # "issue\n22"
-              for (k, a), (_, b) in zip(_prose(p), _prose(p)[1:])
+              for (k, a), (_, b) in zip(_prose(p), _prose(p)[1:], strict=False)
               if re.search(r"\bissues?$", a.rstrip(), re.I) and re.match(r"\s*#?\d", b)]
     assert not broken
 
 
 def test_no_user_text_wraps_commands_in_a_lock() -> None:
     assert not _hits(LOCKED, r"\bflock\b|\block ?file\b|gs-heavy\.lock")
+
+
+def test_every_code_block_closes_on_a_bare_fence() -> None:
+    """A closing fence with text after it ("``` Options are ...") is no fence in Markdown:
+    the rest of the page renders as code."""
+    bad = []
+    for p in [*USER_DOCS, *sorted((REPO / "docs" / "measures").glob("*.md"))]:
+        fenced = False
+        for k, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+            if line.lstrip().startswith("```"):
+                if fenced and line.strip() != "```":
+                    bad.append(f"{p.relative_to(REPO)}:{k}")
+                fenced = not fenced
+    assert not bad
