@@ -96,6 +96,21 @@ def test_hub_ids_and_paths_are_told_apart() -> None:
             pick_device("cuda")
 
 
+def test_a_name_near_a_packaged_model_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Offline, ``smolm2`` is a Hub id that cannot be read; the one line names the packaged
+    model it is close to, and a Hub id near none of them gets no guess."""
+    from genderscope.models.loading import detect_kind
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for typo, meant in (("smolm2", "smollm2"), ("SmolLM2", "smollm2"),
+                        ("gemma3-270", "gemma3-270m")):
+        with pytest.raises(ModelLoadError, match=f"did you mean '{meant}'"):
+            detect_kind(typo)
+    with pytest.raises(ModelLoadError) as err:
+        detect_kind("no-such-org/no-such-model")
+    assert "did you mean" not in str(err.value)
+
+
 def test_cache_rerun_runs_no_forward(tiny_gpt2_dir, store) -> None:
     a = CausalLM.from_pretrained(tiny_gpt2_dir, device="cpu", store=store)
     first = a.log_likelihood(TEXTS)

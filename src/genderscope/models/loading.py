@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,18 @@ def detect_kind(spec: str | Path, revision: str | None = None) -> str:
     debiased = _debias_manifest(spec)
     if debiased is not None:
         return str(debiased["base_model"]["kind"])
+    try:
+        return _kind_of(spec, revision)
+    except ModelLoadError as exc:  # "smolm2": name the packaged model it is close to
+        near = [] if Path(str(spec)).exists() else get_close_matches(
+            str(spec).lower(), list(PACKAGED), n=1, cutoff=0.75)
+        if not near:
+            raise
+        raise ModelLoadError(f"{str(exc).rstrip('.')}; did you mean {near[0]!r} (a packaged "
+                             "offline model)?") from None
+
+
+def _kind_of(spec: str | Path, revision: str | None) -> str:
     source = ModelSource(resolve_spec(spec), revision)
     if source.gguf_file:
         return "causal"
