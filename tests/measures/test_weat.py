@@ -130,6 +130,17 @@ def _loop_weat_d(vecs: WordVectors, t: AssociationTest) -> float:
     return (sum(sx) / len(sx) - sum(sy) / len(sy)) / sd
 
 
+def test_a_mistyped_test_name_is_told_the_near_ones(data_dir: Path) -> None:
+    folder = data_dir / "seat" / "tests"
+    with pytest.raises(DataError, match="did you mean weat6 or weat6b"):
+        resolve_test("weat66", folder)
+    with pytest.raises(DataError, match="did you mean sent-weat6 or"):
+        resolve_test("sent_weat6", folder)
+    with pytest.raises(DataError, match=r"\(e\.g\. ") as err:  # near none: a few names
+        resolve_test("gender", folder)
+    assert "did you mean" not in str(err.value)
+
+
 def test_weat6_on_glove_6b_50d(data_dir: Path) -> None:
     vecs = load_vectors("glove-6b-50d")
     t = resolve_test("weat6", data_dir / "seat" / "tests")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -117,6 +118,10 @@ def resolve_test(spec: str, tests_dir: str | Path | None = None) -> AssociationT
     known = list_tests(folder)
     if not known:
         raise DataError(f"no test named {spec!r}: {folder} holds no <name>.jsonl tests")
+    near = get_close_matches(spec, known, n=3, cutoff=0.75)  # "weat66", "sent_weat6"
+    if near:
+        raise DataError(f"no test named {spec!r} in {folder}; did you mean "
+                        f"{' or '.join(near)}?")
     raise DataError(f"no test named {spec!r} in {folder} (e.g. {', '.join(known[:8])})")
 
 
