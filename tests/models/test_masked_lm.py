@@ -153,6 +153,22 @@ def test_cache_rerun_runs_no_forward(tiny_bert_dir, store) -> None:
     assert second.n_forward == 1
 
 
+def test_a_damaged_adapter_memo_loads_the_model_again(tiny_bert_dir, store) -> None:
+    """A language model's memo is read as every adapter's is (models/memo.read_memo):
+    one that is not JSON is ignored with a warning and the weights load."""
+    from genderscope.models.hf import ModelSource, _memo_key
+    from genderscope.models.memo import MEMO_MODEL
+
+    first = MaskedLM.from_pretrained(tiny_bert_dir, device="cpu", store=store)
+    assert first.loaded and MaskedLM.from_pretrained(tiny_bert_dir, store=store).loaded is False
+    key = _memo_key(MaskedLM, ModelSource(tiny_bert_dir, None), {"dtype": "float32"})
+    assert key is not None and store.get_texts(MEMO_MODEL, "adapter", [key])
+    store.put_texts(MEMO_MODEL, "adapter", {key: "{not json"})
+    with pytest.warns(UserWarning, match="damaged"):
+        again = MaskedLM.from_pretrained(tiny_bert_dir, device="cpu", store=store)
+    assert again.loaded and again.fingerprint == first.fingerprint
+
+
 def test_refuses_checkpoint_without_lm_head(tmp_path) -> None:
     from transformers import BertConfig, BertModel
 

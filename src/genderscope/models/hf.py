@@ -12,7 +12,6 @@ Where a model comes from and how it loads (Hub id, folder, GGUF) is in
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -22,7 +21,7 @@ import numpy as np
 from genderscope.errors import ModelLoadError
 from genderscope.models.engine import Request
 from genderscope.models.head_check import check_head
-from genderscope.models.memo import MEMO_MODEL, may_load
+from genderscope.models.memo import may_load, memo_key, read_memo, write_memo
 from genderscope.models.source import (
     ModelSource,
     check_dtype,
@@ -91,18 +90,17 @@ class LanguageModelAdapter:
         the description, keyed by the model's torch-free :meth:`ModelSource.identity`,
         the adapter class and ``options`` (dtype, requested start token ...)."""
         key = _memo_key(cls, source, options) if store is not None else None
-        if key is not None and store is not None:
-            memo = store.get_texts(MEMO_MODEL, "adapter", [key]).get(key)
-            if memo is not None:
-                return cls._deferred(json.loads(memo), load, source=source.spec,
-                                     dtype=str(options.get("dtype", "float32")), store=store,
-                                     device=device)
+        memo = None if key is None else read_memo(store, "adapter", key)
+        if memo is not None and store is not None:
+            return cls._deferred(memo, load, source=source.spec,
+                                 dtype=str(options.get("dtype", "float32")), store=store,
+                                 device=device)
         may_load(source.spec)
         adapter = load()
-        if key is not None and store is not None:
-            store.put_texts(MEMO_MODEL, "adapter", {key: json.dumps(
-                {"fingerprint": adapter.fingerprint, "extra": adapter._extra,
-                 "described": adapter._described})})
+        if key is not None:
+            write_memo(store, "adapter", key, {"fingerprint": adapter.fingerprint,
+                                               "extra": adapter._extra,
+                                               "described": adapter._described})
         return adapter
 
     @classmethod
@@ -274,10 +272,5 @@ class LanguageModelAdapter:
 def _memo_key(cls: type, source: ModelSource, options: dict[str, Any]) -> str | None:
     """Key of an adapter memo, or None when the identity needs a load to be told."""
     ident = source.identity()
-    if ident is None:
-        return None
-    from genderscope import __version__
-
-    blob = json.dumps({"identity": ident, "class": cls.__name__, "options": options,
-                       "genderscope": __version__}, sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()
+    return None if ident is None else memo_key("adapter", {
+        "identity": ident, "class": cls.__name__, "options": options})
