@@ -88,3 +88,24 @@ def test_every_code_block_closes_on_a_bare_fence() -> None:
                     bad.append(f"{p.relative_to(REPO)}:{k}")
                 fenced = not fenced
     assert not bad
+
+
+def _expand_braces(path: str) -> list[str]:
+    """``tests/x/test_{a,b}.py`` -> both paths (bash brace expansion, one level)."""
+    m = re.search(r"\{([^{}]*)\}", path)
+    if m is None:
+        return [path]
+    return [p for alt in m.group(1).split(",")
+            for p in _expand_braces(path[:m.start()] + alt + path[m.end():])]
+
+
+def test_every_test_file_the_install_check_runs_exists() -> None:
+    """scripts/check_install_beside_torch.sh part D (and docs/install.md's copy) name test
+    files: a moved file would make pytest stop with 'file or directory not found'."""
+    named = [p for f in (REPO / "scripts" / "check_install_beside_torch.sh",
+                         REPO / "docs" / "install.md")
+             for m in re.findall(r"(?:REPO|\"\$repo\")/(tests/[\w/{},]+\.py)",
+                                 f.read_text(encoding="utf-8"))
+             for p in _expand_braces(m)]
+    assert len(named) > 10
+    assert [p for p in named if not (REPO / p).is_file()] == []
