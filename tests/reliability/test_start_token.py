@@ -2,7 +2,9 @@
 ``auto`` with a masked model it meant nothing and was accepted silently. ``genderscope run``,
 ``gs.run`` and the report refuse it in one line where the model's kind is first known
 (:func:`genderscope.models.loading.load_lm`,
-:func:`genderscope.reporting.inputs.check_start_token`), before any scoring."""
+:func:`genderscope.reporting.inputs.check_start_token`), before any scoring; so do a sweep
+file's check (``settings: start_token``, every model masked) and ``gs.run`` given a
+masked model already loaded."""
 
 from __future__ import annotations
 
@@ -70,3 +72,64 @@ def test_the_report_refuses_it_unless_a_causal_model_takes_it(
     check_start_token([bert], "auto")
     assert bert.adapter().kind == "masked"  # loaded with no start token of its own
     assert bert.model_options["start_token"] == "none"  # its reuse keys as before
+
+
+def _sweep_file(tmp_path: Path, models: str, start_token: str) -> Path:
+    f = tmp_path / "sweep.yaml"
+    f.write_text(f"models: {models}\nmeasures: [crows-pairs]\n"
+                 f"settings: {{start_token: '{start_token}', out: s.html}}\n", encoding="utf-8")
+    return f
+
+
+def test_a_sweep_file_of_masked_models_refuses_a_start_token(
+        tiny_bert_dir: Path, tiny_gpt2_dir: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Its models masked (by kind: or by their config), settings: start_token is refused
+    at the file's check, naming the file and the entry; beside a causal model (the file's
+    or a --model's) it is that model's."""
+    from genderscope.sweep.spec import ModelSpec, load_file
+
+    for models in (f"['{tiny_bert_dir}']", f"[{{model: '{tiny_bert_dir}', kind: masked}}]"):
+        f = _sweep_file(tmp_path, models, "none")
+        with pytest.raises(GenderscopeError) as exc:
+            load_file(f).check()
+        assert str(exc.value) == (f"sweep file {f}: settings: start_token 'none' applies to "
+                                  f"causal models only; {tiny_bert_dir} is masked")
+    f = _sweep_file(tmp_path, f"['{tiny_bert_dir}', {{model: '{tiny_bert_dir}', kind: "
+                              "masked, label: b2}]", "[CLS]")
+    with pytest.raises(GenderscopeError, match=f"; {tiny_bert_dir}, b2 are masked$"):
+        load_file(f).check()
+    monkeypatch.setattr("sys.argv", ["genderscope", "sweep", str(f), "--no-progress"])
+    from genderscope.cli.app import main
+
+    with pytest.raises(SystemExit) as code:
+        main()
+    err = capsys.readouterr().err.strip()
+    assert code.value.code == 2 and err.startswith(f"error: sweep file {f}: settings: "
+                                                   "start_token"), err
+    assert not (tmp_path / "s.html").exists()
+    spec = load_file(_sweep_file(tmp_path, f"['{tiny_bert_dir}', '{tiny_gpt2_dir}']", "none"))
+    spec.check()  # the causal model takes it
+    spec = load_file(_sweep_file(tmp_path, f"['{tiny_bert_dir}']", "none"))
+    spec.models.append(ModelSpec(str(tiny_gpt2_dir)))  # as `--model GPT2` adds it
+    spec.check()
+    load_file(_sweep_file(tmp_path, f"['{tiny_bert_dir}']", "auto")).check()
+
+
+def test_gs_run_refuses_it_for_a_loaded_masked_model(tiny_bert_dir: Path,
+                                                     tmp_path: Path) -> None:
+    """An adapter load_model returned keeps its own kind: a start token given beside a
+    masked one was ignored; it is refused before any work, as for a model by name."""
+    import genderscope as gs
+
+    store = tmp_path / "s.sqlite"
+    bert = gs.load_model(str(tiny_bert_dir), store=store)
+    for token in ("none", "[CLS]"):
+        with pytest.raises(GenderscopeError) as exc:
+            gs.run("crows-pairs", bert, limit=2, start_token=token, store=store)
+        assert str(exc.value) == MASKED.format(bert.source)
+    from genderscope.store import Store
+
+    with Store(store) as st:
+        assert st.list_runs() == []
+    assert gs.run("crows-pairs", bert, limit=2, store=store).summary  # auto: as before

@@ -189,6 +189,9 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
     client = dict(concurrency=concurrency, timeout=timeout, retries=retries,
                   api_key_env=api_key_env, headers=headers)
     _client_settings(model, **client)  # before any work
+    if start_token != "auto" and getattr(model, "kind", None) == "masked":  # a loaded one:
+        raise GenderscopeError("--start-token applies to causal models only; "  # as load_lm
+                               f"{getattr(model, 'source', 'the model given')} is masked")
     if out is not None:  # before the plan reads a file: never an input, never unsafe
         _check_out(out, model, options, store)
     plan, accepted = plan_of(measure, {**options, "progress": progress})

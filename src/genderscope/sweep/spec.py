@@ -117,6 +117,8 @@ class SweepSpec:
     decoding: tuple[tuple[str, Any], ...] = ()
     """The chat probes' decoding options over the report's own (``settings: decoding:``;
     :func:`genderscope.reporting.build.decoding_options`)."""
+    file: Path | None = None
+    """The sweep file its settings came from (named in a refusal of them)."""
 
     def resources(self, model: ModelSpec) -> tuple[float, float]:
         """(CPUs, GPUs) one job of ``model`` asks Ray for; CPU-only kinds ask no GPU."""
@@ -173,9 +175,35 @@ class SweepSpec:
                                                     if m.seed is not None)):
             whole_number(seed, "seed", 0, label=what)
         whole_number(self.max_retries, "max_retries", 0)
+        self._check_start_token()
         if self.data is not None and not self.data.is_dir():
             raise GenderscopeError(f"--data {self.data}: no such folder")
         return self
+
+    def _check_start_token(self) -> None:
+        """A start token other than ``auto`` is a causal LM's: refused when every language
+        model of the sweep is masked (by ``kind:`` or by its config), as the report
+        refuses it (:func:`genderscope.reporting.inputs.check_start_token`). A model whose
+        kind cannot be told here is left to its jobs."""
+        if self.start_token == "auto":
+            return
+        from genderscope.models.loading import detect_kind
+
+        lms = [m for m in self.models if m.kind in ("auto", "masked", "causal")
+               and not m.endpoint]
+        kinds = []
+        for m in lms:
+            try:
+                kinds.append(m.kind if m.kind != "auto" else detect_kind(m.spec, m.revision))
+            except Exception:  # noqa: BLE001 - an unknown model fails its jobs, not this
+                kinds.append("unknown")
+        if not lms or any(k != "masked" for k in kinds):
+            return
+        where = f"sweep file {self.file}: settings: start_token" if self.file else \
+            "--start-token"
+        raise GenderscopeError(f"{where} {self.start_token!r} applies to causal models only; "
+                               f"{', '.join(m.name for m in lms)} "
+                               f"{'is' if len(lms) == 1 else 'are'} masked")
 
     def check_fits(self, num_cpus: float | None, num_gpus: float) -> None:
         """Refuse, before Ray starts, a job no node could run (Ray would wait for it
@@ -348,7 +376,7 @@ def load_file(path: Path) -> SweepSpec:
         raise _bad(where, "must be a mapping with models: and measures:")
     _keys(where, raw, {"models", "measures", "settings", "resources"}, "top-level")
     spec = SweepSpec(models=parse_models(where, raw.get("models", [])),
-                     measures=parse_measures(where, raw.get("measures", [])))
+                     measures=parse_measures(where, raw.get("measures", [])), file=path)
     settings = raw.get("settings") or {}
     resources = raw.get("resources") or {}
     if not isinstance(settings, dict) or not isinstance(resources, dict):
