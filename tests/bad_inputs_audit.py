@@ -102,12 +102,12 @@ CHECKED_FIRST = [
          "empty target"),
     # more threads than the client has connections (thousands, one per prompt)
     Case("A.6", "run bbq --concurrency 100000", ("run", "bbq", *ENDPOINT, "--concurrency",
-                                                 "100000"), "--concurrency must be at most 1000"),
+                                                 "100000"), "--concurrency must be at most 1,000"),
     Case("A.6", "report --concurrency 100000", ("report", *ENDPOINT, "--concurrency", "100000",
                                                 "--out", "new.html"), "--concurrency"),
     Case("A.6", "sweep --concurrency 100000 (each job failed, exit 1)",
          ("sweep", *ENDPOINT, "--measure", "bbq", "--concurrency", "100000", "--no-progress",
-          "--out", "s.html"), "--concurrency must be at most 1000"),
+          "--out", "s.html"), "--concurrency must be at most 1,000"),
     # the report ran every measure into a failure, or ignored the flag
     Case("A.7", "report --device nonsense (every measure failed, exit 1)",
          ("report", "--model", "{model}", "--device", "nonsense", "--out", "new.html"),
@@ -164,7 +164,7 @@ API = [
             " pop_size=10**9)", "--pop-size must be at most 10000"),
     ApiCase("A.6", "gs.load_model(concurrency=10**5)",
             "gs.load_model('openai:x', base_url='http://127.0.0.1:9/v1', concurrency=10**5)",
-            "--concurrency must be at most 1000"),
+            "--concurrency must be at most 1,000"),
     ApiCase("A.8", "gs.compare(resamples=10**20)", "gs.compare('res_a', 'res_b', key=['id'], "
             "value='value', resamples=10**20)", "--resamples must be at most 1,000,000"),
     ApiCase("A.8", "gs.run('ripa', resamples=10**7)",

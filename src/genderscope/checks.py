@@ -31,13 +31,15 @@ def flag(name: str) -> str:
 
 
 def whole_number(value: Any, name: str, minimum: int | None = None,
-                 maximum: int | None = None, *, label: str | None = None) -> int:
+                 maximum: int | None = None, *, label: str | None = None,
+                 why: str | None = None) -> int:
     """``value`` if it is an int (not a bool) in [``minimum``, ``maximum``] (``maximum``
     defaults to :data:`SEED_MAX` for a seed and to :data:`COUNT_MAX` for those counts);
     the one check, and the one wording, of every seed and count bound. A float, a string
     or NaN is an :class:`ArgumentError` naming the option, a value out of range a
     one-line :class:`GenderscopeError`; ``label`` names the option in both (default: the
-    name for a wrong type, the flag, ``--subset-seed``, for a value out of range)."""
+    name for a wrong type, the flag, ``--subset-seed``, for a value out of range);
+    ``why``, the reason for ``maximum``, follows it in parentheses."""
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float) and math.isnan(value):
             raise ArgumentError(f"{label or name} must be a whole number, got nan")
@@ -52,7 +54,8 @@ def whole_number(value: Any, name: str, minimum: int | None = None,
         return value
     most = COUNT_MAX.get(name) if maximum is None else maximum
     if most is not None and value > most:
-        raise GenderscopeError(f"{shown} must be at most {most:,}, got {value}")
+        reason = f" ({why})" if why else ""
+        raise GenderscopeError(f"{shown} must be at most {most:,}{reason}, got {value}")
     return value
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from genderscope.errors import DataError
+from genderscope.errors import DataError, GenderscopeError
 from genderscope.measures.counterfactual import diff_ci, flip_test
 from genderscope.models.classifier import Classifier
 
@@ -181,5 +181,5 @@ def test_load_texts_formats_and_errors(tmp_path: Path):
         load_texts(bad)
     with pytest.raises(DataError, match="not found"):
         load_texts(tmp_path / "missing.txt")
-    with pytest.raises(DataError, match="--limit"):
+    with pytest.raises(GenderscopeError, match="--limit must be at least 1, got 0"):
         load_texts(csv, limit=0)

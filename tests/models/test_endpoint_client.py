@@ -122,10 +122,10 @@ def test_local_models_refuse_client_settings_in_one_line(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize(("given", "says"), [
-    ({"concurrency": 0}, "--concurrency must be a whole number of at least 1"),
+    ({"concurrency": 0}, "--concurrency must be at least 1"),
     ({"timeout": 0}, "--timeout must be a number of seconds > 0"),
     ({"timeout": float("inf")}, "--timeout must be a number of seconds > 0"),
-    ({"retries": -1}, "--retries must be a whole number of at least 0"),
+    ({"retries": -1}, "--retries must be at least 0"),
     ({"api_key_env": "MY KEY"}, "--api-key-env must name an environment variable"),
     ({"headers": ["no-colon-here"]}, "--header must be NAME:VALUE"),
     ({"headers": [f"Bad Name:{TOKEN}"]}, "not an HTTP header name"),

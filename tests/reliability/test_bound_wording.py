@@ -100,3 +100,75 @@ def test_sweep_bounds_are_the_checkers(tmp_path: Path) -> None:
     f.write_text(f"models: [smollm2]\nmeasures: [crows-pairs]\nsettings: {{seed: {SEED_MAX}, "
                  "max_retries: 0}\n", encoding="utf-8")
     assert load_file(f).seed == SEED_MAX
+
+
+# -- --limit of a corpus and of a texts file, an endpoint's --concurrency and --retries ------
+@pytest.mark.parametrize("bad", [0, -3, 1.5, True, "2"])
+def test_corpus_and_texts_limits_are_the_checkers(tmp_path: Path, bad: Any) -> None:
+    """``load_corpus`` and ``load_texts`` refuse a --limit below 1 or not a whole number in
+    the checker's words (``load_texts`` took 1.5 and failed later with a TypeError)."""
+    from genderscope.datasets.corpus import load_corpus
+    from genderscope.datasets.texts import load_texts
+
+    f = tmp_path / "t.txt"
+    f.write_text("one\ntwo\nthree\n", encoding="utf-8")
+    said = _checker(bad, "limit", 1, label="--limit")
+    assert _message(lambda: load_corpus(str(f), limit=bad)) == said
+    assert _message(lambda: load_texts(f, limit=bad)) == said
+
+
+def test_corpus_and_texts_limits_still_take_whole_numbers(tmp_path: Path) -> None:
+    import numpy as np
+
+    from genderscope.datasets.corpus import load_corpus
+    from genderscope.datasets.texts import load_texts
+
+    f = tmp_path / "t.txt"
+    f.write_text("one\ntwo\nthree\n", encoding="utf-8")
+    assert load_corpus(str(f), limit=1).texts == ["one"]
+    assert load_texts(f, limit=2).texts == ["one", "two"]
+    assert load_texts(f, limit=np.int64(5)).texts == ["one", "two", "three"]  # as before
+
+
+@pytest.mark.parametrize(("given", "name", "least", "most"), [
+    ({"concurrency": 0}, "concurrency", 1, "MAX_CONCURRENCY"),
+    ({"concurrency": 1001}, "concurrency", 1, "MAX_CONCURRENCY"),
+    ({"concurrency": 2.0}, "concurrency", 1, "MAX_CONCURRENCY"),
+    ({"retries": -1}, "retries", 0, "MAX_RETRIES"),
+    ({"retries": 101}, "retries", 0, "MAX_RETRIES"),
+    ({"retries": "3"}, "retries", 0, "MAX_RETRIES")])
+def test_endpoint_counts_are_the_checkers(given: dict[str, Any], name: str, least: int,
+                                          most: str) -> None:
+    """An endpoint's --concurrency (at most the OpenAI client's 1,000 connections) and
+    --retries (at most 100) are refused in the checker's words; each bound is accepted."""
+    from genderscope.models import endpoint
+
+    def client(**kw: Any) -> Any:
+        kw = {"max_retries" if k == "retries" else k: v for k, v in kw.items()}
+        return endpoint.OpenAIChat("tiny", "http://127.0.0.1:9/v1", **kw)
+
+    bound = getattr(endpoint, most)
+    why = "the OpenAI client's connection limit" if name == "concurrency" else None
+    said = _message(lambda: client(**given))
+    assert said == _checker(given[name], name, least, bound, label=f"--{name}", why=why)
+    for fine in (least, bound):
+        client(**{name: fine})
+
+
+def test_hsr_alpha_is_checked_in_one_place(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """``debias hsr --alpha`` is refused by the function hsr_debias itself calls, before any
+    vectors load; both refuse 0, a negative, nan and inf in its words."""
+    from genderscope.cli.commands import debias_vectors
+    from genderscope.vector_debias import hsr
+
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        said = _message(lambda bad=bad: hsr.check_alpha(bad))
+        assert said == f"--alpha must be a positive finite number, got {bad}"
+        assert _message(lambda bad=bad: debias_vectors._check_options(
+            "hsr", {"alpha": bad})) == said
+    assert hsr.check_alpha(60) == 60.0
+    monkeypatch.setattr(hsr, "check_alpha", lambda a: (_ for _ in ()).throw(
+        GenderscopeError("the one check")))
+    assert _message(lambda: debias_vectors._check_options("hsr", {"alpha": 1.0})) == \
+        "the one check"

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from genderscope.checks import whole_number
 from genderscope.datasets.locations import DATA_ENV, data_roots, find_benchmark
 from genderscope.errors import DataError, where
 from genderscope.files import read_text
@@ -97,9 +98,8 @@ def _read_file(path: Path) -> list[str]:
 
 def load_corpus(spec: str | Path, *, limit: int | None = None) -> Corpus:
     """Load a training corpus (file or built-in name; see module docstring)."""
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
-                              or limit < 1):
-        raise DataError(f"--limit must be a whole number >= 1, got {limit!r}")
+    if limit is not None:
+        whole_number(limit, "limit", 1, label="--limit")
     name = str(spec)
     if name in BUILTIN:
         folder, names = BUILTIN[name]

@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
+from genderscope.checks import whole_number
 from genderscope.errors import DataError, where
 from genderscope.files import read_text
 from genderscope.results import file_sha256
@@ -69,11 +71,9 @@ def load_texts(path: str | Path, *, text_column: str | None = None,
     if not texts:
         raise DataError(f"{p}: no texts (empty data)")
     if limit is not None:
-        if limit < 1:
-            raise DataError(f"--limit must be >= 1, got {limit}")
+        limit = whole_number(int(limit) if isinstance(limit, np.integer) else limit, "limit",
+                             1, label="--limit")
         if sample_seed is not None and limit < len(texts):
-            import numpy as np
-
             keep = sorted(np.random.default_rng(sample_seed).choice(len(texts), limit,
                                                                     replace=False).tolist())
         else:

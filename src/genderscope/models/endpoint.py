@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from genderscope.checks import whole_number
 from genderscope.errors import GenderscopeError, ModelLoadError, add_secret, redact
 from genderscope.models.endpoint_urls import (
     checked_url,
@@ -323,27 +324,18 @@ refuses or never answers ends within (retries + 1) x 2 x timeout and the client'
 
 def _check_settings(concurrency: Any, timeout: Any, max_retries: Any,
                     api_key_env: Any) -> None:
-    """The client settings, each checked in one line."""
-    def whole(x: Any) -> bool:
-        return isinstance(x, int) and not isinstance(x, bool)
-
-    if not whole(concurrency) or concurrency < 1:
-        raise GenderscopeError(f"--concurrency must be a whole number of at least 1, got "
-                               f"{concurrency!r}")
-    if concurrency > MAX_CONCURRENCY:  # a thread each, waiting on the client's connections
-        raise GenderscopeError(f"--concurrency must be at most {MAX_CONCURRENCY} (the OpenAI "
-                               f"client's connection limit), got {concurrency}")
+    """The client settings, each checked in one line (the counts by
+    :func:`genderscope.checks.whole_number`)."""
+    # a thread each, waiting on the client's connections: at most MAX_CONCURRENCY
+    whole_number(concurrency, "concurrency", 1, MAX_CONCURRENCY, label="--concurrency",
+                 why="the OpenAI client's connection limit")
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or \
             not 0 < timeout < float("inf"):
         raise GenderscopeError(f"--timeout must be a number of seconds > 0, got {timeout!r}")
     if timeout > MAX_TIMEOUT:
         raise GenderscopeError(f"--timeout must be at most {MAX_TIMEOUT} seconds, got "
                                f"{timeout}")
-    if not whole(max_retries) or max_retries < 0:
-        raise GenderscopeError(f"--retries must be a whole number of at least 0, got "
-                               f"{max_retries!r}")
-    if max_retries > MAX_RETRIES:
-        raise GenderscopeError(f"--retries must be at most {MAX_RETRIES}, got {max_retries}")
+    whole_number(max_retries, "retries", 0, MAX_RETRIES, label="--retries")
     if not isinstance(api_key_env, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*",
                                                             api_key_env):
         raise GenderscopeError(f"--api-key-env must name an environment variable (e.g. "

@@ -28,14 +28,23 @@ from genderscope.vector_debias.lists import DebiasLists, left_alone
 DEFAULT_ALPHA = 60.0
 
 
+def check_alpha(alpha: float) -> float:
+    """The ridge penalty alpha (Yang & Feng 2020, Sec. 3) as a float: a positive finite
+    number (0 leaves V_d^T V_d singular when definition words outnumber dimensions; nan or
+    inf give vectors full of NaN). The one check of ``--alpha``: the command line calls
+    it before any vectors load, :func:`hsr_debias` again."""
+    if not np.isfinite(alpha) or alpha <= 0:
+        raise DataError(f"--alpha must be a positive finite number, got {alpha}")
+    return float(alpha)
+
+
 def hsr_debias(vectors: Any, lists: DebiasLists, *, alpha: float = DEFAULT_ALPHA,
                targets: Sequence[str] | None = None, ignore: Sequence[str] | None = None
                ) -> tuple[np.ndarray, HardDebiasFit]:
     """The debiased (n_words, dim) float32 matrix, row order of ``vectors.words``.
     ``targets`` / ``ignore``: which words lose their predicted gender information, as
     :func:`~genderscope.vector_debias.hard.hard_debias` (the rest stay as they are)."""
-    if not np.isfinite(alpha) or alpha <= 0:  # nan would give vectors full of NaN
-        raise DataError(f"--alpha must be a positive finite number, got {alpha}")
+    check_alpha(alpha)
     index = vectors.index
     defs = [w for w in dict.fromkeys(lists.gender_specific) if w in index]
     if len(defs) < 2:

@@ -162,12 +162,12 @@ def _print(record: dict[str, Any], out: Path) -> None:
 
 def _check_options(method: str, options: dict[str, Any]) -> None:
     """Options refused before any vectors load."""
-    import math
-
     from genderscope.errors import DataError
 
-    if method == "hsr" and not (math.isfinite(options["alpha"]) and options["alpha"] > 0):
-        raise DataError(f"--alpha must be a positive finite number, got {options['alpha']}")
+    if method == "hsr":
+        from genderscope.vector_debias import hsr
+
+        hsr.check_alpha(options["alpha"])
     if method == "double-hard" and options["n_words"] < 1:
         raise DataError("--n-words must be at least 1 for double-hard")
     if method == "ran":
