@@ -100,8 +100,7 @@ class Result:
         self.metadata.setdefault("environment", environment())
 
     def summary_json(self) -> str:
-        return to_json({"method": self.method, "summary": self.summary,
-                        "metadata": self.metadata}, indent=2)
+        return self.to_json()
 
     def to_json(self, *, items: bool = False, indent: int | None = 2) -> str:
         """Method, summary and metadata as JSON (NaN -> null); ``items=True`` adds the
