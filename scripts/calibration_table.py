@@ -39,6 +39,10 @@ Wilson interval over the runs, the Monte-Carlo error (about ±0.02 at 500 runs, 
 2,000). Status: *pass* (the figure is within the bar), *known limit* (outside the bar or
 not the quantity a reader may want, for the reason given), *outside the bar* (a defect).
 Why each interval and test was chosen for its design: [statistics.md](statistics.md).
+"Stored as" names, in a run's own words, the interval (`interval: ` its `method`) or test
+(`test: ` the start of its `test`; `p: ` a measure whose p-value names no test) the row
+calibrates: every one genderscope reports has a row that is still reported
+(`tests/stats/test_calibration_coverage.py`).
 
 The page is generated, not typed: `python scripts/calibration_table.py` runs the
 simulations of `tests/calibration_sims.py` at fixed seeds and the run counts shown (the
@@ -112,7 +116,9 @@ def _status(row: Any) -> str:
 def _line(row: Any) -> str:
     lo, hi = row.wilson()
     bar = f"[{row.bar[0]:.2f}, {row.bar[1]:.2f}]"
-    cells = (row.statistic, row.design, row.kind, f"{row.sims:,}",
+    stored = "; ".join(f"`{c}`" for c in row.calibrates)
+    statistic = f"{row.statistic} (stored as {stored})" if stored else row.statistic
+    cells = (statistic, row.design, row.kind, f"{row.sims:,}",
              f"{row.rate:.3f} [{lo:.3f}, {hi:.3f}]", bar, _status(row), f"`{row.source}`")
     return "| " + " | ".join(_cell(c) for c in cells) + " |"
 

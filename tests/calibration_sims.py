@@ -40,6 +40,12 @@ class Row:
     """The test that asserts it (file::function)."""
     limit: str = ""
     """A known limit: why this row may sit outside the bar (empty: none)."""
+    calibrates: tuple[str, ...] = ()
+    """The reported statistics this row calibrates, as results store them:
+    ``interval: <method>`` (a stored interval's ``method``, lower case), ``test: <start of
+    a stored test>`` (its ``test``, lower case), or ``p: <measure>`` for a p-value stored
+    without a ``test`` naming it. Empty for a statistic no longer reported.
+    ``tests/stats/test_calibration_coverage.py`` checks that every reported one has a row."""
 
     @property
     def rate(self) -> float:
@@ -113,7 +119,8 @@ def flip_rate_row(sims: int, seed: int = 361) -> Row:
         hits += ci["ci_low"] <= p <= ci["ci_high"]
     return Row("flip-rate", "n = 50-200 independent texts, flip probability p = 0.01-0.05 "
                "(uniform)", "counterfactual flip rate: Wilson", "coverage", sims, hits,
-               "tests/stats/test_calibration_design.py::test_flip_rate_ci_covers_rare_flips")
+               "tests/stats/test_calibration_design.py::test_flip_rate_ci_covers_rare_flips",
+               calibrates=("interval: wilson",))
 
 
 def template_flips(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, float]:
@@ -141,7 +148,8 @@ def flip_rate_templates_row(sims: int, seed: int = 362) -> Row:
                "probabilities Beta(mean 0.01-0.05, intra-template correlation 0.02-0.2)",
                "counterfactual flip rate with clusters: design-effect Wilson, t(K-1)",
                "coverage", sims, hits, "tests/stats/test_calibration_design.py::"
-               "test_flip_rate_ci_with_templates_covers")
+               "test_flip_rate_ci_with_templates_covers",
+               calibrates=("interval: design-effect wilson",))
 
 
 # -- RIPA: few word pairs (issue 36, row 3) ------------------------------------------------
@@ -229,7 +237,8 @@ def ripa_row(n_pairs: int, sims: int, seed: int = 363, pairs: str = "random",
     return Row(key, design, "RIPA CI: jackknife t, word pairs x attribute words",
                "coverage", sims, hits, "tests/stats/test_calibration_design.py::"
                + ("test_ripa_ci_over_pairs_covers" if limit is None else
-                  "test_ripa_ci_is_conservative_for_the_words_given"), limit=limit)
+                  "test_ripa_ci_is_conservative_for_the_words_given"), limit=limit,
+                  calibrates=("interval: several-sample infinitesimal jackknife t",))
 
 
 def ripa_population_row(sims: int, seed: int = 364, n_pairs: int = 20) -> Row:
@@ -250,7 +259,8 @@ def ripa_population_row(sims: int, seed: int = 364, n_pairs: int = 20) -> Row:
                "attribute words drawn anew; truth: the value over attribute words too",
                "RIPA CI: jackknife t, word pairs x attribute words", "coverage", sims, hits,
                "tests/stats/test_calibration_design.py::"
-               "test_ripa_ci_covers_attribute_words_drawn_anew")
+               "test_ripa_ci_covers_attribute_words_drawn_anew",
+               calibrates=("interval: several-sample infinitesimal jackknife t",))
 
 
 # -- rows of the calibration tests before issue 36 (tests/stats/test_calibration*.py) ------
@@ -273,7 +283,8 @@ def wilson_row(sims: int = 2000, seed: int = 41, rng: np.random.Generator | None
     k = rng.binomial(200, 0.5, sims)
     hits = sum(bool((c := proportion_ci(int(x), 200)).ci_low <= 0.5 <= c.ci_high) for x in k)
     return Row("wilson-200", "200 independent items, share 0.5", "proportion CI: Wilson",
-               "coverage", sims, hits, CAL + "test_proportion_ci_and_bias_type_test")
+               "coverage", sims, hits, CAL + "test_proportion_ci_and_bias_type_test",
+               calibrates=("interval: wilson",))
 
 
 def weat_permutation_rows(sims: int = 1000, seed: int = 21,
@@ -293,9 +304,11 @@ def weat_permutation_rows(sims: int = 1000, seed: int = 21,
     design = "8 + 8 exchangeable word scores, N(0, 1)"
     src = CAL + "test_weat_permutation_test_fpr_and_power"
     return [Row("weat-permutation-one-sided", design, "WEAT permutation test, one-sided",
-                "FPR", sims, int(one), src),
+                "FPR", sims, int(one), src,
+                calibrates=("p: weat",)),
             Row("weat-permutation-two-sided", design, "WEAT permutation test, two-sided",
-                "FPR", sims, int(two), src)]
+                "FPR", sims, int(two), src,
+                calibrates=("p: weat",))]
 
 
 def skewed_units(n: int, sims: int) -> np.ndarray:
@@ -318,7 +331,8 @@ def sign_flip_row(n: int, sims: int = 4000) -> Row:
                f"{2 / np.sqrt(2.0 if n == 60 else 6.0):.1f})",
                "paired test: sign flip (method='mean')",
                "FPR", sims, int(np.sum(p < ALPHA)),
-               CAL + "test_paired_mean_test_under_skewed_mean_zero_units", limit)
+               CAL + "test_paired_mean_test_under_skewed_mean_zero_units", limit,
+               calibrates=("test: sign-flip test of the mean",))
 
 
 def heavy_skew_units(n: int, sims: int) -> np.ndarray:
@@ -340,14 +354,17 @@ def heavy_skew_rows(n: int, sims: int = 2000) -> list[Row]:
     src = CAL + "test_bootstrap_t_holds_under_heavy_skew_where_sign_flip_does_not"
     return [Row(f"bootstrap-t-{n}", design, "paired test: bootstrap-t (the default)", "FPR",
                 sims,
-                int(np.sum(p_bt < ALPHA)), src),
+                int(np.sum(p_bt < ALPHA)), src,
+                calibrates=("test: bootstrap-t test of the mean",)),
             Row(f"bootstrap-t-ci-{n}", design, "paired CI: bootstrap-t", "coverage", sims,
-                int(np.sum((low <= 0) & (high >= 0))), src),
+                int(np.sum((low <= 0) & (high >= 0))), src,
+                calibrates=("interval: bootstrap-t",)),
             Row(f"sign-flip-heavy-skew-{n}", design, "paired test: sign flip (method='mean')",
                 "FPR", sims, int(np.sum(p_sf < ALPHA)), src,
                 "the sign-flip test assumes symmetric differences; it is no longer the "
                 "default test of a mean difference (bootstrap-t is); it is used where the "
-                "sign is arbitrary by design (RIPA's pair order)")]
+                "sign is arbitrary by design (RIPA's pair order)",
+                calibrates=("test: sign-flip test of the mean",))]
 
 
 LOGNORMAL_SKEW = 6.18
@@ -392,10 +409,12 @@ def lognormal_rows(n: int, sims: int = 2000) -> list[Row]:
              "the bootstrap-t corrects most of it; " + LOGNORMAL_ALTERNATIVES[n])
     return [Row(f"bootstrap-t-lognormal-{n}", design, "paired test: bootstrap-t (the "
                 "default)", "FPR", sims, fpr, src,
-                "" if FPR[0] <= fpr / sims <= FPR[1] else limit.format(n=n)),
+                "" if FPR[0] <= fpr / sims <= FPR[1] else limit.format(n=n),
+                calibrates=("test: bootstrap-t test of the mean",)),
             Row(f"bootstrap-t-ci-lognormal-{n}", design, "paired CI: bootstrap-t", "coverage",
                 sims, cover, src,
-                "" if COVER[0] <= cover / sims <= COVER[1] else limit.format(n=n))]
+                "" if COVER[0] <= cover / sims <= COVER[1] else limit.format(n=n),
+                calibrates=("interval: bootstrap-t",))]
 
 
 def skewed_cluster_values(rng: np.random.Generator, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -417,7 +436,8 @@ def cluster_t_row(k: int, sims: int = 2000) -> Row:
         hits += ci.ci_low <= 0.0 <= ci.ci_high
     return Row(f"cluster-t-{k}", f"{k} clusters x 9 items, skewed mean-0 cluster effects",
                "cluster mean CI: cluster t (CR1)", "coverage", sims, int(hits),
-               CAL + "test_cluster_mean_ci_with_few_skewed_clusters")
+               CAL + "test_cluster_mean_ci_with_few_skewed_clusters",
+               calibrates=("interval: cluster t interval",))
 
 
 def probe_targets(rng: np.random.Generator) -> np.ndarray:
@@ -438,7 +458,8 @@ def probe_t_row(sims: int = 2000) -> Row:
         hits += ci.ci_low <= 0.0 <= ci.ci_high
     return Row("probe-t-12", "12 targets, skewed mean-0 target effects",
                "probe CI: bootstrap-t over targets", "coverage", sims, int(hits),
-               CAL + "test_probe_mean_over_twelve_targets_covers")
+               CAL + "test_probe_mean_over_twelve_targets_covers",
+               calibrates=("interval: bootstrap-t",))
 
 
 COMPARE_NOISE = {
@@ -496,9 +517,11 @@ def compare_rows(sims: int = 1500, seed: int = 51, rng: np.random.Generator | No
     cov_limit = limit if limit and not COVER[0] <= hits / sims <= COVER[1] else ""
     suffix = "" if (n, noise) == (60, "t5") else f"-{n}-{noise}"
     return [Row("compare-test" + suffix, design, "compare: bootstrap-t test of the change",
-                "FPR", sims, int(rejected), src, fpr_limit.format(n=n)),
+                "FPR", sims, int(rejected), src, fpr_limit.format(n=n),
+                calibrates=("test: bootstrap-t test of the mean",)),
             Row("compare-ci" + suffix, design, "compare: bootstrap-t CI of the change",
-                "coverage", sims, int(hits), src, cov_limit.format(n=n))]
+                "coverage", sims, int(hits), src, cov_limit.format(n=n),
+                calibrates=("interval: bootstrap-t",))]
 
 
 def association_world(rng: np.random.Generator, n_target: int, n_attr: int, dim: int = 10
@@ -537,7 +560,8 @@ def embedding_null_row(metric: str, sims: int = 1500, seed: int = 20261124) -> R
     return Row(f"{metric}-test", "10 + 10 target words, 6 + 6 attribute words, no "
                "association", f"{metric.upper()} {test_name}", "FPR", sims, int(rejected),
                "tests/stats/test_calibration_embeddings.py::"
-               "test_false_positive_rate_under_the_null")
+               "test_false_positive_rate_under_the_null",
+               calibrates=("test: t test of no change",) if metric == "ripa" else ("p: rnd",))
 
 
 def report_unequal_row(k: int, sims: int = 2000, seed: int = 237) -> Row:
@@ -571,7 +595,8 @@ def report_unequal_row(k: int, sims: int = 2000, seed: int = 237) -> Row:
                "profession gaps, mean over items", "report model difference CI: jackknife "
                "t, t(K* - 1) (effective clusters)", "coverage", sims, int(hits),
                "tests/stats/test_calibration_design.py::"
-               "test_report_difference_with_unequal_clusters_covers")
+               "test_report_difference_with_unequal_clusters_covers",
+               calibrates=("interval: jackknife t interval",))
 
 
 
@@ -619,10 +644,12 @@ def bec_pro_person_rows(sims: int = 1000, seed: int = 238) -> list[Row]:
     cover, fpr = hits / sims, rejected / sims
     return [Row("bec-pro-person-words-ci", design, "BEC-Pro male - female CI: two-way "
                 "(professions x person words)", "coverage", sims, int(hits), src,
-                "" if COVER[0] <= cover <= COVER[1] else limit.format("coverage")),
+                "" if COVER[0] <= cover <= COVER[1] else limit.format("coverage"),
+                calibrates=("interval: two-way cluster bootstrap-variance t interval",)),
             Row("bec-pro-person-words-test", design, "BEC-Pro male vs female group test: "
                 "crossed t", "FPR", sims, int(rejected), src,
-                "" if FPR[0] <= fpr <= FPR[1] else limit.format("false positives"))]
+                "" if FPR[0] <= fpr <= FPR[1] else limit.format("false positives"),
+                calibrates=("test: crossed t test of the mean",))]
 
 
 REPORT_SKEW_CASES = [(10, "exponential"), (10, "lognormal"), (20, "exponential"), (20, "lognormal"),
@@ -699,7 +726,8 @@ def report_skew_rows(k: int, dist: str = "exponential", sims: int = 1000,
     return [Row(f"report-bootstrap-t-{dist}-{k}", design, "report model difference test "
                 f"(mean): cluster bootstrap-t ({se})", "FPR", sims, int(boot), REPORT_SKEW,
                 "" if within else f"skewness {LOGNORMAL_SKEW:.1f} over {k} clusters: the "
-                "bootstrap-t corrects most, not all, of the skew"),
+                "bootstrap-t corrects most, not all, of the skew",
+                calibrates=("p: report model difference",)),
             Row(f"report-swap-{dist}-{k}", design, "report model difference test (mean): "
                 "cluster swap (replaced, no longer reported for a mean)", "FPR", sims,
                 int(swap), REPORT_SKEW,
@@ -759,7 +787,8 @@ def report_unequal_skew_rows(k: int, sims: int = 1000, seed: int = 243) -> list[
                 "" if FPR[0] <= boot / sims <= FPR[1] else "skewness 6.2 over unequal "
                 "professions: the item-weighted mean leans on the large ones (effective "
                 "clusters K* = N^2 / sum N_k^2, about 0.8 K here); the bootstrap-t corrects "
-                f"part of the skew, not all. {UNEQUAL_ALTERNATIVES}"),
+                f"part of the skew, not all. {UNEQUAL_ALTERNATIVES}",
+                calibrates=("p: report model difference",)),
             Row(f"report-swap-unequal-lognormal-{k}", design, "report model difference test "
                 "(mean): cluster swap (replaced, no longer reported for a mean)", "FPR", sims,
                 int(swap), src, "" if FPR[0] <= swap / sims <= FPR[1] else "the swap "
@@ -807,14 +836,16 @@ def report_median_rows(k: int, sims: int = 500, seed: int = 241) -> list[Row]:
                 stat, "FPR", sims, sharp, REPORT_SKEW,
                 "" if FPR[0] <= sharp / sims <= FPR[1] else "the median is unchanged by "
                 "swaps of professions wholly on one side of it: ties make the swap "
-                "conservative"),
+                "conservative",
+                calibrates=("p: report model difference",)),
             Row(f"report-swap-median-skew-{k}", f"{k} professions x 9 items, model gap "
                 f"varying by profession: {_skew_words('lognormal')}, mean 0", stat, "FPR",
                 sims, skew, REPORT_SKEW,
                 "not the null the swap tests: it tests that A and B are exchangeable "
                 "within each profession, which a mean-0 but skewed gap breaks (and the "
                 "medians then differ); the share rejected is not a false-positive rate "
-                "of the median")]
+                "of the median",
+                calibrates=("p: report model difference",))]
 
 
 # -- WEAT / SEAT d interval when d is not 0 (issue 36, row 8) -------------------------------
@@ -886,7 +917,8 @@ def weat_d_row(nx: int, ny: int, delta: float, sims: int, *, noise: str = "norma
                                                           else ""),
                design, ("SEAT" if templates else "WEAT") + " d CI: noncentral t",
                "coverage", sims, hits, EFFECTS + "test_weat_d_interval_covers_when_d_is_not_0",
-               limit)
+               limit,
+               calibrates=("interval: noncentral t interval",))
 
 
 def weat_d_rows(sims: int = 1000) -> list[Row]:
@@ -932,7 +964,8 @@ def rnd_unequal_row(sims: int, *, nx: int = 8, ny: int = 16, n_attr: int = 6,
                f"{nx} + {ny} target words, {n_attr} + {n_attr} attribute words, {dim} "
                f"dimensions, {what}; truth: RND of the attribute words given",
                "RND CI: permutation shift interval", "coverage", sims, hits,
-               EFFECTS + "test_rnd_interval_with_unequal_sets_covers")
+               EFFECTS + "test_rnd_interval_with_unequal_sets_covers",
+               calibrates=("interval: permutation shift interval",))
 
 
 # -- intervals of absolute values: RNSB (issue 36, row 11) ----------------------------------
@@ -984,6 +1017,13 @@ def _measures() -> Any:
     return calibration_sims_measures
 
 
+def _reported() -> Any:
+    """Rows of reported statistics that had none (tests/calibration_sims_reported.py)."""
+    import calibration_sims_reported
+
+    return calibration_sims_reported
+
+
 TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
     ("Counterfactual flip rate", lambda: [
         flip_rate_row(500), flip_rate_templates_row(500)]),
@@ -998,6 +1038,9 @@ TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
     ("WEAT", lambda: [*weat_permutation_rows(), *weat_d_rows()]),
     ("RNSB: an absolute value", lambda: rnsb_null_rows(1000)),
     ("Proportions", lambda: [wilson_row()]),
+    ("SEAT's p, CrowS-Pairs' binomial test, the attack, the counterfactual difference",
+     lambda: [*_reported().seat_null_rows(2000, 500), _reported().crows_pairs_row(2000),
+              _reported().attack_row(2000), _reported().counterfactual_difference_row(2000)]),
     ("Paired tests and compare", lambda: [
         *(sign_flip_row(n) for n in (5, 10, 20, 60)),
         *heavy_skew_rows(10), *heavy_skew_rows(20),

@@ -157,7 +157,8 @@ def null_rows(sims: int, seed: int = 3621, n_target: int = 8, n_attr: int = 8,
                            f"{n_target}-{n_attr}", design,
                            f"debias evaluation: {m.upper()} change {what}, t test of no change",
                            "FPR", sims, hits[f"{m}:{g}"], SRC + "test_debias_change_test_"
-                           "is_sized"))
+                           "is_sized",
+                           calibrates=("test: t test of no change",)))
             if old:
                 out.append(Row(f"old-{out[-1].key}", design, out[-1].statistic.replace(
                     "t test of no change", "bootstrap-t over the items"), "FPR", sims,
@@ -184,7 +185,8 @@ def shrink_rows(sims: int, seed: int = 3622, n_target: int = 8, n_attr: int = 8,
         "; truth: the expected change at these sizes (mean of 4,000 worlds)")
     return [Row(f"vector-debias-{m}-all-{change}-{n_target}-{n_attr}", design,
                 f"debias evaluation: {m.upper()} change over all items, jackknife t CI",
-                "coverage", sims, hits[m], SRC + "test_debias_change_interval_covers")
+                "coverage", sims, hits[m], SRC + "test_debias_change_interval_covers",
+                calibrates=("interval: several-sample infinitesimal jackknife t",))
             for m in METRICS]
 
 
@@ -274,7 +276,8 @@ def compare_null_rows(sims: int, seed: int = 3623, n_target: int = 8, n_attr: in
                 f"{n_attr}{suffix}", design, f"compare of saved {m.upper()} runs: change "
                 f"{'over all items' if g == '(all)' else 'set ' + g}, t test of no change "
                 "(crossed design)", "FPR", sims, hits[f"{m}:{g}"], source,
-                limit(f"{m}:{g}", hits[f"{m}:{g}"] / sims))
+                limit(f"{m}:{g}", hits[f"{m}:{g}"] / sims),
+                calibrates=("test: t test of no change",))
             for m in METRICS for g in ("(all)", FIRST[m])]
 
 
@@ -297,7 +300,8 @@ def compare_skew_rows(sims: int, seed: int = 3625, draws: int = 2000) -> list[Ro
                 f"compare of saved {m.upper()} runs: change over all items, jackknife t CI "
                 "(crossed design)", "coverage", sims, hits[m],
                 SRC + "test_compare_of_saved_runs_covers_skewed_changes",
-                _skew_limit(m, hits[m], sims))
+                _skew_limit(m, hits[m], sims),
+                calibrates=("interval: several-sample infinitesimal jackknife t",))
             for m in METRICS]
 
 
@@ -400,7 +404,8 @@ def plain_compare_rows(sims: int, seed: int = 3624) -> list[Row]:
     return [Row(f"compare-plain-{m}-all-null-8-8", design,
                 f"compare of two plain {m.upper()} runs (genderscope run): change over all "
                 "items, t test of no change (crossed design)", "FPR", sims, hits[m],
-                PLAIN_SRC) for m in METRICS]
+                PLAIN_SRC,
+                calibrates=("test: t test of no change",)) for m in METRICS]
 
 
 def within(rows: list[Row]) -> list[str]:

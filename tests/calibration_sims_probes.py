@@ -109,7 +109,8 @@ def tamkin_rows(k: int, sims: int, seed: int = 369, *, resamples: int = 1000,
               f"truth: the population male - female rate ({truth:.3f})")
     rows = [Row(f"tamkin-diff-ci-{k}", design, "DiscriminationTamkin male - female rate "
                 "CI: linearised cluster t (ratio design)", "coverage", sims, int(hit),
-                PROBES + "test_tamkin_difference_ci_covers_with_slopes")]
+                PROBES + "test_tamkin_difference_ci_covers_with_slopes",
+                calibrates=("interval: linearised cluster t interval",))]
     if old:
         rows.append(Row(f"tamkin-diff-bootstrap-{k}", design, "DiscriminationTamkin male - "
                         "female rate CI: percentile cluster bootstrap (replaced, no longer "
@@ -142,7 +143,8 @@ def tamkin_test_row(k: int, sims: int, seed: int = 370, *, n_flips: int = 2000) 
                f"effect, scenario x gender slopes (logit SD {SLOPE_SD})",
                "DiscriminationTamkin male - female test: cluster t over scenarios "
                "(items weighted as in the estimate)", "FPR", sims, rejected,
-               PROBES + "test_tamkin_test_weights_items_as_the_estimate")
+               PROBES + "test_tamkin_test_weights_items_as_the_estimate",
+               calibrates=("test: cluster t test of the mean",))
 
 
 def probe_lognormal_targets(rng: np.random.Generator, n: int = 12) -> np.ndarray:
@@ -173,7 +175,8 @@ def probe_skew_rows(sims: int, seed: int = 371, *, old: bool = False) -> list[Ro
              "0.90-0.92 at 10-20 units)")
     rows = [Row("probe-lognormal-12", design, "probe CI: bootstrap-t over targets",
                 "coverage", sims, int(hit), PROBES + "test_probe_ci_under_heavy_skew",
-                "" if 0.93 <= hit / sims <= 0.97 else limit)]
+                "" if 0.93 <= hit / sims <= 0.97 else limit,
+                calibrates=("interval: bootstrap-t",))]
     if old:
         rows.append(Row("probe-lognormal-12-t", design, "probe CI: Student t over targets "
                         "(replaced, no longer reported)", "coverage", sims, int(hit_t),
