@@ -1038,9 +1038,11 @@ TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
     ("WEAT", lambda: [*weat_permutation_rows(), *weat_d_rows()]),
     ("RNSB: an absolute value", lambda: rnsb_null_rows(1000)),
     ("Proportions", lambda: [wilson_row()]),
-    ("SEAT's p, CrowS-Pairs' binomial test, the attack, the counterfactual difference",
+    ("SEAT's p, CrowS-Pairs' and compare's exact tests, the attack, the counterfactual "
+     "difference",
      lambda: [*_reported().seat_null_rows(2000, 500), _reported().crows_pairs_row(2000),
-              _reported().attack_row(2000), _reported().counterfactual_difference_row(2000)]),
+              _reported().mcnemar_row(2000), _reported().attack_row(2000),
+              _reported().counterfactual_difference_row(2000)]),
     ("Paired tests and compare", lambda: [
         *(sign_flip_row(n) for n in (5, 10, 20, 60)),
         *heavy_skew_rows(10), *heavy_skew_rows(20),

@@ -1,8 +1,9 @@
 """Calibration rows for reported statistics that had none on docs/calibration.md (found by
 ``tests/stats/test_calibration_coverage.py``): SEAT's p over source words and the
-sentence-level p it keeps as ``p_as_published``, CrowS-Pairs' exact binomial test, the
-attack's paired percentile bootstrap of the asymmetry, and the counterfactual's
-two-group percentile bootstrap of m2f - f2m.
+sentence-level p it keeps as ``p_as_published``, CrowS-Pairs' exact binomial test,
+compare's exact McNemar test of a binary outcome, the attack's paired percentile
+bootstrap of the asymmetry, and the counterfactual's two-group percentile bootstrap of
+m2f - f2m.
 
 Plain numpy: no pytest. Each function simulates one design ``sims`` times from ``seed``
 through the function the measure calls and returns :class:`calibration_sims.Row` values;
@@ -134,3 +135,29 @@ def counterfactual_difference_row(sims: int, seed: int = 2239, resamples: int = 
                "" if COVER[0] <= rate <= COVER[1] else "a percentile bootstrap of a "
                "difference of means over 20-100 texts a group: slightly narrow",
                calibrates=("interval: two-group percentile bootstrap",))
+
+
+def mcnemar_row(sims: int, seed: int = 2240) -> Row:
+    """``compare``'s McNemar test of a binary outcome before/after
+    (:func:`genderscope.measures.compare.mcnemar_exact`: the exact binomial test of the
+    discordant pairs) over n ~ U{20..262} pairs, each preferring the stereotype before
+    with probability 0.5 and keeping its answer after with probability 0.8, so that
+    true -> false and false -> true are equally likely (no change)."""
+    from genderscope.measures.compare import mcnemar_exact
+
+    rng = _seeds(seed)
+    rejected = 0
+    for _ in range(sims):
+        n = int(rng.integers(20, 263))
+        before = rng.random(n) < 0.5
+        after = np.where(rng.random(n) < 0.8, before, rng.random(n) < 0.5)
+        rejected += mcnemar_exact(before, after)["p_value"] < ALPHA
+    rate = rejected / sims
+    return Row("compare-mcnemar", "n = 20-262 pairs (uniform), a binary outcome (e.g. "
+               "CrowS-Pairs' stereotype preferred) 0.5 before, kept with probability 0.8, "
+               "no change", "compare: exact McNemar test of a binary outcome", "FPR", sims,
+               int(rejected), SRC + "test_compare_mcnemar_test_holds_its_size",
+               "" if FPR[0] <= rate <= FPR[1] else "an exact test of a count: its size is "
+               "at most 0.05 and below it where the count's discreteness leaves no p at "
+               "exactly 0.05 (conservative, never anti-conservative)",
+               calibrates=("p: compare mcnemar",))

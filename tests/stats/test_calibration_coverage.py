@@ -9,7 +9,8 @@ stored ``test`` of every p-value, in
 - every identity case (``tests/identity/record.py``: every measure on small offline models,
   with the changes made on purpose; the way ``test_statistics_words.py`` reads them), and
 - small seeded runs of what has no identity case or takes another path at other sizes:
-  GAP, compare of two saved runs, the report's model difference, the counterfactual flip
+  GAP, compare of two saved runs (its McNemar test of a pairing's binary outcome and
+  its clustered path too), the report's model difference, the counterfactual flip
   rate over templates (downstream's interval: the same function), BEC-Pro's crossed test
   with 20 professions, the probe over 12 targets, DiscriminationTamkin's paired test over
   20 scenarios, and the debiased-vector evaluation.
@@ -90,6 +91,8 @@ def statistics_in(result: Any, measure: str) -> set[str]:
         if isinstance(method, str) and method:
             name = f"interval: {method.lower()}"
             out.add(MISNAMED.get(name, name))
+        if any(k.endswith("_mcnemar_p") for k in d):  # compare's binary outcomes
+            out.add(f"p: {measure} mcnemar")
         p = next((d[k] for k in ("p_value", "p_two_sided") if k in d), None)
         if p is None:
             continue
@@ -127,9 +130,31 @@ def _gap() -> tuple[Any, str]:
 
 
 def _compare() -> tuple[Any, str]:
+    """``compare_runs`` of two saved runs: items alone (bootstrap-t), CrowS-Pairs' pairing
+    (its McNemar test of ``stereotypical_preferred``) and downstream's (clustered by
+    context)."""
     import calibration_sims as cs
+    import pandas as pd
 
-    return cs.compare_once(np.random.default_rng(1), 60, "t5", n_resamples=99), "compare"
+    from genderscope.measures.compare import compare_runs
+    from genderscope.results import Result
+
+    rng = np.random.default_rng(1)
+    plain = cs.compare_once(rng, 60, "t5", n_resamples=99)
+
+    def crows() -> Result:
+        m = rng.normal(0, 1, 40)
+        return Result("crows-pairs", {}, pd.DataFrame({
+            "pair_id": np.arange(40), "margin": m, "bias_type": "gender",
+            "stereotypical_preferred": m > 0}))
+
+    def downstream() -> Result:
+        return Result("downstream", {}, pd.DataFrame({
+            "item_id": np.arange(40), "correct": rng.random(40) < 0.5,
+            "context_id": np.repeat(np.arange(10), 4)}))
+
+    return [plain, *(compare_runs(make(), make(), n_resamples=99).tables
+                     for make in (crows, downstream))], "compare"
 
 
 def _report() -> tuple[Any, str]:

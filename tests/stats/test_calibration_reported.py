@@ -1,8 +1,9 @@
 """Calibration of reported statistics that had no row on docs/calibration.md until
 ``test_calibration_coverage.py`` listed them (``tests/calibration_sims_reported.py``):
 SEAT's p over source words (and how far the sentence-level ``p_as_published`` is from it),
-CrowS-Pairs' exact binomial test, the attack's paired percentile bootstrap of the
-asymmetry and the counterfactual's two-group percentile bootstrap of m2f - f2m."""
+CrowS-Pairs' exact binomial test, compare's exact McNemar test, the attack's paired
+percentile bootstrap of the asymmetry and the counterfactual's two-group percentile
+bootstrap of m2f - f2m."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from calibration_sims_reported import (
     attack_row,
     counterfactual_difference_row,
     crows_pairs_row,
+    mcnemar_row,
     seat_null_rows,
 )
 from calibration_size import Runs, runs
@@ -53,3 +55,13 @@ def test_counterfactual_difference_ci_covers(runs: Runs) -> None:
     row = counterfactual_difference_row(runs.sims)
     print(f"counterfactual m2f - f2m coverage {row.rate:.3f} over {row.sims}")
     assert runs.meets(row.rate, COVER)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("runs", runs(500, 2000))
+def test_compare_mcnemar_test_holds_its_size(runs: Runs) -> None:
+    """compare's exact McNemar test never rejects more than 5 % under no change (its
+    known limit: below the bar where few pairs are discordant)."""
+    row = mcnemar_row(runs.sims)
+    print(f"compare McNemar FPR {row.rate:.3f} over {row.sims}")
+    assert runs.below(row.rate, FPR[1]) and runs.above(row.rate, 0.01)
