@@ -61,6 +61,17 @@ def test_a_plug_in_s_declared_table_is_what_runs_show_prints() -> None:
         registry.unregister("plug-in-count")
 
 
+def test_the_plain_summary_table_has_a_p_column_only_when_a_number_has_a_p() -> None:
+    """``genderscope run gap`` printed an empty p column beside its F1 intervals."""
+    ci = {"estimate": 0.7, "ci_low": 0.6, "ci_high": 0.8}
+    without = summary_table(Result("m", {"f1": ci, "n": 60}, pd.DataFrame()))[0]
+    assert [c.header for c in without.columns] == ["measure", "estimate [95% CI]"]
+    with_p = summary_table(Result("m", {"f1": ci, "d": {**ci, "p_value": 0.01}},
+                                  pd.DataFrame()))[0]
+    assert [c.header for c in with_p.columns] == ["measure", "estimate [95% CI]", "p"]
+    assert list(with_p.columns[2].cells)[0] == "" and "0.01" in list(with_p.columns[2].cells)[1]
+
+
 @pytest.mark.parametrize("path", ["no_such_module_xyz:table", f"{__name__}:no_such_function",
                                   f"{__name__}"])
 def test_a_table_path_naming_nothing_fails_check_measure(path: str) -> None:

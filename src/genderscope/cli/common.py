@@ -214,18 +214,23 @@ def what_value_table(title: str, rows: dict[str, Any]) -> Table:
 
 def summary_table(result: Result) -> list[Table]:
     """The terminal table of a measure that has no table of its own: every summary number,
-    with its 95 % CI or p-value where it has one."""
+    with its 95 % CI or p-value where it has one (no p column when none has a p)."""
+    rows = []
+    for key, value in result.summary.items():
+        if isinstance(value, dict) and "estimate" in value:
+            rows.append((key, ci_text(value) if "ci_low" in value else fmt(value["estimate"]),
+                         fmt(value.get("p_value"), 4) if value.get("p_value") is not None
+                         else ""))
+        elif isinstance(value, (int, float, str)) and not isinstance(value, bool):
+            rows.append((key, fmt(value) if isinstance(value, float) else str(value), ""))
+    with_p = any(row[2] for row in rows)
     t = Table(title=f"{result.method}: summary")
     t.add_column("measure")
     t.add_column("estimate [95% CI]", justify="right")
-    t.add_column("p", justify="right")
-    for key, value in result.summary.items():
-        if isinstance(value, dict) and "estimate" in value:
-            t.add_row(key, ci_text(value) if "ci_low" in value else fmt(value["estimate"]),
-                      fmt(value.get("p_value"), 4) if value.get("p_value") is not None
-                      else "")
-        elif isinstance(value, (int, float, str)) and not isinstance(value, bool):
-            t.add_row(key, fmt(value) if isinstance(value, float) else str(value), "")
+    if with_p:
+        t.add_column("p", justify="right")
+    for row in rows:
+        t.add_row(*(row if with_p else row[:2]))
     return [t]
 
 
