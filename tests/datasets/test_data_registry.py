@@ -449,3 +449,26 @@ def test_a_mirror_without_a_scheme_does_not_show_its_password(
     with pytest.raises(GenderscopeError, match=r"must be an http") as info:
         reg.mirror()
     assert "UNSEEN" not in str(info.value) and "***@127.0.0.1:9/m" in str(info.value)
+
+
+def test_data_list_says_which_sets_genderscope_data_holds(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    """A set ``$GENDERSCOPE_DATA`` holds is read from there first (docs/data.md); ``data
+    list`` called seat "not fetched" although every measure read it from there."""
+    from typer.testing import CliRunner
+
+    from genderscope.cli.app import app
+
+    (tmp_path / "seat").mkdir()
+    monkeypatch.setenv("GENDERSCOPE_DATA", str(tmp_path))
+    monkeypatch.setenv("GENDERSCOPE_CACHE", str(tmp_path / "cache"))
+    r = CliRunner().invoke(app, ["data", "list", "--json"])
+    assert r.exit_code == 0, r.output
+    rows = {row["name"]: row for row in json.loads(r.output)}
+    assert rows["seat"]["status"] == "not fetched"
+    assert rows["seat"]["read_from_data_dir"] == str(tmp_path / "seat")
+    assert rows["kurita"]["read_from_data_dir"] is None
+    r = CliRunner().invoke(app, ["data", "list"], env={"COLUMNS": "200"})
+    seat = next(line for line in r.output.splitlines() if " seat " in line)
+    assert "not fetched; read from $GENDERSCOPE_DATA" in seat

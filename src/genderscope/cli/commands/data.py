@@ -24,10 +24,16 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
 
     @data_app.command("list")
     def list_cmd(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-        """List every registered data set: version, where it is, licence, size."""
+        """List every registered data set: version, where it is, licence, size. A set that
+        $GENDERSCOPE_DATA holds is read from there first (whatever its status)."""
         from genderscope.datasets import registry as reg
+        from genderscope.datasets.locations import DATA_ENV, data_roots
+
+        def user_copy(name: str) -> str | None:
+            return next((str(r / name) for r in data_roots() if (r / name).is_dir()), None)
 
         rows = [{"name": ds.name, "version": ds.version, "status": reg.status(ds),
+                 "read_from_data_dir": user_copy(ds.name),
                  "licence": ds.licence, "licence_id": ds.licence_id,
                  "redistributable": ds.redistributable,
                  "bytes": ds.size, "files": len(ds.files), "source": ds.source_url}
@@ -37,7 +43,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             return
         table = Table("name", "version", "status", "licence", "size")
         for r in rows:
-            table.add_row(r["name"], r["version"], r["status"], r["licence_id"],
+            status = r["status"] if r["read_from_data_dir"] is None else \
+                f"{r['status']}; read from ${DATA_ENV} ({r['read_from_data_dir']})"
+            table.add_row(r["name"], r["version"], status, r["licence_id"],
                           f"{r['bytes'] / 1e6:.2f} MB")
         console.print(table)
 
