@@ -207,6 +207,32 @@ REPORT_INPUTS = [
     Case("A.11", "report --start-token none with a masked model (ignored)",
          (*REPORT, "--model", "{model}", "--start-token", "none"),
          "--start-token applies to causal models only"),
+    Case("A.11", "sweep file: start_token with masked models only (ignored)",
+         ("sweep", "sw_start.yaml", "--no-progress"),
+         "settings: start_token 'none' applies to causal models only"),
+]
+
+UNSET = "GS_AUDIT_UNSET_KEY"
+"""An environment variable no test sets: ``--api-key-env`` naming it is refused."""
+
+ENDPOINT_STRICT = [
+    # a named key variable that is unset: the requests went out without a key
+    Case("A.12", "run bbq --api-key-env naming an unset variable",
+         ("run", "bbq", *ENDPOINT, "--api-key-env", UNSET), f"--api-key-env {UNSET}: the "
+         "variable is not set"),
+    Case("A.12", "report --api-key-env naming an unset variable",
+         (*REPORT, *ENDPOINT, "--api-key-env", UNSET), f"--api-key-env {UNSET}: the variable "
+         "is not set"),
+    Case("A.12", "sweep --api-key-env naming an unset variable",
+         ("sweep", *ENDPOINT, "--measure", "bbq", "--api-key-env", UNSET, "--no-progress",
+          "--out", "s.html"), f"--api-key-env {UNSET}: the variable is not set"),
+    Case("A.12", "sweep file: an endpoint's api_key_env naming an unset variable",
+         ("sweep", "sw_key.yaml", "--no-progress"), f"--api-key-env {UNSET}: the variable "
+         "is not set"),
+    # an '@' inside a path segment ends a user name or password that holds a '/'
+    Case("A.12", "run bbq --base-url with '@' inside a path segment",
+         ("run", "bbq", "--model", "openai:tiny", "--base-url", "http://127.0.0.1:9/v1/te@m"),
+         "percent-encode"),
 ]
 
 API = [
@@ -223,10 +249,13 @@ API = [
     ApiCase("A.11", "gs.report(start_token='none') with a masked model (ignored)",
             "gs.report([MODEL], out='new.html', start_token='none')",
             "--start-token applies to causal models only"),
+    ApiCase("A.12", "gs.run(api_key_env=an unset variable)",
+            f"gs.run('bbq', 'openai:tiny', base_url='http://127.0.0.1:9/v1', "
+            f"api_key_env='{UNSET}')", f"--api-key-env {UNSET}: the variable is not set"),
 ]
 
 CASES = [*SEEDS, *RUNS, *RUN_MANY, *ATTACKS, *CHECKED_FIRST, *HUGE_COUNTS, *REPORT_INPUTS,
-         *API]
+         *ENDPOINT_STRICT, *API]
 
 
 def _query(path: Path, attributes: tuple[list[str], list[str]]) -> None:
@@ -247,3 +276,8 @@ def extend_workspace(root: Path) -> None:
     (root / "blank.txt").write_text("\n  \n\n")
     (root / "sw_seed.yaml").write_text(f"models: [smollm2]\nmeasures: [{{name: crows-pairs, "
                                        f"seed: {BIG}}}]\n")
+    (root / "sw_start.yaml").write_text("models: [{model: mymodel, kind: masked}]\nmeasures: "
+                                        "[crows-pairs]\nsettings: {start_token: none}\n")
+    (root / "sw_key.yaml").write_text("models: [{model: 'openai:tiny', base_url: "
+                                      f"'http://127.0.0.1:9/v1', api_key_env: {UNSET}}}]\n"
+                                      "measures: [bbq]\n")

@@ -1,7 +1,8 @@
 """Regenerate docs/reliability.md: run every case of tests/bad_inputs.py (issues 16, 24 and
 37) and of the audit after the redesign (tests/bad_inputs_audit.py, each in the workspace
 its test gives it) and write what really happened (exit code, the error line, files
-changed), with the counts per round.
+changed), with the counts per round. The benchmark data, where a case reads it, is found as
+the tests find it (tests/shared_data.py: ``$GENDERSCOPE_TEST_DATA`` or ``../shared/data``).
 
     PYTHONPATH=src HF_HUB_OFFLINE=1 python tests/reliability_table.py [docs/reliability.md]
 """
@@ -19,6 +20,7 @@ from bad_inputs import CASES as ROUNDS  # noqa: E402
 from bad_inputs import make_workspace, run_case  # noqa: E402
 from bad_inputs_audit import CASES as AUDIT  # noqa: E402
 from bad_inputs_audit import extend_workspace as extend_audit_workspace  # noqa: E402
+from shared_data import data_dir  # noqa: E402
 
 CASES = [*ROUNDS, *AUDIT]
 """Every case on the page, in its order: the rounds', then the audit's (items ``A.N``)."""
@@ -26,7 +28,7 @@ CASES = [*ROUNDS, *AUDIT]
 HEAD = """# Reliability: bad inputs and their outcomes
 
 Each row is one command (or Python API call) run on a prepared workspace of small files
-(column "item": the group of cases, 1-7, 24.1-24.5, 37.1-37.8 and the audit's A.1-A.11;
+(column "item": the group of cases, 1-7, 24.1-24.5, 37.1-37.8 and the audit's A.1-A.12;
 the cases live in `tests/bad_inputs.py`, `tests/bad_inputs_issue24.py`,
 `tests/bad_inputs_issue37.py` and `tests/bad_inputs_audit.py`;
 `tests/reliability/test_bad_inputs.py`, `test_bad_inputs_audit.py` and, for 37.1,
@@ -46,7 +48,8 @@ attack's counts, A.5 options checked only after work had started, A.6 an endpoin
 concurrency, A.7 report and sweep flags that were ignored or failed every measure, A.8 counts
 with no upper bound, A.9 `$GENDERSCOPE_DATA` (in its test only), A.10 the report's
 `--classifier` and `--texts` (checked before any model loads, not a failed section), A.11 a
-start token with a masked model.
+start token with masked models only (a sweep file's too), A.12 an endpoint's `--api-key-env`
+naming an unset variable and an `@` inside a `--base-url` path segment.
 The table is regenerated, not written by hand:
 
     PYTHONPATH=src HF_HUB_OFFLINE=1 python tests/reliability_table.py
@@ -160,7 +163,7 @@ def main() -> None:
 
     from genderscope.models.testing import build_bert
 
-    data = Path(__file__).resolve().parents[2] / "shared" / "data"
+    data = data_dir()  # $GENDERSCOPE_TEST_DATA or ../shared/data (tests/shared_data.py)
     if data.is_dir():  # as tests/conftest.py: the test data, and no download ever
         os.environ.setdefault("GENDERSCOPE_DATA", str(data))
     os.environ["GENDERSCOPE_DATA_MIRROR"] = "http://127.0.0.1:9"
