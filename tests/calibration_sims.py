@@ -43,9 +43,11 @@ class Row:
     calibrates: tuple[str, ...] = ()
     """The reported statistics this row calibrates, as results store them:
     ``interval: <method>`` (a stored interval's ``method``, lower case), ``test: <start of
-    a stored test>`` (its ``test``, lower case), or ``p: <measure>`` for a p-value stored
-    without a ``test`` naming it. Empty for a statistic no longer reported.
-    ``tests/stats/test_calibration_coverage.py`` checks that every reported one has a row."""
+    a stored test>`` (its ``test``, lower case), ``p: <measure>`` for a p-value stored
+    without a ``test`` naming it, or ``no-bias: <how>`` (an absolute value's ``no_bias``
+    after "over"). Empty for a statistic no longer reported. A literal tuple (or a
+    conditional of two): ``tests/stats/test_calibration_coverage.py`` reads it from the
+    source and checks that every reported statistic has a row."""
 
     @property
     def rate(self) -> float:
@@ -992,7 +994,8 @@ def rnsb_null_rows(sims: int, *, n_fits: int = 200, seed: int = 999) -> list[Row
                 "RNSB is >= 0 by definition, so its interval excludes 0 under no bias too: "
                 "not evidence; the output labels it absolute and shows the no-bias value"),
             Row("rnsb-above-no-bias", design, "RNSB above its no-bias value (95th "
-                "percentile over random relabellings of A u B)", "FPR", sims, above, src)]
+                "percentile over random relabellings of A u B)", "FPR", sims, above, src,
+                calibrates=("no-bias: random relabellings of a u b",))]
 
 
 def _probes() -> Any:
@@ -1038,11 +1041,11 @@ TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
     ("WEAT", lambda: [*weat_permutation_rows(), *weat_d_rows()]),
     ("RNSB: an absolute value", lambda: rnsb_null_rows(1000)),
     ("Proportions", lambda: [wilson_row()]),
-    ("SEAT's p, CrowS-Pairs' and compare's exact tests, the attack, the counterfactual "
+    ("SEAT's p, exact tests, rank correlations, the attack, the counterfactual "
      "difference",
      lambda: [*_reported().seat_null_rows(2000, 500), _reported().crows_pairs_row(2000),
-              _reported().mcnemar_row(2000), _reported().attack_row(2000),
-              _reported().counterfactual_difference_row(2000)]),
+              _reported().mcnemar_row(2000), *_reported().rank_correlation_rows(2000),
+              _reported().attack_row(2000), _reported().counterfactual_difference_row(2000)]),
     ("Paired tests and compare", lambda: [
         *(sign_flip_row(n) for n in (5, 10, 20, 60)),
         *heavy_skew_rows(10), *heavy_skew_rows(20),

@@ -222,4 +222,5 @@ def tamkin_no_bias_rows(k: int, sims: int, seed: int = 373, *, resamples: int = 
                 "value"),
             Row(f"tamkin-max-diff-above-no-bias-{k}", design, "DiscriminationTamkin "
                 "max_diff above its no-bias value (95th percentile over 200 random "
-                "relabellings of the genders within items)", "FPR", sims, above, src)]
+                "relabellings of the genders within items)", "FPR", sims, above, src,
+                calibrates=("no-bias: random relabellings of the answers' genders",))]

@@ -1,9 +1,9 @@
 """Calibration rows for reported statistics that had none on docs/calibration.md (found by
 ``tests/stats/test_calibration_coverage.py``): SEAT's p over source words and the
 sentence-level p it keeps as ``p_as_published``, CrowS-Pairs' exact binomial test,
-compare's exact McNemar test of a binary outcome, the attack's paired percentile
-bootstrap of the asymmetry, and the counterfactual's two-group percentile bootstrap of
-m2f - f2m.
+compare's exact McNemar test of a binary outcome, run-many's rank correlation tests,
+the attack's paired percentile bootstrap of the asymmetry, and the counterfactual's
+two-group percentile bootstrap of m2f - f2m.
 
 Plain numpy: no pytest. Each function simulates one design ``sims`` times from ``seed``
 through the function the measure calls and returns :class:`calibration_sims.Row` values;
@@ -161,3 +161,33 @@ def mcnemar_row(sims: int, seed: int = 2240) -> Row:
                "at most 0.05 and below it where the count's discreteness leaves no p at "
                "exactly 0.05 (conservative, never anti-conservative)",
                calibrates=("p: compare mcnemar",))
+
+
+def rank_correlation_rows(sims: int, seed: int = 2241) -> list[Row]:
+    """``run-many``'s test of the rank correlation between two metrics' rankings of the
+    same models (:func:`genderscope.stats.rankings.correlation_tests`: exact permutation p
+    up to 8 models, else scipy's) over n models ranked independently (no correlation):
+    Spearman's rho at n ~ U{4..30}; Kendall's tau at n ~ U{9..30}, because its exact
+    enumeration takes 2-16 s a test at 7-8 models (measured), too slow to simulate."""
+    import pandas as pd
+
+    from genderscope.stats.rankings import correlation_tests
+
+    rows = []
+    for method, low in (("spearman", 4), ("kendall", 9)):
+        rng = _seeds(seed)
+        rejected = 0
+        for _ in range(sims):
+            n = int(rng.integers(low, 31))
+            ranks = pd.DataFrame({"a": rng.permutation(n) + 1.0, "b": rng.permutation(n) + 1.0})
+            rejected += correlation_tests(ranks, method)["p_value"].iloc[0] < ALPHA
+        rate = rejected / sims
+        rows.append(Row(f"rank-correlation-{method}", f"n = {low}-30 models (uniform), two "
+                        "metrics ranking them independently", f"run-many: {method} rank "
+                        "correlation test", "FPR", sims, int(rejected),
+                        SRC + "test_rank_correlation_tests_hold_their_size",
+                        "" if FPR[0] <= rate <= FPR[1] else "exact permutation p of a "
+                        "statistic with few distinct values at 4-8 models: conservative",
+                        calibrates=("p: run-many spearman",) if method == "spearman"
+                        else ("p: run-many kendall",)))
+    return rows

@@ -13,15 +13,18 @@ stored ``test`` of every p-value, in
   its clustered path too), the report's model difference, the counterfactual flip
   rate over templates (downstream's interval: the same function), BEC-Pro's crossed test
   with 20 professions, the probe over 12 targets, DiscriminationTamkin's paired test over
-  20 scenarios, and the debiased-vector evaluation.
+  20 scenarios, BBQ's test of per-question values, bias amplification of a chat model,
+  run-many's rank correlation tests, and the debiased-vector evaluation.
 
 A statistic is named as each row's ``calibrates`` names it (``calibration_sims.Row``,
 rendered on the page as "stored as"): ``interval: <method>``, ``test: <start of the
-test>`` or ``p: <measure>`` for a p-value stored without a ``test`` that names a test
-(WEAT's ``test`` is its word-set test's name). A row whose statistic or status says
-"replaced" or "not reported" does not count. The page is generated
-(``python scripts/calibration_table.py``), so a row added or renamed in the simulations
-shows here after the page is regenerated.
+test>``, ``p: <measure>`` for a p-value stored without a ``test`` that names a test
+(WEAT's ``test`` is its word-set test's name), or ``no-bias: <how>`` for the value
+expected under no bias shown beside an absolute value (its ``no_bias``, from "over"). A
+row whose statistic or status says "replaced" or "not reported" does not count. The page
+is generated (``python scripts/calibration_table.py``), so a row added or renamed in the
+simulations shows there after the page is regenerated; the declared rows are checked
+from the source meanwhile.
 """
 
 from __future__ import annotations
@@ -91,6 +94,9 @@ def statistics_in(result: Any, measure: str) -> set[str]:
         if isinstance(method, str) and method:
             name = f"interval: {method.lower()}"
             out.add(MISNAMED.get(name, name))
+        if isinstance(d.get("no_bias"), str) and "no_bias_p95" in d:  # absolute values
+            how = re.sub(r"^.* over (\d+ )?", "", d["no_bias"].lower())
+            out.add(f"no-bias: {how}")
         if any(k.endswith("_mcnemar_p") for k in d):  # compare's binary outcomes
             out.add(f"p: {measure} mcnemar")
         p = next((d[k] for k in ("p_value", "p_two_sided") if k in d), None)
@@ -246,13 +252,31 @@ def _amplification_lm() -> tuple[Any, str]:
     return out["summary"], "amplification-lm"
 
 
+def _rank_correlations(method: str) -> Callable[[], tuple[Any, str]]:
+    """run-many's test of two metrics' rankings of 10 models (``--correlation``)."""
+
+    def run() -> tuple[Any, str]:
+        import pandas as pd
+
+        from genderscope.stats.rankings import correlation_tests
+
+        rng = np.random.default_rng(10)
+        ranks = pd.DataFrame({"a": rng.permutation(10) + 1.0, "b": rng.permutation(10) + 1.0})
+        # its table is the result itself (no summary restated): read as plain dicts
+        return correlation_tests(ranks, method).to_dict("records"), f"run-many {method}"
+
+    return run
+
+
 RUNS: dict[str, Callable[[], tuple[Any, str]]] = {
     "gap (fake LM)": _gap, "compare of two saved runs": _compare,
     "report model difference": _report, "counterfactual flip rate over templates": _flips,
     "bec-pro, 20 professions x 9 person pairs": _bec_pro, "probe, 12 targets": _probe,
     "discrimination-tamkin, 20 scenarios": _tamkin, "debiased-vector evaluation": _debias,
     "bbq and hiring-an, 12 clusters": _per_cluster,
-    "bias amplification of a chat model": _amplification_lm}
+    "bias amplification of a chat model": _amplification_lm,
+    "run-many spearman": _rank_correlations("spearman"),
+    "run-many kendall": _rank_correlations("kendall")}
 """Seeded small runs of what the identity cases do not cover (module docstring)."""
 
 
@@ -293,8 +317,9 @@ def page_rows(text: str) -> list[tuple[set[str], bool, str]]:
 
 def names(row_entry: str, statistic: str) -> bool:
     """Whether a row's ``calibrates`` entry names a stored statistic: the same interval
-    method or p, or the start of the stored test."""
-    if row_entry.startswith("test: ") and statistic.startswith("test: "):
+    method or p, or the start of the stored test (or no-bias value)."""
+    kind = row_entry.split(": ", 1)[0]
+    if kind in ("test", "no-bias") and statistic.startswith(f"{kind}: "):
         return _plain(statistic).startswith(_plain(row_entry))
     return row_entry.lower() == statistic
 

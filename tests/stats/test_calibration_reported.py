@@ -1,9 +1,9 @@
 """Calibration of reported statistics that had no row on docs/calibration.md until
 ``test_calibration_coverage.py`` listed them (``tests/calibration_sims_reported.py``):
 SEAT's p over source words (and how far the sentence-level ``p_as_published`` is from it),
-CrowS-Pairs' exact binomial test, compare's exact McNemar test, the attack's paired
-percentile bootstrap of the asymmetry and the counterfactual's two-group percentile
-bootstrap of m2f - f2m."""
+CrowS-Pairs' exact binomial test, compare's exact McNemar test, run-many's rank
+correlation tests, the attack's paired percentile bootstrap of the asymmetry and the
+counterfactual's two-group percentile bootstrap of m2f - f2m."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from calibration_sims_reported import (
     counterfactual_difference_row,
     crows_pairs_row,
     mcnemar_row,
+    rank_correlation_rows,
     seat_null_rows,
 )
 from calibration_size import Runs, runs
@@ -65,3 +66,13 @@ def test_compare_mcnemar_test_holds_its_size(runs: Runs) -> None:
     row = mcnemar_row(runs.sims)
     print(f"compare McNemar FPR {row.rate:.3f} over {row.sims}")
     assert runs.below(row.rate, FPR[1]) and runs.above(row.rate, 0.01)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("runs", runs(500, 2000))
+def test_rank_correlation_tests_hold_their_size(runs: Runs) -> None:
+    """run-many's Spearman and Kendall tests of two independent rankings reject about
+    5 % (never far above it)."""
+    for row in rank_correlation_rows(runs.sims):
+        print(f"{row.key} FPR {row.rate:.3f} over {row.sims}")
+        assert runs.below(row.rate, FPR[1]) and runs.above(row.rate, 0.02), row.key
