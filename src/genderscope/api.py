@@ -19,6 +19,7 @@ genderscope`` loads neither torch nor transformers.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from genderscope import engine
 from genderscope.checks import check_call
-from genderscope.engine import open_store, run_key  # noqa: F401 - gs.*
+from genderscope.engine import open_store, run_key, using_store  # noqa: F401 - gs.*
 from genderscope.errors import GenderscopeError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -98,8 +99,8 @@ def compare(before: Result | str | Path, after: Result | str | Path, *,
 
     stored = [x for x in (before, after)
               if not isinstance(x, ResultType) and not Path(x).is_dir()]
-    st, owned = open_store(store, readonly=not record) if record or stored else (None, False)
-    try:
+    with using_store(store, readonly=not record) if record or stored else \
+            contextlib.nullcontext() as st:
         def load(x: Result | str | Path) -> Result:
             if isinstance(x, ResultType):
                 return x
@@ -113,9 +114,6 @@ def compare(before: Result | str | Path, after: Result | str | Path, *,
                            n_resamples=resamples, seed=seed, p_adjust=p_adjust)
         if record and st is not None:
             res.metadata["run_id"] = st.record_run(res)
-    finally:
-        if owned and st is not None:
-            st.close()
     return res
 
 

@@ -9,6 +9,7 @@ plan come from its declaration in the registry (:mod:`genderscope.core.registry`
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,6 +32,14 @@ def open_store(store: Store | str | Path | None, *, readonly: bool = False
     if isinstance(store, Store):
         return store, False
     return Store(store, readonly=readonly), True
+
+
+def using_store(store: Store | str | Path | None, *, readonly: bool = False
+                ) -> contextlib.AbstractContextManager[Store]:
+    """``with using_store(store) as st``: ``store`` itself, left open, or the store it
+    names (:func:`open_store`), closed when the block ends."""
+    st, owned = open_store(store, readonly=readonly)
+    return st if owned else contextlib.nullcontext(st)
 
 
 def load_model(model: str | Path, *, kind: str = "auto", device: str | None = None,
@@ -70,15 +79,12 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
         from genderscope.models.classifier import load_classifier
 
         return load_classifier(str(model), batch_size=batch_size or 64)
-    st, owned = open_store(store)
     if kind == "vectors":  # the store only holds their memo: parsed on first lookup
         from genderscope.models.vectors import load_vectors
 
-        try:
+        with using_store(store) as st:
             return load_vectors(str(model), store=st)
-        finally:
-            if owned:
-                st.close()
+    st, owned = open_store(store)
     try:
         if kind == "encoder":
             from genderscope.models.encoder import SentenceEncoder
@@ -209,9 +215,8 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
     if out is None and save:
         out = Path("genderscope-results") / plan.method
         _check_out(out, model, options, store)
-    st, owned = open_store(store)
-    plan.store = st
-    try:
+    with using_store(store) as st:
+        plan.store = st
         t0 = time.perf_counter()
         if plan.needs == "none":
             adapter = None
@@ -260,9 +265,6 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
             _save(result, plan, Path(out))
         if record:
             result.metadata["run_id"] = st.record_run(result, dedupe=reuse)
-    finally:
-        if owned:
-            st.close()
     return result
 
 

@@ -111,10 +111,9 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
     ctx = Context(lang=lang, quick=scope == "quick", full=scope == "full", seed=seed,
                   data_dir=Path(data) if data is not None else None, progress=progress,
                   texts=Path(texts) if texts is not None else None, decoding=decoding)
-    from genderscope.engine import open_store
+    from genderscope.engine import using_store
 
-    st, owned = open_store(store)
-    try:
+    with using_store(store) as st:
         subjects = [runner.endpoint_subject(m, st, base_url=base_url, client=client)
                     if m in endpoints else
                     runner.lm_subject(m, st, kind=kind, device=device, dtype=dtype,
@@ -139,9 +138,6 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
                                        **dict(decoding)),
                                    on_section=on_section, on_start=on_start)
         page.write(result, out)
-    finally:
-        if owned:
-            st.close()
     return result
 
 
