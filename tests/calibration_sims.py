@@ -232,7 +232,7 @@ def ripa_row(n_pairs: int, sims: int, seed: int = 363, pairs: str = "random",
     if given:
         return Row(key + "-given", design, "RIPA CI for the words given: t over word pairs",
                    "coverage", sims, hits, "tests/stats/test_calibration_design.py::"
-                   "test_ripa_ci_over_pairs_covers")
+                   "test_ripa_ci_over_pairs_covers", calibrates=("interval: ripa given_words",))
     limit = None if pairs == "random" else (
         "conservative for the attribute words given (the interval counts their sampling, "
         "which dominates with aligned pairs); given_words_ci_low/_high is that interval")
@@ -647,7 +647,8 @@ def bec_pro_person_rows(sims: int = 1000, seed: int = 238) -> list[Row]:
     return [Row("bec-pro-person-words-ci", design, "BEC-Pro male - female CI: two-way "
                 "(professions x person words)", "coverage", sims, int(hits), src,
                 "" if COVER[0] <= cover <= COVER[1] else limit.format("coverage"),
-                calibrates=("interval: two-way cluster bootstrap-variance t interval",)),
+                calibrates=("interval: two-way cluster bootstrap-variance t interval",
+                            "interval: bec-pro difference")),
             Row("bec-pro-person-words-test", design, "BEC-Pro male vs female group test: "
                 "crossed t", "FPR", sims, int(rejected), src,
                 "" if FPR[0] <= fpr <= FPR[1] else limit.format("false positives"),

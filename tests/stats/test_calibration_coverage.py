@@ -17,8 +17,9 @@ stored ``test`` of every p-value, in
   run-many's rank correlation tests, and the debiased-vector evaluation.
 
 A statistic is named as each row's ``calibrates`` names it (``calibration_sims.Row``,
-rendered on the page as "stored as"): ``interval: <method>``, ``test: <start of the
-test>``, ``p: <measure>`` for a p-value stored without a ``test`` that names a test
+rendered on the page as "stored as"): ``interval: <method>`` (``interval: <measure>
+<what>`` for an interval stored as ``<what>_ci_low`` without a method), ``test: <start of
+the test>``, ``p: <measure>`` for a p-value stored without a ``test`` that names a test
 (WEAT's ``test`` is its word-set test's name), or ``no-bias: <how>`` for the value
 expected under no bias shown beside an absolute value (its ``no_bias``, from "over"). A
 row whose statistic or status says "replaced" or "not reported" does not count. The page
@@ -94,6 +95,9 @@ def statistics_in(result: Any, measure: str) -> set[str]:
         if isinstance(method, str) and method:
             name = f"interval: {method.lower()}"
             out.add(MISNAMED.get(name, name))
+        if key != RECORD and "ci_method" not in d:  # <what>_ci_low without its method
+            out |= {f"interval: {measure} {k.removesuffix('_ci_low')}" for k in d
+                    if isinstance(k, str) and k.endswith("_ci_low")}
         if isinstance(d.get("no_bias"), str) and "no_bias_p95" in d:  # absolute values
             how = re.sub(r"^.* over (\d+ )?", "", d["no_bias"].lower())
             out.add(f"no-bias: {how}")
@@ -395,10 +399,12 @@ def test_a_statistic_without_a_row_is_found() -> None:
     result = {"x": {"ci_low": 0.0, "ci_high": 1.0, "method": "Brand-new Interval"},
               "y": {"p_value": 0.5, "test": "brand-new test over things"},
               "z": {"p_value": 0.5, "test": "none (too few units to test: 2 things)"},
-              "w": {"p_value": 0.5, "test": "weat6"}}
+              "w": {"p_value": 0.5, "test": "weat6"},
+              "v": {"given_ci_low": 0.0, "given_ci_high": 1.0},
+              "u": {"columns": ["p_value"], "records": [[0.5]]}}  # a table restating "w"
     got = statistics_in(result, "sim")
     assert got == {"interval: brand-new interval", "test: brand new test over things",
-                   "p: sim"}
+                   "p: sim", "interval: sim given"}
     rows = [({"interval: brand-new interval"}, False, "replaced"),
             ({"test: brand-new test", "p: sim"}, True, "new")]
     assert set(unlisted({s: {"sim"} for s in got}, rows)) == {"interval: brand-new interval"}
