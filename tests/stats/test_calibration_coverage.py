@@ -407,4 +407,5 @@ def test_a_statistic_without_a_row_is_found() -> None:
                    "p: sim", "interval: sim given"}
     rows = [({"interval: brand-new interval"}, False, "replaced"),
             ({"test: brand-new test", "p: sim"}, True, "new")]
-    assert set(unlisted({s: {"sim"} for s in got}, rows)) == {"interval: brand-new interval"}
+    assert set(unlisted({s: {"sim"} for s in got}, rows)) == {"interval: brand-new interval",
+                                                              "interval: sim given"}
