@@ -72,6 +72,19 @@ def test_the_plain_summary_table_has_a_p_column_only_when_a_number_has_a_p() -> 
     assert list(with_p.columns[2].cells)[0] == "" and "0.01" in list(with_p.columns[2].cells)[1]
 
 
+def test_an_embedding_metric_table_has_a_p_column_only_for_metrics_with_a_p() -> None:
+    """``genderscope run mac --query q.yaml`` printed an empty p column (MAC has no p)."""
+    from genderscope.cli.commands.embedding_metrics import metric_tables
+
+    row = {"test": "t", "X": "Male", "Y": "Female", "A": "Career", "B": "Family",
+           "attribute": "A,B", "value": 0.5, "ci_low": 0.4, "ci_high": 0.6, "p": ""}
+    mac = metric_tables("mac", [row])[0]
+    assert [c.header for c in mac.columns] == ["test", "X vs Y", "set", "value [95% CI]"]
+    ripa = metric_tables("ripa", [{**row, "attribute": "A", "p": 0.03}, row])[0]
+    assert [c.header for c in ripa.columns][-1] == "p"
+    assert list(ripa.columns[-1].cells) == ["0.03", ""]
+
+
 @pytest.mark.parametrize("path", ["no_such_module_xyz:table", f"{__name__}:no_such_function",
                                   f"{__name__}"])
 def test_a_table_path_naming_nothing_fails_check_measure(path: str) -> None:

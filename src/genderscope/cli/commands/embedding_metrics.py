@@ -55,14 +55,15 @@ def _rows(method: str, r: Result) -> list[dict[str, Any]]:
 
 def metric_tables(method: str, rows: list[dict[str, Any]]) -> list[Table]:
     """One row per test and attribute set (:func:`_rows`; a failed test's row holds its
-    ``error``)."""
+    ``error``); a p column where a row has a p (RIPA, RND; not MAC, ECT, RNSB)."""
+    with_p = any(isinstance(r.get("p"), float) for r in rows)
     table = Table(title=TITLES[method])
-    for col in ("test", "X vs Y", "set", "value [95% CI]", "p"):
+    for col in ("test", "X vs Y", "set", "value [95% CI]", *(("p",) if with_p else ())):
         table.add_column(col, justify="left" if col in ("test", "X vs Y", "set")
                          else "right")
     for r in rows:
         if r.get("error"):
-            table.add_row(str(r["test"]), "", "", "[red]error[/red]", "")
+            table.add_row(str(r["test"]), "", "", "[red]error[/red]", *([""] if with_p else []))
             continue
         attr = r["attribute"]
         label = r[attr] if attr in ("A", "B") else f"{r['A']} / {r['B']}"
@@ -72,8 +73,8 @@ def metric_tables(method: str, rows: list[dict[str, Any]]) -> list[Table]:
                          "ci_high": r["ci_high"]})  # a stored NaN reads nan
         if "no_bias_p95" in r:
             value += f" (absolute; no bias: up to {fmt(r['no_bias_p95'])})"
-        table.add_row(str(r["test"]), groups, str(label), value,
-                      f"{p:.2g}" if isinstance(p, float) else "")
+        p_cell = [f"{p:.2g}" if isinstance(p, float) else ""] if with_p else []
+        table.add_row(str(r["test"]), groups, str(label), value, *p_cell)
     return [table]
 
 
