@@ -132,37 +132,31 @@ class ModelSource:
     def config(self) -> Any:
         from transformers import AutoConfig
 
-        try:
-            if self.gguf_file:  # reading a GGUF header takes seconds: keep the config
-                return self._from_gguf(AutoConfig, "gguf-configs")
-            return AutoConfig.from_pretrained(self.location, revision=self.revision,
-                                              trust_remote_code=False)
-        except Exception as exc:  # noqa: BLE001 - every loader failure is the user's input
-            raise ModelLoadError(f"cannot read model config from {self.spec}: "
-                                 f"{_one_line(exc)}") from None
+        return self._pretrained(AutoConfig, "gguf-configs", "read model config")
 
     def tokenizer(self) -> PreTrainedTokenizerBase:
         from transformers import AutoTokenizer
 
-        try:
-            if self.gguf_file:
-                return self._from_gguf(AutoTokenizer, "gguf-tokenizers")
-            return AutoTokenizer.from_pretrained(self.location, revision=self.revision,
-                                                 trust_remote_code=False)
-        except Exception as exc:  # noqa: BLE001
-            raise ModelLoadError(f"cannot load tokenizer from {self.spec}: "
-                                 f"{_one_line(exc)}") from None
+        return self._pretrained(AutoTokenizer, "gguf-tokenizers", "load tokenizer")
 
-    def _from_gguf(self, auto_class: Any, kind: str) -> Any:
-        """``auto_class`` (AutoConfig, AutoTokenizer) from this GGUF file, read once: what
-        it gave is kept under ``$GENDERSCOPE_CACHE/<kind>`` and read from there after."""
-        cached = _gguf_cache(self.path, kind)  # type: ignore[arg-type]
-        if cached.is_dir():  # complete: written aside and renamed into place
-            with contextlib.suppress(Exception):  # unreadable: read the GGUF again
-                return auto_class.from_pretrained(str(cached))
-        made = auto_class.from_pretrained(self.location, gguf_file=self.gguf_file)
-        _keep(made, cached)
-        return made
+    def _pretrained(self, auto_class: Any, kind: str, what: str) -> Any:
+        """``auto_class`` (AutoConfig, AutoTokenizer) of this model; from a GGUF file, read
+        once (reading a GGUF header takes seconds): what it gave is kept under
+        ``$GENDERSCOPE_CACHE/<kind>`` and read from there after. A failure is one line:
+        cannot ``what`` from the model."""
+        try:
+            if not self.gguf_file:
+                return auto_class.from_pretrained(self.location, revision=self.revision,
+                                                  trust_remote_code=False)
+            cached = _gguf_cache(self.path, kind)  # type: ignore[arg-type]
+            if cached.is_dir():  # complete: written aside and renamed into place
+                with contextlib.suppress(Exception):  # unreadable: read the GGUF again
+                    return auto_class.from_pretrained(str(cached))
+            made = auto_class.from_pretrained(self.location, gguf_file=self.gguf_file)
+            _keep(made, cached)
+            return made
+        except Exception as exc:  # noqa: BLE001 - every loader failure is the user's input
+            raise ModelLoadError(f"cannot {what} from {self.spec}: {_one_line(exc)}") from None
 
     def load(self, auto_class: Any, dtype: torch.dtype) -> tuple[Any, dict[str, Any]]:
         """Instantiate ``auto_class`` with pretrained weights; returns (model, loading info).
