@@ -177,6 +177,24 @@ def test_ranking_ties_and_correlations() -> None:
         create_ranking(scores, "best")
 
 
+@pytest.mark.parametrize("n", [3, 6, 8])
+def test_kendall_exact_null_is_scipy_s_tau_b_for_every_ordering(n: int) -> None:
+    """The exact p's null (all n! orderings at once) is scipy's tau-b of each ordering,
+    ties in either ranking included."""
+    import itertools
+
+    from scipy import stats
+
+    from genderscope.stats.rankings import _kendall_null
+
+    rng = np.random.default_rng(n)
+    x, y = rng.integers(0, 4, n).astype(float), rng.integers(0, 3, n).astype(float)
+    y[:2] = [0.0, 2.0]  # y varies
+    orders = np.array(list(itertools.permutations(range(n))))[::7]
+    want = [stats.kendalltau(x, y[o]).statistic for o in orders]
+    assert _kendall_null(x, y, orders) == pytest.approx(want, abs=1e-12)
+
+
 # -- run_many, through the engine ---------------------------------------------------------
 
 def test_run_many_table_is_stored_and_reused(tmp_path: Path) -> None:
