@@ -15,11 +15,6 @@ with ``kind`` = ``auto`` / ``masked`` / ``causal``.
 
 from __future__ import annotations
 
-from typing import Literal
-
-Kind = Literal["masked", "causal", "vectors", "encoder", "classifier"]
-Needs = Literal["lm", "vectors", "encoder", "classifier", "none"]
-
 LM: tuple[str, ...] = ("masked", "causal")
 """The language-model kinds."""
 MODEL: tuple[str, ...] = (*LM, "vectors", "encoder", "classifier")
