@@ -20,8 +20,6 @@ MASK = "***"
 _SECRETS: set[str] = set()
 _SECRETS_LOCK = threading.Lock()
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/?#\s]*@")
-_INFO_END = re.compile(r"(?s)(.*[^/])@")
-"""Up to the last ``@`` not right after a ``/`` (:func:`url_userinfo`)."""
 _KEY_SHAPES = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{30,}|"
                          r"AIza[0-9A-Za-z_-]{35}|gh[pousr]_[A-Za-z0-9]{36,})")
 """Tokens shaped as well-known API keys (OpenAI-style ``sk-...``, Hugging Face ``hf_...``,
@@ -83,11 +81,17 @@ def url_userinfo(url: str) -> str:
     """The userinfo of ``url`` as its secrets are read: what lies between ``://`` (or its
     start when it has no scheme, as a proxy variable may not) and its last ``@`` that does
     not begin a path segment, so also a password holding an unencoded ``/``, ``?``, ``#``
-    or ``@``; an ``@`` right after a ``/`` is the path's (``/v1/@team/models``, RFC 3986
-    section 3.3 allows it), and "" when there is none."""
-    url = url.strip()
-    found = _INFO_END.match(url.partition("://")[2] if "://" in url else url)
-    return found.group(1) if found else ""
+    or ``@``; an ``@`` beginning a path segment after the first is the path's
+    (``/v1/@team/models``, RFC 3986 section 3.3 allows it), but one right after the first
+    ``/`` ends a userinfo (``user:pw/@host``: a password ending in ``/``), and "" when there
+    is none."""
+    rest = url.strip()
+    rest = rest.partition("://")[2] if "://" in rest else rest
+    for at in reversed([i for i, c in enumerate(rest) if c == "@"]):
+        before = rest[:at]
+        if not (before.endswith("/") and "/" in before.rstrip("/")):
+            return before
+    return ""
 
 
 def url_secrets(url: str) -> list[str]:

@@ -827,6 +827,29 @@ def test_an_at_sign_inside_a_path_segment_is_refused_saying_why(
     assert "'@' (%40) where the path holds it" in err_text and "%2F" in err_text
 
 
+@pytest.mark.parametrize("userinfo", ["alice:UNSEEN-slash-end-pw-74/", "UNSEEN-tok-74/",
+                                      "alice:UNSEEN-mid-74/x/"])
+def test_a_userinfo_ending_in_a_slash_is_not_read_as_a_path(
+        userinfo: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``http://alice:pw/@host/v1``: an ``@`` right after the first ``/`` ends a password
+    (or a lone token) ending in an unencoded ``/``; only an ``@`` beginning a later segment
+    is the path's. Refused or failed in one line that shows no part of it, and a proxy
+    variable with a userinfo ending so is masked (it was accepted as host ``alice``, port
+    ``pw``, whose 'not a URL' line quoted the password; a lone token was kept as the host)."""
+    from genderscope.errors import redact
+    from genderscope.models.endpoint_urls import checked_url
+
+    secret = userinfo.split(":")[-1].split("/")[0]
+    url = f"http://{userinfo}@127.0.0.1:9/v1"
+    with pytest.raises(GenderscopeError) as err:
+        checked_url(url)
+    _one_line(str(err.value))
+    assert secret not in str(err.value), str(err.value)
+    if userinfo.count("/") == 1:  # '/x/@' reads as a path's '@' (kept): no userinfo
+        monkeypatch.setenv("HTTPS_PROXY", f"{userinfo}@proxy:3128")
+        assert secret not in redact(f"cannot connect via {userinfo}@proxy:3128")
+
+
 BODY_SECRETS = {name: f"UNSEEN-{name}-73" for name in (
     "token", "auth", "access_token", "authorization", "password", "secret", "x_api_key")}
 

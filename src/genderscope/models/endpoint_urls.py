@@ -65,8 +65,9 @@ def checked_url(url: str) -> str:
             add_secret(secret)
         parts = urlsplit(public)
         parts.port  # noqa: B018 - raises ValueError for a port that is not a number
-    except ValueError as exc:
-        raise ModelLoadError(f"--base-url {redact(shown)} is not a URL: {exc}") from None
+    except ValueError as exc:  # urllib's words quote the netloc: not where an '@' may hide
+        why = "its host or port does not parse" if "@" in rest else str(exc)  # a password
+        raise ModelLoadError(f"--base-url {redact(shown)} is not a URL: {why}") from None
     if parts.scheme.lower() not in DEFAULT_PORTS or not parts.hostname:
         raise ModelLoadError(f"--base-url must be an http:// or https:// URL with a host "
                              f"(e.g. http://127.0.0.1:8000/v1), got {redact(shown)!r}")
