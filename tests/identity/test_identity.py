@@ -86,6 +86,11 @@ CHANGED_ON_PURPOSE: dict[str, dict[tuple[str, ...], tuple[Any, Any]]] = {
     # (which gave [1, 1] for 2 of 2 flips); RIPA is a mean over few word pairs: the t
     # interval over pairs, not a percentile bootstrap (estimates, tests and metadata
     # unchanged)
+    # a bootstrap interval's method is "percentile bootstrap" also where the sample had
+    # nothing to resample (one value, or all equal); it was scipy's bare "percentile"
+    **{case: {("summary", "woman->man", "words_changed_per_success", "method"):
+              ("percentile", "percentile bootstrap")}
+       for case in ("attack/glove-gpt2", "attack/glove-no-lm")},
     "counterfactual/gap": {
         ("summary", "all", "flip_rate", "ci_high"): (0.9166666666666666, 0.8618799089087867),
         ("summary", "all", "flip_rate", "ci_low"): (0.3333333333333333, 0.39062208887279953),

@@ -79,13 +79,6 @@ def _walk(value: Any, key: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
             yield from _walk(v, key)
 
 
-MISNAMED = {"interval: percentile": "interval: percentile bootstrap"}
-"""Stored names that are wrong in src, read as the name they should be: ``stats.intervals.
-bootstrap_ci`` stores scipy's bare method name ("percentile") for a sample of fewer than 2
-values or all equal, "percentile bootstrap" otherwise (the attack's words changed per
-success). Remove an entry once src stores the right name."""
-
-
 def statistics_in(result: Any, measure: str) -> set[str]:
     """The reported statistics of one result (summary, tables, a dict or a DataFrame), as
     a row's ``calibrates`` names them."""
@@ -93,8 +86,7 @@ def statistics_in(result: Any, measure: str) -> set[str]:
     for key, d in _walk(result):
         method = d.get("method") if "ci_low" in d else d.get("ci_method")
         if isinstance(method, str) and method:
-            name = f"interval: {method.lower()}"
-            out.add(MISNAMED.get(name, name))
+            out.add(f"interval: {method.lower()}")
         if key != RECORD and "ci_method" not in d:  # <what>_ci_low without its method
             out |= {f"interval: {measure} {k.removesuffix('_ci_low')}" for k in d
                     if isinstance(k, str) and k.endswith("_ci_low")}

@@ -70,17 +70,17 @@ def bootstrap_ci(
 
     x = np.asarray(data, dtype=float)
     x = x[~np.isnan(x)]
+    name = f"{method} bootstrap"  # the same name whether or not there was anything to resample
     if x.size == 0:
         nan = float("nan")
-        return CI(nan, nan, nan, confidence, 0, method, unit)
+        return CI(nan, nan, nan, confidence, 0, name, unit)
     est = float(statistic(x, axis=-1))
     if x.size < 2 or np.all(x == x[0]):
-        return CI(est, est, est, confidence, int(x.size), method, unit)
+        return CI(est, est, est, confidence, int(x.size), name, unit)
     res = stats.bootstrap((x,), statistic, confidence_level=confidence, n_resamples=n_resamples,
                           method=method, rng=np.random.default_rng(seed), vectorized=True)
     lo, hi = res.confidence_interval
-    return CI(est, float(lo), float(hi), confidence, int(x.size), f"{method} bootstrap",
-              unit)
+    return CI(est, float(lo), float(hi), confidence, int(x.size), name, unit)
 
 
 def t_mean_ci(data: np.ndarray | list[float], *, confidence: float = 0.95,
