@@ -60,9 +60,7 @@ class Context:
     def n_resamples(self) -> int:
         return 1_000 if self.quick else 10_000
 
-    @property
-    def n_permutations(self) -> int:
-        return 1_000 if self.quick else 10_000
+    n_permutations = n_resamples
 
     def data(self, folder: str) -> Path:
         """The benchmark folder ``folder``: under ``data_dir`` (else ``$GENDERSCOPE_DATA``),
@@ -234,14 +232,7 @@ class Headline:
         return out + "."
 
     def as_dict(self) -> dict[str, Any]:
-        return {"label": self.label, "estimate": self.estimate, "ci_low": self.ci_low,
-                "ci_high": self.ci_high, "p_value": self.p_value, "null": self.null,
-                "unit": self.unit, "n": self.n, "p_adjusted": self.p_adjusted,
-                "p_adjust_method": self.p_adjust_method, "family": self.family,
-                "ci_unit": self.ci_unit, "ci_method": self.ci_method,
-                "n_items": self.n_items, "items_unit": self.items_unit,
-                "n_units": self.n_units,
-                "evidence": self.evidence(),
+        return {**{k: getattr(self, k) for k in _AS_DICT}, "evidence": self.evidence(),
                 "reading": self.reading()}
 
 
@@ -313,6 +304,10 @@ class Card:
 
 
 _ADJUST_WORDS = {"holm": "Holm", "bh": "Benjamini-Hochberg"}
+_AS_DICT = ("label", "estimate", "ci_low", "ci_high", "p_value", "null", "unit", "n",
+            "p_adjusted", "p_adjust_method", "family", "ci_unit", "ci_method", "n_items",
+            "items_unit", "n_units")
+"""The fields of :meth:`Headline.as_dict`, in its order (then its evidence and reading)."""
 
 _KIND_WORDS = {"masked": "masked LMs", "causal": "causal LMs", "vectors": "word vectors",
                "encoder": "sentence encoders", "classifier": "classifiers",
