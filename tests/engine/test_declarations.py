@@ -198,3 +198,17 @@ def test_a_raised_version_changes_the_reuse_key() -> None:
     assert run_key(*args) == run_key(*args, version=1)
     assert run_key(*args, version=2) != run_key(*args)
     assert registry.get("weat").version == 2 and registry.get("crows-pairs").version == 1
+
+
+def test_an_unknown_measure_name_suggests_the_near_one() -> None:
+    """``gs.run`` and the report name the measure a typo was near, and only then."""
+    from genderscope.core.registry import get
+    from genderscope.reporting.registry import select
+
+    with pytest.raises(GenderscopeError, match=r"'weatt'; did you mean 'weat'\? choose"):
+        get("weatt")
+    with pytest.raises(GenderscopeError, match=r"did you mean 'crows-pairs'\?"):
+        select(["crows-pair"])
+    with pytest.raises(GenderscopeError) as far:
+        get("nothing-like-it")
+    assert "did you mean" not in str(far.value)

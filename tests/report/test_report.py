@@ -289,7 +289,12 @@ def test_cli_bad_inputs(tmp_path: Path) -> None:
     r = _cli("report", "--model", "smollm2", "--measure", "nope", "--out",
              str(tmp_path / "r.html"))
     assert r.returncode == 2 and "unknown measure 'nope'" in r.stderr
+    assert "did you mean" not in r.stderr
     assert not (tmp_path / "r.html").exists()
+    r = _cli("report", "--model", "smollm2", "--measure", "crows-pair", "--out",
+             str(tmp_path / "r.html"))  # a near miss: its suggestion, before the scope line
+    assert r.returncode == 2 and "did you mean 'crows-pairs'?" in r.stderr
+    assert r.stdout.strip() == "" and r.stderr.count("\n") == 1
 
 
 @pytest.mark.slow

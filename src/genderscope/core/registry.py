@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import pkgutil
+from difflib import get_close_matches
 from types import ModuleType
 from typing import Any
 
@@ -93,6 +94,8 @@ def get(name: str) -> Declaration:
     """The declaration of ``name``, or a one-line error listing the names."""
     found = declarations().get(name)
     if found is None:
-        raise GenderscopeError(f"unknown measure {name!r}; choose one of "
+        near = get_close_matches(str(name), names(), n=2, cutoff=0.75)
+        hint = f"did you mean {' or '.join(map(repr, near))}? " if near else ""
+        raise GenderscopeError(f"unknown measure {name!r}; {hint}choose one of "
                                f"{', '.join(names())}")
     return found

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
+from difflib import get_close_matches
 from typing import TYPE_CHECKING
 
 from genderscope.core.declaration import Declaration
@@ -114,8 +115,10 @@ def select(names: Sequence[str] | None) -> list[Card]:
         return [m for m in reg.values() if m.default]
     unknown = [n for n in names if n not in reg]
     if unknown:
-        raise GenderscopeError(f"unknown measure {', '.join(map(repr, unknown))}; choose from "
-                               f"{', '.join(reg)}")
+        near = get_close_matches(unknown[0], reg, n=2, cutoff=0.75)  # "crows-pair"
+        hint = f"did you mean {' or '.join(map(repr, near))}? " if near else ""
+        raise GenderscopeError(f"unknown measure {', '.join(map(repr, unknown))}; {hint}"
+                               f"choose from {', '.join(reg)}")
     return [reg[n] for n in names]
 
 

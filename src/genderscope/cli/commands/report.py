@@ -119,10 +119,12 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             raise GenderscopeError(f"--out {out} already exists; pass --overwrite to "
                                    "replace it")
         from genderscope.api import report
+        from genderscope.reporting.registry import select
         from genderscope.reporting.runner import NEEDS_DATA, choose_scope
         from genderscope.reporting.terminal import SCOPE_WORDS, headline_rows, print_rows
         from genderscope.reporting.verdict import model_line
 
+        select(measure)  # an unknown --measure: its one line before the scope line
         client = endpoint_client(concurrency, timeout, retries, api_key_env, header)
         command = command_line()  # the key and a URL's credentials masked
         scope = choose_scope(device, full=full, quick=quick)
