@@ -136,6 +136,8 @@ def test_a_mistyped_test_name_is_told_the_near_ones(data_dir: Path) -> None:
         resolve_test("weat66", folder)
     with pytest.raises(DataError, match="did you mean sent-weat6 or"):
         resolve_test("sent_weat6", folder)
+    with pytest.raises(DataError, match="did you mean weat6 or"):  # another case
+        resolve_test("WEAT6", folder)
     with pytest.raises(DataError, match=r"\(e\.g\. ") as err:  # near none: a few names
         resolve_test("gender", folder)
     assert "did you mean" not in str(err.value)

@@ -118,7 +118,9 @@ def resolve_test(spec: str, tests_dir: str | Path | None = None) -> AssociationT
     known = list_tests(folder)
     if not known:
         raise DataError(f"no test named {spec!r}: {folder} holds no <name>.jsonl tests")
-    near = get_close_matches(spec, known, n=3, cutoff=0.75)  # "weat66", "sent_weat6"
+    lowered = {k.lower(): k for k in known}  # "WEAT6" is a typo of "weat6" too
+    near = [lowered[m] for m in get_close_matches(spec.lower(), list(lowered), n=3,
+                                                  cutoff=0.75)]  # "weat66", "sent_weat6"
     if near:
         raise DataError(f"no test named {spec!r} in {folder}; did you mean "
                         f"{' or '.join(near)}?")
