@@ -97,15 +97,13 @@ def reuse_key(measure: str, plan: Any, adapter: Any, options: dict[str, Any],
     needs no model is keyed without one)."""
     if plan.inputs is None:
         return None
-    version = _version(measure)
-    if plan.needs == "none":  # no model (bias amplification): the inputs say it all
-        return run_key(measure, {**options, **model_options}, None, plan.inputs, version)
-    if adapter is None:
-        return None
-    ident = model_identity(adapter)
-    if ident is None:
-        return None
-    return run_key(measure, {**options, **model_options}, ident, plan.inputs, version)
+    ident = None  # no model (bias amplification): the inputs say it all
+    if plan.needs != "none":
+        ident = None if adapter is None else model_identity(adapter)
+        if ident is None:
+            return None
+    return run_key(measure, {**options, **model_options}, ident, plan.inputs,
+                   _version(measure))
 
 
 def _version(measure: str) -> int:
