@@ -43,7 +43,7 @@ def _bec_like() -> Section:
     """Headline null (CI includes 0); of three Holm-adjusted group tests, one finds bias."""
     main = from_ci("association male − female person words (nats)",
                    {"estimate": 0.17, "ci_low": -0.19, "ci_high": 0.51, "n": 675,
-                    "ci_unit": "professions", "n_units": 15}, null=0.0,
+                    "ci_unit": "professions x person words", "n_units": 39}, null=0.0,
                    items_unit="sentence pairs", positive=LONG, negative="leans female")
     groups = [Headline(label=f"{g}-dominated professions: male vs female", estimate=est,
                        p_value=p, p_adjusted=padj, p_adjust_method="holm", family="groups",
@@ -134,7 +134,8 @@ def test_page_and_terminal_give_each_number_the_same_count() -> None:
     assert term[1] == "300 of 1,584 sentences (seeded subset); 293 kept"
     assert term[2] == "150 of 255 gender contexts (seeded subset); CI over 10 targets"
     assert term[3] == ("1,350 of 5,400 rows (seeded subset); 675 sentence pairs; "
-                       "CI resamples 15 professions")
+                       "CI resamples professions x person words (39 levels of the two "
+                       "factors)")  # 30 + 9 levels, not 39 professions
     assert term[4] == "1,350 of 5,400 rows (seeded subset); 5 professions"
     assert term[-3:] == [f"n = {n}; CI resamples 16 source words" for n in (128, 144, 112)]
     # every section table repeats, per number, the headline table's phrase

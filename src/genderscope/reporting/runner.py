@@ -299,7 +299,10 @@ def items_note(sec: Section, h: Headline | None = None) -> str:
     if h is not None and h.has_ci and h.ci_unit and h.n_units and h.n_units != kept:
         verb = h.ci_unit_words().split(" ", 1)[0]  # resampling / over
         verb = "resamples" if verb == "resampling" else "over"
-        parts.append(f"CI {verb} {int(h.n_units):,} {h.ci_unit}")
+        parts.append(f"CI {verb} {h.ci_unit} ({int(h.n_units):,} levels of the two factors)"
+                     if " x " in h.ci_unit or " × " in h.ci_unit  # crossed: n_units sums both
+                     else
+                     f"CI {verb} {int(h.n_units):,} {h.ci_unit}")
     return "; ".join(parts)
 
 
