@@ -134,20 +134,17 @@ def _groups(fn: Callable[..., Any]) -> dict[str, type[Shared]]:
             if isinstance(hint, type) and issubclass(hint, Shared)}
 
 
+_SCALARS = {bool: "bool", int: "int", float: "float", str: "str"}
+
+
 def _type_of(hint: Any) -> str:
     """The option type of an annotation (``Optional`` stripped)."""
     args = [a for a in typing.get_args(hint) if a is not type(None)]
     origin = typing.get_origin(hint)
     if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
         return _type_of(args[0]) if len(args) == 1 else "any"
-    if hint is bool:
-        return "bool"
-    if hint is int:
-        return "int"
-    if hint is float:
-        return "float"
-    if hint is str:
-        return "str"
+    if isinstance(hint, type) and hint in _SCALARS:
+        return _SCALARS[hint]
     if isinstance(hint, type) and issubclass(hint, PurePath):
         return "path"
     if origin in (list, tuple, Sequence, typing.Sequence) and args and args[0] is str:
