@@ -36,12 +36,42 @@ def check_texts(texts: str | Path) -> None:
 def check_start_token(subjects: Sequence[Subject], start_token: str) -> None:
     """Refuse a start token other than ``auto`` when no language model given is causal:
     only a causal LM scores a text after a start token (``--start-token``); a masked one
-    would ignore it. One line, before any measure runs."""
-    lms = [s for s in subjects if s.kind in ("masked", "causal") and not s.endpoint]
-    if start_token == "auto" or not lms or any(s.kind == "causal" for s in lms):
+    would ignore it. One line, before any measure runs (:func:`refuse_masked_only`)."""
+    refuse_masked_only(start_token, [(s.label, s.kind) for s in subjects
+                                     if s.kind in ("masked", "causal") and not s.endpoint])
+
+
+def check_models_start_token(start_token: str, models: Sequence[tuple[str, str, str,
+                                                                      str | None]],
+                             what: str) -> None:
+    """:func:`check_start_token` for models not loaded yet, each (name, spec, kind,
+    revision) as a sweep names them: a kind ``auto`` is read from the model's config
+    (:func:`genderscope.models.loading.detect_kind`); a model whose kind cannot be told
+    here is left to its jobs. Nothing is read for ``auto``."""
+    if start_token == "auto":
         return
-    names = ", ".join(s.label for s in lms)
-    raise GenderscopeError(f"--start-token applies to causal models only; {names} "
+    from genderscope.models.loading import detect_kind
+
+    lms = []
+    for name, spec, kind, revision in models:
+        if kind == "auto":
+            try:
+                kind = detect_kind(spec, revision)
+            except Exception:  # noqa: BLE001 - an unknown model fails its jobs, not this
+                kind = "unknown"
+        if kind in ("masked", "causal", "unknown"):
+            lms.append((name, kind))
+    refuse_masked_only(start_token, lms, what)
+
+
+def refuse_masked_only(start_token: str, lms: Sequence[tuple[str, str]],
+                       what: str = "--start-token") -> None:
+    """The one refusal of a start token other than ``auto`` when every language model,
+    (name, kind) each, is masked; ``what`` names where it was given."""
+    if start_token == "auto" or not lms or any(kind != "masked" for _, kind in lms):
+        return
+    raise GenderscopeError(f"{what} applies to causal models only; "
+                           f"{', '.join(name for name, _ in lms)} "
                            f"{'is' if len(lms) == 1 else 'are'} masked")
 
 

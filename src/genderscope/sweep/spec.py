@@ -182,28 +182,14 @@ class SweepSpec:
 
     def _check_start_token(self) -> None:
         """A start token other than ``auto`` is a causal LM's: refused when every language
-        model of the sweep is masked (by ``kind:`` or by its config), as the report
-        refuses it (:func:`genderscope.reporting.inputs.check_start_token`). A model whose
-        kind cannot be told here is left to its jobs."""
-        if self.start_token == "auto":
-            return
-        from genderscope.models.loading import detect_kind
+        model of the sweep is masked (by ``kind:`` or by its config), as the report's is."""
+        from genderscope.reporting.inputs import check_models_start_token
 
-        lms = [m for m in self.models if m.kind in ("auto", "masked", "causal")
-               and not m.endpoint]
-        kinds = []
-        for m in lms:
-            try:
-                kinds.append(m.kind if m.kind != "auto" else detect_kind(m.spec, m.revision))
-            except Exception:  # noqa: BLE001 - an unknown model fails its jobs, not this
-                kinds.append("unknown")
-        if not lms or any(k != "masked" for k in kinds):
-            return
         where = f"sweep file {self.file}: settings: start_token" if self.file else \
             "--start-token"
-        raise GenderscopeError(f"{where} {self.start_token!r} applies to causal models only; "
-                               f"{', '.join(m.name for m in lms)} "
-                               f"{'is' if len(lms) == 1 else 'are'} masked")
+        check_models_start_token(self.start_token, [(m.name, m.spec, m.kind, m.revision)
+                                                    for m in self.models if not m.endpoint],
+                                 f"{where} {self.start_token!r}")
 
     def check_fits(self, num_cpus: float | None, num_gpus: float) -> None:
         """Refuse, before Ray starts, a job no node could run (Ray would wait for it
