@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -137,8 +138,16 @@ def test_plot_failure_keeps_numbers(ctx: Context, store, monkeypatch) -> None:
 
 def test_no_measure_applies(ctx: Context, store) -> None:
     clf = Subject("my-classifier", "classifier", "clf", lambda: None)
-    with pytest.raises(GenderscopeError, match="no measure applies.*needs texts"):
+    with pytest.raises(GenderscopeError, match="no measure applies.*needs texts") as e:
         run_report([clf], ctx, store)
+    # the reason to act on, alone; the measures for other kinds of model only counted
+    assert "not to classifiers" not in str(e.value)
+    assert re.search(r"\(\d+ more for other kinds of model\)$", str(e.value))
+    vectors = Subject("my-vectors", "vectors", "vec", lambda: None)
+    with pytest.raises(GenderscopeError, match=r"probe applies to .*, not to word vectors, "
+                       r"stereoset applies to .*, not to word vectors$"):
+        run_report([vectors], ctx, store, names=["probe", "stereoset"])  # nothing to act
+        # on: every reason listed
 
 
 def test_stored_runs_are_reused_without_loading(ctx: Context, store) -> None:

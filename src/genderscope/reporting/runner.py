@@ -350,6 +350,19 @@ def run_one(measure: Card, subject: Subject, ctx: Context, store: Store | None, 
                    parts=parts)
 
 
+def _why_none(cards: Sequence[Card], subject: Subject, ctx: Context) -> str:
+    """Why none of ``cards`` applies to ``subject``: the reasons a user can act on (a
+    missing --texts, a language) first and alone, the measures for other kinds of model
+    counted, not each listed."""
+    reasons = [f"{m.name} {not_applicable(m, subject, ctx)}" for m in cards]
+    other_kind = [r for r in reasons if " applies to " in r and ", not to " in r]
+    actionable = [r for r in reasons if r not in other_kind]
+    if not actionable:
+        return ", ".join(reasons)
+    tail = f" ({len(other_kind)} more for other kinds of model)" if other_kind else ""
+    return ", ".join(actionable) + tail
+
+
 def run_report(subjects: Sequence[Subject], ctx: Context, store: Store | None, *,
                names: Sequence[str] | None = None, reuse: bool = True, command: str = "",
                on_section: Callable[[Section], None] | None = None,
@@ -362,8 +375,8 @@ def run_report(subjects: Sequence[Subject], ctx: Context, store: Store | None, *
     applicable = {id(s): [m for m in mine[id(s)] if not not_applicable(m, s, ctx)]
                   for s in subjects}
     if not any(applicable.values()):
-        why = "; ".join(f"{s.label} ({s.kind}): " + ", ".join(
-            f"{m.name} {not_applicable(m, s, ctx)}" for m in mine[id(s)]) for s in subjects)
+        why = "; ".join(f"{s.label} ({s.kind}): {_why_none(mine[id(s)], s, ctx)}"
+                        for s in subjects)
         raise GenderscopeError(f"no measure applies to the given model(s): {why}")
     sections: list[Section] = []
     for subject in subjects:
