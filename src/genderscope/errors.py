@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+from collections.abc import Iterable
 
 MASK = "***"
 _SECRETS: set[str] = set()
@@ -75,6 +76,17 @@ def add_secret(value: str | None) -> None:
 
 def _worth_masking(value: str) -> bool:
     return len(value) >= MIN_SECRET and value.strip().lower() not in PLACEHOLDERS
+
+
+def near_names(name: str, known: Iterable[str], n: int = 3) -> list[str]:
+    """The names of ``known`` close to a mistyped ``name``, closest first, case aside
+    (``crows-pair``, ``CrowS-Pairs``, ``WEAT6``, ``SmolLM2``): difflib's similarity ratio
+    of at least 0.75; the one matching of every "did you mean" hint."""
+    from difflib import get_close_matches
+
+    lowered = {k.lower(): k for k in known}
+    return [lowered[m] for m in get_close_matches(str(name).lower(), lowered, n=n,
+                                                  cutoff=0.75)]
 
 
 def url_userinfo(url: str) -> str:

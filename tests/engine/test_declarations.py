@@ -209,6 +209,11 @@ def test_an_unknown_measure_name_suggests_the_near_one() -> None:
         get("weatt")
     with pytest.raises(GenderscopeError, match=r"did you mean 'crows-pairs'\?"):
         select(["crows-pair"])
+    for typed in ("CrowS-Pairs", "WEAT"):  # the papers' spelling: case aside, the same
+        with pytest.raises(GenderscopeError, match=rf"did you mean '{typed.lower()}'"):
+            get(typed)
+        with pytest.raises(GenderscopeError, match=rf"did you mean '{typed.lower()}'"):
+            select([typed])
     with pytest.raises(GenderscopeError) as far:
         get("nothing-like-it")
     assert "did you mean" not in str(far.value)

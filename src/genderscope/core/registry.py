@@ -13,12 +13,11 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import pkgutil
-from difflib import get_close_matches
 from types import ModuleType
 from typing import Any
 
 from genderscope.core.declaration import Declaration
-from genderscope.errors import GenderscopeError
+from genderscope.errors import GenderscopeError, near_names
 
 BUILTIN = "genderscope.catalog"
 """The package whose modules declare the built-in measures (read by name: the core
@@ -94,7 +93,7 @@ def get(name: str) -> Declaration:
     """The declaration of ``name``, or a one-line error listing the names."""
     found = declarations().get(name)
     if found is None:
-        near = get_close_matches(str(name), names(), n=2, cutoff=0.75)
+        near = near_names(str(name), names(), n=2)
         hint = f"did you mean {' or '.join(map(repr, near))}? " if near else ""
         raise GenderscopeError(f"unknown measure {name!r}; {hint}choose one of "
                                f"{', '.join(names())}")

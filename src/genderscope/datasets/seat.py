@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from difflib import get_close_matches
 from pathlib import Path
 from typing import Any, ClassVar
 
 from genderscope.datasets.locations import find_benchmark
-from genderscope.errors import DataError
+from genderscope.errors import DataError, near_names
 from genderscope.files import read_json
 from genderscope.results import file_sha256
 
@@ -118,9 +117,7 @@ def resolve_test(spec: str, tests_dir: str | Path | None = None) -> AssociationT
     known = list_tests(folder)
     if not known:
         raise DataError(f"no test named {spec!r}: {folder} holds no <name>.jsonl tests")
-    lowered = {k.lower(): k for k in known}  # "WEAT6" is a typo of "weat6" too
-    near = [lowered[m] for m in get_close_matches(spec.lower(), list(lowered), n=3,
-                                                  cutoff=0.75)]  # "weat66", "sent_weat6"
+    near = near_names(spec, known)  # "weat66", "sent_weat6", "WEAT6"
     if near:
         raise DataError(f"no test named {spec!r} in {folder}; did you mean "
                         f"{' or '.join(near)}?")

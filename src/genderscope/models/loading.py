@@ -6,12 +6,11 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
 from genderscope.core.kinds import LM
-from genderscope.errors import ModelLoadError
+from genderscope.errors import ModelLoadError, near_names
 from genderscope.models.causal import CausalLM
 from genderscope.models.masked import MaskedLM
 from genderscope.models.source import ModelSource, check_device
@@ -61,8 +60,7 @@ def detect_kind(spec: str | Path, revision: str | None = None) -> str:
     try:
         return _kind_of(spec, revision)
     except ModelLoadError as exc:  # "smolm2": name the packaged model it is close to
-        near = [] if Path(str(spec)).exists() else get_close_matches(
-            str(spec).lower(), list(PACKAGED), n=1, cutoff=0.75)
+        near = [] if Path(str(spec)).exists() else near_names(str(spec), PACKAGED, n=1)
         if not near:
             raise
         raise ModelLoadError(f"{str(exc).rstrip('.')}; did you mean {near[0]!r} (a packaged "

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from difflib import get_close_matches
 from typing import TYPE_CHECKING
 
 from genderscope.core.declaration import Declaration
 from genderscope.core.kinds import MODEL
 from genderscope.core.registry import declarations
-from genderscope.errors import GenderscopeError
+from genderscope.errors import GenderscopeError, near_names
 from genderscope.reporting.entry import (  # noqa: F401 - re-exported for callers
     CARD_KINDS,
     LANGS,
@@ -115,7 +114,7 @@ def select(names: Sequence[str] | None) -> list[Card]:
         return [m for m in reg.values() if m.default]
     unknown = [n for n in names if n not in reg]
     if unknown:
-        near = get_close_matches(unknown[0], reg, n=2, cutoff=0.75)  # "crows-pair"
+        near = near_names(unknown[0], reg, n=2)  # "crows-pair", "CrowS-Pairs"
         hint = f"did you mean {' or '.join(map(repr, near))}? " if near else ""
         raise GenderscopeError(f"unknown measure {', '.join(map(repr, unknown))}; {hint}"
                                f"choose from {', '.join(reg)}")
