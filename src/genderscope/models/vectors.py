@@ -10,7 +10,6 @@ are read. Only the rows a measure asks for are ever copied.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -315,12 +314,9 @@ def _source(spec: str | Path, fmt: str, vocab: str | Path | None
 
 def _packaged_files(key: str) -> tuple[Path, Path]:
     """The matrix and index files of a packaged vector set."""
-    pkg = PACKAGED[key]
-    spec = importlib.util.find_spec(pkg)
-    if spec is None or not spec.submodule_search_locations:
-        raise ModelLoadError(f"{key!r} needs the package {pkg.replace('_', '-')} "
-                             f"(pip install genderscope[offline-models])")
-    root = Path(next(iter(spec.submodule_search_locations))) / "data"
+    from genderscope.models.encoder import packaged_path
+
+    root = packaged_path(key, PACKAGED, "data")
     matrix, index = root / "glove_6B_50d_emb.npy", root / "glove_6B_index.parquet"
     if not matrix.is_file() or not index.is_file():
         raise ModelLoadError(f"{key!r}: files missing under {root}")
