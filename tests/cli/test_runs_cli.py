@@ -73,6 +73,10 @@ def test_model_filter_takes_the_name_runs_list_shows(tmp_path: Path) -> None:
                 "--model", "smollm2")
     assert r.exit_code == 0, r.output
     assert pd.read_csv(out)["run_id"].tolist() == [ids[0]]
+    for typed in ("SmolLM2", "BBB"):  # case aside, the name and the fingerprint alike
+        r = _invoke("runs", "list", "--store", str(path), "--json", "--model", typed)
+        assert r.exit_code == 0, r.output
+        assert [x["run_id"] for x in json.loads(r.output)] == [ids[typed == "BBB"]]
 
 
 def test_show(filled) -> None:

@@ -42,17 +42,19 @@ def flatten(d: Any, prefix: str = "") -> dict[str, Any]:
 
 
 def select_runs(store: Any, method: str | None, model: str | None
-                ) -> list[tuple[dict[str, Any], str]]:
-    """The stored runs of ``method`` (all when None), oldest first, with the model's name
-    as typed (``smollm2``), whose fingerprint or name contains ``model`` (all when
-    None): ``runs list`` shows both, so either selects."""
+                ) -> list[tuple[dict[str, Any], str, Any]]:
+    """The stored runs of ``method`` (all when None), oldest first, as (row, the model's
+    name as typed, e.g. ``smollm2``, the loaded run), whose fingerprint or name contains
+    ``model``, case aside (all when None): ``runs list`` shows both, so either selects."""
     from genderscope.reporting.export import model_name
 
+    want = None if model is None else model.casefold()
     picked = []
     for r in store.list_runs(method=method):
-        name = model_name(store.load_run(r["run_id"]).metadata)
-        if model is None or model in r["model"] or model in name:
-            picked.append((r, name))
+        res = store.load_run(r["run_id"])
+        name = model_name(res.metadata)
+        if want is None or want in r["model"].casefold() or want in name.casefold():
+            picked.append((r, name, res))
     return picked
 
 
@@ -60,8 +62,7 @@ def runs_frame(store: Any, method: str | None, model: str | None) -> pd.DataFram
     import pandas as pd
 
     rows = []
-    for r, name in select_runs(store, method, model):
-        res = store.load_run(r["run_id"])
+    for r, name, res in select_runs(store, method, model):
         rows.append({"run_id": r["run_id"], "model_name": name,
                      "model": r["model"], "method": r["method"],
                      "created": _when(r["created"]), "version": r["version"],
@@ -102,7 +103,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         """Stored runs, oldest first: the model's name as typed beside its fingerprint."""
         with open_store(store_path, readonly=True) as store:
             picked = select_runs(store, method, model)
-        runs, names = [r for r, _ in picked], [name for _, name in picked]
+        runs, names = [r for r, _, _ in picked], [name for _, name, _ in picked]
         if as_json:
             typer.echo(to_json([{**r, "model_name": name, "created": _when(r["created"]),
                                  "params": json.loads(r["params"])}
@@ -227,12 +228,12 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
 
                 from genderscope.reporting.export import HEADLINE_COLUMNS, headline_records
 
-                runs = [r for r, _ in select_runs(store, method, model)
+                runs = [r for r, _, _ in select_runs(store, method, model)
                         if not run_id or r["run_id"].startswith(tuple(run_id))]
                 df = pd.DataFrame(headline_records(store, runs), columns=HEADLINE_COLUMNS)
             else:
                 ids = [store.load_run(r).metadata["run_id"] for r in run_id] if run_id else \
-                    [r["run_id"] for r, _ in select_runs(store, method, model)]
+                    [r["run_id"] for r, _, _ in select_runs(store, method, model)]
                 parts = []
                 for rid in ids:
                     res = store.load_run(rid)
