@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from calibration_page import row_cells
 
 REPO = Path(__file__).resolve().parents[2]
 PAGE = REPO / "docs" / "calibration.md"
@@ -292,17 +293,8 @@ def reported() -> dict[str, set[str]]:
 def page_rows(text: str) -> list[tuple[set[str], bool, str]]:
     """Per simulated row of the page: the statistics it calibrates ("stored as"),
     whether it is still reported, and its statistic cell."""
-    out, inside = [], False
-    for line in text.splitlines():
-        if line.startswith("| statistic |"):
-            inside = True
-            continue
-        if inside and line.startswith("|---"):
-            continue
-        if not (inside and line.startswith("| ")):
-            inside = False
-            continue
-        cells = [c.strip() for c in line.strip("|").split(" | ")]
+    out = []
+    for cells in row_cells(text):
         statistic, status = cells[0], cells[6]
         named = re.search(r"\(stored as ((?:`[^`]+`(?:; )?)+)\)$", statistic)
         stored = set(re.findall(r"`([^`]+)`", named.group(1))) if named else set()
