@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genderscope.core import kinds
+from genderscope.core.registry import get as declared  # a measure's declaration
 from genderscope.errors import GenderscopeError
 from genderscope.progress import honours_progress_argument
 
@@ -119,24 +120,16 @@ def _client_settings(model: Any, **given: Any) -> dict[str, Any]:
     return client
 
 
-def declared(measure: str) -> Any:
-    """The measure's declaration (:func:`genderscope.core.registry.get`)."""
-    from genderscope.core.registry import get
-
-    return get(measure)
-
-
 def plan_of(measure: str, options: dict[str, Any]) -> tuple[Plan, dict[str, Any]]:
     """The measure's plan (options checked against its declaration, data loaded, no
     model), and the options it takes with their defaults (less ``progress``)."""
     from genderscope.checks import check_options
-    from genderscope.core.registry import get
 
     check_options(options)  # seeds >= 0, whole-number counts: before any work
-    declared = get(measure)  # its plan checks the options (Declaration wraps it)
-    accepted = {o.name: o.default for o in declared.options  # key=False: keyed, if at
+    found = declared(measure)  # its plan checks the options (Declaration wraps it)
+    accepted = {o.name: o.default for o in found.options  # key=False: keyed, if at
                 if o.name != "progress" and o.key}  # all, through the plan's inputs
-    return declared.plan(**options), accepted
+    return found.plan(**options), accepted
 
 
 def run_key(measure: str, adapter: Any, *, kind: str = "auto", dtype: str = "float32",
