@@ -8,6 +8,7 @@ masked model already loaded."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -133,3 +134,20 @@ def test_gs_run_refuses_it_for_a_loaded_masked_model(tiny_bert_dir: Path,
     with Store(store) as st:
         assert st.list_runs() == []
     assert gs.run("crows-pairs", bert, limit=2, store=store).summary  # auto: as before
+
+
+def test_gs_run_with_a_loaded_causal_model_refuses_another_start_token(
+        tiny_gpt2_dir: Path, tmp_path: Path) -> None:
+    """A loaded causal model's start token was fixed when it loaded: asking gs.run for
+    another was ignored (and the run keyed under the token asked for); now refused, while
+    the same token, or auto, runs."""
+    import genderscope as gs
+
+    store = tmp_path / "s.sqlite"
+    lm = gs.load_model(str(tiny_gpt2_dir), kind="causal", store=store)
+    own = lm.describe()["start_token"]
+    with pytest.raises(GenderscopeError, match=rf"start_token 'none': .* was loaded with "
+                       rf"'{re.escape(own)}'; load it with start_token='none'"):
+        gs.run("crows-pairs", lm, limit=2, start_token="none", store=store)
+    for token in ("auto", own):
+        assert gs.run("crows-pairs", lm, limit=2, start_token=token, store=store).summary

@@ -151,6 +151,25 @@ def _call_text(measure: str, model: Any, options: dict[str, Any]) -> str:
 
 
 @honours_progress_argument
+def _check_loaded_start_token(model: Any, start_token: str) -> None:
+    """A ``start_token`` other than ``auto`` with a model already loaded must be the one
+    it was loaded with: a masked model has none (as :func:`load_model` refuses), and a
+    causal model's was fixed when it loaded (it would be ignored, and the run keyed
+    under the token asked for)."""
+    if start_token == "auto" or model is None or isinstance(model, (str, Path)):
+        return
+    name = getattr(model, "source", "the model given")
+    if getattr(model, "kind", None) == "masked":
+        raise GenderscopeError(f"--start-token applies to causal models only; {name} is "
+                               "masked")  # the words of load_lm's refusal
+    describe = getattr(model, "describe", None)
+    own = describe().get("start_token") if callable(describe) else None
+    if getattr(model, "kind", None) == "causal" and own is not None and own != start_token:
+        raise GenderscopeError(f"start_token {start_token!r}: {name} was loaded with "
+                               f"{own!r}; load it with start_token={start_token!r}, or leave "
+                               "start_token out")
+
+
 def run(measure: str, model: Any = None, *, store: Store | str | Path | None = None,
         out: str | Path | None = None, save: bool = False, progress: bool = False,
         kind: str = "auto",
@@ -188,9 +207,7 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
     client = dict(concurrency=concurrency, timeout=timeout, retries=retries,
                   api_key_env=api_key_env, headers=headers)
     _client_settings(model, **client)  # before any work
-    if start_token != "auto" and getattr(model, "kind", None) == "masked":  # a loaded one:
-        raise GenderscopeError("--start-token applies to causal models only; "  # as load_lm
-                               f"{getattr(model, 'source', 'the model given')} is masked")
+    _check_loaded_start_token(model, start_token)  # before any work
     if out is not None:  # before the plan reads a file: never an input, never unsafe
         _check_out(out, model, options, store)
     plan, accepted = plan_of(measure, {**options, "progress": progress})
