@@ -304,6 +304,9 @@ def test_cli_bad_inputs(tmp_path: Path) -> None:
              str(tmp_path / "r.html"))  # a near miss: its suggestion, before the scope line
     assert r.returncode == 2 and "did you mean 'crows-pairs'?" in r.stderr
     assert r.stdout.strip() == "" and r.stderr.count("\n") == 1
+    r = _cli("report", "--classifier", str(tmp_path / "nope.pkl"), "--out",
+             str(tmp_path / "r.html"))  # refused before the scope line too
+    assert r.returncode == 2 and "no such file" in r.stderr and r.stdout.strip() == ""
 
 
 @pytest.mark.slow

@@ -124,16 +124,15 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         from genderscope.reporting.terminal import SCOPE_WORDS, headline_rows, print_rows
         from genderscope.reporting.verdict import model_line
 
-        select(measure)  # an unknown --measure: its one line before the scope line
+        select(measure)  # an unknown --measure: before the model's options are read
         client = endpoint_client(concurrency, timeout, retries, api_key_env, header)
         command = command_line()  # the key and a URL's credentials masked
         scope = choose_scope(device, full=full, quick=quick)
-        if progress:
-            console.print(f"[dim]{SCOPE_WORDS[scope]}[/dim]")
-
         planned = {"runs": 0, "started": 0}
 
-        def data_known(check) -> None:
+        def data_known(check) -> None:  # every input checked: the first thing printed
+            if progress:
+                console.print(f"[dim]{SCOPE_WORDS[scope]}[/dim]")
             planned["runs"] = check.runs
             console.print(check.line())
 
