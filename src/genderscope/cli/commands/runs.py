@@ -42,10 +42,12 @@ def flatten(d: Any, prefix: str = "") -> dict[str, Any]:
 
 
 def select_runs(store: Any, method: str | None, model: str | None
-                ) -> list[tuple[dict[str, Any], str, Any]]:
+                ) -> list[tuple[dict[str, Any], str, dict[str, Any]]]:
     """The stored runs of ``method`` (all when None), oldest first, as (row, the model's
-    name as typed, e.g. ``smollm2``, the loaded run), whose fingerprint or name contains
-    ``model``, case aside (all when None): ``runs list`` shows both, so either selects."""
+    name as typed, e.g. ``smollm2``, the run's summary), whose fingerprint or name contains
+    ``model``, case aside (all when None): ``runs list`` shows both, so either selects.
+    Each run is loaded once and only its summary kept (a loaded run holds its tables'
+    bytes: keeping every one would hold the whole store in memory)."""
     from genderscope.reporting.export import model_name
 
     want = None if model is None else model.casefold()
@@ -54,7 +56,7 @@ def select_runs(store: Any, method: str | None, model: str | None
         res = store.load_run(r["run_id"])
         name = model_name(res.metadata)
         if want is None or want in r["model"].casefold() or want in name.casefold():
-            picked.append((r, name, res))
+            picked.append((r, name, res.summary))
     return picked
 
 
@@ -62,12 +64,12 @@ def runs_frame(store: Any, method: str | None, model: str | None) -> pd.DataFram
     import pandas as pd
 
     rows = []
-    for r, name, res in select_runs(store, method, model):
+    for r, name, summary in select_runs(store, method, model):
         rows.append({"run_id": r["run_id"], "model_name": name,
                      "model": r["model"], "method": r["method"],
                      "created": _when(r["created"]), "version": r["version"],
                      "params": r["params"], **{f"summary.{k}": v for k, v in
-                                                flatten(res.summary).items()}})
+                                                flatten(summary).items()}})
     return pd.DataFrame(rows)
 
 
