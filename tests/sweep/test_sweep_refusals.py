@@ -110,3 +110,27 @@ def test_local_ray_advertises_localhost_and_needs_a_token(monkeypatch) -> None:
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")  # the user's own choice is kept
     REAL_START_RAY(None, 2)
     assert seen["mode"] == "disabled"
+
+
+@pytest.mark.parametrize(("in_file", "expect"), [
+    (True, "model openai:x: api_key_env GS_UNSET_KEY: the variable is not set"),
+    (False, "model openai:x: --api-key-env GS_UNSET_KEY: the variable is not set"),
+], ids=["file", "flag"])
+def test_unset_api_key_env_named_as_given(tmp_path, monkeypatch, in_file, expect) -> None:
+    """An unset ``api_key_env`` is refused naming the model, and the file's key when the
+    setting came from the sweep file (not a ``--api-key-env`` the user never typed)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GS_UNSET_KEY", raising=False)
+    url = "http://127.0.0.1:9/v1"
+    if in_file:
+        f = tmp_path / "sweep.yaml"
+        f.write_text(f"models: [{{model: openai:x, base_url: {url}, "
+                     "api_key_env: GS_UNSET_KEY}]\nmeasures: [bbq]\n")
+        args: tuple[str, ...] = (str(f),)
+    else:
+        args = ("--model", "openai:x", "--base-url", url, "--api-key-env", "GS_UNSET_KEY",
+                "--measure", "bbq")
+    code, err = _sweep(*args, "--out", str(tmp_path / "out"), "--no-progress")
+    assert code == 2 and err.startswith("error: ") and expect in err, err
+    assert len(err.splitlines()) == 1
+    assert ("--api-key-env" in err) is not in_file

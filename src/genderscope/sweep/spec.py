@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -30,6 +31,10 @@ CPU_ONLY_KINDS = ("vectors",)
 _MEASURE_KEYS = {"name", "lang", "quick", "seed"}
 CLIENT_KEYS = ("concurrency", "timeout", "retries", "api_key_env", "headers")
 """An endpoint model's client settings in a sweep file (``genderscope run``'s flags)."""
+_CLIENT_FLAGS = {"--base-url": "base_url", "--concurrency": "concurrency",
+                 "--timeout": "timeout", "--retries": "retries",
+                 "--api-key-env": "api_key_env", "--header": "headers"}
+"""The flag each endpoint setting of a sweep file stands for (renamed in its refusals)."""
 _MODEL_KEYS = {"model", "kind", "revision", "revisions", "series", "label", "cpus", "gpus",
                "base_url", *CLIENT_KEYS}
 _SETTING_KEYS = {"lang", "quick", "full", "seed", "data", "device", "dtype", "start_token",
@@ -61,6 +66,8 @@ class ModelSpec:
     """The endpoint of an ``openai:NAME`` model (its jobs run the chat probes only)."""
     client: tuple[tuple[str, Any], ...] = ()
     """An endpoint's client settings (:data:`CLIENT_KEYS`), as ``(name, value)`` pairs."""
+    from_file: bool = field(default=False, compare=False)
+    """Listed in the sweep file (not a flag): its refusals name the file's keys."""
 
     @property
     def endpoint(self) -> bool:
@@ -155,7 +162,12 @@ class SweepSpec:
             if m.endpoint:  # its URL and client settings, as `genderscope run` checks them
                 from genderscope.reporting.runner import endpoint_subject
 
-                endpoint_subject(m.spec, None, base_url=m.base_url, client=m.client_options)
+                try:
+                    endpoint_subject(m.spec, None, base_url=m.base_url,
+                                     client=m.client_options)
+                except GenderscopeError as exc:
+                    raise GenderscopeError(f"model {m.name}: {self._as_given(m, exc)}") \
+                        from None
         for what, entries in (("model", self.models), ("measure", self.measures)):
             dup = sorted(n for n, c in Counter(e.name for e in entries).items() if c > 1)
             if dup:
@@ -179,6 +191,15 @@ class SweepSpec:
         if self.data is not None and not self.data.is_dir():
             raise GenderscopeError(f"--data {self.data}: no such folder")
         return self
+
+    def _as_given(self, model: ModelSpec, exc: GenderscopeError) -> str:
+        """A refusal of ``model``'s endpoint settings, naming a sweep file's keys
+        (``api_key_env``) instead of the flags (``--api-key-env``) when it came from one."""
+        text = str(exc)
+        if model.from_file:
+            for flag, key in _CLIENT_FLAGS.items():
+                text = re.sub(rf"{flag}(?![\w-])", key, text)
+        return text
 
     def _check_start_token(self) -> None:
         """A start token other than ``auto`` is a causal LM's: refused when every language
@@ -293,7 +314,7 @@ def parse_models(where: str, entries: Any) -> list[ModelSpec]:
     for k, entry in enumerate(entries):
         at = f"{where} models[{k}]"
         if isinstance(entry, str):
-            out.append(ModelSpec(entry))
+            out.append(ModelSpec(entry, from_file=True))
             continue
         if not isinstance(entry, dict) or not isinstance(entry.get("model"), str):
             raise _bad(at, "give a model id/path, or a mapping with model:")
@@ -312,7 +333,7 @@ def parse_models(where: str, entries: Any) -> list[ModelSpec]:
             gpus=_number(at, "gpus", entry["gpus"], float) if "gpus" in entry else None,
             base_url=str(entry["base_url"]) if entry.get("base_url") is not None else None,
             client=tuple((k, _frozen(entry[k])) for k in CLIENT_KEYS
-                         if entry.get(k) is not None))
+                         if entry.get(k) is not None), from_file=True)
         if base.label and len(revs) > 1:
             raise _bad(at, "label: names one model; drop it when listing several revisions")
         out.extend(replace(base, revision=r) for r in revs)
