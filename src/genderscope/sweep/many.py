@@ -86,7 +86,7 @@ def run_many(models: Sequence[Any] | Mapping[str, Any], queries: Sequence[Any],
     row whose ``error`` says why (``raise_errors=True``: raised instead).
     """
     from genderscope.datasets.query import Query, is_query_file, load_query
-    from genderscope.engine import declared, load_model, open_store
+    from genderscope.engine import declared, load_model, using_store
     from genderscope.engine import run as engine_run
 
     unknown = [m for m in metrics if m not in METRICS]
@@ -103,9 +103,8 @@ def run_many(models: Sequence[Any] | Mapping[str, Any], queries: Sequence[Any],
     names = [_query_name(q) for q in loaded]
     opts = dict(options or {})
     takes = {m: {o.name for o in declared(m).options} for m in metrics}  # "*": where taken
-    st, owned = open_store(store)
     rows: list[dict[str, Any]] = []
-    try:
+    with using_store(store) as st:
         for label, spec in named.items():
             adapter = (load_model(spec, kind="vectors", store=st)
                        if isinstance(spec, (str, Path)) else spec)
@@ -129,9 +128,6 @@ def run_many(models: Sequence[Any] | Mapping[str, Any], queries: Sequence[Any],
                         rows.append({**base, **row, "run_id": r.metadata.get("run_id"),
                                      "reused": bool(r.metadata.get("reused", False)),
                                      "error": ""})
-    finally:
-        if owned:
-            st.close()
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

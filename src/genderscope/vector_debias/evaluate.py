@@ -133,14 +133,13 @@ def evaluate(before_spec: Any, after_spec: Any, tests: list[Any], *, store: Any,
     records its word rows (:func:`record_words`) in the store, and the runs are saved under
     ``out/<metric>/<test>/{before,after}`` once every one has run (a metric that fails
     leaves no folder behind)."""
-    from genderscope.engine import open_store, run
+    from genderscope.engine import run, using_store
     from genderscope.outputs import check_output_folder, result_files, save_result
 
     before_vecs, after_vecs = (_vectors(spec, store) for spec in (before_spec, after_spec))
     rows: list[dict[str, Any]] = []
     done: dict[Path, Result] = {}
-    st, owned = open_store(store)
-    try:
+    with using_store(store) as st:
         for test in tests:
             for metric in METRICS:
                 runs = {}
@@ -154,9 +153,6 @@ def evaluate(before_spec: Any, after_spec: Any, tests: list[Any], *, store: Any,
                              "before": _headline(runs["before"]),
                              "after": _headline(runs["after"]),
                              "paired": compare_metric(runs["before"], runs["after"], seed)})
-    finally:
-        if owned:
-            st.close()
     for folder, result in done.items():
         check_output_folder(folder, files=result_files(result))
     for folder, result in done.items():
