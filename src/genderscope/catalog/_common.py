@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
+from genderscope.casing import ACCENTS, CASES
 from genderscope.core.declaration import (
     Data,
     Limit,
@@ -172,11 +173,10 @@ class Lookup(Shared):
     case_fallback: Annotated[bool, Opt("Look up OOV words in lower case.")] = True
     case: Annotated[str, Opt("Look-up of each word: fallback (as written, else lower case), "
                              "exact (as written only: WEFE's default) or lower (lower case "
-                             "only).", choices=("fallback", "exact", "lower"), key=False)
-                    ] = "fallback"
+                             "only).", choices=CASES, key=False)] = "fallback"
     strip_accents: Annotated[str, Opt("Strip accents before look-up: none, unicode or ascii "
-                                      "(WEFE's strip_accents).",
-                                      choices=("none", "unicode", "ascii"), key=False)] = "none"
+                                      "(WEFE's strip_accents).", choices=ACCENTS,
+                                      key=False)] = "none"
     preprocessor: Annotated[Callable[[str], str] | None,
                             Opt("A function applied to each word before look-up (Python "
                                 "API only; such a run is never reused).", key=False,
