@@ -150,7 +150,6 @@ def _call_text(measure: str, model: Any, options: dict[str, Any]) -> str:
     return f"genderscope.run({', '.join(args)})"
 
 
-@honours_progress_argument
 def _check_loaded_start_token(model: Any, start_token: str) -> None:
     """A ``start_token`` other than ``auto`` with a model already loaded must be the one
     it was loaded with: a masked model has none (as :func:`load_model` refuses), and a
@@ -170,6 +169,7 @@ def _check_loaded_start_token(model: Any, start_token: str) -> None:
                                "start_token out")
 
 
+@honours_progress_argument
 def run(measure: str, model: Any = None, *, store: Store | str | Path | None = None,
         out: str | Path | None = None, save: bool = False, progress: bool = False,
         kind: str = "auto",
