@@ -95,8 +95,8 @@ def check_not_input(path: Path, option: str, inputs: Iterable[Any]) -> None:
 
 
 STORE_ENV = "GENDERSCOPE_STORE"
-"""The store's environment variable (as ``genderscope.store.schema.ENV_VAR``; this layer
-sits below the store, so it reads the variable itself)."""
+"""The store's environment variable (``genderscope.store.schema.ENV_VAR`` is this one:
+this layer sits below the store, which reads the variable through :func:`store_location`)."""
 
 
 STORE_SIDECARS = ("-wal", "-shm", "-journal")

@@ -7,7 +7,6 @@ SQLite file before anything is written to it.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -17,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from genderscope.errors import GenderscopeError
+from genderscope.outputs import STORE_ENV as ENV_VAR  # noqa: F401 (store.ENV_VAR)
+from genderscope.outputs import store_location
 
 SCHEMA_VERSION = 2
-ENV_VAR = "GENDERSCOPE_STORE"
 
 APPLICATION_ID = 0x47645363
 """``PRAGMA application_id`` of a genderscope store (the bytes ``GdSc``)."""
@@ -170,11 +170,9 @@ def schema_version(con: sqlite3.Connection, path: Path) -> int:
 
 
 def default_store_path() -> Path:
-    """``$GENDERSCOPE_STORE`` if set, else ``~/.cache/genderscope/store.sqlite``."""
-    env = os.environ.get(ENV_VAR)
-    if env:
-        return Path(env).expanduser()
-    return Path.home() / ".cache" / "genderscope" / "store.sqlite"
+    """``$GENDERSCOPE_STORE`` if set, else ``~/.cache/genderscope/store.sqlite``
+    (:func:`genderscope.outputs.store_location` of no store)."""
+    return store_location()
 
 
 def wal(con: sqlite3.Connection) -> None:
