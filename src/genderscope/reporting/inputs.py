@@ -6,9 +6,10 @@ a failed section of the page (:mod:`genderscope.reporting.runner`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from genderscope.errors import GenderscopeError
 
@@ -62,6 +63,29 @@ def check_models_start_token(start_token: str, models: Sequence[tuple[str, str, 
         if kind in ("masked", "causal", "unknown"):
             lms.append((name, kind))
     refuse_masked_only(start_token, lms, what)
+
+
+_CLIENT_FLAGS = {"--base-url": "base_url", "--concurrency": "concurrency",
+                 "--timeout": "timeout", "--retries": "retries",
+                 "--api-key-env": "api_key_env", "--header": "headers"}
+"""The flag each endpoint setting of a sweep file stands for (renamed in its refusals)."""
+
+
+def check_endpoint_settings(name: str, spec: str, base_url: str | None,
+                            client: dict[str, Any], *, file_keys: bool) -> None:
+    """An endpoint model's URL and client settings checked as ``genderscope run`` checks
+    them (:func:`genderscope.reporting.runner.endpoint_subject`, nothing asked of it); a
+    refusal names the model ``name`` and, with ``file_keys``, a sweep file's keys
+    (``api_key_env``) instead of the flags (``--api-key-env``) the user never typed."""
+    from genderscope.reporting.runner import endpoint_subject
+
+    try:
+        endpoint_subject(spec, None, base_url=base_url, client=client)
+    except GenderscopeError as exc:
+        text = str(exc)
+        for flag, key in _CLIENT_FLAGS.items() if file_keys else ():
+            text = re.sub(rf"{flag}(?![\w-])", key, text)
+        raise GenderscopeError(f"model {name}: {text}") from None
 
 
 def refuse_masked_only(start_token: str, lms: Sequence[tuple[str, str]],

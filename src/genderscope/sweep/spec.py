@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,10 +30,6 @@ CPU_ONLY_KINDS = ("vectors",)
 _MEASURE_KEYS = {"name", "lang", "quick", "seed"}
 CLIENT_KEYS = ("concurrency", "timeout", "retries", "api_key_env", "headers")
 """An endpoint model's client settings in a sweep file (``genderscope run``'s flags)."""
-_CLIENT_FLAGS = {"--base-url": "base_url", "--concurrency": "concurrency",
-                 "--timeout": "timeout", "--retries": "retries",
-                 "--api-key-env": "api_key_env", "--header": "headers"}
-"""The flag each endpoint setting of a sweep file stands for (renamed in its refusals)."""
 _MODEL_KEYS = {"model", "kind", "revision", "revisions", "series", "label", "cpus", "gpus",
                "base_url", *CLIENT_KEYS}
 _SETTING_KEYS = {"lang", "quick", "full", "seed", "data", "device", "dtype", "start_token",
@@ -160,14 +155,10 @@ class SweepSpec:
                 raise GenderscopeError(f"model {m.name}: base_url and client settings are "
                                        "for an endpoint model (openai:NAME)")
             if m.endpoint:  # its URL and client settings, as `genderscope run` checks them
-                from genderscope.reporting.runner import endpoint_subject
+                from genderscope.reporting.inputs import check_endpoint_settings
 
-                try:
-                    endpoint_subject(m.spec, None, base_url=m.base_url,
-                                     client=m.client_options)
-                except GenderscopeError as exc:
-                    raise GenderscopeError(f"model {m.name}: {self._as_given(m, exc)}") \
-                        from None
+                check_endpoint_settings(m.name, m.spec, m.base_url, m.client_options,
+                                        file_keys=m.from_file)
         for what, entries in (("model", self.models), ("measure", self.measures)):
             dup = sorted(n for n, c in Counter(e.name for e in entries).items() if c > 1)
             if dup:
@@ -191,15 +182,6 @@ class SweepSpec:
         if self.data is not None and not self.data.is_dir():
             raise GenderscopeError(f"--data {self.data}: no such folder")
         return self
-
-    def _as_given(self, model: ModelSpec, exc: GenderscopeError) -> str:
-        """A refusal of ``model``'s endpoint settings, naming a sweep file's keys
-        (``api_key_env``) instead of the flags (``--api-key-env``) when it came from one."""
-        text = str(exc)
-        if model.from_file:
-            for flag, key in _CLIENT_FLAGS.items():
-                text = re.sub(rf"{flag}(?![\w-])", key, text)
-        return text
 
     def _check_start_token(self) -> None:
         """A start token other than ``auto`` is a causal LM's: refused when every language
