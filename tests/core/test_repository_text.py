@@ -109,3 +109,20 @@ def test_every_test_file_the_install_check_runs_exists() -> None:
              for p in _expand_braces(m)]
     assert len(named) > 10
     assert [p for p in named if not (REPO / p).is_file()] == []
+
+
+def test_ci_runs_the_readme_s_test_command_and_fails_when_it_fails(tmp_path: Path) -> None:
+    """.ci/run calls the README's test command as written, and a failure inside it stops
+    the script with a non-zero exit (``set -e`` alone ignores a failure inside ``&&``)."""
+    import subprocess
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    command = next(line for line in readme.splitlines() if line.startswith("python -m pytest"))
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    line = next(x for x in ci.splitlines() if x.startswith(command))
+    # the same line with each test run replaced by `false` must stop a `set -e` script
+    script = tmp_path / "ci.sh"
+    script.write_text("set -euo pipefail\n" + line.replace(command, "false && true")
+                      + "\necho still-running\n", encoding="utf-8")
+    done = subprocess.run(["bash", str(script)], capture_output=True, text=True)
+    assert done.returncode != 0 and "still-running" not in done.stdout

@@ -754,10 +754,11 @@ def test_a_named_key_variable_that_is_unset_is_refused(
         sweep = tmp_path / "sweep.yaml"
         sweep.write_text(f"models:\n  - {{model: 'openai:tiny', base_url: '{url}', "
                          f"api_key_env: {UNSET}}}\nmeasures: [direct]\n", encoding="utf-8")
-        with pytest.raises(GenderscopeError, match=f"^{re.escape(UNSET_LINE)}"):
+        file_line = "model openai:tiny: " + UNSET_LINE.replace("--api-key-env", "api_key_env")
+        with pytest.raises(GenderscopeError, match=f"^{re.escape(file_line)}"):
             load_file(sweep).check()  # what `genderscope sweep FILE` runs first
         code, err_text = _main(monkeypatch, capsys, "sweep", str(sweep), "--no-progress")
-        assert code == 2 and err_text.startswith(f"error: {UNSET_LINE}"), err_text
+        assert code == 2 and err_text.startswith(f"error: {file_line}"), err_text
         for command in (["run", "direct", "--model", "openai:tiny", "--base-url", url,
                          "--data", str(DATA), "--limit", "2", "--max-new-tokens", "8"],
                         ["report", "--model", "openai:tiny", "--base-url", url, "--measure",
