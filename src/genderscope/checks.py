@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -286,3 +286,16 @@ def _utf8(value: Any, name: str, label: str) -> None:
                 raise GenderscopeError(f"gs.{label}: {name} {text!a} is not valid UTF-8 (a "
                                        "file name with surrogate escapes?); rename the "
                                        "file") from None
+
+
+def refuse_masked_only(start_token: str, lms: Sequence[tuple[str, str]],
+                       what: str = "--start-token",
+                       error: type[GenderscopeError] = GenderscopeError) -> None:
+    """The one refusal of a start token other than ``auto`` when every language model,
+    (name, kind) each, is masked (only a causal LM scores a text after a start token);
+    ``what`` names where it was given, ``error`` is the caller's error class."""
+    if start_token == "auto" or not lms or any(kind != "masked" for _, kind in lms):
+        return
+    raise error(f"{what} applies to causal models only; "
+                f"{', '.join(name for name, _ in lms)} "
+                f"{'is' if len(lms) == 1 else 'are'} masked")

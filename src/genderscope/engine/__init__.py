@@ -157,10 +157,10 @@ def _check_loaded_start_token(model: Any, start_token: str) -> None:
     under the token asked for)."""
     if start_token == "auto" or model is None or isinstance(model, (str, Path)):
         return
+    from genderscope.checks import refuse_masked_only
+
     name = getattr(model, "source", "the model given")
-    if getattr(model, "kind", None) == "masked":
-        raise GenderscopeError(f"--start-token applies to causal models only; {name} is "
-                               "masked")  # the words of load_lm's refusal
+    refuse_masked_only(start_token, [(name, getattr(model, "kind", None) or "")])
     describe = getattr(model, "describe", None)
     own = describe().get("start_token") if callable(describe) else None
     if getattr(model, "kind", None) == "causal" and own is not None and own != start_token:

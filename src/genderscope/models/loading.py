@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from genderscope.checks import refuse_masked_only
 from genderscope.core.kinds import LM
 from genderscope.errors import ModelLoadError, near_names
 from genderscope.models.causal import CausalLM
@@ -146,8 +147,8 @@ def load_lm(spec: str | Path, kind: str = "auto", *, store: Store | None = None,
     path = resolve_spec(spec)
     if kind == "auto":
         kind = detect_kind(path, revision)
-    if kind == "masked" and start_token != "auto":  # never silently ignored
-        raise ModelLoadError(f"--start-token applies to causal models only; {spec} is masked")
+    # a start token with a masked model: refused, never silently ignored
+    refuse_masked_only(start_token, [(str(spec), kind)], error=ModelLoadError)
     adapter: MaskedLM | CausalLM
     if kind == "masked":
         adapter = MaskedLM.from_pretrained(path, revision=revision, device=device, dtype=dtype,

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from genderscope.checks import refuse_masked_only
 from genderscope.errors import GenderscopeError
 
 if TYPE_CHECKING:
@@ -86,17 +87,6 @@ def check_endpoint_settings(name: str, spec: str, base_url: str | None,
         for flag, key in _CLIENT_FLAGS.items() if file_keys else ():
             text = re.sub(rf"{flag}(?![\w-])", key, text)
         raise GenderscopeError(f"model {name}: {text}") from None
-
-
-def refuse_masked_only(start_token: str, lms: Sequence[tuple[str, str]],
-                       what: str = "--start-token") -> None:
-    """The one refusal of a start token other than ``auto`` when every language model,
-    (name, kind) each, is masked; ``what`` names where it was given."""
-    if start_token == "auto" or not lms or any(kind != "masked" for _, kind in lms):
-        return
-    raise GenderscopeError(f"{what} applies to causal models only; "
-                           f"{', '.join(name for name, _ in lms)} "
-                           f"{'is' if len(lms) == 1 else 'are'} masked")
 
 
 def check_classifier_spec(spec: str) -> None:
