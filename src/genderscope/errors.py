@@ -89,6 +89,13 @@ def near_names(name: str, known: Iterable[str], n: int = 3) -> list[str]:
                                                   cutoff=0.75)]
 
 
+def did_you_mean(name: str, known: Iterable[str], n: int = 2) -> str:
+    """``"did you mean 'a' or 'b'? "`` naming :func:`near_names` of ``name`` in ``known``,
+    or ``""`` when none is near: the hint an unknown measure's one line carries."""
+    near = near_names(name, known, n=n)
+    return f"did you mean {' or '.join(map(repr, near))}? " if near else ""
+
+
 def url_userinfo(url: str) -> str:
     """The userinfo of ``url`` as its secrets are read: what lies between ``://`` (or its
     start when it has no scheme, as a proxy variable may not) and its last ``@`` that does

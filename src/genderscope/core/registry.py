@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import Any
 
 from genderscope.core.declaration import Declaration
-from genderscope.errors import GenderscopeError, near_names
+from genderscope.errors import GenderscopeError, did_you_mean
 
 BUILTIN = "genderscope.catalog"
 """The package whose modules declare the built-in measures (read by name: the core
@@ -93,8 +93,6 @@ def get(name: str) -> Declaration:
     """The declaration of ``name``, or a one-line error listing the names."""
     found = declarations().get(name)
     if found is None:
-        near = near_names(str(name), names(), n=2)
-        hint = f"did you mean {' or '.join(map(repr, near))}? " if near else ""
-        raise GenderscopeError(f"unknown measure {name!r}; {hint}choose one of "
-                               f"{', '.join(names())}")
+        raise GenderscopeError(f"unknown measure {name!r}; {did_you_mean(str(name), names())}"
+                               f"choose one of {', '.join(names())}")
     return found

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from genderscope.core.declaration import Declaration
 from genderscope.core.kinds import MODEL
 from genderscope.core.registry import declarations
-from genderscope.errors import GenderscopeError, near_names
+from genderscope.errors import GenderscopeError, did_you_mean
 from genderscope.reporting.entry import (  # noqa: F401 - re-exported for callers
     CARD_KINDS,
     LANGS,
@@ -114,10 +114,8 @@ def select(names: Sequence[str] | None) -> list[Card]:
         return [m for m in reg.values() if m.default]
     unknown = [n for n in names if n not in reg]
     if unknown:
-        near = near_names(unknown[0], reg, n=2)  # "crows-pair", "CrowS-Pairs"
-        hint = f"did you mean {' or '.join(map(repr, near))}? " if near else ""
-        raise GenderscopeError(f"unknown measure {', '.join(map(repr, unknown))}; {hint}"
-                               f"choose from {', '.join(reg)}")
+        raise GenderscopeError(f"unknown measure {', '.join(map(repr, unknown))}; "  # "crows-pair"
+                               f"{did_you_mean(unknown[0], reg)}choose from {', '.join(reg)}")
     return [reg[n] for n in names]
 
 
