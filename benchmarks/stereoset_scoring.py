@@ -59,7 +59,8 @@ def main() -> None:
             n_multi += len(tok.tokenize(" ".join(text[a:b] for a, b in spans))) > 1
     print(f"gender items: {len(items)}; fillers with > 1 word piece: {n_multi} of "
           f"{3 * len(items)}")
-    res = {sc: run_stereoset(lm, items, scoring=sc, n_resamples=200).items for sc in SCORINGS}
+    masked_rules = [sc for sc in SCORINGS if sc != "bias-bench"]  # bias-bench's rule is causal-only
+    res = {sc: run_stereoset(lm, items, scoring=sc, n_resamples=200).items for sc in masked_rules}
     for sc, df in res.items():
         print(f"{sc:9s} stereo>anti {int(df.stereo_over_anti.sum()):3d}  "
               f"related {int(df.n_related.sum()):3d}")
