@@ -118,6 +118,31 @@ def test_export_items(filled, tmp_path: Path) -> None:
     assert list(df["value"]) == [0.25, 1.25, 2.25] and set(df["run_id"]) == {ids[1]}
 
 
+@pytest.mark.parametrize("what", ["headlines", "items", "runs"])
+@pytest.mark.parametrize("select", [(), ("--method", "crows-pairs"), ("--run", "first")])
+def test_export_loads_each_run_once(filled, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                    what: str, select: tuple[str, ...]) -> None:
+    """``runs export`` reads each run it writes from the store once, and no run it leaves
+    out: the headlines and items exports had loaded every run twice."""
+    path, ids = filled
+    select = ("--run", ids[0]) if select == ("--run", "first") else select
+    loads: list[str] = []
+    real = Store.load_run
+
+    def counting(self: Store, run_id: str) -> Result:
+        res = real(self, run_id)
+        loads.append(res.metadata["run_id"])
+        return res
+
+    monkeypatch.setattr(Store, "load_run", counting)
+    out = tmp_path / f"{what}.json"
+    r = _invoke("runs", "export", "--what", what, "--out", str(out), "--store", str(path),
+                *select)
+    assert r.exit_code in (0, 2), r.output  # headlines of card-less fakes: nothing to write
+    want = ids if not select else [ids[0]]
+    assert sorted(loads) == sorted(want)
+
+
 @pytest.mark.slow
 def test_export_errors_exit_2(filled, tmp_path: Path) -> None:
     path, _ = filled

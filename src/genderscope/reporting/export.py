@@ -10,6 +10,7 @@ the number comes from), the count phrase of the page, and the reading in words.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 HEADLINE_COLUMNS = ("run_id", "model_name", "model", "measure", "number", "estimate",
@@ -30,17 +31,16 @@ def model_name(metadata: dict[str, Any]) -> str:
     return re.sub(r"\s+\([^()]*\)$", "", name)
 
 
-def headline_records(store: Any, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One record per headline number of each stored run in ``runs`` (rows of
-    ``Store.list_runs``) whose measure has a report card; runs of other measures, or whose
-    summary the card cannot read, give none."""
+def headline_records(runs: Iterable[tuple[dict[str, Any], Any]]) -> list[dict[str, Any]]:
+    """One record per headline number of each stored run in ``runs`` (pairs of a row of
+    ``Store.list_runs`` and that run, loaded once by the caller) whose measure has a report
+    card; runs of other measures, or whose summary the card cannot read, give none."""
     from genderscope.reporting.registry import select
     from genderscope.reporting.runner import Section, Subject, items_note
 
     cards = {m.name: m for m in select(None)}
     out: list[dict[str, Any]] = []
-    for r in runs:
-        res = store.load_run(r["run_id"])
+    for r, res in runs:
         card = cards.get(res.method)
         if card is None:
             continue

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +16,7 @@ from rich.table import Table
 
 from genderscope.cli.common import JSON_OPTION, STORE_OPTION, console, open_store
 from genderscope.errors import GenderscopeError
-from genderscope.results import to_json
+from genderscope.results import Result, to_json
 from genderscope.text_blocks import plural
 
 if TYPE_CHECKING:
@@ -41,30 +42,41 @@ def flatten(d: Any, prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def select_runs(store: Any, method: str | None, model: str | None
-                ) -> list[tuple[dict[str, Any], str, dict[str, Any]]]:
+def iter_runs(store: Any, method: str | None, model: str | None,
+              run_ids: Sequence[str] = ()) -> Iterator[tuple[dict[str, Any], str, Result]]:
     """The stored runs of ``method`` (all when None), oldest first, as (row, the model's
-    name as typed, e.g. ``smollm2``, the run's summary), whose fingerprint or name contains
-    ``model``, case aside (all when None): ``runs list`` shows both, so either selects.
-    Each run is loaded once and only its summary kept (a loaded run holds its tables'
+    name as typed, e.g. ``smollm2``, the loaded run), whose fingerprint or name contains
+    ``model``, case aside (all when None), and whose id starts with one of ``run_ids``
+    (all when empty): ``runs list`` shows both names, so either selects. Each run is
+    loaded once, when it is reached, and none is kept (a loaded run holds its tables'
     bytes: keeping every one would hold the whole store in memory)."""
     from genderscope.reporting.export import model_name
 
     want = None if model is None else model.casefold()
-    picked = []
+    prefixes = tuple(run_ids)
     for r in store.list_runs(method=method):
+        if prefixes and not r["run_id"].startswith(prefixes):
+            continue
         res = store.load_run(r["run_id"])
         name = model_name(res.metadata)
         if want is None or want in r["model"].casefold() or want in name.casefold():
-            picked.append((r, name, res.summary))
-    return picked
+            yield r, name, res
 
 
-def runs_frame(store: Any, method: str | None, model: str | None) -> pd.DataFrame:
+def select_runs(store: Any, method: str | None, model: str | None
+                ) -> list[tuple[dict[str, Any], str, dict[str, Any]]]:
+    """``iter_runs`` as a list of (row, the model's name, the run's summary): only the
+    summary of each run is kept."""
+    return [(r, name, res.summary) for r, name, res in iter_runs(store, method, model)]
+
+
+def runs_frame(store: Any, method: str | None, model: str | None,
+               run_ids: Sequence[str] = ()) -> pd.DataFrame:
     import pandas as pd
 
     rows = []
-    for r, name, summary in select_runs(store, method, model):
+    for r, name, res in iter_runs(store, method, model, run_ids):
+        summary = res.summary
         rows.append({"run_id": r["run_id"], "model_name": name,
                      "model": r["model"], "method": r["method"],
                      "created": _when(r["created"]), "version": r["version"],
@@ -222,24 +234,20 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             if unknown:
                 raise GenderscopeError(f"--run: no run {unknown[0]!r} in store {store.path}")
             if what == "runs":
-                df = runs_frame(store, method, model)
-                if run_id:
-                    df = df[df["run_id"].str.startswith(tuple(run_id))] if len(df) else df
+                df = runs_frame(store, method, model, run_id)
             elif what == "headlines":
                 import pandas as pd
 
                 from genderscope.reporting.export import HEADLINE_COLUMNS, headline_records
 
-                runs = [r for r, _, _ in select_runs(store, method, model)
-                        if not run_id or r["run_id"].startswith(tuple(run_id))]
-                df = pd.DataFrame(headline_records(store, runs), columns=HEADLINE_COLUMNS)
-            else:
-                ids = [store.load_run(r).metadata["run_id"] for r in run_id] if run_id else \
-                    [r["run_id"] for r, _, _ in select_runs(store, method, model)]
-                parts = []
-                for rid in ids:
-                    res = store.load_run(rid)
-                    parts.append(res.items.assign(run_id=rid, method=res.method))
+                # each run loaded once, here, and handed on (not loaded again by id)
+                loaded = ((r, res) for r, _, res in iter_runs(store, method, model, run_id))
+                df = pd.DataFrame(headline_records(loaded), columns=HEADLINE_COLUMNS)
+            else:  # --run: those runs, in the order given; else every selected run
+                chosen = (store.load_run(r) for r in run_id) if run_id else \
+                    (res for _, _, res in iter_runs(store, method, model))
+                parts = [res.items.assign(run_id=res.metadata["run_id"], method=res.method)
+                         for res in chosen]
                 import pandas as pd
 
                 df = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
