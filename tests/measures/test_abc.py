@@ -11,7 +11,7 @@ from fake_lm import FakeCausal, FakeMasked
 from genderscope.datasets.abc import LANGS, load_abc, read_groups
 from genderscope.datasets.pronouns import load_abc_pronouns
 from genderscope.errors import DataError, GenderscopeError
-from genderscope.measures.abc import main_effect, run_abc
+from genderscope.measures.abc import _weighted_main_effect, run_abc
 
 
 def test_genda_lens_files(data_dir: Path) -> None:
@@ -108,6 +108,10 @@ def test_arithmetic_masked_and_length_effect(tmp_path: Path) -> None:
     assert lm.calls == [("pll", 9)]
     assert res.summary["main_effect"]["estimate"] == pytest.approx(0.0)
     assert res.summary["mean_ll_male_minus_female"]["estimate"] == pytest.approx(0.0)
+
+
+def main_effect(rel_female: np.ndarray, rel_male: np.ndarray) -> float:
+    return float(_weighted_main_effect(rel_female, rel_male)(np.ones((1, rel_female.size)))[0])
 
 
 def test_main_effect_undefined_when_median_not_positive() -> None:

@@ -39,11 +39,6 @@ class CrowsPair:
     line: int
     NOT_CONTENT: ClassVar[tuple[str, ...]] = ("path",)  # where from: not keyed (engine/keys.py)
 
-    @property
-    def disadvantaged(self) -> str:
-        """The sentence about the historically disadvantaged group."""
-        return self.sent_more if self.direction == "stereo" else self.sent_less
-
 
 def load_crows_pairs(path: str | Path) -> list[CrowsPair]:
     """All pairs of the CSV (a folder holding ``crows_pairs_anonymized.csv`` also works)."""

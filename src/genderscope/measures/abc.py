@@ -91,14 +91,6 @@ def frame_of(g: AbcGroup) -> str:
     return g.reflexive.replace(g.occupation, "{}", 1) if g.occupation else g.reflexive
 
 
-def main_effect(rel_female: np.ndarray, rel_male: np.ndarray) -> np.ndarray:
-    """log2(median(rel_female) / median(rel_male)) along the last axis; NaN unless both
-    medians are > 0 (a ratio of two negative medians would look like a large effect)."""
-    mf = np.median(rel_female, axis=-1)
-    mm = np.median(rel_male, axis=-1)
-    return np.where((mf > 0) & (mm > 0), log2_ratio(mf, mm), np.nan)
-
-
 def _iqr(x: np.ndarray) -> tuple[float, float, float]:
     if x.size == 0:
         return (float("nan"),) * 3
@@ -107,6 +99,8 @@ def _iqr(x: np.ndarray) -> tuple[float, float, float]:
 
 
 def _weighted_main_effect(rf: np.ndarray, rm: np.ndarray) -> Any:
+    """log2(median(rf) / median(rm)) under each row of weights; NaN unless both medians
+    are > 0 (a ratio of two negative medians would look like a large effect)."""
     def stat(w: np.ndarray) -> np.ndarray:
         mf, mm = weighted_median(rf, w), weighted_median(rm, w)
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -75,12 +75,6 @@ def f1_scores(gold_male: np.ndarray, pred_male: np.ndarray) -> tuple[np.ndarray,
     return out[0], out[1]
 
 
-def macro_f1(gold_male: np.ndarray, pred_male: np.ndarray) -> np.ndarray:
-    f, m = f1_scores(gold_male, pred_male)
-    with np.errstate(invalid="ignore"):
-        return np.nanmean(np.stack([f, m]), axis=0)
-
-
 def run_winobias(adapter: Any, items: Sequence[WinoItem], *, method: str = "winobias",
                  exclude_multi_pronoun: bool = True, strategy: str = "l2r",
                  n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0, progress: bool = False,
