@@ -106,12 +106,20 @@ def path_arg(value: Any, name: str, *, optional: bool = False) -> Path | None:
         raise ArgumentError(f"{name} must be a path given as text, got {_shown(value)}")
     if not text.strip():
         raise GenderscopeError(f"{name}: empty path")
+    utf8_text(text, name)
+    return Path(text)
+
+
+def utf8_text(text: str, name: str) -> None:
+    """The one refusal of a text that is not valid UTF-8, for a path and any other text
+    alike: a str holding surrogate escapes (a file name or argument in another encoding,
+    as ``os.fsdecode`` gives it) fails later, in a message or a store row, as a
+    ``UnicodeEncodeError``; ``name`` is the option or argument (``gs.run: out``)."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise GenderscopeError(f"{name} {text!a}: the name is not valid UTF-8 (it holds "
-                               "surrogate escapes); rename the file") from None
-    return Path(text)
+        raise GenderscopeError(f"{name} {text!a} is not valid UTF-8 (it holds surrogate "
+                               "escapes); rename the file or retype the text") from None
 
 
 def model_arg(value: Any, name: str = "model", *, optional: bool = False) -> Any:
@@ -273,19 +281,12 @@ def check_call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
 
 
 def _utf8(value: Any, name: str, label: str) -> None:
-    """Refuse a text (or a path, or a list of them) that is not valid UTF-8: a file name
-    with surrogate escapes would fail later, in a message or a store row, as a
-    ``UnicodeEncodeError``."""
+    """:func:`utf8_text` over a text, a path, or a list of them, given to ``gs.<label>``."""
     items = value if isinstance(value, (list, tuple)) else [value]
     for item in items:
         text = os.fspath(item) if isinstance(item, os.PathLike) else item
         if isinstance(text, str):
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError:
-                raise GenderscopeError(f"gs.{label}: {name} {text!a} is not valid UTF-8 (a "
-                                       "file name with surrogate escapes?); rename the "
-                                       "file") from None
+            utf8_text(text, f"gs.{label}: {name}")
 
 
 def refuse_masked_only(start_token: str, lms: Sequence[tuple[str, str]],

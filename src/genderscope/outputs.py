@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from genderscope.checks import utf8_text
 from genderscope.errors import ArgumentError, GenderscopeError
 
 MARKER = ".genderscope-output"
@@ -47,11 +48,7 @@ def _as_path(path: Any, option: str) -> Path:
     p = Path(path)
     if not str(p).strip():
         raise GenderscopeError(f"{option}: empty path")
-    try:
-        os.fsencode(p)
-        str(p).encode("utf-8")
-    except UnicodeError:
-        raise GenderscopeError(f"{option} {str(p)!a}: the name is not valid UTF-8") from None
+    utf8_text(str(p), option)
     return p
 
 
