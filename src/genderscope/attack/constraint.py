@@ -68,7 +68,6 @@ class LMFilter:
         self.batched = batched
         self.name = name
         self._cache: dict[str, float] = {}
-        self.calls = 0
         self.scored = 0
 
     def describe(self) -> dict[str, object]:
@@ -98,7 +97,6 @@ class LMFilter:
             return
         groups = [todo] if self.batched else [[w] for w in todo]
         for group in groups:
-            self.calls += 1
             self.scored += len(group)
             vals = np.asarray(list(self.scorer(group)), dtype=float)
             if vals.shape != (len(group),) or not np.isfinite(vals).all():

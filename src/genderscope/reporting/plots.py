@@ -114,21 +114,6 @@ def _overflow(t: Text, renderer: Any, box: Any) -> float:
     return size / max(room, 1.0)
 
 
-def texts_outside(fig: Figure, tolerance: float = 0.5) -> list[str]:
-    """The texts ``fig`` draws whose box (in pixels, at the figure's own size) reaches
-    outside the figure by more than ``tolerance`` pixels: what a page would clip."""
-    renderer = fig.canvas.get_renderer()
-    fig.draw_without_rendering()
-    box = fig.bbox
-    out = []
-    for t in _texts(fig):
-        e = t.get_window_extent(renderer)
-        if (e.x0 < box.x0 - tolerance or e.y0 < box.y0 - tolerance
-                or e.x1 > box.x1 + tolerance or e.y1 > box.y1 + tolerance):
-            out.append(t.get_text())
-    return out
-
-
 def lay_out(fig: Figure, margin: float = 0.96) -> Figure:
     """Wrap every text that reaches outside the figure onto more lines (at spaces), then
     let the constrained layout place it again: no label is clipped at the page's size."""
