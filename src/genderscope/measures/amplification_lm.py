@@ -150,12 +150,9 @@ def cell_derivatives(item_of: np.ndarray, cell_counts: np.ndarray, b_train: np.n
 
 def cell_interval(item_of: np.ndarray, template_of: np.ndarray, cell_counts: np.ndarray,
                   b_train: np.ndarray, coef: np.ndarray, *, confidence: float = 0.95) -> Any:
-    """The interval of the mean over items of sum_g coef(o, g) (b~(o, g) - b*(o, g)), from
-    per-cell gendered counts ``cell_counts`` (cells, |G|) with each cell's item and
-    template, as :data:`DESIGN` (items x templates crossed) makes
-    :func:`genderscope.stats.jackknife.infer_samples` choose it: the two-sample
-    infinitesimal-jackknife t interval, the cell interaction subtracted once, with
-    Satterthwaite's df."""
+    """The interval of the mean over items of sum_g coef(o, g) (b~(o, g) - b*(o, g)) from
+    per-cell gendered counts ``cell_counts`` (cells, |G|) and each cell's item and template
+    (:data:`DESIGN`; module docstring)."""
     item_of = np.asarray(item_of, dtype=int)
     est, d = cell_derivatives(item_of, np.asarray(cell_counts, dtype=float), b_train, coef)
     return _crossed_interval(est, d, item_of, template_of, confidence)
@@ -164,11 +161,8 @@ def cell_interval(item_of: np.ndarray, template_of: np.ndarray, cell_counts: np.
 def share_interval(item_of: np.ndarray, template_of: np.ndarray, hits: np.ndarray,
                    answers: np.ndarray, *, confidence: float = 0.95) -> Any:
     """The interval of a share of answers, s = sum_c h_c / sum_c n_c over (item, template)
-    cells c with h_c of their n_c answers counted (``share_none``: naming no gender), as
-    :data:`SHARES` (a proportion, items x templates crossed) makes
-    :func:`genderscope.stats.jackknife.infer_share` choose it: Wilson's interval at the
-    crossed design's effective sample size, with Satterthwaite's df (at a share of 0 or
-    1, Wilson's over every answer, never [0, 0])."""
+    cells c with h_c of their n_c answers counted (``share_none``: naming no gender):
+    :data:`SHARES`' Wilson interval (module docstring)."""
     tpl = pd.factorize(pd.Series(list(template_of), dtype=object))[0]
     return infer_share(SHARES, np.asarray(hits, dtype=float), np.asarray(answers, dtype=float),
                        np.asarray(item_of, dtype=int), tpl, confidence=confidence).ci
@@ -176,9 +170,8 @@ def share_interval(item_of: np.ndarray, template_of: np.ndarray, hits: np.ndarra
 
 def _crossed_interval(est: float, derivs: np.ndarray, item_of: np.ndarray,
                       template_of: np.ndarray, confidence: float) -> Any:
-    """:data:`DESIGN`'s interval of ``est`` from its derivative with respect to each
-    (item, template) cell's weight: item and template influences, the cell interaction
-    subtracted once (:func:`genderscope.stats.jackknife.two_way`, ``infer_samples``)."""
+    """:data:`DESIGN`'s interval of ``est`` from its derivative with respect to each (item,
+    template) cell's weight (module docstring)."""
     tpl = pd.factorize(pd.Series(list(template_of), dtype=object))[0]
     by, interaction = two_way(derivs, item_of, tpl)
     return infer_samples(DESIGN, est, {"items": by["rows"], "templates": by["cols"]},

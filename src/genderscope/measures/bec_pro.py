@@ -195,11 +195,9 @@ def paired_rows(items: pd.DataFrame) -> pd.DataFrame:
 
 def crossed_difference(w: pd.DataFrame, *, n_resamples: int = 2_000, seed: int = 0
                        ) -> tuple[CI, dict[str, Any]]:
-    """male - female over paired rows ``w`` (:func:`paired_rows`), with professions and
-    person-word pairs crossed: the two-way cluster interval of
-    :func:`genderscope.stats.crossed.crossed_ci` (Cameron, Gelbach & Miller 2011) and its
-    t test of 0, t = estimate / SE with min(R, C) - 1 degrees of freedom (R professions,
-    C person pairs); no test ("too few units to test") when R or C is 5 or less."""
+    """male - female over paired rows ``w`` (:func:`paired_rows`), professions and
+    person-word pairs crossed (module docstring): t = estimate / SE with min(R, C) - 1 df (R
+    professions, C person pairs); "too few units to test" when R or C is 5 or less."""
     from genderscope.stats.crossed import crossed_ci
     from genderscope.stats.design import MIN_UNITS_TO_TEST, TOO_FEW
     from genderscope.stats.intervals import t_from_ci, t_test_p
@@ -235,11 +233,10 @@ def profession_means(items: pd.DataFrame, group: str) -> pd.DataFrame:
 
 def gender_tests(items: pd.DataFrame, *, n_resamples: int = 10_000, seed: int = 0
                  ) -> pd.DataFrame:
-    """Per profession group: the mean pair difference male - female with professions and
-    person-word pairs crossed (:func:`crossed_difference`: the two-way cluster
-    bootstrap-variance t interval and its t test, effect size r); without a ``subject``
-    column, over professions only (cluster t CI, bootstrap-t paired test of the profession
-    means with its ``caveat`` when they are strongly skewed); Holm over groups."""
+    """Per profession group: the mean pair difference male - female
+    (:func:`crossed_difference`, effect size r); without a ``subject`` column, over
+    professions only (cluster t CI, bootstrap-t paired test of the profession means with its
+    ``caveat`` when they are strongly skewed); Holm over groups."""
     recs = []
     w = paired_rows(items)
     crossed = "person" in w.columns

@@ -1,31 +1,26 @@
-"""The before/after change of an embedding metric's per-word items between two sets of
-word vectors, with the interval and test of its crossed design: the one code path of the
+"""The before/after change of an embedding metric's per-word items between two sets of word
+vectors, with the interval and test of its crossed design: the one code path of the
 debiased-vector evaluation (``genderscope debias hard|hsr|ran|... --test``,
 :mod:`genderscope.vector_debias.evaluate`) and of ``genderscope compare`` of two runs of
 WEAT, RIPA, RND, ECT or MAC that record their word vectors
 (:func:`genderscope.measures.compare.compare_runs`).
 
-The items are not independent: WEAT's and MAC's per-target values share the attribute
-words, RIPA's per-attribute values the word pairs, RND's and ECT's the target sets'
-centroids, and every word's vector carries its own noise. Each metric's change therefore
-has a sampling design, declared in its declaration (``pairing.design``,
-:class:`genderscope.core.declaration.Pairing`: a mean over its items crossed with the
-words they share, each word measured before and after), which its callers pass here.
+The items are not independent: WEAT's and MAC's per-target values share the attribute words,
+RIPA's per-attribute values the word pairs, RND's and ECT's the target sets' centroids, and
+every word's vector carries its own noise. Each metric's declaration names the design of its
+change (``pairing.design``, :class:`genderscope.core.declaration.Pairing`: a mean over its
+items crossed with the words they share, each word measured before and after).
 :func:`genderscope.stats.change_interval.infer_change` gives the interval and test over
-every word set (X, Y, A, B; RIPA: its word pairs, A, B) from each word's own contribution
-(:func:`contributions`), its derivative, each word weighted alike in both vector sets
-(:func:`derivatives`), and the noise the derivatives' squares carry
-(:func:`noise_terms`): the t test of no change with the variance under no change ("too
-few units to test" below 5 df) and the several-sample jackknife t interval with variance
-max(V_0, V_c): V_0 the variance under no change (from the contributions), V_c the
-derivatives' less their noise terms (why the larger: that module). Figures:
-docs/calibration.md, "Debiased word vectors: before and after".
+every word set (X, Y, A, B; RIPA: its word pairs, A, B): the t test of no change with the
+variance under no change V_0, from each word's own contribution (:func:`contributions`; "too
+few units to test" below 5 df), and the several-sample jackknife t interval with variance
+max(V_0, V_c), V_c from the derivatives (:func:`derivatives`) less the noise their squares
+carry (:func:`noise_terms`). Figures: docs/calibration.md, "Debiased word vectors: before
+and after".
 
 A run records the rows its change needs as a further table, :data:`WORDS_TABLE`
-(:func:`words_table`; read back by :func:`sets_from_table`), so that two saved runs
-(store ids or ``--out`` folders) are compared with the same design as the evaluation:
-the evaluation's runs (:func:`record_words`) and plain runs, ``genderscope run NAME``
-(:func:`record_plain_run`, where the rows give back the run's items).
+(:func:`words_table`, :func:`sets_from_table`), so that two saved runs are compared with the
+evaluation's design (:func:`record_words`, :func:`record_plain_run`).
 """
 
 from __future__ import annotations
@@ -217,14 +212,10 @@ def paired_change(metric: str, before: Sets, after: Sets, design: Design, *,
                   tolerance: Tolerance = SCORE_TOLERANCE, p_adjust: str = "holm",
                   interval: bool = True) -> list[dict[str, Any]]:
     """The before/after change of ``metric``'s items, per group and over all (module
-    docstring): rows with the mean item values, the mean change, its 95 % interval and
-    test (``design``: the crossed mean ``metric``'s declaration names, its
-    ``pairing.design``; the per-group p-values Holm-adjusted as one family): the
-    jackknife t interval of :func:`genderscope.stats.change_interval.infer_change` from the
-    change's derivatives (:func:`derivatives`, less the noise their squares carry:
-    :func:`noise_terms`) and the words' own contributions (:func:`contributions`), and the
-    t test of no change from the latter. ``interval=False``: the estimate and
-    the test only (the interval's bounds NaN; a simulation of the test's size)."""
+    docstring): rows with the mean item values, the mean change, its 95 % interval and test
+    (``design``: the crossed mean of ``metric``'s ``pairing.design``; the per-group p-values
+    Holm-adjusted as one family). ``interval=False``: the estimate and the test only (the
+    interval's bounds NaN; a simulation of the test's size)."""
     from genderscope.stats import adjust_pvalues
     from genderscope.stats.change_interval import infer_change
 
@@ -309,16 +300,13 @@ def record_words(result: Any, sets: Sets, design: Design) -> Any:
 
 def record_plain_run(result: Any, metric: str, vectors: Any, test: Any,
                      pairing: Pairing | None) -> Any:
-    """A run of ``genderscope run weat|ripa|rnd|ect|mac`` (``vectors`` as the run looked
-    its words up: its look-up rules applied) with its word rows recorded
-    (:func:`record_words`), so that ``genderscope compare`` of two such runs takes the
-    crossed design, as for the evaluation's runs. ``pairing``: the measure's declared one,
-    whose ``design`` is its change's and whose ``value`` column holds each word's value
-    (no design: the run as it is). Recorded only where the rows give back
-    the run's items: :func:`item_values` of :func:`word_sets` equals each item's value
-    (to 1e-9) in the items' order; otherwise (a query of n sets, WEAT's ``phrases="mean"``,
-    RIPA without case fallback) the run is returned as it is, and compare says that it
-    treats the items as independent."""
+    """A run of ``genderscope run weat|ripa|rnd|ect|mac`` (``vectors`` with the run's
+    look-up rules) with its word rows recorded (:func:`record_words`), so that ``genderscope
+    compare`` of two such runs takes the crossed design. ``pairing``: the measure's declared
+    one (no ``design``: the run as it is). Recorded only where :func:`item_values` of
+    :func:`word_sets` gives back each item's value (to 1e-9) in the items' order; otherwise
+    (a query of n sets, WEAT's ``phrases="mean"``, RIPA without case fallback) the run is
+    returned as it is, and compare treats the items as independent."""
     from genderscope.datasets.seat import AssociationTest
 
     if pairing is None or pairing.design is None or not isinstance(test, AssociationTest):

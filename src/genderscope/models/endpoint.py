@@ -1,29 +1,22 @@
 """Chat models behind an OpenAI-compatible endpoint (vLLM, llama.cpp, TGI servers, hosted
 APIs): ``--model openai:NAME --base-url URL``, through the official ``openai`` client.
 
-docs/models.md states the behaviour: the decoding sent (``max_tokens``, ``temperature``,
-``top_p`` and the item's ``seed`` when sampling, ``repeat_penalty`` under llama.cpp's and
-vLLM's names, then ``extra_body`` last), the client settings (``concurrency``,
-``timeout``, ``max_retries``, ``headers``: no part of the endpoint's identity), the
-secrets (the key from ``api_key_env``, credential headers and URL userinfo, all told to
-:func:`genderscope.errors.add_secret`) and the refusal of a redirect to another host. A
-variable the user names in ``api_key_env`` must be set before any request; only the
-default, ``$OPENAI_API_KEY``, may be unset (a local server that needs no key).
-Any failure the client does not retry stops the run with one line; earlier chunks of
-answers are recorded, so a rerun resumes. A null ``content`` is an empty answer.
+docs/models.md states the behaviour: the decoding sent, the client settings (no part of the
+endpoint's identity), the secrets (all told to :func:`genderscope.errors.add_secret`) and
+the refusal of a redirect to another host. Only the default ``api_key_env``,
+``$OPENAI_API_KEY``, may be unset (a local server that needs no key). Any failure the client
+does not retry stops the run with one line; earlier chunks of answers are recorded, so a
+rerun resumes. A null ``content`` is an empty answer.
 
-Bounded everything: each attempt of a request, the reading of its answer included, ends
-after ``DEADLINE_FACTOR x timeout`` seconds of wall clock (``timeout`` bounds each wait
-for bytes only, so a server that trickles its answer byte by byte never timed out; now it
-stops the run with one line); one request thus ends within ``(retries + 1) x 2 x
-timeout`` plus the client's backoff (at most 8 s a retry, or a server's ``Retry-After``
-up to 60 s). An answer longer than ``max_new_tokens``
-allows (:func:`~genderscope.models.generate.max_answer_chars`: a server that ignores
-``max_tokens``) is cut there before it is stored or evaluated.
+Each attempt of a request, the reading of its answer included, ends after ``DEADLINE_FACTOR
+x timeout`` seconds of wall clock (``timeout`` bounds each wait for bytes only), so one
+request ends within ``(retries + 1) x 2 x timeout`` plus the client's backoff (at most 8 s a
+retry, or a server's ``Retry-After`` up to 60 s). An answer longer than ``max_new_tokens``
+allows (:func:`~genderscope.models.generate.max_answer_chars`) is cut there before it is
+stored or evaluated.
 
-Generations are cached like a local model's (:mod:`genderscope.models.generate`),
-keyed by the messages as JSON, the decoding parameters and the repetition index, under
-the fingerprint ``openai:NAME@BASE_URL`` (BASE_URL without userinfo).
+Generations are cached as a local model's (:mod:`genderscope.models.generate`) under the
+fingerprint ``openai:NAME@BASE_URL`` (BASE_URL without userinfo).
 """
 
 from __future__ import annotations

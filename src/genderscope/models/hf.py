@@ -187,17 +187,13 @@ class LanguageModelAdapter:
                 progress: bool, label: str, chunk: int | None = None) -> list[np.ndarray]:
         """Answers for ``keys``: from the store when cached, else computed.
 
-        ``plan(i)`` gives the forward-pass requests of ``keys[i]`` and a function that
-        turns their answers (one array per request) into the key's stored array. The
-        requests of every missing key are pooled, so an input shared by several keys
-        (one masked sentence scored for many person words) runs once, however far
-        apart the keys lie. The distinct inputs run shortest first in chunks of
-        ``chunk`` inputs (default: 8 engine batches); after each chunk the keys whose
-        inputs are all answered are written in one transaction, so an interrupted
-        run resumes where it stopped. The progress bar counts distinct inputs and
-        advances after every forward batch (a chunk holds several), so that it moves
-        and gives an ETA however slow the device; chunks, and so batches, are the same
-        with or without it.
+        ``plan(i)`` gives the forward-pass requests of ``keys[i]`` and a function that turns
+        their answers (one array per request) into the key's stored array. The requests of
+        every missing key are pooled, so an input shared by several keys runs once. The
+        distinct inputs run shortest first in chunks of ``chunk`` inputs (default: 8 engine
+        batches); after each chunk the keys whose inputs are all answered are written in one
+        transaction, so an interrupted run resumes. The progress bar counts distinct inputs,
+        advancing after every forward batch; batches are the same with or without it.
         """
         out: list[np.ndarray | None] = [None] * len(keys)
         found: dict[str, np.ndarray] = {}

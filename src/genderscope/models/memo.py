@@ -55,15 +55,13 @@ def stat_key(path: Path, st: os.stat_result | None = None) -> str:
 
 
 def cached_sha256(path: Path) -> str:
-    """SHA-256 hex digest of a file, memoised by :func:`stat_key` (path, size, mtime,
-    ctime, inode, device).
+    """SHA-256 hex digest of a file, memoised by :func:`stat_key`.
 
-    The memo file is JSON holding the file's identity, the digest and when the hash was
-    made, written to a fresh temporary sibling and renamed into place. A memo that is
-    empty, truncated, not for this file or whose digest is not 64 hex digits is never
-    trusted: the file is hashed again (one warning) and the memo rewritten. A memo made
-    within :data:`RACY_NS` of the file's last change is not trusted either (hashed again,
-    silently). An empty digest can never come back."""
+    The memo is JSON (the file's identity, the digest, when it was made), renamed into
+    place. A memo that is empty, truncated, not for this file, without a 64-hex-digit digest
+    (one warning) or made within :data:`RACY_NS` of the file's last change (silently) is not
+    trusted: the file is hashed again and the memo rewritten.
+    """
     from genderscope.results import file_sha256
 
     st = path.stat()

@@ -141,9 +141,8 @@ class ModelSource:
 
     def _pretrained(self, auto_class: Any, kind: str, what: str) -> Any:
         """``auto_class`` (AutoConfig, AutoTokenizer) of this model; from a GGUF file, read
-        once (reading a GGUF header takes seconds): what it gave is kept under
-        ``$GENDERSCOPE_CACHE/<kind>`` and read from there after. A failure is one line:
-        cannot ``what`` from the model."""
+        once and kept under ``$GENDERSCOPE_CACHE/<kind>``. A failure is one line: cannot
+        ``what`` from the model."""
         try:
             if not self.gguf_file:
                 return auto_class.from_pretrained(self.location, revision=self.revision,
@@ -167,12 +166,11 @@ class ModelSource:
     def _weights(self, auto_class: Any, dtype: torch.dtype) -> tuple[Any, dict[str, Any]]:
         """:meth:`load`'s work.
 
-        A GGUF file's weights are de-quantised by transformers in Python on every load
-        (SmolLM2-135M: ~17 s on a 2-core CPU). The de-quantised model is kept as
-        safetensors under ``$GENDERSCOPE_CACHE/gguf-models`` (keyed by the file's path,
-        size, mtime, ctime, inode and device, the dtype and the transformers version)
-        and later loads read that instead: the same tensors, bit for bit.
-        ``GENDERSCOPE_GGUF_CACHE=0`` turns the cache off."""
+        transformers de-quantises a GGUF file's weights in Python on every load; the
+        de-quantised model is kept as safetensors under ``$GENDERSCOPE_CACHE/gguf-models``
+        (:func:`_gguf_cache`, with the dtype) and later loads read that instead: the same
+        tensors, bit for bit. ``GENDERSCOPE_GGUF_CACHE=0`` turns the cache off.
+        """
         import transformers
 
         kwargs: dict[str, Any] = {"dtype": dtype, "output_loading_info": True,
@@ -275,11 +273,9 @@ def _quiet_gguf() -> Iterator[None]:
 
 
 def _gguf_cache(gguf: Path, kind: str, *extra: object) -> Path:
-    """Folder under ``$GENDERSCOPE_CACHE/<kind>`` for what transformers made of a GGUF
-    file (config, tokenizer, de-quantised model), keyed by the file's
-    :func:`~genderscope.models.memo.stat_key` (path, size, mtime, and the inode change
-    time, inode and device a user cannot set back: other bytes written at the same path
-    never find this folder), the transformers version and ``extra``."""
+    """Folder under ``$GENDERSCOPE_CACHE/<kind>`` for what transformers made of a GGUF file
+    (config, tokenizer, de-quantised model), keyed by the file's
+    :func:`~genderscope.models.memo.stat_key`, the transformers version and ``extra``."""
     import transformers
 
     parts = [stat_key(gguf), transformers.__version__, *map(str, extra)]
