@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Sequence
+from numbers import Integral
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,11 @@ def whole_number(value: Any, name: str, minimum: int | None = None,
     or NaN is an :class:`ArgumentError` naming the option, a value out of range a
     one-line :class:`GenderscopeError`; ``label`` names the option in both (default: the
     name for a wrong type, the flag, ``--subset-seed``, for a value out of range);
-    ``why``, the reason for ``maximum``, follows it in parentheses."""
+    ``why``, the reason for ``maximum``, follows it in parentheses. A NumPy integer is a
+    whole number too, returned as an ``int``; a NumPy float or bool is refused as a
+    Python one is."""
+    if isinstance(value, Integral) and not isinstance(value, (bool, int)):
+        value = int(value)  # numpy.int64 etc. (numpy.bool_ is not Integral)
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float) and math.isnan(value):
             raise ArgumentError(f"{label or name} must be a whole number, got nan")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from genderscope.checks import SEED_MAX, whole_number
@@ -172,3 +173,50 @@ def test_hsr_alpha_is_checked_in_one_place(tmp_path: Path,
         GenderscopeError("the one check")))
     assert _message(lambda: debias_vectors._check_options("hsr", {"alpha": 1.0})) == \
         "the one check"
+
+
+@pytest.mark.parametrize("kind", [np.int8, np.int64, np.uint16])
+def test_numpy_integers_are_whole_numbers(kind: Any) -> None:
+    """The checker takes a NumPy integer as the int it holds (an ``int``, so it keys and
+    serialises as one), and refuses one out of range in the words it uses for an int."""
+    got = whole_number(kind(5), "limit", 1)
+    assert got == 5 and type(got) is int
+    assert _checker(kind(0), "limit", 1) == _checker(0, "limit", 1)
+
+
+@pytest.mark.parametrize(("numpy", "python"), [
+    (np.float64(3.0), 3.0), (np.float32(3.0), 3.0), (np.bool_(True), True),
+    (np.float64("nan"), float("nan"))])
+def test_numpy_floats_and_bools_are_refused_as_python_ones(numpy: Any, python: Any) -> None:
+    with pytest.raises(ArgumentError) as py_err:
+        whole_number(python, "limit", 1)
+    with pytest.raises(ArgumentError) as np_err:
+        whole_number(numpy, "limit", 1)
+    assert str(np_err.value).split(", got ")[0] == str(py_err.value).split(", got ")[0]
+
+
+def test_load_texts_takes_numpy_counts_and_refuses_numpy_floats(tmp_path: Path) -> None:
+    from genderscope.datasets.texts import load_texts
+
+    f = tmp_path / "t.txt"
+    f.write_text("one\ntwo\nthree\n", encoding="utf-8")
+    plain = load_texts(f, limit=2, sample_seed=3)
+    same = load_texts(f, limit=np.int64(2), sample_seed=np.uint32(3))
+    assert same.texts == plain.texts and len(same.texts) == 2
+    for bad in ({"limit": np.float64(2.0)}, {"limit": np.bool_(True)},
+                {"limit": 2, "sample_seed": np.float64(3.0)}):
+        with pytest.raises(ArgumentError):
+            load_texts(f, **bad)
+    assert _message(lambda: load_texts(f, limit=np.int64(0))) == \
+        _message(lambda: load_texts(f, limit=0))
+
+
+def test_declared_int_option_takes_a_numpy_integer() -> None:
+    """``gs.run``'s option check gives the plan an int for a NumPy integer."""
+    from genderscope.core.registry import get
+
+    opt = get("crows-pairs").options["limit"]
+    got = opt.check(np.int64(4))
+    assert got == 4 and type(got) is int
+    with pytest.raises(ArgumentError):
+        opt.check(np.float64(4.0))

@@ -65,7 +65,7 @@ class Option:
                 raise GenderscopeError(f"{self.flag} is required")
             return None
         if self.type == "int":
-            whole_number(value, self.name)
+            value = whole_number(value, self.name)  # a NumPy integer: a Python int
         elif self.type == "float":
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ArgumentError(f"{self.name} must be a number, got {value!r}")

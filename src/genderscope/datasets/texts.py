@@ -70,9 +70,10 @@ def load_texts(path: str | Path, *, text_column: str | None = None,
         texts = [lines[i].strip() for i in row_ids]
     if not texts:
         raise DataError(f"{p}: no texts (empty data)")
+    if sample_seed is not None:
+        sample_seed = whole_number(sample_seed, "sample_seed", 0, label="--sample-seed")
     if limit is not None:
-        limit = whole_number(int(limit) if isinstance(limit, np.integer) else limit, "limit",
-                             1, label="--limit")
+        limit = whole_number(limit, "limit", 1, label="--limit")
         if sample_seed is not None and limit < len(texts):
             keep = sorted(np.random.default_rng(sample_seed).choice(len(texts), limit,
                                                                     replace=False).tolist())
