@@ -137,11 +137,8 @@ def effect_size_ci(sx: np.ndarray, sy: np.ndarray, words_x: Sequence[str] | None
                    unit: str = "words") -> CI:
     """CI of Caliskan's d (an addition to the paper), chosen by
     :func:`genderscope.stats.design.infer` from :data:`WEAT_DESIGN` (one score per word) or
-    :data:`SEAT_DESIGN` (scores grouped by source word): the noncentral-t interval of the
-    standardised difference (Hedges & Olkin 1985, Ch. 5; CR1 standard error over source
-    words, K_X + K_Y - 2 df), mapped to d over the pooled SD
-    (:mod:`genderscope.stats.standardized`).
-    """
+    :data:`SEAT_DESIGN` (scores grouped by source word): the noncentral-t interval of
+    :mod:`genderscope.stats.standardized` (Hedges & Olkin 1985, Ch. 5)."""
     v = np.concatenate([np.asarray(sx, dtype=float), np.asarray(sy, dtype=float)])
     groups = ["X"] * len(sx) + ["Y"] * len(sy)
     if words_x is None or words_y is None:

@@ -46,10 +46,8 @@ def infer_change(design: Design, estimate: float, derivatives: Mapping[str, np.n
     """The interval and test of a change whose ``design`` is a crossed mean (module
     docstring). Per sample (word set), per unit: ``derivatives``, the change's derivative
     with respect to the unit's weight; ``corrections``, the noise its square carries;
-    ``own``, the unit's own contribution centred within its sample. The interval is
-    the one of V = max(V_0, V_c) over all samples; the test, of ``null`` with V_0
-    ("too few units to test" below 5 degrees of freedom). A derivative that is not finite
-    gives NaN bounds."""
+    ``own``, the unit's own contribution centred within its sample. A derivative that is not
+    finite gives NaN bounds."""
     unit = crossed_unit(design, own)
     v_0 = jackknife_variance(own)  # each variance once: the test's and the interval's
     v_c = jackknife_variance(derivatives, corrections)

@@ -135,16 +135,12 @@ def infer_samples(design: Design, estimate: float, derivatives: Mapping[str, np.
                   confidence: float = 0.95) -> Inference:
     """The interval (and test) of a ``mean`` whose ``design`` is crossed: its units
     (``design.unit``) share the levels of the ``design.crossed`` factors, each an
-    independent sample. ``derivatives``: the statistic's derivative with respect to the
-    weight of each unit of each sample, one array per sample (the units' own sets and
-    every crossed factor's; names free, e.g. ``"X"``, ``"A"``): the several-sample
-    jackknife t interval (module docstring). Given ``null``, its t test, with the
-    variance under no change when ``null_influence`` gives each unit's own contribution
-    centred within its sample (module docstring), else the interval's: "too few units to
-    test" below 5 degrees of freedom. ``corrections``: per unit, the noise its
-    derivative's square carries, subtracted from the interval's variance (each sample's
-    kept at least that of ``null_influence``, when given). ``interaction``: (V_e, df) of
-    :func:`two_way`, subtracted once with its own df (:func:`jackknife_variance`)."""
+    independent sample (module docstring). ``derivatives``: one array per sample (names
+    free, e.g. ``"X"``, ``"A"``), as :func:`jackknife_variance` takes them, with
+    ``corrections`` and ``interaction``. Given ``null``, its t test, with the variance under
+    no change when ``null_influence`` gives each unit's own contribution centred within its
+    sample (each sample's interval variance then kept at least that one), else the
+    interval's."""
     unit = crossed_unit(design, derivatives)
     ci, df = jackknife_ci(estimate, derivatives, confidence=confidence, unit=unit,
                           corrections=corrections, floor=null_influence,

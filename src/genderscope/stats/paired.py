@@ -64,16 +64,10 @@ class PairedTest:
 def paired_test(a: np.ndarray | list[float], b: np.ndarray | list[float], *,
                 method: str = "bootstrap-t", n_flips: int = DEFAULT_FLIPS, seed: int = 0,
                 unit: str = "units") -> PairedTest:
-    """Two-sided paired test of ``a`` vs ``b`` (same length; pairs with a NaN dropped).
-
-    ``method="bootstrap-t"`` (default): the equal-tailed bootstrap-t test of mean(a - b)
-    = 0 (:mod:`genderscope.stats.bootstrap_t`; ``n_flips`` resamples), which keeps its
-    size under skew where the sign-flip test does not; ``"mean"``: sign-flip test of
-    mean(a - b) = 0; ``"rank"``: Wilcoxon signed-rank test (exact null for n <= 50
-    without ties, scipy's rule) with the Hodges-Lehmann estimate. Fewer than 6 pairs:
-    no test (module docstring). ``unit``: what a pair is (professions), as the bootstrap-t
-    test's caveat names it.
-    """
+    """Two-sided paired test of ``a`` vs ``b`` (same length; pairs with a NaN dropped) by
+    ``method`` (module docstring): ``"bootstrap-t"`` (``n_flips`` resamples), ``"mean"`` or
+    ``"rank"`` (exact null for n <= 50 without ties, scipy's rule). ``unit``: what a pair is
+    (professions), as the bootstrap-t test's caveat names it."""
     from scipy import stats  # imported on use: a cached rerun needs none
 
     if method not in METHODS:

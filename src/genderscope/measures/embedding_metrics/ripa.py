@@ -56,11 +56,10 @@ def derivatives(scores: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def interaction(scores: np.ndarray) -> dict[str, np.ndarray]:
-    """Per unit, what the pair x word interaction adds to its derivative's square, so
-    that the two samples' variances, less these, sum to the unbiased two-way variance
-    ``s_r^2 / n_p + s_c^2 / n_a - s_e^2 / (n_a n_p)`` (``s_e^2``: the residual mean square
-    of the two-way layout; Cornfield & Tukey 1956), half taken from each sample. Zeros
-    with one attribute word or one pair (no residual)."""
+    """Per unit, what the pair x word interaction adds to its derivative's square, half from
+    each sample, so that the two samples' variances less these sum to the module docstring's
+    V (``s_e^2``: the residual mean square of the two-way layout). Zeros with one attribute
+    word or one pair (no residual)."""
     n_a, n_p = scores.shape
     out = {"word pairs": np.zeros(n_p), "attribute words": np.zeros(n_a)}
     if n_a < 2 or n_p < 2:
