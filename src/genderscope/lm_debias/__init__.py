@@ -9,16 +9,9 @@ Models"; bias-bench):
   generation) or a masked LM (masked positions) adjusted by what the model predicts after
   a debiasing prefix.
 
-It also holds the code that trains a language model: the fine-tuning loop of ``debias
-cds`` (Bartl et al. 2020, sec. 4.2) and ``debias dropout`` (Webster et al. 2020, sec. 5;
-:mod:`.finetune`, its output folder :mod:`.finetune_output`, resumable checkpoints
-:mod:`.checkpoint`, the dropout values :mod:`.dropout`). :mod:`.finetune` and
-:mod:`.checkpoint` are, with :mod:`genderscope.vector_debias.ran_torch`, the only
-transforms that import torch. The attribute-word data (:mod:`.attribute_data`) and the
-estimation of the subspaces from sentence representations (:mod:`.subspace`) are plain
-numpy. What an adapter needs to load a debiased folder stays in ``genderscope.models``
-(the folder format :mod:`genderscope.models.debias_folder`, hidden states and the
-scoring-time hooks :mod:`genderscope.models.projection` and
-:mod:`genderscope.models.self_debias`): moving them here would make the model loader
-import a layer above it.
+It also holds the fine-tuning of ``debias cds`` (Bartl et al. 2020, sec. 4.2) and
+``debias dropout`` (Webster et al. 2020, sec. 5): :mod:`.finetune` and :mod:`.checkpoint`
+are, with :mod:`genderscope.vector_debias.ran_torch`, the only transforms that import
+torch. Loading a debiased folder (its format, the scoring-time hooks) stays in
+``genderscope.models``, below this layer.
 """

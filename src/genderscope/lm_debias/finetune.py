@@ -9,19 +9,11 @@ Defaults follow Bartl et al. (2020, "Unmasking Contextual Stereotypes",
 sec. 4.2 and their released ``main.py``): 3 epochs, learning rate 2e-5
 (AdamW, epsilon 1e-8, linear decay without warm-up), batch size 1, seed 42.
 
-The loop is small on purpose (``torch.optim.AdamW`` +
-``transformers.get_linear_schedule_with_warmup``): documents are visited in a
-seeded order per epoch, and every ``save_every`` steps a checkpoint (weights,
-optimizer, scheduler, RNG states, step) is written to ``OUT/checkpoints`` in
-safetensors + JSON (:mod:`genderscope.lm_debias.checkpoint`; nothing read back can
-run code).
-If a run is interrupted, running it again with the same output folder resumes
-from the last checkpoint and gives the same final weights as an uninterrupted
-run. When it finishes, ``OUT`` holds a loadable Hugging Face folder
-(``model.safetensors``, ``config.json``, tokenizer files) and
-``manifest.json`` (base model, corpus hash, parameters, seed, steps, losses,
-time). GGUF models are de-quantised to float32 by transformers on loading and
-saved as an ordinary folder.
+Documents are visited in a seeded order per epoch; every ``save_every`` steps a
+checkpoint goes to ``OUT/checkpoints`` (:mod:`genderscope.lm_debias.checkpoint`), and a
+rerun into the same folder resumes from it to the same final weights. ``OUT`` ends as a
+loadable Hugging Face folder plus ``manifest.json`` (base model, corpus hash, parameters,
+seed, steps, losses, time); GGUF models are de-quantised to float32 and saved as one.
 """
 
 from __future__ import annotations
@@ -179,18 +171,13 @@ def fine_tune(model_spec: str, texts: Sequence[str], out: str | Path, *,
               write_corpus: bool = False) -> dict[str, Any]:
     """Fine-tune ``model_spec`` on ``texts`` and save it to ``out``; returns the manifest.
 
-    ``data`` (e.g. corpus hash and substitution parameters) goes into the
-    manifest. ``progress(step, total, loss)`` is called after each step.
-    ``stop_after`` stops (as if interrupted) after that many steps of this
-    call, leaving a checkpoint; used to test resuming. ``inputs``: further paths the
-    run reads (corpus, pair lists), which ``out`` may neither be nor hold.
-    ``write_corpus``: also write the training units to ``training_corpus.jsonl``.
-
-    Output rule (:mod:`genderscope.outputs`): everything is checked before ``out`` is
-    touched; the finished model is written into a fresh sibling folder and renamed into
-    place, so a failure (a full disk) leaves the old ``out`` as it was. With
-    ``overwrite``, checkpoints of the new run go to a fresh sibling too, and the old
-    folder is replaced only once the new one is complete.
+    ``data`` (corpus hash, substitution parameters) goes into the manifest;
+    ``progress(step, total, loss)`` is called after each step; ``stop_after`` stops as if
+    interrupted after that many steps, leaving a checkpoint; ``inputs``: further paths the
+    run reads, which ``out`` may neither be nor hold; ``write_corpus``: also write the
+    training units to ``training_corpus.jsonl``. ``out`` is written under
+    :mod:`genderscope.lm_debias.finetune_output`'s rule (a failure leaves the old one as
+    it was; with ``overwrite`` it is replaced only once the new one is complete).
     """
     from genderscope.outputs import mark_folder, new_folder_beside
 

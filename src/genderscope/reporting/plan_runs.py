@@ -1,15 +1,10 @@
 """A report card's measure run through its plan(s), the path of ``genderscope run``.
 
-A card names one plan (``Card.plan``) or several (``Card.plans``: WEAT 6, 7, 8,
-one plan per test). Each plan runs through :func:`genderscope.engine.run`, the function
-behind ``genderscope run`` and ``gs.run``, so each is found in or recorded to the store
-under its own reuse key (:mod:`genderscope.engine.keys`): ``genderscope run weat --test
-weat6 ...`` and a report's WEAT section share the stored run of WEAT 6. A card with
-several plans makes its section's Result of theirs (``Card.combine``: e.g. Holm
-over the tests), which is not stored itself; its metadata lists the parts' run ids.
-
-:func:`plan_keys` tells the keys without loading weights (a model the store has seen
-opens deferred from its memo), which is how the sweep driver skips stored runs.
+A card names one plan (``Card.plan``) or several (``Card.plans``: one per WEAT test); each
+runs through :func:`genderscope.engine.run` under its own reuse key, so ``genderscope run
+weat --test weat6`` and the report's WEAT section share one stored run. Several plans'
+Results are combined (``Card.combine``, e.g. Holm over the tests), not stored; its
+metadata lists the parts' run ids. :func:`plan_keys` tells the keys without loading weights.
 """
 
 from __future__ import annotations

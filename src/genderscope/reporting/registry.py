@@ -1,16 +1,10 @@
 """The report's cards, by measure name, in page order, read from the declarations.
 
-A measure's declaration (:class:`genderscope.core.declaration.Declaration`) names its
-report card, ``card="module:NAME"`` (the card modules of genderscope are
-``genderscope.reporting.cards.*``), and its place on the page, ``report_order``.
-:func:`measures` reads the registry of declarations (:mod:`genderscope.core.registry`:
-the catalog, the ``genderscope.measures`` entry points, run-time registrations), imports
-each named card on first use and orders them by ``report_order``. So a plug-in measure
-whose declaration names a card of its own module is on the page with no change here.
-:func:`register` adds (or replaces) a card at run time without a declaration.
-
-The entry types live in :mod:`genderscope.reporting.entry` (re-exported here), so a
-card module never imports this registry: registry -> cards -> entry, no circle.
+A declaration names its card (``card="module:NAME"``) and its place, ``report_order``;
+:func:`measures` imports each named card of the declaration registry on first use, so a
+plug-in measure naming a card of its own is on the page with no change here.
+:func:`register` adds (or replaces) a card without a declaration. The entry types are
+re-exported from :mod:`genderscope.reporting.entry` (registry -> cards -> entry).
 """
 
 from __future__ import annotations
@@ -131,9 +125,7 @@ def cards_for(subjects: Sequence[Subject], names: Sequence[str] | None = None
     ``names`` (default: every default card) or, for an endpoint subject when no
     ``names`` are given, every chat card (an endpoint answers chat prompts only).
     Whether each applies is the caller's question: a run lists a card asked for by name
-    even where it does not apply. The one selection of
-    :func:`genderscope.reporting.runner.run_report` and
-    :func:`genderscope.reporting.data_check.check_data`."""
+    even where it does not apply."""
     chosen = select(list(names) if names else None)
     chat = [m for m in measures().values() if is_chat(m)]
     return [(s, chat if s.endpoint and not names else chosen) for s in subjects]

@@ -4,12 +4,9 @@ A *subject* is one model given to the report (language model, word vectors,
 sentence encoder or classifier). Its ``identity`` is computed without loading
 weights (file hashes are memoised; Hub ids use the revision).
 
-Each card's plan runs through :func:`genderscope.engine.run`, the path of ``genderscope
-run``, so the report and ``run`` share one stored run per reuse key (docs/report.md,
-"Reuse: one measurement, one stored run"); a report whose runs are all stored loads no
-weights. How much of each benchmark runs is :func:`choose_scope`'s (docs/report.md,
-"Default subsets"). Failures never stop the report: a measure that raises becomes a
-section marked failed with a one-line reason; one that does not apply is marked so.
+Each card's plan runs through :func:`genderscope.engine.run` (:mod:`.plan_runs`), so a
+report whose runs are all stored loads no weights. Failures never stop the report: a
+measure that raises becomes a section marked failed with a one-line reason.
 """
 
 from __future__ import annotations

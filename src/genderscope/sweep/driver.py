@@ -1,14 +1,7 @@
-"""The sweep driver: plans jobs, runs them as Ray tasks, records what they return
-(docs/sweep.md, "How it runs").
-
-- **Plan** (no model loads, :mod:`genderscope.sweep.planning`): a (model, measure) whose
-  run is stored under the key ``genderscope run`` and ``report`` use
-  (:func:`genderscope.reporting.runner.reuse_keys`) is skipped.
-- **Run**: one Ray task per model with its pending measures, so a model loads once.
-- **Record**: each finished task's Results and new cache entries go into the store in
-  one transaction (:meth:`~genderscope.store.Store.record_job`).
-
-Ray is imported only here (``pip install "genderscope[ray]"``).
+"""The sweep driver (docs/sweep.md, "How it runs"): plans jobs without loading a model
+(:mod:`genderscope.sweep.planning`), runs one Ray task per model with its pending measures,
+and records each finished task's Results and cache entries in one transaction
+(:meth:`~genderscope.store.Store.record_job`). Ray is imported only here.
 """
 
 from __future__ import annotations
@@ -102,9 +95,8 @@ _OWN_TOKEN: list[bool] = []
 
 def _use_fresh_token() -> None:
     """Set ``RAY_AUTH_MODE=token`` and a random ``RAY_AUTH_TOKEN`` for the local instance
-    and its workers. Ray reads its configuration when imported, so it is refreshed here
-    (as ``ray start`` does after generating a token); if that cannot be done the token
-    is dropped again, and Ray runs as it would have without it."""
+    and its workers, refreshing Ray's configuration (read at import); if that fails the
+    token is dropped and Ray runs without it."""
     os.environ["RAY_AUTH_MODE"] = "token"
     os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
     _OWN_TOKEN.append(True)

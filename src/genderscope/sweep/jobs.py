@@ -1,10 +1,8 @@
 """One sweep job: a model and its measures, run where a Ray worker runs it.
 
-No Ray here: :func:`run_model_job` is a plain function (the driver wraps it in a
-Ray task), so it can be tested and run in sequence without Ray. Each measure runs
-through :func:`genderscope.reporting.runner.run_one`, the path of ``genderscope report``
-and ``run``. Workers never write the driver's store: the score cache is a
-:class:`JobCache` (docs/sweep.md, "How it runs": Results).
+No Ray here: the driver wraps :func:`run_model_job` in a Ray task. Each measure runs
+through :func:`genderscope.reporting.runner.run_one`; workers never write the driver's
+store (their score cache is a :class:`JobCache`).
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """Many word-vector models x many queries x many metrics into one table (WEFE 1.0.1's
 ``run_queries``, one metric at a time there), then rankings and rank correlations.
 
-Every cell is one :func:`genderscope.engine.run` (the one run path): recorded in the
-store under the run's key, and returned from the store on the next call (the models'
-vectors are not even read then). So ``run_many`` shares its runs with
-``genderscope run mac --test q.json ...`` and ``gs.run("mac", ..., test=query)``.
-
-Why not a mode of ``genderscope sweep``: a sweep runs the report's cards of language
-models as Ray tasks with fixed options per measure; WEFE's workflow needs a third axis
-(queries, each a test given to every metric), per-metric options, and runs in
-seconds on word vectors in this process, so it is its own small loop over the engine.
+Every cell is one :func:`genderscope.engine.run`, stored under the run's key and shared
+with ``genderscope run mac --test q.json ...``. Not a mode of ``genderscope sweep``: it
+needs a third axis (queries) and per-metric options, and runs in seconds in this process.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """The sweep's bookkeeping without Ray: which (model, measure) jobs must run, and how a
 finished job's Results are recorded.
 
-A job is skipped when every run it would make is already stored under the key
-``genderscope run`` and ``report`` use (:func:`genderscope.reporting.runner.reuse_keys`):
-one key per plan, several for a card that runs several plans (WEAT 6, 7, 8), so a
-sweep reuses what ``genderscope run weat --test weat6 ...`` recorded and records, per
-plan, what a later ``run`` finds. :mod:`genderscope.sweep.driver` runs the jobs.
+A job is skipped when every run it would make (one per plan) is already stored under the
+key ``genderscope run`` and ``report`` use (:func:`genderscope.reporting.runner.reuse_keys`).
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """The sweep's leaderboard page, read back from the store.
 
-The page is the multi-model report (:mod:`genderscope.reporting.html`: side-by-side
-table, tested differences, one section per model and measure). Every number on
-it is a run recorded in the store (this sweep's or an earlier one's with the same
-``cache_key``). Models swept at several revisions (or listed in one ``series``)
-also get a trajectory plot per measure: the first headline estimate with its 95 %
-CI against the revision/checkpoint, in the order the sweep lists them.
+The page is the multi-model report (:mod:`genderscope.reporting.html`), every number a
+run recorded in the store. Models swept at several revisions (or in one ``series``) also
+get a trajectory plot per measure: the first headline estimate with its 95 % CI against
+the revision, in the sweep's order.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """What a sweep is: models (with revisions), measures (with options) and resources per job.
 
-A sweep comes from ``genderscope sweep`` flags, a YAML sweep file, or both (flags
-add models and measures to the file's and override its settings); the file's keys are
-in docs/sweep.md (example: ``examples/sweep.yaml``). Validation happens here, before Ray
-starts or anything is written: a mistake is one
-:class:`~genderscope.errors.GenderscopeError` line.
+From ``genderscope sweep`` flags, a YAML sweep file (keys: docs/sweep.md), or both (flags
+add to the file and override it). Checked here, before Ray starts: a mistake is one line.
 """
 
 from __future__ import annotations
