@@ -179,10 +179,8 @@ def load_abc_original(folder: str | Path, *, lang: str, strict: bool = False) ->
 
 def load_abc(folder: str | Path, *, lang: str = "da", source: str = "auto",
              strict: bool = False) -> list[AbcGroup]:
-    """ABC groups from a GenDa Lens folder (Danish) or the original ABC folder.
-
-    ``source``: ``"genda-lens"``, ``"abc"`` or ``"auto"`` (decided by the files found).
-    """
+    """ABC groups from a GenDa Lens folder (Danish) or the original ABC folder (``source``:
+    ``"genda-lens"``, ``"abc"`` or ``"auto"``, by the files found)."""
     d = Path(folder)
     if source == "auto":
         source = "genda-lens" if (d / GENDA_FILES["female"]).is_file() else "abc"

@@ -250,16 +250,11 @@ def to_frame(rows: Sequence[BecProRow]) -> pd.DataFrame:
 # -- loader ------------------------------------------------------
 def load_tsv(path: str | Path, *, repair: bool = False,
              person_words: dict[str, str] | None = None) -> list[BecProRow]:
-    """Read and check a BEC-Pro-format TSV.
-
-    Args:
-        path: tab-separated file with a header; a leading unnamed index column is
-            allowed. Required columns: ``COLUMNS`` (``Profession_EN`` optional).
-        repair: rebuild wrong ``Sent_TM/Sent_AM/Sent_TAM`` cells from the sentence
-            instead of raising (the published EN/DE files have 5 such rows each).
-        person_words: optional target set ``{person word: gender}``; every row's
-            ``Person`` must be in it with the row's ``Gender``.
-    """
+    """Read and check a BEC-Pro-format TSV: a header, optionally a leading unnamed index
+    column, the ``COLUMNS`` (``Profession_EN`` optional). ``repair``: rebuild wrong
+    ``Sent_TM/Sent_AM/Sent_TAM`` cells from the sentence instead of raising (the published
+    EN/DE files have 5 such rows each). ``person_words``: ``{person word: gender}``; every
+    row's ``Person`` must be in it with the row's ``Gender``."""
     p = Path(path)
     if not p.is_file():
         raise DataError(f"{p}: BEC-Pro file not found")

@@ -52,12 +52,9 @@ SCORING_TEXT = {
 
 
 def filled_context(context: str, sentence: str) -> tuple[str, list[tuple[int, int]]]:
-    """The context with each ``BLANK`` replaced by the sentence's filler, and the
-    fillers' character spans in it.
-
-    The filler is the part of ``sentence`` between the context's text before and
-    after ``BLANK`` (matched case-insensitively). Raises ValueError when the
-    sentence does not have that frame.
+    """The context with each ``BLANK`` replaced by the sentence's filler (the part of
+    ``sentence`` between the context's text around ``BLANK``, matched case-insensitively),
+    and the fillers' character spans in it; ValueError when the sentence lacks that frame.
     """
     parts = context.split(BLANK)
     pattern = "(.+?)".join(re.escape(p) for p in parts)

@@ -70,11 +70,8 @@ class FillQuery:
 
 @dataclass(frozen=True)
 class SeqScore:
-    """Log-likelihood of one text.
-
-    ``total`` = sum of ``token_logprobs`` (nats); ``n_tokens`` scored tokens;
-    ``perplexity`` = exp(-total / n_tokens).
-    """
+    """Log-likelihood of one text: ``total`` = sum of ``token_logprobs`` (nats) over
+    ``n_tokens`` scored tokens; ``perplexity`` = exp(-total / n_tokens)."""
 
     total: float
     n_tokens: int

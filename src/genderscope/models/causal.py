@@ -65,10 +65,8 @@ class CausalLM(LanguageModelAdapter):
                         device: str | None = None, dtype: str = "float32",
                         store: Store | None = None, start_token: str = "auto",
                         batch_size: int | None = None, max_tokens: int | None = None) -> CausalLM:
-        """Load a Hub id, local folder or ``.gguf`` file (de-quantised by transformers).
-
-        With a ``store`` that has seen this model before, the weights load only when a
-        question misses the score cache (see :class:`LanguageModelAdapter`)."""
+        """Load a Hub id, local folder or ``.gguf`` file (de-quantised by transformers;
+        deferred with a ``store``: :class:`LanguageModelAdapter`)."""
         source = ModelSource(spec, revision)
         check_dtype(dtype)
 

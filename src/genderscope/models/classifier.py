@@ -37,15 +37,11 @@ def _is_hf_pipeline(obj: Any) -> bool:
 class Classifier:
     """Texts -> class probabilities, batched, de-duplicated, cached and validated.
 
-    Args:
-        predict: ``f(list[str]) -> array-like (n, k)`` of probabilities.
-        labels: class names in column order (default ``"0" .. "k-1"``).
-        batch_size: most texts per call to ``predict``.
-        cache: remember answers per text (identical texts asked once).
-        name: for :meth:`describe`.
-        fingerprint: stable id of the model (default: from ``name``; then ``identified``
-            is False and no stored run is reused for it: two callables can share a name).
-        atol: tolerance on row sums.
+    ``predict``: ``f(list[str]) -> array-like (n, k)`` of probabilities; ``labels``: class
+    names in column order (default ``"0" .. "k-1"``); ``batch_size``: most texts per call;
+    ``cache``: identical texts asked once; ``fingerprint``: stable id of the model (default:
+    from ``name``; then ``identified`` is False and no stored run is reused for it: two
+    callables can share a name); ``atol``: tolerance on row sums.
     """
 
     kind = "classifier"

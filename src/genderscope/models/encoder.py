@@ -62,14 +62,10 @@ def _folder_identity(folder: Path) -> list[str]:
 class SentenceEncoder:
     """Embeds sentences with a sentence-transformers model.
 
-    Args:
-        model: a loaded object with ``encode(list[str], batch_size=..., ...)``
-            returning an array (normally ``SentenceTransformer``).
-        name: model id, folder or packaged name, for metadata.
-        fingerprint: cache key (weights hash by default from :meth:`load`).
-        batch_size: sentences per forward pass.
-        normalize: L2-normalise embeddings (cosine-based measures do not need it).
-        store: optional :class:`~genderscope.store.Store` caching embeddings.
+    ``model``: a loaded object with ``encode(list[str], batch_size=..., ...)`` returning an
+    array (normally ``SentenceTransformer``); ``fingerprint``: cache key (default: the
+    weights hash from :meth:`load`); ``normalize``: L2-normalise embeddings; ``store``: a
+    :class:`~genderscope.store.Store` caching embeddings.
     """
 
     kind = "encoder"

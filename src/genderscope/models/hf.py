@@ -44,12 +44,9 @@ __all__ = ["LanguageModelAdapter", "ModelSource", "Planned", "check_dtype", "che
            "pick_device", "pick_dtype"]
 
 class LanguageModelAdapter:
-    """Shared plumbing of :class:`MaskedLM` and :class:`CausalLM`.
-
-    ``model``, ``tokenizer`` and ``engine`` are loaded on first use when the adapter
-    was opened deferred (:meth:`_open`); everything the score cache answers is
-    answered without them.
-    """
+    """Shared plumbing of :class:`MaskedLM` and :class:`CausalLM`. Opened deferred
+    (:meth:`_open`), it loads ``model``, ``tokenizer`` and ``engine`` only on the first
+    question the score cache cannot answer."""
 
     kind = "lm"
 

@@ -104,11 +104,8 @@ def _one_each(answers: list[np.ndarray]) -> np.ndarray:
 
 
 class MaskedLM(LanguageModelAdapter):
-    """Scores fills and pseudo-log-likelihoods with a pretrained masked LM.
-
-    Create with :meth:`from_pretrained`. ``store`` caches every answer by model
-    fingerprint, so reruns run no forward pass.
-    """
+    """Scores fills and pseudo-log-likelihoods with a pretrained masked LM
+    (:meth:`from_pretrained`); ``store`` caches every answer by model fingerprint."""
 
     kind = "masked"
 
@@ -117,10 +114,8 @@ class MaskedLM(LanguageModelAdapter):
                         device: str | None = None, dtype: str = "float32",
                         store: Store | None = None, batch_size: int | None = None,
                         max_tokens: int | None = None) -> MaskedLM:
-        """Load a Hub id or local folder; refuse checkpoints without a trained LM head.
-
-        With a ``store`` that has seen this model before, the weights load only when a
-        question misses the score cache (see :class:`LanguageModelAdapter`)."""
+        """Load a Hub id or local folder; refuse checkpoints without a trained LM head
+        (deferred with a ``store``: :class:`LanguageModelAdapter`)."""
         source = ModelSource(spec, revision)
         if source.gguf_file:
             raise ModelLoadError(f"{spec}: GGUF files hold causal LMs; use a causal model kind")
@@ -278,10 +273,8 @@ class MaskedLM(LanguageModelAdapter):
     def pseudo_log_likelihood(self, texts: Sequence[str], *,
                               positions: Sequence[Sequence[bool] | None] | None = None,
                               progress: bool = False) -> list[SeqScore]:
-        """PLL of each text (Salazar et al. 2020), over all pieces or the chosen ones.
-
-        ``positions[i]``, when given, is one bool per piece of ``tokenize(texts[i])``.
-        """
+        """PLL of each text (Salazar et al. 2020), over all pieces or, given
+        ``positions[i]``, those of ``tokenize(texts[i])`` marked True."""
         if positions is not None and len(positions) != len(texts):
             raise GenderscopeError(f"positions has {len(positions)} entries for {len(texts)} texts")
         sel = list(positions) if positions is not None else [None] * len(texts)

@@ -93,11 +93,8 @@ def pick_dtype(dtype: str) -> torch.dtype:
 
 
 class ModelSource:
-    """Where a model comes from: a Hub id, a local folder or a GGUF file.
-
-    ``fingerprint`` identifies the weights: ``hf:<id>@<revision>`` for Hub
-    models, ``sha256:<digest>`` of the weights file(s) for local folders and GGUF
-    files.
+    """Where a model comes from: a Hub id, a local folder or a GGUF file. ``fingerprint``:
+    ``hf:<id>@<revision>`` for Hub models, ``sha256:<digest>`` of the weights file(s) else.
     """
 
     def __init__(self, spec: str | Path, revision: str | None = None) -> None:

@@ -46,16 +46,10 @@ _FORMATS = ("auto", "glove", "word2vec", "word2vec-binary", "numpy")
 
 
 class WordVectors:
-    """A word -> vector lookup over a (possibly memory-mapped) 2-D float matrix.
-
-    Args:
-        matrix: (n_words, dim) array; never copied (a memmap stays a memmap).
-        words: the n_words vocabulary entries, row order. The first occurrence of
-            a duplicated word wins.
-        name: what the vectors are (file path or packaged name), for metadata.
-        fingerprint: stable identity (default: SHA-256 of the matrix and the words,
-            computed on first use; the loaders pass the file's SHA-256).
-    """
+    """A word -> vector lookup over a (possibly memory-mapped) (n_words, dim) float matrix,
+    never copied; ``words`` in row order, the first occurrence of a duplicate winning.
+    ``fingerprint``: stable identity (default: SHA-256 of the matrix and the words, computed
+    on first use; the loaders pass the file's SHA-256)."""
 
     kind = "vectors"
 
