@@ -251,15 +251,12 @@ def weat(vectors: Any, test: AssociationTest, *, n_permutations: int = 10_000, s
          exact_limit: int = DEFAULT_EXACT_LIMIT, max_oov: float = DEFAULT_MAX_OOV,
          case_fallback: bool = True, phrases: str = "skip",
          n_resamples: int = 10_000, effect_size: str = "caliskan") -> Result:
-    """WEAT of ``test`` on :class:`~genderscope.models.vectors.WordVectors`.
-
-    Out-of-vocabulary words are dropped and listed (``tables["oov"]``, ``summary["n_oov"]``;
-    lowercase tried when ``case_fallback``); a set losing every word or more than
-    ``max_oov`` of them is a :class:`DataError`. ``phrases="mean"`` embeds an absent
-    multi-word entry as the mean of its words' vectors (May et al. 2019's bag of words).
-    ``effect_size="wefe"`` divides by the population SD (ddof 0, as WEFE 1.0.1; larger by
-    sqrt(n / (n - 1)), the same interval). Two spellings of one entry count once.
-    """
+    """WEAT of ``test`` on :class:`~genderscope.models.vectors.WordVectors`, words looked up
+    as :func:`genderscope.measures.embedding_metrics._sets.look_up` does (out-of-vocabulary
+    words dropped and listed, lowercase tried when ``case_fallback``). ``phrases="mean"``
+    embeds an absent multi-word entry as the mean of its words' vectors (May et al. 2019's
+    bag of words). ``effect_size="wefe"`` divides by the population SD (ddof 0, as WEFE
+    1.0.1; larger by sqrt(n / (n - 1)), the same interval)."""
     if effect_size not in EFFECT_SIZES:
         raise DataError(f"effect_size must be one of {', '.join(EFFECT_SIZES)}, "
                         f"got {effect_size!r}")

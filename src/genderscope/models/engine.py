@@ -118,12 +118,9 @@ def _vocab_size(model: Any) -> int:
 
 
 class ForwardEngine:
-    """Runs a Hugging Face model over distinct inputs in length-sorted batches.
-
-    ``max_batch`` caps sequences per batch, ``max_tokens`` caps padded tokens
-    per batch (None: :func:`device_budget`). ``n_forward`` counts forward calls
-    (batches), for tests.
-    """
+    """Runs a Hugging Face model over distinct inputs in length-sorted batches of at most
+    ``max_batch`` sequences and ``max_tokens`` padded tokens (None: :func:`device_budget`);
+    ``n_forward`` counts forward calls (batches)."""
 
     def __init__(self, model: Any, pad_id: int, device: Any,
                  max_batch: int | None = None, max_tokens: int | None = None) -> None:

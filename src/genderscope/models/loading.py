@@ -51,10 +51,9 @@ def resolve_spec(spec: str | Path) -> str:
 
 
 def detect_kind(spec: str | Path, revision: str | None = None) -> str:
-    """``"masked"`` or ``"causal"``, from the architectures / model type in the config.
-
-    A local or cached ``config.json`` naming its architecture is read as JSON (no
-    torch import); otherwise transformers' config and model-type tables decide."""
+    """``"masked"`` or ``"causal"``, from the architectures / model type of a local or
+    cached ``config.json`` read as JSON (no torch import), else of transformers' config
+    tables."""
     debiased = _debias_manifest(spec)
     if debiased is not None:
         return str(debiased["base_model"]["kind"])

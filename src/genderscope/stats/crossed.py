@@ -56,11 +56,9 @@ def _counts(rng: np.random.Generator, b: int, k: int) -> np.ndarray:
 def crossed_ci(rows: Sequence[object], cols: Sequence[object],
                statistic: WeightedStatistic, *, unit: str, confidence: float = 0.95,
                n_resamples: int = 2_000, seed: int = 0, chunk: int = 500) -> CI:
-    """Two-way cluster interval of ``statistic`` (see module docstring).
-
-    ``rows`` and ``cols`` give each item's level of the two factors; the estimate is
-    ``statistic`` with every weight 1. NaN replicates are dropped (bounds NaN when more
-    than half are). ``n_units`` is R + C.
+    """Two-way cluster interval of ``statistic`` (module docstring); ``rows`` and ``cols``:
+    each item's level of the two factors; the estimate is ``statistic`` with every weight 1.
+    NaN replicates are dropped (bounds NaN when more than half are). ``n_units`` is R + C.
     """
     from scipy import stats  # imported on use: a cached rerun needs none
 

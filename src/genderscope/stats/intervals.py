@@ -58,14 +58,10 @@ def bootstrap_ci(
     method: str = "percentile",
     unit: str | None = None,
 ) -> CI:
-    """Bootstrap CI of ``statistic`` over a 1-D sample (NaNs dropped).
-
-    ``statistic`` must accept ``axis`` (vectorised, like ``np.mean`` or
-    ``np.median``). Percentile method by default (robust for medians); pass
-    ``method="BCa"`` for bias-corrected intervals. Degenerate samples (n < 2 or
-    all values equal) return the estimate as both bounds. ``unit`` names what one
-    value is (the resampled unit, e.g. "texts"); it is stored as ``ci_unit``.
-    """
+    """Bootstrap CI of ``statistic`` (vectorised, taking ``axis``) over a 1-D sample, NaNs
+    dropped: percentile by default (robust for medians), ``method="BCa"`` bias-corrected.
+    Degenerate samples (n < 2 or all values equal) give the estimate as both bounds.
+    ``unit``: the resampled unit (e.g. "texts"), stored as ``ci_unit``."""
     from scipy import stats  # imported on use: a cached rerun needs none
 
     x = np.asarray(data, dtype=float)

@@ -71,11 +71,9 @@ def difference_of_sums_test(
     exact_limit: int = DEFAULT_EXACT_LIMIT,
     chunk: int = 20_000,
 ) -> PermutationResult:
-    """Permutation test of S(X, Y) (see module docstring).
-
-    One-sided p = P(S_perm >= S_obs); two-sided p = P(|S_perm - c| >= |S_obs - c|)
-    with c the permutation mean of S, (n_x - n_y) * mean(all scores).
-    """
+    """Permutation test of S(X, Y) (module docstring): one-sided p = P(S_perm >= S_obs);
+    two-sided p = P(|S_perm - c| >= |S_obs - c|), c the permutation mean of S, (n_x - n_y) *
+    mean(all scores)."""
     x = np.asarray(scores_x, dtype=np.float64)
     y = np.asarray(scores_y, dtype=np.float64)
     if x.size == 0 or y.size == 0:

@@ -37,14 +37,10 @@ def _percentile_bounds(draw: Callable[[int], np.ndarray], n_resamples: int, chun
 def index_bootstrap_ci(sizes: Sequence[int], statistic: IndexStatistic, *,
                        confidence: float = 0.95, n_resamples: int = DEFAULT_RESAMPLES,
                        seed: int = 0, chunk: int = 500, unit: str | None = None) -> CI:
-    """Point estimate and percentile bootstrap CI of ``statistic``.
-
-    Each resample draws ``sizes[i]`` indices with replacement from stratum i
-    (a stratified bootstrap). The estimate is ``statistic`` on the identity
-    indices. Resamples whose statistic is NaN (e.g. a ratio with a zero
-    denominator) are dropped; when more than half are NaN the bounds are NaN.
-    ``unit`` names what one index stands for (stored as ``ci_unit``).
-    """
+    """Point estimate (``statistic`` on the identity indices) and stratified percentile
+    bootstrap CI: each resample draws ``sizes[i]`` indices with replacement from stratum i.
+    NaN resamples (a zero denominator) are dropped (:func:`_percentile_bounds`). ``unit``:
+    what one index stands for (stored as ``ci_unit``)."""
     sizes = [int(n) for n in sizes]
     ident = [np.arange(n)[None, :] for n in sizes]
     est = float(np.asarray(statistic(ident), dtype=float).reshape(-1)[0])
@@ -69,16 +65,14 @@ def cluster_bootstrap_ci(totals: np.ndarray, statistic: TotalsStatistic, *, unit
                          chunk: int = 2_000, strata: np.ndarray | None = None) -> CI:
     """Percentile cluster bootstrap for statistics of additive per-cluster totals.
 
-    ``totals`` is (K clusters x m): per cluster, the sums the statistic needs (e.g.
-    sum of values and count for a mean; tp/fp/fn for an F1). Each resample draws K
-    clusters with replacement (multinomial counts w, shape (B, K)) and evaluates
-    ``statistic(w @ totals)``; the estimate is ``statistic`` of the column sums.
-    Items of one cluster (e.g. sentences of one profession) stay together, so the
-    interval reflects between-cluster variation (Davison & Hinkley 1997, Sec. 3.8).
-    NaN resamples are dropped; when more than half are NaN the bounds are NaN.
-    ``strata`` (one code per cluster) resamples the clusters of each stratum apart,
-    keeping every stratum's cluster count (for fixed groups, e.g. the four named
-    occupations of HiringBloomberg, that a metric contrasts).
+    ``totals`` is (K clusters x m): per cluster, the sums the statistic needs (e.g. sum and
+    count for a mean; tp/fp/fn for an F1). Each resample draws K clusters with replacement
+    (multinomial counts w, (B, K)) and evaluates ``statistic(w @ totals)``; the estimate is
+    ``statistic`` of the column sums. A cluster's items stay together, so the interval
+    reflects between-cluster variation (Davison & Hinkley 1997, Sec. 3.8); NaN resamples as
+    :func:`_percentile_bounds`. ``strata`` (one code per cluster) resamples each stratum's
+    clusters apart, keeping its cluster count (fixed groups a metric contrasts, e.g.
+    HiringBloomberg's four occupations).
     """
     tot = np.asarray(totals, dtype=float)
     if tot.ndim == 1:

@@ -73,12 +73,9 @@ def sign_flip_pvalues(d: np.ndarray, *, n_flips: int = DEFAULT_FLIPS, seed: int 
                       exact_limit: int = DEFAULT_EXACT_LIMIT
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, bool]:
     """Vectorised core: ``d`` is (samples x n), one independent test per row (no NaNs).
-
-    Returns (two-sided p, p greater, p less, number of sign vectors, exact) with the
-    p-values shaped (samples,). Two-sided p counts |mean_flipped| >= |mean_observed|.
-    Exact counts use a meet-in-the-middle split (2^(n/2) sums per half), so n = 24
-    takes milliseconds.
-    """
+    Returns (two-sided p, p greater, p less, number of sign vectors, exact), p shaped
+    (samples,); two-sided p counts |mean_flipped| >= |mean_observed|. Exact counts split the
+    signs in two halves (2^(n/2) sums each), so n = 24 takes milliseconds."""
     x = np.atleast_2d(np.asarray(d, dtype=float))
     n = x.shape[1]
     exact = (1 << n) <= exact_limit
