@@ -86,12 +86,10 @@ class SentenceEncoder:
     @classmethod
     def load(cls, spec: str, *, device: str | None = None, batch_size: int = 64,
              normalize: bool = False, store: Any = None) -> SentenceEncoder:
-        """Load by packaged name (``all-minilm-l6-v2``), local folder or Hub id.
-
-        With a ``store`` that has loaded this folder before (same files, memoised
-        SHA-256), the encoder is *deferred*: sentence-transformers and torch load on the
-        first text the store's embedding cache lacks. A language model (packaged name,
-        ``.gguf``, a ``debias`` folder, a local folder with an LM head) comes back as its
+        """Load by packaged name (``all-minilm-l6-v2``), local folder or Hub id; deferred
+        (loaded on the first text the store's embedding cache lacks) when ``store`` has
+        loaded these files before. A language model (packaged name, ``.gguf``, a ``debias``
+        folder, a local folder with an LM head) comes back as its
         :class:`~genderscope.models.lm_encoder.LMSentenceEncoder` view."""
         from genderscope.models.lm_encoder import LMSentenceEncoder, is_lm_spec
         from genderscope.models.source import check_device

@@ -1,21 +1,14 @@
 """Batched forward passes with de-duplication and length bucketing.
 
-A *read* is (position, token id): "give me log P(token id) from the output
-distribution at this position". Many requests share one input (all person
-words scored against the same masked sentence): the engine runs each distinct
-input once, sorts inputs by length so that batches hold similar lengths (little
-padding), pads on the right with an attention mask (padding is never attended
-to), and computes ``log_softmax`` only at the positions that are read.
-
-Batches are bounded by a *token budget* (padded tokens per batch) and a
-sequence cap, both sized to the device (:func:`device_budget`: larger on a GPU).
-Inputs are built once on the host and moved to the device in one copy; the
-positions read are gathered on the device, and their log-probabilities come back
-in one copy per batch. When the model splits cleanly into a body and an output
-head (BERT's ``cls``, GPT-2's and Llama's ``lm_head``), the head runs only at the
-positions read, not at every position of every sequence; the split is checked
-once against the full model's output and dropped if they disagree (e.g. Gemma's
-logit soft-capping lives outside the head).
+A *read* is (position, token id): log P(token id) from the output distribution at that
+position. The engine runs each distinct input once (many requests share one masked
+sentence), in length-sorted batches padded on the right with an attention mask, bounded by a
+token budget and a sequence cap sized to the device (:func:`device_budget`), and computes
+``log_softmax`` only at the positions read, gathered on the device. Where the model splits
+cleanly into a body and an output head (BERT's ``cls``, GPT-2's and Llama's ``lm_head``),
+the head runs only at the positions read; the split is checked once against the full model's
+output and dropped if they disagree (e.g. Gemma's logit soft-capping lives outside the
+head).
 
 torch is imported on first use, so building :class:`Request` objects is free.
 """

@@ -173,13 +173,11 @@ def cached_generations(store: Store | None, fingerprint: str, keys: Sequence[str
                        label: str, chunk: int, sizes: Sequence[int] | None = None,
                        max_chars: int | None = None) -> list[str]:
     """Answers for ``keys``: from the store, else ``compute(indices)`` (indices into
-    ``keys``, each distinct key once), run ``chunk`` at a time; each chunk's answers are
-    written in one transaction once all of them are there (a failed chunk records
-    nothing). ``sizes`` (e.g. the rendered prompts' lengths): the missing prompts are
-    chunked shortest first, so that a chunk's batches hold prompts of like length (less
-    left padding than sorting within each chunk only). ``max_chars``: answers are cut to
-    this many characters, those computed before they are stored and those read from the
-    store (:data:`CHARS_PER_TOKEN`)."""
+    ``keys``, each distinct key once), run ``chunk`` at a time, each chunk written in one
+    transaction once all its answers are there (a failed chunk records nothing). ``sizes``
+    (e.g. the rendered prompts' lengths): the missing prompts are chunked shortest first, so
+    a chunk's batches hold prompts of like length. ``max_chars``: answers, computed or
+    stored, are cut to this many characters (:data:`CHARS_PER_TOKEN`)."""
     from genderscope.progress import progress_bar
 
     def cut(text: str) -> str:

@@ -249,11 +249,10 @@ def load_vectors(spec: str | Path, *, fmt: str = "auto", vocab: str | Path | Non
     """Load word vectors by packaged name (``"glove-6b-50d"``) or file path.
 
     ``fmt``: ``auto`` (by extension and first line), ``glove``, ``word2vec``,
-    ``word2vec-binary`` or ``numpy`` (needs ``vocab``, default: a sibling file
-    ``<stem>.vocab`` / ``<stem>.txt`` / ``<stem>.json``). ``store``: a
-    :class:`~genderscope.store.Store`; vectors it has seen load once, and later opens of
-    the same unchanged files (memoised SHA-256) are *deferred*: described from the
-    store's memo and parsed on the first lookup, so a stored run's rerun never parses.
+    ``word2vec-binary`` or ``numpy`` (needs ``vocab``, default: a sibling ``<stem>.vocab`` /
+    ``<stem>.txt`` / ``<stem>.json``). With a ``store`` that has seen the same unchanged
+    files, the vectors are deferred: described from the store's memo, parsed on the first
+    lookup.
     """
     if fmt not in _FORMATS:
         raise ModelLoadError(f"unknown vector format {fmt!r}; use one of {', '.join(_FORMATS)}")
