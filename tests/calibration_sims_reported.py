@@ -1,7 +1,7 @@
 """Calibration rows for reported statistics that had none on docs/calibration.md (found by
 ``tests/stats/test_calibration_coverage.py``): SEAT's p over source words and the
 sentence-level p it keeps as ``p_as_published``, CrowS-Pairs' exact binomial test,
-compare's exact McNemar test of a binary outcome, run-many's rank correlation tests,
+compare's mid-p McNemar test of a binary outcome, run-many's rank correlation tests,
 the attack's paired percentile bootstrap of the asymmetry, and the counterfactual's
 two-group percentile bootstrap of m2f - f2m.
 
@@ -139,11 +139,12 @@ def counterfactual_difference_row(sims: int, seed: int = 2239, resamples: int = 
 
 def mcnemar_row(sims: int, seed: int = 2240) -> Row:
     """``compare``'s McNemar test of a binary outcome before/after
-    (:func:`genderscope.measures.compare.mcnemar_exact`: the exact binomial test of the
-    discordant pairs) over n ~ U{20..262} pairs, each preferring the stereotype before
-    with probability 0.5 and keeping its answer after with probability 0.8, so that
-    true -> false and false -> true are equally likely (no change)."""
-    from genderscope.measures.compare import mcnemar_exact
+    (:func:`genderscope.measures.compare.mcnemar_test`: the mid-p binomial test of the
+    discordant pairs, Fagerland et al. 2013) over n ~ U{20..262} pairs, each preferring
+    the stereotype before with probability 0.5 and keeping its answer after with
+    probability 0.8, so that true -> false and false -> true are equally likely (no
+    change). The exact conditional test it replaced rejected 0.024 here (2,000 runs)."""
+    from genderscope.measures.compare import mcnemar_test
 
     rng = _seeds(seed)
     rejected = 0
@@ -151,15 +152,14 @@ def mcnemar_row(sims: int, seed: int = 2240) -> Row:
         n = int(rng.integers(20, 263))
         before = rng.random(n) < 0.5
         after = np.where(rng.random(n) < 0.8, before, rng.random(n) < 0.5)
-        rejected += mcnemar_exact(before, after)["p_value"] < ALPHA
+        rejected += mcnemar_test(before, after)["p_value"] < ALPHA
     rate = rejected / sims
     return Row("compare-mcnemar", "n = 20-262 pairs (uniform), a binary outcome (e.g. "
                "CrowS-Pairs' stereotype preferred) 0.5 before, kept with probability 0.8, "
-               "no change", "compare: exact McNemar test of a binary outcome", "FPR", sims,
+               "no change", "compare: mid-p McNemar test of a binary outcome", "FPR", sims,
                int(rejected), SRC + "test_compare_mcnemar_test_holds_its_size",
-               "" if FPR[0] <= rate <= FPR[1] else "an exact test of a count: its size is "
-               "at most 0.05 and below it where the count's discreteness leaves no p at "
-               "exactly 0.05 (conservative, never anti-conservative)",
+               "" if FPR[0] <= rate <= FPR[1] else "a test of a discrete count: its size "
+               "moves with the number of discordant pairs",
                calibrates=("p: compare mcnemar",))
 
 

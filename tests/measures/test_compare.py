@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from genderscope.errors import GenderscopeError
-from genderscope.measures.compare import compare_runs, load_result_dir, mcnemar_exact
+from genderscope.measures.compare import compare_runs, load_result_dir, mcnemar_test
 from genderscope.results import Result
 
 
@@ -102,13 +102,63 @@ def test_crows_pairs_margin_and_mcnemar():
     assert t.loc["(all)", "stereotypical_preferred_false_to_true"] == 0
 
 
-def test_mcnemar_exact_matches_binomial():
-    b = np.array([True] * 8 + [False] * 2 + [True] * 5)
-    a = np.array([False] * 8 + [True] * 2 + [True] * 5)
-    mc = mcnemar_exact(b, a)
-    assert (mc["n_true_to_false"], mc["n_false_to_true"]) == (8, 2)
-    assert mc["p_value"] == pytest.approx(2 * sum(
-        __import__("math").comb(10, k) for k in range(0, 3)) / 2 ** 10)
+def _pairs(b: int, c: int, same: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """Paired outcomes with b pairs true -> false, c false -> true, ``same`` unchanged."""
+    before = np.array([True] * b + [False] * c + [True] * same)
+    return before, np.array([False] * b + [True] * c + [True] * same)
+
+
+@pytest.mark.parametrize(("b", "c"), [(8, 2), (9, 2), (2, 9), (5, 0), (30, 14)])
+def test_mcnemar_is_the_mid_p_test(b: int, c: int) -> None:
+    """Fagerland et al.'s (2013) mid-p: twice the binomial tail below the smaller count
+    plus its point probability, by hand from scipy.stats.binom; below the exact
+    conditional p (at 9 vs 2: 0.039 against the exact 0.065, a different decision)."""
+    from scipy.stats import binom, binomtest
+
+    mc = mcnemar_test(*_pairs(b, c))
+    n, m = b + c, min(b, c)
+    by_hand = 2 * sum(binom.pmf(x, n, 0.5) for x in range(m)) + binom.pmf(m, n, 0.5)
+    assert (mc["n_true_to_false"], mc["n_false_to_true"], mc["test"]) == (b, c,
+                                                                         "mid-p McNemar")
+    assert mc["p_value"] == pytest.approx(by_hand, rel=1e-12)
+    assert mc["p_value"] < binomtest(b, n, 0.5).pvalue
+
+
+def test_mcnemar_with_few_discordant_pairs() -> None:
+    """At 4 or fewer discordant pairs no mid-p reaches below 0.05 (the smallest is 2^-n):
+    no test; at 5 the smallest is 1/32; equal counts give 1 - P(X = b) / 2 (Fagerland et
+    al.'s definition where the exact p is 1)."""
+    for b, c in [(0, 0), (3, 1), (4, 0), (2, 2)]:
+        mc = mcnemar_test(*_pairs(b, c))
+        assert mc["test"] == "too few discordant pairs to test" and np.isnan(mc["p_value"])
+    assert mcnemar_test(*_pairs(5, 0))["p_value"] == pytest.approx(1 / 32)
+    assert mcnemar_test(*_pairs(6, 6))["p_value"] == pytest.approx(1 - 924 / 4096 / 2)
+
+
+def test_compare_stores_the_mcnemar_test_name() -> None:
+    """compare's per-group rows name the test, or say that a group has too few
+    discordant pairs (p NaN, left out of the Holm family)."""
+    before, after = _pairs(9, 2, same=9)
+    gender = np.r_[np.zeros(20, dtype=bool), np.ones(2, dtype=bool)]
+    before, after = np.r_[before, True, True], np.r_[after, False, False]
+
+    def run(pref: np.ndarray) -> Result:
+        return Result("crows-pairs", {}, pd.DataFrame({
+            "pair_id": range(22), "margin": pref * 1.0 + np.arange(22) / 100,
+            "bias_type": np.where(gender, "gender", "race"),
+            "stereotypical_preferred": pref}))
+
+    t = compare_runs(run(before), run(after), n_resamples=200).tables["change_by_group"]
+    t = t.set_index("bias_type")
+    assert t.loc["gender", "stereotypical_preferred_mcnemar_test"] == \
+        "too few discordant pairs to test"
+    assert np.isnan(t.loc["gender", "stereotypical_preferred_mcnemar_p"])
+    assert t.loc["race", "stereotypical_preferred_mcnemar_test"] == "mid-p McNemar"
+    assert t.loc["race", "stereotypical_preferred_mcnemar_p"] == pytest.approx(79 / 2048)
+    assert t.loc["race", "stereotypical_preferred_mcnemar_p_adjusted"] == \
+        pytest.approx(79 / 2048)
+    assert t.loc["(all)", "stereotypical_preferred_mcnemar_p"] == pytest.approx(
+        (2 * (1 + 13) + 78) / 2 ** 13)  # 11 vs 2
 
 
 def test_errors():

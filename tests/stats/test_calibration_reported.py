@@ -1,7 +1,7 @@
 """Calibration of reported statistics that had no row on docs/calibration.md until
 ``test_calibration_coverage.py`` listed them (``tests/calibration_sims_reported.py``):
 SEAT's p over source words (and how far the sentence-level ``p_as_published`` is from it),
-CrowS-Pairs' exact binomial test, compare's exact McNemar test, run-many's rank
+CrowS-Pairs' exact binomial test, compare's mid-p McNemar test, run-many's rank
 correlation tests, the attack's paired percentile bootstrap of the asymmetry and the
 counterfactual's two-group percentile bootstrap of m2f - f2m."""
 
@@ -61,11 +61,11 @@ def test_counterfactual_difference_ci_covers(runs: Runs) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("runs", runs(500, 2000))
 def test_compare_mcnemar_test_holds_its_size(runs: Runs) -> None:
-    """compare's exact McNemar test never rejects more than 5 % under no change (its
-    known limit: below the bar where few pairs are discordant)."""
+    """compare's mid-p McNemar test rejects about 5 % under no change (the exact
+    conditional test it replaced rejected 0.024 at 2,000 runs, below the bar)."""
     row = mcnemar_row(runs.sims)
     print(f"compare McNemar FPR {row.rate:.3f} over {row.sims}")
-    assert runs.below(row.rate, FPR[1]) and runs.above(row.rate, 0.01)
+    assert runs.meets(row.rate, FPR)
 
 
 @pytest.mark.slow

@@ -19,10 +19,11 @@ measure's tolerance (its design's; else :data:`genderscope.core.design.SENTENCE_
 for a sentence-scored measure, else :data:`genderscope.core.design.SCORE_TOLERANCE`) is a
 tie: its change is set to 0 before the interval and test (``n_ties``), and when every
 change is a tie the row says "no change beyond numerical precision", with no p-value.
-Binary item values (CrowS-Pairs) also get McNemar's exact test on the discordant pairs
-(McNemar 1947). The per-group rows are one family ("compare per <groups>"): ``p_adjusted``
-is Holm's (``p_adjust="bh"``: Benjamini-Hochberg), McNemar's p-values likewise; the
-"(all)" row is a single test.
+Binary item values (CrowS-Pairs) also get McNemar's test on the discordant pairs
+(McNemar 1947), as the mid-p test (:func:`mcnemar_test`; Fagerland, Lydersen & Laake
+2013), named in ``<value>_mcnemar_test``. The per-group rows are one family ("compare per
+<groups>"): ``p_adjusted`` is Holm's (``p_adjust="bh"``: Benjamini-Hochberg), McNemar's
+p-values likewise; the "(all)" row is a single test.
 
 Runs of WEAT, RIPA, RND, ECT or MAC that record their word rows are compared with the
 crossed design of their ``Pairing.design``
@@ -103,12 +104,34 @@ def _spec(method: str, key: Sequence[str] | None, value: str | None,
                        base.cluster_unit, None if given else base.design)
 
 
-def mcnemar_exact(before: np.ndarray, after: np.ndarray) -> dict[str, float]:
-    """Exact McNemar test for paired binary outcomes (two-sided binomial on discordant pairs)."""
+MCNEMAR = "mid-p McNemar"
+"""The name ``compare`` stores for its test of a binary outcome (``<value>_mcnemar_test``)."""
+TOO_FEW_DISCORDANT = "too few discordant pairs to test"
+"""Stored instead when no p below 0.05 is possible (4 or fewer discordant pairs)."""
+
+
+def mcnemar_test(before: np.ndarray, after: np.ndarray) -> dict[str, Any]:
+    """McNemar's test of paired binary outcomes (McNemar 1947), its mid-p version
+    (Fagerland, Lydersen & Laake 2013, "The McNemar test for binary matched-pairs data:
+    mid-p and asymptotic are better than exact conditional", BMC Med. Res. Methodol. 13:91).
+
+    With b pairs true -> false, c false -> true, n = b + c and X ~ Binomial(n, 1/2) under
+    no change, m = min(b, c): where b != c, p = 2 P(X <= m) - P(X = m), the exact
+    conditional p (twice the tail) less the point probability of the observed count;
+    where b = c (exact p 1), p = 1 - P(X = m) / 2 (their supplement, eq. 2). The
+    exact test's size is well below 0.05 at the counts compare sees
+    (docs/calibration.md). The smallest mid-p at n discordant pairs is 2^-n, so with
+    n <= 4 no p below 0.05 is possible: ``test`` is :data:`TOO_FEW_DISCORDANT` and
+    ``p_value`` NaN."""
     b = int(np.sum(before & ~after))  # true before, false after
     c = int(np.sum(~before & after))
-    p = float(stats.binomtest(b, b + c, 0.5).pvalue) if b + c else 1.0
-    return {"n_true_to_false": b, "n_false_to_true": c, "p_value": p}
+    n, m = b + c, min(b, c)
+    if 0.5 ** n >= 0.05:
+        return {"n_true_to_false": b, "n_false_to_true": c, "test": TOO_FEW_DISCORDANT,
+                "p_value": float("nan")}
+    point = float(stats.binom.pmf(m, n, 0.5))
+    p = 1.0 - point / 2 if b == c else 2.0 * float(stats.binom.cdf(m, n, 0.5)) - point
+    return {"n_true_to_false": b, "n_false_to_true": c, "test": MCNEMAR, "p_value": p}
 
 
 def _row(label: dict[str, Any], sub: pd.DataFrame, spec: Pairing, n_resamples: int,
@@ -139,9 +162,9 @@ def _row(label: dict[str, Any], sub: pd.DataFrame, spec: Pairing, n_resamples: i
     for extra in spec.extra_values:
         xb = sub[f"{extra}_before"].to_numpy(dtype=bool)
         xa = sub[f"{extra}_after"].to_numpy(dtype=bool)
-        mc = mcnemar_exact(xb, xa)
+        mc = mcnemar_test(xb, xa)
         rec.update({f"{extra}_before": float(xb.mean()), f"{extra}_after": float(xa.mean()),
-                    f"{extra}_mcnemar_p": mc["p_value"],
+                    f"{extra}_mcnemar_test": mc["test"], f"{extra}_mcnemar_p": mc["p_value"],
                     f"{extra}_true_to_false": mc["n_true_to_false"],
                     f"{extra}_false_to_true": mc["n_false_to_true"]})
     return rec

@@ -76,7 +76,7 @@ def change_rows(t: pd.DataFrame, groups: list[str]) -> tuple[list[str], list[dic
              "test": "test", "p_value": "p",
              "p_adjusted": f"p ({adj[0]})" if adj else "p adjusted", "effect_size_r": "r"}
     names |= {c: c.replace("_", " ").replace("p adjusted", "p adj.") for c in t.columns
-              if c.endswith(("_mcnemar_p", "_mcnemar_p_adjusted"))}
+              if c.endswith(("_mcnemar_test", "_mcnemar_p", "_mcnemar_p_adjusted"))}
     shown = [c for c in names if c in t.columns and c != "change"]
     head = " · ".join(groups) or "group"
     columns = [head, *("change [95% CI]" if c == "change" else names[c]
