@@ -84,10 +84,8 @@ def mean_bias_amplification(b_train: np.ndarray, b_out: np.ndarray) -> float:
 def count_cooccurrences(captions: Sequence[str], objects: Sequence[str],
                         gender_words: dict[str, list[str]], *,
                         plurals: bool = True) -> tuple[np.ndarray, dict[str, int]]:
-    """c(o, g): captions mentioning object o and words of group g only.
-
-    Returns the (|O|, |G|) count matrix and corpus statistics (captions, gendered,
-    mixed = several groups, ungendered).
+    """c(o, g): captions mentioning object o and words of group g only, as an (|O|, |G|)
+    matrix, with corpus statistics (captions, gendered, mixed = several groups, ungendered).
     """
     word_group = {w: gi for gi, g in enumerate(gender_words) for w in gender_words[g]}
     find = object_finder(objects, plurals=plurals)

@@ -91,11 +91,9 @@ def flip_test(texts: Sequence[str], classifier: Classifier, swapper: Swapper, *,
               gold: Sequence[Any] | None = None, n_examples: int = 10,
               n_resamples: int = 10_000, seed: int = 0,
               clusters: Sequence[Any] | None = None) -> Result:
-    """Run the flip test on ``texts``; returns a Result with an ``examples`` table.
-
-    ``clusters``: the template (any label) of each text, when texts share templates:
-    the intervals are then over templates (module docstring), and the item table has a
-    ``template`` column."""
+    """Run the flip test on ``texts``: a Result with an ``examples`` table. ``clusters``:
+    the template (any label) of each text, when texts share templates: the intervals are
+    then over templates (module docstring), and the item table has a ``template`` column."""
     texts = list(texts)
     if not texts:
         raise DataError("flip test: no texts to test")

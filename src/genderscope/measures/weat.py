@@ -303,11 +303,8 @@ def seat(encoder: _Encoder, test: AssociationTest, *, n_permutations: int = 10_0
          progress: bool = False) -> Result:
     """SEAT of ``test`` on a sentence encoder (anything with ``encode(texts)``), or on a
     masked / causal LM adapter through its encoder view (bias-bench's mean-pooled last
-    hidden states, :mod:`genderscope.models.lm_encoder`).
-
-    Every sentence is encoded once (the encoder de-duplicates across sets); an
-    example repeated inside one set counts once, as in WEAT.
-    """
+    hidden states, :mod:`genderscope.models.lm_encoder`). Every sentence is encoded once; an
+    example repeated inside one set counts once, as in WEAT."""
     from genderscope.models.lm_encoder import as_sentence_encoder
 
     encoder = as_sentence_encoder(encoder)

@@ -1,26 +1,13 @@
-"""Questions a measure may ask a model, as plain data types and protocols.
+"""The plain data types of the questions a measure asks a model (:class:`FillQuery`,
+:class:`SeqScore`) and the names of the scoring strategies and span rules.
 
-Masked LMs (:class:`~genderscope.models.masked.MaskedLM`) answer
-
-- :meth:`fill_logprobs`: log P(candidate | sentence) at a slot, for many
-  :class:`FillQuery` at once (multi-wordpiece candidates scored by a named
-  strategy, other spans hidden by one mask per wordpiece);
-- :meth:`pseudo_log_likelihood`: PLL of sentences (Salazar et al. 2020),
-  optionally over a subset of token positions;
-- :meth:`span_logprobs`: log P of the pieces covering character spans of a
-  text, under a named rule (left to right with later pieces masked or left
-  out, or each piece masked alone);
-- :meth:`tokenize`: the word pieces of sentences (to choose PLL positions).
-
-Causal LMs (:class:`~genderscope.models.causal.CausalLM`) answer
-
-- :meth:`log_likelihood`: total and per-token log-likelihood of texts, given
-  the adapter's (explicit, recorded) start-of-text token;
-- :meth:`continuation_logprob`: log P(continuation | prefix).
-
-All log-probabilities are natural logarithms (nats). Every adapter has a
-``fingerprint`` (model id + revision, or SHA-256 of the weights file) used
-as the cache key, and ``describe()`` for result metadata.
+Masked LMs (:class:`~genderscope.models.masked.MaskedLM`) answer ``fill_logprobs`` (log
+P(candidate | sentence) at a slot), ``pseudo_log_likelihood`` (Salazar et al. 2020),
+``span_logprobs`` and ``tokenize``; causal LMs
+(:class:`~genderscope.models.causal.CausalLM`) ``log_likelihood`` (given the adapter's
+recorded start token) and ``continuation_logprob``. All log-probabilities are natural
+logarithms (nats). Every adapter has a ``fingerprint`` (model id + revision, or SHA-256 of
+the weights), the cache key, and ``describe()`` for result metadata.
 """
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ class Classifier:
         self.atol = atol
         self._cache: dict[str, np.ndarray] = {}
         self.n_classes: int | None = len(self.labels) if self.labels is not None else None
-        self.reset_counters()
+        self.queries = self.requests = self.calls = 0  # texts predicted, asked for; batches
 
     # -- construction -------------------------------------------------------
     @classmethod
@@ -120,12 +120,6 @@ class Classifier:
         return cls(predict, **kwargs)
 
     # -- questions ----------------------------------------------------------
-    def reset_counters(self) -> None:
-        """Set ``queries``, ``requests`` and ``calls`` back to zero."""
-        self.queries = 0
-        self.requests = 0
-        self.calls = 0
-
     def predict_proba(self, texts: Sequence[str]) -> np.ndarray:
         """Probabilities, shape ``(len(texts), n_classes)``, rows in input order."""
         if isinstance(texts, str):
