@@ -1,23 +1,19 @@
 """A masked or causal language model seen as a sentence encoder, for SEAT.
 
-bias-bench runs SEAT on language models (``benchmark/seat/seat.py``, ``_encode``): each
-sentence alone, tokenized as the tokenizer does by default (``tokenizer(text)``: BERT's
-``[CLS] ... [SEP]``, nothing added for GPT-2), through the base model (``BertModel``,
-``GPT2Model``: the LM minus its head); the sentence's vector is the mean of the last
-hidden state over every token, divided by its norm. With a debiased model (INLP,
-SentenceDebias), bias-bench's hook projects that last hidden state first.
+As bias-bench's SEAT on language models (``benchmark/seat/seat.py``, ``_encode``): each
+sentence is tokenized as the tokenizer does by default (``tokenizer(text)``: BERT's ``[CLS]
+... [SEP]``, nothing added for GPT-2; never the causal adapter's scoring start token) and
+run through the body under the LM head (:func:`genderscope.models.projection.hidden_body`;
+bias-bench's ``BertModel``, ``GPT2Model``); its vector is the mean of the last hidden state
+over every token, divided by its norm. A projection a ``debias`` folder installs (INLP,
+SentenceDebias) applies first, as bias-bench's hook, so its removed directions are
+orthogonal to every sentence vector. Sentences are batched (right padding, attention-masked
+mean: the same vectors as one at a time) and each vector is cached in the store under the
+LM's fingerprint (which names the debiasing technique and its parameters); a rerun the store
+answers loads no weights.
 
-:class:`LMSentenceEncoder` does the same on genderscope's adapters: the tokens are the
-tokenizer's with its special tokens (never the causal adapter's scoring start token), the
-states those of the body under the LM head (:func:`genderscope.models.projection.
-hidden_body`), so a projection a ``debias`` folder installs applies, and its removed
-directions are orthogonal to every sentence vector. Sentences are batched (right padding,
-attention-masked mean: the same vectors as one at a time), and each vector is cached in
-the store under the LM's fingerprint, which names the debiasing technique and its
-parameters; a rerun the store answers loads no weights.
-
-Self-Debias adjusts output distributions, not hidden states: its SEAT vectors are those
-of the base model (the folder is accepted, its fingerprint is kept apart).
+Self-Debias adjusts output distributions, not hidden states: its SEAT vectors are those of
+the base model (the folder is accepted, its fingerprint is kept apart).
 """
 
 from __future__ import annotations

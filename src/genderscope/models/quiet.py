@@ -1,11 +1,9 @@
 """Third-party progress bars follow genderscope's progress switch.
 
-transformers ("Loading weights"), huggingface_hub (downloads) and sentence-transformers
-draw their own tqdm bars, which would garble genderscope's own display and ignore
-``--no-progress``. :func:`loading` turns them off for the duration of a load and puts
-them back after; in their place, when genderscope's progress is on (not
-``--no-progress`` and not the API's ``progress=False``, :func:`genderscope.progress.scoped`),
-a stage line shows the label and the elapsed time while the load runs.
+transformers, huggingface_hub and sentence-transformers draw their own tqdm bars, which
+would garble genderscope's display and ignore ``--no-progress``. :func:`loading` turns them
+off for the duration of a load; in their place, when genderscope's progress is on
+(:func:`genderscope.progress.scoped`), a stage line shows the label and the elapsed time.
 """
 
 from __future__ import annotations

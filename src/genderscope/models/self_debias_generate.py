@@ -1,19 +1,15 @@
-"""Generation with Self-Debias (Schick et al. 2021): every step's next-token distribution
-is rescaled as in :mod:`genderscope.models.self_debias`.
+"""Generation with Self-Debias (Schick et al. 2021): every step's next-token distribution is
+rescaled as in :mod:`genderscope.models.self_debias`.
 
-As bias-bench's ``GPT2Wrapper.generate_self_debiasing``: each prompt runs as 1 + K rows,
-the prompt and the prompt after each debiasing prefix, left-padded with position ids
-counted from the first real token; at each step the regular row's distribution is
-debiased with the prefixed rows' (``SelfDebiasingLogitsProcessor``), then temperature and
-nucleus sampling apply (HF's warpers come after its processors), and the token chosen
-for the regular row is appended to every row of that prompt (bias-bench's modified
-``sample``). The prefix goes before the rendered chat prompt (after a start token the
-tokenizer itself adds, e.g. Llama's ``<s>``).
-
-Batching is kept: greedy prompts run ``batch_size`` at a time (shortest first, each
-prompt's rows padded together); sampled prompts run one at a time with their own seeded
-generator, so an answer depends neither on its batch nor on the order of the prompts.
-The key/value cache makes each step one forward pass over (1 + K) x batch rows.
+As bias-bench's ``GPT2Wrapper.generate_self_debiasing``: each prompt runs as 1 + K rows, the
+prompt and the prompt after each debiasing prefix, left-padded with position ids counted
+from the first real token; at each step the regular row's distribution is debiased with the
+prefixed rows' (``SelfDebiasingLogitsProcessor``), then temperature and nucleus sampling
+apply (HF's warpers come after its processors), and the token chosen for the regular row is
+appended to every row of that prompt (bias-bench's modified ``sample``). The prefix goes
+before the rendered chat prompt (after a start token the tokenizer itself adds, e.g. Llama's
+``<s>``). Greedy prompts run ``batch_size`` at a time, shortest first; sampled prompts one
+at a time with their own seeded generator (as :mod:`genderscope.models.generate`).
 """
 
 from __future__ import annotations
