@@ -9,6 +9,15 @@ the page states; the section on Wilson's exact coverage is computed, not simulat
                                                    # fresh render (or a row is outside
                                                    # its bar without a known limit)
     python scripts/calibration_table.py --jobs 2   # the sections in 2 processes
+    python scripts/calibration_table.py --rows McNemar   # publish one changed row
+
+``--rows TEXT`` (repeatable) reruns only the sections that hold a row whose statistic
+contains TEXT (case-insensitive, on the page or in the fresh rows) and replaces just those
+rows' lines; every other line of the page stays as committed and the summary line is
+recounted from the rows' status cells. Each row's simulation seeds itself (its function's
+own ``seed``; none shares a generator or the global one), so a row rerun alone is the line
+a full render prints. Rows of a rerun section that changed but do not match are listed,
+not published.
 
 Needs numpy, scipy and genderscope (no pytest).
 """
@@ -17,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import re
 import sys
 import time
 from pathlib import Path
@@ -199,6 +209,79 @@ def render(jobs: int = 1) -> tuple[str, list[Any]]:
     return "\n".join(lines), every
 
 
+SUMMARY = re.compile(r"^\d+ rows: \d+ pass, \d+ known limits, \d+ outside the bar\.$")
+
+
+def _cells(line: str) -> list[str]:
+    """The cells of one row line of the page (``|`` inside a cell is escaped)."""
+    return [c.strip() for c in line.strip().strip("|").split(" | ")]
+
+
+def _rows_on_page(lines: list[str]) -> list[tuple[int, str]]:
+    """(line index, section title) of every simulated row of the page."""
+    out: list[tuple[int, str]] = []
+    title, inside = "", False
+    for i, line in enumerate(lines):
+        if line.startswith("## "):
+            title, inside = line[3:], False
+        elif line.startswith("| statistic |"):
+            inside = True
+        elif inside and line.startswith("| "):
+            out.append((i, title))
+        elif not line.startswith("|---"):
+            inside = False
+    return out
+
+
+def splice(page: str, texts: list[str], jobs: int = 1) -> tuple[str, list[Any], list[str]]:
+    """``page`` with the rows whose statistic contains one of ``texts`` rendered afresh
+    (module docstring): the new page, the fresh rows published, and the keys of rows of
+    the rerun sections that changed but were not published. ValueError (one line) when
+    no row matches or a rerun section has another number of rows than the page."""
+    import calibration_sims as cs
+
+    lines = page.split("\n")
+    on_page = _rows_on_page(lines)
+    wanted = [t.lower() for t in texts]
+
+    def hit(line: str) -> bool:
+        return any(w in _cells(line)[0].lower() for w in wanted)
+
+    titles = [title for title, _ in cs.TABLE]
+    chosen = sorted({titles.index(t) for i, t in on_page if t in titles and hit(lines[i])})
+    if not chosen:
+        raise ValueError(f"no row of {PAGE.name} has a statistic containing "
+                         + " or ".join(repr(t) for t in texts))
+    if jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(min(jobs, len(chosen))) as pool:
+            fresh = list(pool.map(_section, chosen))
+    else:
+        fresh = [_section(k) for k in chosen]
+    published: list[Any] = []
+    stale: list[str] = []
+    for k, rows in zip(chosen, fresh, strict=True):
+        where = [i for i, t in on_page if t == titles[k]]
+        if len(where) != len(rows):
+            raise ValueError(f"section {titles[k]!r} has {len(rows)} rows now and "
+                             f"{len(where)} on the page: regenerate the whole page")
+        for i, row in zip(where, rows, strict=True):
+            line = _line(row)
+            if hit(lines[i]) or hit(line):
+                lines[i] = line
+                published.append(row)
+            elif line != lines[i]:
+                stale.append(row.key)
+    status = [_cells(lines[i])[6] for i, _ in on_page]
+    n_pass = status.count("pass")
+    n_limit = sum(s.startswith("known limit: ") for s in status)
+    summary = (f"{len(status)} rows: {n_pass} pass, {n_limit} known limits, "
+               f"{len(status) - n_pass - n_limit} outside the bar.")
+    lines = [summary if SUMMARY.match(line) else line for line in lines]
+    return "\n".join(lines), published, stale
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true",
@@ -206,8 +289,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=PAGE, help="the page to write or check")
     ap.add_argument("--jobs", type=int, default=1, choices=range(1, 65), metavar="N",
                     help="run the sections in N processes (same page; default 1)")
+    ap.add_argument("--rows", action="append", metavar="TEXT",
+                    help="rerun only the rows whose statistic contains TEXT (repeatable) "
+                         "and keep every other line of the page")
     args = ap.parse_args(argv)
-    text, rows = render(args.jobs)
+    if args.rows:
+        old = args.out.read_text(encoding="utf-8") if args.out.is_file() else ""
+        try:
+            text, rows, stale = splice(old, args.rows, args.jobs)
+        except ValueError as err:
+            print(f"calibration_table.py: {err}", file=sys.stderr)
+            return 2
+        if stale:
+            print(f"changed but not published (not matched by --rows): {', '.join(stale)}",
+                  file=sys.stderr)
+    else:
+        text, rows = render(args.jobs)
     bad = [r.key for r in rows if not r.within and not r.limit]
     if args.check:
         old = args.out.read_text(encoding="utf-8") if args.out.is_file() else ""
@@ -224,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.out} is current ({len(rows)} rows)", file=sys.stderr)
         return 0
     args.out.write_text(text, encoding="utf-8")
-    print(f"wrote {args.out} ({len(rows)} rows"
+    print(f"wrote {args.out} ({len(rows)} rows" + (" rerun" if args.rows else "")
           + (f"; outside the bar: {', '.join(bad)}" if bad else "") + ")", file=sys.stderr)
     return 0
 

@@ -108,3 +108,35 @@ def test_page_is_current() -> None:
     run = subprocess.run([sys.executable, str(REPO / "scripts" / "calibration_table.py"),
                           "--check"], capture_output=True, text=True, cwd=REPO, timeout=1400)
     assert run.returncode == 0, run.stderr[-3000:]
+
+
+def test_rows_option_publishes_only_the_rows_named(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """``--rows TEXT`` reruns the sections of the rows whose statistic contains TEXT and
+    rewrites only those lines and the summary: on a copy of the page whose Wilson row and
+    SEAT d row (two cheap sections) and summary were altered, it gives back the committed
+    page exactly, because each row's simulation is seeded on its own. An unknown TEXT is
+    refused with one line (exit 2), the page untouched."""
+    text = PAGE.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    altered = []
+    for line in lines:
+        if line.startswith(("| proportion CI: Wilson ", "| SEAT d CI: ")):
+            cells = line.split(" | ")
+            cells[4], cells[6] = "0.500 [0.450, 0.550]", "**outside the bar**"
+            line = " | ".join(cells)
+        elif re.match(r"\d+ rows: \d+ pass, ", line):
+            line = "1 rows: 0 pass, 0 known limits, 1 outside the bar."
+        altered.append(line)
+    assert sum(a != b for a, b in zip(lines, altered, strict=True)) == 3
+    copy = tmp_path / "calibration.md"
+    copy.write_text("\n".join(altered), encoding="utf-8")
+    script = _script()
+    assert script.main(["--rows", "proportion ci: wilson", "--rows", "SEAT d CI",
+                        "--out", str(copy)]) == 0
+    assert copy.read_text(encoding="utf-8") == text
+    capsys.readouterr()
+    assert script.main(["--rows", "no such statistic", "--out", str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no such statistic" in err
+    assert copy.read_text(encoding="utf-8") == text
