@@ -20,14 +20,7 @@ from genderscope.catalog._common import (
     _measure,
     _vector_plan,
 )
-from genderscope.core.declaration import (
-    Opt,
-    Pairing,
-    Progress,
-    TestSeed,
-    declaration,
-    options_of,
-)
+from genderscope.core.declaration import Opt, Pairing, Progress, TestSeed, declaration, options_of
 from genderscope.core.design import Design
 from genderscope.core.options import Options
 

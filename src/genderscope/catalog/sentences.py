@@ -6,14 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated, Any
 
-from genderscope.catalog._common import (
-    Plan,
-    Sampled,
-    _measure,
-    _subset_note,
-    dataset_dir,
-    subset,
-)
+from genderscope.catalog._common import Plan, Sampled, _measure, _subset_note, dataset_dir, subset
 from genderscope.core.declaration import Data, Limit, Opt, Pairing, Progress, SubsetSeed, declare
 from genderscope.core.options import Option
 from genderscope.errors import GenderscopeError

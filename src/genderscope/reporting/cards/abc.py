@@ -8,10 +8,7 @@ import numpy as np
 
 from genderscope.core.kinds import LM
 from genderscope.reporting import plots
-from genderscope.reporting.cards.card_tools import (
-    item_frame,
-    top_rows,
-)
+from genderscope.reporting.cards.card_tools import item_frame, top_rows
 from genderscope.reporting.entry import Card, Context, Headline, MethodCard, Paired, from_ci
 from genderscope.results import Result
 

@@ -16,13 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from genderscope.measures.gest import gest_folder as find_gest
-from genderscope.reporting.cards.chat_probes import (
-    _card,
-    _forest,
-    _marked,
-    _probe,
-    _tests,
-)
+from genderscope.reporting.cards.chat_probes import _card, _forest, _marked, _probe, _tests
 from genderscope.reporting.entry import Card, Context
 
 GEST = ("Pikuliak, Oresko, Hrckova & Simko (2024). Women Are Beautiful, Men Are Leaders: "

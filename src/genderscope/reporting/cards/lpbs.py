@@ -7,10 +7,7 @@ from typing import Any
 
 from genderscope.core.kinds import LM
 from genderscope.reporting import plots
-from genderscope.reporting.cards.card_tools import (
-    item_frame,
-    top_rows,
-)
+from genderscope.reporting.cards.card_tools import item_frame, top_rows
 from genderscope.reporting.cards.weat import d_rows, z_first
 from genderscope.reporting.entry import Card, Context, Headline, MethodCard, Paired
 from genderscope.results import Result

@@ -9,11 +9,7 @@ import pandas as pd
 from genderscope.catalog._common import subset
 from genderscope.core.kinds import LM
 from genderscope.reporting import plots
-from genderscope.reporting.cards.card_tools import (
-    item_frame,
-    mean_first_column,
-    top_rows,
-)
+from genderscope.reporting.cards.card_tools import item_frame, mean_first_column, top_rows
 from genderscope.reporting.entry import Card, Context, MethodCard, Paired, from_ci
 from genderscope.results import Result
 

@@ -9,9 +9,7 @@ import pandas as pd
 
 from genderscope.core.kinds import LM
 from genderscope.reporting import plots
-from genderscope.reporting.cards.card_tools import (
-    top_rows,
-)
+from genderscope.reporting.cards.card_tools import top_rows
 from genderscope.reporting.entry import Card, Context, Headline, MethodCard, Paired, from_ci
 from genderscope.results import Result
 

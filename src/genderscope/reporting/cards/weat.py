@@ -14,10 +14,7 @@ import pandas as pd
 
 from genderscope.core.kinds import LM
 from genderscope.reporting import plots
-from genderscope.reporting.cards.card_tools import (
-    item_frame,
-    top_rows,
-)
+from genderscope.reporting.cards.card_tools import item_frame, top_rows
 from genderscope.reporting.entry import (
     MULTIPLICITY_KEYS,
     Card,
