@@ -2,16 +2,10 @@
 report ran a GenderBench probe on.
 
 GenderBench (Pikuliak, Hrckova, Oresko & Simko 2025, arXiv:2505.12054, Section 3) grades
-each probe metric A (healthy) to D (severe) by where the value falls among fixed ranges;
-genderbench 1.1.0 gives the best mark whose range overlaps the metric's confidence
-interval. genderscope computes the same mark on its own 95 % CI over clusters (the
-cluster bootstrap; for a signed difference of two rates, the linearised cluster t
-interval: ``mark``) and on the point estimate (``mark_point``), in
-:func:`genderscope.measures.genderbench.common.mark_of`; this module reads them from each
-probe's stored summary through :func:`genderscope.measures.genderbench.marks.marks_table`
-(with GenderBench's own interval's mark where a ``run genderbench`` result holds it) and
-lays them out beside the CIs (:func:`genderscope.reporting.html.marks_html` puts them
-on the page).
+each probe metric A (healthy) to D (severe): the best mark whose fixed range overlaps the
+metric's confidence interval. genderscope's marks of its own 95 % CI (``mark``) and of the
+point estimate (``mark_point``) are computed in
+:func:`genderscope.measures.genderbench.common.mark_of`; this module lays them out.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""Before a report runs: the registered data sets its measures read, and which of them
-are not here yet (not in ``--data``/``$GENDERSCOPE_DATA``, not packaged, not in the fetch
-cache). Learnt from each measure's plans without reading, fetching or loading anything
-(:func:`genderscope.datasets.locations.needed_sets`), so that the page's missing sets are
-said up front, and offline said once."""
+"""Before a report runs: the registered data sets its measures read, and which are not here
+yet (not in ``--data``/``$GENDERSCOPE_DATA``, not packaged, not in the fetch cache), learnt
+from the plans without reading, fetching or loading anything."""
 
 from __future__ import annotations
 

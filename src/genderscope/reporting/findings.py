@@ -1,6 +1,5 @@
 """A section's strongest finding: which of its numbers the headline tables show, and the
-section's badge (issue 26: a significant sub-result is never hidden behind a null
-headline)."""
+section's badge (a significant sub-result is never hidden behind a null headline)."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ from genderscope.reporting.entry import Headline
 def shown(headlines: list[Headline]) -> list[Headline]:
     """The numbers a headline table shows for one section: its primary numbers, then any
     secondary number whose own test finds bias (Holm-adjusted where it belongs to a
-    family), so that a section's strongest finding is never hidden below the table."""
+    family)."""
     return [h for h in headlines if h.primary or h.evidence() is True]
 
 

@@ -1,9 +1,7 @@
 """One self-contained HTML page from a :class:`~genderscope.reporting.runner.ReportData`.
 
-No network is needed to view it: CSS is inline, plots are inline SVG (they take
-the page's text colour, so they read in light and dark mode), there are no
-scripts or external fonts. Colours follow ``prefers-color-scheme``; every
-status is written in words as well as coloured.
+No network is needed to view it: inline CSS, inline SVG plots in the page's text colour
+(light and dark mode), no scripts or fonts; every status in words as well as colour.
 
 Over 400 lines because the page's inline CSS (~50 lines) and its parts (headline
 table, sections, comparison, provenance) are one template read top to bottom.

@@ -1,12 +1,10 @@
 """Plot helpers for the report: one matplotlib style, colour-blind-safe colours, and
 figures rendered as inline SVG that follow the page's light or dark colours.
 
-Text, axes and grid are drawn in a sentinel colour that :func:`to_svg` replaces
-by ``currentColor``, so one SVG reads well on a white and on a dark page (the
-page sets ``color``). Data colours are the Okabe-Ito palette (Okabe & Ito 2008),
-distinguishable with the common colour-vision deficiencies; the two gender
-colours are blue (male) and vermillion (female) and every plot also labels them
-in words, so colour is never the only cue.
+Text, axes and grid are drawn in a sentinel colour that :func:`to_svg` replaces by
+``currentColor``, so one SVG reads on a white and a dark page. Data colours are the
+Okabe-Ito palette (Okabe & Ito 2008), safe for the common colour-vision deficiencies;
+gender is blue (male) and vermillion (female) and always labelled in words too.
 """
 
 from __future__ import annotations

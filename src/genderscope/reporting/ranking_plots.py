@@ -8,8 +8,7 @@ them (there with plotly), in matplotlib and with the 95 % CIs WEFE does not have
   models ordered by their rank sum (the least biased, by the rankings, on top);
 - :func:`plot_ranking_correlations`: the metrics' rank correlations as a heat map.
 
-Colours: the Okabe-Ito palette of :mod:`genderscope.reporting.plots`; every segment
-and cell is also labelled in words or numbers.
+Every segment and cell is also labelled in words or numbers.
 """
 
 from __future__ import annotations

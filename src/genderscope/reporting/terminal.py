@@ -1,11 +1,9 @@
 """The report's headline numbers in a terminal, readable at any width.
 
-One row per number the page's headline table shows (:func:`headline_rows`, the same
-numbers and the same item counts as the page), printed by :func:`print_rows` as one
-table on a wide terminal and, below :data:`WIDE` columns, as one block per number
-(label, then ``estimate``, ``items``, ``reading`` lines), so that no word is ever broken
-across lines. Rows are plain dicts of strings, so a recorded run can be printed again
-(the README's sample output is made that way: ``benchmarks/readme_sample.py``).
+One row per number of the page's headline table (:func:`headline_rows`), printed by
+:func:`print_rows` as a table on a wide terminal, else as one block per number, never
+breaking a word. Rows are plain dicts of strings, so a recorded run can be printed again
+(``benchmarks/readme_sample.py``).
 """
 
 from __future__ import annotations
