@@ -20,12 +20,10 @@ tests/agreement/test_wefe_agreement.py):
 step 5 rewrites only the 2 x ``n_words`` probe words (every other vector is left as it
 is), the frequency projection uses ``u_i . w`` of the un-centred w as Algorithm 1 writes
 it, vectors are not normalised, and only the gender direction is removed (no equalize
-step). The principal components of step 1 are exact (eigenvectors of the covariance,
-one pass over the matrix); WEFE uses scikit-learn's ``IncrementalPCA`` by default.
-k-means: scikit-learn ``KMeans(n_clusters=2, random_state=seed, n_init=10)``; WEFE's
-``KMeans(2)`` is unseeded with one initialisation, so *which* component WEFE picks can
-change from run to run (the accuracies of the candidates often differ by less than the
-k-means noise): the agreement test gives both the same component.
+step). The principal components of step 1 are exact (eigenvectors of the covariance; WEFE:
+``IncrementalPCA``). k-means: ``KMeans(n_clusters=2, random_state=seed, n_init=10)``;
+WEFE's is unseeded with one initialisation, so the component it picks can change from
+run to run.
 """
 
 from __future__ import annotations

@@ -1,15 +1,12 @@
 """Before/after evaluation of debiased word vectors.
 
 - The WEAT-family metrics (WEAT, RIPA, RND, ECT, MAC) of each test on both vector
-  sets, each recorded as a run in the store and saved under ``out`` with the rows of its
-  word sets (:func:`genderscope.measures.vector_change.record_words`), and their paired
-  change: per set and over all items, the mean change (after - before) of the runs'
+  sets, each recorded as a run with its word rows and saved under ``out``, and their
+  paired change: per set and over all items, the mean change (after - before) of the
   per-word item values (WEAT: s(w) per target word; RIPA, RND: the per-attribute-word
   term; ECT: cos(v_X, a) - cos(v_Y, a); MAC: per target), with the interval and test of
-  the change's crossed design (:func:`genderscope.measures.vector_change.paired_change`,
-  with the design each metric's declaration names, its ``pairing.design``: words crossed
-  with the word sets they share). ``genderscope compare BEFORE AFTER`` of two of these
-  runs takes the same path, from the word rows the runs record, and gives the same rows.
+  the declared crossed design (:func:`genderscope.measures.vector_change.paired_change`).
+  ``genderscope compare BEFORE AFTER`` of two such runs gives the same rows.
 - The analogy "man : king :: woman : ?" by 3CosAdd (Mikolov et al. 2013) over unit
   vectors, the three query words excluded: its top answers before and after.
 - Gonen & Goldberg's (2019, "Lipstick on a Pig", NAACL-W, Sec. 3 "Clustering") test:
@@ -111,9 +108,8 @@ def cluster_test(before: Any, after: Any, exclude: set[str], *, n_biased: int = 
 def compare_metric(before: Result, after: Result, seed: int = 0, *,
                    sets: tuple[Sets, Sets] | None = None) -> dict[str, Any]:
     """Paired change per set (and over all items) as plain rows: :func:`paired_change`
-    of the two runs' word ``sets`` (before, after; None: the rows the runs record,
-    :data:`WORDS_TABLE`, as ``genderscope compare`` reads them). ``seed``: unused
-    (nothing is drawn at random; kept for callers)."""
+    of the two runs' word ``sets`` (before, after; None: the rows the runs record).
+    ``seed``: unused (nothing is drawn at random)."""
     from genderscope.measures.vector_change import sets_from_table
 
     if before.method != after.method:

@@ -31,8 +31,7 @@ DEFAULT_ALPHA = 60.0
 def check_alpha(alpha: float) -> float:
     """The ridge penalty alpha (Yang & Feng 2020, Sec. 3) as a float: a positive finite
     number (0 leaves V_d^T V_d singular when definition words outnumber dimensions; nan or
-    inf give vectors full of NaN). The one check of ``--alpha``: the command line calls
-    it before any vectors load, :func:`hsr_debias` again."""
+    inf give vectors full of NaN)."""
     if not np.isfinite(alpha) or alpha <= 0:
         raise DataError(f"--alpha must be a positive finite number, got {alpha}")
     return float(alpha)

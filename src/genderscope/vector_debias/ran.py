@@ -22,10 +22,9 @@ Two variants (``variant``):
   release's config; numpy, float64, all targets of a chunk optimised at once (Adam
   acts per element, so this is the per-word optimisation, exactly).
 * ``"wefe"``: what WEFE 1.0.1's ``RepulsionAttractionNeutralization`` computes
-  (weights 0.33 each). Its loss receives the two vectors swapped, so the returned
-  vector is the attraction *anchor*, which only follows the vector that is repelled
-  and neutralised (details and the float32 replication: vector_debias/ran_torch.py). Needs
-  torch; one word at a time (about 0.2 s a word on a CPU, as WEFE).
+  (weights 0.33 each), whose loss receives the two vectors swapped, so it returns the
+  attraction *anchor* (:mod:`genderscope.vector_debias.ran_torch`). Needs torch; one
+  word at a time.
 """
 
 from __future__ import annotations
@@ -69,9 +68,8 @@ def wefe_direction(vectors: Any, used: Sequence[tuple[str, str]]) -> np.ndarray:
     ``get_embeddings_from_set`` and again in ``get_embeddings_from_tuples``), centred on
     its pair mean, then scikit-learn's PCA (first component, float32).
 
-    The second division moves some entries by one float32 ulp, and the WEFE variant's
-    optimisation amplifies such differences (a direction 2.6e-7 off gave cosines down to
-    0.99977 against WEFE's output on GloVe), so the variant takes the same steps."""
+    The second division moves some entries by one float32 ulp, which the WEFE variant's
+    optimisation amplifies, so the variant takes the same steps."""
     from sklearn.decomposition import PCA
 
     rows = []

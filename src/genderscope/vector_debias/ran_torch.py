@@ -11,13 +11,10 @@ describes: two float32 parameters both start at the word's unit vector w,
     anchor  a: moved only by that attraction term, i.e. it follows m;
 
 and the *anchor* ``a / |a|`` is returned, not m. At the first step a == m, so a's
-gradient is pure float32 rounding noise, which Adam's first step (g / (|g| + 1e-8))
-turns into a step of up to lr per component. The result therefore depends on the exact
-float32 operations, and this module performs the same ones in the same order (torch's
-``cosine_similarity`` on (1, d) rows, ``matmul`` / ``norm`` for the repulsion, one
-``Adam`` over [anchor, moving]) so that its output matches WEFE's
-(tests/agreement/test_wefe_agreement.py; docs/measures/vector_debias.md). One word at a time, as
-WEFE does: batching changes the reductions' rounding.
+gradient is float32 rounding noise that Adam's first step turns into a step of up to lr
+per component: the result depends on the exact float32 operations, which this module
+performs in WEFE's order (``cosine_similarity`` on (1, d) rows, ``matmul`` / ``norm``,
+one ``Adam`` over [anchor, moving]), one word at a time, so that its output matches.
 """
 
 from __future__ import annotations
