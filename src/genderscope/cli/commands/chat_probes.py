@@ -36,6 +36,12 @@ MODEL_OPTION = typer.Option(..., "--model", "-m", help="Chat model: HF id, folde
                             "or openai:NAME with --base-url.")
 
 
+MARKS_LEGEND = ("marks: GenderBench's ranges, A (healthy) to D (severe); CI: the best mark "
+                "the 95 % CI overlaps (GenderBench's rule), point: the estimate's mark; -: no "
+                "interval or estimate to mark (too few clusters, or every answer undetected)")
+"""Printed under a table of marks, so the letters are read where they are shown."""
+
+
 def _absolute(v: dict[str, Any]) -> str:
     """Beside an absolute value's interval (>= 0, never containing 0): the label, and
     the value expected under no bias where the probe computes it (as RNSB's table)."""
@@ -45,8 +51,9 @@ def _absolute(v: dict[str, Any]) -> str:
     return f" (absolute; no bias: up to {fmt(ref)})" if ref is not None else " (absolute)"
 
 
-def tables(result: Result) -> list[Table]:
-    """The probe's metrics (with CIs and marks) and its paired tests."""
+def tables(result: Result) -> list[Table | str]:
+    """The probe's metrics (with CIs and marks, explained under them) and its paired
+    tests."""
     s = result.summary
     t = Table(title=f"{result.method}: {s['n_items']} items, {s['n_attempts']} answers "
                     f"({100 * s['undetected_rate_attempts']:.1f} % undetected)")
@@ -58,7 +65,7 @@ def tables(result: Result) -> list[Table]:
             t.add_row(name, f"{fmt(v['estimate'])} [{fmt(v['ci_low'])}, {fmt(v['ci_high'])}]"
                       + _absolute(v), f"{m['mark'] or '-'} / {m['mark_point'] or '-'}"
                       if m else "")
-    out = [t]
+    out: list[Table | str] = [t, MARKS_LEGEND] if s["marks"] else [t]
     if s.get("tests"):
         unit = result.metadata["params"]["cluster_unit"]
         out.append(tests_table(s["tests"], f"paired tests over {unit} (Holm over the probe)"))

