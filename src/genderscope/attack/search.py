@@ -75,9 +75,7 @@ class _Found(Exception):
 
 @dataclass
 class GeneticSearch:
-    """Alzantot et al.'s genetic attack; population and generations as in the paper's
-    sec. 4.1 (S = 60, G = 20) and TextAttack's recipe; ``max_queries`` caps the
-    distinct texts one attack may ask the classifier (the original included)."""
+    """Alzantot et al.'s genetic attack (module docstring: settings and caps)."""
 
     pop_size: int = 60
     max_generations: int = 20

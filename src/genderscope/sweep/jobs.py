@@ -40,9 +40,8 @@ class JobCache(Store):
     cache entries, whose reads fall back to the driver's store file opened read-only
     (when ``path`` is reachable from this worker: same machine or a shared path).
 
-    Every cache read of the store API (numbers, arrays, texts) goes through
-    :meth:`get_scores`, so all of them see both; :meth:`new_entries` gives the raw
-    ``scores`` rows this job added, for the driver to record.
+    Every cache read goes through :meth:`get_scores`, so it sees both;
+    :meth:`new_entries` gives the ``scores`` rows this job added, for the driver.
     """
 
     def __init__(self, path: str | Path | None) -> None:
