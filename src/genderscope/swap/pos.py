@@ -121,15 +121,11 @@ class SpacyTagger:
 
     def her_is_possessive(self, text: str, start: int, end: int) -> bool:
         tag = self._tag(text, start)
-        if not tag:
-            return HeuristicTagger().her_is_possessive(text, start, end)
-        return tag == "PRP$"
+        return tag == "PRP$" if tag else HeuristicTagger().her_is_possessive(text, start, end)
 
     def his_is_determiner(self, text: str, start: int, end: int) -> bool:
         tag = self._tag(text, start)
-        if not tag:
-            return HeuristicTagger().his_is_determiner(text, start, end)
-        return tag == "PRP$"
+        return tag == "PRP$" if tag else HeuristicTagger().his_is_determiner(text, start, end)
 
 
 def make_tagger(kind: str = "auto") -> Tagger:
