@@ -125,6 +125,17 @@ def test_weat_through_the_api_matches_the_cli(data_dir: Path, tmp_path: Path) ->
     assert json.loads(r.to_json())["summary"] == cli["summary"]
 
 
+def test_load_model_knows_the_packaged_vectors_and_encoder_by_name(tmp_path: Path) -> None:
+    """``gs.load_model("glove-6b-50d")`` (kind auto) loads the packaged word vectors, as
+    ``--vectors glove-6b-50d`` does, instead of asking the Hub for a language model of
+    that name; likewise the packaged sentence encoder."""
+    store = tmp_path / "s.sqlite"
+    vecs = gs.load_model("glove-6b-50d", store=store)
+    assert vecs.kind == "vectors" and vecs.describe()["name"] == "glove-6b-50d"
+    enc = gs.load_model("all-minilm-l6-v2", store=store)
+    assert enc.kind == "encoder"
+
+
 def test_load_model_passes_batch_size_to_a_language_model(tiny_gpt2_dir: Path,
                                                           tmp_path: Path) -> None:
     """``gs.load_model(..., batch_size=N)`` caps a language model's sequences per batch

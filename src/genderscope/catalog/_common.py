@@ -58,8 +58,10 @@ def dataset_dir(data: Path | str | None, folder: str, *, file_ok: bool = False) 
         if not data.exists():
             raise DataError(f"--data {data}: no such file or folder")
         if data.is_file() and not file_ok:
-            raise DataError(f"--data {data}: expected the {folder} folder (this data set has "
-                            "several files), got a file")
+            raise DataError(
+                f"--data {data}: expected the {folder} folder (this data set has "
+                "several files), got a file"
+            )
         return data / folder if (data / folder).is_dir() else data
     return find_benchmark(folder)
 
@@ -72,8 +74,13 @@ def subset(items: Sequence[T], limit: int | None, seed: int) -> list[T]:
     return [items[i] for i in keep]
 
 
-def _subset_note(limit: int | None, subset_seed: int, n: int | None = None,
-                 of: int | None = None, unit: str = "items") -> dict[str, Any]:
+def _subset_note(
+    limit: int | None,
+    subset_seed: int,
+    n: int | None = None,
+    of: int | None = None,
+    unit: str = "items",
+) -> dict[str, Any]:
     """``metadata["data"]`` of a subset: the limit and seed, and (when told) how many
     ``unit`` were kept ``n`` of how many ``of`` (the report's items column reads it)."""
     note: dict[str, Any] = {"limit": limit, "subset_seed": subset_seed if limit else None}

@@ -34,18 +34,23 @@ def _decoding(o: Mapping[str, Any], max_new_tokens: int) -> Any:
     """The decoding of a probe's (or the suite's) option values ``o``."""
     from genderscope.models.generate import Decoding
 
-    return Decoding(max_new_tokens=max_new_tokens, temperature=o["temperature"],
-                    top_p=o["top_p"], seed=o["sample_seed"],
-                    repeat_penalty=o["repeat_penalty"], extra_body=o["extra_body"])
+    return Decoding(
+        max_new_tokens=max_new_tokens, temperature=o["temperature"], top_p=o["top_p"],
+        seed=o["sample_seed"], repeat_penalty=o["repeat_penalty"], extra_body=o["extra_body"],
+    )
 
 
 def _plan(probe: Probe, o: Values) -> Plan:
     """The plan of ``probe`` with option values ``o``."""
     decoding = _decoding(o, o.max_new_tokens)
     build = probe.build()
-    spec = build(data=Path(o.data) if o.data is not None else None, sample_k=o.limit,
-                 sample_seed=o.subset_seed, num_repetitions=o.repetitions,
-                 **({"num_reorderings": o.reorderings} if "reorderings" in o else {}))
+    spec = build(
+        data=Path(o.data) if o.data is not None else None,
+        sample_k=o.limit,
+        sample_seed=o.subset_seed,
+        num_repetitions=o.repetitions,
+        **({"num_reorderings": o.reorderings} if "reorderings" in o else {}),
+    )
 
     def run(model: Any) -> Any:
         from genderscope.measures.genderbench.probe_run import run_probe
@@ -53,13 +58,19 @@ def _plan(probe: Probe, o: Values) -> Plan:
         return run_probe(model, spec, decoding, n_resamples=o.resamples, seed=o.seed,
                          progress=o.progress)
 
-    inputs = ([(a.item, a.cluster, a.prompt, a.repetition) for a in spec.attempts],
-              decoding.as_dict())
+    inputs = (
+        [(a.item, a.cluster, a.prompt, a.repetition) for a in spec.attempts],
+        decoding.as_dict(),
+    )
     n_items = len({a.item for a in spec.attempts})
     total = spec.params.get("n_items_total", n_items)
-    return Plan(spec.method, "lm", run,
-                _subset_note(o.limit, o.subset_seed, n_items, total, "probe items"),
-                inputs=inputs)
+    return Plan(
+        spec.method,
+        "lm",
+        run,
+        _subset_note(o.limit, o.subset_seed, n_items, total, "probe items"),
+        inputs=inputs,
+    )
 
 
 def _probe_options(
@@ -100,9 +111,11 @@ def _probe_options(
 def _options(limit: int | None, reorderings: int | None) -> Options:
     """The options of a probe, in order: ``limit`` defaults to ``limit``;
     ``reorderings`` is offered only when not None (then its default)."""
-    changes: dict[str, dict[str, Any]] = {"limit": {"default": limit},
-                                          "reorderings": {"default": reorderings},
-                                          "extra_body": {"metavar": "JSON"}}
+    changes: dict[str, dict[str, Any]] = {
+        "limit": {"default": limit},
+        "reorderings": {"default": reorderings},
+        "extra_body": {"metavar": "JSON"},
+    }
     found = options_of(_probe_options)
     changes["limit"]["help"] = found["limit"].help + (
         " [default: every item]." if limit is None else ".")
@@ -139,9 +152,10 @@ _CARD_MODULES = {"gest": "gest", "gest-creative": "gest"}
 """The probes whose report cards are not in ``reporting/cards/chat_probes.py``."""
 
 _UNCHANGED = ("direct", "business-vocabulary")
-"""The probes whose summaries kept their statistics; the others' signed differences'
-intervals, paired tests (item-weighted, cluster t; none below 6 clusters) and absolute
-metrics' no-bias values changed, so a run stored before is not served (version 2)."""
+"""The probes whose summaries did not change when the probe statistics were redone; the others'
+signed differences' intervals, paired tests (item-weighted, cluster t; none below 6
+clusters) and absolute metrics' no-bias values did, so a run stored before is not
+served for them (version 2)."""
 
 
 _DIFFERENCES = ("discrimination-tamkin", "diversity-med-qa", "hiring-an", "relationship-levy")
@@ -173,6 +187,7 @@ def _statistics(name: str, clusters: str) -> str:
             "within the probe.")
 
 
-MEASURES: tuple[Declaration, ...] = tuple(_probe_plan(p)
-                                          for p in sorted(PROBES, key=lambda p: p.page))
+MEASURES: tuple[Declaration, ...] = tuple(
+    _probe_plan(p) for p in sorted(PROBES, key=lambda p: p.page)
+)
 """The probes' declarations (read by :mod:`genderscope.core.registry`)."""

@@ -26,13 +26,17 @@ def counterfactual(
     data: Annotated[Path, Opt("Texts: .txt (one per line) or .csv/.tsv.", key=False)],
     text_column: Annotated[str | None, Opt("Text column of a CSV/TSV.")] = None,
     label_column: Annotated[str | None, Opt("Gold label column (optional).")] = None,
-    limit: Annotated[int | None, Opt("Use only N texts (the first N, or a seeded sample with "
-                                     "--sample-seed).", min=1)] = None,
-    sample_seed: Annotated[int | None, Opt("Sample --limit texts at random with this seed.")
-                           ] = None,
+    limit: Annotated[
+        int | None,
+        Opt("Use only N texts (the first N, or a seeded sample with --sample-seed).", min=1),
+    ] = None,
+    sample_seed: Annotated[
+        int | None, Opt("Sample --limit texts at random with this seed.")
+    ] = None,
     names: Annotated[bool, Opt("Also swap first names.")] = False,
-    pairs: Annotated[Path | None, Opt("Word-pair list for the swapper [default: packaged EN "
-                                      "list].")] = None,
+    pairs: Annotated[
+        Path | None, Opt("Word-pair list for the swapper [default: packaged EN list].")
+    ] = None,
     examples: Annotated[int, Opt("Rows in the examples table.")] = 10,
     seed: Seed = 0,
     resamples: Resamples = 10_000,
@@ -47,8 +51,13 @@ def counterfactual(
     from genderscope.results import file_sha256
     from genderscope.swap import GenderSwapper
 
-    td = load_texts(data, text_column=text_column, label_column=label_column, limit=limit,
-                    sample_seed=sample_seed)
+    td = load_texts(
+        data,
+        text_column=text_column,
+        label_column=label_column,
+        limit=limit,
+        sample_seed=sample_seed,
+    )
     swapper = GenderSwapper(pairs, names=names)
     swap_id = {k: v for k, v in swapper.describe().items() if k != "pairs"}
     swap_id["pairs_sha256"] = file_sha256(pairs) if pairs is not None else None
@@ -59,11 +68,23 @@ def counterfactual(
             n_resamples=resamples, seed=seed))
         result.metadata["data"] = td.describe()
         result.metadata["params"].update(
-            {"classifier": getattr(clf, "name", None), "names": names,
-             "pairs": str(pairs) if pairs else None, "limit": limit, "sample_seed": sample_seed})
+            {
+                "classifier": getattr(clf, "name", None),
+                "names": names,
+                "pairs": str(pairs) if pairs else None,
+                "limit": limit,
+                "sample_seed": sample_seed,
+            }
+        )
         return result
 
-    return Plan("counterfactual", "classifier", run,
-                inputs={"texts": td.texts, "labels": td.labels, "swapper": swap_id},
-                key_options={"pairs": None,  # its content is in the inputs
-                             **({"sample_seed": None} if limit is None else {})})
+    return Plan(
+        "counterfactual",
+        "classifier",
+        run,
+        inputs={"texts": td.texts, "labels": td.labels, "swapper": swap_id},
+        key_options={
+            "pairs": None,  # its content is in the inputs
+            **({"sample_seed": None} if limit is None else {}),
+        },
+    )

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from genderscope.catalog._common import Plan, _measure, _subset_note, dataset_dir, subset
+from genderscope.catalog._common import (
+    Plan,
+    _measure,
+    _subset_note,
+    dataset_dir,
+    subset,
+)
 from genderscope.core.declaration import Data, Opt, Pairing, Progress, SubsetSeed, declare
 from genderscope.errors import GenderscopeError
 
@@ -42,7 +48,10 @@ def downstream(
     every = load_stereoset(dataset_dir(data, "stereoset", file_ok=True))
     items = subset(every, limit, subset_seed)
     run = _measure("genderscope.measures.downstream:run_downstream")
-    return Plan("downstream", "lm",
-                lambda lm: run(lm, items, test_share=test_share, seed=seed, progress=progress),
-                _subset_note(limit, subset_seed, len(items), len(every), "contexts"),
-                inputs=items)
+    return Plan(
+        "downstream",
+        "lm",
+        lambda lm: run(lm, items, test_share=test_share, seed=seed, progress=progress),
+        _subset_note(limit, subset_seed, len(items), len(every), "contexts"),
+        inputs=items,
+    )

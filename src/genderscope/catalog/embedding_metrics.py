@@ -38,8 +38,9 @@ def _plan(name: str) -> Callable[..., Plan]:
         *,
         test: TestName,
         tests_dir: TestsDir = None,
-        permutations: Annotated[int, Opt("Random permutations of the RND test (RIPA: its test "
-                                         "is a t test).", min=1000)] = 10_000,
+        permutations: Annotated[
+            int, Opt("Random permutations of the RND test (RIPA: its test is a t test).", min=1000)
+        ] = 10_000,
         exact_limit: ExactLimit = 200_000,
         seed: TestSeed = 0,
         max_oov: MaxOov = 0.2,
@@ -48,11 +49,18 @@ def _plan(name: str) -> Callable[..., Plan]:
         distance: Annotated[str, Opt("RND's distance: euclidean (Garg et al.) or cosine "
                                      "(1 - cos; WEFE's 'cos' is the negative).",
                                      choices=DISTANCES, key=False)] = "euclidean",
-        resamples: Annotated[int | None, Opt("Bootstrap replicates [10,000; RNSB 1,000, one "
-                                             "classifier fit each].", min=100)] = None,
-        swap_roles: Annotated[bool, Opt("Use the attribute sets A, B as the two groups and X, "
-                                        "Y as the attribute sets (WEAT 7, 8 hold gender in A, "
-                                        "B).")] = False,
+        resamples: Annotated[
+            int | None,
+            Opt("Bootstrap replicates [10,000; RNSB 1,000, one classifier fit each].", min=100),
+        ] = None,
+        swap_roles: Annotated[
+            bool,
+            Opt(
+                "Use the attribute sets A, B as the two groups and X, "
+                "Y as the attribute sets (WEAT 7, 8 hold gender in A, "
+                "B)."
+            ),
+        ] = False,
         progress: Progress = False,
     ) -> Plan:
         rules = lookup.rules(normalize)
@@ -64,8 +72,14 @@ def _plan(name: str) -> Callable[..., Plan]:
 
                 raise GenderscopeError(f"--swap-roles takes a 2 x 2 test; query "
                                        f"{spec.name!r}: list its sets in the roles wanted")
-            spec = replace(spec, name=f"{spec.name}-swapped", targ1=spec.attr1,
-                           targ2=spec.attr2, attr1=spec.targ1, attr2=spec.targ2)
+            spec = replace(
+                spec,
+                name=f"{spec.name}-swapped",
+                targ1=spec.attr1,
+                targ2=spec.attr2,
+                attr1=spec.targ1,
+                attr2=spec.targ2,
+            )
         opts: dict[str, Any] = {"seed": seed, "max_oov": max_oov,
                                 "case_fallback": lookup.case_fallback}
         if resamples is not None:
@@ -80,8 +94,10 @@ def _plan(name: str) -> Callable[..., Plan]:
                             lambda seen: run_metric(seen, spec, **opts))
 
     plan.__name__ = name
-    plan.__doc__ = (f"{name.upper()} of one WEAT/SEAT test (name, JSON file or "
-                    "AssociationTest) on static word vectors.")
+    plan.__doc__ = (
+        f"{name.upper()} of one WEAT/SEAT test (name, JSON file or "
+        "AssociationTest) on static word vectors."
+    )
     return plan
 
 
@@ -122,18 +138,29 @@ CHANGE_DESIGNS = {
 }
 """The design of each metric's change between two runs, a mean over its per-word items
 (``unit``) that share the words of the ``crossed`` sets, every word measured before and
-after: its declaration's ``pairing.design`` (WEAT's is in its own declaration). RNSB has
-none: its items are not per-word values."""
+after: its declaration's ``pairing.design``, the one place it is written (WEAT's is in
+its own declaration). ``genderscope compare``, the debiased-vector evaluation and a plain
+run's recorded word rows read it from the declaration
+(:mod:`genderscope.measures.vector_change` takes it as an argument). RNSB has none: its
+items are not per-word values."""
 
 ripa, rnd, ect, mac, rnsb = (
     declaration(
-        n, _plan(n), options=_options(n), needs="vectors", langs=("en",), family="embeddings",
+        n,
+        _plan(n),
+        options=_options(n),
+        needs="vectors",
+        langs=("en",),
+        family="embeddings",
         table="genderscope.cli.commands.embedding_metrics:one_test_tables",
         # one value per word of a set (docs/measures/<name>.md)
         pairing=Pairing(("set", "text"), "value", ("set",), design=CHANGE_DESIGNS.get(n)),
         design=Design("mean", unit="word pairs", crossed=("attribute words",))
         if n == "ripa" else None,
-        statistics=_STATISTICS[n], version=VERSIONS.get(n, 1),
-        card="genderscope.reporting.cards.wefe_metrics:ENTRIES", report_order=130 + i)
+        statistics=_STATISTICS[n],
+        version=VERSIONS.get(n, 1),
+        card="genderscope.reporting.cards.wefe_metrics:ENTRIES",
+        report_order=130 + i,
+    )
     for i, n in enumerate(EMBEDDING_METRICS)
 )

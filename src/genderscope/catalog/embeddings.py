@@ -26,13 +26,17 @@ from genderscope.core.design import Design
     statistics=("Test: permutation test of S(X, Y, A, B) over equal-size re-partitions of the "
                 "target words (exact up to exact_limit partitions, else seeded random ones), one-"
                 " and two-sided."),
-    needs="vectors", version=2,  # its d interval is the noncentral t: version 1 runs differ
-    langs=("en",), family="embeddings",
+    needs="vectors",
+    version=2,  # its d interval is the noncentral t now: stored runs of version 1 differ
+    langs=("en",),
+    family="embeddings",
     pairing=Pairing(("set", "text"), "association", ("set",),  # the change: per target
                     design=Design("mean", unit="target words", crossed=("attribute words",))),
     table="genderscope.cli.commands.embeddings:one_test_tables",
-    design=Design("effect-size", unit="words"), card="genderscope.reporting.cards.weat:WEAT",
-    report_order=110)
+    design=Design("effect-size", unit="words"),
+    card="genderscope.reporting.cards.weat:WEAT",
+    report_order=110,
+)
 def weat(
     *,
     test: TestName,
@@ -41,8 +45,10 @@ def weat(
     exact_limit: ExactLimit = 200_000,
     seed: TestSeed = 0,
     max_oov: MaxOov = 0.2,
-    phrases: Annotated[str, Opt("Multi-word entries: skip (OOV) or mean (average of word "
-                                "vectors).", choices=("skip", "mean"))] = "skip",
+    phrases: Annotated[
+        str, Opt("Multi-word entries: skip (OOV) or mean (average of word vectors).",
+                 choices=("skip", "mean"))
+    ] = "skip",
     lookup: Lookup,
     effect_size: Annotated[str, Opt("d over the sample SD (caliskan, as Caliskan et al.) or "
                                     "the population SD (wefe, as WEFE 1.0.1).",
@@ -67,13 +73,19 @@ def weat(
     statistics=("Test: permutation test of S(X, Y, A, B) over re-partitions of whole source words"
                 " (each word's sentences kept together); May et al.'s sentence-level p, "
                 "anti-conservative, is kept as p_as_published."),
-    needs="encoder", version=2,  # its d interval is the noncentral t: version 1 runs differ
-    langs=("en",), family="embeddings", docs="weat.md",
+    needs="encoder",
+    version=2,  # its d interval is the noncentral t now: stored runs of version 1 differ
+    langs=("en",),
+    family="embeddings",
+    docs="weat.md",
     table="genderscope.cli.commands.embeddings:one_test_tables",
     design=Design("effect-size", unit="sentences", clusters="source words"),
-    card="genderscope.reporting.cards.weat:SEAT", report_order=120,
-    pairing=Pairing(("set", "text"), "association", ("set",), cluster="source_word",
-                    cluster_unit="source words"))
+    card="genderscope.reporting.cards.weat:SEAT",
+    report_order=120,
+    pairing=Pairing(
+        ("set", "text"), "association", ("set",), cluster="source_word", cluster_unit="source words"
+    ),
+)
 def seat(
     *,
     test: TestName,
@@ -87,7 +99,17 @@ def seat(
     run_seat = _measure("genderscope.measures.weat:seat")
 
     spec = _association_test(test, tests_dir)
-    return Plan("seat", "encoder",
-                lambda enc: run_seat(enc, spec, n_permutations=permutations, seed=seed,
-                                     exact_limit=exact_limit, progress=progress),
-                inputs=spec, key_options={"test": None})  # its content is in the inputs
+    return Plan(
+        "seat",
+        "encoder",
+        lambda enc: run_seat(
+            enc,
+            spec,
+            n_permutations=permutations,
+            seed=seed,
+            exact_limit=exact_limit,
+            progress=progress,
+        ),
+        inputs=spec,
+        key_options={"test": None},
+    )  # its content is in the inputs

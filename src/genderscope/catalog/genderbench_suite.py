@@ -73,7 +73,7 @@ GENDERBENCH: Declaration = declaration(
     statistics=("Each probe's intervals and paired tests as its own measure (genderscope run "
                 "PROBE): linearised cluster t or percentile cluster bootstrap over the probe's "
                 "clusters; the paired tests of all 14 probes form one Holm family."),
-    version=2,  # the probes' intervals, tests and no-bias values changed (issue 36 row 9)
+    version=2,  # the probes' intervals, tests and no-bias values changed
     family="chat (GenderBench)", table="genderscope.cli.commands.genderbench_suite:tables",
     doc="""GenderBench 1.1.0's whole suite: the 14 probes of its DefaultHarness in one run,
     with GenderBench's marks (A-D) per metric.

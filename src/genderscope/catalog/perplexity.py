@@ -34,12 +34,18 @@ test 2,000, validation 454): the default held-out text, which `debias inlp` /
 def perplexity(
     *,
     corpus: Annotated[str, Opt("gap or a .txt/.tsv/.csv/.jsonl file of held-out text.")] = "gap",
-    from_document: Annotated[int | None, Opt("Use documents from this index on [default: 4000 "
-                                             "for gap (its validation split), else 0].")] = None,
+    from_document: Annotated[
+        int | None,
+        Opt(
+            "Use documents from this index on [default: 4000 for gap (its validation split), else "
+            "0]."
+        ),
+    ] = None,
     limit: Annotated[int | None, Opt("Seeded subset of N sentences.", min=1)] = 200,
     subset_seed: SubsetSeed = 0,
-    language: Annotated[str, Opt("Language of the sentence splitter (NLTK Punkt's name for "
-                                 "it).")] = "english",
+    language: Annotated[
+        str, Opt("Language of the sentence splitter (NLTK Punkt's name for it).")
+    ] = "english",
     min_words: Annotated[int, Opt("Keep sentences of at least this many words.", min=1)] = 6,
     seed: Seed = 0,
     resamples: Resamples = 10_000,
@@ -57,20 +63,27 @@ def perplexity(
     docs = load_corpus(corpus)
     texts = docs.texts[start:]
     if not texts:
-        raise GenderscopeError(f"corpus {corpus} has {len(docs.texts)} documents; none from "
-                               f"--from-document {start} on")
+        raise GenderscopeError(
+            f"corpus {corpus} has {len(docs.texts)} documents; none from --from-document {start} on"
+        )
     sents = [s for s in split_sentences(texts, language=language) if len(s.split()) >= min_words]
     if not sents:
         raise GenderscopeError(f"corpus {corpus}: no sentence of {min_words}+ words")
     total = len(sents)
     sents = subset(sents, limit, subset_seed)
     run = _measure("genderscope.measures.perplexity:run_perplexity")
-    params = {"corpus": docs.describe(), "from_document": start, "min_words": min_words,
-              "language": language}
+    params = {
+        "corpus": docs.describe(),
+        "from_document": start,
+        "min_words": min_words,
+        "language": language,
+    }
     return Plan(
-        "perplexity", "lm",
-        lambda lm: run(lm, sents, n_resamples=resamples, seed=seed, progress=progress,
-                       params=params),
+        "perplexity",
+        "lm",
+        lambda lm: run(
+            lm, sents, n_resamples=resamples, seed=seed, progress=progress, params=params
+        ),
         _subset_note(limit, subset_seed, len(sents), total, "held-out sentences"),
         inputs=(sents, _keyed(params, builtin=corpus in BUILTIN)),
         key_options={} if corpus in BUILTIN else {"corpus": None},  # a file: by its content

@@ -38,8 +38,9 @@ def winobias(
     *,
     split: Annotated[str, Opt("dev, test or all.")] = "test",
     types: Annotated[Sequence[int] | str, Opt("WinoBias types, e.g. 1 or 1,2.")] = (1, 2),
-    include_multi_pronoun: Annotated[bool, Opt("Keep sentences with a second coreferent "
-                                               "pronoun (it reveals the gender).")] = False,
+    include_multi_pronoun: Annotated[
+        bool, Opt("Keep sentences with a second coreferent pronoun (it reveals the gender).")
+    ] = False,
     s: Sampled,
 ) -> Plan:
     """WinoBias (English): pronoun prediction on pro- vs anti-stereotypical sentences."""
@@ -61,8 +62,9 @@ def winobias(
          card="genderscope.reporting.cards.winobias:DAWINOBIAS", report_order=40)
 def dawinobias(
     *,
-    split: Annotated[str, Opt("dev, test or all (GenDa Lens uses all 674 sentences per "
-                              "condition).")] = "all",
+    split: Annotated[
+        str, Opt("dev, test or all (GenDa Lens uses all 674 sentences per condition).")
+    ] = "all",
     s: Sampled,
 ) -> Plan:
     """DaWinoBias (Danish, GenDa Lens): pronoun prediction, pro vs anti."""
@@ -82,15 +84,24 @@ def dawinobias(
 def abc(
     *,
     lang: Annotated[str, Opt("da, sv, ru or zh.", choices=("da", "sv", "ru", "zh"))] = "da",
-    source: Annotated[str, Opt("genda-lens (Danish, split by occupation stereotype), abc "
-                               "(original ABC files) or auto (genda-lens for da, abc "
-                               "otherwise).")] = "auto",
-    include_invalid: Annotated[bool, Opt("Also score groups whose sentences break the "
-                                         "pattern.")] = False,
-    valid_only: Annotated[bool, Opt("Draw the --limit subset from the well-formed groups only, "
-                                    "so --limit N scores N groups (the report's subset); "
-                                    "default: from all groups, malformed ones skipped.")
-                          ] = False,
+    source: Annotated[
+        str,
+        Opt(
+            "genda-lens (Danish, split by occupation stereotype), abc (original ABC files) or auto "
+            "(genda-lens for da, abc otherwise)."
+        ),
+    ] = "auto",
+    include_invalid: Annotated[
+        bool, Opt("Also score groups whose sentences break the pattern.")
+    ] = False,
+    valid_only: Annotated[
+        bool,
+        Opt(
+            "Draw the --limit subset from the well-formed groups only, "
+            "so --limit N scores N groups (the report's subset); "
+            "default: from all groups, malformed ones skipped."
+        ),
+    ] = False,
     s: Sampled,
 ) -> Plan:
     """ABC anti-reflexive possessives: relative perplexity, female vs male.
@@ -112,12 +123,22 @@ def abc(
     pool = [g for g in every if g.valid] if valid_only else every
     groups = s.subset(pool)
     unit = "well-formed groups of three sentences" if valid_only else "groups of three sentences"
-    return Plan(f"abc-{lang}", "lm",
-                lambda lm: run_abc(lm, groups, method="abc", n_resamples=s.resamples,
-                                   seed=s.seed, progress=s.progress,
-                                   include_invalid=include_invalid,
-                                   params={"lang": lang, "source": source}),
-                s.note(len(groups), len(pool), unit), inputs=groups)
+    return Plan(
+        f"abc-{lang}",
+        "lm",
+        lambda lm: run_abc(
+            lm,
+            groups,
+            method="abc",
+            n_resamples=s.resamples,
+            seed=s.seed,
+            progress=s.progress,
+            include_invalid=include_invalid,
+            params={"lang": lang, "source": source},
+        ),
+        s.note(len(groups), len(pool), unit),
+        inputs=groups,
+    )
 
 
 # log-likelihood margin of the more- over the less-stereotypical sentence, and whether
@@ -127,21 +148,31 @@ def abc(
     statistics=("Interval: Wilson's score interval of the proportion of independent sentence "
                 "pairs whose stereotypical sentence scores higher. Test: two-sided exact binomial"
                 " test of that proportion against 50 % over pairs (per bias type Holm-adjusted)."),
-    needs="lm", langs=("en",), family="sentence pairs", sentence_scored=True,
+    needs="lm",
+    langs=("en",),
+    family="sentence pairs",
+    sentence_scored=True,
     pairing=Pairing(("pair_id",), "margin", ("bias_type",), ("stereotypical_preferred",)),
     table="genderscope.cli.commands.pronouns_pairs:crows_tables",
-    card="genderscope.reporting.cards.crows_pairs:CROWS_PAIRS", report_order=10)
+    card="genderscope.reporting.cards.crows_pairs:CROWS_PAIRS",
+    report_order=10,
+)
 def crows_pairs(
     *,
     bias_type: Annotated[str, Opt(
         "The bias type scored (gender: 262 of the 1,508 pairs; race-color, religion, ...), "
         "or 'all' for every type (Nangia et al.'s headline number).")] = "gender",
-    scoring: Annotated[str, Opt(
-        "genderscope: Nangia et al.'s PLL over the shared pieces (masked LMs), summed "
-        "log-likelihood with the start token (causal LMs). bias-bench: Meade et al. 2022's "
-        "code (mean log-probability of the modified pieces; causal: 2^(mean log2 p), the "
-        "start token for the first token only).", choices=("genderscope", "bias-bench"),
-        key=False)] = "genderscope",
+    scoring: Annotated[
+        str,
+        Opt(
+            "genderscope: Nangia et al.'s PLL over the shared pieces (masked LMs), summed "
+            "log-likelihood with the start token (causal LMs). bias-bench: Meade et al. "
+            "2022's code (mean log-probability of the modified pieces; causal: 2^(mean "
+            "log2 p), the start token for the first token only).",
+            choices=("genderscope", "bias-bench"),
+            key=False,
+        ),
+    ] = "genderscope",
     data: Data = None,
     limit: Limit = None,
     subset_seed: SubsetSeed = 0,
@@ -161,7 +192,8 @@ def crows_pairs(
     pairs = subset(pairs, limit, subset_seed)
     unit = f"{kind} pairs" if kind else "pairs"
     return Plan(
-        "crows-pairs", "lm",
+        "crows-pairs",
+        "lm",
         lambda lm: run_crows_pairs(lm, pairs, scoring=scoring, progress=progress,
                                    params={"bias_type": kind}),
         _subset_note(limit, subset_seed, len(pairs), every, unit),
@@ -179,16 +211,24 @@ def crows_pairs(
          card="genderscope.reporting.cards.stereoset:STEREOSET", report_order=20)
 def stereoset(
     *,
-    bias_type: Annotated[str, Opt("The domain scored (gender, profession, race, religion), or "
-                                  "'all' for every domain.")] = "gender",
-    split: Annotated[str, Opt("Only the dev split is available in the flattened copy; pass "
-                              "--data for another file.")] = "dev",
-    scoring: Annotated[str, Opt(
-        "Masked LMs: 'reference' (the paper's code: mean probability of the filler's pieces, "
-        "left to right, later pieces left out), 'l2r' (same, later pieces masked) or 'pll' "
-        "(mean pseudo-log-likelihood of the filler's pieces). Causal LMs: 'bias-bench' "
-        "reproduces bias-bench's rule (start token for the first token only); any other value "
-        "keeps the start token for every token.")] = "reference",
+    bias_type: Annotated[
+        str, Opt("The domain scored (gender, profession, race, religion), or 'all' for every "
+                 "domain.")
+    ] = "gender",
+    split: Annotated[
+        str,
+        Opt("Only the dev split is available in the flattened copy; pass --data for another file."),
+    ] = "dev",
+    scoring: Annotated[
+        str,
+        Opt(
+            "Masked LMs: 'reference' (the paper's code: mean probability of the filler's pieces, "
+            "left to right, later pieces left out), 'l2r' (same, later pieces masked) or 'pll' "
+            "(mean pseudo-log-likelihood of the filler's pieces). Causal LMs: 'bias-bench' "
+            "reproduces bias-bench's rule (start token for the first token only); any other value "
+            "keeps the start token for every token."
+        ),
+    ] = "reference",
     s: Sampled,
 ) -> Plan:
     """StereoSet intrasentence: LMS, SS and ICAT (Nadeem et al. 2021)."""
@@ -196,8 +236,10 @@ def stereoset(
     from genderscope.measures.stereoset import SCORINGS, run_stereoset
 
     if split != "dev":
-        raise GenderscopeError(f"--split {split}: only the dev split of StereoSet is "
-                               "public (its test labels were never released)")
+        raise GenderscopeError(
+            f"--split {split}: only the dev split of StereoSet is "
+            "public (its test labels were never released)"
+        )
     if scoring not in SCORINGS:
         raise GenderscopeError(f"--scoring {scoring}: choose one of {', '.join(SCORINGS)}")
     domains = ("gender", "profession", "race", "religion")
@@ -205,13 +247,25 @@ def stereoset(
         raise GenderscopeError(f"--bias-type {bias_type}: choose one of "
                                f"{', '.join(domains)}, all")
     kind = None if bias_type == "all" else bias_type  # None: every domain, as keyed before
-    items = load_stereoset(dataset_dir(s.data, "stereoset", file_ok=True),
-                           bias_types=(kind,) if kind else None)
+    items = load_stereoset(
+        dataset_dir(s.data, "stereoset", file_ok=True), bias_types=(kind,) if kind else None
+    )
     every = len(items)
     items = s.subset(items)
     unit = f"{kind} contexts" if kind else "contexts"
-    return Plan("stereoset", "lm",
-                lambda lm: run_stereoset(lm, items, scoring=scoring, n_resamples=s.resamples,
-                                         seed=s.seed, progress=s.progress,
-                                         params={"bias_type": kind, "split": split}),
-                s.note(len(items), every, unit), inputs=items, key_options={"bias_type": kind})
+    return Plan(
+        "stereoset",
+        "lm",
+        lambda lm: run_stereoset(
+            lm,
+            items,
+            scoring=scoring,
+            n_resamples=s.resamples,
+            seed=s.seed,
+            progress=s.progress,
+            params={"bias_type": kind, "split": split},
+        ),
+        s.note(len(items), every, unit),
+        inputs=items,
+        key_options={"bias_type": kind},
+    )

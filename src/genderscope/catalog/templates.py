@@ -36,28 +36,47 @@ T = TypeVar("T")
                 "group, the crossed t test of no difference, t = estimate / SE with "
                 "min(R, C) - 1 degrees of freedom (none below 6 professions or person pairs), "
                 "Holm-adjusted over the groups."),
-    needs="lm", version=2,  # crossed professions x person-word tests, "too few units to test"
-    langs=("en", "de"), family="templates and association",
+    needs="lm",
+    version=2,  # crossed professions x person-word tests, "too few units to test"
+    langs=("en", "de"),
+    family="templates and association",
     table="genderscope.cli.commands.association:bec_pro_tables",
-    card="genderscope.reporting.cards.bec_pro:BEC_PRO", report_order=60,
-    pairing=Pairing(("sentence", "person"), "association", ("prof_group", "gender"),
-                    cluster="profession_key", cluster_unit="professions"))
+    card="genderscope.reporting.cards.bec_pro:BEC_PRO",
+    report_order=60,
+    pairing=Pairing(
+        ("sentence", "person"),
+        "association",
+        ("prof_group", "gender"),
+        cluster="profession_key",
+        cluster_unit="professions",
+    ),
+)
 def bec_pro(
     *,
     lang: Annotated[str, Opt("Corpus language: en or de.", choices=("en", "de"))] = "en",
-    data: Annotated[Path | None, Opt("A BEC-Pro-format TSV instead of the generated corpus.",
-                                     key=False)] = None,
-    repair: Annotated[bool, Opt("With --data: rebuild masked columns that do not match the "
-                                "sentence.")] = False,
+    data: Annotated[
+        Path | None, Opt("A BEC-Pro-format TSV instead of the generated corpus.", key=False)
+    ] = None,
+    repair: Annotated[
+        bool, Opt("With --data: rebuild masked columns that do not match the sentence.")
+    ] = False,
     span_masking: SpanMasking = "piece",
     strategy: Strategy = "l2r",
-    limit: Annotated[int | None, Opt("Score a seeded subset of N rows (--subset-seed), the "
-                                     "person genders taken in turn so that both keep rows "
-                                     "(quick checks).", min=1)] = None,
-    professions: Annotated[int | None, Opt("A seeded subset of N professions per profession "
-                                           "group (the report's: 10; --quick 2).", min=1)] = None,
-    templates: Annotated[int | None, Opt("Only the first N sentence patterns (report --quick: "
-                                         "2).", min=1)] = None,
+    limit: Annotated[
+        int | None,
+        Opt("Score a seeded subset of N rows (--subset-seed), the person genders taken in "
+            "turn so that both keep rows (quick checks).", min=1),
+    ] = None,
+    professions: Annotated[
+        int | None,
+        Opt(
+            "A seeded subset of N professions per profession group (the report's: 10; --quick 2).",
+            min=1,
+        ),
+    ] = None,
+    templates: Annotated[
+        int | None, Opt("Only the first N sentence patterns (report --quick: 2).", min=1)
+    ] = None,
     subset_seed: SubsetSeed = 0,
     seed: TestSeed = 0,
     resamples: Resamples = 10_000,
@@ -72,8 +91,11 @@ def bec_pro(
     if data is not None:
         data = Path(data)
         rows = data_mod.load_tsv(data, repair=repair)
-        data_meta: dict[str, Any] = {"file": str(data), "file_sha256": file_sha256(data),
-                                     "repair": repair}
+        data_meta: dict[str, Any] = {
+            "file": str(data),
+            "file_sha256": file_sha256(data),
+            "repair": repair,
+        }
     else:
         rows = data_mod.generate(lang)
         data_meta = {"generated": f"BEC-Pro {lang.upper()} (genderscope generator)", "lang": lang}
@@ -81,22 +103,38 @@ def bec_pro(
     if professions is not None or templates is not None:
         total = len(rows)
         rows = _professions_subset(rows, professions, templates, subset_seed)
-        note = {"professions": professions, "templates": templates, "subset_seed": subset_seed,
-                "subset": {"n": len(rows), "of": total, "unit": "rows", "seed": subset_seed}}
+        note = {
+            "professions": professions,
+            "templates": templates,
+            "subset_seed": subset_seed,
+            "subset": {"n": len(rows), "of": total, "unit": "rows", "seed": subset_seed},
+        }
     if limit is not None:  # seeded, the person genders in turn (never one gender only)
         rows = _seeded_in_turn(rows, limit, lambda r: r.gender, subset_seed)
         data_meta["limit"] = {"n": len(rows), "seed": subset_seed}
     data_meta["n_rows"] = len(rows)
     run = _measure("genderscope.measures.bec_pro:run")
-    return Plan("bec-pro", "lm",
-                lambda lm: run(lm, rows, strategy=strategy, span_masking=span_masking,
-                               n_resamples=resamples, seed=seed, data=data_meta,
-                               progress=progress),
-                note, inputs=(rows, data_meta))
+    return Plan(
+        "bec-pro",
+        "lm",
+        lambda lm: run(
+            lm,
+            rows,
+            strategy=strategy,
+            span_masking=span_masking,
+            n_resamples=resamples,
+            seed=seed,
+            data=data_meta,
+            progress=progress,
+        ),
+        note,
+        inputs=(rows, data_meta),
+    )
 
 
-def _professions_subset(rows: Sequence[Any], per_group: int | None, templates: int | None,
-                        seed: int) -> list[Any]:
+def _professions_subset(
+    rows: Sequence[Any], per_group: int | None, templates: int | None, seed: int
+) -> list[Any]:
     """BEC-Pro rows of ``per_group`` professions of each profession group (a seeded
     subset of each group's professions, groups in sorted order) and of the first
     ``templates`` sentence patterns (None: all)."""
@@ -138,16 +176,25 @@ def _seeded_in_turn(rows: Sequence[T], limit: int, group: Callable[[T], Any],
          card="genderscope.reporting.cards.lpbs:LPBS", report_order=70)
 def lpbs(
     *,
-    test: Annotated[str, Opt("Built-in test (career-family, math-arts, science-arts, "
-                             "pleasant-unpleasant) or a test file (FILE or FILE:NAME).")
-                    ] = "career-family",
-    templates: Annotated[Path | None, Opt("Templates file (.txt one per line with GGG and XXX, "
-                                          "or YAML/JSON) replacing the test's templates.")
-                         ] = None,
+    test: Annotated[
+        str,
+        Opt(
+            "Built-in test (career-family, math-arts, science-arts, "
+            "pleasant-unpleasant) or a test file (FILE or FILE:NAME)."
+        ),
+    ] = "career-family",
+    templates: Annotated[
+        Path | None,
+        Opt(
+            "Templates file (.txt one per line with GGG and XXX, or YAML/JSON) replacing the "
+            "test's templates."
+        ),
+    ] = None,
     span_masking: SpanMasking = "piece",
     strategy: Strategy = "l2r",
-    permutations: Annotated[int, Opt("Random permutations when exact is infeasible (at least "
-                                     "10,000).", min=10000)] = 10_000,
+    permutations: Annotated[
+        int, Opt("Random permutations when exact is infeasible (at least 10,000).", min=10000)
+    ] = 10_000,
     seed: TestSeed = 0,
     resamples: Resamples = 10_000,
     progress: Progress = False,
@@ -160,12 +207,23 @@ def lpbs(
 
     spec = resolve_test(test, Path(templates) if templates is not None else None)
     data_meta: dict[str, Any] = {
-        "test": spec.name, "files": {f: file_sha256(f) for f in spec.files if Path(f).is_file()}}
+        "test": spec.name,
+        "files": {f: file_sha256(f) for f in spec.files if Path(f).is_file()},
+    }
     return Plan(
-        f"lpbs/{spec.name}", "lm",
-        lambda lm: run(lm, spec, strategy=strategy, span_masking=span_masking,
-                       n_permutations=permutations, n_resamples=resamples, seed=seed,
-                       data=data_meta, progress=progress),
+        f"lpbs/{spec.name}",
+        "lm",
+        lambda lm: run(
+            lm,
+            spec,
+            strategy=strategy,
+            span_masking=span_masking,
+            n_permutations=permutations,
+            n_resamples=resamples,
+            seed=seed,
+            data=data_meta,
+            progress=progress,
+        ),
         # the test and its files by content, not by where they lie (LpbsTest.files and
         # a file's path given as --test or --templates are left out of the key)
         inputs=(spec, {"test": spec.name, "file_sha256": sorted(data_meta["files"].values())}),
@@ -184,10 +242,13 @@ def lpbs(
 def probe(
     *,
     targets: Annotated[Sequence[str], Opt("Target words or phrases (XXX).")],
-    template: Annotated[str, Opt("Sentence with a gender slot GGG and a target slot XXX.")
-                        ] = "GGG is a XXX.",
-    pair: Annotated[Sequence[str] | str, Opt("Male and female word for GGG, comma-separated.")
-                    ] = ("he", "she"),
+    template: Annotated[
+        str, Opt("Sentence with a gender slot GGG and a target slot XXX.")
+    ] = "GGG is a XXX.",
+    pair: Annotated[Sequence[str] | str, Opt("Male and female word for GGG, comma-separated.")] = (
+        "he",
+        "she",
+    ),
     strategy: Strategy = "l2r",
     progress: Progress = False,
 ) -> Plan:
@@ -208,9 +269,11 @@ def probe(
         raise GenderscopeError("probe needs at least one target word")
     check_words(targets, "target")
     return Plan(
-        "probe", "lm",
-        lambda lm: run_probe(lm, template, (words[0], words[1]), list(targets),
-                             strategy=strategy, progress=progress),
+        "probe",
+        "lm",
+        lambda lm: run_probe(
+            lm, template, (words[0], words[1]), list(targets), strategy=strategy, progress=progress
+        ),
         inputs=(template, words, list(targets)),
         key_options={"pair": words, "targets": list(targets)},  # "he,she" is ["he", "she"]
     )

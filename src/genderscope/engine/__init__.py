@@ -52,10 +52,11 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
     """A model adapter, loaded once (pass it as ``model=`` to :func:`run`).
 
     ``model``: Hugging Face Hub id, local folder, ``.gguf`` file or a packaged offline
-    name (``smollm2``, ``gemma3-270m``; ``glove-6b-50d`` with ``kind="vectors"``;
-    ``all-minilm-l6-v2`` with ``kind="encoder"``; a classifier SPEC with
-    ``kind="classifier"``). ``kind``: ``auto`` / ``masked`` / ``causal`` for language
-    models. ``store``: the score cache (default: ``$GENDERSCOPE_STORE`` or
+    name (``smollm2``, ``gemma3-270m``; ``glove-6b-50d``, word vectors;
+    ``all-minilm-l6-v2``, a sentence encoder; a classifier SPEC with
+    ``kind="classifier"``). ``kind``: ``auto`` (a packaged name's own kind, else a
+    language model's from its config) / ``masked`` / ``causal`` for language models.
+    ``store``: the score cache (default: ``$GENDERSCOPE_STORE`` or
     ``~/.cache/genderscope/store.sqlite``); an LM adapter or encoder keeps it open.
     Models the store has seen come back *deferred* (weights or vectors read on the
     first answer no cache holds). Warning: a classifier SPEC runs code (a pickle is
@@ -71,6 +72,8 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
     """
     if kind not in kinds.LOAD:
         raise GenderscopeError(f"kind must be one of {', '.join(kinds.LOAD)}, got {kind!r}")
+    if kind == "auto":  # glove-6b-50d, all-minilm-l6-v2: not on the Hub as language models
+        kind = _packaged_kind(str(model))
     if base_url and not str(model).startswith("openai:"):  # never silently ignored
         raise GenderscopeError(f"--base-url is for an endpoint model (openai:NAME); {model} "
                                "is not one")
@@ -104,6 +107,15 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
         if owned:
             st.close()
         raise
+
+
+def _packaged_kind(spec: str) -> str:
+    """``vectors`` or ``encoder`` for a packaged word-vector or sentence-encoder name,
+    else ``auto`` (a language model's kind is read from its config)."""
+    from genderscope.models.encoder import PACKAGED as ENCODERS
+    from genderscope.models.vectors import PACKAGED as VECTORS
+
+    return "vectors" if spec in VECTORS else "encoder" if spec in ENCODERS else "auto"
 
 
 def _client_settings(model: Any, **given: Any) -> dict[str, Any]:
