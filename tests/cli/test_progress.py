@@ -43,6 +43,8 @@ COMMANDS = {
                "{data}"],
     "sweep": ["sweep", "-m", "{gpt2}", "--measure", "probe", "--quick", "--data", "{data}"],
     "run seat": ["run", "seat", "--test", "{seat_test}"],
+    "run-many": ["run-many", "--vectors", "glove-6b-50d", "--test", "{weat_test}", "--metric",
+                 "weat"],
 }
 OUT = {"report": "{tmp}/{n}.html", "sweep": "{tmp}/{n}.html"}
 SLOW = {"sweep", "run seat"}  # starts Ray / loads a real sentence encoder

@@ -18,7 +18,14 @@ import typer
 from rich.table import Table
 
 from genderscope.checks import COUNT_MAX, SEED_MAX
-from genderscope.cli.common import JSON_OPTION, STORE_OPTION, ci_text, console, err_console
+from genderscope.cli.common import (
+    JSON_OPTION,
+    PROGRESS_OPTION,
+    STORE_OPTION,
+    ci_text,
+    console,
+    err_console,
+)
 from genderscope.errors import GenderscopeError
 
 FILES = ("results.csv", "scores.csv", "rankings.csv", "correlations.csv", "ranking.png",
@@ -73,6 +80,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                         "genderscope-results/run-many]."),
         store_path: Path | None = STORE_OPTION,
         as_json: bool = JSON_OPTION,
+        progress: bool = PROGRESS_OPTION,
     ) -> None:
         """Models x queries x metrics into one table with 95 % CIs, then each model's rank
         per metric and the metrics' rank correlations (WEFE's workflow)."""
@@ -113,7 +121,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         if resamples is not None:
             options["*"]["resamples"] = resamples
         table = run_many(models, queries, list(dict.fromkeys(metric)), store=store_path,
-                         options=options)
+                         options=options, progress=progress)
         scores = score_table(table, aggregate)
         order: bool | dict[str, bool] = not descending
         if reverse:
