@@ -76,6 +76,15 @@ def test_bad_query_file_is_one_line(tmp_path: Path, content: dict, says: str) ->
     with pytest.raises(DataError, match=says) as info:
         load_query(path)
     assert "\n" not in str(info.value) and str(path) in str(info.value)
+    assert "query:" not in str(info.value)  # named once, by the file
+
+
+def test_wefe_s_positional_query_points_to_from_sets() -> None:
+    """A WEFE user's ``Query([male, female], [career, family], names, names)`` is one line
+    naming :meth:`Query.from_sets`, not an AttributeError from deep inside."""
+    with pytest.raises(GenderscopeError, match=r"^Query\(\.\.\.\) takes WordSets.*from_sets"):
+        Query([["he"], ["she"]], [["salary"], ["home"]], ["Male", "Female"],  # type: ignore
+              ["Career", "Family"])
 
 
 def test_templates_as_wefe() -> None:

@@ -60,6 +60,11 @@ class Query:
 
     def __post_init__(self) -> None:
         where = self.path or "query"
+        if not all(isinstance(s, WordSet) for s in (*self.targets, *self.attributes)):
+            raise GenderscopeError("Query(...) takes WordSets; from word lists (WEFE's "
+                                   "Query(target_sets, attribute_sets, target_sets_names, "
+                                   "attribute_sets_names)) use gs.Query.from_sets({'Male': "
+                                   "[...], 'Female': [...]}, {'Career': [...], ...})")
         if not self.targets or not self.attributes:
             raise DataError(f"{where}: a query needs at least one target set and one "
                             "attribute set")
@@ -170,8 +175,8 @@ def load_query(path: str | Path) -> Query:
                         "targets, attributes)")
     try:
         q = Query.from_sets(raw["targets"], raw["attributes"], str(raw.get("name") or ""))
-    except DataError as exc:
-        raise DataError(f"{p}: {exc}") from None
+    except DataError as exc:  # named by the file, not also as "query"
+        raise DataError(f"{p}: {str(exc).removeprefix('query: ')}") from None
     return Query(q.targets, q.attributes, q.name if raw.get("name") else
                  wefe_name(q), path=str(p), sha256=file_sha256(p))
 
