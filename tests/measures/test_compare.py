@@ -161,6 +161,40 @@ def test_compare_stores_the_mcnemar_test_name() -> None:
         (2 * (1 + 13) + 78) / 2 ** 13)  # 11 vs 2
 
 
+def test_mcnemar_matches_the_papers_worked_example() -> None:
+    """Fagerland, Lydersen & Laake (2013), Table 1 (Bentur et al.: airway
+    hyper-responsiveness before/after stem cell transplantation, 21 children): 1 pair
+    AHR -> no AHR, 7 no AHR -> AHR; the paper's exact conditional p 0.070, mid-p 0.039."""
+    from scipy.stats import binomtest
+
+    before, after = _pairs(1, 7, same=13)
+    mc = mcnemar_test(before, after)
+    assert binomtest(1, 8, 0.5).pvalue == pytest.approx(0.070, abs=5e-4)
+    assert mc["p_value"] == pytest.approx(0.039, abs=5e-4)
+
+
+def test_cli_change_table_shows_the_discordant_pairs_beside_the_mcnemar_test() -> None:
+    """Two identical CrowS-Pairs runs: the change table's McNemar cell says there are too
+    few discordant pairs and how many (0 and 0), not just a blank p."""
+    from genderscope.cli.commands.compare import change_rows
+
+    before, after = _pairs(9, 2, same=9)
+
+    def run(pref: np.ndarray) -> Result:
+        return Result("crows-pairs", {}, pd.DataFrame({
+            "pair_id": range(20), "margin": pref * 1.0, "bias_type": "gender",
+            "stereotypical_preferred": pref}))
+
+    same = compare_runs(run(before), run(before), n_resamples=200).tables["change_by_group"]
+    _, rows = change_rows(same, ["bias_type"])
+    cell = rows[0]["stereotypical preferred mcnemar test"]
+    assert cell == "too few discordant pairs to test (0 true→false, 0 false→true)"
+    moved = compare_runs(run(before), run(after), n_resamples=200).tables["change_by_group"]
+    _, rows = change_rows(moved, ["bias_type"])
+    assert rows[0]["stereotypical preferred mcnemar test"] == \
+        "mid-p McNemar (9 true→false, 2 false→true)"
+
+
 def test_errors():
     before, after = _bec(0.1, 0.1)
     with pytest.raises(GenderscopeError, match="different measures"):

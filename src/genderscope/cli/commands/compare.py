@@ -86,8 +86,20 @@ def change_rows(t: pd.DataFrame, groups: list[str]) -> tuple[list[str], list[dic
         row = {head: " · ".join(str(r[g]) for g in groups) if groups else "all",
                "change [95% CI]": f"{_fmt(r['change'])} [{_fmt(r['change_ci_low'])}, "
                                   f"{_fmt(r['change_ci_high'])}]"}
-        rows.append(row | {names[c]: _fmt(r[c]) for c in shown})
+        rows.append(row | {names[c]: _fmt(r[c]) + _flips(r, c) for c in shown})
     return columns, rows
+
+
+def _flips(r: pd.Series, column: str) -> str:
+    """After a McNemar test cell, the discordant pairs it counted: ' (B true→false, C
+    false→true)', so that "too few discordant pairs to test" shows how few."""
+    if not column.endswith("_mcnemar_test"):
+        return ""
+    value = column.removesuffix("_mcnemar_test")
+    b, c = r.get(f"{value}_true_to_false"), r.get(f"{value}_false_to_true")
+    if b is None or c is None or b != b or c != c:  # absent or NaN
+        return ""
+    return f" ({int(b)} true→false, {int(c)} false→true)"
 
 
 def change_caveats(summary: dict[str, Any]) -> list[str]:
