@@ -16,8 +16,11 @@ contains TEXT (case-insensitive, on the page or in the fresh rows) and replaces 
 rows' lines; every other line of the page stays as committed and the summary line is
 recounted from the rows' status cells. Each row's simulation seeds itself (its function's
 own ``seed``; none shares a generator or the global one), so a row rerun alone is the line
-a full render prints. Rows of a rerun section that changed but do not match are listed,
-not published.
+a full render prints. Where a rerun section holds another row that changed too, the page
+would be one no full render gives: the script names those rows and writes nothing
+(exit 2); name them with ``--rows`` as well, or regenerate the whole page. The page's
+text outside the table rows (its head, the Wilson exact-coverage section) is kept as
+committed: after a change there, regenerate the whole page.
 
 Needs numpy, scipy and genderscope (no pytest).
 """
@@ -233,11 +236,12 @@ def _rows_on_page(lines: list[str]) -> list[tuple[int, str]]:
     return out
 
 
-def splice(page: str, texts: list[str], jobs: int = 1) -> tuple[str, list[Any], list[str]]:
+def splice(page: str, texts: list[str], jobs: int = 1) -> tuple[str, list[Any]]:
     """``page`` with the rows whose statistic contains one of ``texts`` rendered afresh
-    (module docstring): the new page, the fresh rows published, and the keys of rows of
-    the rerun sections that changed but were not published. ValueError (one line) when
-    no row matches or a rerun section has another number of rows than the page."""
+    (module docstring): the new page and the fresh rows published. ValueError (one
+    line) when no row matches, a rerun section has another number of rows than the page,
+    or another row of a rerun section changed too (publishing without it would give a
+    page no full render prints)."""
     import calibration_sims as cs
 
     lines = page.split("\n")
@@ -273,13 +277,16 @@ def splice(page: str, texts: list[str], jobs: int = 1) -> tuple[str, list[Any], 
                 published.append(row)
             elif line != lines[i]:
                 stale.append(row.key)
+    if stale:
+        raise ValueError(f"{', '.join(stale)} changed too, in the sections rerun: add --rows "
+                         "for them or regenerate the whole page (nothing written)")
     status = [_cells(lines[i])[6] for i, _ in on_page]
     n_pass = status.count("pass")
     n_limit = sum(s.startswith("known limit: ") for s in status)
     summary = (f"{len(status)} rows: {n_pass} pass, {n_limit} known limits, "
                f"{len(status) - n_pass - n_limit} outside the bar.")
     lines = [summary if SUMMARY.match(line) else line for line in lines]
-    return "\n".join(lines), published, stale
+    return "\n".join(lines), published
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -296,13 +303,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.rows:
         old = args.out.read_text(encoding="utf-8") if args.out.is_file() else ""
         try:
-            text, rows, stale = splice(old, args.rows, args.jobs)
+            text, rows = splice(old, args.rows, args.jobs)
         except ValueError as err:
             print(f"calibration_table.py: {err}", file=sys.stderr)
             return 2
-        if stale:
-            print(f"changed but not published (not matched by --rows): {', '.join(stale)}",
-                  file=sys.stderr)
     else:
         text, rows = render(args.jobs)
     bad = [r.key for r in rows if not r.within and not r.limit]

@@ -140,3 +140,36 @@ def test_rows_option_publishes_only_the_rows_named(tmp_path: Path,
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no such statistic" in err
     assert copy.read_text(encoding="utf-8") == text
+
+
+def test_rows_option_refuses_a_section_with_other_changed_rows(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``--rows`` publishes nothing when a section it reruns holds another row that
+    changed too: the page would be one no full render prints (the changed row new, its
+    neighbour stale). Naming both publishes both. The section's rerun is replaced by two
+    fixed rows, so no simulation runs."""
+    import calibration_sims as cs
+
+    def row(key: str, statistic: str, hits: int) -> cs.Row:
+        return cs.Row(key, "a design", statistic, "FPR", 1000, hits, "tests/x.py::test_x")
+
+    old = [row("weat-a", "first statistic", 50), row("weat-b", "second statistic", 40)]
+    new = [row("weat-a", "first statistic", 52), row("weat-b", "second statistic", 90)]
+    script = _script()
+    head = ["## WEAT", "", "| " + " | ".join(script.COLUMNS) + " |",
+            "|" + "---|" * len(script.COLUMNS)]
+    page = "\n".join([*head, *map(script._line, old), "", "## Summary", "",
+                      "2 rows: 2 pass, 0 known limits, 0 outside the bar.", ""])
+    copy = tmp_path / "calibration.md"
+    copy.write_text(page, encoding="utf-8")
+    monkeypatch.setattr(script, "_section", lambda index: new)
+    capsys.readouterr()
+    assert script.main(["--rows", "first statistic", "--out", str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "weat-b" in err and "weat-a" not in err
+    assert copy.read_text(encoding="utf-8") == page
+    assert script.main(["--rows", "first", "--rows", "second", "--out", str(copy)]) == 0
+    assert copy.read_text(encoding="utf-8") == "\n".join(
+        [*head, *map(script._line, new), "", "## Summary", "",
+         "2 rows: 1 pass, 0 known limits, 1 outside the bar.", ""])
