@@ -85,6 +85,22 @@ def test_an_embedding_metric_table_has_a_p_column_only_for_metrics_with_a_p() ->
     assert list(ripa.columns[-1].cells) == ["0.03", ""]
 
 
+def test_ripa_table_says_n_a_and_names_unpaired_words() -> None:
+    """``genderscope run ripa`` on target sets of 6 and 3 words printed p "nan" and
+    nothing about the 3 words RIPA left without a partner."""
+    from genderscope.cli.commands.embedding_metrics import metric_tables
+
+    row = {"test": "t", "X": "Male", "Y": "Female", "A": "Career", "B": "Family",
+           "attribute": "A", "value": 0.5, "ci_low": 0.4, "ci_high": 0.6, "unpaired": 3}
+    out = metric_tables("ripa", [{**row, "p": float("nan")}, {**row, "p": None}])
+    assert list(out[0].columns[-1].cells) == ["n/a", "n/a"]
+    assert out[1:] == ["t: 3 target words left out: RIPA pairs X_i with Y_i, and the "
+                       "longer set's extra words have no partner"]
+    assert metric_tables("ripa", [{**row, "p": 0.2, "unpaired": 0}])[1:] == []
+    stored = metric_tables("ripa", [{**row, "p": None}])[0]  # a stored run's NaN
+    assert [c.header for c in stored.columns][-1] == "p"
+
+
 @pytest.mark.parametrize("path", ["no_such_module_xyz:table", f"{__name__}:no_such_function",
                                   f"{__name__}"])
 def test_a_table_path_naming_nothing_fails_check_measure(path: str) -> None:

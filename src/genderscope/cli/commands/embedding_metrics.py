@@ -41,6 +41,8 @@ def _rows(method: str, r: Result) -> list[dict[str, Any]]:
         y, a, b = "", attrs[0], " / ".join(attrs[1:])
     base = {"test": s["test"], "X": x, "Y": y, "A": a, "B": b,
             "oov": sum(s["n_oov"].values()), "error": ""}
+    if s.get("n_unpaired"):  # RIPA: the longer target set's words past the shorter's
+        base["unpaired"] = s["n_unpaired"]
     if "attributes" in s:
         return [{**base, "attribute": role, "value": e["estimate"], "ci_low": e["ci_low"],
                  "ci_high": e["ci_high"], "p": e.get("p_value", "")}
@@ -53,10 +55,11 @@ def _rows(method: str, r: Result) -> list[dict[str, Any]]:
     return [row]
 
 
-def metric_tables(method: str, rows: list[dict[str, Any]]) -> list[Table]:
+def metric_tables(method: str, rows: list[dict[str, Any]]) -> list[Table | str]:
     """One row per test and attribute set (:func:`_rows`; a failed test's row holds its
-    ``error``); a p column where a row has a p (RIPA, RND; not MAC, ECT, RNSB)."""
-    with_p = any(isinstance(r.get("p"), float) for r in rows)
+    ``error``); a p column where a row has a p (RIPA, RND; not MAC, ECT, RNSB), n/a where
+    too few units were left to test; under it, RIPA's words left without a partner."""
+    with_p = any(r.get("p", "") != "" for r in rows)  # None: a stored NaN
     table = Table(title=TITLES[method])
     for col in ("test", "X vs Y", "set", "value [95% CI]", *(("p",) if with_p else ())):
         table.add_column(col, justify="left" if col in ("test", "X vs Y", "set")
@@ -73,12 +76,16 @@ def metric_tables(method: str, rows: list[dict[str, Any]]) -> list[Table]:
                          "ci_high": r["ci_high"]})  # a stored NaN reads nan
         if "no_bias_p95" in r:
             value += f" (absolute; no bias: up to {fmt(r['no_bias_p95'])})"
-        p_cell = [f"{p:.2g}" if isinstance(p, float) else ""] if with_p else []
+        # "": the metric has no p; NaN (None once stored): too few units to test
+        p_cell = ["" if p == "" else "n/a" if p is None or p != p else f"{p:.2g}"
+                  ] if with_p else []
         table.add_row(str(r["test"]), groups, str(label), value, *p_cell)
-    return [table]
+    unpaired = {str(r["test"]): r["unpaired"] for r in rows if r.get("unpaired")}
+    return [table, *(f"{t}: {n} target words left out: RIPA pairs X_i with Y_i, and the "
+                     "longer set's extra words have no partner" for t, n in unpaired.items())]
 
 
-def one_test_tables(result: Result) -> list[Table]:
+def one_test_tables(result: Result) -> list[Table | str]:
     """The table of one run of a metric (``genderscope runs show``; the metrics'
     declarations' ``table``)."""
     return metric_tables(result.method, _rows(result.method, result))
