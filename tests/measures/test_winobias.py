@@ -155,21 +155,22 @@ def test_multi_pronoun_items_excluded(tmp_path: Path) -> None:
     assert res.summary["n_items"] == 4
 
 
-def macro_f1(gold_male: np.ndarray, pred_male: np.ndarray) -> np.ndarray:
-    f, m = f1_scores(gold_male, pred_male)
-    with np.errstate(invalid="ignore"):
-        return np.nanmean(np.stack([f, m]), axis=0)
-
-
 def test_f1_matches_sklearn() -> None:
+    """Per-class F1 (f1_scores) and the macro F1 the summary computes from confusion
+    counts (``_counts``, the code that runs) against scikit-learn's."""
     from sklearn.metrics import f1_score
+
+    from genderscope.measures.winobias import _counts
 
     rng = np.random.default_rng(1)
     g, p = rng.random(50) < 0.5, rng.random(50) < 0.7
     f, m = f1_scores(g, p)
     assert m == pytest.approx(f1_score(g, p, pos_label=True))
     assert f == pytest.approx(f1_score(g, p, pos_label=False))
-    assert macro_f1(g, p) == pytest.approx(f1_score(g, p, average="macro"))
+    counts = np.array([[np.sum(g & p), np.sum(~g & p), np.sum(g & ~p), np.sum(~g & ~p)]])
+    acc, macro = _counts(counts.astype(float))
+    assert macro[0] == pytest.approx(f1_score(g, p, average="macro"))
+    assert acc[0] == pytest.approx(np.mean(g == p))
 
 
 def test_wrong_model_kind(tmp_path: Path) -> None:
@@ -246,6 +247,8 @@ def test_cli_data_file_where_a_folder_is_needed_exits_2(tmp_path) -> None:
 
 
 def test_cis_resample_occupations() -> None:
+    from sklearn.metrics import f1_score
+
     from genderscope.measures.winobias import summarise
 
     rng = np.random.default_rng(2)
@@ -263,7 +266,7 @@ def test_cis_resample_occupations() -> None:
     df = pd.DataFrame(rows)
     s, _ = summarise(df, n_resamples=1000)
     pro = df[df.condition == "pro"]
-    want = macro_f1((pro.gender == "male").to_numpy(), (pro.pred_gender == "male").to_numpy())
+    want = f1_score(pro.gender == "male", pro.pred_gender == "male", average="macro")
     assert s["macro_f1_pro"]["estimate"] == pytest.approx(float(want))
     acc = pro.correct.mean() / df[df.condition == "anti"].correct.mean()
     assert s["main_effect"]["estimate"] == pytest.approx(np.log2(acc))
