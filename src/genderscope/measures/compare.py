@@ -118,7 +118,7 @@ def mcnemar_test(before: np.ndarray, after: np.ndarray) -> dict[str, Any]:
     With b pairs true -> false, c false -> true, n = b + c and X ~ Binomial(n, 1/2) under
     no change, m = min(b, c): where b != c, p = 2 P(X <= m) - P(X = m), the exact
     conditional p (twice the tail) less the point probability of the observed count;
-    where b = c (exact p 1), p = 1 - P(X = m) / 2 (their supplement, eq. 2). The
+    where b = c (exact p 1), p = 1 - P(X = m) / 2 (their supplement, after eq. 2). The
     exact test's size is well below 0.05 at the counts compare sees
     (docs/calibration.md). The smallest mid-p at n discordant pairs is 2^-n, so with
     n <= 4 no p below 0.05 is possible: ``test`` is :data:`TOO_FEW_DISCORDANT` and
