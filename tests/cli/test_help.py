@@ -122,6 +122,13 @@ def test_no_docstring_names_the_developer_data_folder() -> None:
     assert not bad
 
 
+def test_option_bounds_are_written_as_numbers() -> None:
+    """``--resamples`` said "at most 1e+06"; the docs' tables and the error say 1,000,000."""
+    text = _flat(_help("run", "genderbench"))
+    assert "[at least 100, at most 1,000,000]" in text and "1e+06" not in text
+    assert "[at least 0, at most 1]" in text  # --top-p
+
+
 def test_python_dash_m_genderscope_is_the_cli() -> None:
     """``python -m genderscope`` runs the same command line (there was no __main__)."""
     import subprocess

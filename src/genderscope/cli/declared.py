@@ -25,12 +25,17 @@ _PY = {"int": int, "float": float, "str": str, "bool": bool, "path": Path, "strs
        "any": str}
 
 
+def _number(x: float) -> str:
+    """A bound as the error messages write it: 1,000,000, not 1e+06; 0.5 as it is."""
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
+
+
 def _help(option: Option) -> str:
     text = option.help
     if option.choices is not None and not all(str(c) in text for c in option.choices):
         text = f"{text} One of: {', '.join(map(str, option.choices))}."
-    bounds = [f"{word} {x:g}" for word, x in (("at least", option.min), ("at most", option.max))
-              if x is not None]
+    bounds = [f"{word} {_number(x)}" for word, x in (("at least", option.min),
+                                                    ("at most", option.max)) if x is not None]
     if bounds and option.type in ("int", "float"):
         text = f"{text} [{', '.join(bounds)}]"
     return text.strip()
