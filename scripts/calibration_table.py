@@ -247,6 +247,9 @@ def splice(page: str, texts: list[str], jobs: int = 1) -> tuple[str, list[Any]]:
     lines = page.split("\n")
     on_page = _rows_on_page(lines)
     wanted = [t.lower() for t in texts]
+    if not all(w.strip() for w in wanted):
+        raise ValueError("--rows needs a text to look for (an empty one names every row: "
+                         "regenerate the whole page instead)")
 
     def hit(line: str) -> bool:
         return any(w in _cells(line)[0].lower() for w in wanted)

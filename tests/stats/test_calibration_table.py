@@ -169,6 +169,9 @@ def test_rows_option_refuses_a_section_with_other_changed_rows(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "weat-b" in err and "weat-a" not in err
     assert copy.read_text(encoding="utf-8") == page
+    assert script.main(["--rows", " ", "--out", str(copy)]) == 2  # would name every row
+    assert capsys.readouterr().err.count("\n") == 1
+    assert copy.read_text(encoding="utf-8") == page
     assert script.main(["--rows", "first", "--rows", "second", "--out", str(copy)]) == 0
     assert copy.read_text(encoding="utf-8") == "\n".join(
         [*head, *map(script._line, new), "", "## Summary", "",
