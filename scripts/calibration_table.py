@@ -11,10 +11,11 @@ the page states; the section on Wilson's exact coverage is computed, not simulat
     python scripts/calibration_table.py --jobs 2   # the sections in 2 processes
     python scripts/calibration_table.py --rows McNemar   # publish one changed row
 
-``--rows TEXT`` (repeatable) reruns only the sections that hold a row whose statistic
-contains TEXT (case-insensitive, on the page or in the fresh rows) and replaces just those
-rows' lines; every other line of the page stays as committed and the summary line is
-recounted from the rows' status cells. Each row's simulation seeds itself (its function's
+``--rows TEXT`` (repeatable) reruns only the sections that hold a row whose statistic on
+the page contains TEXT (case-insensitive; a renamed row is found by its old name) and
+replaces the lines of the rows whose statistic, on the page or rerun, contains it; every
+other line of the page stays as committed and the summary line is recounted from the rows'
+status cells. Each row's simulation seeds itself (its function's
 own ``seed``; none shares a generator or the global one), so a row rerun alone is the line
 a full render prints. Where a rerun section holds another row that changed too, the page
 would be one no full render gives: the script names those rows and writes nothing
