@@ -287,6 +287,19 @@ def test_cli_failed_measure_writes_page_and_exits_1(tmp_path: Path) -> None:
     assert "status-failed" in page_text and "expected 3" in page_text
 
 
+def test_a_measure_without_a_card_is_named_as_such() -> None:
+    """``report --measure genderbench`` (the suite a GenderBench user just ran) said
+    "unknown measure"; it is a measure, with no card: the line says how to run it."""
+    from genderscope.reporting.registry import select
+
+    with pytest.raises(GenderscopeError) as info:
+        select(["genderbench"])
+    assert str(info.value).startswith("'genderbench' has no report card: run it with "
+                                      "`genderscope run genderbench`")
+    with pytest.raises(GenderscopeError, match="^unknown measure 'nope'"):
+        select(["nope"])
+
+
 @pytest.mark.slow
 def test_cli_bad_inputs(tmp_path: Path) -> None:
     r = _cli("report", "--out", str(tmp_path / "r.html"))

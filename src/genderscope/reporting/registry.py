@@ -108,6 +108,10 @@ def select(names: Sequence[str] | None) -> list[Card]:
         return [m for m in reg.values() if m.default]
     unknown = [n for n in names if n not in reg]
     if unknown:
+        if unknown[0] in declarations():  # gs.run has it, the page has no card for it
+            raise GenderscopeError(f"{unknown[0]!r} has no report card: run it with "
+                                   f"`genderscope run {unknown[0]}`; the report's measures: "
+                                   f"{', '.join(reg)}")
         raise GenderscopeError(f"unknown measure {', '.join(map(repr, unknown))}; "  # "crows-pair"
                                f"{did_you_mean(unknown[0], reg)}choose from {', '.join(reg)}")
     return [reg[n] for n in names]
