@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -193,6 +194,32 @@ def test_cli_change_table_shows_the_discordant_pairs_beside_the_mcnemar_test() -
     _, rows = change_rows(moved, ["bias_type"])
     assert rows[0]["stereotypical preferred mcnemar test"] == \
         "mid-p McNemar (9 true→false, 2 false→true)"
+
+
+def test_runs_show_of_a_comparison_prints_its_change_table(tmp_path: Path) -> None:
+    """``genderscope runs show`` of a stored comparison prints the change table compare
+    printed, McNemar cell included (it had printed only the summary's scalars: n_items,
+    value, ...)."""
+    from genderscope.cli.app import app
+
+    before, _ = _pairs(9, 2, same=9)
+    run = Result("crows-pairs", {}, pd.DataFrame({
+        "pair_id": range(20), "margin": before * 1.0, "bias_type": "gender",
+        "stereotypical_preferred": before}))
+    run.save(tmp_path / "a")
+    run.save(tmp_path / "b")
+    store = str(tmp_path / "s.sqlite")
+    r = CliRunner().invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path / "b"),
+                                 "--store", store, "--out", str(tmp_path / "cmp"),
+                                 "--no-plot", "--n-resamples", "200"], terminal_width=200)
+    assert r.exit_code == 0, r.output
+    run_id = re.search(r"\(run (\S+)\)", r.output).group(1)
+    shown = CliRunner().invoke(app, ["runs", "show", run_id, "--store", store],
+                               terminal_width=200)
+    assert shown.exit_code == 0, shown.output
+    text = " ".join(shown.output.split())
+    assert "too few discordant pairs to test (0 true→false, 0 false→true)" in text
+    assert "change [95% CI]" in text
 
 
 def test_errors():

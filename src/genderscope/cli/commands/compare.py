@@ -113,6 +113,23 @@ def change_caveats(summary: dict[str, Any]) -> list[str]:
     return out
 
 
+def print_change(res: Result) -> None:
+    """A comparison's change table (:func:`change_rows`), its design and its caveats, as
+    ``genderscope compare`` prints them and ``genderscope runs show`` of its run."""
+    from genderscope.reporting.terminal import print_rows
+
+    title = (f"{res.method}: {res.summary['value']} after - before "
+             f"({res.summary['n_items']} paired items)")
+    columns, rows = change_rows(res.tables["change_by_group"], res.summary["groups"])
+    print_rows(console, rows, title=title, columns=columns, wide=None, head=columns[:1],
+               sub=None, fields=[(c, c) for c in columns[1:]])
+    for label in ("design", "design_note"):  # the crossed design, or why it is not used
+        if res.summary.get(label):
+            console.print(f"{label.replace('_', ' ')}: {res.summary[label]}")
+    for line in change_caveats(res.summary):
+        console.print(line)
+
+
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
     @app.command("compare")
     def compare(
@@ -187,16 +204,5 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         if as_json:
             console.print_json(to_json({"run_id": run_id, "summary": res.summary}))
             return
-        from genderscope.reporting.terminal import print_rows
-
-        title = (f"{res.method}: {res.summary['value']} after - before "
-                 f"({res.summary['n_items']} paired items)")
-        columns, rows = change_rows(res.tables["change_by_group"], res.summary["groups"])
-        print_rows(console, rows, title=title, columns=columns, wide=None, head=columns[:1],
-                   sub=None, fields=[(c, c) for c in columns[1:]])
-        for label in ("design", "design_note"):  # the crossed design, or why it is not used
-            if res.summary.get(label):
-                console.print(f"{label.replace('_', ' ')}: {res.summary[label]}")
-        for line in change_caveats(res.summary):
-            console.print(line)
+        print_change(res)
         console.print(f"saved to {folder} (run {run_id})")

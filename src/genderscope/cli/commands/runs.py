@@ -157,8 +157,13 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         console.print(f"[bold]{res.method}[/bold] run {res.metadata.get('run_id')} "
                       f"({plural(len(res.items), 'item')}; tables: "
                       f"{', '.join(res.tables) or '-'})")
-        for t in tables_of(res):
-            console.print(t)
+        if res.method.endswith("-compare") and "change_by_group" in res.tables:
+            from genderscope.cli.commands.compare import print_change
+
+            print_change(res)  # the change table compare printed (its McNemar cells too)
+        else:
+            for t in tables_of(res):
+                console.print(t)
         model = res.metadata.get("model") or {}
         fingerprint = model.get("fingerprint") if isinstance(model, dict) else None
         console.print(f"model: {model_name(res.metadata) or '–'}"
