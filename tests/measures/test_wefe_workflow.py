@@ -327,6 +327,29 @@ def test_cli_run_many_and_run_query(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert summary["metadata"]["reused"] is True
 
 
+def test_cli_run_many_takes_the_max_oov_its_refusal_names(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A query with 2 of 7 words out of vocabulary is refused with "raise --max-oov to
+    accept"; run-many had no --max-oov to raise."""
+    from genderscope.vector_debias import write_word2vec_binary
+
+    a = write_word2vec_binary(tmp_path / "a.bin", WORDS, MATRIX)
+    q = tmp_path / "q.json"
+    q.write_text(json.dumps({"targets": {"Male": [*WORDS[0:5], "zz1", "zz2"],
+                                         "Female": WORDS[5:10]},
+                             "attributes": dict(list(SETS["A"].items())[:2])}))
+    args = ["run-many", "--vectors", str(a), "--query", str(q), "--metric", "mac",
+            "--resamples", "100", "--store", str(tmp_path / "s.sqlite"), "--no-progress"]
+    code, err = _main([*args, "--out", str(tmp_path / "o1")], capsys, monkeypatch)
+    assert code == 2 and "raise --max-oov to accept" in err, err
+    code, err = _main([*args, "--out", str(tmp_path / "o2"), "--max-oov", "0.3"], capsys,
+                      monkeypatch)
+    assert code == 0, err
+    table = pd.read_csv(tmp_path / "o2" / "results.csv")
+    assert list(table.n_oov) == [2] and table.error.isna().all()
+
+
 @pytest.mark.parametrize("args, says", [
     (["--metric", "seat"], "--metric must be one of"),
     (["--rank-method", "best"], "--rank-method must be one of"),

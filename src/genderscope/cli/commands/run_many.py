@@ -66,6 +66,11 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                              max=COUNT_MAX["resamples"],
                                              help="Bootstrap replicates [each metric's "
                                              "default]."),
+        max_oov: float | None = typer.Option(None, "--max-oov", min=0.0, max=1.0,
+                                             help="Largest share of a set that may be out "
+                                             "of vocabulary, for every metric (WEFE's "
+                                             "lost_vocabulary_threshold) [default: each "
+                                             "metric's, 0.2]."),
         aggregate: str = typer.Option("abs_avg", "--aggregate", help="Score of a model per "
                                       "metric over the queries: abs_avg, avg, sum, abs_sum."),
         rank_method: str = typer.Option("first", "--rank-method", help="Ties: first, "
@@ -120,6 +125,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         options: dict[str, dict[str, Any]] = {"*": {"seed": seed}}
         if resamples is not None:
             options["*"]["resamples"] = resamples
+        if max_oov is not None:  # the OOV refusal says "raise --max-oov to accept"
+            options["*"]["max_oov"] = max_oov
         table = run_many(models, queries, list(dict.fromkeys(metric)), store=store_path,
                          options=options, progress=progress)
         scores = score_table(table, aggregate)
