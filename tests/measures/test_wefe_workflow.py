@@ -350,7 +350,31 @@ def test_cli_run_many_takes_the_max_oov_its_refusal_names(
     assert list(table.n_oov) == [2] and table.error.isna().all()
 
 
+def test_cli_run_many_takes_wefe_s_look_up(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page tells run-many users to give --case exact for WEFE's look-up (and
+    --effect-size wefe for its d); run-many had neither. "M0" is found as "m0" by the
+    default fallback and is out of vocabulary with exact look-up."""
+    from genderscope.vector_debias import write_word2vec_binary
+
+    a = write_word2vec_binary(tmp_path / "a.bin", WORDS, MATRIX)
+    q = tmp_path / "q.json"
+    q.write_text(json.dumps({"targets": {"Male": ["M0", *WORDS[1:5]], "Female": WORDS[5:10]},
+                             "attributes": dict(list(SETS["A"].items())[:2])}))
+    args = ["run-many", "--vectors", str(a), "--query", str(q), "--metric", "weat",
+            "--resamples", "100", "--store", str(tmp_path / "s.sqlite"), "--no-progress"]
+    oov = {}
+    for name, extra in (("fallback", []), ("exact", ["--case", "exact", "--effect-size",
+                                                      "wefe", "--strip-accents", "ascii"])):
+        code, err = _main([*args, "--out", str(tmp_path / name), *extra], capsys,
+                          monkeypatch)
+        assert code == 0, err
+        oov[name] = pd.read_csv(tmp_path / name / "results.csv").n_oov.tolist()
+    assert oov == {"fallback": [0], "exact": [1]}
+
+
 @pytest.mark.parametrize("args, says", [
+    (["--case", "upper"], "--case must be one of fallback, exact, lower"),
     (["--metric", "seat"], "--metric must be one of"),
     (["--rank-method", "best"], "--rank-method must be one of"),
     ([], "give at least one --query FILE or --test NAME"),

@@ -71,6 +71,15 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                              "of vocabulary, for every metric (WEFE's "
                                              "lost_vocabulary_threshold) [default: each "
                                              "metric's, 0.2]."),
+        case: str | None = typer.Option(None, "--case", help="Word look-up for every "
+                                        "metric: fallback (as written, else lower case), "
+                                        "exact (WEFE's) or lower [default: fallback]."),
+        strip_accents: str | None = typer.Option(None, "--strip-accents", help="Strip "
+                                                 "accents before look-up: none, unicode or "
+                                                 "ascii (WEFE's) [default: none]."),
+        effect_size: str | None = typer.Option(None, "--effect-size", help="WEAT's d over "
+                                               "the sample SD (caliskan) or the population "
+                                               "SD (wefe, WEFE 1.0.1's) [default: caliskan]."),
         aggregate: str = typer.Option("abs_avg", "--aggregate", help="Score of a model per "
                                       "metric over the queries: abs_avg, avg, sum, abs_sum."),
         rank_method: str = typer.Option("first", "--rank-method", help="Ties: first, "
@@ -89,6 +98,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
     ) -> None:
         """Models x queries x metrics into one table with 95 % CIs, then each model's rank
         per metric and the metrics' rank correlations (WEFE's workflow)."""
+        from genderscope.engine import declared
         from genderscope.outputs import check_output_folder, command_inputs
         from genderscope.stats.rankings import (
             AGGREGATIONS,
@@ -106,6 +116,15 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             if value not in choices:
                 raise GenderscopeError(f"{name} must be one of {', '.join(choices)}, "
                                        f"got {value!r}")
+        look_up: dict[str, str] = {}  # WEFE's look-up and d, for the metrics that take them
+        for name, value in (("case", case), ("strip_accents", strip_accents),
+                            ("effect_size", effect_size)):
+            choices = declared("weat").options[name].choices or ()
+            if value is not None and value not in choices:
+                raise GenderscopeError(f"--{name.replace('_', '-')} must be one of "
+                                       f"{', '.join(choices)}, got {value!r}")
+            if value is not None:
+                look_up[name] = value
         bad = [m for m in metric if m not in METRICS]
         if bad:
             raise GenderscopeError(f"--metric must be one of {', '.join(METRICS)}, got "
@@ -127,6 +146,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             options["*"]["resamples"] = resamples
         if max_oov is not None:  # the OOV refusal says "raise --max-oov to accept"
             options["*"]["max_oov"] = max_oov
+        options["*"].update(look_up)
         table = run_many(models, queries, list(dict.fromkeys(metric)), store=store_path,
                          options=options, progress=progress)
         scores = score_table(table, aggregate)
