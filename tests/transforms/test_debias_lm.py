@@ -59,6 +59,21 @@ def inlp_dir(tiny_bert_dir: Path, tmp_path: Path) -> Path:
     return out
 
 
+def test_the_summary_table_reads_counts_not_a_dict(monkeypatch) -> None:
+    """``debias inlp`` printed its sentence counts as "{'male': 100, 'female': 100, ...}"."""
+    from rich.console import Console
+
+    from genderscope.cli.commands import debias_lm
+
+    console = Console(record=True, width=200)
+    monkeypatch.setattr(debias_lm, "console", console)
+    debias_lm._show("inlp", Path("out"), {"base_model": {"spec": "m"}, "seconds": 1.0,
+                                          "data": {"sentences": {"male": 100, "female": 90,
+                                                                 "neutral": 80}}})
+    text = console.export_text()
+    assert "100 male, 90 female, 80 neutral" in text and "{" not in text
+
+
 def test_inlp_folder_is_safetensors_and_json_and_loads(inlp_dir, tiny_bert_dir, store):
     from genderscope.models.loading import load_lm
 

@@ -28,7 +28,8 @@ CORPUS = typer.Option("gap", "--corpus", help="Text with attribute words: gap (G
                       "Wikipedia passages) or a .txt/.tsv/.csv/.jsonl file.")
 WORDS = typer.Option(None, "--words", help="[male, female] word pairs as JSON (default: "
                      "bias-bench's bias_attribute_words.json).")
-LIMIT = typer.Option(None, "--limit", help="Use the first N documents of the corpus.")
+LIMIT = typer.Option(None, "--limit", help="Use the first N documents of the corpus "
+                     "[default: every document].")
 SEED = typer.Option(0, "--seed", help="Seed for sentence order, clipping and classifiers.")
 KIND = typer.Option("auto", "--kind", help="auto, masked or causal.")
 START = typer.Option("auto", "--start-token", help="Causal LMs: start-of-text token "
@@ -46,8 +47,10 @@ def _show(technique: str, out: Path, manifest: dict[str, Any]) -> None:
     rows: dict[str, Any] = {"base model": manifest["base_model"]["spec"]}
     data = manifest.get("data") or {}
     for key in ("sentences", "counterfactual_pairs", "pairs_left_out"):
-        if key in data:
-            rows[key] = data[key]
+        if key in data:  # {"male": 100, ...} as "100 male, ..."
+            v = data[key]
+            rows[key] = ", ".join(f"{n} {k}" for k, n in v.items()) if isinstance(v, dict) \
+                else v
     est = manifest.get("estimate") or {}
     if "dev_accuracy" in est:
         acc = est["dev_accuracy"]
