@@ -129,6 +129,20 @@ def test_option_bounds_are_written_as_numbers() -> None:
     assert "[at least 0, at most 1]" in text  # --top-p
 
 
+@pytest.mark.parametrize("path, says", [
+    (("debias", "cds"), "--limit <int> Use the first N documents [default: every document]"),
+    (("debias", "cds"), "Stop after N steps [default: when the epochs end]"),
+    (("debias", "inlp"), "of the corpus [default: every document]"),
+    (("debias", "sentence-debias"), "sentence pairs [default: every pair]"),
+    (("run", "seat"), "[default: cpu for --encoder, the best available for --model]"),
+    (("run", "bias-amplification"), "cpu, cuda or mps [default: best available]"),
+])
+def test_options_without_a_value_say_what_they_default_to(path: tuple[str, ...],
+                                                          says: str) -> None:
+    """Options whose default is "not given" said nothing of what that means."""
+    assert says in _flat(_help(*path))
+
+
 def test_python_dash_m_genderscope_is_the_cli() -> None:
     """``python -m genderscope`` runs the same command line (there was no __main__)."""
     import subprocess

@@ -40,13 +40,15 @@ def cds_command(
     names: bool = typer.Option(True, "--names/--no-names", help="Swap first names too."),
     pairs: list[Path] = typer.Option([], "--pairs", help="Extra word-pair TSV "
                                      "(male<TAB>female[<TAB>direction]); repeatable."),
-    limit: int | None = typer.Option(None, "--limit", help="Use the first N documents."),
+    limit: int | None = typer.Option(None, "--limit", help="Use the first N documents "
+                                         "[default: every document]."),
     epochs: int = typer.Option(3, "--epochs", help="Epochs (Bartl et al.: 3)."),
     lr: float = typer.Option(2e-5, "--lr", help="Learning rate (Bartl et al.: 2e-5)."),
     batch_size: int = typer.Option(1, "--batch-size", help="Batch size (Bartl et al.: 1)."),
     seed: int = typer.Option(42, "--seed", help="Seed for CDS draws, names and training "
                              "(Bartl et al.: 42)."),
-    max_steps: int | None = typer.Option(None, "--max-steps", help="Stop after N steps."),
+    max_steps: int | None = typer.Option(None, "--max-steps", help="Stop after N steps [default: "
+                                             "when the epochs end]."),
     max_length: int = typer.Option(256, "--max-length", min=8,
                                    help="Truncate each training unit (sentence or "
                                         "passage) to N tokens."),

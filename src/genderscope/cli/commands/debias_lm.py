@@ -105,7 +105,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                 words: Path | None = WORDS, limit: int | None = LIMIT,
                                 max_pairs: int | None = typer.Option(
                                     None, "--max-pairs", help="Use at most N counterfactual "
-                                    "sentence pairs."),
+                                    "sentence pairs [default: every pair]."),
                                 seed: int = SEED, batch_size: int = BATCH,
                                 max_length: int = MAXLEN, kind: str = KIND,
                                 start_token: str = START, features: str = FEATURES,
@@ -156,7 +156,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                         batch_size: int = typer.Option(1, "--batch-size", help="Batch size."),
                         seed: int = typer.Option(42, "--seed", help="Training seed."),
                         max_steps: int | None = typer.Option(None, "--max-steps",
-                                                             help="Stop after N steps."),
+                                                             help="Stop after N steps "
+                                                             "[default: when the epochs "
+                                                             "end]."),
                         max_length: int = typer.Option(256, "--max-length", min=8,
                                                        help="Truncate units to N tokens."),
                         save_every: int = typer.Option(200, "--save-every", min=1,

@@ -311,8 +311,11 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                   "float16 or bfloat16."),
         test: list[str] = TEST_OPTION,
         tests_dir: Path | None = TESTS_DIR_OPTION,
-        batch_size: int = typer.Option(64, "--batch-size", min=1),
-        device: str | None = typer.Option(None, "--device", help="cpu, cuda or mps."),
+        batch_size: int = typer.Option(64, "--batch-size", min=1,
+                                       help="Sentences per forward pass."),
+        device: str | None = typer.Option(None, "--device", help="cpu, cuda or mps "
+                                            "[default: cpu for --encoder, the best "
+                                            "available for --model]."),
         out: Path | None = OUT_OPTION,
         store_path: Path | None = STORE_OPTION,
         as_json: bool = JSON_OPTION,
@@ -364,7 +367,8 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             "openai:NAME with --base-url): measure its answers instead of caption files."),
         base_url: str | None = typer.Option(
             None, "--base-url", help="OpenAI-compatible endpoint for --model openai:NAME."),
-        device: str | None = typer.Option(None, "--device", help="cpu, cuda, mps."),
+        device: str | None = typer.Option(None, "--device", help="cpu, cuda or mps "
+                                            "[default: best available]."),
         **options: Any,
     ) -> None:
         """Mean bias amplification (Zhao et al. 2017) between training data and output:
