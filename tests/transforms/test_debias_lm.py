@@ -69,9 +69,11 @@ def test_the_summary_table_reads_counts_not_a_dict(monkeypatch) -> None:
     monkeypatch.setattr(debias_lm, "console", console)
     debias_lm._show("inlp", Path("out"), {"base_model": {"spec": "m"}, "seconds": 1.0,
                                           "data": {"sentences": {"male": 100, "female": 90,
-                                                                 "neutral": 80}}})
+                                                                 "neutral": 80},
+                                                   "pairs_left_out": 4}})
     text = console.export_text()
     assert "100 male, 90 female, 80 neutral" in text and "{" not in text
+    assert "pairs left out" in text and "_" not in text  # words, not manifest keys
 
 
 def test_inlp_folder_is_safetensors_and_json_and_loads(inlp_dir, tiny_bert_dir, store):

@@ -49,8 +49,8 @@ def _show(technique: str, out: Path, manifest: dict[str, Any]) -> None:
     for key in ("sentences", "counterfactual_pairs", "pairs_left_out"):
         if key in data:  # {"male": 100, ...} as "100 male, ..."
             v = data[key]
-            rows[key] = ", ".join(f"{n} {k}" for k, n in v.items()) if isinstance(v, dict) \
-                else v
+            rows[key.replace("_", " ")] = ", ".join(f"{n} {k}" for k, n in v.items()) \
+                if isinstance(v, dict) else v
     est = manifest.get("estimate") or {}
     if "dev_accuracy" in est:
         acc = est["dev_accuracy"]
