@@ -216,6 +216,27 @@ def test_the_suite_passes_the_conformance_suite(gest_csv: Path) -> None:
         "declared", "strict-api", "cli", "reuse"]
 
 
+def test_marks_table_takes_a_list_of_probe_results() -> None:
+    """``marks_table([r_bbq, r_direct])`` raised AttributeError ('list' has no 'items');
+    a list of Results is named by each method, anything else is one line."""
+    import pandas as pd
+
+    from genderscope.measures.genderbench.marks import marks_table
+    from genderscope.results import Result
+
+    def probe(name: str, estimate: float) -> Result:
+        return Result(name, {"fail_rate": {"estimate": estimate, "ci_low": 0.0,
+                                           "ci_high": 0.5},
+                             "marks": {"fail_rate": {"mark": "A", "mark_point": "B"}}},
+                      pd.DataFrame())
+
+    a, b = probe("direct", 0.1), probe("bbq", 0.2)
+    assert marks_table([a, b]) == marks_table({"direct": a, "bbq": b})
+    assert [r["probe"] for r in marks_table([a, b])] == ["direct", "bbq"]
+    with pytest.raises(GenderscopeError, match="^marks_table takes"):
+        marks_table([a.summary])  # type: ignore[list-item]
+
+
 @needs_genderbench
 def test_the_marks_are_explained_under_the_table(suite) -> None:  # type: ignore[no-untyped-def]
     """A user reading "B / C" and "-" in the marks column finds what they mean printed

@@ -14,12 +14,13 @@ applies the rule to its cluster bootstrap interval, ``mark_point`` to the estima
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from genderscope.errors import GenderscopeError
 from genderscope.measures.genderbench.common import mark_of
 from genderscope.measures.genderbench.probe_run import ProbeSpec
 from genderscope.results import Result
@@ -134,13 +135,20 @@ def genderbench_marks(spec: ProbeSpec, frame: pd.DataFrame, *, seed: int,
             for name, rng in spec.marks.items()}
 
 
-def marks_table(results: Mapping[str, Result | Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """One row per (probe, marked metric) of probe results (each a probe's ``Result`` or
-    its ``summary``), in the given order: ``probe``, ``metric``, ``estimate``,
+def marks_table(results: Mapping[str, Result | Mapping[str, Any]] | Sequence[Result]
+                ) -> list[dict[str, Any]]:
+    """One row per (probe, marked metric) of probe results (``{probe: Result or its
+    summary}``, or a list of probe Results, each named by its method), in the given
+    order: ``probe``, ``metric``, ``estimate``,
     ``ci_low``/``ci_high`` (genderscope's cluster bootstrap), ``mark`` (on that
     interval), ``mark_point`` (on the estimate) and, where the result carries them
     (``genderscope run genderbench``), ``mark_genderbench`` and
     ``genderbench_low``/``genderbench_high`` (GenderBench's own interval); else None."""
+    if not isinstance(results, Mapping):  # [gs.run("bbq", ...), gs.run("direct", ...)]
+        if not all(isinstance(r, Result) for r in results):
+            raise GenderscopeError("marks_table takes {probe: result} or a list of probe "
+                                   "Results")
+        results = {r.method: r for r in results}
     rows = []
     for probe, r in results.items():
         summary = r.summary if isinstance(r, Result) else r
