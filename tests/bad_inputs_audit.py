@@ -235,8 +235,32 @@ ENDPOINT_STRICT = [
          "percent-encode"),
 ]
 
+BOUNDS = [
+    # the option-bounds audit: counts that set a run's work had no upper bound, a negative
+    # count was accepted
+    Case("A.13", "weat --exact-limit 10**20 (exact up to 10**20 partitions)",
+         ("run", "weat", "--vectors", "vec.txt", "--test", "wt.json", "--exact-limit", HUGE),
+         "--exact-limit must be at most 10,000,000"),
+    Case("A.13", "run bbq --max-new-tokens 10**20 (sent to the endpoint)",
+         ("run", "bbq", *ENDPOINT, "--max-new-tokens", HUGE),
+         "--max-new-tokens must be at most 1,048,576"),
+    Case("A.13", "report --max-new-tokens 10**20 (every endpoint measure failed, exit 1)",
+         ("report", *ENDPOINT, "--max-new-tokens", HUGE, "--out", "new.html"),
+         "--max-new-tokens must be at most 1,048,576"),
+    Case("A.13", "sweep --max-retries 10**20", ("sweep", "--vectors", "vec.txt", "--measure",
+                                                "weat", "--max-retries", HUGE, "--no-progress",
+                                                "--out", "s.html"),
+         "--max-retries must be at most 100"),
+    Case("A.13", "runs show --items -1 (printed every item but the last)",
+         ("runs", "show", "nope", "--items", "-1"), "--items must be at least 0"),
+]
+
 API = [
     *API,
+    ApiCase("A.13", "gs.run('ripa', exact_limit=10**20)",
+            "gs.run('ripa', 'vec.txt', test='wt3.json', exact_limit=10**20)",
+            "--exact-limit must be at most 10,000,000"),
+
     ApiCase("A.10", "gs.report(classifiers=[a missing pickle]) (a failed section)",
             "gs.report(classifiers=['nope.pkl'], texts='texts.csv', out='new.html')",
             "--classifier nope.pkl: no such file"),
@@ -255,7 +279,7 @@ API = [
 ]
 
 CASES = [*SEEDS, *RUNS, *RUN_MANY, *ATTACKS, *CHECKED_FIRST, *HUGE_COUNTS, *REPORT_INPUTS,
-         *ENDPOINT_STRICT, *API]
+         *ENDPOINT_STRICT, *BOUNDS, *API]
 
 
 def _query(path: Path, attributes: tuple[list[str], list[str]]) -> None:

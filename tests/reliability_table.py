@@ -28,7 +28,7 @@ CASES = [*ROUNDS, *AUDIT]
 HEAD = """# Reliability: bad inputs and their outcomes
 
 Each row is one command (or Python API call) run on a prepared workspace of small files
-(column "item": the group of cases, 1-7, 24.1-24.5, 37.1-37.8 and the audit's A.1-A.12;
+(column "item": the group of cases, 1-7, 24.1-24.5, 37.1-37.8 and the audit's A.1-A.13;
 the cases live in `tests/bad_inputs.py`, `tests/bad_inputs_issue24.py`,
 `tests/bad_inputs_issue37.py` and `tests/bad_inputs_audit.py`;
 `tests/reliability/test_bad_inputs.py`, `test_bad_inputs_audit.py` and, for 37.1,
@@ -49,7 +49,9 @@ concurrency, A.7 report and sweep flags that were ignored or failed every measur
 with no upper bound, A.9 `$GENDERSCOPE_DATA` (in its test only), A.10 the report's
 `--classifier` and `--texts` (checked before any model loads, not a failed section), A.11 a
 start token with masked models only (a sweep file's too), A.12 an endpoint's `--api-key-env`
-naming an unset variable and an `@` inside a `--base-url` path segment.
+naming an unset variable and an `@` inside a `--base-url` path segment, A.13 the option-bounds
+audit (every declared number has a minimum, and every count that sets a run's work, a maximum:
+`--exact-limit`, `--max-new-tokens`, a sweep's `--max-retries`; `runs show --items` below 0).
 The table is regenerated, not written by hand:
 
     PYTHONPATH=src HF_HUB_OFFLINE=1 python tests/reliability_table.py

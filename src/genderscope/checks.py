@@ -21,9 +21,15 @@ the k-means of Double-Hard Debias) take 32-bit seeds, torch 64-bit ones; a large
 a traceback."""
 COUNT_OPTIONS = ("limit", "examples", "resamples", "permutations", "exact_limit", "min_count")
 """Option names that count something: whole numbers (their lower bounds are the plans')."""
-COUNT_MAX = {"resamples": 1_000_000, "n_resamples": 1_000_000, "permutations": 10_000_000}
-"""The most resamples and permutations (any measure, ``compare``): the bootstrap keeps every
-replicate (10**20 was a MemoryError after minutes), a permutation test runs them all."""
+COUNT_MAX = {"resamples": 1_000_000, "n_resamples": 1_000_000, "permutations": 10_000_000,
+             "exact_limit": 10_000_000, "max_new_tokens": 2**20, "max_retries": 100}
+"""The most of each count that sets how much work a run does, for every measure and command
+that takes it (a declared int option of that name gets it as its ``max``): the bootstrap keeps
+every replicate (10**20 resamples was a MemoryError after minutes); a permutation test runs
+every permutation and the exact test every partition (so at most as many as permutations);
+an answer of ``max_new_tokens`` is kept whole (2**20 tokens is beyond any context the
+adapters load; an endpoint asked for 10**20 failed every measure); a sweep job is retried
+``max_retries`` times (as an endpoint request ``--retries``)."""
 
 
 def flag(name: str) -> str:

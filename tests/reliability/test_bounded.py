@@ -55,11 +55,11 @@ def test_max_new_tokens_above_the_context_is_one_line(tmp_path: Path) -> None:
     model = build_chat_llama(tmp_path / "chat")  # max_position_embeddings 2048
     t0 = time.monotonic()
     code, err = _main("run", "discrimination-tamkin", "--model", str(model), "--limit", "1",
-                      "--max-new-tokens", "1000000000", "--no-progress", "--store",
+                      "--max-new-tokens", "100000", "--no-progress", "--store",
                       str(tmp_path / "s.sqlite"))
     assert code == 2, err
     last = err.splitlines()[-1]
-    assert last.startswith("error: ") and "--max-new-tokens 1000000000" in last and \
+    assert last.startswith("error: ") and "--max-new-tokens 100000" in last and \
         "2048" in last, err
     assert "Traceback" not in err and sum(x.startswith("error") for x in err.splitlines()) == 1
     assert time.monotonic() - t0 < 120  # refused before generating, not after 600 s
@@ -69,7 +69,9 @@ def test_max_new_tokens_up_to_the_context_is_accepted() -> None:
     from genderscope.models.generate import check_new_tokens
 
     check_new_tokens(Decoding(max_new_tokens=2048), 2048, "m")
-    check_new_tokens(Decoding(max_new_tokens=10**9), None, "m")  # context unknown
+    check_new_tokens(Decoding(max_new_tokens=2**20), None, "m")  # context unknown: the cap
+    with pytest.raises(GenderscopeError, match="at most 1,048,576"):  # (every model)
+        Decoding(max_new_tokens=2**20 + 1)
     with pytest.raises(GenderscopeError, match="at most 2048"):
         check_new_tokens(Decoding(max_new_tokens=2049), 2048, "m")
 

@@ -97,7 +97,7 @@ def _probe_options(
     repeat_penalty: Annotated[float | None, Opt(
         "Repetition penalty (1: none) [default: the server's or model's own; llama.cpp's "
         "server applies 1.1 even at temperature 0, so 1.0 asks for plain greedy].",
-        key=False)] = None,
+        min=0, key=False)] = None,  # 0 itself: Decoding refuses it (a penalty is > 0)
     extra_body: Annotated[Any, Opt("A JSON object merged into an endpoint's request body, "
                                    "e.g. '{\"top_k\": 1}' (local models refuse it).",
                                    key=False)] = None,

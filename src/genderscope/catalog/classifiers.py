@@ -31,13 +31,13 @@ def counterfactual(
         Opt("Use only N texts (the first N, or a seeded sample with --sample-seed).", min=1),
     ] = None,
     sample_seed: Annotated[
-        int | None, Opt("Sample --limit texts at random with this seed.")
+        int | None, Opt("Sample --limit texts at random with this seed.", min=0)
     ] = None,
     names: Annotated[bool, Opt("Also swap first names.")] = False,
     pairs: Annotated[
         Path | None, Opt("Word-pair list for the swapper [default: packaged EN list].")
     ] = None,
-    examples: Annotated[int, Opt("Rows in the examples table.")] = 10,
+    examples: Annotated[int, Opt("Rows in the examples table.", min=0)] = 10,
     seed: Seed = 0,
     resamples: Resamples = 10_000,
     progress: Progress = False,

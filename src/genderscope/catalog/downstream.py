@@ -30,7 +30,7 @@ def downstream(
     limit: Annotated[int | None, Opt("Seeded subset of N StereoSet contexts (3 sentences "
                                      "each).", min=2)] = 300,
     test_share: Annotated[float, Opt("Share of the contexts held out for testing, in (0, "
-                                     "1).")] = 0.3,
+                                     "1).", min=0, max=1)] = 0.3,  # 0 and 1: the plan's
     data: Data = None,
     subset_seed: SubsetSeed = 0,
     seed: Annotated[int, Opt("Seed of the train/test split of the contexts.", min=0)] = 0,

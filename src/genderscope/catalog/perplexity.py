@@ -38,7 +38,8 @@ def perplexity(
         int | None,
         Opt(
             "Use documents from this index on [default: 4000 for gap (its validation split), else "
-            "0]."
+            "0].",
+            min=0,
         ),
     ] = None,
     limit: Annotated[int | None, Opt("Seeded subset of N sentences.", min=1)] = 200,

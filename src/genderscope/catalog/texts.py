@@ -31,11 +31,13 @@ def attack(
         Any, Opt("Causal LM of the fluency filter (HF id, folder, .gguf, smollm2) or 'none'.")
     ] = "smollm2",
     lm_threshold: Annotated[
-        float, Opt("Keep a substitution when P(altered window) >= threshold x P(original window).")
+        float, Opt("Keep a substitution when P(altered window) >= threshold x P(original window).",
+                   min=0, max=1)  # 0 itself: the plan refuses it (the ratio is in (0, 1])
     ] = 0.25,
-    lm_window: Annotated[int, Opt("Context words on each side of the word.")] = 3,
+    lm_window: Annotated[int, Opt("Context words on each side of the word.", min=1)] = 3,
     candidates: Annotated[int, Opt("Analogy candidates per word (top-n cosine).", min=1)] = 8,
-    min_similarity: Annotated[float, Opt("Drop candidates below this cosine.")] = 0.0,
+    min_similarity: Annotated[float, Opt("Drop candidates below this cosine.", min=-1,
+                                         max=1)] = 0.0,
     directions: Annotated[
         Sequence[str] | str, Opt("Swap directions, comma-separated: man->woman, woman->man.")
     ] = ("man->woman", "woman->man"),

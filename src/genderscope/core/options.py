@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from genderscope.checks import flag, whole_number
+from genderscope.checks import COUNT_MAX, SEED_MAX, SEED_OPTIONS, flag, whole_number
 from genderscope.errors import ArgumentError, GenderscopeError
 
 TYPES = ("int", "float", "str", "bool", "path", "strs", "any")
@@ -48,6 +48,8 @@ class Option:
     def __post_init__(self) -> None:
         if self.type not in TYPES:
             raise ValueError(f"option {self.name}: unknown type {self.type!r}")
+        if self.type == "int" and self.max is None:  # the bound the checker holds by name
+            object.__setattr__(self, "max", implied_max(self.name))
 
     @property
     def flag(self) -> str:
@@ -97,6 +99,13 @@ class Option:
             raise GenderscopeError(f"{self.flag} must be at most {_num(self.max)}, "
                                    f"got {value}")
         return value
+
+
+def implied_max(name: str) -> int | None:
+    """The largest value :func:`~genderscope.checks.whole_number` lets an int option of
+    this name take when none is declared: a seed's ``SEED_MAX``, a count's ``COUNT_MAX``;
+    an :class:`Option` declares it, so the help, the docs' tables and the check agree."""
+    return SEED_MAX if name in SEED_OPTIONS else COUNT_MAX.get(name)
 
 
 def _num(x: float) -> str:

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from math import inf
 from typing import TYPE_CHECKING, Any
 
+from genderscope.checks import whole_number
 from genderscope.errors import GenderscopeError
 
 if TYPE_CHECKING:
@@ -57,9 +58,7 @@ class Decoding:
     extra_body: Mapping[str, Any] | str | None = field(default=None, hash=False)
 
     def __post_init__(self) -> None:
-        if int(self.max_new_tokens) < 1:
-            raise GenderscopeError(f"--max-new-tokens must be at least 1, got "
-                                   f"{self.max_new_tokens}")
+        whole_number(int(self.max_new_tokens), "max_new_tokens", 1)  # at most COUNT_MAX's
         if not self.temperature >= 0:
             raise GenderscopeError(f"--temperature must be >= 0, got {self.temperature}")
         if not 0 < self.top_p <= 1:

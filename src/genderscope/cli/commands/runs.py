@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.table import Table
 
+from genderscope.checks import whole_number
 from genderscope.cli.common import JSON_OPTION, STORE_OPTION, console, open_store
 from genderscope.errors import GenderscopeError
 from genderscope.results import Result, to_json
@@ -143,6 +144,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                               "record (summary, metadata) as JSON instead "
                                               "of the tables.")) -> None:
         """One run's tables, as `genderscope run` printed them, its model and options."""
+        whole_number(items, "items", 0, label="--items")  # -1 printed all items but the last
         with open_store(store_path, readonly=True) as store:
             res = store.load_run(run_id)
         if as_json:
