@@ -251,6 +251,11 @@ BOUNDS = [
                                                 "weat", "--max-retries", HUGE, "--no-progress",
                                                 "--out", "s.html"),
          "--max-retries must be at most 100"),
+    Case("A.13", "debias inlp --max-length 10**20", (*INLP, "--max-length", HUGE),
+         "--max-length must be at most 1,048,576"),
+    Case("A.13", "debias sentence-debias --max-pairs 0 (no pairs)",
+         ("debias", "sentence-debias", "--model", "{model}", "--out", "dl", "--corpus",
+          "corpus.txt", "--max-pairs", "0"), "--max-pairs must be at least 1"),
     Case("A.13", "runs show --items -1 (printed every item but the last)",
          ("runs", "show", "nope", "--items", "-1"), "--items must be at least 0"),
 ]

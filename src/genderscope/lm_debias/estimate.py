@@ -83,9 +83,10 @@ def debias_lm(technique: str, model: str | Path, out: str | Path, *, corpus: str
     if kind not in LM_LOAD:  # before the corpus or the word lists are read (or fetched)
         raise GenderscopeError(f"--kind must be auto, masked or causal, got {kind!r}")
     if technique != "self-debias":  # at most 10,000 classifiers: each removes a direction,
-        for name, value, least, most in (  # and a model has fewer dimensions
+        for name, value, least, most in (  # and a model has fewer dimensions; 2**20 tokens
                 ("n_classifiers", n_classifiers, 1, 10_000), ("n_per_class", n_per_class, 2, None),
-                ("batch_size", batch_size, 1, None), ("max_length", max_length, 4, None)):
+                ("batch_size", batch_size, 1, None), ("max_length", max_length, 4, 2**20),
+                *([("max_pairs", max_pairs, 1, None)] if max_pairs is not None else [])):
             whole_number(value, name, least, most,
                          label="--per-class" if name == "n_per_class" else None)
     check_not_unsafe(out, "--out", command_inputs(  # never an input, --overwrite or not
