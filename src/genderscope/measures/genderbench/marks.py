@@ -14,7 +14,7 @@ applies the rule to its cluster bootstrap interval, ``mark_point`` to the estima
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -135,7 +135,7 @@ def genderbench_marks(spec: ProbeSpec, frame: pd.DataFrame, *, seed: int,
             for name, rng in spec.marks.items()}
 
 
-def marks_table(results: Mapping[str, Result | Mapping[str, Any]] | Sequence[Result]
+def marks_table(results: Mapping[str, Result | Mapping[str, Any]] | Iterable[Result]
                 ) -> list[dict[str, Any]]:
     """One row per (probe, marked metric) of probe results (``{probe: Result or its
     summary}``, or a list of probe Results, each named by its method), in the given
@@ -145,9 +145,15 @@ def marks_table(results: Mapping[str, Result | Mapping[str, Any]] | Sequence[Res
     (``genderscope run genderbench``), ``mark_genderbench`` and
     ``genderbench_low``/``genderbench_high`` (GenderBench's own interval); else None."""
     if not isinstance(results, Mapping):  # [gs.run("bbq", ...), gs.run("direct", ...)]
+        results = list(results)  # read once: a generator would be empty the second time
         if not all(isinstance(r, Result) for r in results):
             raise GenderscopeError("marks_table takes {probe: result} or a list of probe "
                                    "Results")
+        methods = [r.method for r in results]
+        if twice := sorted({m for m in methods if methods.count(m) > 1}):
+            raise GenderscopeError(f"marks_table: {', '.join(twice)} given more than once "
+                                   "(one row each would be lost); name each result: "
+                                   "{'bbq (model A)': r1, 'bbq (model B)': r2}")
         results = {r.method: r for r in results}
     rows = []
     for probe, r in results.items():
