@@ -51,7 +51,8 @@ with no upper bound, A.9 `$GENDERSCOPE_DATA` (in its test only), A.10 the report
 start token with masked models only (a sweep file's too), A.12 an endpoint's `--api-key-env`
 naming an unset variable and an `@` inside a `--base-url` path segment, A.13 the option-bounds
 audit (every declared number has a minimum, and every count that sets a run's work, a maximum:
-`--exact-limit`, `--max-new-tokens`, a sweep's `--max-retries`; `runs show --items` below 0).
+`--exact-limit`, `--max-new-tokens`, a sweep's `--max-retries`, INLP's `--max-length`;
+`--max-pairs` and `runs show --items` below their minimum).
 The table is regenerated, not written by hand:
 
     PYTHONPATH=src HF_HUB_OFFLINE=1 python tests/reliability_table.py
