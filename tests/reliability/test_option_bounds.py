@@ -144,3 +144,23 @@ def test_the_command_line_refuses_what_the_api_refuses(name: str, option: str,
         value = _past(o, bound, step)
         code, said = _cli_message(name, (*needed, o.flag, str(value)))
         assert code == 2 and said == f"error: {_api_message(name, option, value)}", said
+
+
+def test_double_hard_refuses_more_frequency_components_than_dimensions() -> None:
+    """Double-Hard Debias tries each of the first ``--frequency-components`` principal
+    components; beyond the vectors' dimension there are none (was an IndexError)."""
+    import numpy as np
+
+    from genderscope.errors import DataError
+    from genderscope.models.vectors import WordVectors
+    from genderscope.vector_debias import DebiasLists
+    from genderscope.vector_debias.double_hard import double_hard_debias
+
+    words = ["he", "she", "man", "woman", "boy", "girl", *(f"w{i}" for i in range(20))]
+    vecs = WordVectors(np.random.default_rng(0).normal(size=(len(words), 6)).astype(
+        np.float32), words, fingerprint="t")
+    lists = DebiasLists((("he", "she"), ("man", "woman"), ("boy", "girl")),
+                        (("boy", "girl"),), ("he", "she", "man", "woman"))
+    double_hard_debias(vecs, lists, n_components=6, n_words=4)  # every dimension: fine
+    with pytest.raises(DataError, match="--frequency-components 7: the vectors have 6 "):
+        double_hard_debias(vecs, lists, n_components=7, n_words=4)

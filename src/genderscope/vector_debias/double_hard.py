@@ -102,6 +102,10 @@ def double_hard_debias(vectors: Any, lists: DebiasLists, *, n_words: int = 1000,
     ``targets``: debias these words (in the vocabulary, outside the gender-specific
     list) instead of the probe words; the component is still chosen on the probe
     words. ``ignore``: words neither probed nor debiased."""
+    dim = int(vectors.matrix.shape[1])
+    if n_components > dim:  # only dim principal components exist (was an IndexError)
+        raise DataError(f"--frequency-components {n_components}: the vectors have {dim} "
+                        "dimensions, so at most that many components")
     missing = [w for w in bias_words if w not in vectors]
     if missing:
         raise DataError(f"double-hard debias: {', '.join(missing)} not in the vocabulary")
