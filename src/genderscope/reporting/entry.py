@@ -105,6 +105,10 @@ class Headline:
     """How many ``ci_unit`` units the CI resamples (None: one per item)."""
     caveat: str | None = None
     """The interval's caveat (``CI.caveat``: its values outside its calibrated range)."""
+    no_interval: str | None = None
+    """Why there is no interval (e.g. too few scenarios to give one); None otherwise."""
+    no_estimate: str | None = None
+    """Why there is no estimate (e.g. too few items for a slope); None otherwise."""
 
     @property
     def has_ci(self) -> bool:
@@ -155,7 +159,7 @@ class Headline:
     def ci_text(self) -> str:
         """'[low, high]' with the resampling unit; '–' without a CI."""
         if not self.has_ci:
-            return "–"
+            return self.no_interval or "–"
         unit = self.ci_unit_words()
         return f"[{fmt(self.ci_low)}, {fmt(self.ci_high)}]" + (f", {unit}" if unit else "")
 
@@ -190,7 +194,8 @@ class Headline:
 
     def _reading(self) -> str:
         if not _finite(self.estimate):
-            return "Not estimable on these items."
+            return f"Not estimable on these items ({self.no_estimate})." if \
+                self.no_estimate else "Not estimable on these items."
         if self.null is None:
             return self.note or "Context number, not a bias score."
         ev = self.evidence()
@@ -214,8 +219,9 @@ class Headline:
         strength = self.strength()
         s = f"{strength.capitalize()} bias: " if strength and strength != "negligible" else (
             "Bias, though negligible in size: " if strength == "negligible" else "Bias: ")
-        if ev is None:
-            s = "Direction only (no uncertainty estimate): "
+        if ev is None:  # no size graded without an interval or p to read it by
+            s = (f"Direction only, {self.no_interval}: " if self.no_interval else
+                 "Direction only (no uncertainty estimate): ")
         out = f"{s}{self.direction()}"
         if ev:
             pv = fmt_p(self.p_value)
@@ -228,7 +234,8 @@ class Headline:
         return out + "."
 
     def as_dict(self) -> dict[str, Any]:
-        return {**{k: getattr(self, k) for k in _AS_DICT}, "evidence": self.evidence(),
+        why = {k: getattr(self, k) for k in ("no_interval", "no_estimate") if getattr(self, k)}
+        return {**{k: getattr(self, k) for k in _AS_DICT}, **why, "evidence": self.evidence(),
                 "reading": self.reading()}
 
 
@@ -357,6 +364,8 @@ def from_ci(label: str, d: dict[str, Any] | None, *, ci_unit_default: str | None
     fields["ci_unit"] = fields["ci_unit"] or ci_unit_default
     fields["ci_method"] = d.get("method")
     fields["caveat"] = d.get("caveat")
+    fields["no_interval"] = d.get("no_interval")
+    fields["no_estimate"] = d.get("no_estimate")
     # a CI dict counts items in ``n`` (and its clusters in ``n_units``), or its units in
     # ``n`` and the items in ``n_items`` (StereoSet's target means)
     fields["n_items"] = d.get("n_items", d.get("n"))

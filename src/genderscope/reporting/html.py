@@ -105,7 +105,8 @@ def badge(h: Headline) -> str:
 def _ci(h: Headline, tail: str = "") -> str:
     """The interval (HTML) and ``tail``, then what it resamples on a line of its own."""
     words = h.ci_unit_words() if h.has_ci else ""
-    return esc(f"[{fmt(h.ci_low)}, {fmt(h.ci_high)}]" if h.has_ci else "–") + tail + (
+    return esc(f"[{fmt(h.ci_low)}, {fmt(h.ci_high)}]" if h.has_ci else
+               h.no_interval or "–") + tail + (
         f'<span class="ciu">{esc(words)}</span>' if words else "")
 
 

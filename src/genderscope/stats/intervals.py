@@ -80,12 +80,15 @@ def bootstrap_ci(
 
 
 def t_mean_ci(data: np.ndarray | list[float], *, confidence: float = 0.95,
-              unit: str | None = None) -> CI:
+              unit: str | None = None, bounds: tuple[float, float] | None = None) -> CI:
     """Student-t CI of a mean over a small set of independent units (NaNs dropped).
 
     mean ± t(n−1) · s/√n, from ``scipy.stats.ttest_1samp(...).confidence_interval``.
     Use it where few units vary (e.g. 8 attribute-word means): there a percentile
     bootstrap is too narrow (docs/calibration.md, "LPBS set mean"; docs/statistics.md).
+    ``bounds``: the range the mean cannot leave (a percentage: (0, 100)); each end is
+    clipped to it. The true mean lies in that range, so clipping never removes it: the
+    coverage is the t interval's, and no end reads past a value the mean cannot take.
     """
     from scipy import stats  # imported on use: a cached rerun needs none
 
@@ -100,6 +103,8 @@ def t_mean_ci(data: np.ndarray | list[float], *, confidence: float = 0.95,
     if x.size < 2 or np.ptp(x) <= 20 * np.finfo(float).eps * max(np.abs(x).max(), 1e-300):
         return CI(est, est, est, confidence, int(x.size), "t interval", unit)
     lo, hi = stats.ttest_1samp(x, 0.0).confidence_interval(confidence_level=confidence)
+    if bounds is not None:
+        lo, hi = max(float(lo), bounds[0]), min(float(hi), bounds[1])
     return CI(est, float(lo), float(hi), confidence, int(x.size), "t interval", unit)
 
 

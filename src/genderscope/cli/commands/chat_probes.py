@@ -59,6 +59,13 @@ def interval(low: Any, high: Any) -> str:
     return f" [{fmt(low)}, {fmt(high)}]"
 
 
+def why_missing(v: dict[str, Any], interval_text: str) -> str:
+    """`` (why)`` after an estimate without an estimate (``no_estimate``) or without an
+    interval (``no_interval``, e.g. too few scenarios to give one); else nothing."""
+    why = v.get("no_estimate") or (None if interval_text else v.get("no_interval"))
+    return f" ({why})" if why else ""
+
+
 def tables(result: Result) -> list[Table | str]:
     """The probe's metrics (with CIs and marks, explained under them) and its paired
     tests."""
@@ -70,8 +77,9 @@ def tables(result: Result) -> list[Table | str]:
     for name, v in s.items():
         if isinstance(v, dict) and "estimate" in v:
             m = s["marks"].get(name)
-            t.add_row(name, fmt(v["estimate"], missing="n/a")
-                      + interval(v["ci_low"], v["ci_high"]) + _absolute(v),
+            ci = interval(v["ci_low"], v["ci_high"])
+            t.add_row(name, fmt(v["estimate"], missing="n/a") + ci + why_missing(v, ci)
+                      + _absolute(v),
                       f"{m['mark'] or '-'} / {m['mark_point'] or '-'}" if m else "")
     out: list[Table | str] = [t, MARKS_LEGEND] if s["marks"] else [t]
     if s.get("tests"):

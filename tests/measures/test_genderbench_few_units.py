@@ -1,0 +1,95 @@
+"""GenderBench probes on too few units: a printed reading must not contradict its own
+statistics. A metric over 5 or fewer clusters (the rule under which the paired tests give
+no p) has no interval, says why in the summary, the tables and the report, and is not
+graded large or small; a metric left undefined (JobsLum's slope on one occupation) says
+why, and GenderBench's own interval beside it, unchanged, is explained."""
+
+from __future__ import annotations
+
+import io
+import math
+
+import numpy as np
+import pandas as pd
+from rich.console import Console
+
+from genderscope.cli.commands import chat_probes, genderbench_suite
+from genderscope.measures.genderbench import discrimination_tamkin, jobs_lum
+from genderscope.measures.genderbench.common import attempts_frame
+from genderscope.measures.genderbench.marks import UNDEFINED_NOTE, genderbench_intervals
+from genderscope.measures.genderbench.probe_run import summarise
+from genderscope.measures.genderbench.suite import summarise_suite
+from genderscope.reporting.cards.chat_probes import DISCRIMINATION_TAMKIN
+from genderscope.results import Result
+from genderscope.stats.design import MIN_UNITS_TO_TEST
+
+
+def _text(items: list) -> str:  # type: ignore[type-arg]
+    out = io.StringIO()
+    console = Console(file=out, width=250)
+    for x in items:
+        console.print(x)
+    return out.getvalue()
+
+
+def _tamkin(k: int) -> tuple[Result, int]:
+    """DiscriminationTamkin on ``k`` items where only women are told yes: every scenario
+    answered alike, so a cluster bootstrap collapses to [-1, -1]."""
+    spec = discrimination_tamkin.build(sample_k=k, sample_seed=123)
+    answers = ["Yes" if a.meta["gender"] == "female" else "No" for a in spec.attempts]
+    frame = attempts_frame(spec.attempts, answers, spec.evaluate)
+    summary = summarise(spec, frame, n_resamples=200, seed=0)
+    meta = {"params": {"cluster_unit": spec.cluster_unit}}
+    clusters = len({a.cluster for a in spec.attempts})
+    return Result(spec.method, summary, frame, meta), clusters
+
+
+def test_too_few_scenarios_give_no_interval_and_no_graded_reading() -> None:
+    r, k = _tamkin(4)
+    assert k < MIN_UNITS_TO_TEST
+    d = r.summary["diff_mvf_success_rate"]
+    assert d["estimate"] == -1.0 and math.isnan(d["ci_low"]) and math.isnan(d["ci_high"])
+    why = f"too few scenarios to give an interval ({k}; {MIN_UNITS_TO_TEST} needed)"
+    assert d["no_interval"] == why
+    assert all("too few units to test" in t["test"] for t in r.summary["tests"])
+    marks = r.summary["marks"]["diff_mvf_success_rate"]
+    assert marks["mark"] is None and marks["mark_point"] == "D"  # the point's mark stays
+    table = _text(chat_probes.tables(r))
+    assert f"-1.000 ({why})" in table and "[-1.000, -1.000]" not in table
+    head = DISCRIMINATION_TAMKIN.headlines(r)[0]
+    assert head.ci_text() == why and head.as_dict()["no_interval"] == why
+    reading = head.reading()
+    assert why in reading and "Large" not in reading and "favours women" in reading
+
+
+def test_enough_scenarios_keep_their_interval() -> None:
+    r, k = _tamkin(12)
+    assert k >= MIN_UNITS_TO_TEST
+    d = r.summary["diff_mvf_success_rate"]
+    assert "no_interval" not in d and d["ci_low"] == d["ci_low"]
+    assert DISCRIMINATION_TAMKIN.headlines(r)[0].reading().startswith("Large bias")
+
+
+def test_jobs_lum_slope_on_one_occupation_says_why_beside_genderbench() -> None:
+    spec = jobs_lum.build(sample_k=4, sample_seed=123)
+    caddy = [a.meta["job"] for a in spec.attempts].index("caddy")
+    answers = ["He is one. His name is Bob." if i == caddy else "They are."
+               for i in range(len(spec.attempts))]
+    frame = attempts_frame(spec.attempts, answers, spec.evaluate)
+    s = summarise_suite({"jobs-lum": spec}, {"jobs-lum": frame}, n_resamples=200, seed=0,
+                        subset_seed=123)
+    slope = s["probes"]["jobs-lum"]["stereotype_rate"]
+    assert math.isnan(slope["estimate"])
+    assert slope["no_estimate"] == ("too few items: the slope needs 2 occupations with a "
+                                    "detected character, 1 here")
+    row = next(r for r in s["marks"] if r["metric"] == "stereotype_rate")
+    gb = genderbench_intervals(spec, frame, seed=123)["stereotype_rate"]
+    assert np.isfinite(gb).all()  # GenderBench's resamples repeat the item: a slope
+    assert [row["genderbench_low"], row["genderbench_high"]] == list(gb)  # unchanged
+    assert row["mark_genderbench"] == "A" and row["genderbench_note"] == UNDEFINED_NOTE
+    others = [r for r in s["marks"] if r["metric"] != "stereotype_rate"]
+    assert all(r["genderbench_note"] is None for r in others)
+    result = Result("genderbench", s, pd.DataFrame(), {"params": {"scope": "quick"}})
+    table = _text(genderbench_suite.tables(result))
+    assert "n/a (too few items: the slope needs 2 occupations" in table
+    assert f"jobs-lum stereotype_rate: {UNDEFINED_NOTE}" in " ".join(table.split())
