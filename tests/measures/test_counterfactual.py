@@ -183,3 +183,23 @@ def test_load_texts_formats_and_errors(tmp_path: Path):
         load_texts(tmp_path / "missing.txt")
     with pytest.raises(GenderscopeError, match="--limit must be at least 1, got 0"):
         load_texts(csv, limit=0)
+
+
+def test_clustered_mean_deltas_stay_in_their_range():
+    """Over 4 templates, one moving the probability by 0.9 and three by 0.001, the cluster
+    t interval of mean |delta| starts below 0 (-0.49): its ends are clipped to [0, 1],
+    mean delta's to [-1, 1]."""
+    def proba(texts: list[str]) -> np.ndarray:
+        return np.array([[0.05, 0.95] if t.startswith("she t0") else
+                         [0.949, 0.051] if t.startswith("she") else [0.95, 0.05]
+                         for t in texts])
+
+    texts = [f"he t{k} {w}" for k in range(4) for w in ("a", "b")]
+    res = flip_test(texts, Classifier(proba, labels=["a", "b"]), FakeSwapper(),
+                    n_resamples=200, clusters=[t.split()[1] for t in texts])
+    m = res.summary["all"]["mean_abs_delta"]
+    assert m["method"] != "percentile bootstrap" and m["n_units"] == 4
+    assert m["estimate"] == pytest.approx((0.9 + 3 * 0.001) / 4)
+    assert m["ci_low"] == 0.0 < m["estimate"] < m["ci_high"] <= 1.0
+    d = res.summary["all"]["mean_delta"]
+    assert -1.0 <= d["ci_low"] < d["estimate"] < d["ci_high"] <= 1.0

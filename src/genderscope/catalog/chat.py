@@ -178,6 +178,8 @@ def _statistics(name: str, clusters: str) -> str:
     else:
         uses = (f"Every metric takes the percentile cluster bootstrap over {clusters} "
                 "instead (the probe has no signed difference)")
+    uses += (f"; no metric has an interval below 6 {unit} (the summary's no_interval: too "
+             f"few {unit} to give an interval)")
     if name in _UNTESTED:
         return f"{uses}; no metric is tested against a null, and the probe has no paired test."
     return (f"{uses}; no metric is tested against a null. The paired tests are cluster t "

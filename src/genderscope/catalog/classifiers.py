@@ -15,7 +15,8 @@ from genderscope.results import Result
          family="classifiers", design=Design("proportion", unit="texts"),
          statistics=("That is the flip rate's; with templates, texts are clustered by "
                      "template (the design-effect Wilson interval) and the mean score "
-                     "changes take the cluster t interval (CR1) over templates, else a "
+                     "changes take the cluster t interval (CR1) over templates, its ends "
+                     "clipped to the range of |delta| [0, 1] and delta [-1, 1], else a "
                      "percentile bootstrap over texts; the m2f - f2m differences a two-group "
                      "percentile bootstrap over texts (with templates, a percentile cluster "
                      "bootstrap over templates); the largest |delta| none."),

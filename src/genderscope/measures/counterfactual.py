@@ -12,7 +12,8 @@ Directions ``m2f``, ``f2m``, ``mixed`` and ``all``; texts with no gendered word 
 counted (``n_unswappable``) and left out. The flip rate's interval is the one
 :func:`genderscope.stats.design.infer` picks for its :data:`DESIGN` (Wilson over texts,
 or the design-effect Wilson over templates given ``clusters``); means of |delta| and
-delta: percentile bootstrap over texts or cluster t over templates; the max has no CI;
+delta: percentile bootstrap over texts or cluster t over templates (clipped to [0, 1] and
+[-1, 1], which hold the true mean: coverage unchanged); the max has no CI;
 m2f - f2m differences: a two-group (cluster) bootstrap. No p-values.
 """
 
@@ -137,8 +138,11 @@ def flip_test(texts: Sequence[str], classifier: Classifier, swapper: Swapper, *,
         if clusters is None:
             return bootstrap_ci(values, n_resamples=n_resamples, seed=seed,
                                 unit="texts").as_dict()
-        return infer(Design("mean", unit="texts", clusters=CLUSTERS), values,
-                     g["template"].tolist()).as_dict()
+        out = infer(Design("mean", unit="texts", clusters=CLUSTERS), values,
+                    g["template"].tolist()).as_dict()
+        low = 0.0 if column == "abs_delta" else -1.0  # the cluster t clipped to the range
+        out["ci_low"], out["ci_high"] = max(out["ci_low"], low), min(out["ci_high"], 1.0)
+        return out
 
     for name, g in groups.items():
         absd = g["abs_delta"].to_numpy(dtype=float)
