@@ -52,7 +52,7 @@ start token with masked models only (a sweep file's too), A.12 an endpoint's `--
 naming an unset variable and an `@` inside a `--base-url` path segment, A.13 the option-bounds
 audit (every declared number has a minimum, and every count that sets a run's work, a maximum:
 `--exact-limit`, `--max-new-tokens`, a sweep's `--max-retries`, INLP's `--max-length`;
-`--max-pairs` and `runs show --items` below their minimum).
+`--max-pairs`, `--repeat-penalty` and `runs show --items` below their minimum).
 The table is regenerated, not written by hand:
 
     PYTHONPATH=src HF_HUB_OFFLINE=1 python tests/reliability_table.py
