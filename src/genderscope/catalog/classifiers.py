@@ -11,7 +11,8 @@ from genderscope.core.design import Design
 from genderscope.results import Result
 
 
-@declare("counterfactual", needs="classifier", docs="robustness.md", version=2,
+# version 3: with templates, the mean |delta| and delta intervals are clipped to their range
+@declare("counterfactual", needs="classifier", docs="robustness.md", version=3,
          family="classifiers", design=Design("proportion", unit="texts"),
          statistics=("That is the flip rate's; with templates, texts are clustered by "
                      "template (the design-effect Wilson interval) and the mean score "
