@@ -1061,6 +1061,12 @@ for _section, _recorded in enumerate(BASELINE.get("report", {}).get("sections", 
     for _headline in range(len(_recorded.get("headlines", []))):
         CHANGED_ON_PURPOSE["report"][("sections", _section, "headlines", _headline,
                                       "caveat")] = (ABSENT, None)
+        # a headline says why it has no interval or no estimate (reporting/entry.py: a
+        # GenderBench metric over 5 or fewer clusters, JobsLum's slope on one item); None
+        # in every headline of this report, whose numbers and readings are unchanged
+        for _why in ("no_interval", "no_estimate"):
+            CHANGED_ON_PURPOSE["report"][("sections", _section, "headlines", _headline,
+                                          _why)] = (ABSENT, None)
 
 WORD_ROWS = "<the word rows the run looked up>"
 """A CHANGED_ON_PURPOSE 'recorded value' for a run's ``word_vectors`` table: the GloVe
