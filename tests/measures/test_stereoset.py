@@ -389,3 +389,14 @@ def test_ss_test_of_targets_without_spread_gives_its_limit_and_no_warning() -> N
         assert np.isnan(_ss_p_value(np.array([60.0]), stats))
         p = _ss_p_value(np.array([40.0, 60.0, 70.0]), stats)
     assert p == pytest.approx(stats.ttest_1samp([40.0, 60.0, 70.0], 50.0).pvalue)
+
+
+def test_runs_stored_before_the_clip_are_not_served() -> None:
+    """SS's and LMS's intervals changed (clipped to [0, 100]), so StereoSet's declared
+    version was raised and its reuse key moved: a store holding a run made before (LMS
+    94.17 [87.25, 101.08] on SmolLM2's 40 gender items) reruns it rather than serving it."""
+    from genderscope.engine.keys import _version, run_key
+
+    args = ("stereoset", {"bias_type": "gender"}, {"fingerprint": "x"}, [1, 2, 3])
+    assert _version("stereoset") >= 2
+    assert run_key(*args, version=_version("stereoset")) != run_key(*args)

@@ -144,7 +144,7 @@ def _probe_plan(probe: Probe) -> Declaration:
                        card=f"genderscope.reporting.cards.{_CARD_MODULES.get(name, 'chat_probes')}"
                             ":ENTRIES", report_order=170 + probe.page,
                        design=Design("ratio", unit="answers", clusters=clusters),
-                       version=1 if name in _UNCHANGED else 2,
+                       version=2 if name in _UNCHANGED else 3,
                        statistics=_statistics(name, clusters))
 
 
@@ -155,7 +155,9 @@ _UNCHANGED = ("direct", "business-vocabulary")
 """The probes whose summaries did not change when the probe statistics were redone; the others'
 signed differences' intervals, paired tests (item-weighted, cluster t; none below 6
 clusters) and absolute metrics' no-bias values did, so a run stored before is not
-served for them (version 2)."""
+served for them (version 2). Every probe's version was raised once more when a metric
+over 5 or fewer clusters lost its interval (``no_interval``): 2 for these, 3 for the
+others."""
 
 
 _DIFFERENCES = ("discrimination-tamkin", "diversity-med-qa", "hiring-an", "relationship-levy")

