@@ -78,10 +78,10 @@ class FinetuneConfig:
                 raise GenderscopeError(f"--{name.replace('_', '-')} must be a finite "
                                        f"number, got {value!r}")
         for name, least, most in COUNT_BOUNDS:
-            whole_number(_plain(getattr(self, name)), name, least, most,
+            whole_number(getattr(self, name), name, least, most,
                          label="warmup_steps" if name == "warmup_steps" else None)
         if self.max_steps is not None:
-            whole_number(_plain(self.max_steps), "max_steps", 1)
+            whole_number(self.max_steps, "max_steps", 1)
         if not self.lr > 0:
             raise GenderscopeError(f"--lr must be > 0, got {self.lr}")
         if not 0 < self.mlm_probability < 1:
@@ -94,11 +94,6 @@ COUNT_BOUNDS = (("seed", 0, None), ("max_length", 8, 2**20), ("save_every", 1, N
 """(field, least, most) of :class:`FinetuneConfig`'s whole numbers; most None: none, or
 the seed's :data:`genderscope.checks.SEED_MAX` (torch's own error is a traceback). At most
 1,000 epochs (10**20 was a MemoryError) and 2**20 tokens (the tokenizer's overflow)."""
-
-
-def _plain(x: Any) -> Any:
-    """A NumPy integer as an int (a config may hold one), anything else as it is."""
-    return int(x) if isinstance(x, np.integer) else x
 
 
 def _load(spec: str, kind: str, dtype: torch.dtype) -> tuple[Any, Any, str, ModelSource]:
