@@ -8,14 +8,11 @@ at, so a value that got through would be refused for those instead)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-import typer
+from cli_main import run_main
 from typer.main import get_command
 
 from genderscope.cli.app import app
@@ -114,20 +111,8 @@ FLAGS = _number_flags()
 
 
 def _main(args: tuple[str, ...]) -> tuple[int, str]:
-    from genderscope.cli.app import main
-
-    err, old, code = io.StringIO(), sys.argv, 0
-    sys.argv = ["genderscope", *args]
-    try:
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    except typer.Exit as exc:  # pragma: no cover - main turns it into SystemExit
-        code = exc.exit_code
-    finally:
-        sys.argv = old
-    return code, err.getvalue().strip()
+    code, err, _ = run_main(*args)
+    return code, err.strip()
 
 
 def _in_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -7,10 +7,8 @@ answer; any Ray start failure is one line."""
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import socket
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -19,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_main import run_main
 
 from genderscope.errors import GenderscopeError
 from genderscope.models.generate import CHARS_PER_TOKEN, NAMESPACE, Decoding, generation_key
@@ -32,20 +31,8 @@ from genderscope.store import Store  # noqa: E402
 
 
 def _main(*args: str) -> tuple[int, str]:
-    from genderscope.cli.app import main
-
-    err = io.StringIO()
-    old = sys.argv
-    sys.argv = ["genderscope", *args]
-    code = 0
-    try:
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    finally:
-        sys.argv = old
-    return code, err.getvalue().strip()
+    code, err, _ = run_main(*args)
+    return code, err.strip()
 
 
 # -- --max-new-tokens and the local model's context --------------------------------------------

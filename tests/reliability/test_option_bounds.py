@@ -6,12 +6,10 @@ the command line prints (both go through the declaration's check)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
-import sys
 from typing import Any
 
 import pytest
+from cli_main import run_main
 
 import genderscope as gs
 from genderscope.checks import COUNT_MAX, SEED_MAX, SEED_OPTIONS
@@ -95,18 +93,8 @@ def _api_message(name: str, option: str, value: Any) -> str:
 
 
 def _cli_message(name: str, args: tuple[str, ...]) -> tuple[int, str]:
-    from genderscope.cli.app import main
-
-    err, old, code = io.StringIO(), sys.argv, 0
-    sys.argv = ["genderscope", "run", name, *args]
-    try:
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    finally:
-        sys.argv = old
-    return code, err.getvalue().strip()
+    code, err, _ = run_main("run", name, *args)
+    return code, err.strip()
 
 
 @pytest.mark.parametrize(("name", "option"), BOUNDED, ids=_ids(BOUNDED))

@@ -3,37 +3,24 @@ each case here lost data before the rule (genderscope/outputs.py)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from cli_main import run_main
 
 import genderscope as gs
 from genderscope import outputs
-from genderscope.cli.app import main
 from genderscope.errors import GenderscopeError
 from genderscope.results import Result
 
 
 def _cli(*args: str) -> tuple[int, str]:
-    """The real entry point in-process: (exit code, stdout + stderr)."""
-    err = io.StringIO()
-    old = sys.argv
-    sys.argv = ["genderscope", *args]
-    code = 0
-    try:
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(err):
-            main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    finally:
-        sys.argv = old
-    return code, err.getvalue()
+    """The real entry point in-process: (exit code, stderr + stdout)."""
+    code, err, out = run_main(*args)
+    return code, err + out
 
 
 def _mine(folder: Path) -> Path:

@@ -3,16 +3,13 @@ in one line before Ray starts (Ray is replaced by a tripwire here: reaching it f
 
 from __future__ import annotations
 
-import contextlib
-import io
-import sys
 from pathlib import Path
 
 import pytest
+from cli_main import run_main
 
 pytest.importorskip("ray")
 
-from genderscope.cli.app import main  # noqa: E402
 from genderscope.sweep import driver  # noqa: E402
 
 REAL_START_RAY = driver.start_ray
@@ -28,18 +25,8 @@ def no_ray(monkeypatch) -> None:
 
 
 def _sweep(*args: str) -> tuple[int, str]:
-    err = io.StringIO()
-    old = sys.argv
-    sys.argv = ["genderscope", "sweep", *args]
-    code = 0
-    try:
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    finally:
-        sys.argv = old
-    return code, err.getvalue().strip()
+    code, err, _ = run_main("sweep", *args)
+    return code, err.strip()
 
 
 BASE = ("--model", "smollm2", "--measure", "crows-pairs", "--no-progress")
