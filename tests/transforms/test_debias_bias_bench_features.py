@@ -246,7 +246,7 @@ def test_cli_features_flag(tiny_gpt2_dir, tmp_path, capsys, monkeypatch):
                           str(out), "--limit", "40", "--max-pairs", "40", "--features",
                           "bias-bench", "--no-progress")
     assert code == 0, err
-    assert read_manifest(out)["data"]["pairs_left_out"] == 8 and "pairs_left_out" in text
+    assert read_manifest(out)["data"]["pairs_left_out"] == 8 and "pairs left out" in text
     assert f"--model {out} --measure perplexity --measure downstream" in " ".join(text.split())
     code, _, err = run("debias", "inlp", "--model", str(tiny_gpt2_dir), "--out",
                        str(tmp_path / "x"), "--features", "meade", "--no-progress")
