@@ -116,15 +116,10 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             if value not in choices:
                 raise GenderscopeError(f"{name} must be one of {', '.join(choices)}, "
                                        f"got {value!r}")
-        look_up: dict[str, str] = {}  # WEFE's look-up and d, for the metrics that take them
-        for name, value in (("case", case), ("strip_accents", strip_accents),
-                            ("effect_size", effect_size)):
-            choices = declared("weat").options[name].choices or ()
-            if value is not None and value not in choices:
-                raise GenderscopeError(f"--{name.replace('_', '-')} must be one of "
-                                       f"{', '.join(choices)}, got {value!r}")
-            if value is not None:
-                look_up[name] = value
+        weat = declared("weat").options  # WEFE's look-up and d, checked as WEAT declares them
+        look_up = {name: weat[name].check(value) for name, value in
+                   (("case", case), ("strip_accents", strip_accents),
+                    ("effect_size", effect_size)) if value is not None}
         bad = [m for m in metric if m not in METRICS]
         if bad:
             raise GenderscopeError(f"--metric must be one of {', '.join(METRICS)}, got "
