@@ -138,11 +138,9 @@ def flip_test(texts: Sequence[str], classifier: Classifier, swapper: Swapper, *,
         if clusters is None:
             return bootstrap_ci(values, n_resamples=n_resamples, seed=seed,
                                 unit="texts").as_dict()
-        out = infer(Design("mean", unit="texts", clusters=CLUSTERS), values,
-                    g["template"].tolist()).as_dict()
-        low = 0.0 if column == "abs_delta" else -1.0  # the cluster t clipped to the range
-        out["ci_low"], out["ci_high"] = max(out["ci_low"], low), min(out["ci_high"], 1.0)
-        return out
+        return infer(Design("mean", unit="texts", clusters=CLUSTERS), values,
+                     g["template"].tolist(),
+                     bounds=(0.0 if column == "abs_delta" else -1.0, 1.0)).as_dict()
 
     for name, g in groups.items():
         absd = g["abs_delta"].to_numpy(dtype=float)

@@ -50,7 +50,7 @@ Why each choice: docs/statistics.md; measured coverage and size: docs/calibratio
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -135,7 +135,8 @@ def infer(design: Design, values: np.ndarray | Sequence[float],
           confidence: float = 0.95, n_resamples: int = DEFAULT_RESAMPLES,
           n_flips: int = DEFAULT_FLIPS, seed: int = 0,
           groups: Sequence[object] | np.ndarray | None = None,
-          estimate: float | None = None) -> Inference:
+          estimate: float | None = None,
+          bounds: tuple[float, float] | None = None) -> Inference:
     """The interval (and test) of ``design``'s estimand over ``values`` (module docstring).
 
     ``values``: one per unit (0/1 for a proportion; NaNs dropped). ``clusters``: one label
@@ -145,7 +146,25 @@ def infer(design: Design, values: np.ndarray | Sequence[float],
     and ``seed``: a sign-flip test too large to enumerate. ``groups``: for an
     effect size only, each value's group (two labels; the first seen is X, the effect is
     X - Y); ``estimate``: the effect size to report (default: Caliskan's d, ddof = 1).
+    ``bounds``: the estimand's range, to which the interval is clipped (as
+    :func:`infer_totals`'s; the true value lies inside, so coverage is unchanged) after the
+    test, which reads its standard error off the unclipped interval.
     """
+    out = _chosen(design, values, clusters, null, confidence, n_resamples, n_flips, seed,
+                  groups, estimate)
+    if bounds is None:
+        return out
+    ci = replace(out.ci, ci_low=max(out.ci.ci_low, bounds[0]),
+                 ci_high=min(out.ci.ci_high, bounds[1]))
+    return replace(out, ci=ci)
+
+
+def _chosen(design: Design, values: np.ndarray | Sequence[float],
+            clusters: Sequence[object] | np.ndarray | None, null: float | None,
+            confidence: float, n_resamples: int, n_flips: int, seed: int,
+            groups: Sequence[object] | np.ndarray | None,
+            estimate: float | None) -> Inference:
+    """:func:`infer` before its ``bounds``."""
     v = np.asarray(values, dtype=float).reshape(-1)
     if (groups is not None) != (design.estimand == "effect-size"):
         raise ValueError(f"design {design.describe()!r}: group labels are "
