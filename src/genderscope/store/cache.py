@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,10 +52,7 @@ class ScoreCache:
 
     def put_scores(self, model: str, namespace: str, values: Mapping[str, float]) -> None:
         """Insert or replace cached values, in one transaction."""
-        with self._write():
-            self._con.executemany(
-                "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)",
-                [(model, namespace, k, float(v)) for k, v in values.items()])
+        self._put(model, namespace, {k: float(v) for k, v in values.items()})
 
     def get_arrays(self, model: str, namespace: str,
                    keys: Sequence[str]) -> dict[str, np.ndarray]:
@@ -70,11 +67,8 @@ class ScoreCache:
         """Insert or replace cached arrays, in one transaction."""
         import numpy as np
 
-        with self._write():
-            self._con.executemany(
-                "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)",
-                [(model, namespace, k, np.asarray(v, dtype="<f8").tobytes())
-                 for k, v in values.items()])
+        self._put(model, namespace, {k: np.asarray(v, dtype="<f8").tobytes()
+                                     for k, v in values.items()})
 
     def get_texts(self, model: str, namespace: str, keys: Sequence[str]) -> dict[str, str]:
         """Cached JSON texts (word pieces, adapter memos) for present ``keys``."""
@@ -87,24 +81,21 @@ class ScoreCache:
         bad = [k for k, v in values.items() if not str(v).startswith(("[", "{"))]
         if bad:
             raise ValueError(f"put_texts takes JSON lists or objects; {bad[0]!r} is not one")
-        with self._write():
-            self._con.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)",
-                                  [(model, namespace, k, str(v)) for k, v in values.items()])
+        self._put(model, namespace, {k: str(v) for k, v in values.items()})
 
     def count_scores(self, model: str | None = None) -> int:
         """Cached numbers and arrays (texts from :meth:`put_texts` not counted)."""
-        if model is None:
-            return self._con.execute("SELECT COUNT(*) FROM scores "
-                                     "WHERE typeof(value) != 'text'").fetchone()[0]
-        return self._con.execute("SELECT COUNT(*) FROM scores WHERE model=? AND "
-                                 "typeof(value) != 'text'", (model,)).fetchone()[0]
+        return self._con.execute("SELECT COUNT(*) FROM scores WHERE (? IS NULL OR model=?) "
+                                 "AND typeof(value) != 'text'", (model, model)).fetchone()[0]
 
+    def _put(self, model: str, namespace: str, values: Mapping[str, object]) -> None:
+        """Insert or replace ``values`` in one transaction."""
+        with self._write():
+            self._con.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)",
+                                  [(model, namespace, k, v) for k, v in values.items()])
 
     @contextmanager
     def _write(self) -> Iterator[None]:
         """One write transaction whose SQLite errors become one line (see _readable)."""
-        with self._readable("written"), self._transaction():
+        with self._readable("written"), transaction(self._con):
             yield
-
-    def _transaction(self) -> AbstractContextManager[None]:
-        return transaction(self._con)

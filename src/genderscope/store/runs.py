@@ -16,6 +16,7 @@ from genderscope import __version__
 from genderscope.errors import GenderscopeError
 from genderscope.results import Result, StoredResult, to_json
 from genderscope.store.cache import ScoreCache
+from genderscope.store.schema import transaction
 
 if TYPE_CHECKING:  # imported where used: reading a stored summary needs no pandas
     import pandas as pd
@@ -37,10 +38,8 @@ class RunRecords(ScoreCache):
         store nothing and return that run's id; the check and the insert are one
         transaction, so concurrent identical runs record one row."""
         try:
-            with self._transaction():
-                key = result.metadata.get("cache_key") if dedupe else None
-                found = self.find_run(key) if key else None
-                return found if found is not None else self._insert_run(result)
+            with transaction(self._con):
+                return self._insert_run(result, dedupe)
         except sqlite3.DatabaseError as exc:  # a full disk, a damaged page: rolled back
             raise GenderscopeError(f"cannot record the run in the store {self.path}: {exc} "
                                    "(nothing stored before was changed)") from None
@@ -53,18 +52,18 @@ class RunRecords(ScoreCache):
 
         A run whose ``cache_key`` is already stored is not stored again (its id is
         returned instead), so a job delivered twice is recorded once."""
-        ids: list[str | None] = []
-        with self._transaction():
+        with transaction(self._con):
             self._con.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)",
                                   [tuple(e) for e in entries])
-            for result in results:
-                key = result.metadata.get("cache_key")
-                found = self.find_run(key) if key else None
-                ids.append(found if found is not None else self._insert_run(result))
-        return ids
+            return [self._insert_run(result, True) for result in results]
 
-    def _insert_run(self, result: Result) -> str:
-        """The inserts of :meth:`record_run`, inside the caller's transaction."""
+    def _insert_run(self, result: Result, dedupe: bool) -> str:
+        """The inserts of :meth:`record_run`, inside the caller's transaction (``dedupe``:
+        the id of a stored run with the same ``cache_key`` instead, inserting nothing)."""
+        key = result.metadata.get("cache_key") if dedupe else None
+        found = self.find_run(key) if key else None
+        if found is not None:
+            return found
         run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
         meta = result.metadata
         import pandas as pd
@@ -90,7 +89,7 @@ class RunRecords(ScoreCache):
         says what ``summary.json`` says."""
         if self.readonly:
             raise GenderscopeError(f"store {self.path} is open read-only")
-        with self._transaction():
+        with transaction(self._con):
             cur = self._con.execute("UPDATE runs SET summary=? WHERE run_id=?",
                                     (to_json(summary), run_id))
             if cur.rowcount != 1:
