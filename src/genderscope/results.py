@@ -161,12 +161,6 @@ class LazyResult(Result):
         self._load()[1] = value
 
 
-class StoredResult(LazyResult):
-    """A Result read back from the store whose item table and further tables are
-    decoded (Parquet, with pandas) only when first read; ``decode()`` returns
-    ``(items, tables)``."""
-
-
 VOLATILE = ("runtime_s", "load_s", "run_id", "command", "cache_key", "out", "wall_seconds",
             "reused", "out_unchanged")
 """Metadata keys that differ between any two runs (timings, ids); left out of diffs."""

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from genderscope import __version__
 from genderscope.errors import GenderscopeError
-from genderscope.results import Result, StoredResult, to_json
+from genderscope.results import LazyResult, Result, to_json
 from genderscope.store.cache import ScoreCache
 from genderscope.store.schema import transaction
 
@@ -157,7 +157,7 @@ class RunRecords(ScoreCache):
         if not isinstance(meta, dict) or not isinstance(summ, dict):
             raise self._damaged(rid, "summary", ValueError("not a JSON object"))
         meta["run_id"] = rid
-        return StoredResult(method, summ, meta, decode, [name for name, _ in table_blobs])
+        return LazyResult(method, summ, meta, decode, [name for name, _ in table_blobs])
 
     def _damaged(self, run_id: str, what: str, exc: BaseException) -> GenderscopeError:
         first = str(exc).strip().splitlines()[0][:120] if str(exc).strip() else ""
