@@ -22,14 +22,17 @@ a traceback."""
 COUNT_OPTIONS = ("limit", "examples", "resamples", "permutations", "exact_limit", "min_count")
 """Option names that count something: whole numbers (their lower bounds are the plans')."""
 COUNT_MAX = {"resamples": 1_000_000, "n_resamples": 1_000_000, "permutations": 10_000_000,
-             "exact_limit": 10_000_000, "max_new_tokens": 2**20, "max_retries": 100}
+             "exact_limit": 10_000_000, "max_new_tokens": 2**20, "max_retries": 100,
+             "num_cpus": 2**16}
 """The most of each count that sets how much work a run does, for every measure and command
 that takes it (a declared int option of that name gets it as its ``max``): the bootstrap keeps
 every replicate (10**20 resamples was a MemoryError after minutes); a permutation test runs
 every permutation and the exact test every partition (so at most as many as permutations);
 an answer of ``max_new_tokens`` is kept whole (2**20 tokens is beyond any context the
 adapters load; an endpoint asked for 10**20 failed every measure); a sweep job is retried
-``max_retries`` times (as an endpoint request ``--retries``)."""
+``max_retries`` times (as an endpoint request ``--retries``); a local Ray instance
+(``sweep --num-cpus``) is given at most ``num_cpus`` CPUs, far more than one machine has (Ray
+refused 10**20 only once it had started)."""
 
 
 def flag(name: str) -> str:

@@ -55,7 +55,8 @@ ABOVE = {
     "attack": ("--pop-size", "--generations", "--sample-seed", "--seed", "--resamples",
                "--lm-threshold", "--min-similarity"),
     "run-many": ("--seed", "--resamples", "--max-oov"),
-    "sweep": ("--max-retries", "--seed", "--concurrency", "--timeout", "--retries"),
+    "sweep": ("--max-retries", "--seed", "--concurrency", "--timeout", "--retries",
+              "--num-cpus"),
     "compare": ("--n-resamples",),
     "debias cds": ("--prob", "--epochs", "--seed", "--max-length"),
     "debias dropout": ("--epochs", "--seed", "--max-length"),
@@ -69,9 +70,8 @@ ABOVE = {
 """Flags whose huge value is refused: seeds, counts that set the work, shares and
 probabilities. The others are sizes the data caps (--limit, --batch-size, --items, ...),
 rates or penalties with no natural maximum (--lr, --temperature, --repeat-penalty,
---decay-constant), or bounded by what they are checked against (--num-cpus and
---cpus-per-job by the Ray instance, --components and --frequency-components by the
-vectors)."""
+--decay-constant), or bounded by what they are checked against (--cpus-per-job by the
+Ray instance's --num-cpus, --components and --frequency-components by the vectors)."""
 
 NOT_APPLICABLE = {("debias hard", "--components"), ("debias hard", "--alpha"),
                   ("debias hard", "--n-words"), ("debias hard", "--frequency-components"),

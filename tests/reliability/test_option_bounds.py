@@ -152,3 +152,25 @@ def test_double_hard_refuses_more_frequency_components_than_dimensions() -> None
     double_hard_debias(vecs, lists, n_components=6, n_words=4)  # every dimension: fine
     with pytest.raises(DataError, match="--frequency-components 7: the vectors have 6 "):
         double_hard_debias(vecs, lists, n_components=7, n_words=4)
+
+
+@pytest.mark.parametrize("value", [0, 2**16 + 1, 10**20, 2.5])
+def test_the_sweep_api_bounds_num_cpus_as_the_command_line(value: Any, tmp_path) -> None:
+    """``sweep.driver.run_sweep(num_cpus=...)`` refuses what ``genderscope sweep --num-cpus``
+    refuses, in the same line, before planning any job or starting Ray."""
+    from genderscope.errors import ArgumentError
+    from genderscope.store import Store
+    from genderscope.sweep.driver import run_sweep
+    from genderscope.sweep.spec import MeasureSpec, ModelSpec, SweepSpec
+
+    spec = SweepSpec([ModelSpec("openai:tiny", base_url="http://127.0.0.1:9/v1")],
+                     [MeasureSpec("bbq")], out=tmp_path / "s.html")
+    with Store(tmp_path / "s.sqlite") as store, pytest.raises(GenderscopeError) as err:
+        run_sweep(spec, store, num_cpus=value)
+    if isinstance(value, float):
+        assert isinstance(err.value, ArgumentError)
+        return
+    code, said, _ = run_main("sweep", "--model", "openai:tiny", "--base-url",
+                             "http://127.0.0.1:9/v1", "--measure", "bbq", "--out",
+                             str(tmp_path / "s.html"), "--no-progress", "--num-cpus", str(value))
+    assert code == 2 and said.strip() == f"error: {err.value}", said

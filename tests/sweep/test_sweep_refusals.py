@@ -33,7 +33,8 @@ BASE = ("--model", "smollm2", "--measure", "crows-pairs", "--no-progress")
 
 
 @pytest.mark.parametrize(("extra", "expect"), [
-    (("--num-cpus", "0"), "--num-cpus must be >= 1"),
+    (("--num-cpus", "0"), "--num-cpus must be at least 1, got 0"),
+    (("--num-cpus", str(10**20)), "--num-cpus must be at most 65,536, got 1000"),
     (("--cpus-per-job", "64", "--num-cpus", "2"), "asks for 64 CPUs"),
     (("--gpus-per-job", "1"), "asks for 1 GPUs but this machine has 0"),
     (("--cpus-per-job", "nan"), "--cpus-per-job must be > 0"),

@@ -191,17 +191,18 @@ class SweepSpec:
                                                     for m in self.models if not m.endpoint],
                                  f"{where} {self.start_token!r}")
 
-    def check_fits(self, num_cpus: float | None, num_gpus: float) -> None:
+    def check_fits(self, num_cpus: int | None, num_gpus: float) -> None:
         """Refuse, before Ray starts, a job no node could run (Ray would wait for it
         forever): more CPUs or GPUs per job than the local Ray instance has.
-        ``num_cpus``: the instance's CPUs (``None``: this machine's); ``num_gpus``: its
-        GPUs. Not checked for an existing cluster (``address``)."""
+        ``num_cpus``: the instance's CPUs, a whole number in [1, ``COUNT_MAX["num_cpus"]``]
+        (``None``: this machine's), checked always; ``num_gpus``: its GPUs. The jobs are
+        not checked against an existing cluster (``address``)."""
+        if num_cpus is not None:
+            whole_number(num_cpus, "num_cpus", 1)
         if self.address:
             return
         import os
 
-        if num_cpus is not None and not (math.isfinite(num_cpus) and num_cpus >= 1):
-            raise GenderscopeError(f"--num-cpus must be >= 1, got {num_cpus}")
         cpus_have = num_cpus if num_cpus is not None else float(os.cpu_count() or 1)
         for m in self.models:
             cpus, gpus = self.resources(m)
