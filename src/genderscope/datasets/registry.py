@@ -210,11 +210,7 @@ def cached_dir(ds: Dataset) -> Path | None:
     is there: its completion record matches and every file passes its check (size and
     SHA-256, see the module doc) now."""
     d = cache_root() / ds.name
-    if not _recorded(ds, d):
-        return None
-    if not all(intact(d / f.path, f) for f in ds.files):
-        return None
-    return d
+    return d if _recorded(ds, d) and all(intact(d / f.path, f) for f in ds.files) else None
 
 
 @lru_cache(maxsize=1)
@@ -222,18 +218,18 @@ def _by_digest() -> dict[str, tuple[Dataset, DataFile]]:
     return {f.sha256: (ds, f) for ds in registry().values() for f in ds.files}
 
 
-def _digests(value: Any, key: str = "") -> Iterator[tuple[str, str]]:
-    """(path, sha256) pairs anywhere in a metadata tree: ``{path: digest}`` mappings and
-    ``{"path": p, "file_sha256": digest}`` records."""
+def _digests(value: Any) -> Iterator[str]:
+    """The SHA-256 digests anywhere in a metadata tree: the values of ``{path: digest}``
+    mappings and of ``{"path": p, "file_sha256": digest}`` records."""
     if isinstance(value, dict):
-        for k, v in value.items():
+        for v in value.values():
             if isinstance(v, str) and SHA256.match(v):
-                yield (str(value.get("path") or value.get("file") or k), v)
+                yield v
             else:
-                yield from _digests(v, str(k))
+                yield from _digests(v)
     elif isinstance(value, (list, tuple)):
         for v in value:
-            yield from _digests(v, key)
+            yield from _digests(v)
 
 
 def provenance(data_meta: Any) -> list[dict[str, Any]]:
@@ -243,7 +239,7 @@ def provenance(data_meta: Any) -> list[dict[str, Any]]:
     digests stay where the measure recorded them."""
     found: dict[str, dict[str, str]] = {}
     index = _by_digest()
-    for _path, digest in _digests(data_meta):
+    for digest in _digests(data_meta):
         hit = index.get(digest)
         if hit is not None:
             found.setdefault(hit[0].name, {})[hit[1].path] = digest

