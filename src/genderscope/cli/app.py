@@ -169,6 +169,8 @@ def _main() -> None:
         if isinstance(exc, _click_exceptions()):  # one line, as every other user mistake
             ctx = getattr(exc, "ctx", None)
             hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+            if ctx is not None and hasattr(exc, "possibilities"):  # an unknown option
+                exc.possibilities = close_options(exc.option_name, ctx.command)
             text = exc.format_message()  # type: ignore[attr-defined]
             message = redact(" ".join(text.split()))
             typer.secho(f"error: {message}{hint}", err=True, fg="red")
@@ -181,6 +183,18 @@ def _main() -> None:
             sys.exit(1)
         typer.secho(f"error: {visible(redact(message))}", err=True, fg="red")
         sys.exit(2)
+
+
+def close_options(given: str, command: object) -> list[str]:
+    """The long options of ``command`` whose names are close to the unknown ``given``:
+    :func:`difflib.get_close_matches` (ratio >= 0.6) on the names without their leading
+    dashes, which every option shares and which made click offer ``--timeout`` for
+    ``--limit``."""
+    import difflib
+
+    names = {o.lstrip("-"): o for p in getattr(command, "params", [])
+             for o in (*p.opts, *p.secondary_opts) if o.startswith("--")}
+    return [names[m] for m in difflib.get_close_matches(given.lstrip("-"), names)]
 
 
 def _file_problem(exc: Exception) -> str | None:
