@@ -28,14 +28,10 @@ import numpy as np
 from genderscope.core.design import Design
 from genderscope.measures import vector_change
 from genderscope.measures.vector_change import (  # noqa: F401 (the evaluation's names)
-    ALL,
     NO_CHANGE,
     WORDS_TABLE,
     Sets,
-    contributions,
-    derivatives,
     item_values,
-    noise_terms,
     record_words,
     word_sets,
 )
