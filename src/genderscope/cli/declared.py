@@ -30,7 +30,9 @@ def _number(x: float) -> str:
     return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
 
 
-def _help(option: Option) -> str:
+def option_help(option: Option) -> str:
+    """The flag's help: the declared help, its choices where the help does not name them
+    all, and its bounds."""
     text = option.help
     if option.choices is not None and not all(str(c) in text for c in option.choices):
         text = f"{text} One of: {', '.join(map(str, option.choices))}."
@@ -54,7 +56,7 @@ def typer_parameter(option: Option) -> inspect.Parameter:
     if option.type == "path" and default is not None:
         default = Path(default)
     decls = [f"{option.flag}/--no-{option.flag[2:]}" if option.type == "bool" else option.flag]
-    kwargs: dict[str, Any] = {"help": _help(option)}  # bounds: checked by the engine, so
+    kwargs: dict[str, Any] = {"help": option_help(option)}  # bounds: checked by the engine, so
     # a value out of range is the same one line from the CLI as from gs.run
     if option.metavar:
         kwargs["metavar"] = option.metavar

@@ -44,6 +44,18 @@ def _queries(query: list[Path], test: list[str], tests_dir: Path | None) -> list
     return out
 
 
+def weat_option(name: str) -> Any:
+    """The flag of WEAT's declared option ``name`` for every metric that takes it: WEAT's
+    help and default, so the two cannot drift (the command checks its value by the same
+    declared option)."""
+    from genderscope.cli.declared import option_help
+    from genderscope.core.registry import get
+
+    option = get("weat").options[name]
+    return typer.Option(None, option.flag, help=f"{option_help(option)} For every metric "
+                        f"that takes it [default: {option.default}].")
+
+
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
     @app.command("run-many")
     def run_many_command(
@@ -71,15 +83,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                              "of vocabulary, for every metric (WEFE's "
                                              "lost_vocabulary_threshold) [default: each "
                                              "metric's, 0.2]."),
-        case: str | None = typer.Option(None, "--case", help="Word look-up for every "
-                                        "metric: fallback (as written, else lower case), "
-                                        "exact (WEFE's) or lower [default: fallback]."),
-        strip_accents: str | None = typer.Option(None, "--strip-accents", help="Strip "
-                                                 "accents before look-up: none, unicode or "
-                                                 "ascii (WEFE's) [default: none]."),
-        effect_size: str | None = typer.Option(None, "--effect-size", help="WEAT's d over "
-                                               "the sample SD (caliskan) or the population "
-                                               "SD (wefe, WEFE 1.0.1's) [default: caliskan]."),
+        case: str | None = weat_option("case"),
+        strip_accents: str | None = weat_option("strip_accents"),
+        effect_size: str | None = weat_option("effect_size"),
         aggregate: str = typer.Option("abs_avg", "--aggregate", help="Score of a model per "
                                       "metric over the queries: abs_avg, avg, sum, abs_sum."),
         rank_method: str = typer.Option("first", "--rank-method", help="Ties: first, "
