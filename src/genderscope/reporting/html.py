@@ -268,15 +268,14 @@ def card_html(sec: Section) -> str:
 def section_html(sec: Section) -> str:
     sid = _slug(sec.subject.label, sec.measure.name)
     title = f"<h3>{esc(sec.measure.title)}</h3>"
-    if sec.status != "ok":
-        cls = "b-fail" if sec.status == "failed" else "b-na"
-        if sec.status != "failed":  # one line: the reason is also under the headline table
-            return (f'<section class="measure status-{_slug(sec.status)}" id="{sid}"><header>'
-                    f'{title}<span class="badge {cls}">{esc(sec.status)}</span>'
-                    f'<span class="muted">{esc(sec.reason)}</span></header></section>')
+    if sec.status == "failed":
         return (f'<section class="measure status-failed" id="{sid}"><header>'
-                f'{title}<span class="badge {cls}">failed</span></header>'
+                f'{title}<span class="badge b-fail">failed</span></header>'
                 f'<p class="reason">Failed: {esc(sec.reason)}</p>{card_html(sec)}</section>')
+    if sec.status != "ok":  # one line: the reason is also under the headline table
+        return (f'<section class="measure status-{_slug(sec.status)}" id="{sid}"><header>'
+                f'{title}<span class="badge b-na">{esc(sec.status)}</span>'
+                f'<span class="muted">{esc(sec.reason)}</span></header></section>')
     r = sec.result
     assert r is not None
     parts = [f'<section class="measure status-ok" id="{sid}"><header>{title}'
@@ -353,16 +352,17 @@ def comparison_html(data: ReportData) -> str:
 def marks_html(data: ReportData) -> str:
     """The GenderBench marks of every probe that ran, on every model (grid and table,
     :mod:`genderscope.reporting.chat_marks`); ``''`` when none ran."""
+    from genderscope.measures.genderbench import GENDERBENCH_MARK, MARKS_LEGEND
     from genderscope.reporting import chat_marks
 
     frame = chat_marks.marks_frame(data)
     if frame.empty:
         return ""
     models = ", ".join(dict.fromkeys(frame["model"]))
+    own = f"; {GENDERBENCH_MARK}" if frame["mark_genderbench"].astype(bool).any() else ""
     return ('<h2 id="genderbench-marks">GenderBench marks</h2><p class="sub">'
-            f"GenderBench's marks, A (healthy) to D (severe), per probe and metric, for "
-            f"{esc(models)}: the best mark whose range overlaps the 95% CI (as GenderBench "
-            "gives it), in brackets the mark of the point estimate where it differs. "
+            f"Per probe metric, for {esc(models)}, the CI's mark, in brackets the point's (in "
+            f"the grid only where it differs). Marks: {esc(MARKS_LEGEND + own)}. "
             "Subsets and short answers make the intervals wide: each probe's section "
             "says how many items its numbers come from.</p>"
             + figure_html(chat_marks.marks_grid(frame),

@@ -30,16 +30,11 @@ from genderscope.cli.common import (
     TIMEOUT_OPTION,
     fmt,
 )
+from genderscope.measures.genderbench import MARKS_LEGEND
 from genderscope.results import Result
 
 MODEL_OPTION = typer.Option(..., "--model", "-m", help="Chat model: HF id, folder, .gguf, smollm2, "
                             "or openai:NAME with --base-url.")
-
-
-MARKS_LEGEND = ("marks: GenderBench's ranges, A (healthy) to D (severe); CI: the best mark "
-                "the 95% CI overlaps (GenderBench's rule), point: the estimate's mark; -: no "
-                "interval or estimate to mark (too few clusters, or every answer undetected)")
-"""Printed under a table of marks, so the letters are read where they are shown."""
 
 
 def _absolute(v: dict[str, Any]) -> str:
@@ -81,7 +76,7 @@ def tables(result: Result) -> list[Table | str]:
             t.add_row(name, fmt(v["estimate"], missing="n/a") + ci + why_missing(v, ci)
                       + _absolute(v),
                       f"{m['mark'] or '-'} / {m['mark_point'] or '-'}" if m else "")
-    out: list[Table | str] = [t, MARKS_LEGEND] if s["marks"] else [t]
+    out: list[Table | str] = [t, f"marks: {MARKS_LEGEND}"] if s["marks"] else [t]
     if s.get("tests"):
         unit = result.metadata["params"]["cluster_unit"]
         out.append(tests_table(s["tests"], f"paired tests over {unit} (Holm over the probe)",

@@ -7,13 +7,9 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from genderscope.cli.commands.chat_probes import (
-    MARKS_LEGEND,
-    interval,
-    tests_table,
-    why_missing,
-)
+from genderscope.cli.commands.chat_probes import interval, tests_table, why_missing
 from genderscope.cli.common import fmt
+from genderscope.measures.genderbench import GENDERBENCH_MARK, MARKS_LEGEND
 from genderscope.results import Result
 
 
@@ -39,9 +35,7 @@ def tables(result: Result) -> list[Table | str]:
                   f"{r['mark_genderbench'] or '-'}"
                   f"{interval(r['genderbench_low'], r['genderbench_high'])}",
                   f"{100 * undetected:.0f} %")
-    out: list[Table | str] = [t, f"{MARKS_LEGEND}; GenderBench mark: the same rule on "
-                              "GenderBench's own interval (a normal fitted to its bootstrap "
-                              "over items)", *notes]
+    out: list[Table | str] = [t, f"marks: {MARKS_LEGEND}; {GENDERBENCH_MARK}", *notes]
     if s.get("tests"):
         out.append(tests_table(s["tests"], f"paired tests ({len(s['tests'])}; Holm over the "
                                "suite)", probes=True, missing="n/a"))

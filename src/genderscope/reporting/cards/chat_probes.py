@@ -52,8 +52,8 @@ ABSOLUTE_NOTE = "absolute value (>= 0): its CI never contains 0, so a CI above 0
 
 def _marked(label: str, r: Result, key: str, **kw: Any) -> Headline:
     m = r.summary["marks"].get(key, {})
-    note = f"GenderBench mark {m.get('mark') or '-'} (point: {m.get('mark_point') or '-'})" \
-        if m else ""
+    note = f"GenderBench mark (CI / point): {m.get('mark') or '-'} / " \
+        f"{m.get('mark_point') or '-'}" if m else ""
     if absolute_metric(key):  # not read against 0: its interval never contains it
         kw["null"] = None
         ref = (r.summary.get(key) or {}).get("no_bias_p95")
