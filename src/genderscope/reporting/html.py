@@ -268,14 +268,15 @@ def card_html(sec: Section) -> str:
 def section_html(sec: Section) -> str:
     sid = _slug(sec.subject.label, sec.measure.name)
     title = f"<h3>{esc(sec.measure.title)}</h3>"
-    if sec.status == "failed":
+    if sec.status != "ok":
+        cls = "b-fail" if sec.status == "failed" else "b-na"
+        if sec.status != "failed":  # one line: the reason is also under the headline table
+            return (f'<section class="measure status-{_slug(sec.status)}" id="{sid}"><header>'
+                    f'{title}<span class="badge {cls}">{esc(sec.status)}</span>'
+                    f'<span class="muted">{esc(sec.reason)}</span></header></section>')
         return (f'<section class="measure status-failed" id="{sid}"><header>'
-                f'{title}<span class="badge b-fail">failed</span></header>'
+                f'{title}<span class="badge {cls}">failed</span></header>'
                 f'<p class="reason">Failed: {esc(sec.reason)}</p>{card_html(sec)}</section>')
-    if sec.status != "ok":  # one line: the reason is also under the headline table
-        return (f'<section class="measure status-{_slug(sec.status)}" id="{sid}"><header>'
-                f'{title}<span class="badge b-na">{esc(sec.status)}</span>'
-                f'<span class="muted">{esc(sec.reason)}</span></header></section>')
     r = sec.result
     assert r is not None
     parts = [f'<section class="measure status-ok" id="{sid}"><header>{title}'
