@@ -23,19 +23,11 @@ from genderscope.reporting import plots
 if TYPE_CHECKING:
     from genderscope.reporting.runner import ReportData
 
-MARKS = ("A", "B", "C", "D")
 COLOURS = {"A": "#1a9850", "B": "#a6d96a", "C": "#fdae61", "D": "#d73027"}
 """Fill of each mark in the grid (green to red; the letter is written in every cell, so
 the grid reads without colour too)."""
 NO_MARK = "#c8ccd2"
-
-
-def _num(x: Any) -> float:
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return math.nan
-    return v
+NUMBERS = ["estimate", "ci_low", "ci_high"]
 
 
 def marks_frame(data: ReportData) -> pd.DataFrame:
@@ -55,40 +47,47 @@ def marks_frame(data: ReportData) -> pd.DataFrame:
             continue
         for r in probe_marks({sec.measure.name: summary}):
             rows.append({"model": sec.subject.label, "probe": r["probe"],
-                         "metric": r["metric"], "estimate": _num(r["estimate"]),
-                         "ci_low": _num(r["ci_low"]), "ci_high": _num(r["ci_high"]),
-                         "mark": r["mark"] or "", "mark_point": r["mark_point"] or "",
-                         "mark_genderbench": r.get("mark_genderbench") or ""})
-    return pd.DataFrame(rows, columns=["model", "probe", "metric", "estimate", "ci_low",
-                                       "ci_high", "mark", "mark_point", "mark_genderbench"])
+                         "metric": r["metric"], **{k: r[k] for k in NUMBERS},
+                         **{k: r.get(k) or "" for k in ("mark", "mark_point",
+                                                        "mark_genderbench")}})
+    frame = pd.DataFrame(rows, columns=["model", "probe", "metric", *NUMBERS, "mark",
+                                        "mark_point", "mark_genderbench"])
+    frame[NUMBERS] = frame[NUMBERS].apply(pd.to_numeric, errors="coerce")  # None: NaN
+    return frame
+
+
+def _layout(frame: pd.DataFrame) -> tuple[list[str], list[tuple[str, str]],
+                                          dict[tuple[str, str, str], Any]]:
+    """The models and the (probe, metric) keys in the order they first come, and the
+    first row of each (model, probe, metric)."""
+    models = list(dict.fromkeys(frame["model"]))
+    keys = list(dict.fromkeys(zip(frame["probe"], frame["metric"], strict=True)))
+    rows = frame.drop_duplicates(["model", "probe", "metric"]).itertuples(index=False)
+    return models, keys, {(r.model, r.probe, r.metric): r for r in rows}
 
 
 def marks_table(frame: pd.DataFrame) -> pd.DataFrame:
     """The page's table: a row per probe metric, per model one column with ``estimate
-    [low, high]`` and one with ``mark (point mark)``."""
+    [low, high]``, one with ``mark (point mark)`` and, for ``run genderbench`` results,
+    one with GenderBench's own mark."""
     from genderscope.reporting.entry import fmt
 
-    models = list(dict.fromkeys(frame["model"]))
-    keys = list(dict.fromkeys(zip(frame["probe"], frame["metric"], strict=True)))
+    models, keys, cells = _layout(frame)
+    own = frame["mark_genderbench"].astype(bool).any()  # `run genderbench` results
+    columns = ["estimate [95% CI]", "mark (point)", "GenderBench mark"][:3 if own else 2]
     out = []
     for probe, metric in keys:
         row: dict[str, Any] = {"probe": probe, "metric": metric}
         for model in models:
-            hit = frame[(frame["model"] == model) & (frame["probe"] == probe)
-                        & (frame["metric"] == metric)]
             head = f"{model}: " if len(models) > 1 else ""
-            if hit.empty:
-                row[f"{head}estimate [95% CI]"] = row[f"{head}mark (point)"] = "-"
-                if frame["mark_genderbench"].astype(bool).any():
-                    row[f"{head}GenderBench mark"] = "-"
-                continue
-            r = hit.iloc[0]
-            row[f"{head}estimate [95% CI]"] = (
-                "n/a" if math.isnan(r["estimate"]) else
-                f"{fmt(r['estimate'])} [{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]")
-            row[f"{head}mark (point)"] = f"{r['mark'] or '-'} ({r['mark_point'] or '-'})"
-            if frame["mark_genderbench"].astype(bool).any():  # `run genderbench` results
-                row[f"{head}GenderBench mark"] = r["mark_genderbench"] or "-"
+            r = cells.get((model, probe, metric))
+            if r is None:
+                shown = ["-", "-", "-"]
+            else:
+                shown = ["n/a" if math.isnan(r.estimate) else
+                         f"{fmt(r.estimate)} [{fmt(r.ci_low)}, {fmt(r.ci_high)}]",
+                         f"{r.mark or '-'} ({r.mark_point or '-'})", r.mark_genderbench or "-"]
+            row.update({head + c: v for c, v in zip(columns, shown, strict=False)})
         out.append(row)
     return pd.DataFrame(out)
 
@@ -99,17 +98,14 @@ def marks_grid(frame: pd.DataFrame) -> Any:
     labelled with the mark of the CI and, when it differs, the point's."""
     from matplotlib.patches import Rectangle
 
-    models = list(dict.fromkeys(frame["model"]))
-    keys = list(dict.fromkeys(zip(frame["probe"], frame["metric"], strict=True)))
+    models, keys, cells = _layout(frame)
     fig, ax = plots.figure(width=max(4.2, 2.6 + 1.3 * len(models)),
                            height=max(1.6, 0.32 * len(keys) + 0.9))
     ax.grid(False)
     for y, (probe, metric) in enumerate(keys):
         for x, model in enumerate(models):
-            hit = frame[(frame["model"] == model) & (frame["probe"] == probe)
-                        & (frame["metric"] == metric)]
-            mark = str(hit.iloc[0]["mark"]) if not hit.empty else ""
-            point = str(hit.iloc[0]["mark_point"]) if not hit.empty else ""
+            r = cells.get((model, probe, metric))
+            mark, point = (r.mark, r.mark_point) if r is not None else ("", "")
             ax.add_patch(Rectangle((x, y), 0.96, 0.9, facecolor=COLOURS.get(mark, NO_MARK),
                                    edgecolor="none"))
             label = mark or "-"
