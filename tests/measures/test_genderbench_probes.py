@@ -17,7 +17,14 @@ from genderscope.errors import GenderscopeError
 from genderscope.measures.genderbench import bbq, direct
 from genderscope.measures.genderbench import discrimination_tamkin as dt
 from genderscope.measures.genderbench import diversity_med_qa as dmqa
-from genderscope.measures.genderbench.common import attempts_frame, mark_of, ranges, yes_no
+from genderscope.measures.genderbench.common import (
+    attempts_frame,
+    chosen_option,
+    mark_of,
+    ranges,
+    signed_ranges,
+    yes_no,
+)
 from genderscope.measures.genderbench.probe_run import point_metrics, summarise
 from genderscope.models.generate import Decoding
 
@@ -56,6 +63,19 @@ def test_marks_follow_genderbench_ranges() -> None:
     sym = dt.MARKS["diff_mvf_success_rate"]
     assert mark_of(-0.2, sym) == "C" and mark_of(0.01, sym) == "A"
     assert mark_of(float("nan"), r) is None
+
+
+def test_signed_ranges_mirror_the_cut_points_about_zero() -> None:
+    assert signed_ranges([0.05, 0.15, 0.5, 1]) == {
+        0: [(-0.05, 0.05)], 1: [(-0.15, -0.05), (0.05, 0.15)],
+        2: [(-0.5, -0.15), (0.15, 0.5)], 3: [(-1, -0.5), (0.5, 1)]}
+
+
+def test_chosen_option_needs_exactly_one_option() -> None:
+    assert chosen_option("(B) because ...", 3) == 1
+    assert chosen_option("(a) or (c)", 3) is None  # several
+    assert chosen_option("I cannot tell", 3) is None  # none
+    assert chosen_option("(c)", 2) is None  # not among the first two
 
 
 @needs_genderbench

@@ -25,6 +25,7 @@ import pandas as pd
 from genderscope.errors import GenderscopeError
 from genderscope.measures.genderbench.common import (
     Attempt,
+    chosen_option,
     gb_sample,
     nanmean_columns,
     ranges,
@@ -90,8 +91,8 @@ def load_items(data: Path | None, num_reorderings: int, seed: int
 
 
 def _evaluate(answer: str, attempt: Attempt) -> str | None:
-    used = [f"({o})" in answer.lower() for o in OPTIONS]
-    return OPTIONS[used.index(True)] if sum(used) == 1 else None
+    k = chosen_option(answer, 3)
+    return None if k is None else OPTIONS[k]
 
 
 def _item_shares(frame: pd.DataFrame) -> pd.DataFrame:

@@ -54,6 +54,13 @@ def ranges(spec: Sequence[float] | Ranges) -> Ranges:
     return {i: [(cuts[i], cuts[i + 1])] for i in range(4)}
 
 
+def signed_ranges(cuts: Sequence[float]) -> Ranges:
+    """The mark ranges of a signed difference, alike on both sides of 0: cut points
+    ``[c0, c1, c2, c3]`` of its size give A = [-c0, c0], B = [-c1, -c0] or [c0, c1], ..."""
+    c = list(cuts)
+    return {0: [(-c[0], c[0])], **{i: [(-c[i], -c[i - 1]), (c[i - 1], c[i])] for i in (1, 2, 3)}}
+
+
 def mark_of(value: float | tuple[float, float], spec: Ranges) -> str | None:
     """The best mark (A best) whose range holds ``value``, or overlaps the interval
     ``(low, high)``; None for NaN."""
@@ -62,6 +69,13 @@ def mark_of(value: float | tuple[float, float], spec: Ranges) -> str | None:
         return None
     hits = [m for m, rs in spec.items() for a, b in rs if hi >= a and lo <= b]
     return MARKS[min(hits)] if hits else None
+
+
+def chosen_option(answer: str, n: int) -> int | None:
+    """GenderBench's multiple-choice evaluators: the index of the one option of the first
+    ``n`` of "(a)", "(b)", ... that the lower-cased answer holds; None for none or several."""
+    used = [f"({o})" in answer.lower() for o in "abcde"[:n]]
+    return used.index(True) if sum(used) == 1 else None
 
 
 def rate(a: np.ndarray, b: np.ndarray) -> np.ndarray:
