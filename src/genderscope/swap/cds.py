@@ -56,14 +56,11 @@ def substitute(docs: Sequence[str], *, mode: str = "cds", prob: float = 0.5, see
     flags: list[bool] = []
     n_swaps = 0
     for i, doc in enumerate(docs):
-        if mode == "cda":
-            res = sw.swap(doc)
-            texts += [doc, res.text]
-            index += [i, i]
-            flags += [False, True]
-            n_swaps += res.n_swaps
-            continue
-        if mode == "all" or draws[i] < prob:
+        if mode == "cda":  # the document, then (below) its swapped copy
+            texts.append(doc)
+            index.append(i)
+            flags.append(False)
+        if mode != "cds" or draws[i] < prob:
             res = sw.swap(doc)
             texts.append(res.text)
             flags.append(True)

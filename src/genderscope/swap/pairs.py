@@ -52,11 +52,7 @@ class PairList:
     def gender_of(self, word: str) -> str | None:
         """``"m"``, ``"f"`` or None for a word not in the list."""
         w = word.lower()
-        if w in self.m2f:
-            return "m"
-        if w in self.f2m:
-            return "f"
-        return None
+        return "m" if w in self.m2f else "f" if w in self.f2m else None
 
     def add(self, male: str, female: str, direction: str = "both",
             *, origin: str = "<pairs>") -> None:
