@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -201,12 +201,25 @@ def execute(measure: str, model: str | None, kind: str, start_token: str, device
     console.print(run_note(result, Path(result.metadata["out"])))
 
 
+def new_table(title: str, columns: Iterable[str], labels: int | None = None,
+              **options: Any) -> Table:
+    """A terminal table titled ``title`` with ``columns``: the first ``labels`` left-
+    justified, the others (numbers) right-justified; every column left when ``labels`` is
+    None. ``options``: further ``rich.table.Table`` keywords (``caption``, ...)."""
+    table = Table(title=title, **options)
+    for k, col in enumerate(columns):
+        table.add_column(col, justify="left" if labels is None or k < labels else "right")
+    return table
+
+
+ESTIMATE_COLUMNS = ("measure", "estimate [95% CI]")
+"""The columns of a table of named estimates (with ``labels=1``)."""
+
+
 def what_value_table(title: str, rows: dict[str, Any]) -> Table:
     """Two columns, ``what`` and ``value``: one row per item of ``rows``, its value as
     ``str``; a float given to 3 decimals."""
-    table = Table(title=title)
-    table.add_column("what")
-    table.add_column("value")
+    table = new_table(title, ("what", "value"))
     for key, value in rows.items():
         table.add_row(key, f"{value:.3f}" if isinstance(value, float) else str(value))
     return table
@@ -224,11 +237,8 @@ def summary_table(result: Result) -> list[Table]:
         elif isinstance(value, (int, float, str)) and not isinstance(value, bool):
             rows.append((key, fmt(value) if isinstance(value, float) else str(value), ""))
     with_p = any(row[2] for row in rows)
-    t = Table(title=f"{result.method}: summary")
-    t.add_column("measure")
-    t.add_column("estimate [95% CI]", justify="right")
-    if with_p:
-        t.add_column("p", justify="right")
+    t = new_table(f"{result.method}: summary", ESTIMATE_COLUMNS + (("p",) if with_p else ()),
+                  labels=1)
     for row in rows:
         t.add_row(*(row if with_p else row[:2]))
     return [t]

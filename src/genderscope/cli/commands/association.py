@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.table import Table
 
 from genderscope.cli.common import (
     DEVICE_OPTION,
@@ -23,6 +22,7 @@ from genderscope.cli.common import (
     command_line,
     console,
     fmt,
+    new_table,
     p_text,
     run_note,
     run_output,
@@ -46,20 +46,18 @@ def bec_pro_tables(result: Any) -> list[Any]:
     """The association per profession group and person gender, and the male vs female
     tests per group."""
     n_rows = result.metadata["data"]["n_rows"]
-    table = Table(title=f"BEC-Pro association (nats), {plural(n_rows, 'row')}, "
-                        f"{result.metadata['params']['model_kind']} LM")
-    for col in ("professions", "person words", "n", "mean [95% CI]"):
-        table.add_column(col, justify="right" if col in ("n", "mean [95% CI]") else "left")
+    table = new_table(f"BEC-Pro association (nats), {plural(n_rows, 'row')}, "
+                      f"{result.metadata['params']['model_kind']} LM",
+                      ("professions", "person words", "n", "mean [95% CI]"), labels=2)
     for group, by_gender in result.summary["association_by_group"].items():
         for gender, g in by_gender.items():
             table.add_row(group, gender, str(int(g["n"])),
                           f"{fmt(g['estimate'], small='e')} [{fmt(g['ci_low'], small='e')}, "
                           f"{fmt(g['ci_high'], small='e')}]")
-    tests = Table(title="Male vs female person words per profession group (paired over "
-                        "professions; Holm across groups)")
-    for col in ("professions", "n professions", "pairs", "test", "p", "p Holm",
-                "effect size r"):
-        tests.add_column(col)
+    tests = new_table("Male vs female person words per profession group (paired over "
+                      "professions; Holm across groups)",
+                      ("professions", "n professions", "pairs", "test", "p", "p Holm",
+                       "effect size r"))
     for group, t in result.summary["male_vs_female"].items():
         tests.add_row(group, str(int(t["n_professions"])), str(int(t["n_pairs"])),
                       str(t["test"]), p_text(t["p_value"]), p_text(t.get("p_adjusted")),
@@ -70,12 +68,11 @@ def bec_pro_tables(result: Any) -> list[Any]:
 def lpbs_tables(result: Any) -> list[Any]:
     """The LPBS test over all templates and per template, and how to read d."""
     s = result.summary
-    table = Table(title=f"LPBS {result.metadata['data']['test']}: {s['x']} vs {s['y']} "
-                        f"({plural(s['n_templates'], 'template')}, "
-                        f"{plural(s['n_items'], 'item')})")
-    for col in ("templates", "d", "p one-sided", "p two-sided", f"mean {s['x']}",
-                f"mean {s['y']}"):
-        table.add_column(col, justify="left" if col == "templates" else "right")
+    table = new_table(f"LPBS {result.metadata['data']['test']}: {s['x']} vs {s['y']} "
+                      f"({plural(s['n_templates'], 'template')}, "
+                      f"{plural(s['n_items'], 'item')})",
+                      ("templates", "d", "p one-sided", "p two-sided", f"mean {s['x']}",
+                       f"mean {s['y']}"), labels=1)
     perm = s["permutation"]
     table.add_row("all (word means)" if s.get("test_unit") == "words" else
                   "all (pooled items)", fmt(s["effect_size"], 2, small="e"),

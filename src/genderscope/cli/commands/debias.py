@@ -9,10 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.table import Table
 
 from genderscope.checks import SEED_MAX
-from genderscope.cli.common import DEVICE_OPTION, console, what_value_table
+from genderscope.cli.common import DEVICE_OPTION, console, new_table, what_value_table
 from genderscope.errors import GenderscopeError
 
 debias_app = typer.Typer(help="Reduce bias: counterfactual data substitution and fine-tuning; "
@@ -133,9 +132,8 @@ def balance_command(
         console.print_json(to_json({k: done[k] for k in ("method", "seed", "before", "after",
                                                           "report")} | {"out": str(dest)}))
         return
-    table = Table(title=f"debias balance ({method}) -> {dest}")
-    for col in ("corpus", "objects", "mean skew [95% CI]"):
-        table.add_column(col)
+    table = new_table(f"debias balance ({method}) -> {dest}",
+                      ("corpus", "objects", "mean skew [95% CI]"))
     for when in ("before", "after"):
         m = done[when]["mean_skew"]
         table.add_row(when, str(done[when]["n_objects"]),

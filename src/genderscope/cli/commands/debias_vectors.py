@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.table import Table
 
 from genderscope.checks import whole_number
 from genderscope.cli.commands.debias import debias_app
@@ -21,7 +20,7 @@ from genderscope.cli.commands.embeddings import (
     VECTORS_OPTION,
     _expand,
 )
-from genderscope.cli.common import STORE_OPTION, ci_text, console, open_store
+from genderscope.cli.common import STORE_OPTION, ci_text, console, new_table, open_store
 
 DEFAULT_RAN_WORDS = 20_000  # vector_debias.ran.DEFAULT_N_WORDS (not imported: numpy-free CLI)
 
@@ -130,10 +129,9 @@ def _debias(method: str, vectors: str, fmt: str, vocab: Path | None, out: Path,
 def _print(record: dict[str, Any], out: Path) -> None:
     console.print(f"{record['method']}: {record['fit_line']}")
     if "metrics" in record:
-        table = Table(title="before -> after (paired change: mean over words, 95% "
-                      "jackknife t CI over the word sets)")
-        for col in ("metric", "test", "set", "before", "after", "paired change", "p"):
-            table.add_column(col)
+        table = new_table("before -> after (paired change: mean over words, 95% jackknife t "
+                          "CI over the word sets)",
+                          ("metric", "test", "set", "before", "after", "paired change", "p"))
         for m in record["metrics"]:
             changes = {str(r.get("set")): r for r in m["paired"]["rows"]}
             for key, b in m["before"].items():

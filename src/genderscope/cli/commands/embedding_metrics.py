@@ -11,13 +11,8 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from genderscope.cli.commands.embeddings import (
-    vectors_command,
-)
-from genderscope.cli.common import (
-    ci_text,
-    fmt,
-)
+from genderscope.cli.commands.embeddings import vectors_command
+from genderscope.cli.common import ci_text, fmt, new_table
 from genderscope.results import Result
 
 TITLES = {
@@ -60,10 +55,8 @@ def metric_tables(method: str, rows: list[dict[str, Any]]) -> list[Table | str]:
     ``error``); a p column where a row has a p (RIPA, RND; not MAC, ECT, RNSB), n/a where
     too few units were left to test; under it, RIPA's words left without a partner."""
     with_p = any(r.get("p", "") != "" for r in rows)  # None: a stored NaN
-    table = Table(title=TITLES[method])
-    for col in ("test", "X vs Y", "set", "value [95% CI]", *(("p",) if with_p else ())):
-        table.add_column(col, justify="left" if col in ("test", "X vs Y", "set")
-                         else "right")
+    table = new_table(TITLES[method], ("test", "X vs Y", "set", "value [95% CI]",
+                                       *(("p",) if with_p else ())), labels=3)
     for r in rows:
         if r.get("error"):
             table.add_row(str(r["test"]), "", "", "[red]error[/red]", *([""] if with_p else []))

@@ -26,6 +26,7 @@ from genderscope.cli.common import (
     console,
     default_out,
     err_console,
+    new_table,
     open_store,
 )
 from genderscope.datasets.seat import AssociationTest, default_tests_dir, list_tests, resolve_test
@@ -124,11 +125,9 @@ def _write_table(path: Path, rows: list[dict[str, object]]) -> None:
 def tests_tables(method: str, rows: list[dict[str, object]]) -> list[Table | str]:
     """One row per test (:func:`_row`; a failed test's row holds its ``error``), and how
     to read it."""
-    table = Table(title=f"{method.upper()} (effect size d: Caliskan et al. 2017; "
-                        f"two-sided permutation p over words)")
-    for col in ("test", "X vs Y", "A vs B", "n", "OOV", "d [95% CI]", "p", "p Holm"):
-        table.add_column(col, justify="left" if col in ("test", "X vs Y", "A vs B")
-                         else "right")
+    table = new_table(f"{method.upper()} (effect size d: Caliskan et al. 2017; two-sided "
+                      "permutation p over words)", ("test", "X vs Y", "A vs B", "n", "OOV",
+                                                    "d [95% CI]", "p", "p Holm"), labels=3)
     for r in rows:
         if r.get("error"):
             table.add_row(str(r["test"]), "", "", "", "", "[red]error[/red]", "")
@@ -151,9 +150,8 @@ def amplification_tables(result: Result) -> list[Table]:
     """Mean bias amplification, its share of objects and the extremes."""
     s = result.summary
     m = s["mean_bias_amplification"]
-    table = Table(title="Mean bias amplification (Zhao et al. 2017)")
-    table.add_column("quantity")
-    table.add_column("value", justify="right")
+    table = new_table("Mean bias amplification (Zhao et al. 2017)", ("quantity", "value"),
+                      labels=1)
     table.add_row("mean bias amplification [95% CI]",
                   f"{m['estimate']:+.4f} [{m['ci_low']:+.4f}, {m['ci_high']:+.4f}]")
     for key, label in (("biasamp_t_to_a", "BiasAmp-> task -> gender [95% CI]"),

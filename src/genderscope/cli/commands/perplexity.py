@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from rich.table import Table
 
+from genderscope.cli.common import ESTIMATE_COLUMNS, new_table
 from genderscope.results import Result
 
 
 def table(result: Result) -> list[Table]:
     s = result.summary
     what = "perplexity" if "perplexity" in s else "pseudo-perplexity"
-    t = Table(title=f"{what}: {s['n_sentences']} held-out sentences, {s['n_tokens']} tokens")
-    t.add_column("measure")
-    t.add_column("estimate [95% CI]", justify="right")
+    t = new_table(f"{what}: {s['n_sentences']} held-out sentences, {s['n_tokens']} tokens",
+                  ESTIMATE_COLUMNS, labels=1)
     ci = s[what]
     t.add_row(what, f"{ci['estimate']:.2f} [{ci['ci_low']:.2f}, {ci['ci_high']:.2f}]")
     t.add_row("NLL per token (nats)", f"{s['nll_per_token']:.4f}")

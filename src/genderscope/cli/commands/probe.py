@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.table import Table
 
 from genderscope.cli.common import (
     DEVICE_OPTION,
@@ -14,6 +13,7 @@ from genderscope.cli.common import (
     JSON_OPTION,
     STORE_OPTION,
     console,
+    new_table,
     open_store,
 )
 
@@ -26,10 +26,9 @@ def probe_tables(result: Any, model: str | None = None) -> list[Any]:
         from genderscope.reporting.export import model_name
 
         model = model_name(result.metadata) or "?"
-    table = Table(title=f"{p.get('template')}  ({p.get('male')} vs {p.get('female')}; "
-                        f"{kind} LM {model})", title_justify="left")
-    for col in ("target", "fill bias", "prior", "corrected", "target-fill"):
-        table.add_column(col, justify="left" if col == "target" else "right")
+    table = new_table(f"{p.get('template')}  ({p.get('male')} vs {p.get('female')}; "
+                      f"{kind} LM {model})", ("target", "fill bias", "prior", "corrected",
+                                              "target-fill"), labels=1, title_justify="left")
     for _, r in result.items.iterrows():
         table.add_row(str(r["target"]), f"{r['fill_bias']:+.3f}", f"{r['prior_bias']:+.3f}",
                       f"{r['corrected_bias']:+.3f}", f"{r['target_fill_bias']:+.3f}")

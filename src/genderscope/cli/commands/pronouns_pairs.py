@@ -8,17 +8,16 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from genderscope.cli.common import ci_text, fmt, p_text
+from genderscope.cli.common import ESTIMATE_COLUMNS, ci_text, fmt, new_table, p_text
 from genderscope.results import Result
 from genderscope.text_blocks import plural
 
 
 def wino_tables(result: Result) -> list[Table]:
     s = result.summary
-    t = Table(title=f"{result.method}: pronoun prediction, {plural(s['n_items'], 'sentence')} "
-                    f"({s['n_excluded_multi_pronoun']} multi-pronoun excluded)")
-    t.add_column("measure")
-    t.add_column("estimate [95% CI]", justify="right")
+    t = new_table(f"{result.method}: pronoun prediction, {plural(s['n_items'], 'sentence')} "
+                  f"({s['n_excluded_multi_pronoun']} multi-pronoun excluded)",
+                  ESTIMATE_COLUMNS, labels=1)
     for key, label in (("main_effect", "main effect log2(acc pro / acc anti)"),
                        ("main_effect_macro_f1", "log2(macro-F1 pro / anti)"),
                        ("accuracy_pro", "accuracy pro"), ("accuracy_anti", "accuracy anti"),
@@ -26,9 +25,8 @@ def wino_tables(result: Result) -> list[Table]:
                        ("difference_pro_minus_anti", "accuracy pro - anti"),
                        ("share_male_predictions", "share of male predictions")):
         t.add_row(label, ci_text(s.get(key)))
-    n = Table(title="Nuance: by pronoun gender")
-    for col in ("condition", "pronoun", "n", "accuracy [95% CI]", "F1"):
-        n.add_column(col)
+    n = new_table("Nuance: by pronoun gender",
+                  ("condition", "pronoun", "n", "accuracy [95% CI]", "F1"))
     for _, r in result.tables["nuance"].iterrows():
         n.add_row(r.condition, r.pronoun_gender, str(int(r.n)),
                   f"{fmt(r.accuracy)} [{fmt(r.ci_low)}, {fmt(r.ci_high)}]", fmt(r.f1))
@@ -37,9 +35,8 @@ def wino_tables(result: Result) -> list[Table]:
 
 def abc_tables(result: Result) -> list[Table]:
     s = result.summary
-    t = Table(title=f"ABC: {s['n_groups']} groups ({s['n_invalid_skipped']} malformed skipped)")
-    t.add_column("measure")
-    t.add_column("estimate [95% CI]", justify="right")
+    t = new_table(f"ABC: {s['n_groups']} groups ({s['n_invalid_skipped']} malformed skipped)",
+                  ESTIMATE_COLUMNS, labels=1)
     t.add_row("main effect log2(median rel. ppl F / M)", ci_text(s["main_effect"]))
     t.add_row("  same, common token count (length-robust)", ci_text(s["main_effect_common_length"]))
     for st in ("female", "male"):
@@ -49,10 +46,9 @@ def abc_tables(result: Result) -> list[Table]:
     t.add_row("mean ll(male) - ll(female), nats", ci_text(s["mean_ll_male_minus_female"]))
     t.add_row("reflexive preferred (total ll)", ci_text(s["reflexive_preferred_ll"]))
     t.add_row("reflexive preferred (perplexity)", ci_text(s["reflexive_preferred_ppl"]))
-    n = Table(title="Nuance: occupation stereotype x pronoun")
-    for col in ("occupations", "pronoun", "n", "median rel. ppl (IQR)", "median Δll",
-                "reflexive preferred"):
-        n.add_column(col)
+    n = new_table("Nuance: occupation stereotype x pronoun",
+                  ("occupations", "pronoun", "n", "median rel. ppl (IQR)", "median Δll",
+                   "reflexive preferred"))
     for _, r in result.tables["nuance"].iterrows():
         n.add_row(str(r.stereotype), r.pronoun, str(int(r.n)),
                   f"{fmt(r.median_rel_ppl)} ({fmt(r.q1)}, {fmt(r.q3)})",
@@ -62,12 +58,11 @@ def abc_tables(result: Result) -> list[Table]:
 
 def crows_tables(result: Result) -> list[Table]:
     s = result.summary
-    t = Table(title=f"CrowS-Pairs: % pairs where the stereotypical sentence is preferred "
-                    f"({plural(s['n_pairs'], 'pair')}, {plural(s['n_ties'], 'tie')})",
-              caption="p: exact binomial test of the share vs 50 %; p Holm: adjusted over "
-                      "the bias types of this run")
-    for col in ("bias type", "n", "% stereotypical [95% CI]", "p", "p Holm"):
-        t.add_column(col, justify="left" if col == "bias type" else "right")
+    t = new_table(f"CrowS-Pairs: % pairs where the stereotypical sentence is preferred "
+                  f"({plural(s['n_pairs'], 'pair')}, {plural(s['n_ties'], 'tie')})",
+                  ("bias type", "n", "% stereotypical [95% CI]", "p", "p Holm"), labels=1,
+                  caption="p: exact binomial test of the share vs 50 %; p Holm: adjusted over "
+                          "the bias types of this run")
     overall = s["percent_stereotypical"]
     t.add_row("[bold]all[/bold]", str(s["n_pairs"]), ci_text(overall, 1),
               p_text(overall.get("p_value")), "")
@@ -83,12 +78,11 @@ def crows_tables(result: Result) -> list[Table]:
 
 def stereoset_tables(result: Result) -> list[Table]:
     s = result.summary
-    t = Table(title="StereoSet intrasentence (ideal: LMS 100, SS 50, ICAT 100)",
-              caption="95% CIs over target terms; p: t-test of SS vs 50 over targets, "
-                      "Holm over the bias types")
-    for col in ("domain", "n", "targets", "LMS [95% CI]", "SS [95% CI]", "ICAT [95% CI]",
-                "p (Holm)"):
-        t.add_column(col, justify="left" if col == "domain" else "right")
+    t = new_table("StereoSet intrasentence (ideal: LMS 100, SS 50, ICAT 100)",
+                  ("domain", "n", "targets", "LMS [95% CI]", "SS [95% CI]", "ICAT [95% CI]",
+                   "p (Holm)"), labels=1,
+                  caption="95% CIs over target terms; p: t-test of SS vs 50 over targets, "
+                          "Holm over the bias types")
     rows = [("all", s["overall"])] + sorted(s["by_bias_type"].items())
     for name, m in rows:
         label = f"[bold]{name}[/bold]" if name in ("all", "gender") else name

@@ -8,7 +8,7 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
-from genderscope.cli.common import ci_text, fmt
+from genderscope.cli.common import ci_text, fmt, new_table
 from genderscope.results import Result
 from genderscope.text_blocks import plural
 
@@ -16,10 +16,9 @@ from genderscope.text_blocks import plural
 def counterfactual_tables(result: Result) -> list[Table]:
     """Flip rates and probability changes by swap direction."""
     s = result.summary
-    table = Table(title=f"Counterfactual flip test ({s['n_swapped']} of "
-                        f"{plural(s['n_texts'], 'text')} had gendered words)")
-    for col in ("group", "n", "flip rate", "mean |Δp|", "max |Δp|"):
-        table.add_column(col)
+    table = new_table(f"Counterfactual flip test ({s['n_swapped']} of "
+                      f"{plural(s['n_texts'], 'text')} had gendered words)",
+                      ("group", "n", "flip rate", "mean |Δp|", "max |Δp|"))
     for g in ("all", "m2f", "f2m", "mixed"):
         row = s[g]
         table.add_row(g, str(row["n"]), *(ci_text(row[k], missing="n/a") for k in
@@ -35,10 +34,9 @@ def attack_tables(result: Result) -> list[Table]:
     """The attack's success by direction."""
     dirs = result.metadata["params"]["directions"]
     s = result.summary
-    table = Table(title=f"Gender-analogy attack on {plural(s['n_texts'], 'text')}")
-    for col in ("direction", "attacked", "not attackable", "success rate",
-                "words/success", "queries/attack", "s/attack"):
-        table.add_column(col)
+    table = new_table(f"Gender-analogy attack on {plural(s['n_texts'], 'text')}",
+                      ("direction", "attacked", "not attackable", "success rate",
+                       "words/success", "queries/attack", "s/attack"))
     for d in dirs:
         r = s[d]
         table.add_row(d, str(r["n_attacked"]), str(r["n_not_attackable"]),

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.table import Table
 
 from genderscope.checks import COUNT_MAX, SEED_MAX
 from genderscope.cli.common import (
@@ -25,6 +24,7 @@ from genderscope.cli.common import (
     ci_text,
     console,
     err_console,
+    new_table,
 )
 from genderscope.errors import GenderscopeError
 
@@ -202,26 +202,22 @@ def _write(base: Path, table: Any, scores: Any, rankings: Any, tests: Any, corr:
 
 
 def _print(table: Any, rankings: Any, tests: Any, correlation: str) -> None:
-    t = Table(title="run-many: value [95% CI] per model, query, metric")
-    for col in ("model", "query", "metric", "set", "value [95% CI]", "p"):
-        t.add_column(col, justify="right" if col in ("value [95% CI]", "p") else "left")
+    t = new_table("run-many: value [95% CI] per model, query, metric",
+                  ("model", "query", "metric", "set", "value [95% CI]", "p"), labels=4)
     for r in table[table["error"] == ""].itertuples(index=False):
         p = r.p_value
         t.add_row(str(r.model), str(r.query), str(r.metric), str(r.attribute or ""),
                   ci_text({"estimate": r.value, "ci_low": r.ci_low, "ci_high": r.ci_high}),
                   f"{p:.2g}" if isinstance(p, float) and p == p else "")
     console.print(t)
-    rt = Table(title="rank of each model per metric (1 = lowest score unless reversed)")
-    rt.add_column("model")
-    for c in rankings.columns:
-        rt.add_column(str(c), justify="right")
+    rt = new_table("rank of each model per metric (1 = lowest score unless reversed)",
+                   ("model", *map(str, rankings.columns)), labels=1)
     for model, row in rankings.iterrows():
         rt.add_row(str(model), *("" if v != v else f"{v:g}" for v in row))
     console.print(rt)
     if len(tests):
-        ct = Table(title=f"rank correlations ({correlation})")
-        for col in ("metric", "metric ", correlation, "p", "models"):
-            ct.add_column(col)
+        ct = new_table(f"rank correlations ({correlation})",
+                       ("metric", "metric ", correlation, "p", "models"))
         for r in tests.itertuples(index=False):
             v, p = getattr(r, correlation), r.p_value
             ct.add_row(str(r.a), str(r.b), "" if v != v else f"{v:.3f}",
