@@ -46,12 +46,12 @@ from scipy import stats
 from genderscope.core.declaration import Declaration, Pairing
 from genderscope.core.design import SCORE_TOLERANCE, SENTENCE_TOLERANCE, Design, Tolerance
 from genderscope.errors import GenderscopeError
+from genderscope.measures import vector_change as vc
+from genderscope.measures.vector_change import NO_CHANGE, WORDS_TABLE
 from genderscope.results import Result
 from genderscope.stats import adjust_pvalues
 from genderscope.stats.design import infer, ties
 from genderscope.stats.intervals import t_from_ci
-
-NO_CHANGE = "none (no change beyond numerical precision)"
 
 
 def _declared(method: str) -> Declaration | None:
@@ -217,11 +217,9 @@ def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = N
     method = before.method
     spec = _spec(method, key, value, groups)
     tol = tolerance if tolerance is not None else tolerance_of(method)
-    from genderscope.measures import vector_change as vc
-
     design = spec.design  # the change's crossed design, as the measure declares it
     crossed = design is not None and bool(design.crossed)
-    if design is not None and crossed and all(vc.WORDS_TABLE in r.tables
+    if design is not None and crossed and all(WORDS_TABLE in r.tables
                                               for r in (before, after)):
         return _crossed(before, after, spec, design, tol, p_adjust, n_resamples, seed,
                         interval)
@@ -267,7 +265,7 @@ def compare_runs(before: Result, after: Result, *, key: Sequence[str] | None = N
         "n_items": int(len(merged)), "n_before": int(len(a)), "n_after": int(len(b)),
         "value": spec.value, "key": list(spec.key), "groups": list(spec.groups),
         "tolerance": tol.describe(), "n_ties": int(recs[0]["n_ties"]),
-        "by_group": [{k: v for k, v in r.items()} for r in recs],
+        "by_group": [dict(r) for r in recs],
     }
     if crossed:
         summary["design_note"] = (
@@ -285,11 +283,9 @@ def _crossed(before: Result, after: Result, spec: Pairing, design: Design, tol: 
              p_adjust: str, n_resamples: int, seed: int, interval: bool = True) -> Result:
     """Two runs that record their word vectors, compared with the crossed ``design`` of
     their change that the measure declares (``spec.design``; module docstring)."""
-    from genderscope.measures import vector_change as vc
-
     method = before.method
-    sb, sa = (vc.sets_from_table(r.tables[vc.WORDS_TABLE]) for r in (before, after))
-    tb, ta = (r.tables[vc.WORDS_TABLE] for r in (before, after))
+    tb, ta = (r.tables[WORDS_TABLE] for r in (before, after))
+    sb, sa = vc.sets_from_table(tb), vc.sets_from_table(ta)
     if list(sb) != list(sa) or any(sb[k].shape != sa[k].shape for k in sb) or \
             tb["text"].astype(str).tolist() != ta["text"].astype(str).tolist():
         raise GenderscopeError(f"compare: the two {method} runs hold different words; "
@@ -330,20 +326,14 @@ def load_result_dir(folder: str | Path) -> Result:
     import json
 
     p = Path(folder)
+    words = p / f"{WORDS_TABLE}.csv"  # the word rows of a crossed comparison, if any
     try:
         head = json.loads((p / "summary.json").read_text(encoding="utf-8"))
         items = pd.read_csv(p / "items.csv")
+        tables = ({WORDS_TABLE: pd.read_csv(words, keep_default_na=False)}
+                  if words.is_file() else {})
     except (OSError, ValueError) as exc:
         raise GenderscopeError(f"cannot read a saved run from {p}: {exc}") from None
-    from genderscope.measures.vector_change import WORDS_TABLE
-
-    tables = {}
-    if (p / f"{WORDS_TABLE}.csv").is_file():  # the word rows of a crossed comparison
-        try:
-            tables[WORDS_TABLE] = pd.read_csv(p / f"{WORDS_TABLE}.csv",
-                                              keep_default_na=False)
-        except (OSError, ValueError) as exc:
-            raise GenderscopeError(f"cannot read a saved run from {p}: {exc}") from None
     meta = head.get("metadata", {})
     meta.setdefault("run_id", str(p))
     return Result(head.get("method", "?"), head.get("summary", {}), items, metadata=meta,
