@@ -54,11 +54,13 @@ def interval(low: Any, high: Any) -> str:
     return f" [{fmt(low)}, {fmt(high)}]"
 
 
-def why_missing(v: dict[str, Any], interval_text: str) -> str:
-    """`` (why)`` after an estimate without an estimate (``no_estimate``) or without an
-    interval (``no_interval``, e.g. too few scenarios to give one); else nothing."""
-    why = v.get("no_estimate") or (None if interval_text else v.get("no_interval"))
-    return f" ({why})" if why else ""
+def estimate_cell(v: dict[str, Any]) -> str:
+    """``estimate [low, high]`` (n/a where missing), then `` (why)`` where the estimate
+    (``no_estimate``) or its interval (``no_interval``, e.g. too few scenarios) is
+    missing."""
+    ci = interval(v["ci_low"], v["ci_high"])
+    why = v.get("no_estimate") or (None if ci else v.get("no_interval"))
+    return fmt(v["estimate"], missing="n/a") + ci + (f" ({why})" if why else "")
 
 
 def tables(result: Result) -> list[Table | str]:
@@ -72,28 +74,24 @@ def tables(result: Result) -> list[Table | str]:
     for name, v in s.items():
         if isinstance(v, dict) and "estimate" in v:
             m = s["marks"].get(name)
-            ci = interval(v["ci_low"], v["ci_high"])
-            t.add_row(name, fmt(v["estimate"], missing="n/a") + ci + why_missing(v, ci)
-                      + _absolute(v),
+            t.add_row(name, estimate_cell(v) + _absolute(v),
                       f"{m['mark'] or '-'} / {m['mark_point'] or '-'}" if m else "")
     out: list[Table | str] = [t, f"marks: {MARKS_LEGEND}"] if s["marks"] else [t]
     if s.get("tests"):
         unit = result.metadata["params"]["cluster_unit"]
-        out.append(tests_table(s["tests"], f"paired tests over {unit} (Holm over the probe)",
-                               missing="n/a"))
+        out.append(tests_table(s["tests"], f"paired tests over {unit} (Holm over the probe)"))
     return out
 
 
-def tests_table(tests: list[dict[str, Any]], title: str, *, probes: bool = False,
-                missing: str | None = None) -> Table:
-    """The paired tests' table (``probes``: each test's probe; ``missing``: as in fmt)."""
+def tests_table(tests: list[dict[str, Any]], title: str, *, probes: bool = False) -> Table:
+    """The paired tests' table (``probes``: each test's probe); a missing number: n/a."""
     p = Table(title=title)
     for col in ("probe",) * probes + ("test", "difference", "clusters", "p", "p Holm"):
         p.add_column(col)
     for x in tests:
-        p.add_row(*([x["probe"]] if probes else []), x["name"], fmt(x["estimate"], missing=missing),
-                  str(x["n_clusters"]), fmt(x["p_value"], 4, missing=missing),
-                  fmt(x.get("p_adjusted"), 4, missing=missing))
+        p.add_row(*([x["probe"]] if probes else []), x["name"], fmt(x["estimate"], missing="n/a"),
+                  str(x["n_clusters"]), fmt(x["p_value"], 4, missing="n/a"),
+                  fmt(x.get("p_adjusted"), 4, missing="n/a"))
     return p
 
 

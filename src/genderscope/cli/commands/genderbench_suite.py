@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from genderscope.cli.commands.chat_probes import interval, tests_table, why_missing
-from genderscope.cli.common import fmt
+from genderscope.cli.commands.chat_probes import estimate_cell, interval, tests_table
 from genderscope.measures.genderbench import GENDERBENCH_MARK, MARKS_LEGEND
 from genderscope.results import Result
 
@@ -26,11 +25,9 @@ def tables(result: Result) -> list[Table | str]:
     notes = []
     for r in s["marks"]:
         undetected = s["probes"][r["probe"]]["undetected_rate_attempts"]
-        ci = interval(r["ci_low"], r["ci_high"])
         if r.get("genderbench_note"):
             notes.append(f"{r['probe']} {r['metric']}: {r['genderbench_note']}")
-        t.add_row(r["probe"], r["metric"],
-                  f"{fmt(r['estimate'], missing='n/a')}{ci}{why_missing(r, ci)}",
+        t.add_row(r["probe"], r["metric"], estimate_cell(r),
                   f"{r['mark'] or '-'} / {r['mark_point'] or '-'}",
                   f"{r['mark_genderbench'] or '-'}"
                   f"{interval(r['genderbench_low'], r['genderbench_high'])}",
@@ -38,7 +35,7 @@ def tables(result: Result) -> list[Table | str]:
     out: list[Table | str] = [t, f"marks: {MARKS_LEGEND}; {GENDERBENCH_MARK}", *notes]
     if s.get("tests"):
         out.append(tests_table(s["tests"], f"paired tests ({len(s['tests'])}; Holm over the "
-                               "suite)", probes=True, missing="n/a"))
+                               "suite)", probes=True))
     out += [f"not run: {name}: {why}" for name, why in s.get("not_run", {}).items()]
     return out
 
