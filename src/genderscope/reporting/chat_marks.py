@@ -119,6 +119,5 @@ def marks_grid(frame: pd.DataFrame) -> Any:
     ax.xaxis.tick_top()
     ax.set_yticks([y + 0.45 for y in range(len(keys))], [f"{p} · {m}" for p, m in keys])
     ax.tick_params(length=0)
-    for side in ("top", "right", "bottom", "left"):
-        ax.spines[side].set_visible(False)
+    ax.spines[:].set_visible(False)
     return fig

@@ -96,10 +96,9 @@ def tests_table(tests: list[dict[str, Any]], title: str, *, probes: bool = False
 
 
 def chat_command(run_app: typer.Typer, measure: str, doc: str,
-                 table: Callable[[Result], list[Table | str]] | None = None) -> None:
+                 table: Callable[[Result], list[Table | str]]) -> None:
     """``genderscope run MEASURE`` for a chat measure: the model, its endpoint client
-    settings and the measure's declared options; ``table``: its terminal tables
-    (default: the probes')."""
+    settings and the measure's declared options; ``table``: its terminal tables."""
     from genderscope.cli.declared import with_declared_options
 
     @with_declared_options(measure)  # data, limit, ... as the measure declares them
@@ -115,7 +114,7 @@ def chat_command(run_app: typer.Typer, measure: str, doc: str,
 
         client = endpoint_client(concurrency, timeout, retries, api_key_env, header)
         execute(measure, model, "auto", "auto", device, dtype, store_path, out, progress,
-                as_json, table or tables, base_url=base_url, **client, **options)
+                as_json, table, base_url=base_url, **client, **options)
 
     cmd.__doc__ = doc
     run_app.command(measure)(cmd)

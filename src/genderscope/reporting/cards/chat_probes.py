@@ -69,11 +69,10 @@ def _tests(r: Result) -> list[Headline]:
 
 
 def _forest(r: Result, keys: list[str], null: float | None, title: str, xlabel: str) -> Any:
-    rows = [(k, r.summary[k]["estimate"], r.summary[k]["ci_low"], r.summary[k]["ci_high"])
-            for k in keys if k in r.summary]
-    cis = [r.summary[k] for k in keys if k in r.summary]
-    return plots.forest(rows, null=null, title=title,
-                        xlabel=f"{xlabel} ({plots.ci_label(cis, default='clusters')})")
+    cis = {k: r.summary[k] for k in keys if k in r.summary}
+    rows = [(k, c["estimate"], c["ci_low"], c["ci_high"]) for k, c in cis.items()]
+    return plots.forest(rows, null=null, title=title, xlabel=f"{xlabel} "
+                        f"({plots.ci_label(cis.values(), default='clusters')})")
 
 
 def _answers(r: Result) -> pd.DataFrame | None:
