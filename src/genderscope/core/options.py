@@ -22,6 +22,10 @@ from genderscope.errors import ArgumentError, GenderscopeError
 TYPES = ("int", "float", "str", "bool", "path", "strs", "any")
 """``strs``: a sequence of strings (a comma-separated string is split); ``any``: an object
 the API passes through (e.g. an ``AssociationTest``), a string on the command line."""
+PLAIN_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "bool": ((bool,), "True or False"), "str": ((str,), "a string"),
+    "path": ((str, Path), "a path")}
+"""The types a value is checked as by class alone: (classes, the type in words)."""
 
 
 @dataclass(frozen=True)
@@ -75,15 +79,10 @@ class Option:
                 raise GenderscopeError(f"{self.flag} must be a number, got nan")
             if math.isinf(value) and value not in (self.min, self.max):  # unless declared
                 raise GenderscopeError(f"{self.flag} must be a finite number, got {value}")
-        elif self.type == "bool":
-            if not isinstance(value, bool):
-                raise ArgumentError(f"{self.name} must be True or False, got {value!r}")
-        elif self.type == "str":
-            if not isinstance(value, str):
-                raise ArgumentError(f"{self.name} must be a string, got {value!r}")
-        elif self.type == "path":
-            if not isinstance(value, (str, Path)):
-                raise ArgumentError(f"{self.name} must be a path, got {value!r}")
+        elif self.type in PLAIN_TYPES:
+            classes, what = PLAIN_TYPES[self.type]
+            if not isinstance(value, classes):
+                raise ArgumentError(f"{self.name} must be {what}, got {value!r}")
         elif self.type == "strs":
             if isinstance(value, str):
                 value = [w.strip() for w in value.split(",")]
