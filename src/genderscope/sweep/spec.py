@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from genderscope.checks import whole_number
 from genderscope.core.kinds import LOAD
 from genderscope.errors import GenderscopeError
@@ -32,13 +34,6 @@ _MODEL_KEYS = {"model", "kind", "revision", "revisions", "series", "label", "cpu
 _SETTING_KEYS = {"lang", "quick", "full", "seed", "data", "device", "dtype", "start_token",
                  "max_retries", "store", "out", "address", "decoding"}
 _RESOURCE_KEYS = {"cpus_per_job", "gpus_per_job"}
-
-
-def yaml_safe_loader() -> type:
-    """PyYAML's safe loader class (its C version when built)."""
-    import yaml
-
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -251,22 +246,18 @@ def _number(where: str, key: str, value: Any, kind: type) -> Any:
     return kind(value)
 
 
-class _UniqueKeyLoader(yaml_safe_loader()):  # type: ignore[misc]
-    """YAML safe loading that refuses a key given twice in one mapping (YAML would keep
-    the last silently, dropping e.g. a whole list of models)."""
+class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """YAML safe loading (PyYAML's C loader when built) that refuses a key given twice in
+    one mapping (YAML would keep the last silently, dropping e.g. a whole list of models)."""
 
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
         seen: set[Any] = set()
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
-            try:
-                dup = key in seen
-            except TypeError:
-                dup = False
-            if dup:
-                raise _bad(str(getattr(self, "name", "")),
-                           f"key {key!r} given twice (line {key_node.start_mark.line + 1})")
-            with contextlib.suppress(TypeError):
+            with contextlib.suppress(TypeError):  # an unhashable key is left to YAML
+                if key in seen:
+                    raise _bad(str(getattr(self, "name", "")), f"key {key!r} given twice "
+                               f"(line {key_node.start_mark.line + 1})")
                 seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
@@ -341,8 +332,6 @@ def parse_measures(where: str, entries: Any) -> list[MeasureSpec]:
 
 def load_file(path: Path) -> SweepSpec:
     """A SweepSpec from a YAML sweep file (see the module docstring)."""
-    import yaml
-
     where = str(path)
     if not path.is_file():
         raise GenderscopeError(f"sweep file {path}: no such file")

@@ -41,13 +41,6 @@ METHODS = {
 vectors, measured before and after)."""
 
 
-def _method(name: str) -> Any:
-    import importlib
-
-    module, func = METHODS[name][0].split(":")
-    return getattr(importlib.import_module(module), func)
-
-
 def _debias(method: str, vectors: str, fmt: str, vocab: Path | None, out: Path,
             definitional: Path | None, equalize: Path | None, gender_specific: Path | None,
             test: list[str], tests_dir: Path | None, evaluate_: bool, seed: int,
@@ -60,6 +53,7 @@ def _debias(method: str, vectors: str, fmt: str, vocab: Path | None, out: Path,
     import os
     import shutil
 
+    from genderscope.cli.common import table_function
     from genderscope.errors import DataError
     from genderscope.models.vectors import load_vectors
     from genderscope.outputs import (
@@ -91,7 +85,8 @@ def _debias(method: str, vectors: str, fmt: str, vocab: Path | None, out: Path,
 
             for t in tests:
                 check_sizes(look_up(before, t))
-        matrix, fit = _method(method)(before, lists, **options)  # NaN, < 2 pairs: refused
+        debias = table_function(METHODS[method][0])  # its "module:function"
+        matrix, fit = debias(before, lists, **options)  # NaN, < 2 pairs: refused
         work = new_folder_beside(out)
         write_word2vec_binary(work / "vectors.bin", before.words, matrix)
         record: dict[str, Any] = {"method": method, "vectors": before.describe(),

@@ -265,10 +265,7 @@ def vectors_command(method: str, doc: str, rows_of: Any = None, tables: Any = No
         from genderscope.outputs import command_inputs
 
         tests = _expand(test, tests_dir)
-        if method == "weat":
-            phrases = options.get("phrases", "skip")
-            if phrases not in ("skip", "mean"):
-                raise GenderscopeError(f"--phrases must be one of skip, mean, got {phrases!r}")
+        if method == "weat":  # --phrases and the other declared options: checked already
             _check_before_work("weat", out, options.get("seed", 0), tests, command_inputs(
                 models=[vectors], paths=[vocab, tests_dir, *test], store=store_path))
         # with the store's memo, a stored run's rerun never parses the vectors

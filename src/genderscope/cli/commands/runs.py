@@ -64,13 +64,6 @@ def iter_runs(store: Any, method: str | None, model: str | None,
             yield r, name, res
 
 
-def select_runs(store: Any, method: str | None, model: str | None
-                ) -> list[tuple[dict[str, Any], str, dict[str, Any]]]:
-    """``iter_runs`` as a list of (row, the model's name, the run's summary): only the
-    summary of each run is kept."""
-    return [(r, name, res.summary) for r, name, res in iter_runs(store, method, model)]
-
-
 def runs_frame(store: Any, method: str | None, model: str | None,
                run_ids: Sequence[str] = ()) -> pd.DataFrame:
     import pandas as pd
@@ -116,22 +109,21 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
     def list_cmd(method: str | None = METHOD_FILTER, model: str | None = MODEL_FILTER,
                  store_path: Path | None = STORE_OPTION, as_json: bool = JSON_OPTION) -> None:
         """Stored runs, oldest first: the model's name as typed beside its fingerprint."""
-        with open_store(store_path, readonly=True) as store:
-            picked = select_runs(store, method, model)
-        runs, names = [r for r, _, _ in picked], [name for _, name, _ in picked]
+        with open_store(store_path, readonly=True) as store:  # (row, the model's name)
+            picked = [(r, name) for r, name, _ in iter_runs(store, method, model)]
         if as_json:
             typer.echo(to_json([{**r, "model_name": name, "created": _when(r["created"]),
-                                 "params": json.loads(r["params"])}
-                                for r, name in zip(runs, names, strict=True)], indent=2))
+                                 "params": json.loads(r["params"])} for r, name in picked],
+                               indent=2))
             return
-        table = Table(title=f"{plural(len(runs), 'run')} in {store.path}")
+        table = Table(title=f"{plural(len(picked), 'run')} in {store.path}")
         table.add_column("run id", no_wrap=True, min_width=22)
         table.add_column("created (UTC)", overflow="fold")
         table.add_column("method", no_wrap=True)
         table.add_column("model", no_wrap=True)
         for col in ("fingerprint", "parameters"):
             table.add_column(col, overflow="fold")
-        for r, name in zip(runs, names, strict=True):
+        for r, name in picked:
             table.add_row(r["run_id"], _when(r["created"]), r["method"], name or "–",
                           _short(r["model"], 24), r["params"][:80])
         console.print(table)
