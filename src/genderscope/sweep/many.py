@@ -31,12 +31,12 @@ def _label(model: Any) -> str:
 
 
 def _query_name(query: Any) -> str:
-    from genderscope.datasets.query import Query, is_query_file, load_query
+    """A query's name: a Query's (query files are Queries by now) or a test's, else a test
+    file's stem."""
+    from genderscope.datasets.query import Query
 
     if isinstance(query, Query):
         return query.name
-    if isinstance(query, (str, Path)) and is_query_file(query):
-        return load_query(query).name
     name = getattr(query, "name", None)
     return str(name) if name else Path(str(query)).name.removesuffix(".jsonl").removesuffix(
         ".json")

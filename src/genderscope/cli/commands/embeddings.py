@@ -189,7 +189,6 @@ def run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | No
     family = tables is None
     rows: list[dict[str, object]] = []
     runs: dict[str, str] = {}
-    failed: list[str] = []
     done: list[tuple[str, Result | None, str]] = []
     for test in tests:
         try:
@@ -198,7 +197,6 @@ def run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | No
         except GenderscopeError as exc:
             if len(tests) == 1:
                 raise
-            failed.append(test.name)
             done.append((test.name, None, str(exc)))
             err_console.print(f"[yellow]{test.name}: {exc}[/yellow]")
     ok = [r for _, r, _ in done if r is not None] if family else []
@@ -236,6 +234,7 @@ def run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | No
             console.print(f"reused stored run {', '.join(runs[n] for n in reused)} (same "
                           "model, options and test; `genderscope run --no-reuse ...` "
                           "recomputes)")
+    failed = [name for name, r, _ in done if r is None]
     if failed:  # refused, its rows in tests.csv
         raise GenderscopeError(f"{len(failed)} of {len(tests)} tests failed: "
                                f"{', '.join(failed)} (details in {base / 'tests.csv'})")
