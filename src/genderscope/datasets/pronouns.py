@@ -14,12 +14,8 @@ PRONOUN_DIR = "pronouns"
 ABC_PRONOUN_DIR = "abc_pronouns"
 
 
-def _available(folder: str) -> list[str]:
-    return sorted(p.stem for p in (RESOURCES / folder).glob("*.tsv"))
-
-
 def _read(folder: str, lang: str, what: str) -> list[tuple[int, list[str]]]:
-    langs = _available(folder)
+    langs = sorted(p.stem for p in (RESOURCES / folder).glob("*.tsv"))
     if lang not in langs:
         raise GenderscopeError(f"no {what} list for language {lang!r} "
                                f"(available: {', '.join(langs)})")

@@ -30,7 +30,7 @@ pronoun, a missing running number in an English file) raises
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -152,15 +152,10 @@ def read_file(path: str | Path, *, lang: str, condition: str, wb_type: int, spli
             continue
         it = parse_line(raw, pronouns=pronouns, path=p, line=no, numbered=numbered,
                         condition=condition, wb_type=wb_type, split=split)
-        items.append(_with_id(it, f"{lang}-t{wb_type}-{split}-{condition}-{no}"))
+        items.append(replace(it, item_id=f"{lang}-t{wb_type}-{split}-{condition}-{no}"))
     if not items:
         raise DataError(f"{p}: no sentences")
     return items
-
-
-def _with_id(item: WinoItem, item_id: str) -> WinoItem:
-    from dataclasses import replace
-    return replace(item, item_id=item_id)
 
 
 def _splits(split: str) -> tuple[str, ...]:

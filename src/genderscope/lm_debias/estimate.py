@@ -30,11 +30,6 @@ from genderscope.errors import DataError, GenderscopeError
 from genderscope.models.debias_folder import TECHNIQUES, WHAT, prepare, write
 
 
-def _base_spec(model: str | Path) -> str:
-    p = Path(str(model)).expanduser()
-    return str(p.resolve()) if p.exists() else str(model)
-
-
 def _load(model: str | Path, kind: str, device: str | None, start_token: str) -> Any:
     from genderscope.models.debias_folder import is_debias_folder
     from genderscope.models.loading import load_lm
@@ -47,7 +42,8 @@ def _load(model: str | Path, kind: str, device: str | None, start_token: str) ->
 def _base(adapter: Any, model: str | Path) -> dict[str, Any]:
     from genderscope.models.projection import hidden_size
 
-    return {"spec": _base_spec(model), "kind": adapter.kind,
+    p = Path(str(model)).expanduser()
+    return {"spec": str(p.resolve()) if p.exists() else str(model), "kind": adapter.kind,
             "fingerprint": adapter.fingerprint.split("|")[0],
             "hidden_size": hidden_size(adapter.model),
             "start_token": adapter.describe().get("start_token")}
