@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -177,8 +177,7 @@ def load_query(path: str | Path) -> Query:
         q = Query.from_sets(raw["targets"], raw["attributes"], str(raw.get("name") or ""))
     except DataError as exc:  # named by the file, not also as "query"
         raise DataError(f"{p}: {str(exc).removeprefix('query: ')}") from None
-    return Query(q.targets, q.attributes, q.name if raw.get("name") else
-                 wefe_name(q), path=str(p), sha256=file_sha256(p))
+    return replace(q, path=str(p), sha256=file_sha256(p))  # q.name: given, else WEFE's
 
 
 def for_metric(query: Query, metric: str) -> Query | AssociationTest:

@@ -299,13 +299,9 @@ def load_tests(path: str | Path) -> dict[str, LpbsTest]:
 RESOURCES = Path(__file__).resolve().parent.parent / "resources"
 
 
-def builtin_tests_path() -> Path:
-    return RESOURCES / BUILTIN_TESTS
-
-
 def builtin_tests() -> dict[str, LpbsTest]:
     """The tests shipped with genderscope (career-family, math-arts, science-arts, ...)."""
-    return load_tests(builtin_tests_path())
+    return load_tests(RESOURCES / BUILTIN_TESTS)
 
 
 def resolve_test(test: str, templates: str | Path | None = None) -> LpbsTest:
