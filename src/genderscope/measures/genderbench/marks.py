@@ -42,13 +42,9 @@ def _python_random(seed: int) -> np.random.RandomState:
     """A generator whose ``random_sample`` gives the doubles of ``random.seed(seed);
     random.random()`` (CPython seeds MT19937 by ``init_by_array`` of |seed|'s 32-bit
     words, as NumPy's ``RandomState(array)``; both draw 53-bit doubles the same way)."""
-    s, key = abs(int(seed)), []
-    while True:
-        key.append(s & 0xFFFFFFFF)
-        s >>= 32
-        if not s:
-            break
-    return np.random.RandomState(key)
+    s = abs(int(seed))
+    return np.random.RandomState([(s >> k) & 0xFFFFFFFF
+                                  for k in range(0, max(s.bit_length(), 1), 32)])
 
 
 def normal_fit_interval(values: np.ndarray, alpha: float = ALPHA) -> tuple[float, float]:

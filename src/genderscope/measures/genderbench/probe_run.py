@@ -209,22 +209,20 @@ def summarise(spec: ProbeSpec, frame: pd.DataFrame, *, n_resamples: int, seed: i
                                "undetected_rate_attempts": point["undetected_rate_attempts"]}
     tot, strata = _cluster_rows(spec, kept)
     few = too_few_clusters(len(tot), spec.cluster_unit) if len(kept) else None
+    n_kept = summary["n_items_detected"]
     metrics: dict[str, Any] = {}
     for name, fn in spec.metrics.items():
-        design_ci = infer_totals(spec.design, tot, fn, bounds=(-1.0, 1.0),
-                                 n_items=int(kept["item"].nunique())).ci \
+        design_ci = infer_totals(spec.design, tot, fn, bounds=(-1.0, 1.0), n_items=n_kept).ci \
             if name in spec.differences and strata is None else None
         if design_ci is not None and design_ci.ci_high > design_ci.ci_low:
             ci = design_ci.as_dict()  # the design's interval
         else:  # not a difference; or no variance to linearise (rates all at 0 or 1)
-            ci = cluster_bootstrap_ci(tot, fn, unit=spec.cluster_unit,
-                                      n_items=int(kept["item"].nunique()),
+            ci = cluster_bootstrap_ci(tot, fn, unit=spec.cluster_unit, n_items=n_kept,
                                       n_resamples=n_resamples, seed=seed,
                                       strata=strata).as_dict()
         ci["estimate"] = point[name]  # identical; kept exact for the agreement test
         if point[name] != point[name] and name in spec.undefined and len(kept):
-            ci["no_estimate"] = spec.undefined[name].format(
-                n=int(kept["item"].nunique()), unit=spec.cluster_unit)
+            ci["no_estimate"] = spec.undefined[name].format(n=n_kept, unit=spec.cluster_unit)
         if few is not None:
             ci.update(ci_low=float("nan"), ci_high=float("nan"), no_interval=few)
         metrics[name] = ci
@@ -242,8 +240,7 @@ def summarise(spec: ProbeSpec, frame: pd.DataFrame, *, n_resamples: int, seed: i
         ci = metrics[name]
         marks[name] = {"mark": mark_of((ci["ci_low"], ci["ci_high"]), rng),
                        "mark_point": mark_of(ci["estimate"], rng),
-                       "ranges": {m: rs for m, rs in zip("ABCD", rng.values(),
-                                                               strict=True)}}
+                       "ranges": dict(zip("ABCD", rng.values(), strict=True))}
     summary["marks"] = marks
     tests = []
     clusters = kept.groupby("item", sort=False)["cluster"].first()
