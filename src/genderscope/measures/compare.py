@@ -65,12 +65,6 @@ def _declared(method: str) -> Declaration | None:
          if method.startswith(name)), None)
 
 
-def _pairing(method: str) -> Pairing | None:
-    """The pairing declared by the measure that made ``method``."""
-    declared = _declared(method)
-    return declared.pairing if declared is not None else None
-
-
 def tolerance_of(method: str) -> Tolerance:
     """The numerical precision of ``method``'s values: its declared design's, else
     :data:`~genderscope.core.design.SENTENCE_TOLERANCE` for a sentence-scored measure,
@@ -92,7 +86,8 @@ def _derive(items: pd.DataFrame, method: str) -> pd.DataFrame:
 
 def _spec(method: str, key: Sequence[str] | None, value: str | None,
           groups: Sequence[str] | None) -> Pairing:
-    base = _pairing(method)
+    declared = _declared(method)
+    base = declared.pairing if declared is not None else None
     if base is None and (not key or not value):
         raise GenderscopeError(f"compare: no default columns for method {method!r}; pass "
                                "--key and --value (and --group-by)")

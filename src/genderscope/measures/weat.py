@@ -83,20 +83,6 @@ class LookupVectors:
     def describe(self) -> dict[str, object]:
         return self.base.describe()
 
-    def rules(self) -> dict[str, object]:
-        """The look-up rules that differ from the default (for ``metadata["params"]``)."""
-        out: dict[str, object] = {}
-        if self.case != "fallback":
-            out["case"] = self.case
-        if self.accents != "none":
-            out["strip_accents"] = self.accents
-        if self.preprocessor is not None:
-            out["preprocessor"] = getattr(self.preprocessor, "__qualname__",
-                                          repr(self.preprocessor))
-        if self.normalize:
-            out["normalize"] = True
-        return out
-
 
 class _Encoder(Protocol):
     fingerprint: str

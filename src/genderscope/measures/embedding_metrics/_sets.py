@@ -29,21 +29,14 @@ DEFAULT_RESAMPLES = 10_000
 ATTRS = ("A", "B")  # the attribute roles a metric reports one value for
 
 
-def target_roles(query: Query) -> list[str]:
-    """``T1..Tn``: the roles of a query's target sets."""
-    return [f"T{i + 1}" for i in range(len(query.targets))]
-
-
-def attribute_roles(query: Query) -> list[str]:
-    """``A1..Am``: the roles of a query's attribute sets."""
-    return [f"A{i + 1}" for i in range(len(query.attributes))]
-
-
 def _roles_and_sets(test: AssociationTest | Query
                     ) -> tuple[list[str], list[str], list[WordSet]]:
-    """(target roles, attribute roles, the sets in role order) of a test or query."""
+    """(target roles, attribute roles, the sets in role order) of a test or query (a
+    query's roles: ``T1..Tn``, ``A1..Am``)."""
     if isinstance(test, Query):
-        return target_roles(test), attribute_roles(test), [*test.targets, *test.attributes]
+        return ([f"T{i + 1}" for i in range(len(test.targets))],
+                [f"A{i + 1}" for i in range(len(test.attributes))],
+                [*test.targets, *test.attributes])
     return list(ROLES[:2]), list(ROLES[2:]), list(test.sets())
 
 
