@@ -120,12 +120,13 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
         subjects += [runner.encoder_subject(e, st, device=device) for e in encoders]
         subjects += [runner.classifier_subject(c) for c in classifiers]
         inputs.check_start_token(subjects, start_token)  # the LMs' kinds are known now
-        runner.cards_that_may_apply(subjects, ctx, list(measures or []) or None)  # or refused
+        names = list(measures or []) or None
+        runner.cards_that_may_apply(subjects, ctx, names)  # or refused
         if on_data is not None:  # the sets it reads, and those it must fetch: up front
             from genderscope.reporting.data_check import check_data
 
-            on_data(check_data(subjects, ctx, list(measures or []) or None))
-        result = runner.run_report(subjects, ctx, st, names=list(measures or []) or None,
+            on_data(check_data(subjects, ctx, names))
+        result = runner.run_report(subjects, ctx, st, names=names,
                                    reuse=reuse, command=command or _call(
                                        models, out, vectors=list(vectors),
                                        encoders=list(encoders), classifiers=list(classifiers),

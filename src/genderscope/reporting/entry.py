@@ -360,12 +360,10 @@ def from_ci(label: str, d: dict[str, Any] | None, *, ci_unit_default: str | None
     ``ci_unit_default`` is what the card knows the measure resamples when the summary
     does not say."""
     d = d or {}
-    fields = {k: d.get(k) for k in ("p_value", "n", *MULTIPLICITY_KEYS)}
+    fields = {k: d.get(k) for k in ("p_value", "n", "caveat", "no_interval", "no_estimate",
+                                    *MULTIPLICITY_KEYS)}
     fields["ci_unit"] = fields["ci_unit"] or ci_unit_default
     fields["ci_method"] = d.get("method")
-    fields["caveat"] = d.get("caveat")
-    fields["no_interval"] = d.get("no_interval")
-    fields["no_estimate"] = d.get("no_estimate")
     # a CI dict counts items in ``n`` (and its clusters in ``n_units``), or its units in
     # ``n`` and the items in ``n_items`` (StereoSet's target means)
     fields["n_items"] = d.get("n_items", d.get("n"))
@@ -376,6 +374,7 @@ def from_ci(label: str, d: dict[str, Any] | None, *, ci_unit_default: str | None
 
 
 MULTIPLICITY_KEYS = ("p_adjusted", "p_adjust_method", "family", "ci_unit")
+"""Keys of a summary test or CI entry that a Headline carries over."""
 
 
 def unit_words(unit: Any, method: Any = None) -> str:
@@ -386,4 +385,3 @@ def unit_words(unit: Any, method: Any = None) -> str:
     if method is None or str(method) in ("nan", "None") or "bootstrap" in str(method):
         return f"resampling {unit}"
     return f"over {unit}"
-"""Keys of a summary test or CI entry that a Headline carries over."""

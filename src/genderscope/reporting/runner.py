@@ -24,14 +24,7 @@ from genderscope.core.kinds import LM_LOAD
 from genderscope.errors import DataUnavailable, GenderscopeError, redact
 from genderscope.models.memo import stat_key
 from genderscope.reporting.plan_runs import plan_keys, run_plans
-from genderscope.reporting.registry import (  # noqa: F401 - is_chat: for callers
-    Card,
-    Context,
-    Headline,
-    cards_for,
-    is_chat,
-    select,
-)
+from genderscope.reporting.registry import Card, Context, Headline, cards_for, is_chat
 from genderscope.results import Result
 from genderscope.store import Store
 
@@ -55,10 +48,6 @@ class Subject:
         self.load_seconds: float | None = None
         self.endpoint = False
         """An OpenAI-compatible chat endpoint (``openai:NAME``): only the chat cards apply."""
-
-    @property
-    def loaded(self) -> bool:
-        return self._adapter is not None
 
     def adapter(self) -> Any:
         if self._adapter is None:
@@ -231,9 +220,6 @@ def one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {msg}"[:400] if msg else type(exc).__name__
 
 
-SCOPES = ("quick", "subset", "full")
-
-
 def choose_scope(device: str | None, *, full: bool | None = None, quick: bool = False,
                  cuda_available: Callable[[], bool] | None = None) -> str:
     """How much of each benchmark a report runs: ``quick``, ``subset`` or ``full``.
@@ -330,9 +316,7 @@ def run_one(measure: Card, subject: Subject, ctx: Context, store: Store | None, 
     try:
         done = run_plans(measure, subject, ctx, store, reuse=reuse, record=record,
                          command=command)
-        result, parts, reused = done.result, done.parts, done.reused
-        run_id = ", ".join(done.run_ids) or None
-        headlines = measure.headlines(result)
+        headlines = measure.headlines(done.result)
     except KeyboardInterrupt:
         raise
     except DataUnavailable as exc:  # offline: said once, by whoever prints the page's end
@@ -342,9 +326,10 @@ def run_one(measure: Card, subject: Subject, ctx: Context, store: Store | None, 
     except Exception as exc:  # noqa: BLE001 - a failing measure must not stop the report
         return Section(measure, subject, "failed", one_line(exc),
                        seconds=round(time.perf_counter() - t0, 2))
-    return Section(measure, subject, "ok", result=result, run_id=run_id, reused=reused,
+    return Section(measure, subject, "ok", result=done.result,
+                   run_id=", ".join(done.run_ids) or None, reused=done.reused,
                    seconds=round(time.perf_counter() - t0, 2), headlines=headlines,
-                   parts=parts)
+                   parts=done.parts)
 
 
 def cards_that_may_apply(subjects: Sequence[Subject], ctx: Context,
