@@ -90,11 +90,6 @@ _VERDICT_BADGES = {
     "no uncertainty": '<span class="badge b-info">no uncertainty</span>'}
 
 
-def section_badge(headlines: list[Headline]) -> str:
-    """The badge of a whole section: its strongest finding (:func:`findings.verdict`)."""
-    return _VERDICT_BADGES[verdict(headlines)]
-
-
 def badge(h: Headline) -> str:
     """The badge of one number: context, no uncertainty, or its evidence."""
     ev = h.evidence()
@@ -268,19 +263,18 @@ def card_html(sec: Section) -> str:
 def section_html(sec: Section) -> str:
     sid = _slug(sec.subject.label, sec.measure.name)
     title = f"<h3>{esc(sec.measure.title)}</h3>"
-    if sec.status != "ok":
-        cls = "b-fail" if sec.status == "failed" else "b-na"
-        if sec.status != "failed":  # one line: the reason is also under the headline table
-            return (f'<section class="measure status-{_slug(sec.status)}" id="{sid}"><header>'
-                    f'{title}<span class="badge {cls}">{esc(sec.status)}</span>'
-                    f'<span class="muted">{esc(sec.reason)}</span></header></section>')
+    if sec.status == "failed":
         return (f'<section class="measure status-failed" id="{sid}"><header>'
-                f'{title}<span class="badge {cls}">failed</span></header>'
+                f'{title}<span class="badge b-fail">failed</span></header>'
                 f'<p class="reason">Failed: {esc(sec.reason)}</p>{card_html(sec)}</section>')
+    if sec.status != "ok":  # one line: the reason is also under the headline table
+        return (f'<section class="measure status-{_slug(sec.status)}" id="{sid}"><header>'
+                f'{title}<span class="badge b-na">{esc(sec.status)}</span>'
+                f'<span class="muted">{esc(sec.reason)}</span></header></section>')
     r = sec.result
     assert r is not None
     parts = [f'<section class="measure status-ok" id="{sid}"><header>{title}'
-             + section_badge(sec.headlines)
+             + _VERDICT_BADGES[verdict(sec.headlines)]  # its strongest finding
              + (' <span class="badge b-info">reused run</span>' if sec.reused else "")
              + "</header>"]
     rows = "".join(

@@ -52,16 +52,6 @@ def headline_rows(data: ReportData) -> list[dict[str, str]]:
     return rows
 
 
-def _table(rows: Sequence[dict[str, str]], title: str | None,
-           columns: Sequence[str]) -> Table:
-    table = Table(title=title)
-    for col in columns:
-        table.add_column(col, justify="right" if col == "time" else "left")
-    for r in rows:
-        table.add_row(*(r.get(c, "") for c in columns))
-    return table
-
-
 def print_rows(console: Console, rows: Sequence[dict[str, str]], *, title: str | None = None,
                columns: Sequence[str] = COLUMNS, wide: int | None = WIDE,
                head: Sequence[str] = ("model", "measure", "time"), sub: str | None = "number",
@@ -70,7 +60,11 @@ def print_rows(console: Console, rows: Sequence[dict[str, str]], *, title: str |
     (``None``: when the table fits whole, no cell wrapped), else as one block per row:
     the ``head`` values on one line, ``sub`` under it, then one ``(key, word)`` line per
     field; words are wrapped whole, never split."""
-    table = _table(rows, title, columns)
+    table = Table(title=title)
+    for col in columns:
+        table.add_column(col, justify="right" if col == "time" else "left")
+    for r in rows:
+        table.add_row(*(r.get(c, "") for c in columns))
     if wide is None:
         unbounded = console.options.update_width(10_000)  # the table's natural width
         fits = Measurement.get(console, unbounded, table).maximum <= console.width
