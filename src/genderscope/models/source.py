@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -227,15 +228,37 @@ class ModelSource:
             return None
         if self.revision and re.fullmatch(r"[0-9a-f]{40}", self.revision):
             return self.revision
+        found = self._cached_hub_config()
+        m = re.search(r"snapshots[/\\]([0-9a-f]{40})[/\\]", found) if found else None
+        return m.group(1) if m else None
+
+    def _cached_hub_config(self) -> str | None:
+        """Path of a Hub model's ``config.json`` in the local Hugging Face cache, or None."""
+        if self.kind_of_source != "hub":
+            return None
         try:
             from huggingface_hub import try_to_load_from_cache
 
             found = try_to_load_from_cache(self.spec, "config.json", revision=self.revision)
         except Exception:  # noqa: BLE001 - a cache we cannot read: the caller loads normally
             return None
-        m = re.search(r"snapshots[/\\]([0-9a-f]{40})[/\\]", found) if isinstance(found, str) \
-            else None
-        return m.group(1) if m else None
+        return found if isinstance(found, str) else None
+
+    def config_json(self) -> dict[str, Any]:
+        """``config.json`` of a local folder or of a Hub model in the local cache, read as
+        JSON without transformers ({} when there is none to read)."""
+        if self.kind_of_source == "folder" and self.path is not None:
+            path: Path | None = self.path / "config.json"
+        else:
+            found = self._cached_hub_config()
+            path = Path(found) if found else None
+        if path is None or not path.is_file():
+            return {}
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
 
     def identity(self) -> str | None:
         """What decides every answer of this model, computed without torch: the weights'
@@ -299,7 +322,6 @@ def _verified(folder: Path) -> bool:
     """Whether every weights file of a kept model has the SHA-256 recorded when it was
     written (flipped bytes, a truncated or a missing file: no). A damaged cache is
     removed, with one warning, so the GGUF file is read and the cache written again."""
-    import json
     import warnings
 
     from genderscope.results import file_sha256
@@ -324,7 +346,6 @@ def _keep(obj: Any, folder: Path, *, checksums: bool = False) -> None:
     and renamed into place (a reader never sees half of it); ``checksums``: also record
     the SHA-256 of each weights file (:data:`CHECKSUMS`, checked on every read). A
     failure (a full disk) leaves no folder and is no error."""
-    import json
     import tempfile
 
     from genderscope.results import file_sha256

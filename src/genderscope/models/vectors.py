@@ -17,13 +17,7 @@ from typing import Any
 import numpy as np
 
 from genderscope.errors import DataError, ModelLoadError, where
-from genderscope.models.memo import (
-    cached_sha256,
-    may_load,
-    memo_key,
-    read_memo,
-    write_memo,
-)
+from genderscope.models.memo import cached_sha256, memo_key, memoised
 from genderscope.models.vector_files import (
     BOM_BYTES,
     _count_lines,
@@ -262,21 +256,15 @@ def load_vectors(spec: str | Path, *, fmt: str = "auto", vocab: str | Path | Non
         with stage(f"reading vectors {name}"):
             return parse()
 
-    if store is None:
-        may_load(str(spec))
-        return load()
-    key = memo_key("vectors", {"name": name, "format": fmt,
-                               "files": [cached_sha256(f) for f in files]})
-    memo = read_memo(store, "vectors", key)
-    if memo is not None:
-        return WordVectors.deferred(load, name=str(memo["name"]),
-                                    fingerprint=str(memo["fingerprint"]),
-                                    source_format=str(memo["format"]),
-                                    n_words=int(memo["n_words"]), dim=int(memo["dim"]))
-    may_load(str(spec))
-    vecs = load()
-    write_memo(store, "vectors", key, vecs.describe())
-    return vecs
+    key = None if store is None else memo_key("vectors", {
+        "name": name, "format": fmt, "files": [cached_sha256(f) for f in files]})
+    return memoised(store, "vectors", key, str(spec), load,
+                    lambda memo: WordVectors.deferred(load, name=str(memo["name"]),
+                                                      fingerprint=str(memo["fingerprint"]),
+                                                      source_format=str(memo["format"]),
+                                                      n_words=int(memo["n_words"]),
+                                                      dim=int(memo["dim"])),
+                    WordVectors.describe)
 
 
 def _source(spec: str | Path, fmt: str, vocab: str | Path | None
