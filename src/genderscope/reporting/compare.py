@@ -1,36 +1,26 @@
 """Several models side by side: a leaderboard of headline numbers and tested differences.
-Over 400 lines because the interval, the two tests and the caveat of one difference share
-its row, leave-one-out and cluster helpers, which split apart would import each other.
 
-Two models measured on the same items are compared item by item (the registry
-entry's :class:`~genderscope.reporting.registry.Paired` form of its first headline);
-measured coverage and error rates: docs/report.md, "Comparing models", and
+Two models measured on the same items are compared item by item (the card's
+:class:`~genderscope.reporting.entry.Paired` form of its first headline); the method in
+full, with its measured coverage and error rates: docs/report.md, "Comparing models", and
 docs/calibration.md.
 
-- **difference** = statistic(model A's items) − statistic(model B's items), over the
-  items both runs scored;
-- **95 % CI**, over clusters where items share a unit that varies (``Paired.clusters``:
-  BEC-Pro sentence pairs share a profession), else over items. Below
-  ``MIN_BOOTSTRAP_UNITS`` (50) clusters, for a smooth statistic: jackknife-t, difference
-  ± t_{K*−1, 0.975} · jackknife SE from the K leave-one-cluster-out differences, with
-  K* = N² / Σ N_k² the effective number of clusters of sizes N_k (Kish 1965). From 50
-  up, or for a median (``Paired.smooth=False``): the paired percentile bootstrap (whole
-  clusters, or items, drawn with replacement, both statistics recomputed on the same
-  resample);
-- **p-value**, at the unit the CI resamples. A smooth statistic: the cluster bootstrap-t
-  test of the studentised difference (Hall 1988): T = difference / SE,
-  T* = (difference* − difference) / SE* over B resamples of whole units (with their
-  sizes), two-sided p = 2 min(P*(T* ≥ T), P*(T* ≤ T)) with the (k + 1) / (B + 1)
-  estimator; SE and SE* are each sample's jackknife SE below ``MIN_BOOTSTRAP_UNITS``
-  units, from there the linearised ratio SE of the units drawn (``_ratio_se``). For a
-  median, or an SE of 0:
-  the paired permutation test, each cluster's (or item's) two models' rows swapped with
-  probability 1/2, p = (1 + #{|d_perm| ≥ |d_obs|}) / (n_perm + 1), or exact over all
-  2^K swaps when 2^K ≤ n_perm; it tests the sharp null that A's and B's rows are
-  exchangeable within each cluster. With 5 or fewer units no p is given (NaN). All
-  differences tested on one page form a family, Holm-adjusted (``p_adjusted``);
+- **difference** = statistic(A's items) − statistic(B's items), over the items both scored;
+- **95 % CI**, over clusters where items share a unit that varies (``Paired.clusters``),
+  else over items: below ``MIN_BOOTSTRAP_UNITS`` units, for a smooth statistic,
+  jackknife-t, difference ± t_{K*−1, 0.975} · jackknife SE, K* = N² / Σ N_k² the
+  effective number of clusters (Kish 1965); otherwise the paired percentile bootstrap;
+- **p-value**, at the unit the CI resamples: for a smooth statistic the cluster
+  bootstrap-t test (Hall 1988), T = difference / SE, T* = (difference* − difference) / SE*
+  over B resamples of whole units, two-sided p = 2 min(P*(T* ≥ T), P*(T* ≤ T)) with the
+  (k + 1) / (B + 1) estimator (SE: jackknife below ``MIN_BOOTSTRAP_UNITS`` units, else
+  :func:`_ratio_se`); for a median, or an SE of 0, the paired permutation test swapping
+  each unit's two models' rows (the sharp null: exchangeable within each unit),
+  p = (1 + #{|d_perm| ≥ |d_obs|}) / (n_perm + 1), or exact over all 2^K swaps when
+  2^K ≤ n_perm. Under ``MIN_UNITS_TO_TEST`` units no p (NaN). All differences of one
+  page are one family, Holm-adjusted (``p_adjusted``);
 - **caveat** (:func:`difference_caveat`): the bootstrap-t's known limit, strongly skewed
-  unit differences over ``REPORT_UNITS`` units (docs/calibration.md).
+  unit differences over ``REPORT_UNITS`` units.
 
 Measures without an item-level form (WEAT/SEAT) are listed in the leaderboard
 but not tested.
@@ -46,8 +36,7 @@ import numpy as np
 import pandas as pd
 
 from genderscope.reporting import plots
-from genderscope.reporting.entry import _finite, unit_words
-from genderscope.reporting.registry import Paired, fmt, fmt_p
+from genderscope.reporting.entry import Paired, _finite, fmt, fmt_p, unit_words
 from genderscope.reporting.runner import ReportData, Section
 from genderscope.stats import adjust_pvalues
 from genderscope.stats.diagnostics import mean_caveat
@@ -103,12 +92,13 @@ def paired_difference(a: Paired, b: Paired, *, n_resamples: int = 2000,
         lo, hi = _jackknife_t(x, y, stat, obs, members, n)
     else:
         lo, hi = _percentile(x, y, stat, members, n, n_resamples, rng)
+    head = float(sa), float(sb), float(obs), float(lo), float(hi)
     if k_ci < MIN_UNITS_TO_TEST:
-        return float(sa), float(sb), float(obs), float(lo), float(hi), float("nan"), n
+        return *head, float("nan"), n
     if a.smooth and np.isfinite(obs):
         p_t = _bootstrap_t_p(x, y, stat, obs, members, n, n_permutations, rng)
         if np.isfinite(p_t):
-            return float(sa), float(sb), float(obs), float(lo), float(hi), p_t, n
+            return *head, p_t, n
     # the permutation swaps the two models' rows of a whole cluster at once (the unit the
     # CI resamples); every one of the 2^K swaps when that is at most n_permutations. A
     # statistic blind to each model's scale (d) swaps standardized rows: otherwise two
@@ -134,7 +124,7 @@ def paired_difference(a: Paired, b: Paired, *, n_resamples: int = 2000,
     hits = np.sum(np.abs(perm) >= abs(obs) - 1e-12)
     p = ((hits / perm.size if exact else (1 + hits) / (perm.size + 1))
          if np.isfinite(obs) and perm.size else float("nan"))
-    return float(sa), float(sb), float(obs), float(lo), float(hi), float(p), n
+    return *head, float(p), n
 
 
 MIN_UNITS_TO_TEST = 6
@@ -196,10 +186,11 @@ def _jackknife_t(x: np.ndarray, y: np.ndarray, stat: Any, obs: float,
     time; K* the effective number of clusters (:func:`effective_clusters`). Any smooth
     statistic (mean, share, ratio)."""
     groups = [np.array([i]) for i in range(n)] if members is None else members
-    se = _jackknife_se(x, y, stat, groups) if len(groups) >= 2 and np.isfinite(obs) \
-        else float("nan")
-    if not np.isfinite(se):  # too few units, or a leave-one-out difference not finite
+    loo = _leave_one_out(x, y, stat, groups) if len(groups) >= 2 and np.isfinite(obs) \
+        else None
+    if loo is None:  # too few units, or a leave-one-out difference not finite
         return float("nan"), float("nan")
+    se = _loo_se(loo)
     from scipy.stats import t as t_dist  # imported on use
 
     half = float(t_dist.ppf(0.975, effective_clusters([g.size for g in groups]) - 1)) * se
@@ -215,13 +206,6 @@ def effective_clusters(sizes: list[int] | np.ndarray) -> float:
     if np.all(m == m[0]):  # exactly K (no rounding): equal clusters keep t(K - 1)
         return float(m.size)
     return max(2.0, float(m.sum() ** 2 / np.sum(m ** 2)))
-
-
-def _jackknife_se(x: np.ndarray, y: np.ndarray, stat: Any,
-                  groups: list[np.ndarray]) -> float:
-    """Jackknife SE of stat(x) - stat(y), leaving out one group of rows at a time."""
-    loo = _leave_one_out(x, y, stat, groups)
-    return float("nan") if loo is None else _loo_se(loo)
 
 
 def _loo_se(loo: np.ndarray) -> float:
@@ -273,7 +257,8 @@ def _bootstrap_t_p(x: np.ndarray, y: np.ndarray, stat: Any, obs: float,
         rows = idx if members is None else np.concatenate([groups[j] for j in idx])
         d_b = stat(x[rows]) - stat(y[rows])
         if nested:
-            se_b = _jackknife_se(x, y, stat, [groups[j] for j in idx])
+            loo_b = _leave_one_out(x, y, stat, [groups[j] for j in idx])
+            se_b = float("nan") if loo_b is None else _loo_se(loo_b)
         else:
             se_b = _ratio_se(u[idx] - (d_b - obs) * sizes[idx], sizes[idx])
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -327,10 +312,9 @@ def _ok(sections: list[Section]) -> dict[str, dict[str, Section]]:
 
 def leaderboard(data: ReportData) -> pd.DataFrame:
     """One row per (measure, headline), one column per subject: 'estimate [CI]' / p."""
-    labels = [s.label for s in data.subjects]
     rows: list[dict[str, Any]] = []
     by = {name: per for name, per in _ok(data.sections).items() if len(per) >= 2}
-    labels = [lab for lab in labels if any(lab in per for per in by.values())]
+    labels = [s.label for s in data.subjects if any(s.label in per for per in by.values())]
     for per in by.values():
         first = next(iter(per.values()))
         for k, h in enumerate(first.headlines):
@@ -339,11 +323,8 @@ def leaderboard(data: ReportData) -> pd.DataFrame:
             row: dict[str, Any] = {"measure": first.measure.title, "number": h.label.strip()}
             for lab in labels:
                 sec = per.get(lab)
-                if sec is None or k >= len(sec.headlines):
-                    row[lab] = ""
-                    continue
-                hh = sec.headlines[k]
-                row[lab] = cell(hh)
+                row[lab] = "" if sec is None or k >= len(sec.headlines) else \
+                    cell(sec.headlines[k])
             rows.append(row)
     return pd.DataFrame(rows, columns=["measure", "number", *labels])
 
