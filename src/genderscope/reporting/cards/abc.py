@@ -13,15 +13,11 @@ from genderscope.reporting.entry import Card, Context, Headline, MethodCard, Pai
 from genderscope.results import Result
 
 
-def subset_size(ctx: Context) -> int | None:
-    return ctx.size(300, quick=30)
-
-
 def plan(ctx: Context) -> tuple[str, dict[str, Any]]:
     """``genderscope run abc --lang da --source genda-lens --valid-only --limit N
     --subset-seed SEED --seed SEED --resamples R``: N of the well-formed groups."""
     return "abc", {"lang": "da", "source": "genda-lens", "valid_only": True,
-                   "data": ctx.data_dir, "limit": subset_size(ctx),
+                   "data": ctx.data_dir, "limit": ctx.size(300, quick=30),
                    "subset_seed": ctx.seed, "seed": ctx.seed,
                    "resamples": ctx.n_resamples}
 

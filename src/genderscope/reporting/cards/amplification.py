@@ -1,25 +1,24 @@
-"""Report card for bias amplification: method card, headlines, the per-item figure, and
-the figure `genderscope run bias-amplification --plot` saves.
+"""Report card for bias amplification (Zhao et al. 2017; Wang & Russakovsky 2021):
+:mod:`genderscope.measures.amplification` and
+:mod:`genderscope.measures.amplification_lm`; docs: ``docs/measures/amplification.md``.
 
-In a report the card applies to causal chat models (and endpoints), on request
-(``--measure bias-amplification``; not in the default report): its plan asks the model
-to describe a person doing each of a seeded subset of Zhao et al.'s imSitu activities
-(:mod:`genderscope.measures.amplification_lm`) and compares the genders it writes with
-the training ratios. Its figure puts the training ratio b*(o, man) on the x axis and
-the model's b~(o, man) on the y axis, the diagonal meaning no amplification. The
-corpus form (two caption corpora, or a ratio table) is not run in a report (no model
-writes those corpora); ``genderscope run bias-amplification`` runs it and the card's
-headlines read that stored run (``genderscope runs export --what headlines``).
-
-The measures are :mod:`genderscope.measures.amplification` and
-:mod:`genderscope.measures.amplification_lm`; the docs page is
-``docs/measures/amplification.md``.
+In a report it applies to causal chat models (and endpoints), on request
+(``--measure bias-amplification``): the model describes a person doing each of a seeded
+subset of Zhao et al.'s imSitu activities, and the genders it writes are compared with
+the training ratios. Its figure: training ratio b*(o, man) on the x axis, the model's
+b~(o, man) on the y axis, the diagonal meaning no amplification. The corpus form is not
+run in a report (no model writes those corpora), but the headlines read its stored runs
+(``genderscope runs export --what headlines``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from genderscope.measures.amplification import (  # noqa: F401 - plot_amplification: callers
+    amplification_figure,
+    plot_amplification,
+)
 from genderscope.reporting.entry import Card, Context, Headline, MethodCard, from_ci
 from genderscope.results import Result
 
@@ -57,16 +56,10 @@ def _headlines(r: Result) -> list[Headline]:
     return out
 
 
-def _figure(r: Result) -> Any:
-    from genderscope.measures.amplification import amplification_figure
-
-    return amplification_figure(r)
-
-
 BIAS_AMPLIFICATION = Card(
     name="bias-amplification", title="Bias amplification (Zhao et al. 2017; BiasAmp->)",
     kinds=("causal", "captions"), langs=("en",), default=False, plan=_plan,
-    headlines=_headlines, plot=_figure,
+    headlines=_headlines, plot=amplification_figure,
     card=MethodCard(
         definition="Mean over objects (activities) of the increase in gender skew "
                    "b(o, g) = c(o, g) / Σ_g' c(o, g') from training data to the output "
@@ -85,6 +78,3 @@ BIAS_AMPLIFICATION = Card(
                  "Answers naming no gender are left out of b~ (their share is shown).",
                  "Caption corpora (the original form) are run with `genderscope run "
                  "bias-amplification --train ... --generated ...`.")))
-
-
-from genderscope.measures.amplification import plot_amplification  # noqa: E402,F401

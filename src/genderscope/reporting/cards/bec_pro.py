@@ -105,8 +105,7 @@ def highlights(r: Result) -> pd.DataFrame | None:
 
 BEC_PRO = Card(
     name="bec-pro", title="BEC-Pro (professions and person words)", kinds=LM, langs=("en",),
-    plan=plan, headlines=headlines, plot=plot, highlights=highlights,
-    paired=lambda r: paired(r),
+    plan=plan, headlines=headlines, plot=plot, highlights=highlights, paired=paired,
     card=MethodCard(
         definition="Association of a person word with a profession: log P(person | sentence "
                    "with the person masked) − log P(person | sentence with person and "

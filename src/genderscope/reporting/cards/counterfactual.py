@@ -40,13 +40,12 @@ def headlines(r: Result) -> list[Headline]:
 
 def plot(r: Result) -> Any:
     s = r.summary
-    rows = [(f"{k} (n={s[k]['n']})", s[k]["flip_rate"]["estimate"], s[k]["flip_rate"]["ci_low"],
-             s[k]["flip_rate"]["ci_high"]) for k in ("all", "m2f", "f2m")
-            if isinstance(s.get(k), dict) and s[k].get("n")]
-    if not rows:
+    ran = [k for k in ("all", "m2f", "f2m") if isinstance(s.get(k), dict) and s[k].get("n")]
+    if not ran:
         return None
-    units = [s[k]["flip_rate"] for k in ("all", "m2f", "f2m")
-             if isinstance(s.get(k), dict) and s[k].get("n")]
+    rows = [(f"{k} (n={s[k]['n']})", s[k]["flip_rate"]["estimate"], s[k]["flip_rate"]["ci_low"],
+             s[k]["flip_rate"]["ci_high"]) for k in ran]
+    units = [s[k]["flip_rate"] for k in ran]
     return plots.forest(rows, null=0.0,
                         xlabel="share of texts whose label flips "
                         f"({plots.ci_label(units, default='texts')})",

@@ -51,7 +51,7 @@ def plot(r: Result) -> Any:
                         xlabel="% pairs preferring the stereotypical sentence "
                         f"({plots.ci_label((c for _, c in rows if c), default='pairs')})",
                         title="CrowS-Pairs (gender): 50 % = no preference",
-                        colors=[plots.SERIES[0], plots.SERIES[1], plots.SERIES[2]])
+                        colors=plots.SERIES[:3])
 
 
 def highlights(r: Result) -> pd.DataFrame | None:

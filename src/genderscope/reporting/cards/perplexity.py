@@ -15,15 +15,11 @@ from genderscope.reporting.entry import Card, Context, Headline, MethodCard, Pai
 from genderscope.results import Result
 
 
-def subset_size(ctx: Context) -> int | None:
-    """Held-out sentences: 200 (the plan's default), 40 with --quick, all in full."""
-    return ctx.size(200, quick=40)
-
-
 def plan(ctx: Context) -> tuple[str, dict[str, Any]]:
     """``genderscope run perplexity --limit N --subset-seed SEED --seed SEED --resamples
-    R`` (GAP's validation split, which ``debias inlp|sentence-debias`` never read)."""
-    return "perplexity", {"limit": subset_size(ctx), "subset_seed": ctx.seed,
+    R`` (GAP's validation split, which ``debias inlp|sentence-debias`` never read): 200
+    held-out sentences, 40 with --quick, all in full."""
+    return "perplexity", {"limit": ctx.size(200, quick=40), "subset_seed": ctx.seed,
                           "seed": ctx.seed, "resamples": ctx.n_resamples}
 
 

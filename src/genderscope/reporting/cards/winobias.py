@@ -101,7 +101,7 @@ _CARD = dict(
 WINOBIAS = Card(
     name="winobias", title="WinoBias (pronoun prediction)", kinds=LM, langs=("en",),
     plan=lambda ctx: plan(ctx, danish=False), headlines=headlines,
-    plot=plot, highlights=highlights, paired=lambda r: paired(r),
+    plot=plot, highlights=highlights, paired=paired,
     card=MethodCard(citation="Zhao, Wang, Yatskar, Ordonez & Chang (2018). Gender Bias in "
                              "Coreference Resolution: Evaluation and Debiasing Methods. NAACL.",
                     subset="300 of 1,584 test sentences, types 1 and 2 (--quick: 40), seeded",
@@ -111,7 +111,7 @@ DAWINOBIAS = Card(
     name="dawinobias", title="DaWinoBias (Danish pronoun prediction)", kinds=LM,
     langs=("da",),
     plan=lambda ctx: plan(ctx, danish=True), headlines=headlines,
-    plot=plot, highlights=highlights, paired=lambda r: paired(r),
+    plot=plot, highlights=highlights, paired=paired,
     card=MethodCard(citation="Zhao et al. (2018, NAACL); DaWinoBias: Koppelgaard & Brødbæk "
                              "(2021); main effect as "
                              "packaged by GenDa Lens (Sloth & Rybner 2023, "
