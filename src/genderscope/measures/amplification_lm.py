@@ -155,7 +155,10 @@ def cell_interval(item_of: np.ndarray, template_of: np.ndarray, cell_counts: np.
     (:data:`DESIGN`; module docstring)."""
     item_of = np.asarray(item_of, dtype=int)
     est, d = cell_derivatives(item_of, np.asarray(cell_counts, dtype=float), b_train, coef)
-    return _crossed_interval(est, d, item_of, template_of, confidence)
+    tpl = pd.factorize(pd.Series(list(template_of), dtype=object))[0]
+    by, interaction = two_way(d, item_of, tpl)
+    return infer_samples(DESIGN, est, {"items": by["rows"], "templates": by["cols"]},
+                         interaction=interaction, confidence=confidence).ci
 
 
 def share_interval(item_of: np.ndarray, template_of: np.ndarray, hits: np.ndarray,
@@ -166,16 +169,6 @@ def share_interval(item_of: np.ndarray, template_of: np.ndarray, hits: np.ndarra
     tpl = pd.factorize(pd.Series(list(template_of), dtype=object))[0]
     return infer_share(SHARES, np.asarray(hits, dtype=float), np.asarray(answers, dtype=float),
                        np.asarray(item_of, dtype=int), tpl, confidence=confidence).ci
-
-
-def _crossed_interval(est: float, derivs: np.ndarray, item_of: np.ndarray,
-                      template_of: np.ndarray, confidence: float) -> Any:
-    """:data:`DESIGN`'s interval of ``est`` from its derivative with respect to each (item,
-    template) cell's weight (module docstring)."""
-    tpl = pd.factorize(pd.Series(list(template_of), dtype=object))[0]
-    by, interaction = two_way(derivs, item_of, tpl)
-    return infer_samples(DESIGN, est, {"items": by["rows"], "templates": by["cols"]},
-                         interaction=interaction, confidence=confidence).ci
 
 
 def amplification_from_answers(items: Sequence[Item], rows: Sequence[tuple[int, int, int]],
@@ -208,10 +201,9 @@ def amplification_from_answers(items: Sequence[Item], rows: Sequence[tuple[int, 
     item_of, tpl_of = keys[:, 0].astype(int), keys[:, 1]
     counts = np.zeros((len(items), len(groups)))
     np.add.at(counts, item_of, cell_counts)
-    n_none = frame[frame.gender == "none"].groupby("item").size() \
-        .reindex(range(len(items)), fill_value=0).to_numpy()
-    n_both = frame[frame.gender == "both"].groupby("item").size() \
-        .reindex(range(len(items)), fill_value=0).to_numpy()
+    n_none, n_both = (frame[frame.gender == what].groupby("item").size()
+                      .reindex(range(len(items)), fill_value=0).to_numpy()
+                      for what in ("none", "both"))
     tot = counts.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         b_model = counts / tot[:, None]
