@@ -93,3 +93,18 @@ def test_highlights_use_readable_column_names() -> None:
         assert readable(df, cards[name].columns).columns[2] == \
             "association s(w, A, B) (cosine difference)"
     assert [n for n, c in cards.items() if c.columns] == ["weat", "seat"]
+
+
+def test_model_line_gives_the_p_of_an_effect_without_a_ci() -> None:
+    """An effect judged by its p (BEC-Pro's per-group effect size r, Holm-adjusted across
+    the groups; a bare test without a family) shows that p beside the estimate."""
+    r = Headline("female-dominated professions: male vs female, t test (effect size r)",
+                 -0.83, p_value=0.004, p_adjusted=0.012, p_adjust_method="holm",
+                 thresholds=(0.1, 0.3, 0.5))
+    bare = Headline("balanced (effect size r)", 0.6, p_value=0.0004,
+                    thresholds=(0.1, 0.3, 0.5))
+    data = ReportData([SUBJECT], [_section("bec-pro", r), _section("other", bare)],
+                      Context(), "cmd", 0.0, {})
+    largest = model_line(data, SUBJECT).split("Largest: ")[1]
+    assert "(effect size r) -0.830 (Holm-adjusted p = 0.012; large, leans female)" in largest
+    assert "balanced (effect size r) 0.600 (p < 0.001; large, leans male)" in largest

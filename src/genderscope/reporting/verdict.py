@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from genderscope.reporting.entry import Headline
+from genderscope.reporting.entry import Headline, fmt_p
 from genderscope.reporting.findings import verdict
 from genderscope.reporting.registry import fmt
 from genderscope.reporting.runner import ReportData, Section, Subject
@@ -96,9 +96,25 @@ def model_line(data: ReportData, subject: Subject) -> str:
                      key=lambda hs: -_size(hs[0]))[:SHOWN]
     if effects:
         text += ". Largest: " + "; ".join(
-            f"{s.measure.title.split(' (')[0]} {_short_label(h.label)} {fmt(h.estimate)}"
-            f"{h.unit if h.unit == '%' else ' ' + h.unit if h.unit else ''} "
-            f"{f'[{fmt(h.ci_low)}, {fmt(h.ci_high)}]' if h.has_ci else ''}".rstrip()
-            + (f" ({h.strength()}, {h.direction()})" if h.strength() else "")
+            f"{s.measure.title.split(' (')[0]} {_short_label(h.label)} {_effect(h)}"
             for h, s in effects)
     return text + "."
+
+
+def _effect(h: Headline) -> str:
+    """``h``'s estimate with the statistic that judged it: its 95 % CI, and its p (the
+    adjusted one in a family of tests) where the CI does not decide or there is none,
+    e.g. ``-0.830 (p = 0.004; large, leans female)``."""
+    unit = h.unit if h.unit == "%" else f" {h.unit}" if h.unit else ""
+    text = f"{fmt(h.estimate)}{unit}"
+    if h.has_ci:
+        text += f" [{fmt(h.ci_low)}, {fmt(h.ci_high)}]"
+    notes = []
+    if h.adjusted:
+        notes.append(h.adjusted_p_words())
+    elif not h.has_ci and _finite(h.p_value):
+        pv = fmt_p(h.p_value)
+        notes.append(f"p {'' if pv.startswith('<') else '= '}{pv}")
+    if h.strength():
+        notes.append(f"{h.strength()}, {h.direction()}")
+    return text + (f" ({'; '.join(notes)})" if notes else "")
