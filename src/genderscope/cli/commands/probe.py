@@ -12,7 +12,9 @@ from genderscope.cli.common import (
     DTYPE_OPTION,
     JSON_OPTION,
     STORE_OPTION,
+    ci_text,
     console,
+    fmt,
     new_table,
     open_store,
 )
@@ -32,7 +34,26 @@ def probe_tables(result: Any, model: str | None = None) -> list[Any]:
     for _, r in result.items.iterrows():
         table.add_row(str(r["target"]), f"{r['fill_bias']:+.3f}", f"{r['prior_bias']:+.3f}",
                       f"{r['corrected_bias']:+.3f}", f"{r['target_fill_bias']:+.3f}")
-    return [table, f"nats; > 0 leans '{p.get('male')}', < 0 leans '{p.get('female')}'."]
+    table.add_section()
+    table.add_row("mean [95% CI]", *(_mean_text(result.summary.get(c)) for c in COLUMNS))
+    return [table, f"nats; > 0 leans '{p.get('male')}', < 0 leans '{p.get('female')}'; the "
+                   "mean's CI resamples targets (bootstrap-t)."]
+
+
+COLUMNS = ("fill_bias", "prior_bias", "corrected_bias", "target_fill_bias")
+"""The summary's four means, in the table's column order."""
+
+
+def _mean_text(d: dict[str, Any] | None) -> str:
+    """``-0.574 [-2.994, +1.847]``: a mean over targets with its CI, or the mean and why
+    it has none (one target: nothing to resample)."""
+    if not d:
+        return "n/a"
+    one = (d.get("n") or 0) < 2  # one target: its stored interval is the point itself
+    if not one and fmt(d.get("ci_low"), missing="") and fmt(d.get("ci_high"), missing=""):
+        return ci_text(d, sign=True)
+    why = "one target" if one else "not estimable"
+    return f"{fmt(d.get('estimate'), sign=True, missing='n/a')} (no CI: {why})"
 
 
 def register(app: typer.Typer, run_app: typer.Typer) -> None:
