@@ -48,3 +48,29 @@ def test_probe_prints_each_mean_with_its_ci() -> None:
     out = _text(probe_tables(_probe(1), "m"))
     assert out.count("+0.100 (no CI: one target)") == 4
     assert "[+0.100, +0.100]" not in out
+
+
+def _bec_pro(r: float | None, diff: dict[str, Any]) -> Result:
+    group = {"estimate": 0.5, "ci_low": -0.25, "ci_high": 1.25, "n": 4}
+    test = {"n_professions": 2, "n_pairs": 36, "test": "too few units to test",
+            "p_value": r, "p_adjusted": r, "effect_size_r": r}
+    return Result("bec-pro", {"association_by_group": {"male": {"male": group}},
+                              "male_vs_female": {"male": test}, "male_minus_female": diff},
+                  pd.DataFrame(), {"data": {"n_rows": 40}, "params": {"model_kind": "causal"}})
+
+
+def test_bec_pro_prints_its_headline_and_why_an_effect_size_is_missing() -> None:
+    from genderscope.cli.commands.association import bec_pro_tables
+
+    diff = {"estimate": 0.3501, "ci_low": -0.4993, "ci_high": 1.1995,
+            "ci_unit": "professions x person words", "n_units": 12}
+    # NaN as a fresh run holds it, None as a stored run reads it back
+    for missing in (float("nan"), None):
+        out = _text(bec_pro_tables(_bec_pro(missing, diff)))
+        assert "male − female person words (nats): 0.350 [-0.499, 1.200], 95% CI " \
+               "resampling professions x person words" in out
+        assert "n/a (too few units to test)" in out
+        assert "nan" not in out and "None" not in out
+    out = _text(bec_pro_tables(_bec_pro(None, {**diff, "ci_low": None, "ci_high": None,
+                                               "n_units": 2})))
+    assert "0.350 (no CI: too few units, 2 professions x person words)" in out

@@ -42,18 +42,44 @@ def _bec_pro_plots(result: Any, path: Path) -> list[str]:
     return [str(p) for p in measure.plot(result, path)]
 
 
+def _difference_line(d: dict[str, Any] | None) -> str:
+    """The headline, male − female person words (nats), with its 95 % CI, or why it has
+    none (the summary's ``no_interval``, else how few units the CI would resample)."""
+    if not d:
+        return "male − female person words: n/a (not in this run's summary)"
+    text = f"male − female person words (nats): {fmt(d.get('estimate'), missing='n/a')}"
+    if fmt(d.get("ci_low"), missing="") and fmt(d.get("ci_high"), missing=""):
+        return f"{text} [{fmt(d['ci_low'])}, {fmt(d['ci_high'])}], 95% CI resampling " \
+               f"{d.get('ci_unit') or 'professions'}"
+    why = d.get("no_interval") or (f"too few units, {d['n_units']} "
+                                   f"{d.get('ci_unit') or 'units'}"
+                                   if d.get("n_units") is not None else "not estimable")
+    return f"{text} (no CI: {why})"
+
+
+def _r_text(t: dict[str, Any]) -> str:
+    """The effect size r, or n/a with why there is none (no test run: the test's words)."""
+    r = fmt(t.get("effect_size_r"), small="e", missing="")
+    if r:
+        return r
+    tested = p_text(t.get("p_value")) != "–"
+    return f"n/a ({'not estimable' if tested else t.get('test') or 'no test'})"
+
+
 def bec_pro_tables(result: Any) -> list[Any]:
-    """The association per profession group and person gender, and the male vs female
-    tests per group."""
+    """The headline male − female with its CI, the association per profession group and
+    person gender, and the male vs female tests per group."""
     n_rows = result.metadata["data"]["n_rows"]
     table = new_table(f"BEC-Pro association (nats), {plural(n_rows, 'row')}, "
                       f"{result.metadata['params']['model_kind']} LM",
                       ("professions", "person words", "n", "mean [95% CI]"), labels=2)
     for group, by_gender in result.summary["association_by_group"].items():
         for gender, g in by_gender.items():
+            bounds = [fmt(g.get(k), small="e", missing="") for k in ("ci_low", "ci_high")]
             table.add_row(group, gender, str(int(g["n"])),
-                          f"{fmt(g['estimate'], small='e')} [{fmt(g['ci_low'], small='e')}, "
-                          f"{fmt(g['ci_high'], small='e')}]")
+                          f"{fmt(g['estimate'], small='e', missing='n/a')} "
+                          + (f"[{bounds[0]}, {bounds[1]}]" if all(bounds) else
+                             f"(no CI: {plural(int(g['n']), 'row')})"))
     tests = new_table("Male vs female person words per profession group (paired over "
                       "professions; Holm across groups)",
                       ("professions", "n professions", "pairs", "test", "p", "p Holm",
@@ -61,8 +87,8 @@ def bec_pro_tables(result: Any) -> list[Any]:
     for group, t in result.summary["male_vs_female"].items():
         tests.add_row(group, str(int(t["n_professions"])), str(int(t["n_pairs"])),
                       str(t["test"]), p_text(t["p_value"]), p_text(t.get("p_adjusted")),
-                      fmt(t.get("effect_size_r"), small="e"))
-    return [table, tests]
+                      _r_text(t))
+    return [_difference_line(result.summary.get("male_minus_female")), table, tests]
 
 
 def lpbs_tables(result: Any) -> list[Any]:
