@@ -74,3 +74,34 @@ def test_bec_pro_prints_its_headline_and_why_an_effect_size_is_missing() -> None
     out = _text(bec_pro_tables(_bec_pro(None, {**diff, "ci_low": None, "ci_high": None,
                                                "n_units": 2})))
     assert "0.350 (no CI: too few units, 2 professions x person words)" in out
+
+
+def test_counterfactual_max_says_why_it_has_no_ci() -> None:
+    from genderscope.cli.commands.robustness import counterfactual_tables
+
+    ci = {"estimate": 0.1, "ci_low": 0.05, "ci_high": 0.2}
+    row = {"n": 5, "flip_rate": ci, "mean_abs_delta": ci, "max_abs_delta": 0.4}
+    s = {"n_swapped": 5, "n_texts": 6, "all": row, "m2f": row, "f2m": row, "mixed": row,
+         "m2f_minus_f2m": {"flip_rate": ci, "mean_abs_delta": ci}}
+    out = _text(counterfactual_tables(Result("counterfactual", s, pd.DataFrame(), {})))
+    assert "max |Δp| (no CI: an extreme)" in out
+    assert out.count("0.100 [0.050, 0.200]") == 10
+
+
+def _perplexity(n: int, lo: float, hi: float) -> Result:
+    return Result("perplexity", {"perplexity": {"estimate": 20.0, "ci_low": lo, "ci_high": hi},
+                                 "nll_per_token": 2.9957, "n_sentences": n, "n_tokens": 9 * n},
+                  pd.DataFrame(), {})
+
+
+def test_perplexity_nll_per_token_has_the_log_of_the_perplexity_ci() -> None:
+    import math
+
+    from genderscope.cli.commands.perplexity import table
+
+    out = _text(table(_perplexity(50, 18.0, 22.5)))
+    assert "20.00 [18.00, 22.50]" in out
+    assert f"2.9957 [{math.log(18.0):.4f}, {math.log(22.5):.4f}]" in out  # [2.8904, 3.1135]
+    out = _text(table(_perplexity(1, 20.0, 20.0)))  # one sentence: the point, no interval
+    assert "20.00 (no CI: under 2 sentences)" in out
+    assert "2.9957 (no CI: under 2 sentences)" in out
