@@ -147,14 +147,12 @@ class CausalLM(LanguageModelAdapter):
         keys = [generation_key(r, dec, k) for r, k in zip(rendered, reps, strict=True)]
 
         def compute(idx: list[int]) -> list[str]:
+            texts = [rendered[i] for i in idx]
+            seeds = [item_seed(dec, rendered[i], reps[i]) for i in idx]
             debiased = getattr(self.engine, "generate", None)  # Self-Debias decodes itself
             if debiased is not None:
-                return debiased(self.tokenizer, [rendered[i] for i in idx], dec,
-                                [item_seed(dec, rendered[i], reps[i]) for i in idx],
-                                batch_size=batch_size)
-            return generate_local(self.model, self.tokenizer, self.device,
-                                  [rendered[i] for i in idx], dec,
-                                  [item_seed(dec, rendered[i], reps[i]) for i in idx],
+                return debiased(self.tokenizer, texts, dec, seeds, batch_size=batch_size)
+            return generate_local(self.model, self.tokenizer, self.device, texts, dec, seeds,
                                   batch_size=batch_size)
 
         return cached_generations(self.store, self.fingerprint, keys, compute,

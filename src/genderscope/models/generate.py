@@ -277,9 +277,8 @@ def generate_local(model: Any, tokenizer: Any, device: Any, rendered: Sequence[s
             gen = model.generate(input_ids=x, attention_mask=mask, generation_config=cfg,
                                  **extra)
         for row, i in enumerate(part):
-            new = gen[row, width:].tolist()
-            text = tokenizer.decode(_until_eos(new, eos), skip_special_tokens=True)
-            out[i] = cut_at_stop(text, decoding.stop)
+            out[i] = cut_at_stop(_decoded(tokenizer, gen[row, width:].tolist(), eos),
+                                 decoding.stop)
     return [o if o is not None else "" for o in out]
 
 
@@ -296,8 +295,7 @@ def _eos_ids(model: Any, tokenizer: Any) -> list[int]:
     return found
 
 
-def _until_eos(tokens: list[int], eos: Sequence[int]) -> list[int]:
-    for j, t in enumerate(tokens):
-        if t in eos:
-            return tokens[:j]
-    return tokens
+def _decoded(tokenizer: Any, tokens: list[int], eos: Sequence[int]) -> str:
+    """The text of ``tokens`` up to the first end-of-turn id, special tokens skipped."""
+    end = next((j for j, t in enumerate(tokens) if t in eos), len(tokens))
+    return tokenizer.decode(tokens[:end], skip_special_tokens=True)

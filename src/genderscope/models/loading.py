@@ -123,16 +123,12 @@ def load_lm(spec: str | Path, kind: str = "auto", *, store: Store | None = None,
         kind = detect_kind(path, revision)
     # a start token with a masked model: refused, never silently ignored
     refuse_masked_only(start_token, [(str(spec), kind)], error=ModelLoadError)
-    adapter: MaskedLM | CausalLM
-    if kind == "masked":
-        adapter = MaskedLM.from_pretrained(path, revision=revision, device=device, dtype=dtype,
-                                           store=store, batch_size=batch_size)
-    elif kind == "causal":
-        adapter = CausalLM.from_pretrained(path, revision=revision, device=device, dtype=dtype,
-                                           store=store, start_token=start_token,
-                                           batch_size=batch_size)
-    else:
+    if kind not in LM:
         raise ModelLoadError(f"unknown model kind {kind!r}; use auto, masked or causal")
+    options = {"start_token": start_token} if kind == "causal" else {}
+    adapter = {"masked": MaskedLM, "causal": CausalLM}[kind].from_pretrained(
+        path, revision=revision, device=device, dtype=dtype, store=store,
+        batch_size=batch_size, **options)
     if str(spec) in PACKAGED:  # record the short name; the fingerprint holds the file hash
         adapter.source = f"{spec} ({Path(path).name})"
     return adapter

@@ -20,8 +20,8 @@ from typing import Any
 from genderscope.errors import GenderscopeError
 from genderscope.models.generate import (
     Decoding,
+    _decoded,
     _eos_ids,
-    _until_eos,
     check_new_tokens,
     cut_at_stop,
     local_decoding,
@@ -146,7 +146,7 @@ def _run_batch(model: Any, tokenizer: Any, device: Any, prompts: list[list[int]]
             done |= torch.isin(tok, eos_t)
             if decoding.stop:
                 for r in range(n):
-                    text = tokenizer.decode(_until_eos(new[r], eos), skip_special_tokens=True)
+                    text = _decoded(tokenizer, new[r], eos)
                     if not bool(done[r]) and any(st in text for st in decoding.stop):
                         done[r] = True
             if bool(done.all()):
@@ -154,5 +154,4 @@ def _run_batch(model: Any, tokenizer: Any, device: Any, prompts: list[list[int]]
             x = tok.repeat(1 + k)[:, None]
             mask = torch.cat([mask, torch.ones_like(x)], dim=1)
             pos = pos[:, -1:] + 1
-    return [cut_at_stop(tokenizer.decode(_until_eos(t, eos), skip_special_tokens=True),
-                        decoding.stop) for t in new]
+    return [cut_at_stop(_decoded(tokenizer, t, eos), decoding.stop) for t in new]

@@ -55,12 +55,12 @@ def pick_device(device: str | None) -> torch.device:
     """``device`` if given, else CUDA, then MPS, then CPU."""
     import torch
 
+    mps = getattr(torch.backends, "mps", None)
     if device:
         try:
             dev = torch.device(device)
         except RuntimeError as exc:
             raise ModelLoadError(f"unknown device {device!r}: {exc}") from None
-        mps = getattr(torch.backends, "mps", None)
         if (dev.type == "cuda" and not torch.cuda.is_available()) or (
                 dev.type == "mps" and not (mps and mps.is_available())):
             raise ModelLoadError(f"--device {device}: no {dev.type.upper()} device is "
@@ -68,9 +68,7 @@ def pick_device(device: str | None) -> torch.device:
         return dev
     if torch.cuda.is_available():
         return torch.device("cuda")
-    if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
-        return torch.device("mps")
-    return torch.device("cpu")
+    return torch.device("mps" if mps and mps.is_available() else "cpu")
 
 
 def check_device(device: str | None) -> None:
@@ -171,25 +169,23 @@ class ModelSource:
         """
         import transformers
 
-        kwargs: dict[str, Any] = {"dtype": dtype, "output_loading_info": True,
+        common: dict[str, Any] = {"dtype": dtype, "output_loading_info": True,
                                   "trust_remote_code": False}
         cached = None
         if self.gguf_file:
-            kwargs["gguf_file"] = self.gguf_file
+            where = {"gguf_file": self.gguf_file}
             cached = _gguf_model_cache(self.path, dtype)  # type: ignore[arg-type]
         else:
-            kwargs["revision"] = self.revision
+            where = {"revision": self.revision}
         level = transformers.logging.get_verbosity()
         transformers.logging.set_verbosity_error()
         transformers.logging.disable_progress_bar()  # our own bars only
         try:
             if cached is not None and cached.is_dir() and _verified(cached):
                 with contextlib.suppress(Exception):  # an unreadable cache: load the GGUF
-                    return auto_class.from_pretrained(
-                        str(cached), dtype=dtype, output_loading_info=True,
-                        trust_remote_code=False)
+                    return auto_class.from_pretrained(str(cached), **common)
             with _quiet_gguf():
-                model, info = auto_class.from_pretrained(self.location, **kwargs)
+                model, info = auto_class.from_pretrained(self.location, **common, **where)
         except Exception as exc:  # noqa: BLE001
             what = "GGUF file" if self.gguf_file else "model"
             raise ModelLoadError(f"cannot load {what} {self.spec}: {_one_line(exc)}") from None
