@@ -142,6 +142,8 @@ def run_and_report(spec, command: str, *, progress: bool = True,
     bar = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(),
                    TimeElapsedColumn(), console=console, disable=not progress, transient=False)
     task = bar.add_task("jobs", total=None)
+    running = False  # the jobs that run are counted once the driver says how many (every
+    # status told before is settled at planning: skipped, not applicable, failed to load)
     words = {"done": "[green]done[/green]", "skipped": "[cyan]skipped[/cyan] (already "
              "recorded)", "failed": "[red]failed[/red]", "not applicable":
              "[yellow]not applicable[/yellow]", "retried": "[magenta]retried[/magenta]"}
@@ -156,13 +158,18 @@ def run_and_report(spec, command: str, *, progress: bool = True,
             line += f" [dim]{st.seconds:.1f} s" + (f", attempt {st.attempts}"
                                                    if st.attempts > 1 else "") + "[/dim]"
         bar.console.print(line)
-        if event in ("done", "failed") and st.key:
-            bar.advance(task)
+        if running and event != "retried":  # a job that ran settled: keyed or not (a
+            bar.advance(task)  # model the store has not seen has no key before it runs)
+
+    def total(n: int) -> None:
+        nonlocal running
+        running = True
+        bar.update(task, total=n)
 
     with open_store(spec.store) as store:
         with bar:
             run = run_sweep(spec, store, command=command, on_status=status,
-                            on_total=lambda n: bar.update(task, total=n), num_cpus=num_cpus)
+                            on_total=total, num_cpus=num_cpus)
         path, data = write_report(spec, run, store, spec.out, command)
     table = Table(title=f"Sweep: {len(spec.models)} model(s) x {len(spec.measures)} "
                         f"measure(s) in {run.seconds:.0f} s")
