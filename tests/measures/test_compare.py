@@ -199,7 +199,8 @@ def test_cli_change_table_shows_the_discordant_pairs_beside_the_mcnemar_test() -
 def test_runs_show_of_a_comparison_prints_its_change_table(tmp_path: Path) -> None:
     """``genderscope runs show`` of a stored comparison prints the change table compare
     printed, McNemar cell included (it had printed only the summary's scalars: n_items,
-    value, ...)."""
+    value, ...). The output folder's path is long, as a deep checkout's is: the line that
+    names the run keeps its id whole (it had wrapped it onto the next line)."""
     from genderscope.cli.app import app
 
     before, _ = _pairs(9, 2, same=9)
@@ -208,12 +209,15 @@ def test_runs_show_of_a_comparison_prints_its_change_table(tmp_path: Path) -> No
         "stereotypical_preferred": before}))
     run.save(tmp_path / "a")
     run.save(tmp_path / "b")
-    store = str(tmp_path / "s.sqlite")
+    store, out = str(tmp_path / "s.sqlite"), tmp_path / ("d" * 90) / "cmp"
     r = CliRunner().invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path / "b"),
-                                 "--store", store, "--out", str(tmp_path / "cmp"),
+                                 "--store", store, "--out", str(out),
                                  "--no-plot", "--n-resamples", "200"], terminal_width=200)
     assert r.exit_code == 0, r.output
-    run_id = re.search(r"\(run (\S+)\)", r.output).group(1)
+    last = r.output.splitlines()[-1]
+    saved = re.fullmatch(r"saved to (.+) \(run (\S+)\)", last)
+    assert saved and saved.group(1) == str(out), r.output
+    run_id = saved.group(2)
     shown = CliRunner().invoke(app, ["runs", "show", run_id, "--store", store],
                                terminal_width=200)
     assert shown.exit_code == 0, shown.output
