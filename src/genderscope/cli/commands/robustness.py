@@ -12,19 +12,22 @@ from genderscope.cli.common import ci_text, fmt, new_table
 from genderscope.results import Result
 from genderscope.text_blocks import plural
 
-MAX_HEADER = "max |Δp| (no CI: an extreme)"
-"""The largest change has no interval: the bootstrap of a maximum is not consistent
-(Bickel & Freedman 1981)."""
+MAX_HEADER = "max |Δp|*"
+MAX_CAPTION = "* max |Δp| has no CI: it is an extreme, for which no interval is meaningful."
+"""The largest change has no interval (the bootstrap of a maximum is not consistent:
+Bickel & Freedman 1981); the header points to the caption that says so, short enough to
+keep the table whole at 80 columns."""
 
 
 def counterfactual_tables(result: Result) -> list[Table]:
     """Flip rates and mean probability changes by swap direction, each with its 95 % CI;
-    the largest change is an extreme, for which no interval is meaningful (the header
+    the largest change is an extreme, for which no interval is meaningful (the caption
     says so)."""
     s = result.summary
     table = new_table(f"Counterfactual flip test ({s['n_swapped']} of "
                       f"{plural(s['n_texts'], 'text')} had gendered words)",
-                      ("group", "n", "flip rate", "mean |Δp|", MAX_HEADER))
+                      ("group", "n", "flip rate", "mean |Δp|", MAX_HEADER),
+                      caption=MAX_CAPTION)
     for g in ("all", "m2f", "f2m", "mixed"):
         row = s[g]
         table.add_row(g, str(row["n"]), *(ci_text(row[k], missing="n/a") for k in
