@@ -188,3 +188,37 @@ def test_v1_store_is_migrated_in_place(tmp_path: Path) -> None:
     assert con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "2"
     con.close()
     Store(path).close()  # reopening a current store is a no-op
+
+
+class _YesChat:
+    """A fake chat model that answers yes to every prompt."""
+
+    kind = "chat-endpoint"
+    fingerprint = "test:yes-chat"
+
+    def describe(self) -> dict[str, str]:
+        return {"fingerprint": self.fingerprint, "kind": self.kind, "name": "yes-chat"}
+
+    def chat(self, prompts: list[str], decoding: object = None, *,
+             repetitions: object = None, progress: bool = False) -> list[str]:
+        return ["Yes."] * len(prompts)
+
+
+def test_headlines_export_takes_every_measure_with_a_card(tmp_path: Path,
+                                                          data_dir: Path) -> None:
+    """``--what headlines --method direct`` writes a GenderBench probe's headlines: the
+    export read only the cards a default report shows, so a chat probe's run (and WEFE's
+    metrics') gave 'no runs match'."""
+    import genderscope as gs
+
+    path = tmp_path / "s.sqlite"
+    run = gs.run("direct", model=_YesChat(), store=path, data=data_dir / "genderbench",
+                 limit=6, subset_seed=0, resamples=100)
+    out = tmp_path / "h.csv"
+    r = _invoke("runs", "export", "--what", "headlines", "--method", "direct", "--out",
+                str(out), "--store", str(path))
+    assert r.exit_code == 0, r.output
+    rows = pd.read_csv(out)
+    assert len(rows) > 0 and set(rows["measure"]) == {"direct"}
+    assert set(rows["run_id"]) == {run.metadata["run_id"]}
+    assert set(rows["model_name"]) == {"yes-chat"}

@@ -35,10 +35,10 @@ def headline_records(runs: Iterable[tuple[dict[str, Any], Any]]) -> list[dict[st
     """One record per headline number of each stored run in ``runs`` (pairs of a row of
     ``Store.list_runs`` and that run, loaded once by the caller) whose measure has a report
     card; runs of other measures, or whose summary the card cannot read, give none."""
-    from genderscope.reporting.registry import select
+    from genderscope.reporting.registry import measures
     from genderscope.reporting.runner import Section, Subject, items_note
 
-    cards = {m.name: m for m in select(None)}
+    cards = measures()  # every card, not only the page's defaults (chat probes, WEFE's)
     out: list[dict[str, Any]] = []
     for r, res in runs:
         card = cards.get(res.method)
