@@ -6,6 +6,7 @@ checked before anything is written.
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
 from typing import Any
@@ -121,25 +122,40 @@ def _debias(method: str, vectors: str, fmt: str, vocab: Path | None, out: Path,
     _print(record, out)
 
 
+ITEMS = {"weat": "s(w) of a target word", "ripa": "term of an attribute word",
+         "rnd": "term of an attribute word",
+         "ect": "cos(v_X, a) - cos(v_Y, a) of an attribute word a",
+         "mac": "mean cosine distance of a target word"}
+"""Each metric's per-word item, whose mean the paired change compares (not the metric:
+ECT's Spearman correlation can rise while its items' mean falls)."""
+
+
 def _print(record: dict[str, Any], out: Path) -> None:
     console.print(f"{record['method']}: {record['fit_line']}")
     if "metrics" in record:
-        table = new_table("before -> after (paired change: mean over words, 95% jackknife t "
-                          "CI over the word sets)",
-                          ("metric", "test", "set", "before", "after", "paired change", "p"))
+        table = new_table("before, after: the metric [95% CI]; item mean: the mean of the "
+                          "set's per-word item values (not the metric) before -> after, and "
+                          "its change [95% jackknife t CI over the word sets] with p",
+                          ("metric", "test", "set", "before", "after",
+                           "item mean before -> after", "item mean change", "p"))
         for m in record["metrics"]:
             changes = {str(r.get("set")): r for r in m["paired"]["rows"]}
             for key, b in m["before"].items():
                 a = m["after"][key]
                 ch = changes.get(key) or changes.get("(all)") or {}
+                means = (f"{ch['mean_before']:+.3f} -> {ch['mean_after']:+.3f}"
+                         if ch else "")
                 ci = (f"{ch['change']:+.3f} [{ch['change_ci_low']:+.3f}, "
                       f"{ch['change_ci_high']:+.3f}]"
                       if ch else "")
                 p = ch.get("p_value")
                 table.add_row(m["metric"], m["test"], key, ci_text(b, sign=True),
-                              ci_text(a, sign=True), ci,
+                              ci_text(a, sign=True), means, ci,
                               f"{p:.2g}" if isinstance(p, float) else "")
         console.print(table)
+        console.print("items: " + "; ".join(f"{k.upper()} the {v}" for k, v in ITEMS.items()
+                                            if any(m["metric"] == k
+                                                   for m in record["metrics"])))
         an = record["analogy"]
         q = an["query"]
         console.print(f"{q[0]} : {q[1]} :: {q[2]} : ?  before {', '.join(an['before'])}; "
@@ -173,6 +189,32 @@ def _check_options(method: str, options: dict[str, Any]) -> None:
                 raise DataError("--variant wefe needs PyTorch (pip install torch)")
 
 
+DEFAULT_TESTS = ("weat6", "weat7", "weat8")
+
+OWN_OPTIONS: dict[str, dict[str, tuple[type, Any]]] = {
+    "hard": {},
+    "multiclass-hard": {"components": (int, typer.Option(
+        1, "--components", min=1, help="Dimensions of the bias subspace (k)."))},
+    "double-hard": {
+        "n_words": (int, typer.Option(1000, "--n-words", min=0, help="Most male- and most "
+                                      "female-leaning words probed and debiased.")),
+        "frequency_components": (int, typer.Option(4, "--frequency-components", min=1,
+                                                   help="Candidate frequency components."))},
+    "hsr": {"alpha": (float, typer.Option(60.0, "--alpha", help="Ridge penalty (Yang & Feng "
+                                          "2020: 60)."))},
+    "ran": {
+        "n_words": (int, typer.Option(DEFAULT_RAN_WORDS, "--n-words", min=0,
+                                      help="Most frequent words debiased, 0 = all.")),
+        "variant": (str, typer.Option("paper", "--variant", help="'paper' (Kumar et al.'s "
+                                      "objective) or 'wefe' (WEFE 1.0.1's, its swapped "
+                                      "vectors included; needs torch, ~0.2 s a word)."))},
+}
+"""The options only one method reads (name -> type and flag): each method's command has
+its own and no other's, so a flag of another method is refused as an unknown option (one
+line, exit code 2) instead of being ignored. ``--components`` and
+``--frequency-components`` are the methods' ``n_components``."""
+
+
 def _command(method: str) -> Any:
     def command(
         vectors: str = VECTORS_OPTION,
@@ -187,43 +229,34 @@ def _command(method: str) -> Any:
         gender_specific: Path | None = typer.Option(None, "--gender-specific", help="JSON list "
                                                     "of words left un-neutralised [default: "
                                                     "Bolukbasi's full list]."),
-        test: list[str] = typer.Option(["weat6", "weat7", "weat8"], "--test",
-                                       help="Tests measured before and after (repeatable)."),
+        test: list[str] | None = typer.Option(None, "--test", help="Tests measured before and "
+                                              "after (repeatable; not with --no-evaluate) "
+                                              f"[default: {', '.join(DEFAULT_TESTS)}]."),
         tests_dir: Path | None = TESTS_DIR_OPTION,
         evaluate_: bool = typer.Option(True, "--evaluate/--no-evaluate",
                                        help="Measure before/after and run the sanity checks."),
         seed: int = typer.Option(0, "--seed", help="Seed of bootstraps, tests and k-means."),
         store_path: Path | None = STORE_OPTION,
         progress: bool = typer.Option(False, "--progress/--no-progress"),
-        components: int = typer.Option(1, "--components", min=1,
-                                       help="multiclass-hard: dimensions of the bias "
-                                            "subspace (k)."),
-        alpha: float = typer.Option(60.0, "--alpha", help="hsr: ridge penalty (Yang & Feng "
-                                    "2020: 60)."),
-        n_words: int | None = typer.Option(None, "--n-words", min=0, help="double-hard: most "
-                                           "male- and most female-leaning words probed and "
-                                           "debiased [1000]; ran: most frequent words "
-                                           "debiased, 0 = all [20000]."),
-        variant: str = typer.Option("paper", "--variant", help="ran: 'paper' (Kumar et al.'s "
-                                    "objective) or 'wefe' (WEFE 1.0.1's, its swapped "
-                                    "vectors included; needs torch, ~0.2 s a word)."),
-        frequency_components: int = typer.Option(4, "--frequency-components", min=1,
-                                                 help="double-hard: candidate frequency "
-                                                      "components."),
         target: Path | None = typer.Option(None, "--target", help="Debias only these words "
                                            "(JSON list or one word per line; WEFE's "
                                            "target) [default: every word]."),
         ignore: Path | None = typer.Option(None, "--ignore", help="Never debias these words "
                                            "(JSON list or one per line), besides the "
                                            "gender-specific list (WEFE's ignore)."),
+        **own: Any,
     ) -> None:
-        options: dict[str, Any] = {
-            "multiclass-hard": {"n_components": components}, "hsr": {"alpha": alpha},
-            "double-hard": {"n_words": 1000 if n_words is None else n_words,
-                            "n_components": frequency_components, "seed": seed},
-            "ran": {"variant": variant, "progress": progress,
-                    "n_words": DEFAULT_RAN_WORDS if n_words is None else n_words},
-        }.get(method, {})
+        from genderscope.errors import GenderscopeError
+
+        if test and not evaluate_:
+            raise GenderscopeError("--test names the tests measured before and after; "
+                                   "--no-evaluate measures none: give one or the other")
+        options = {"n_components" if k.endswith("components") else k: v
+                   for k, v in own.items()}
+        if method == "double-hard":
+            options["seed"] = seed
+        if method == "ran":
+            options["progress"] = progress
         whole_number(seed, "seed", 0)  # KMeans' own error for -1 would be a traceback
         _check_options(method, options)
         if target is not None or ignore is not None:  # read (and refused) before the vectors
@@ -234,9 +267,16 @@ def _command(method: str) -> Any:
             if ignore is not None:
                 options["ignore"] = list(read_word_list(ignore, "--ignore"))
         _debias(method, vectors, fmt, vocab, out, definitional, equalize, gender_specific,
-                test, tests_dir, evaluate_, seed, store_path, progress, options,
-                read=(target, ignore))
+                test or list(DEFAULT_TESTS), tests_dir, evaluate_, seed, store_path, progress,
+                options, read=(target, ignore))
 
+    common = inspect.signature(command, eval_str=True).parameters.values()
+    command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [*(p for p in common if p.kind is not p.VAR_KEYWORD),
+         *(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=flag,
+                             annotation=kind)
+           for name, (kind, flag) in OWN_OPTIONS[method].items())],
+        return_annotation=None)
     command.__doc__ = f"{METHODS[method][1]} of word vectors, measured before and after."
     return command
 
