@@ -106,3 +106,16 @@ def test_perplexity_nll_per_token_has_the_log_of_the_perplexity_ci() -> None:
     out = _text(table(_perplexity(1, 20.0, 20.0)))  # one sentence: the point, no interval
     assert "20.00 (no CI: under 2 sentences)" in out
     assert "2.9957 (no CI: under 2 sentences)" in out
+
+
+def test_a_stored_reason_for_no_interval_is_the_one_printed() -> None:
+    from genderscope.cli.commands.perplexity import table
+    from genderscope.cli.commands.probe import probe_tables
+
+    nan, why = float("nan"), "no spread: all 3 targets give the same value"
+    r = _probe(3)
+    r.summary["prior_bias"] = {**_ci(0.35, nan, nan, 3), "no_interval": why}
+    assert f"+0.350 (no CI: {why})" in _text(probe_tables(r, "m"))
+    p = _perplexity(4, nan, nan)
+    p.summary["perplexity"]["no_interval"] = why
+    assert f"2.9957 (no CI: {why})" in _text(table(p))

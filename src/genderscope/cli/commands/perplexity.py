@@ -28,7 +28,8 @@ def table(result: Result) -> list[Table]:
         t.add_row("NLL per token (nats)",
                   f"{nll:.4f} [{math.log(lo):.4f}, {math.log(hi):.4f}]")  # type: ignore[arg-type]
         return [t]
-    why = f"no CI: {'under 2 sentences' if s['n_sentences'] < 2 else 'no spread to resample'}"
+    why = "no CI: " + (ci.get("no_interval") or ("under 2 sentences" if s["n_sentences"] < 2
+                                                 else "no spread to resample"))
     t.add_row(what, f"{ci['estimate']:.2f} ({why})")
     t.add_row("NLL per token (nats)", f"{nll:.4f} ({why})")
     return [t]

@@ -46,13 +46,13 @@ COLUMNS = ("fill_bias", "prior_bias", "corrected_bias", "target_fill_bias")
 
 def _mean_text(d: dict[str, Any] | None) -> str:
     """``-0.574 [-2.994, +1.847]``: a mean over targets with its CI, or the mean and why
-    it has none (one target: nothing to resample)."""
+    it has none (the summary's ``no_interval``; one target: nothing to resample)."""
     if not d:
         return "n/a"
     one = (d.get("n") or 0) < 2  # one target: its stored interval is the point itself
     if not one and fmt(d.get("ci_low"), missing="") and fmt(d.get("ci_high"), missing=""):
         return ci_text(d, sign=True)
-    why = "one target" if one else "not estimable"
+    why = d.get("no_interval") or ("one target" if one else "not estimable")
     return f"{fmt(d.get('estimate'), sign=True, missing='n/a')} (no CI: {why})"
 
 
