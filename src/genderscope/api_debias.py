@@ -11,8 +11,8 @@ from genderscope.errors import GenderscopeError
 
 
 def debias(model: str | Path, corpus: str | Path, out: str | Path, *, mode: str = "cds",
-           unit: str = "sentence", language: str = "english", prob: float = 0.5,
-           names: bool = True, pairs: Sequence[str | Path] = (), limit: int | None = None,
+           unit: str = "sentence", language: str | None = None, prob: float | None = None,
+           names: bool | None = None, pairs: Sequence[str | Path] = (), limit: int | None = None,
            epochs: int = 3, lr: float = 2e-5, batch_size: int = 1, seed: int = 42,
            max_steps: int | None = None, max_length: int = 256, save_every: int = 200,
            kind: str = "auto", device: str | None = None, overwrite: bool = False,
@@ -28,7 +28,10 @@ def debias(model: str | Path, corpus: str | Path, out: str | Path, *, mode: str 
     the name swaps and training. Returns the manifest written to ``out/manifest.json``
     (``seed``, ``params``, ``data``, losses); ``out/training_corpus.jsonl`` holds the
     training units. An existing ``out`` is refused unless ``overwrite=True`` (an
-    unfinished run there is resumed).
+    unfinished run there is resumed). ``prob`` (default 0.5) is read by ``mode="cds"``
+    only, ``names`` (default True) and ``pairs`` by every mode but ``none``, ``language``
+    (default ``english``) by ``unit="sentence"`` only: given where unused, each is
+    refused (:func:`check_used`).
     """
     from genderscope.checks import check_debias_options
     from genderscope.datasets.corpus import UNITS, load_corpus, split_sentences
@@ -42,6 +45,10 @@ def debias(model: str | Path, corpus: str | Path, out: str | Path, *, mode: str 
         raise GenderscopeError(f"--mode must be cds, cda, all or none, got {mode!r}")
     if unit not in UNITS:
         raise GenderscopeError(f"--unit must be {' or '.join(UNITS)}, got {unit!r}")
+    check_used(mode, unit, prob=prob, names=names, pairs=pairs, language=language)
+    prob = 0.5 if prob is None else prob
+    names = True if names is None else names
+    language = "english" if language is None else language
     cfg = FinetuneConfig(epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
                          max_steps=max_steps, max_length=max_length, save_every=save_every)
     cfg.validate()
@@ -72,3 +79,20 @@ def debias(model: str | Path, corpus: str | Path, out: str | Path, *, mode: str 
                              overwrite=overwrite, data=data, inputs=inputs,
                              write_corpus=True, progress=lambda step, n, loss: advance(1))
     return manifest
+
+
+def check_used(mode: str, unit: str, **given: Any) -> None:
+    """Refuse, in one line, an option given to a mode or unit that does not read it
+    (None or no pairs: not given): ``prob`` but ``mode`` is not ``cds``; ``names`` or
+    ``pairs`` with ``mode="none"``; ``language`` with ``unit="passage"``."""
+    from genderscope.checks import flag
+
+    unused = {"prob": mode != "cds", "names": mode == "none", "pairs": mode == "none",
+              "language": unit != "sentence"}
+    for name, value in given.items():
+        if unused[name] and value not in (None, (), []):
+            by = (f"--unit {unit} splits no sentences" if name == "language" else
+                  f"--mode {mode} draws no document by a probability" if name == "prob" else
+                  f"--mode {mode} swaps nothing")
+            shown = "--names/--no-names" if name == "names" else flag(name)
+            raise GenderscopeError(f"{shown} is not used: {by}; drop it")

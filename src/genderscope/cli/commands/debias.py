@@ -33,12 +33,16 @@ def cds_command(
                              "or --corpus gap --mode all with this swapper; not --mode cds."),
     unit: str = typer.Option("sentence", "--unit", help="sentence (Punkt-split, as Bartl et "
                              "al.) or passage (whole documents, truncated to --max-length)."),
-    language: str = typer.Option("english", "--language", help="Punkt model for --unit "
-                                 "sentence (english, danish, german, ...)."),
-    prob: float = typer.Option(0.5, "--prob", help="CDS swap probability per document."),
-    names: bool = typer.Option(True, "--names/--no-names", help="Swap first names too."),
+    language: str | None = typer.Option(None, "--language", help="Punkt model for --unit "
+                                        "sentence (english, danish, german, ...) [default: "
+                                        "english]; --unit sentence only."),
+    prob: float | None = typer.Option(None, "--prob", help="CDS swap probability per "
+                                      "document [default: 0.5]; --mode cds only."),
+    names: bool | None = typer.Option(None, "--names/--no-names", help="Swap first names "
+                                      "too [default: names]; not with --mode none."),
     pairs: list[Path] = typer.Option([], "--pairs", help="Extra word-pair TSV "
-                                     "(male<TAB>female[<TAB>direction]); repeatable."),
+                                     "(male<TAB>female[<TAB>direction]); repeatable; not "
+                                     "with --mode none."),
     limit: int | None = typer.Option(None, "--limit", help="Use the first N documents "
                                          "[default: every document]."),
     epochs: int = typer.Option(3, "--epochs", help="Epochs (Bartl et al.: 3)."),
@@ -68,11 +72,13 @@ def cds_command(
     """
     from genderscope.api import debias
 
-    manifest = debias(model, corpus, out, mode=mode, unit=unit, language=language, prob=prob,
-                      names=names, pairs=pairs, limit=limit, epochs=epochs, lr=lr,
-                      batch_size=batch_size, seed=seed, max_steps=max_steps,
-                      max_length=max_length, save_every=save_every, kind=kind,
-                      device=device, overwrite=overwrite, progress=progress)
+    given = {k: v for k, v in (("language", language), ("prob", prob), ("names", names))
+             if v is not None}  # not given: the API's default, where the mode reads it
+    manifest = debias(model, corpus, out, mode=mode, unit=unit, pairs=pairs, limit=limit,
+                      epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
+                      max_steps=max_steps, max_length=max_length, save_every=save_every,
+                      kind=kind, device=device, overwrite=overwrite, progress=progress,
+                      **given)
     console.print(what_value_table(f"debias cds -> {out}", {k: manifest.get(k) for k in (
         "objective", "seed", "steps", "loss_first_10pct", "loss_last_10pct", "seconds")}))
 
