@@ -197,7 +197,7 @@ def test_a_raised_version_changes_the_reuse_key() -> None:
     args = ("weat", {"test": "weat6"}, {"fingerprint": "x"}, [1, 2, 3])
     assert run_key(*args) == run_key(*args, version=1)
     assert run_key(*args, version=2) != run_key(*args)
-    assert registry.get("weat").version == 2 and registry.get("crows-pairs").version == 1
+    assert registry.get("weat").version == 3 and registry.get("crows-pairs").version == 1
 
 
 def test_an_unknown_measure_name_suggests_the_near_one() -> None:

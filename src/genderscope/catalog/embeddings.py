@@ -27,7 +27,8 @@ from genderscope.core.design import Design
                 "target words (exact up to exact_limit partitions, else seeded random ones), one-"
                 " and two-sided."),
     needs="vectors",
-    version=2,  # its d interval is the noncentral t now: stored runs of version 1 differ
+    version=3,  # 2: d's noncentral t interval; 3: a run is never rewritten with another
+    # command's Holm p (version 2 runs may hold one: `run --test A --test B` wrote it)
     langs=("en",),
     family="embeddings",
     pairing=Pairing(("set", "text"), "association", ("set",),  # the change: per target
@@ -74,7 +75,8 @@ def weat(
                 " (each word's sentences kept together); May et al.'s sentence-level p, "
                 "anti-conservative, is kept as p_as_published."),
     needs="encoder",
-    version=2,  # its d interval is the noncentral t now: stored runs of version 1 differ
+    version=3,  # 2: d's noncentral t interval; 3: a run is never rewritten with another
+    # command's Holm p (version 2 runs may hold one: `run --test A --test B` wrote it)
     langs=("en",),
     family="embeddings",
     docs="weat.md",

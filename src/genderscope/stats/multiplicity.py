@@ -22,8 +22,6 @@ METHODS = ("holm", "bh")
 
 def adjust_pvalues(p: Sequence[float] | np.ndarray, method: str = "holm") -> np.ndarray:
     """Adjusted p-values of one family (same order as ``p``); see module docstring."""
-    from scipy import stats  # imported on use: a cached rerun needs none
-
     if method not in METHODS:
         raise ValueError(f"unknown p-value adjustment {method!r}; use one of {', '.join(METHODS)}")
     p = np.asarray(p, dtype=float).reshape(-1)
@@ -33,6 +31,8 @@ def adjust_pvalues(p: Sequence[float] | np.ndarray, method: str = "holm") -> np.
         return out
     q = np.clip(p[ok], 0.0, 1.0)
     if method == "bh":
+        from scipy import stats  # imported on use: Holm and a cached rerun need none
+
         out[ok] = stats.false_discovery_control(q, method="bh")
         return out
     m = q.size

@@ -1,5 +1,7 @@
 """Runs: a finished Result recorded (summary, metadata, item table, further tables),
-found again by its reuse key, listed and rebuilt lazily."""
+found again by its reuse key, listed and rebuilt lazily. A recorded run is never
+rewritten: what a later command computes over several runs (a family's adjusted p) is
+that command's output, not the runs'."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import json
 import sqlite3
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -82,18 +84,6 @@ class RunRecords(ScoreCache):
         self._con.executemany("INSERT INTO run_tables VALUES (?, ?, ?)",
                               [(run_id, n, b) for n, b in tables.items()])
         return run_id
-
-    def update_summary(self, run_id: str, summary: Mapping[str, Any]) -> None:
-        """Replace the stored summary of run ``run_id`` (exact id), e.g. when the tests
-        run together were adjusted as one family after each was recorded, so the record
-        says what ``summary.json`` says."""
-        if self.readonly:
-            raise GenderscopeError(f"store {self.path} is open read-only")
-        with transaction(self._con):
-            cur = self._con.execute("UPDATE runs SET summary=? WHERE run_id=?",
-                                    (to_json(summary), run_id))
-            if cur.rowcount != 1:
-                raise GenderscopeError(f"no run {run_id!r} in store {self.path}")
 
     def find_run(self, cache_key: str) -> str | None:
         """Id of the newest run recorded with this ``cache_key``, or None."""

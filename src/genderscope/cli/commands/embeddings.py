@@ -75,6 +75,7 @@ def _expand(specs: list[str], tests_dir: Path | None) -> list[AssociationTest]:
 
 
 def _row(result: Result) -> dict[str, object]:
+    """One test's row, as stored (``p_holm``: :func:`holm_over_rows`, never stored)."""
     s = result.summary
     c = s["categories"]
     return {"test": s["test"], "X": c["X"], "Y": c["Y"], "A": c["A"], "B": c["B"],
@@ -82,8 +83,21 @@ def _row(result: Result) -> dict[str, object]:
             "n_b": s["sizes"]["B"], "oov": sum(s["n_oov"].values()),
             "d": s["effect_size"]["estimate"], "d_ci_low": s["effect_size"]["ci_low"],
             "d_ci_high": s["effect_size"]["ci_high"], "p": s["p_value"],
-            "p_holm": s.get("p_adjusted", s["p_value"]),
-            "exact": s["exact"], "n_permutations": s["n_permutations"], "error": ""}
+            "p_holm": None, "holm_family": "", "exact": s["exact"],
+            "n_permutations": s["n_permutations"], "error": ""}
+
+
+def holm_over_rows(method: str, rows: list[dict[str, object]]) -> None:
+    """Set every test row's ``p_holm`` (in place): Holm (1979) over the two-sided p of the
+    tests shown together (failed ones aside), and ``holm_family``, naming them. A stored
+    run keeps its own p only, so what ran beside it before never changes this."""
+    from genderscope.stats.multiplicity import adjust_pvalues
+
+    members = [r for r in rows if not r.get("error")]
+    family = f"{method} tests of this command: {', '.join(str(r['test']) for r in members)}"
+    raw = [float("nan") if r["p"] is None else float(r["p"]) for r in members]  # type: ignore[arg-type]
+    for r, p in zip(members, adjust_pvalues(raw), strict=True):
+        r.update(p_holm=float(p), holm_family=family)
 
 
 def _check_before_work(method: str, out: Path | None, seed: int,
@@ -136,14 +150,15 @@ def tests_tables(method: str, rows: list[dict[str, object]]) -> list[Table | str
                       f"{r['n_x']}/{r['n_y']}/{r['n_a']}/{r['n_b']}", str(r["oov"]),
                       f"{r['d']:.2f} [{r['d_ci_low']:.2f}, {r['d_ci_high']:.2f}]",
                       f"{r['p']:.2g}" + ("" if r["exact"] else "*"), f"{r['p_holm']:.2g}")
-    return [table, "n = |X|/|Y|/|A|/|B|; * = p from random permutations (else exact); "
-                   "p Holm: adjusted over the tests of this run"]
+    n = sum(1 for r in rows if not r.get("error"))
+    holm = "one test shown, so p Holm = p" if n == 1 else f"Holm over the {n} tests shown"
+    return [table, f"n = |X|/|Y|/|A|/|B|; * = p from random permutations (else exact); {holm}"]
 
 
 def one_test_tables(result: Result) -> list[Table | str]:
-    """The table of one WEAT or SEAT run (``genderscope runs show``; its declaration's
-    ``table``)."""
-    return tests_tables(result.method, [_row(result)])
+    """The table of one WEAT or SEAT run (``genderscope runs show``): a family of one test."""
+    holm_over_rows(result.method, rows := [_row(result)])
+    return tests_tables(result.method, rows)
 
 
 def amplification_tables(result: Result) -> list[Table]:
@@ -179,12 +194,12 @@ def amplification_tables(result: Result) -> list[Table]:
 
 
 def run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | None,
-              store, as_json: bool, *, rows_of=lambda r: [_row(r)], tables=None,
+              as_json: bool, *, rows_of=lambda r: [_row(r)], tables=None,
               folder_name=lambda t: t.name) -> None:
     """Run ``run_one(test, folder)`` for each test (one folder each when several) and
     write ``tests.csv`` (``rows_of(result)``); a failed test is a row with its error
-    when several run. WEAT and SEAT (no ``tables``): the tests are one family (Holm);
-    the WEFE-family metrics pass their ``tables(method, rows)``."""
+    when several run. WEAT and SEAT (no ``tables``): Holm over this command's tests in
+    the rows only (:func:`holm_over_rows`); the WEFE metrics pass ``tables(method, rows)``."""
     base = default_out(method, out)
     family = tables is None
     rows: list[dict[str, object]] = []
@@ -199,20 +214,14 @@ def run_tests(method: str, tests: list[AssociationTest], run_one, out: Path | No
                 raise
             done.append((test.name, None, str(exc)))
             err_console.print(f"[yellow]{test.name}: {exc}[/yellow]")
-    ok = [r for _, r, _ in done if r is not None] if family else []
-    if len(ok) > 1:  # tests run together are one family: Holm over their two-sided p
-        from genderscope.stats import annotate_family
-
-        annotate_family([r.summary for r in ok], f"{method} tests run together")
     for name, result, error in done:
         if result is None:
             rows.append({"test": name, "error": error})
             continue
-        if len(ok) > 1:  # the saved summary and the stored run gain the family's p
-            result.save(base / name)
-            store.update_summary(result.metadata["run_id"], result.summary)
         runs[name] = result.metadata["run_id"]
         rows.extend(rows_of(result))
+    if family:  # the tests of this command: Holm over their two-sided p, in the rows only
+        holm_over_rows(method, rows)
     base.mkdir(parents=True, exist_ok=True)
     _write_table(base / "tests.csv", rows)
     reused = [name for name, r, _ in done if r is not None and r.metadata.get("reused")]
@@ -272,7 +281,7 @@ def vectors_command(method: str, doc: str, rows_of: Any = None, tables: Any = No
             vecs = load_vectors(vectors, fmt=fmt, vocab=vocab, store=store)
             run_tests(method, tests, lambda t, folder: run(
                 method, vecs, store=store, out=folder, command=command_line(), test=t,
-                progress=progress and not as_json, **options), out, store, as_json,
+                progress=progress and not as_json, **options), out, as_json,
                 rows_of=rows_of or (lambda r: [_row(r)]), tables=tables,
                 folder_name=lambda t: f"{t.name}-swapped" if options.get("swap_roles")
                 else t.name)
@@ -347,7 +356,7 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
                                            batch_size=batch_size, store=store)
             run_tests("seat", tests, lambda t, folder: run(
                 "seat", enc, store=store, out=folder, progress=progress and not as_json,
-                command=command_line(), test=t, **options), out, store, as_json)
+                command=command_line(), test=t, **options), out, as_json)
 
     @run_app.command("bias-amplification")
     @with_declared_options("bias-amplification")  # --train, --generated, ... as declared

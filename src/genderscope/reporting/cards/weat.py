@@ -48,10 +48,15 @@ def plans(ctx: Context, *, sentences: bool) -> list[tuple[str, dict[str, Any]]]:
 
 
 def tests_of(summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The tests of a summary: the card's (``tests``) or one stored run's (``test``)."""
+    """The tests of a summary: the card's (``tests``, adjusted over the card's family by
+    :func:`combine`) or one stored run's (``test``): a family of one, so no adjusted p,
+    whatever family a run stored by an older version was adjusted over."""
     if "tests" in summary:
         return dict(summary["tests"])
-    return {str(summary["test"]): summary} if "test" in summary else {}
+    if "test" not in summary:
+        return {}
+    return {str(summary["test"]): {k: v for k, v in summary.items()
+                                   if k not in MULTIPLICITY_KEYS[:3]}}
 
 
 def combine(parts: list[Result], ctx: Context) -> Result:
