@@ -284,10 +284,6 @@ class ForwardEngine:
         tok = ids[0, :n]
         a = self._logprobs(ids, mask, where, pos, tok, split=True)
         b = self._logprobs(ids, mask, where, pos, tok, split=False)
-        tol = 1e-3 if a.dtype == torch.float32 and self._param_dtype() == torch.float32 \
-            else 5e-2
-        if not bool(torch.allclose(a, b, atol=tol, rtol=0)):
+        tol = 1e-3 if next(self.model.parameters()).dtype == torch.float32 else 5e-2
+        if not bool(torch.allclose(a, b, atol=tol, rtol=0)):  # a, b: float32 (_logprobs)
             self._split = None
-
-    def _param_dtype(self) -> Any:
-        return next(self.model.parameters()).dtype
