@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 from genderscope.catalog import _amplification as amp_opts
 from genderscope.catalog._common import Plan, _one_step
-from genderscope.core.declaration import Limit, Opt, Progress, Resamples, Seed, declare
+from genderscope.core.declaration import Opt, Progress, Resamples, Seed, declare
 from genderscope.errors import GenderscopeError
 from genderscope.results import Result
 
@@ -57,7 +57,11 @@ def attack(
     ] = 2000,
     target: Annotated[str | None, Opt("Targeted attack: label to reach.")] = None,
     text_column: Annotated[str | None, Opt("Text column of a CSV/TSV.")] = None,
-    limit: Limit = None,
+    limit: Annotated[
+        int | None,
+        Opt("Attack N texts: the first N, or N at random with --sample-seed [default: every "
+            "text].", min=1),
+    ] = None,
     sample_seed: Annotated[
         int | None, Opt("Sample --limit texts at random with this seed.", min=0)
     ] = None,
