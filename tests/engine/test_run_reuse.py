@@ -147,16 +147,16 @@ def test_measures_without_items_or_fingerprint_are_not_reused(tmp_path: Path) ->
             return {"kind": "masked", "device": "cpu"}
 
     plan = Plan("x", "lm", lambda a: None, inputs=[Row("a", 1.0)])
-    assert _run_key("x", plan, Adapter(), {}, {}) is not None
-    assert _run_key("x", Plan("x", "lm", lambda a: None), Adapter(), {}, {}) is None
-    assert _run_key("x", plan, NoPrint(), {}, {}) is None
+    assert _run_key("x", plan, Adapter(), {}) is not None
+    assert _run_key("x", Plan("x", "lm", lambda a: None), Adapter(), {}) is None
+    assert _run_key("x", plan, NoPrint(), {}) is None
 
     # the device an adapter runs on is not part of its identity
     class OnGpu(Adapter):
         def describe(self) -> dict[str, object]:
             return {"kind": "masked", "fingerprint": "f", "device": "cuda:0"}
 
-    assert _run_key("x", plan, OnGpu(), {}, {}) == _run_key("x", plan, Adapter(), {}, {})
+    assert _run_key("x", plan, OnGpu(), {}) == _run_key("x", plan, Adapter(), {})
 
 
 @pytest.mark.slow

@@ -24,7 +24,9 @@ test 2,000, validation 454): the default held-out text, which `debias inlp` /
 
 
 # held-out negative log-likelihood per token (log perplexity), per sentence
-@declare("perplexity", needs="lm", pairing=Pairing(("sentence_id",), "nll_per_token"),
+@declare("perplexity", needs="lm", version=2,  # its runs name their model now: a stored
+         # version 1 run has none (runs list, runs export --model, runs diff)
+         pairing=Pairing(("sentence_id",), "nll_per_token"),
          statistics=("Interval: percentile bootstrap over sentences of the token-weighted "
                      "perplexity (each sentence's log-likelihood and token count resampled "
                      "together). Test: none."),

@@ -144,16 +144,15 @@ def plan_of(measure: str, options: dict[str, Any]) -> tuple[Plan, dict[str, Any]
     return found.plan(**options), accepted
 
 
-def run_key(measure: str, adapter: Any, *, kind: str = "auto", dtype: str = "float32",
-            start_token: str = "auto", **options: Any) -> str | None:
+def run_key(measure: str, adapter: Any, **options: Any) -> str | None:
     """The key :func:`run` would find or record this call's run under (None: never
-    reused), told without running it; ``adapter`` may be deferred (nothing loads)."""
+    reused), told without running it; ``adapter`` may be deferred (nothing loads). How
+    it was loaded (kind, dtype, start token) is read from its identity."""
     from genderscope.engine.keys import key_options, reuse_key
 
     plan, accepted = plan_of(measure, dict(options))
     return reuse_key(measure, plan, adapter,
-                     key_options(accepted, {**options, **plan.key_options}),
-                     {"kind": kind, "dtype": dtype, "start_token": start_token})
+                     key_options(accepted, {**options, **plan.key_options}))
 
 
 def _call_text(measure: str, model: Any, options: dict[str, Any]) -> str:
@@ -251,9 +250,8 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
         t_load = time.perf_counter() - t0
         from genderscope.engine.keys import key_options, out_holds, reuse_key
 
-        key = reuse_key(measure, plan, adapter,
-                        key_options(accepted, {**options, **plan.key_options}),
-                        {"kind": kind, "dtype": dtype, "start_token": start_token})
+        key = reuse_key(measure, plan, adapter,  # the model as loaded, not as typed
+                        key_options(accepted, {**options, **plan.key_options}))
         if reuse and key is not None and (found := st.find_run(key)) is not None:
             stored = st.load_run(found)
             stored.metadata["reused"] = True
@@ -265,6 +263,8 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
                     _save(stored, plan, Path(out))
             return stored
         result = plan.run(adapter)
+        if adapter is not None:  # every measure's run names its model, the same way
+            result.metadata["model"] = model_description(adapter)
         if key is not None:
             result.metadata["cache_key"] = key
         result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
@@ -288,6 +288,16 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
         if record:
             result.metadata["run_id"] = st.record_run(result, dedupe=reuse)
     return result
+
+
+def model_description(adapter: Any) -> dict[str, Any]:
+    """What a run records of its model (``metadata["model"]``: ``runs list``, ``runs
+    export --model``, ``runs diff`` and the report's provenance read it): the adapter's
+    ``describe()``, or its fingerprint alone where it has none."""
+    describe = getattr(adapter, "describe", None)
+    if callable(describe):
+        return dict(describe())
+    return {"fingerprint": getattr(adapter, "fingerprint", None)}
 
 
 def _check_out(out: Any, model: Any, options: dict[str, Any], store: Any) -> None:

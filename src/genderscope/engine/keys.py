@@ -90,11 +90,19 @@ def run_key(measure: str, options: dict[str, Any], model: dict[str, Any] | None,
     return "run:" + hashlib.sha256(blob.encode()).hexdigest()
 
 
-def reuse_key(measure: str, plan: Any, adapter: Any, options: dict[str, Any],
-             model_options: dict[str, Any]) -> str | None:
+LOAD_OPTIONS = {"kind": "auto", "dtype": "float32", "start_token": "auto"}
+"""The load options' defaults, in every key's options. Keys once held the options as
+typed, so the same model loaded alike (``start_token="none"`` given to ``run`` or to
+``load_model``) was two runs; the model's identity holds how it was loaded (kind,
+dtype, start token, as resolved), and these constant values keep the keys that runs
+with the default load options were stored under."""
+
+
+def reuse_key(measure: str, plan: Any, adapter: Any, options: dict[str, Any]) -> str | None:
     """The reuse key of this call (:func:`genderscope.engine.keys.run_key`), or None when the
     plan does not say what it measures or the model has no fingerprint (a plan that
-    needs no model is keyed without one)."""
+    needs no model is keyed without one). The model is keyed by its identity as loaded
+    (:func:`genderscope.models.memo.model_identity`), never by the options as typed."""
     if plan.inputs is None:
         return None
     ident = None  # no model (bias amplification): the inputs say it all
@@ -102,7 +110,7 @@ def reuse_key(measure: str, plan: Any, adapter: Any, options: dict[str, Any],
         ident = None if adapter is None else model_identity(adapter)
         if ident is None:
             return None
-    return run_key(measure, {**options, **model_options}, ident, plan.inputs,
+    return run_key(measure, {**options, **LOAD_OPTIONS}, ident, plan.inputs,
                    _version(measure))
 
 

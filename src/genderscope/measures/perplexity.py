@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from genderscope.measures._lm import describe
 from genderscope.results import Result
 
 
@@ -59,5 +60,6 @@ def run_perplexity(lm: Any, sentences: Sequence[str], *, n_resamples: int = 10_0
                "n_sentences": int(len(items)), "n_tokens": int(ntok.sum()),
                "definition": f"{what} = exp(-sum LL / sum scored tokens) over held-out "
                              "sentences (nats)"}
-    meta = {"params": {**(params or {}), "n_resamples": n_resamples}, "seed": seed}
+    meta = {"model": describe(lm), "params": {**(params or {}), "n_resamples": n_resamples},
+            "seed": seed}
     return Result("perplexity", summary, items, metadata=meta)

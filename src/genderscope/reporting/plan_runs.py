@@ -42,7 +42,7 @@ def plan_keys(measure: Card, subject: Subject, ctx: Context) -> list[str | None]
             adapter = subject.adapter()
     except Exception:  # noqa: BLE001 - WouldLoad (the store has not seen the model), or
         return [None] * len(plans)  # e.g. --device cuda on a CPU-only driver: the job says
-    return [run_key(name, adapter, **subject.model_options, **options)
+    return [run_key(name, adapter, **options)  # keyed by how the adapter was loaded
             for name, options in plans]
 
 

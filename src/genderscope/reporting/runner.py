@@ -42,8 +42,9 @@ class Subject:
         self.identity = identity
         self._loader = loader
         self.model_options = dict(model_options or MODEL_OPTIONS)
-        """``kind``, ``dtype``, ``start_token`` as given (part of a plan's reuse key, as
-        :func:`genderscope.engine.run` keys them)."""
+        """``kind``, ``dtype``, ``start_token`` as given, passed on to
+        :func:`genderscope.engine.run` (a reuse key holds them as the adapter was loaded
+        with them: its identity)."""
         self._adapter: Any = None
         self.load_seconds: float | None = None
         self.endpoint = False
