@@ -200,7 +200,8 @@ def test_runs_show_of_a_comparison_prints_its_change_table(tmp_path: Path) -> No
     """``genderscope runs show`` of a stored comparison prints the change table compare
     printed, McNemar cell included (it had printed only the summary's scalars: n_items,
     value, ...). The output folder's path is long, as a deep checkout's is: the line that
-    names the run keeps its id whole (it had wrapped it onto the next line)."""
+    names the run keeps its id whole, before the folder (it had wrapped the id onto the
+    next line)."""
     from genderscope.cli.app import app
 
     before, _ = _pairs(9, 2, same=9)
@@ -214,10 +215,9 @@ def test_runs_show_of_a_comparison_prints_its_change_table(tmp_path: Path) -> No
                                  "--store", store, "--out", str(out),
                                  "--no-plot", "--n-resamples", "200"], terminal_width=200)
     assert r.exit_code == 0, r.output
-    last = r.output.splitlines()[-1]
-    saved = re.fullmatch(r"saved to (.+) \(run (\S+)\)", last)
-    assert saved and saved.group(1) == str(out), r.output
-    run_id = saved.group(2)
+    saved = re.search(r"^run (\S+) saved to (.+)", r.output, re.MULTILINE | re.DOTALL)
+    assert saved and "".join(saved.group(2).split()) == str(out), r.output
+    run_id = saved.group(1)
     shown = CliRunner().invoke(app, ["runs", "show", run_id, "--store", store],
                                terminal_width=200)
     assert shown.exit_code == 0, shown.output

@@ -205,5 +205,5 @@ def register(app: typer.Typer, run_app: typer.Typer) -> None:
             console.print_json(to_json({"run_id": run_id, "summary": res.summary}))
             return
         print_change(res)
-        # one unbroken line, however long the folder: the run id is copied from it
-        console.print(f"saved to {folder} (run {run_id})", soft_wrap=True)
+        # the id first: a long folder wraps after it, never through it
+        console.print(f"run {run_id} saved to {folder}")
