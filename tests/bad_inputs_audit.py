@@ -161,15 +161,15 @@ API = [
             "at most 4294967295"),
     ApiCase("A.4", "gs.run('attack', pop_size=10**9)",
             "gs.run('attack', 'clf.py:predict', data='texts.csv', vectors='vec.txt', lm='none',"
-            " pop_size=10**9)", "--pop-size must be at most 10000"),
+            " pop_size=10**9)", "pop_size must be at most 10000"),
     ApiCase("A.6", "gs.load_model(concurrency=10**5)",
             "gs.load_model('openai:x', base_url='http://127.0.0.1:9/v1', concurrency=10**5)",
             "--concurrency must be at most 1,000"),
     ApiCase("A.8", "gs.compare(resamples=10**20)", "gs.compare('res_a', 'res_b', key=['id'], "
-            "value='value', resamples=10**20)", "--resamples must be at most 1,000,000"),
+            "value='value', resamples=10**20)", "resamples must be at most 1,000,000"),
     ApiCase("A.8", "gs.run('ripa', resamples=10**7)",
             "gs.run('ripa', 'vec.txt', test='wt3.json', resamples=10**7)",
-            "--resamples must be at most 1,000,000"),
+            "resamples must be at most 1,000,000"),
     ApiCase("A.7", "gs.report(texts=...) without classifiers",
             "gs.report(vectors=['vec.txt'], texts='texts.csv', out='new.html')",
             "--texts is for the classifier measures"),
@@ -267,7 +267,7 @@ API = [
     *API,
     ApiCase("A.13", "gs.run('ripa', exact_limit=10**20)",
             "gs.run('ripa', 'vec.txt', test='wt3.json', exact_limit=10**20)",
-            "--exact-limit must be at most 10,000,000"),
+            "exact_limit must be at most 10,000,000"),
 
     ApiCase("A.10", "gs.report(classifiers=[a missing pickle]) (a failed section)",
             "gs.report(classifiers=['nope.pkl'], texts='texts.csv', out='new.html')",

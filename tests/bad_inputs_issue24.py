@@ -286,15 +286,15 @@ API = [
     ApiCase("24.5", "gs.debias(epochs=1.5)", "gs.debias(MODEL, 'corpus.txt', 'ft', "
             "epochs=1.5)", "epochs"),
     ApiCase("24.5", "gs.debias(save_every=0)", "gs.debias(MODEL, 'corpus.txt', 'ft', "
-            "save_every=0)", "save-every"),
+            "save_every=0)", "save_every"),
     ApiCase("24.5", "gs.debias(max_length=0)", "gs.debias(MODEL, 'corpus.txt', 'ft', "
-            "max_length=0)", "max-length"),
+            "max_length=0)", "max_length"),
     ApiCase("24.5", "gs.debias(limit='2')", "gs.debias(MODEL, 'corpus.txt', 'ft', limit='2')",
             "limit"),
     ApiCase("24.5", "gs.debias(lr=inf)", "gs.debias(MODEL, 'corpus.txt', 'ft', "
             "lr=float('inf'))", "--lr"),
     ApiCase("24.5", "gs.debias(seed=-1)", "gs.debias(MODEL, 'corpus.txt', 'ft', seed=-1)",
-            "--seed"),
+            "seed must be at least 0"),
     ApiCase("24.5", "gs.load_model(kind='classifier'), not a classifier",
             "gs.load_model('os:getcwd', kind='classifier').predict_proba(['a'])", "classifier"),
     ApiCase("24.5", "gs.run with an unknown measure", "gs.run('nope', 'vec.txt')",

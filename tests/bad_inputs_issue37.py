@@ -219,8 +219,8 @@ API = [
                                           "store='caf\\udce9.sqlite'", "UTF-8"),
         ("record='yes'", "record='yes'", "record"), ("reuse=None", "reuse=None", "reuse"),
         ("save='no'", "save='no'", "save"), ("progress=2", "progress=2", "progress"),
-        ("batch_size=0", "batch_size=0", "batch-size"), ("batch_size='8'", "batch_size='8'",
-                                                         "batch_size"),
+        ("batch_size=0", "batch_size=0", "batch_size must be at least 1"),
+        ("batch_size='8'", "batch_size='8'", "batch_size"),
         ("dtype=3", "dtype=3", "dtype"), ("command=3", "command=3", "command"))
 ] + [
     ApiCase("37.7", "gs.run(3, ...)", "gs.run(3, 'vec.txt')", "measure"),
@@ -240,7 +240,7 @@ API = [
     ApiCase("37.7", "gs.load_model(a surrogate-escaped name)", "gs.load_model('caf\\udce9')",
             "UTF-8"),
     ApiCase("37.7", "gs.load_model(batch_size=-1)",
-            "gs.load_model('vec.txt', kind='vectors', batch_size=-1)", "batch-size"),
+            "gs.load_model('vec.txt', kind='vectors', batch_size=-1)", "batch_size must be"),
     ApiCase("37.7", "gs.load_model(timeout='5')",
             "gs.load_model('openai:x', base_url='http://127.0.0.1:9/v1', timeout='5')",
             "timeout"),

@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from genderscope import engine
-from genderscope.checks import check_call
+from genderscope.checks import api_wording, check_call, unknown_keywords
 from genderscope.engine import open_store, run_key, using_store  # noqa: F401 - gs.*
 from genderscope.errors import GenderscopeError
 
@@ -36,17 +38,50 @@ F = TypeVar("F", bound=Callable[..., Any])
 def checked(fn: F) -> F:
     """``fn`` with its arguments checked first (:func:`genderscope.checks.check_call`):
     a bad argument of the public API is one line, a :class:`GenderscopeError` naming the
-    function and the argument, before any work (issue 37)."""
+    function and the argument, before any work. Called from Python, not from the
+    command line, its messages name keywords (``limit``), not flags (``--limit``)."""
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
-        check_call(fn, args, kwargs)
-        return fn(*args, **kwargs)
+        with contextlib.nullcontext() if _from_command_line() else api_wording():
+            check_call(fn, args, kwargs)
+            return fn(*args, **kwargs)
 
     return call  # type: ignore[return-value]
 
 
-run = checked(engine.run)
+def _from_command_line() -> bool:
+    """Whether a ``genderscope`` command is running (a click context is active): its
+    messages keep the flags it was given. Click is never imported for this."""
+    return any(module is not None and module.get_current_context(silent=True) is not None
+               for module in map(sys.modules.get, ("click.globals", "typer._click.globals")))
+
+
+@functools.wraps(engine.run)
+def _run(measure: str, *args: Any, **kwargs: Any) -> Result:
+    if isinstance(measure, str):
+        _check_option_names(measure, kwargs)
+    return engine.run(measure, *args, **kwargs)
+
+
+def _check_option_names(measure: str, given: dict[str, Any]) -> None:
+    """Refuse, before any work, a keyword that is neither ``gs.run``'s own nor one of
+    ``measure``'s declared options, naming the one meant: a close name
+    (``biastype``: ``bias_type``) or the keyword of a command-line flag (``vectors``:
+    ``model``)."""
+    from genderscope.core.registry import get
+
+    options = get(measure).options
+    own = [n for n, p in inspect.signature(engine.run).parameters.items()
+           if p.kind == p.KEYWORD_ONLY or n == "model"]
+    unknown = [k for k in given if k not in options and k not in own]
+    if unknown:
+        raise GenderscopeError(f"{measure}: unknown option(s) "
+                               f"{unknown_keywords(unknown, [*options.names, *own])}; it "
+                               f"takes {', '.join(options.names)}")
+
+
+run = checked(_run)
 load_model = checked(engine.load_model)
 
 if TYPE_CHECKING:
@@ -64,16 +99,23 @@ def measures() -> list[str]:
 def plot(result: Result, path: str | Path | None = None) -> Any:
     """The report figure of ``result``'s measure (a matplotlib Figure), also written to
     ``path`` when given (.png, .svg or .pdf): checked first as every output is (never a
-    link, a folder or the results store), then written whole or not at all."""
+    link, a folder or the results store), then written whole or not at all. A
+    :func:`compare` result's figure is the change per group ``genderscope compare``
+    writes (``change.png``: :func:`genderscope.measures.compare.change_figure`)."""
     from genderscope.outputs import check_output_file, command_inputs, write_file
     from genderscope.reporting.registry import measures as cards
 
     dest = None if path is None else check_output_file(
         path, "path", suffixes=(".png", ".svg", ".pdf"), inputs=command_inputs())
     entry = cards().get(result.method)
-    if entry is None or entry.plot is None:
+    if result.method.endswith("-compare") and "change_by_group" in result.tables:
+        from genderscope.measures.compare import change_figure
+
+        fig = change_figure(result)
+    elif entry is None or entry.plot is None:
         raise GenderscopeError(f"no figure for {result.method!r} results")
-    fig = entry.plot(result)
+    else:
+        fig = entry.plot(result)
     if fig is None:
         raise GenderscopeError(f"this {result.method} result has nothing to plot")
     if dest is not None:

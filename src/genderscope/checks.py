@@ -4,9 +4,11 @@ raised before any work."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from numbers import Integral
 from pathlib import Path
 from typing import Any
@@ -40,6 +42,71 @@ def flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
+_API_CALL: ContextVar[bool] = ContextVar("genderscope_api_call", default=False)
+"""True while a function of the Python API called from Python (not from the command
+line) runs: its messages name keywords, not flags (:func:`named`)."""
+
+
+@contextlib.contextmanager
+def api_wording() -> Iterator[None]:
+    """Within the block, :func:`named` and :func:`shown_option` name an option as the
+    Python API's keyword (``limit``) instead of the command line's flag (``--limit``)."""
+    token = _API_CALL.set(True)
+    try:
+        yield
+    finally:
+        _API_CALL.reset(token)
+
+
+def named(name: str) -> str:
+    """How a message names the option ``name`` (snake case): its keyword ``subset_seed``
+    in a call of the Python API (:func:`api_wording`), else its flag ``--subset-seed``."""
+    return name if _API_CALL.get() else flag(name)
+
+
+def shown_option(text: str) -> str:
+    """``text`` as a message names it: a flag (``--out``) becomes the keyword ``out`` in a
+    call of the Python API; anything else is kept."""
+    if text.startswith("--") and _API_CALL.get():
+        return text[2:].replace("-", "_")
+    return text
+
+
+CLI_KEYWORDS: dict[str, tuple[str, ...]] = {
+    "vectors": ("model",), "encoder": ("encoders", "model"),
+    "classifier": ("classifiers", "model"), "model": ("models",), "measure": ("measures",),
+    "header": ("headers",), "n_resamples": ("resamples",), "no_reuse": ("reuse",)}
+"""Command-line flags (snake case) whose Python API keyword has another name, with the
+keywords they may stand for, first match wins: ``genderscope run weat --vectors V`` is
+``gs.run("weat", model=V)``, ``report --vectors V`` is ``gs.report(vectors=[V])``,
+``--header K:V`` is ``headers=["K:V"]``, ``compare --n-resamples`` is ``resamples=``."""
+
+
+def keyword_hint(given: str, known: Iterable[str]) -> str:
+    """Why ``given`` is not a keyword and which one of ``known`` was meant: the API
+    keyword of a command-line flag (:data:`CLI_KEYWORDS`), else the close names
+    (:func:`difflib.get_close_matches`, ratio >= 0.6, as the command line's hint for a
+    mistyped flag), else ``""``."""
+    import difflib
+
+    known = list(known)
+    name = given.lstrip("-").replace("-", "_")
+    for keyword in CLI_KEYWORDS.get(name, ()):
+        if keyword in known and keyword != given:
+            value = "False" if name == "no_reuse" else "..."
+            return f" (the command line's {flag(name)} is {keyword}={value} here)"
+    near = [name] if name in known and name != given else \
+        difflib.get_close_matches(name, known)
+    return f" (did you mean {' or '.join(k + '=' for k in near)}?)" if near else ""
+
+
+def unknown_keywords(unknown: Iterable[str], known: Iterable[str]) -> str:
+    """The unknown names, each with its :func:`keyword_hint`: ``vectors (the command
+    line's --vectors is model=... here), biastype (did you mean bias_type=?)``."""
+    known = list(known)
+    return ", ".join(f"{u}{keyword_hint(u, known)}" for u in unknown)
+
+
 def whole_number(value: Any, name: str, minimum: int | None = None,
                  maximum: int | None = None, *, label: str | None = None,
                  why: str | None = None) -> int:
@@ -58,7 +125,7 @@ def whole_number(value: Any, name: str, minimum: int | None = None,
         if isinstance(value, float) and math.isnan(value):
             raise ArgumentError(f"{label or name} must be a whole number, got nan")
         raise ArgumentError(f"{label or name} must be a whole number (int), got {value!r}")
-    shown = label or flag(name)
+    shown = label or named(name)
     if minimum is not None and value < minimum:
         raise GenderscopeError(f"{shown} must be at least {minimum}, got {value}")
     if maximum is None and name in SEED_OPTIONS:
@@ -270,11 +337,18 @@ def check_call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
     import inspect
 
     sig = inspect.signature(fn)
+    label = where or fn.__name__
+    params = sig.parameters
+    if not any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        unknown = [k for k in kwargs if k not in params]
+        if unknown:  # a close name, or the keyword of a command-line flag
+            own = [n for n, p in params.items() if p.kind != p.VAR_POSITIONAL]
+            raise ArgumentError(f"gs.{label}: unknown keyword(s) "
+                                f"{unknown_keywords(unknown, own)}; it takes {', '.join(own)}")
     try:
         bound = sig.bind(*args, **kwargs)
-    except TypeError as exc:  # a missing or unknown argument: Python's words, one line
-        raise ArgumentError(f"gs.{where or fn.__name__}: {exc}") from None
-    label = where or fn.__name__
+    except TypeError as exc:  # a missing argument: Python's words, one line
+        raise ArgumentError(f"gs.{label}: {exc}") from None
     for name, value in bound.arguments.items():
         param = sig.parameters[name]
         if param.kind == param.VAR_KEYWORD:  # declared options: the engine checks them,

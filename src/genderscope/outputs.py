@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from genderscope.checks import utf8_text
+from genderscope.checks import shown_option, utf8_text
 from genderscope.errors import ArgumentError, GenderscopeError
 
 MARKER = ".genderscope-output"
@@ -55,7 +55,10 @@ def _as_path(path: Any, option: str) -> Path:
 def check_not_unsafe(path: PathLike, option: str, inputs: Iterable[Any] = ()) -> Path:
     """Refuse a destination that must never be written or replaced: a symbolic link, a
     device or other special file, the current folder or an ancestor of it, and an input
-    (or a folder holding one). ``inputs``: paths the command reads (non-paths ignored)."""
+    (or a folder holding one). ``inputs``: paths the command reads (non-paths ignored).
+    ``option`` names the destination (a flag is named as the caller does:
+    :func:`~genderscope.checks.shown_option`)."""
+    option = shown_option(option)
     p = _as_path(path, option)
     if p.is_symlink():
         raise GenderscopeError(f"{option} {p} is a symbolic link; give a plain path "
@@ -171,6 +174,7 @@ def check_output_file(path: PathLike, option: str, *, overwrite: bool = True,
     """Refuse, before any work, an output file that cannot be written: a folder, a path
     under a file, a wrong suffix, a link, a device, an input, or (unless ``overwrite``) a
     file that already exists."""
+    option = shown_option(option)
     p = check_not_unsafe(path, option, inputs)
     if suffixes and p.suffix.lower() not in suffixes:
         names = ", ".join(suffixes[:-1]) + " or " + suffixes[-1] if len(suffixes) > 1 \
@@ -204,6 +208,7 @@ def check_output_folder(path: PathLike, option: str = "--out", *,
     """Refuse, before any work, an output folder that is a file, lies under a file, is a
     link, the current folder, an input or holds one, or already holds one of ``files``
     that genderscope did not write there."""
+    option = shown_option(option)
     p = check_not_unsafe(path, option, inputs)
     if p.exists() and not p.is_dir():
         raise GenderscopeError(f"{option} {p} is a file, not a folder")

@@ -106,12 +106,12 @@ def _strict_api(d: Declaration) -> list[str]:
         if o.type in ("int", "float") and o.min is not None:
             low = int(o.min) - 1 if o.type == "int" else o.min - 1.0
             found.append(_refused(d, {o.name: low}, GenderscopeError,
-                                  f"{o.flag} must be at least"))
+                                  f"{o.name} must be at least"))
         if o.type == "int":
             found.append(_refused(d, {o.name: "7"}, TypeError, o.name))
         if o.choices is not None and o.type == "str":
             found.append(_refused(d, {o.name: "no-such-choice"}, GenderscopeError,
-                                  f"{o.flag} must be one of"))
+                                  f"{o.name} must be one of"))
     return [f for f in found if f]
 
 

@@ -104,7 +104,7 @@ def test_one_past_each_bound_is_refused_by_the_api_in_one_line(name: str,
         if bound is None or bound in (float("inf"), float("-inf")):
             continue
         said = _api_message(name, option.name, _past(option, bound, step))
-        assert said.startswith(f"{option.flag} must be {words} ") and "\n" not in said, said
+        assert said.startswith(f"{option.name} must be {words} ") and "\n" not in said, said
 
 
 ENDPOINT = ("--model", "openai:tiny", "--base-url", "http://127.0.0.1:9/v1")
@@ -124,14 +124,17 @@ nobody answers at; the option is refused before any is read)."""
 def test_the_command_line_refuses_what_the_api_refuses(name: str, option: str,
                                                        needed: tuple[str, ...]) -> None:
     """`genderscope run NAME --OPTION v` exits 2 with the API's line, with no model given:
-    the options the audit bounded, and one of each older kind."""
+    the options the audit bounded, and one of each older kind. Each names the option as
+    its caller does: the flag on the command line, the keyword in Python."""
     o = registry.get(name).options[option]
     for bound, step in ((o.max, 1), (o.min, -1)):
         if bound is None:
             continue
         value = _past(o, bound, step)
         code, said = _cli_message(name, (*needed, o.flag, str(value)))
-        assert code == 2 and said == f"error: {_api_message(name, option, value)}", said
+        api = _api_message(name, option, value)
+        assert api.startswith(f"{option} must be "), api
+        assert code == 2 and said == f"error: {o.flag}{api.removeprefix(option)}", said
 
 
 def test_double_hard_refuses_more_frequency_components_than_dimensions() -> None:

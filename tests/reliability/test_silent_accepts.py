@@ -137,7 +137,7 @@ CLI = [
 API = [
     ApiCase("37.6", "gs.run(temperature=inf)",
             "gs.run('discrimination-tamkin', MODEL, temperature=float('inf'))",
-            "--temperature must be a finite number"),
+            "temperature must be a finite number"),
     ApiCase("37.6", "gs.load_model(local model, base_url=...)",
             "gs.load_model(MODEL, base_url='http://127.0.0.1:9/v1')",
             "--base-url is for an endpoint model"),

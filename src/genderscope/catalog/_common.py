@@ -119,6 +119,12 @@ def _association_test(test: Any, tests_dir: Path | None, metric: str = "weat") -
 
     if isinstance(test, AssociationTest):
         return test
+    if isinstance(test, (list, tuple, set, frozenset)) or isinstance(test, str) and \
+            any(c in test for c in "*?[") and not Path(test).is_file():
+        names = list(test) if not isinstance(test, str) else "(the names it matches)"
+        raise GenderscopeError(  # the command line's repeated --test or glob: one run each
+            f"test={test!r}: one test per run; run each: [gs.run({metric!r}, model=..., "
+            f"test=t) for t in {names}]")
     if isinstance(test, Query):
         return for_metric(test, metric)
     if isinstance(test, (str, Path)) and is_query_file(test):

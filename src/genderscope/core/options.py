@@ -16,7 +16,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from genderscope.checks import COUNT_MAX, SEED_MAX, SEED_OPTIONS, flag, whole_number
+from genderscope.checks import (
+    COUNT_MAX,
+    SEED_MAX,
+    SEED_OPTIONS,
+    flag,
+    named,
+    unknown_keywords,
+    whole_number,
+)
 from genderscope.errors import ArgumentError, GenderscopeError
 
 TYPES = ("int", "float", "str", "bool", "path", "strs", "any")
@@ -65,10 +73,12 @@ class Option:
 
     def check(self, value: Any) -> Any:
         """``value`` checked and in canonical form (None passes where it is the default or
-        the option is not required)."""
+        the option is not required); a message names the option as its caller does
+        (:func:`~genderscope.checks.named`: ``--limit`` or, from the Python API, ``limit``)."""
+        shown = named(self.name)
         if value is None:
             if self.required:
-                raise GenderscopeError(f"{self.flag} is required")
+                raise GenderscopeError(f"{shown} is required")
             return None
         if self.type == "int":
             value = whole_number(value, self.name)  # a NumPy integer: a Python int
@@ -76,9 +86,9 @@ class Option:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ArgumentError(f"{self.name} must be a number, got {value!r}")
             if math.isnan(value):
-                raise GenderscopeError(f"{self.flag} must be a number, got nan")
+                raise GenderscopeError(f"{shown} must be a number, got nan")
             if math.isinf(value) and value not in (self.min, self.max):  # unless declared
-                raise GenderscopeError(f"{self.flag} must be a finite number, got {value}")
+                raise GenderscopeError(f"{shown} must be a finite number, got {value}")
         elif self.type in PLAIN_TYPES:
             classes, what = PLAIN_TYPES[self.type]
             if not isinstance(value, classes):
@@ -89,13 +99,13 @@ class Option:
             if not isinstance(value, Iterable) or not all(isinstance(w, str) for w in value):
                 raise ArgumentError(f"{self.name} must be a list of strings, got {value!r}")
         if self.choices is not None and value not in self.choices:
-            raise GenderscopeError(f"{self.flag} must be one of "
+            raise GenderscopeError(f"{shown} must be one of "
                                    f"{', '.join(map(str, self.choices))}, got {value!r}")
         if self.min is not None and value < self.min:
-            raise GenderscopeError(f"{self.flag} must be at least {_num(self.min)}, "
+            raise GenderscopeError(f"{shown} must be at least {_num(self.min)}, "
                                    f"got {value}")
         if self.max is not None and value > self.max:
-            raise GenderscopeError(f"{self.flag} must be at most {_num(self.max)}, "
+            raise GenderscopeError(f"{shown} must be at most {_num(self.max)}, "
                                    f"got {value}")
         return value
 
@@ -154,11 +164,13 @@ class Options:
 
     def resolve(self, given: Mapping[str, Any], measure: str) -> Values:
         """Every option, the given value checked or its default; an unknown name is a
-        one-line error naming the options the measure takes."""
+        one-line error naming the options the measure takes, and the one meant where it is
+        close to one (:func:`~genderscope.checks.unknown_keywords`)."""
         unknown = [k for k in given if k not in self]
         if unknown:
-            raise GenderscopeError(f"{measure}: unknown option(s) {', '.join(unknown)}; it "
-                                   f"takes {', '.join(self.names)}")
+            raise GenderscopeError(f"{measure}: unknown option(s) "
+                                   f"{unknown_keywords(unknown, self.names)}; it takes "
+                                   f"{', '.join(self.names)}")
         checked = {name: self[name].check(value) for name, value in given.items()}
         return Values({o.name: checked[o.name] if o.name in given else
                        o.check(o.default) if o.required else o.default

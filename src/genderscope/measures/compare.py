@@ -336,7 +336,24 @@ def load_result_dir(folder: str | Path) -> Result:
 
 
 def plot_change(result: Result, path: str | Path) -> list[Path]:
-    """Mean change (after - before) per group with 95 % CIs; writes .png and .svg."""
+    """:func:`change_figure` written to ``path`` as .png and .svg."""
+    import matplotlib.pyplot as plt
+
+    fig = change_figure(result)
+    out = []
+    for suffix in (".png", ".svg"):
+        target = Path(path).with_suffix(suffix)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(target, dpi=150)
+        out.append(target)
+    plt.close(fig)
+    return out
+
+
+def change_figure(result: Result) -> Any:
+    """A comparison's figure (a matplotlib Figure): the mean change (after - before) per
+    group with its 95 % CI, as ``genderscope compare`` writes it (``change.png``) and
+    ``gs.plot`` returns it."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -355,11 +372,4 @@ def plot_change(result: Result, path: str | Path) -> list[Path]:
     ax.set_xlabel(f"change in {result.summary.get('value', 'value')} (after - before), 95% CI")
     ax.set_title(result.method)
     fig.tight_layout()
-    out = []
-    for suffix in (".png", ".svg"):
-        target = Path(path).with_suffix(suffix)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(target, dpi=150)
-        out.append(target)
-    plt.close(fig)
-    return out
+    return fig

@@ -64,6 +64,7 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
     from genderscope.reporting.registry import LANGS, Context
 
     models = [models] if isinstance(models, str) else list(models)
+    models, vectors, encoders = packaged_models(models, vectors, encoders)
     no_model_twice([*models, *vectors, *encoders, *classifiers], seed)
     check_dtype(dtype)  # an unknown dtype fails here, not once per measure
     check_device(device)  # so does a device that is not here
@@ -139,6 +140,22 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
                                    on_section=on_section, on_start=on_start)
         page.write(result, out)
     return result
+
+
+def packaged_models(models: Sequence[Any], vectors: Sequence[Any], encoders: Sequence[Any]
+                    ) -> tuple[list[Any], list[Any], list[Any]]:
+    """``models``, ``vectors`` and ``encoders`` with each packaged word-vector name
+    (``glove-6b-50d``) or sentence-encoder name (``all-minilm-l6-v2``) among ``models``
+    moved to its own list, as :func:`genderscope.load_model` resolves it (kind ``auto``):
+    a language model is never looked up on the Hub under such a name."""
+    from genderscope.models.encoder import PACKAGED as ENCODERS
+    from genderscope.models.vectors import PACKAGED as VECTORS
+
+    kind = {str(m): VECTORS if str(m) in VECTORS else ENCODERS if str(m) in ENCODERS else None
+            for m in models}
+    return ([m for m in models if kind[str(m)] is None],
+            [*vectors, *(m for m in models if kind[str(m)] is VECTORS)],
+            [*encoders, *(m for m in models if kind[str(m)] is ENCODERS)])
 
 
 def _call(models: Sequence[str], out: str | Path, **options: Any) -> str:
