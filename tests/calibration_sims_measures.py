@@ -506,6 +506,8 @@ def chat_rate_rows(sims: int, seed: int = 7) -> list[Row]:
     scenarios x 10 items, scenario logit effects sd 1.5, item sd 0.5, no gender effect):
     the cluster bootstrap over scenarios the probes report, and an item-level bootstrap
     (GenderBench's resampling unit)."""
+    from calibration_sims_probes import tamkin_totals
+
     from genderscope.measures.genderbench import discrimination_tamkin as dt
     from genderscope.measures.genderbench.probe_run import ProbeSpec
     from genderscope.stats.resample import cluster_bootstrap_ci
@@ -513,7 +515,7 @@ def chat_rate_rows(sims: int, seed: int = 7) -> list[Row]:
     rng = _seeds(seed)
     fn = dt.METRICS["female_success_rate"]
     spec = ProbeSpec(method="x", title="x", attempts=[], evaluate=lambda a, b: None,
-                     totals=dt._totals, metrics={}, marks={}, cluster_unit="scenarios")
+                     totals=tamkin_totals(), metrics={}, marks={}, cluster_unit="scenarios")
     hit_cluster = hit_item = 0
     for k in range(sims):
         frame, truth = chat_null_frame(rng, n_clusters=20, items=10)

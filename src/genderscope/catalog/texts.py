@@ -20,7 +20,8 @@ from genderscope.results import Result
                      "woman->man asymmetry; percentile bootstrap of the per-attack means. Test: "
                      "none."),
          table="genderscope.cli.commands.robustness:attack_tables",
-         card="genderscope.reporting.cards.attack:ATTACK", report_order=150)
+         card="genderscope.reporting.cards.attack:ATTACK", report_order=150,
+         version=2)  # per-attack means over attacks all equal: no interval, not [x, x]
 def attack(
     *,
     data: Annotated[Path, Opt("Texts: .txt (one per line) or .csv/.tsv.", key=False)],

@@ -171,12 +171,15 @@ def ci_text(d: dict[str, Any] | None, nd: int = 3, *, sign: bool = False,
             missing: str | None = None) -> str:
     """``estimate [low, high]`` of a summary entry, each number by :func:`fmt`; ``-``
     when there is none; ``n/a`` (or ``missing``) when its estimate is None (NaN, as a
-    stored run reads it back) or, given ``missing``, NaN."""
+    stored run reads it back) or, given ``missing``, NaN; ``estimate (why)`` when the
+    entry says why it has no interval (``no_interval``: e.g. no spread)."""
     if not d:
         return "-"
     est = d.get("estimate")
     if est is None or (missing is not None and fmt(est, missing=missing) == missing):
         return missing or "n/a"
+    if d.get("no_interval") and fmt(d.get("ci_low"), missing="") == "":
+        return f"{fmt(est, nd, sign=sign)} ({d['no_interval']})"
     low, high = (fmt(d.get(k), nd, sign=sign, missing=missing) for k in ("ci_low", "ci_high"))
     return f"{fmt(est, nd, sign=sign)} [{low}, {high}]"
 

@@ -14,7 +14,10 @@ counted (``n_unswappable``) and left out. The flip rate's interval is the one
 or the design-effect Wilson over templates given ``clusters``); means of |delta| and
 delta: percentile bootstrap over texts or cluster t over templates (clipped to [0, 1] and
 [-1, 1], which hold the true mean: coverage unchanged); the max has no CI;
-m2f - f2m differences: a two-group (cluster) bootstrap. No p-values.
+m2f - f2m differences: a two-group (cluster) bootstrap. Texts (templates) that all give
+the same value give no interval (NaN bounds, ``no_interval``), never the point [x, x]
+(:func:`genderscope.stats.intervals.no_spread`); a flip rate of 0 or 1 keeps Wilson's
+interval. No p-values.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from genderscope.models.classifier import Classifier
 from genderscope.results import Result
 from genderscope.stats import bootstrap_ci
 from genderscope.stats.design import infer
+from genderscope.stats.intervals import no_spread
 from genderscope.stats.resample import cluster_bootstrap_ci, cluster_totals
 
 DIRECTIONS = ("m2f", "f2m", "mixed")
@@ -52,7 +56,8 @@ def _swapped_text(out: Any) -> str:
 
 def diff_ci(a: np.ndarray, b: np.ndarray, *, n_resamples: int = 10_000, seed: int = 0,
             confidence: float = 0.95) -> dict[str, float | int | str]:
-    """mean(a) - mean(b) with an independent two-group percentile bootstrap CI."""
+    """mean(a) - mean(b) with an independent two-group percentile bootstrap CI; none
+    (NaN bounds, ``no_interval``) when both groups' values are all the same."""
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     if a.size == 0 or b.size == 0:
@@ -64,9 +69,13 @@ def diff_ci(a: np.ndarray, b: np.ndarray, *, n_resamples: int = 10_000, seed: in
     mb = b[rng.integers(0, b.size, (n_resamples, b.size))].mean(axis=1)
     alpha = (1 - confidence) / 2
     lo, hi = np.quantile(ma - mb, [alpha, 1 - alpha])
+    why: dict[str, str] = {}
+    if np.ptp(ma - mb) == 0:  # every text of both groups alike: [d, d] is no interval
+        lo = hi = float("nan")
+        why = {"no_interval": no_spread(int(a.size + b.size), "texts")}
     return {"estimate": float(a.mean() - b.mean()), "ci_low": float(lo), "ci_high": float(hi),
             "confidence": confidence, "n_a": int(a.size), "n_b": int(b.size),
-            "method": "two-group percentile bootstrap", "ci_unit": "texts"}
+            "method": "two-group percentile bootstrap", "ci_unit": "texts", **why}
 
 
 def cluster_diff_ci(swapped: pd.DataFrame, column: str, *, n_resamples: int = 10_000,

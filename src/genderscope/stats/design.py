@@ -64,6 +64,7 @@ from genderscope.stats.intervals import (
     proportion_ci,
     t_mean_ci,
     t_test_p,
+    undefined_ci,
 )
 from genderscope.stats.resample import cluster_mean_ci, cluster_proportion_ci
 from genderscope.stats.signflip import DEFAULT_FLIPS, SignFlipResult, sign_flip_test
@@ -238,9 +239,10 @@ def infer_totals(design: Design, totals: np.ndarray, statistic: TotalsStatistic,
     K / (K - 1) sum_k (u_k - mean u)^2 (CR1; Binder 1983, "On the variances of
     asymptotically normal estimators from complex surveys", Int. Stat. Rev. 51(3);
     Cameron & Miller 2015, Sec. VI.B) and t(K - 1) quantiles; for a ratio of sums it is
-    :func:`genderscope.stats.resample.cluster_t_ci` exactly. ``null``: the cluster t test
-    of that value (none below :data:`MIN_UNITS_TO_TEST` clusters). ``bounds``: the
-    statistic's range, the interval clipped to it.
+    :func:`genderscope.stats.resample.cluster_t_ci` exactly. Clusters whose influences
+    are all equal (no spread) give no interval: NaN bounds and ``no_interval``.
+    ``null``: the cluster t test of that value (none below :data:`MIN_UNITS_TO_TEST`
+    clusters). ``bounds``: the statistic's range, the interval clipped to it.
     """
     from scipy import stats  # imported on use: a cached rerun needs none
 
@@ -270,6 +272,9 @@ def infer_totals(design: Design, totals: np.ndarray, statistic: TotalsStatistic,
         return Inference(CI(est, nan, nan, confidence, n, method, unit, k), test)
     u = tot @ grad
     se = float(np.sqrt(k / (k - 1) * np.sum((u - u.mean()) ** 2)))
+    if not se > 20 * np.finfo(float).eps * max(float(np.abs(u).max()), 1e-300):
+        test = None if null is None else MeanTest("none (every value the same)", nan, k)
+        return Inference(undefined_ci(est, confidence, n, method, unit, k), test)
     q = float(stats.t.ppf(0.5 + confidence / 2, k - 1))
     low, high = est - q * se, est + q * se
     if bounds is not None:

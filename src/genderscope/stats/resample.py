@@ -8,17 +8,18 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from genderscope.stats.intervals import CI, DEFAULT_RESAMPLES
+from genderscope.stats.intervals import CI, DEFAULT_RESAMPLES, undefined_ci
 
 IndexStatistic = Callable[[Sequence[np.ndarray]], np.ndarray]
 """Takes one index array per stratum, each shaped (B, n_i); returns B values."""
 
 
 def _percentile_bounds(draw: Callable[[int], np.ndarray], n_resamples: int, chunk: int,
-                       confidence: float) -> tuple[float, float]:
+                       confidence: float) -> tuple[float, float] | None:
     """The percentile interval of ``n_resamples`` bootstrap values, drawn at most ``chunk``
     at a time (``draw(b)``: b values). NaN values are dropped; when more than half are
-    NaN the bounds are NaN."""
+    NaN the bounds are NaN. None when every value is the same: the units resampled show
+    no spread, and [x, x] is no interval (:func:`genderscope.stats.intervals.no_spread`)."""
     values: list[np.ndarray] = []
     done = 0
     while done < n_resamples:
@@ -29,6 +30,8 @@ def _percentile_bounds(draw: Callable[[int], np.ndarray], n_resamples: int, chun
     v = v[~np.isnan(v)]
     if v.size < n_resamples / 2:
         return float("nan"), float("nan")
+    if v.min() == v.max():
+        return None
     alpha = (1 - confidence) / 2
     lo, hi = np.quantile(v, [alpha, 1 - alpha])
     return float(lo), float(hi)
@@ -49,10 +52,12 @@ def index_bootstrap_ci(sizes: Sequence[int], statistic: IndexStatistic, *,
         nan = float("nan")
         return CI(est, nan, nan, confidence, n_total, "percentile bootstrap", unit)
     rng = np.random.default_rng(seed)
-    lo, hi = _percentile_bounds(
+    bounds = _percentile_bounds(
         lambda b: statistic([rng.integers(0, n, size=(b, n)) for n in sizes]),
         n_resamples, chunk, confidence)
-    return CI(est, lo, hi, confidence, n_total, "percentile bootstrap", unit)
+    if bounds is None:
+        return undefined_ci(est, confidence, n_total, "percentile bootstrap", unit)
+    return CI(est, *bounds, confidence, n_total, "percentile bootstrap", unit)
 
 
 TotalsStatistic = Callable[[np.ndarray], np.ndarray]
@@ -95,8 +100,10 @@ def cluster_bootstrap_ci(totals: np.ndarray, statistic: TotalsStatistic, *, unit
             w[:, g] = rng.multinomial(g.size, np.full(g.size, 1.0 / g.size), size=b)
         return statistic(w @ tot)
 
-    lo, hi = _percentile_bounds(draw, n_resamples, chunk, confidence)
-    return CI(est, lo, hi, confidence, n, "cluster percentile bootstrap", unit, k)
+    bounds = _percentile_bounds(draw, n_resamples, chunk, confidence)
+    if bounds is None:
+        return undefined_ci(est, confidence, n, "cluster percentile bootstrap", unit, k)
+    return CI(est, *bounds, confidence, n, "cluster percentile bootstrap", unit, k)
 
 
 def cluster_totals(clusters: Sequence[object] | np.ndarray, columns: np.ndarray
@@ -123,7 +130,8 @@ def cluster_t_ci(totals: np.ndarray, *, unit: str, n_items: int | None = None,
     Estimate m = sum(Y_k) / sum(N_k); variance K / (K - 1) * sum_k (Y_k - m N_k)^2 / N^2
     (the CR1 sandwich of Cameron & Miller 2015, Sec. VI.B, for a mean) with t(K - 1)
     quantiles. With equal cluster sizes this is exactly Student's t interval over the
-    K cluster means.
+    K cluster means. Every cluster at the same mean (no residual) has no interval: NaN
+    bounds and ``no_interval``, not [m, m].
     """
     from scipy import stats  # imported on use: a cached rerun needs none
 
@@ -139,6 +147,8 @@ def cluster_t_ci(totals: np.ndarray, *, unit: str, n_items: int | None = None,
         return CI(est, nan, nan, confidence, n, "cluster t interval", unit, k)
     resid = tot[:, 0] - est * tot[:, 1]
     se = float(np.sqrt(k / (k - 1) * np.sum(resid ** 2)) / big_n)
+    if not se > 20 * np.finfo(float).eps * max(abs(est), 1e-300):
+        return undefined_ci(est, confidence, n, "cluster t interval", unit, k)
     q = float(stats.t.ppf(0.5 + confidence / 2, k - 1))
     return CI(est, est - q * se, est + q * se, confidence, n, "cluster t interval", unit, k)
 
@@ -163,9 +173,27 @@ def cluster_mean_ci(values: np.ndarray | Sequence[float], clusters: Sequence[obj
 def cluster_proportion_ci(values: np.ndarray | Sequence[float], clusters: Sequence[object] |
                           np.ndarray, *, unit: str, confidence: float = 0.95) -> CI:
     """Proportion of 0/1 ``values`` (NaNs dropped) whose units share ``clusters``: Wilson's
-    score interval with the design-effect sample size and t(K - 1) quantiles.
+    score interval with the design-effect sample size and t(K - 1) quantiles
+    (:func:`cluster_share_ci` of the clusters' (successes, units) totals)."""
+    v = np.asarray(values, dtype=float)
+    c = np.asarray(list(clusters), dtype=object)
+    if c.size != v.size:
+        raise ValueError(f"cluster_proportion_ci: {c.size} cluster labels for {v.size} values")
+    keep = ~np.isnan(v)
+    v, c = v[keep], c[keep]
+    if np.any((v != 0) & (v != 1)):
+        raise ValueError("cluster_proportion_ci: values must be 0 or 1")
+    tot = cluster_totals(c, np.column_stack([v, np.ones_like(v)]))
+    return cluster_share_ci(tot.reshape(-1, 2), unit=unit, confidence=confidence)
 
-    With n units in K clusters, p = sum(y) / n, the cluster-robust variance (CR1, as in
+
+def cluster_share_ci(totals: np.ndarray, *, unit: str, n_items: int | None = None,
+                     confidence: float = 0.95) -> CI:
+    """A share p = sum(Y_k) / sum(N_k) of units with an outcome, from per-cluster
+    (Y_k successes, N_k units) ``totals`` (K x 2; clusters with N_k = 0 dropped):
+    Wilson's score interval with the design-effect sample size and t(K - 1) quantiles.
+
+    With n = sum N_k units in K clusters, the cluster-robust variance (CR1, as in
     :func:`cluster_t_ci`) v = K / (K - 1) * sum_k (Y_k - p N_k)^2 / n^2 and the design
     effect deff = v / (p (1 - p) / n) (Kish 1965), Wilson's interval is computed
     at Kish's effective sample size n* = n / deff with the t(K - 1) quantile in place of z:
@@ -174,37 +202,35 @@ def cluster_proportion_ci(values: np.ndarray | Sequence[float], clusters: Sequen
     estimated from survey data", Survey Methodology 24(2), here with Wilson's limits (SAS
     PROC SURVEYFREQ's "modified Wilson"; compared by Dean & Pagano 2015, J. Survey Stat.
     Methodol. 3(4)). Unlike a cluster bootstrap or the cluster t interval it stays in
-    [0, 1] and never collapses to [0, 0] when most clusters have no outcome
-    (docs/statistics.md, "Proportions"). deff is floored at 1, and is 1 when p is 0 or 1
-    (the interval is then Wilson's at n, with the t quantile). Calibrated in
-    tests/stats/test_calibration_design.py and docs/calibration.md.
+    [0, 1] and never collapses to a point when every cluster has the same outcome
+    (docs/statistics.md, "Proportions"). deff is floored at 1. When p is 0 or 1 the data
+    hold no variance to estimate deff from, and the units of a cluster may agree as one:
+    n* is then K, each cluster counted once (the largest design effect, n / K, for equal
+    clusters; the units themselves when none share a cluster). ``n_items``: the ``n``
+    recorded (default: the units). Calibrated in tests/stats/test_calibration_design.py,
+    tests/stats/test_calibration_share.py and docs/calibration.md.
     """
     from scipy import stats  # imported on use: a cached rerun needs none
 
-    v = np.asarray(values, dtype=float)
-    c = np.asarray(list(clusters), dtype=object)
-    if c.size != v.size:
-        raise ValueError(f"cluster_proportion_ci: {c.size} cluster labels for {v.size} values")
-    keep = ~np.isnan(v)
-    v, c = v[keep], c[keep]
+    tot = np.asarray(totals, dtype=float).reshape(-1, 2)
+    tot = tot[tot[:, 1] > 0]
     method = "design-effect Wilson"
     nan = float("nan")
-    if v.size == 0:
-        return CI(nan, nan, nan, confidence, 0, method, unit, 0)
-    if np.any((v != 0) & (v != 1)):
-        raise ValueError("cluster_proportion_ci: values must be 0 or 1")
-    tot = cluster_totals(c, np.column_stack([v, np.ones_like(v)]))
-    k, n = tot.shape[0], float(v.size)
-    p = float(v.sum() / n)
+    k, n = int(tot.shape[0]), float(tot[:, 1].sum())
+    n_rec = int(n_items if n_items is not None else n)
+    if k == 0:
+        return CI(nan, nan, nan, confidence, n_rec, method, unit, 0)
+    if np.any(tot[:, 0] < 0) or np.any(tot[:, 0] > tot[:, 1]):
+        raise ValueError("cluster_share_ci: successes must lie in [0, units] per cluster")
+    p = float(tot[:, 0].sum() / n)
     if k < 2:
-        return CI(p, nan, nan, confidence, int(n), method, unit, k)
+        return CI(p, nan, nan, confidence, n_rec, method, unit, k)
     var = k / (k - 1) * float(np.sum((tot[:, 0] - p * tot[:, 1]) ** 2)) / n ** 2
     srs = p * (1 - p) / n
-    deff = max(var / srs, 1.0) if srs > 0 else 1.0
-    m = n / deff
+    m = n / max(var / srs, 1.0) if srs > 0 else float(k)
     q = float(stats.t.ppf(0.5 + confidence / 2, k - 1))
     low, high = wilson_bounds(p, m, q)
-    return CI(p, low, high, confidence, int(n), method, unit, k)
+    return CI(p, low, high, confidence, n_rec, method, unit, k)
 
 
 def wilson_bounds(p: float, m: float, q: float) -> tuple[float, float]:

@@ -84,6 +84,33 @@ def rate(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.where(b > 0, a / b, np.nan)
 
 
+@dataclass(frozen=True)
+class Share:
+    """A metric that is a share of answers: the sum of the totals' columns ``num`` over
+    that of ``den`` (:func:`rate`; ``num``'s answers are among ``den``'s, so each cluster's
+    count lies in [0, its answers]). Its estimand is a clustered ``proportion``:
+    :mod:`.probe_run` gives it the design-effect Wilson interval over clusters
+    (:func:`genderscope.stats.resample.cluster_share_ci`), not a bootstrap, so a share of
+    0 or 1 is never the point [0, 0] or [1, 1]."""
+
+    num: tuple[int, ...]
+    den: tuple[int, ...]
+
+    def counts(self, t: np.ndarray) -> np.ndarray:
+        """(B, 2): the summed ``num`` and ``den`` columns of each row of ``t`` (B, m),
+        added left to right (as ``t[:, a] + t[:, b]``)."""
+        def total(cols: tuple[int, ...]) -> np.ndarray:
+            out = t[:, cols[0]]
+            for c in cols[1:]:
+                out = out + t[:, c]
+            return out
+        return np.column_stack([total(self.num), total(self.den)])
+
+    def __call__(self, t: np.ndarray) -> np.ndarray:
+        c = self.counts(t)
+        return rate(c[:, 0], c[:, 1])
+
+
 def nanmean_columns(cols: Sequence[np.ndarray]) -> np.ndarray:
     """Row-wise mean of the columns, NaNs skipped; NaN where every column is NaN."""
     m = np.column_stack(cols)

