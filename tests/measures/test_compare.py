@@ -196,6 +196,44 @@ def test_cli_change_table_shows_the_discordant_pairs_beside_the_mcnemar_test() -
         "mid-p McNemar (9 true→false, 2 false→true)"
 
 
+def _wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """Wilson's (1927) score interval by its formula."""
+    p = k / n
+    mid, half = p + z * z / (2 * n), z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (mid - half) / (1 + z * z / n), (mid + half) / (1 + z * z / n)
+
+
+def test_each_share_before_and_after_has_its_wilson_interval() -> None:
+    """gs.compare's "stereotypical preferred" shares before and after each carry a 95 %
+    Wilson interval over items, and ``genderscope compare`` prints it beside the share
+    (they were bare numbers)."""
+    from genderscope.cli.commands.compare import change_rows
+
+    before, after = _pairs(9, 2, same=9)  # 18 of 20 before, 11 of 20 after
+
+    def run(pref: np.ndarray) -> Result:
+        return Result("crows-pairs", {}, pd.DataFrame({
+            "pair_id": range(20), "margin": pref * 1.0, "bias_type": "gender",
+            "stereotypical_preferred": pref}))
+
+    t = compare_runs(run(before), run(after), n_resamples=200).tables["change_by_group"]
+    row = t[t.bias_type == "(all)"].iloc[0]
+    for when, k in (("before", 18), ("after", 11)):
+        assert row[f"stereotypical_preferred_{when}"] == k / 20
+        lo, hi = _wilson(k, 20)
+        assert row[f"stereotypical_preferred_{when}_ci_low"] == pytest.approx(lo)
+        assert row[f"stereotypical_preferred_{when}_ci_high"] == pytest.approx(hi)
+    columns, rows = change_rows(t, ["bias_type"])
+    assert "stereotypical preferred before [95% CI]" in columns
+    lo, hi = _wilson(11, 20)
+    assert rows[0]["stereotypical preferred after [95% CI]"] == \
+        f"0.550 [{lo:.3f}, {hi:.3f}]"  # [0.342, 0.742]
+    old = t.drop(columns=[c for c in t.columns if c.endswith(("_ci_low", "_ci_high"))
+                          and c.startswith("stereotypical")])
+    assert change_rows(old, ["bias_type"])[1][0][
+        "stereotypical preferred before [95% CI]"] == "0.900 (no CI stored)"
+
+
 def test_runs_show_of_a_comparison_prints_its_change_table(tmp_path: Path) -> None:
     """``genderscope runs show`` of a stored comparison prints the change table compare
     printed, McNemar cell included (it had printed only the summary's scalars: n_items,

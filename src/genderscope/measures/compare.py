@@ -21,9 +21,11 @@ tie: its change is set to 0 before the interval and test (``n_ties``), and when 
 change is a tie the row says "no change beyond numerical precision", with no p-value.
 Binary item values (CrowS-Pairs) also get McNemar's test on the discordant pairs
 (McNemar 1947), as the mid-p test (:func:`mcnemar_test`; Fagerland, Lydersen & Laake
-2013), named in ``<value>_mcnemar_test``. The per-group rows are one family ("compare per
-<groups>"): ``p_adjusted`` is Holm's (``p_adjust="bh"``: Benjamini-Hochberg), McNemar's
-p-values likewise; the "(all)" row is a single test.
+2013), named in ``<value>_mcnemar_test``, and each share (before, after) its 95 % interval
+(``<value>_before_ci_low`` ...): Wilson's (Wilson 1927) over items, or the clustered
+design's interval of the mean when items share a cluster. The per-group rows are one
+family ("compare per <groups>"): ``p_adjusted`` is Holm's (``p_adjust="bh"``:
+Benjamini-Hochberg), McNemar's p-values likewise; the "(all)" row is a single test.
 
 Runs of WEAT, RIPA, RND, ECT or MAC that record their word rows are compared with the
 crossed design of their ``Pairing.design``
@@ -51,7 +53,7 @@ from genderscope.measures.vector_change import NO_CHANGE, WORDS_TABLE
 from genderscope.results import Result
 from genderscope.stats import adjust_pvalues
 from genderscope.stats.design import infer, ties
-from genderscope.stats.intervals import t_from_ci
+from genderscope.stats.intervals import proportion_ci, t_from_ci
 
 
 def _declared(method: str) -> Declaration | None:
@@ -162,6 +164,11 @@ def _row(label: dict[str, Any], sub: pd.DataFrame, spec: Pairing, n_resamples: i
                     f"{extra}_mcnemar_test": mc["test"], f"{extra}_mcnemar_p": mc["p_value"],
                     f"{extra}_true_to_false": mc["n_true_to_false"],
                     f"{extra}_false_to_true": mc["n_false_to_true"]})
+        for when, x in (("before", xb), ("after", xa)):
+            share = (infer(design, x.astype(float), clusters, n_resamples=n_resamples,
+                           seed=seed).ci if clustered else proportion_ci(int(x.sum()), x.size))
+            rec.update({f"{extra}_{when}_ci_low": share.ci_low,
+                        f"{extra}_{when}_ci_high": share.ci_high})
     return rec
 
 

@@ -75,8 +75,12 @@ def change_rows(t: pd.DataFrame, groups: list[str]) -> tuple[list[str], list[dic
     names = {"n": "n", "mean_before": "before", "mean_after": "after", "change": "",
              "test": "test", "p_value": "p",
              "p_adjusted": f"p ({adj[0]})" if adj else "p adjusted", "effect_size_r": "r"}
-    names |= {c: c.replace("_", " ").replace("p adjusted", "p adj.") for c in t.columns
-              if c.endswith(("_mcnemar_test", "_mcnemar_p", "_mcnemar_p_adjusted"))}
+    for test in [c for c in t.columns if c.endswith("_mcnemar_test")]:
+        value = test.removesuffix("_mcnemar_test")  # its shares first, then its test
+        names |= {f"{value}_{w}": f"{value.replace('_', ' ')} {w} [95% CI]"
+                  for w in ("before", "after") if f"{value}_{w}" in t.columns}
+        names |= {c: c.replace("_", " ").replace("p adjusted", "p adj.") for c in (
+            test, f"{value}_mcnemar_p", f"{value}_mcnemar_p_adjusted") if c in t.columns}
     shown = [c for c in names if c in t.columns and c != "change"]
     head = " · ".join(groups) or "group"
     columns = [head, *("change [95% CI]" if c == "change" else names[c]
@@ -86,8 +90,19 @@ def change_rows(t: pd.DataFrame, groups: list[str]) -> tuple[list[str], list[dic
         row = {head: " · ".join(str(r[g]) for g in groups) if groups else "all",
                "change [95% CI]": f"{_fmt(r['change'])} [{_fmt(r['change_ci_low'])}, "
                                   f"{_fmt(r['change_ci_high'])}]"}
-        rows.append(row | {names[c]: _fmt(r[c]) + _flips(r, c) for c in shown})
+        rows.append(row | {names[c]: _cell(r, c) for c in shown})
     return columns, rows
+
+
+def _cell(r: pd.Series, column: str) -> str:
+    """A cell: a share with its 95 % CI (``<column>_ci_low``/``_ci_high``; a comparison
+    stored without them says so), a McNemar test with its counts, else the value."""
+    if not column.endswith(("_before", "_after")) or column.startswith("mean_"):
+        return _fmt(r[column]) + _flips(r, column)
+    lo, hi = r.get(f"{column}_ci_low"), r.get(f"{column}_ci_high")
+    if isinstance(lo, float) and isinstance(hi, float) and lo == lo and hi == hi:
+        return f"{_fmt(r[column])} [{_fmt(lo)}, {_fmt(hi)}]"
+    return f"{_fmt(r[column])} (no CI stored)"
 
 
 def _flips(r: pd.Series, column: str) -> str:
