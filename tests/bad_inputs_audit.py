@@ -172,7 +172,7 @@ API = [
             "resamples must be at most 1,000,000"),
     ApiCase("A.7", "gs.report(texts=...) without classifiers",
             "gs.report(vectors=['vec.txt'], texts='texts.csv', out='new.html')",
-            "--texts is for the classifier measures"),
+            "texts is for the classifier measures; no classifier was given"),
 ]
 
 REPORT = ("report", "--out", "new.html", "--no-progress")

@@ -302,7 +302,7 @@ API = [
     ApiCase("24.5", "gs.run with an unknown option", "gs.run('weat', 'vec.txt', test='wt.json',"
             " bogus=1)", "unknown option"),
     ApiCase("24.5", "gs.report(lang='xx')", "gs.report(vectors=['vec.txt'], lang='xx')",
-            "--lang"),
+            "lang must be one of en, da"),
     ApiCase("24.5", "gs.compare over all-NaN values", "gs.compare('res_nan_a', 'res_nan_b', "
             "key=['id'], value='value', record=False)", "NaN"),
 ]

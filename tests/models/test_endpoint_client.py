@@ -99,18 +99,18 @@ def test_local_models_refuse_client_settings_in_one_line(tmp_path: Path) -> None
 
     from genderscope.cli.app import app
 
-    cases = [({"concurrency": 2}, "--concurrency is for an endpoint model (openai:NAME); "
-              "smollm2 is not one"),
-             ({"timeout": 5.0, "retries": 1}, "--timeout, --retries are for an endpoint"),
-             ({"api_key_env": "X"}, "--api-key-env is for"),
-             ({"headers": ["A:b"]}, "--headers is for")]
+    cases = [({"concurrency": 2}, "concurrency is for an endpoint model (openai:NAME); "
+              "smollm2 is not one"),  # from Python, keywords; from the CLI, flags (below)
+             ({"timeout": 5.0, "retries": 1}, "timeout, retries are for an endpoint"),
+             ({"api_key_env": "X"}, "api_key_env is for"),
+             ({"headers": ["A:b"]}, "headers is for")]
     for given, says in cases:
         for call in (lambda g=given: gs.run("direct", "smollm2", store=tmp_path / "s.sqlite",
                                             **RUN, **g),
                      lambda g=given: gs.load_model("smollm2", **g)):
             with pytest.raises(GenderscopeError) as err:
                 call()
-            assert says in str(err.value) and "\n" not in str(err.value)
+            assert str(err.value).startswith(says) and "\n" not in str(err.value)
 
     class Loaded:  # an adapter already loaded: its settings were given at loading
         kind = "chat-endpoint"

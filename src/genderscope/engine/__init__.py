@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from genderscope.checks import flag, shown_option
 from genderscope.core import kinds
 from genderscope.core.registry import get as declared  # a measure's declaration
 from genderscope.errors import GenderscopeError
@@ -75,8 +76,8 @@ def load_model(model: str | Path, *, kind: str = "auto", device: str | None = No
     if kind == "auto":  # glove-6b-50d, all-minilm-l6-v2: not on the Hub as language models
         kind = _packaged_kind(str(model))
     if base_url and not str(model).startswith("openai:"):  # never silently ignored
-        raise GenderscopeError(f"--base-url is for an endpoint model (openai:NAME); {model} "
-                               "is not one")
+        raise GenderscopeError(f"{shown_option('--base-url')} is for an endpoint model "
+                               f"(openai:NAME); {model} is not one")
     client = _client_settings(model, concurrency=concurrency, timeout=timeout,
                               max_retries=retries, api_key_env=api_key_env, headers=headers)
     if kind == "classifier":
@@ -123,7 +124,7 @@ def _client_settings(model: Any, **given: Any) -> dict[str, Any]:
     that is not ``openai:NAME``."""
     client = {k: v for k, v in given.items() if v is not None}
     if client and not (isinstance(model, (str, Path)) and str(model).startswith("openai:")):
-        flags = ", ".join("--retries" if k == "max_retries" else "--" + k.replace("_", "-")
+        flags = ", ".join(shown_option("--retries" if k == "max_retries" else flag(k))
                           for k in client)
         what = model if isinstance(model, (str, Path)) else "a loaded model (give them to " \
             "load_model)"

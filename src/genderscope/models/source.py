@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from genderscope.checks import shown_option
 from genderscope.errors import ModelLoadError
 from genderscope.models.memo import cache_dir, stat_key
 from genderscope.models.memo import cached_sha256 as _cached_sha256
@@ -63,8 +64,9 @@ def pick_device(device: str | None) -> torch.device:
             raise ModelLoadError(f"unknown device {device!r}: {exc}") from None
         if (dev.type == "cuda" and not torch.cuda.is_available()) or (
                 dev.type == "mps" and not (mps and mps.is_available())):
-            raise ModelLoadError(f"--device {device}: no {dev.type.upper()} device is "
-                                 "available here; use --device cpu or leave it out")
+            flag = shown_option("--device")  # device=... from Python
+            raise ModelLoadError(f"{flag} {device}: no {dev.type.upper()} device is "
+                                 f"available here; use {flag} cpu or leave it out")
         return dev
     if torch.cuda.is_available():
         return torch.device("cuda")

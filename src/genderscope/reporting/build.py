@@ -57,7 +57,7 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
     A measure whose set cannot be fetched (offline) gets the section status
     ``"needs data"``; everything else still runs.
     """
-    from genderscope.checks import no_model_twice
+    from genderscope.checks import flag, no_model_twice, shown_option
     from genderscope.models.source import check_device, check_dtype
     from genderscope.reporting import html as page
     from genderscope.reporting import runner
@@ -69,17 +69,18 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
     check_dtype(dtype)  # an unknown dtype fails here, not once per measure
     check_device(device)  # so does a device that is not here
     if lang not in LANGS:
-        raise GenderscopeError(f"--lang must be one of {', '.join(LANGS)}, got {lang!r}")
+        raise GenderscopeError(f"{shown_option('--lang')} must be one of {', '.join(LANGS)}, "
+                               f"got {lang!r}")
     if not (models or vectors or encoders or classifiers):
         raise GenderscopeError("give at least one --model (or --vectors, --encoder, "
                                "--classifier)")
     if data is not None and not Path(data).is_dir():
-        raise GenderscopeError(f"--data {data}: no such folder")
+        raise GenderscopeError(f"{shown_option('--data')} {data}: no such folder")
     if texts is not None and not Path(texts).is_file():
-        raise GenderscopeError(f"--texts {texts}: no such file")
+        raise GenderscopeError(f"{shown_option('--texts')} {texts}: no such file")
     if texts is not None and not classifiers:  # never silently ignored
-        raise GenderscopeError("--texts is for the classifier measures (--classifier); none "
-                               "was given")
+        raise GenderscopeError(f"{shown_option('--texts')} is for the classifier measures; "
+                               "no classifier was given")
     from genderscope.reporting import inputs
 
     for spec in classifiers:  # before any model loads or anything is written
@@ -88,16 +89,16 @@ def report(models: Sequence[str] | str = (), out: str | Path = "report.html", *,
         inputs.check_texts(texts)
     endpoints = [m for m in models if str(m).startswith("openai:")]
     if base_url and not endpoints:  # never silently ignored
-        raise GenderscopeError("--base-url is for an endpoint model (--model openai:NAME); "
-                               "none was given")
+        raise GenderscopeError(f"{shown_option('--base-url')} is for an endpoint model "
+                               "(openai:NAME); none was given")
     client = {k: v for k, v in (("concurrency", concurrency), ("timeout", timeout),
                                 ("max_retries", retries), ("api_key_env", api_key_env),
                                 ("headers", headers)) if v is not None}
     if client and not endpoints:
-        flags = ", ".join("--retries" if k == "max_retries" else "--" + k.replace("_", "-")
+        flags = ", ".join(shown_option("--retries" if k == "max_retries" else flag(k))
                           for k in client)
-        raise GenderscopeError(f"{flags}: for an endpoint model (--model openai:NAME); "
-                               "none was given")
+        raise GenderscopeError(f"{flags}: for an endpoint model (openai:NAME); none was "
+                               "given")
     decoding = decoding_options(max_new_tokens=max_new_tokens, temperature=temperature,
                          top_p=top_p, sample_seed=sample_seed, repeat_penalty=repeat_penalty,
                          extra_body=extra_body)
