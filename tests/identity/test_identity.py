@@ -1069,7 +1069,7 @@ for _section, _recorded in enumerate(BASELINE.get("report", {}).get("sections", 
                                           _why)] = (ABSENT, None)
 
 # no point intervals (direct, discrimination-tamkin, counterfactual 4, attack 2, probe 3,
-# the chat probes and the suite one version up): an interval whose units (clusters) all
+# abc 2, the chat probes and the suite one version up): an interval whose units (clusters) all
 # give the same value was the point [x, x], which the data cannot establish; it is now
 # NaN with no_interval "no spread over N units: interval undefined"
 # (stats/intervals.no_spread). Every recorded zero-width interval below is such a point.
@@ -1095,7 +1095,7 @@ _GENDERBENCH = {case.split("/")[0] for case in BASELINE.get("cases", {})
                 if case.endswith("/hash-chat")}
 for _case, _recorded in BASELINE.get("cases", {}).items():
     _probe = _case.split("/")[0]
-    if _probe not in {*_GENDERBENCH, "attack", "counterfactual", "probe"}:
+    if _probe not in {*_GENDERBENCH, "attack", "counterfactual", "probe", "abc"}:
         continue  # measures whose intervals were not changed here
     _changed = CHANGED_ON_PURPOSE.setdefault(_case, {})
     for _path, _ci in _points(_recorded.get("summary", {})):

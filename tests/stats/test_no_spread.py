@@ -82,3 +82,22 @@ def test_a_share_at_the_boundary_counts_each_cluster_once() -> None:
 def test_share_counts_must_be_shares() -> None:
     with pytest.raises(ValueError, match="successes"):
         cluster_share_ci(np.array([[3.0, 2.0], [1.0, 1.0]]), unit="clusters")
+
+
+def test_crossed_interval_without_spread_has_no_interval() -> None:
+    """ABC's share of groups whose reflexive wins, 1 in every occupation x frame: the
+    crossed bootstrap-variance t interval is not [1, 1]."""
+    from genderscope.stats.crossed import crossed_ci
+
+    rows, cols = np.repeat(np.arange(6), 3), np.tile(np.arange(3), 6)
+    values = np.ones(18)
+
+    def share(w: np.ndarray) -> np.ndarray:
+        return (w * values).sum(axis=1) / w.sum(axis=1)
+
+    _undefined(crossed_ci(rows, cols, share, unit="occupations x frames", n_resamples=200),
+               1.0)
+    varied = np.linspace(0, 1, 18)
+    ci = crossed_ci(rows, cols, lambda w: (w * varied).sum(axis=1) / w.sum(axis=1),
+                    unit="occupations x frames", n_resamples=200)
+    assert ci.ci_low < ci.estimate < ci.ci_high

@@ -153,7 +153,8 @@ def score(lm: Any, examples: list[GapExample], *, seed: int, resamples: int,
 @declare("gap", needs="lm", langs=("en",), family="pronouns and grammar",
          statistics=("Interval: percentile bootstrap over GAP examples, stratified by pronoun "
                      "gender, of the F1s and the bias ratio F1(F) / F1(M). Test: none."),
-         pairing=Pairing(("id",), "correct", ("gender",)))
+         pairing=Pairing(("id",), "correct", ("gender",)),
+         version=2)  # a bootstrap with no spread: no interval (no_interval), not [x, x]
 def gap(
     *,
     split: Annotated[str, Opt("GAP split (Webster et al. 2018): development, test, "

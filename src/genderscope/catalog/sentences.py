@@ -16,7 +16,8 @@ _WINO: dict[str, Any] = {
     "table": "genderscope.cli.commands.pronouns_pairs:wino_tables",
     "statistics": ("Interval: percentile cluster bootstrap over occupations of the main effect,"
                    " the pro - anti difference and the macro F1s; Wilson's interval over "
-                   "sentences of the accuracies. Test: none.")}
+                   "sentences of the accuracies. Test: none."),
+    "version": 2}  # 2: an interval over occupations that all agree: no_interval, not [x, x]
 """What WinoBias and DaWinoBias declare alike."""
 
 
@@ -75,6 +76,7 @@ def dawinobias(
 
 
 @declare("abc", needs="lm", langs=("da", "sv", "ru", "zh"), sentence_scored=True,
+         version=2,  # a crossed interval with no spread: no_interval, not [x, x]
          statistics=("Interval: the two-way cluster bootstrap-variance t interval over "
                      "occupations x sentence frames (crossed; Cameron, Gelbach & Miller 2011: "
                      "V = V_occupations + V_frames - V_groups, t(min(R, C) - 1); "
@@ -209,7 +211,7 @@ def crows_pairs(
                      "one-sample t test of SS_t - 50 over targets (per bias type Holm-adjusted)."),
          family="sentence pairs", table="genderscope.cli.commands.pronouns_pairs:stereoset_tables",
          card="genderscope.reporting.cards.stereoset:STEREOSET", report_order=20,
-         version=2)  # SS's and LMS's t intervals clipped to [0, 100]: stored runs differ
+         version=3)  # 2: SS/LMS t intervals clipped to [0, 100]; 3: no_interval, not [x, x]
 def stereoset(
     *,
     bias_type: Annotated[

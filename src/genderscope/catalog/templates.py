@@ -37,7 +37,8 @@ T = TypeVar("T")
                 "min(R, C) - 1 degrees of freedom (none below 6 professions or person pairs), "
                 "Holm-adjusted over the groups."),
     needs="lm",
-    version=2,  # crossed professions x person-word tests, "too few units to test"
+    version=3,  # 2: crossed professions x person-word tests, "too few units to test"; 3: a
+    # cluster t interval over professions that all agree: no_interval, not [x, x]
     langs=("en", "de"),
     family="templates and association",
     table="genderscope.cli.commands.association:bec_pro_tables",
@@ -166,6 +167,7 @@ def _seeded_in_turn(rows: Sequence[T], limit: int, group: Callable[[T], Any],
 
 
 @declare("lpbs", needs="lm", langs=("en",), family="templates and association",
+         version=2,  # a t interval over words that all agree: no_interval, not [x, x]
          statistics=("Interval: Student's t interval of each attribute set's mean over its "
                      "words (templates averaged per word). Test: permutation test of X vs Y "
                      "over re-partitions of the attribute words (exact up to 200,000, else "

@@ -241,7 +241,7 @@ def _lm_identity(lm: Any) -> Any:
                      "gender or both. Test: none."),
          family="corpora", table="genderscope.cli.commands.embeddings:amplification_tables",
          card="genderscope.reporting.cards.amplification:BIAS_AMPLIFICATION",
-         report_order=160)
+         report_order=160, version=2)  # a bootstrap with no spread: no_interval, not [x, x]
 def bias_amplification(
     *,
     train: Annotated[

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from genderscope.stats.intervals import CI
+from genderscope.stats.intervals import CI, undefined_ci
 
 WeightedStatistic = Callable[[np.ndarray], np.ndarray]
 """Takes item weights shaped (B, n); returns B values."""
@@ -59,6 +59,8 @@ def crossed_ci(rows: Sequence[object], cols: Sequence[object],
     """Two-way cluster interval of ``statistic`` (module docstring); ``rows`` and ``cols``:
     each item's level of the two factors; the estimate is ``statistic`` with every weight 1.
     NaN replicates are dropped (bounds NaN when more than half are). ``n_units`` is R + C.
+    Replicates that all agree (no spread: every item the same) give no interval, NaN
+    bounds with ``no_interval``, not [est, est].
     """
     from scipy import stats  # imported on use: a cached rerun needs none
 
@@ -89,5 +91,7 @@ def crossed_ci(rows: Sequence[object], cols: Sequence[object],
             return CI(est, nan, nan, confidence, n, METHOD, unit, n_r + n_c)
         var[name] = float(np.var(v, ddof=1))
     total = max(var["rows"] + var["cols"] - var["items"], var["rows"], var["cols"])
+    if not total > 0:  # no replicate moved the statistic: [est, est] is no interval
+        return undefined_ci(est, confidence, n, METHOD, unit, n_r + n_c)
     half = float(stats.t.ppf(0.5 + confidence / 2, min(n_r, n_c) - 1)) * np.sqrt(total)
     return CI(est, est - half, est + half, confidence, n, METHOD, unit, n_r + n_c)
