@@ -85,14 +85,14 @@ def check_used(mode: str, unit: str, **given: Any) -> None:
     """Refuse, in one line, an option given to a mode or unit that does not read it
     (None or no pairs: not given): ``prob`` but ``mode`` is not ``cds``; ``names`` or
     ``pairs`` with ``mode="none"``; ``language`` with ``unit="passage"``."""
-    from genderscope.checks import flag
+    from genderscope.checks import named
 
     unused = {"prob": mode != "cds", "names": mode == "none", "pairs": mode == "none",
               "language": unit != "sentence"}
     for name, value in given.items():
         if unused[name] and value not in (None, (), []):
-            by = (f"--unit {unit} splits no sentences" if name == "language" else
-                  f"--mode {mode} draws no document by a probability" if name == "prob" else
-                  f"--mode {mode} swaps nothing")
-            shown = "--names/--no-names" if name == "names" else flag(name)
+            by = (f"{named('unit')} {unit} splits no sentences" if name == "language" else
+                  f"{named('mode')} {mode} draws no document by a probability"
+                  if name == "prob" else f"{named('mode')} {mode} swaps nothing")
+            shown = "--names/--no-names" if named(name) == "--names" else named(name)
             raise GenderscopeError(f"{shown} is not used: {by}; drop it")

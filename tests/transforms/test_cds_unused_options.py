@@ -44,7 +44,9 @@ def test_the_api_refuses_an_unused_option(options: dict[str, Any], flags: tuple[
     _workspace(tmp_path, monkeypatch)
     with pytest.raises(GenderscopeError, match="is not used") as caught:
         gs.debias("missing-model", "corpus.txt", "ft", **options)
-    assert named.lstrip("-") in str(caught.value) and "\n" not in str(caught.value)
+    said = str(caught.value)  # the API names keywords, not flags
+    assert said.startswith(f"{named.lstrip('-')} is not used") and "--" not in said, said
+    assert "\n" not in said
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt", "pairs.tsv"]
 
 
@@ -72,3 +74,13 @@ def test_the_command_refuses_an_unused_option(options: dict[str, Any],
 def test_an_option_its_mode_reads_or_one_not_given_passes(mode: str, unit: str,
                                                           given: dict[str, Any]) -> None:
     check_used(mode, unit, **given)
+
+
+def test_the_api_takes_none_as_not_given(tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """None (each option's default) passes the API's argument checks and this one: the
+    call gets as far as reading the corpus."""
+    _workspace(tmp_path, monkeypatch)
+    with pytest.raises(GenderscopeError, match="missing.txt"):
+        gs.debias("missing-model", "missing.txt", "ft", mode="none", unit="passage",
+                  prob=None, names=None, language=None, pairs=[])

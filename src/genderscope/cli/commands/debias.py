@@ -72,13 +72,11 @@ def cds_command(
     """
     from genderscope.api import debias
 
-    given = {k: v for k, v in (("language", language), ("prob", prob), ("names", names))
-             if v is not None}  # not given: the API's default, where the mode reads it
-    manifest = debias(model, corpus, out, mode=mode, unit=unit, pairs=pairs, limit=limit,
-                      epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
-                      max_steps=max_steps, max_length=max_length, save_every=save_every,
-                      kind=kind, device=device, overwrite=overwrite, progress=progress,
-                      **given)
+    manifest = debias(model, corpus, out, mode=mode, unit=unit, language=language, prob=prob,
+                      names=names, pairs=pairs, limit=limit, epochs=epochs, lr=lr,
+                      batch_size=batch_size, seed=seed, max_steps=max_steps,
+                      max_length=max_length, save_every=save_every, kind=kind,
+                      device=device, overwrite=overwrite, progress=progress)
     console.print(what_value_table(f"debias cds -> {out}", {k: manifest.get(k) for k in (
         "objective", "seed", "steps", "loss_first_10pct", "loss_last_10pct", "seconds")}))
 
