@@ -45,6 +45,7 @@ def test_probe_prints_each_mean_with_its_ci() -> None:
     out = _text(probe_tables(_probe(3), "m"))
     assert "mean [95% CI]" in out
     assert out.count("-0.574 [-2.994, +1.847]") == 4
+    assert "the mean's CI is over targets (t interval)" in " ".join(out.split())
     out = _text(probe_tables(_probe(1), "m"))
     assert out.count("+0.100 (no CI: one target)") == 4
     assert "[+0.100, +0.100]" not in out

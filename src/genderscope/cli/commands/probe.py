@@ -36,8 +36,9 @@ def probe_tables(result: Any, model: str | None = None) -> list[Any]:
                       f"{r['corrected_bias']:+.3f}", f"{r['target_fill_bias']:+.3f}")
     table.add_section()
     table.add_row("mean [95% CI]", *(_mean_text(result.summary.get(c)) for c in COLUMNS))
+    method = (result.summary.get("fill_bias") or {}).get("method") or "interval"
     return [table, f"nats; > 0 leans '{p.get('male')}', < 0 leans '{p.get('female')}'; the "
-                   "mean's CI resamples targets (bootstrap-t)."]
+                   f"mean's CI is over targets ({method})."]
 
 
 COLUMNS = ("fill_bias", "prior_bias", "corrected_bias", "target_fill_bias")
