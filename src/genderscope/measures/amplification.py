@@ -331,8 +331,10 @@ def amplification_figure(result: Result, *, top: int = 10, title: str | None = N
     ax2.axvline(0, color="black", lw=0.8)
     ax2.set_xlabel("amplification of the training-majority gender")
     mean = result.summary["mean_bias_amplification"]
-    ax2.set_title(f"mean {mean['estimate']:+.4f} [{mean['ci_low']:+.4f}, "
-                  f"{mean['ci_high']:+.4f}], n = {len(items)}", fontsize=9)
+    lo, hi = mean.get("ci_low"), mean.get("ci_high")
+    ci = (f"[{lo:+.4f}, {hi:+.4f}]" if lo is not None and hi is not None
+          and np.isfinite([lo, hi]).all() else f"({mean.get('no_interval', 'no interval')})")
+    ax2.set_title(f"mean {mean['estimate']:+.4f} {ci}, n = {len(items)}", fontsize=9)
     if title:
         fig.suptitle(title)
     fig.tight_layout()
