@@ -184,6 +184,13 @@ def ci_text(d: dict[str, Any] | None, nd: int = 3, *, sign: bool = False,
     return f"{fmt(est, nd, sign=sign)} [{low}, {high}]"
 
 
+def share_text(v: dict[str, Any]) -> str:
+    """A share and its interval in per cent, or the share and why it has none."""
+    if v.get("ci_low") is None or v["ci_low"] != v["ci_low"]:
+        return f"{v['estimate']:.1%} ({v.get('no_interval', 'no interval')})"
+    return f"{v['estimate']:.1%} [{v['ci_low']:.1%}, {v['ci_high']:.1%}]"
+
+
 def execute(measure: str, model: str | None, kind: str, start_token: str, device: str | None,
             dtype: str, store_path: Path | None, out: Path | None, progress: bool,
             as_json: bool, table: Callable[[Result], list[Table | str]],

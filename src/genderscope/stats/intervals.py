@@ -58,7 +58,7 @@ def no_spread(n: int, unit: str | None) -> str:
     share of 0 or 1 takes Wilson's interval instead, never a point)."""
     what = unit or "units"
     if n < 2:
-        return f"only {n} of {what}: interval undefined"
+        return f"{'one unit' if n == 1 else 'no units'} ({what}): interval undefined"
     return f"no spread over {n} {what}: interval undefined"
 
 

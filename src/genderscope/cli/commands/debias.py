@@ -11,7 +11,13 @@ from typing import Any
 import typer
 
 from genderscope.checks import SEED_MAX
-from genderscope.cli.common import DEVICE_OPTION, console, new_table, what_value_table
+from genderscope.cli.common import (
+    DEVICE_OPTION,
+    ci_text,
+    console,
+    new_table,
+    what_value_table,
+)
 from genderscope.errors import GenderscopeError
 
 debias_app = typer.Typer(help="Reduce bias: counterfactual data substitution and fine-tuning; "
@@ -141,7 +147,7 @@ def balance_command(
     for when in ("before", "after"):
         m = done[when]["mean_skew"]
         table.add_row(when, str(done[when]["n_objects"]),
-                      f"{m['estimate']:.4f} [{m['ci_low']:.4f}, {m['ci_high']:.4f}]")
+                      ci_text(m, 4))
     console.print(table)
     console.print(", ".join(f"{k}: {v}" for k, v in done["report"].items()))
 

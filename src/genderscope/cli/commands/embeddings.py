@@ -22,12 +22,14 @@ from genderscope.cli.common import (
     PROGRESS_OPTION,
     STORE_OPTION,
     caveat_lines,
+    ci_text,
     command_line,
     console,
     default_out,
     err_console,
     new_table,
     open_store,
+    share_text,
 )
 from genderscope.datasets.seat import AssociationTest, default_tests_dir, list_tests, resolve_test
 from genderscope.errors import DataError, GenderscopeError
@@ -167,14 +169,12 @@ def amplification_tables(result: Result) -> list[Table]:
     m = s["mean_bias_amplification"]
     table = new_table("Mean bias amplification (Zhao et al. 2017)", ("quantity", "value"),
                       labels=1)
-    table.add_row("mean bias amplification [95% CI]",
-                  f"{m['estimate']:+.4f} [{m['ci_low']:+.4f}, {m['ci_high']:+.4f}]")
+    table.add_row("mean bias amplification [95% CI]", ci_text(m, 4, sign=True))
     for key, label in (("biasamp_t_to_a", "BiasAmp-> task -> gender [95% CI]"),
                        ("biasamp_a_to_t", "BiasAmp-> gender -> task [95% CI]")):
         if key in s:  # Wang & Russakovsky 2021 (a model's answers, or --directional)
             b = s[key]
-            table.add_row(label, f"{b['estimate']:+.4f} [{b['ci_low']:+.4f}, "
-                                 f"{b['ci_high']:+.4f}]")
+            table.add_row(label, ci_text(b, 4, sign=True))
     if "n_objects" in s:
         table.add_row("objects (included)", str(s["n_objects"]))
         table.add_row("objects amplified", f"{s['share_amplified']['estimate']:.1%}")
@@ -185,7 +185,7 @@ def amplification_tables(result: Result) -> list[Table]:
         for what in ("none", "both"):
             v = s[f"share_{what}"]
             table.add_row(f"answers naming {'no gender' if what == 'none' else 'both'}",
-                          f"{v['estimate']:.1%} [{v['ci_low']:.1%}, {v['ci_high']:.1%}]")
+                          share_text(v))
     table.add_row("most amplified", ", ".join(f"{r['object']} ({r['amplification']:+.3f})"
                                               for r in s["most_amplified"][:3]))
     table.add_row("least amplified", ", ".join(f"{r['object']} ({r['amplification']:+.3f})"
