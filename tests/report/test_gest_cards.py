@@ -73,7 +73,10 @@ def test_cards_follow_the_stereotyped_model_with_holm_and_a_plot(gest_data: Path
         heads = entry.headlines(r)
         top = heads[0]
         assert top.estimate == pytest.approx(1.0) and top.ci_unit == "sentences"
-        assert top.evidence() is True and "follows stereotypes" in top.reading()
+        # every sentence answered the stereotype: no spread over sentences, so no interval
+        # is claimed ([1, 1] was), the reading gives the direction and says why
+        assert top.no_interval == "no spread over 32 sentences: interval undefined"
+        assert top.evidence() is None and top.reading().startswith("Direction only")
         tests = [h for h in heads if h.family]
         assert len(tests) == 2 and {h.p_adjust_method for h in tests} == {"holm"}
         # 14 sentences of male stereotypes (15 left out) and 14 of female ones, every

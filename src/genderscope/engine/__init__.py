@@ -264,8 +264,8 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
                     _save(stored, plan, Path(out))
             return stored
         result = plan.run(adapter)
-        if adapter is not None:  # every measure's run names its model, the same way
-            result.metadata["model"] = model_description(adapter)
+        if adapter is not None:  # every run names its model, the same way
+            result.metadata["model"] = model_description(adapter, result.metadata.get("model"))
         if key is not None:
             result.metadata["cache_key"] = key
         result.metadata["runtime_s"] = round(time.perf_counter() - t0, 2)
@@ -291,10 +291,15 @@ def run(measure: str, model: Any = None, *, store: Store | str | Path | None = N
     return result
 
 
-def model_description(adapter: Any) -> dict[str, Any]:
+def model_description(adapter: Any, named: Any = None) -> dict[str, Any]:
     """What a run records of its model (``metadata["model"]``: ``runs list``, ``runs
     export --model``, ``runs diff`` and the report's provenance read it): the adapter's
-    ``describe()``, or its fingerprint alone where it has none."""
+    ``describe()``, or its fingerprint alone where it has none. ``named``: what the
+    measure recorded, kept when it has the adapter's fingerprint (a view of the same
+    model: SEAT reads a causal LM as an ``lm-encoder``)."""
+    if isinstance(named, dict) and named.get("fingerprint") is not None and \
+            named.get("fingerprint") == getattr(adapter, "fingerprint", None):
+        return named
     describe = getattr(adapter, "describe", None)
     if callable(describe):
         return dict(describe())
