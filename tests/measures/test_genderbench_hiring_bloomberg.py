@@ -146,7 +146,9 @@ def test_stratified_resampling_keeps_each_stratum_size() -> None:
     small = np.column_stack([np.array([0, 0, 10, 10.0]), np.ones(4)])
     ci = cluster_bootstrap_ci(small, lambda t: t[:, 0] / t[:, 1], unit="x",
                               n_resamples=500, strata=np.array([0, 0, 1, 1]))
-    assert ci.ci_low == ci.ci_high == 5.0  # within-stratum clusters are equal: no spread
+    # within-stratum clusters are equal: no spread, so no interval (not [5, 5])
+    assert ci.estimate == 5.0 and np.isnan(ci.ci_low) and np.isnan(ci.ci_high)
+    assert ci.no_interval == "no spread over 4 x: interval undefined"
 
 
 def test_gs_run_and_cli(templates: Path, tmp_path: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]

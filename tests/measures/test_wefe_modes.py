@@ -195,7 +195,7 @@ def test_strip_accents_and_a_python_preprocessor() -> None:
         stripped.summary["attributes"]["A"]["estimate"], abs=1e-15)
     assert by_fn.metadata.get("cache_key") is None  # a callable has no content to key
     assert by_fn.metadata["params"]["preprocessor"].endswith("<lambda>")
-    with pytest.raises(GenderscopeError, match="strip-accents"):
+    with pytest.raises(GenderscopeError, match="strip_accents"):  # the keyword, from Python
         gs.run("ect", _vecs(), test=t, strip_accents="latin")
 
 
