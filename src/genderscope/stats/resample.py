@@ -208,7 +208,7 @@ def cluster_share_ci(totals: np.ndarray, *, unit: str, n_items: int | None = Non
     n* is then K, each cluster counted once (the largest design effect, n / K, for equal
     clusters; the units themselves when none share a cluster). ``n_items``: the ``n``
     recorded (default: the units). Calibrated in tests/stats/test_calibration_design.py,
-    tests/stats/test_calibration_share.py and docs/calibration.md.
+    tests/stats/test_calibration_probes.py and docs/calibration.md.
     """
     from scipy import stats  # imported on use: a cached rerun needs none
 
